@@ -1,0 +1,389 @@
+//! Cards as RULES.md §1 writes them: rank then suit (`7H`, `TD`), the joker `JK`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// One of the four suits, written `C D H S`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Suit {
+    /// `C`
+    Clubs,
+    /// `D`
+    Diamonds,
+    /// `H`
+    Hearts,
+    /// `S`
+    Spades,
+}
+
+impl Suit {
+    /// All suits in index order.
+    pub const ALL: [Suit; 4] = [Suit::Clubs, Suit::Diamonds, Suit::Hearts, Suit::Spades];
+
+    /// The suit's letter.
+    pub const fn char(self) -> char {
+        match self {
+            Suit::Clubs => 'C',
+            Suit::Diamonds => 'D',
+            Suit::Hearts => 'H',
+            Suit::Spades => 'S',
+        }
+    }
+
+    /// Diamonds and hearts are red (red aces are wild in `may_i`).
+    pub const fn is_red(self) -> bool {
+        matches!(self, Suit::Diamonds | Suit::Hearts)
+    }
+
+    /// 0..4, for tables indexed by suit.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    fn from_char(c: char) -> Option<Suit> {
+        match c.to_ascii_uppercase() {
+            'C' => Some(Suit::Clubs),
+            'D' => Some(Suit::Diamonds),
+            'H' => Some(Suit::Hearts),
+            'S' => Some(Suit::Spades),
+            _ => None,
+        }
+    }
+}
+
+/// A rank from ace to king. Whether an ace is low or high is a property of a run, not the card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rank {
+    /// `A`
+    Ace = 1,
+    /// `2`
+    Two,
+    /// `3`
+    Three,
+    /// `4`
+    Four,
+    /// `5`
+    Five,
+    /// `6`
+    Six,
+    /// `7`
+    Seven,
+    /// `8`
+    Eight,
+    /// `9`
+    Nine,
+    /// `T` (input also accepts `10`)
+    Ten,
+    /// `J`
+    Jack,
+    /// `Q`
+    Queen,
+    /// `K`
+    King,
+}
+
+impl Rank {
+    /// All ranks, ace first.
+    pub const ALL: [Rank; 13] = [
+        Rank::Ace,
+        Rank::Two,
+        Rank::Three,
+        Rank::Four,
+        Rank::Five,
+        Rank::Six,
+        Rank::Seven,
+        Rank::Eight,
+        Rank::Nine,
+        Rank::Ten,
+        Rank::Jack,
+        Rank::Queen,
+        Rank::King,
+    ];
+
+    /// 1 (ace) to 13 (king).
+    pub const fn number(self) -> u8 {
+        self as u8
+    }
+
+    /// The rank whose [`Rank::number`] is `n` (1..=13); 14 is the high ace.
+    pub const fn from_number(n: u8) -> Option<Rank> {
+        match n {
+            1 | 14 => Some(Rank::Ace),
+            2..=13 => Some(Rank::ALL[n as usize - 1]),
+            _ => None,
+        }
+    }
+
+    /// The rank's symbol as written in card names.
+    pub const fn char(self) -> char {
+        match self {
+            Rank::Ace => 'A',
+            Rank::Ten => 'T',
+            Rank::Jack => 'J',
+            Rank::Queen => 'Q',
+            Rank::King => 'K',
+            r => (b'0' + r as u8) as char,
+        }
+    }
+
+    fn parse(s: &str) -> Option<Rank> {
+        if s == "10" {
+            return Some(Rank::Ten);
+        }
+        let mut chars = s.chars();
+        let c = chars.next()?;
+        if chars.next().is_some() {
+            return None;
+        }
+        match c.to_ascii_uppercase() {
+            'A' => Some(Rank::Ace),
+            'T' => Some(Rank::Ten),
+            'J' => Some(Rank::Jack),
+            'Q' => Some(Rank::Queen),
+            'K' => Some(Rank::King),
+            d @ '2'..='9' => Rank::from_number(d as u8 - b'0'),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Rank {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.char())
+    }
+}
+
+impl FromStr for Rank {
+    type Err = CardError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Rank::parse(s.trim()).ok_or_else(|| CardError::UnknownRank(s.to_owned()))
+    }
+}
+
+/// A playing card. Several packs are shuffled together, so equal cards are interchangeable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Card {
+    /// A card with a rank and a suit.
+    Suited {
+        /// Its rank.
+        rank: Rank,
+        /// Its suit.
+        suit: Suit,
+    },
+    /// The joker, `JK`.
+    Joker,
+}
+
+/// Number of distinct cards: 52 suited and the joker. Used to size count tables.
+pub const DISTINCT_CARDS: usize = 53;
+
+impl Card {
+    /// The joker.
+    pub const JOKER: Card = Card::Joker;
+
+    /// A suited card.
+    pub const fn new(rank: Rank, suit: Suit) -> Card {
+        Card::Suited { rank, suit }
+    }
+
+    /// The rank, or `None` for the joker.
+    pub const fn rank(self) -> Option<Rank> {
+        match self {
+            Card::Suited { rank, .. } => Some(rank),
+            Card::Joker => None,
+        }
+    }
+
+    /// The suit, or `None` for the joker.
+    pub const fn suit(self) -> Option<Suit> {
+        match self {
+            Card::Suited { suit, .. } => Some(suit),
+            Card::Joker => None,
+        }
+    }
+
+    /// Whether this is the joker.
+    pub const fn is_joker(self) -> bool {
+        matches!(self, Card::Joker)
+    }
+
+    /// 0..53: suit-major index of suited cards, 52 for the joker.
+    pub const fn index(self) -> usize {
+        match self {
+            Card::Suited { rank, suit } => suit.index() * 13 + rank as usize - 1,
+            Card::Joker => 52,
+        }
+    }
+
+    /// The card at [`Card::index`] `i`.
+    ///
+    /// # Panics
+    /// If `i >= 53`.
+    pub const fn from_index(i: usize) -> Card {
+        assert!(i < DISTINCT_CARDS, "card index out of range");
+        if i == 52 {
+            Card::Joker
+        } else {
+            Card::Suited {
+                rank: Rank::ALL[i % 13],
+                suit: Suit::ALL[i / 13],
+            }
+        }
+    }
+
+    /// The 52 suited cards of one pack, clubs first, ace to king.
+    pub fn suited() -> impl Iterator<Item = Card> {
+        (0..52).map(Card::from_index)
+    }
+}
+
+impl fmt::Display for Card {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Card::Suited { rank, suit } => write!(f, "{}{}", rank.char(), suit.char()),
+            Card::Joker => f.write_str("JK"),
+        }
+    }
+}
+
+/// Why a string is not a card or a rank.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CardError {
+    /// Not a card name.
+    #[error("unknown card {0:?}: write rank then suit, like 7H, TD, 10D or JK")]
+    UnknownCard(String),
+    /// Not a rank name.
+    #[error("unknown rank {0:?}: use A, 2-9, T (or 10), J, Q or K")]
+    UnknownRank(String),
+}
+
+impl CardError {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            CardError::UnknownCard(_) => "unknown_card",
+            CardError::UnknownRank(_) => "unknown_rank",
+        }
+    }
+}
+
+impl FromStr for Card {
+    type Err = CardError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        let err = || CardError::UnknownCard(s.to_owned());
+        if t.eq_ignore_ascii_case("JK") {
+            return Ok(Card::Joker);
+        }
+        if !t.is_ascii() || t.len() < 2 {
+            return Err(err());
+        }
+        let (rank, suit) = t.split_at(t.len() - 1);
+        let suit = suit.chars().next().and_then(Suit::from_char).ok_or_else(err)?;
+        let rank = Rank::parse(rank).ok_or_else(err)?;
+        Ok(Card::new(rank, suit))
+    }
+}
+
+impl Serialize for Card {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Card {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl Serialize for Rank {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Rank {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl Serialize for Suit {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_char(self.char())
+    }
+}
+
+impl<'de> Deserialize<'de> for Suit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        let mut it = s.chars();
+        match (it.next().and_then(Suit::from_char), it.next()) {
+            (Some(suit), None) => Ok(suit),
+            _ => Err(serde::de::Error::custom(format!(
+                "unknown suit {s:?}: use C, D, H or S"
+            ))),
+        }
+    }
+}
+
+/// Parses a list of card names, failing on the first unknown one.
+///
+/// # Errors
+/// [`CardError::UnknownCard`] naming the first string that is not a card.
+pub fn parse_cards<S: AsRef<str>>(names: &[S]) -> Result<Vec<Card>, CardError> {
+    names.iter().map(|n| n.as_ref().parse()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_written_form_of_rules_1() {
+        let rows = [
+            ("7H", "7H", "rank then suit"),
+            ("TD", "TD", "ten as T"),
+            ("10D", "TD", "input also accepts 10"),
+            ("jk", "JK", "joker, any case"),
+            ("qs", "QS", "input is case-insensitive"),
+            (" ac ", "AC", "surrounding space is ignored"),
+        ];
+        for (input, printed, why) in rows {
+            let card: Card = input.parse().unwrap_or_else(|e| panic!("{why}: {e}"));
+            assert_eq!(card.to_string(), printed, "{why}");
+        }
+    }
+
+    #[test]
+    fn refuses_anything_else_with_unknown_card() {
+        for bad in [
+            "", "1H", "11H", "HX", "7", "7X", "J", "JKK", "10", "0D", "ZZ", "7♥",
+        ] {
+            let err = bad.parse::<Card>().expect_err(bad);
+            assert_eq!(err.code(), "unknown_card", "{bad}");
+        }
+    }
+
+    #[test]
+    fn index_round_trips() {
+        for i in 0..DISTINCT_CARDS {
+            assert_eq!(Card::from_index(i).index(), i);
+        }
+    }
+
+    #[test]
+    fn serde_is_the_written_form() {
+        let cards: Vec<Card> = serde_json::from_str(r#"["10h","JK","as"]"#).expect("cards");
+        assert_eq!(
+            serde_json::to_string(&cards).expect("json"),
+            r#"["TH","JK","AS"]"#
+        );
+        assert!(serde_json::from_str::<Card>(r#""1Z""#).is_err());
+    }
+}

@@ -1,0 +1,315 @@
+//! Contracts: what a player's first meld of a deal must be (RULES.md §1 "Contracts"), and
+//! `continental`'s three ways of going out (§4).
+
+use serde::{Deserialize, Serialize};
+
+use crate::reading::{self, MeldKind, ProposedMeld, Reading, Reason};
+use crate::ruleset::Ruleset;
+
+/// One meld a contract asks for: its kind and fewest cards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Requirement {
+    /// Set or run.
+    pub kind: MeldKind,
+    /// The fewest cards it may have (contract melds may be longer).
+    pub min_len: usize,
+}
+
+/// `continental`'s ways to lay down 15 cards: lengths of the sequences.
+pub const GO_OUT_PATTERNS: [&[usize]; 3] = [&[3, 3, 3, 3, 3], &[4, 4, 4, 3], &[5, 4, 3, 3]];
+
+/// Cards laid down when going out in `continental`.
+pub const GO_OUT_CARDS: usize = 15;
+
+/// What a deal's first meld must be.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Contract {
+    /// Exactly these melds, all at once.
+    Melds(Vec<Requirement>),
+    /// `continental`: all 15 cards at once as one of [`GO_OUT_PATTERNS`].
+    GoOut,
+}
+
+impl Contract {
+    /// The fewest cards that can fulfil it.
+    pub fn min_cards(&self) -> usize {
+        match self {
+            Contract::Melds(reqs) => reqs.iter().map(|r| r.min_len).sum(),
+            Contract::GoOut => GO_OUT_CARDS,
+        }
+    }
+
+    /// Human wording, like "two sets and one run".
+    pub fn describe(&self) -> String {
+        match self {
+            Contract::GoOut => "all 15 cards as five sequences of 3; or 4+4+4+3; or 5+4+3+3".into(),
+            Contract::Melds(reqs) => reqs
+                .iter()
+                .map(|r| format!("a {} of {}+", r.kind, r.min_len))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
+/// Stable codes for why melds do not fulfil a contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContractCode {
+    /// Not as many melds as the contract asks for (more is illegal too).
+    WrongMeldCount,
+    /// The melds' kinds or lengths do not match the contract's.
+    KindsDoNotMatch,
+    /// One of the melds is not legal on its own.
+    IllegalMeld,
+    /// One of the melds can be read several ways, and more than one fulfils the contract.
+    AmbiguousMeld,
+    /// `continental`: not exactly 15 cards.
+    WrongCardCount,
+    /// `continental`: the sequences cannot be cut into any of the three patterns.
+    NoPattern,
+}
+
+/// One reason a contract is not met.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContractReason {
+    /// Stable code.
+    pub code: ContractCode,
+    /// A sentence a player can read.
+    pub message: String,
+    /// The meld it concerns (index in the request), if one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meld: Option<usize>,
+    /// That meld's own reasons, for [`ContractCode::IllegalMeld`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub meld_reasons: Vec<Reason>,
+}
+
+impl ContractReason {
+    fn new(code: ContractCode, message: String) -> ContractReason {
+        ContractReason {
+            code,
+            message,
+            meld: None,
+            meld_reasons: Vec::new(),
+        }
+    }
+}
+
+/// Checks read melds against `contract`: exactly its melds, each long enough. For
+/// `continental` it returns the sequences as laid down after any split into the pattern.
+///
+/// # Errors
+/// The reasons the melds do not fulfil it.
+pub fn check(
+    rules: &Ruleset,
+    contract: &Contract,
+    melds: &[Reading],
+) -> Result<Vec<Reading>, Vec<ContractReason>> {
+    match contract {
+        Contract::Melds(reqs) => check_melds(reqs, melds).map(|()| melds.to_vec()),
+        Contract::GoOut => split_into_pattern(rules, melds),
+    }
+}
+
+fn check_melds(reqs: &[Requirement], melds: &[Reading]) -> Result<(), Vec<ContractReason>> {
+    if let Some(reason) = count_reason(reqs, melds.len()) {
+        return Err(vec![reason]);
+    }
+    let mut used = vec![false; melds.len()];
+    if match_requirements(reqs, melds, &mut used) {
+        Ok(())
+    } else {
+        Err(vec![ContractReason::new(
+            ContractCode::KindsDoNotMatch,
+            format!(
+                "the contract is {}; these melds are {}",
+                Contract::Melds(reqs.to_vec()).describe(),
+                melds
+                    .iter()
+                    .map(|m| format!("a {} of {}", m.kind(), m.len()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )])
+    }
+}
+
+fn count_reason(reqs: &[Requirement], melds: usize) -> Option<ContractReason> {
+    (reqs.len() != melds).then(|| {
+        ContractReason::new(
+            ContractCode::WrongMeldCount,
+            format!("the contract is exactly {} melds, not {melds}", reqs.len()),
+        )
+    })
+}
+
+/// Matches every requirement to a distinct meld (at most three of each: brute force is fine).
+fn match_requirements(reqs: &[Requirement], melds: &[Reading], used: &mut [bool]) -> bool {
+    let Some((req, rest)) = reqs.split_first() else {
+        return true;
+    };
+    for i in 0..melds.len() {
+        if !used[i] && melds[i].kind() == req.kind && melds[i].len() >= req.min_len {
+            used[i] = true;
+            if match_requirements(rest, melds, used) {
+                return true;
+            }
+            used[i] = false;
+        }
+    }
+    false
+}
+
+fn split_into_pattern(rules: &Ruleset, melds: &[Reading]) -> Result<Vec<Reading>, Vec<ContractReason>> {
+    let total: usize = melds.iter().map(Reading::len).sum();
+    if total != GO_OUT_CARDS {
+        return Err(vec![ContractReason::new(
+            ContractCode::WrongCardCount,
+            format!("going out lays down exactly {GO_OUT_CARDS} cards, not {total}"),
+        )]);
+    }
+    if let Some(i) = melds.iter().position(|m| m.kind() != MeldKind::Run) {
+        let mut reason = ContractReason::new(
+            ContractCode::KindsDoNotMatch,
+            "only sequences count in continental".into(),
+        );
+        reason.meld = Some(i);
+        return Err(vec![reason]);
+    }
+    for pattern in GO_OUT_PATTERNS {
+        let mut left = pattern.to_vec();
+        let mut pieces = Vec::new();
+        if cut(rules, melds, &mut left, &mut pieces) {
+            return Ok(pieces);
+        }
+    }
+    Err(vec![ContractReason::new(
+        ContractCode::NoPattern,
+        "the sequences cannot be cut into 3+3+3+3+3, 4+4+4+3 or 5+4+3+3, each with a natural card".into(),
+    )])
+}
+
+/// Cuts each meld into consecutive pieces whose lengths use up `left`.
+fn cut(rules: &Ruleset, melds: &[Reading], left: &mut Vec<usize>, pieces: &mut Vec<Reading>) -> bool {
+    let Some((first, rest)) = melds.split_first() else {
+        return left.is_empty();
+    };
+    cut_one(rules, first, 0, rest, left, pieces)
+}
+
+fn cut_one(
+    rules: &Ruleset,
+    meld: &Reading,
+    from: usize,
+    rest: &[Reading],
+    left: &mut Vec<usize>,
+    pieces: &mut Vec<Reading>,
+) -> bool {
+    if from == meld.len() {
+        return cut(rules, rest, left, pieces);
+    }
+    let mut tried = Vec::new();
+    for i in 0..left.len() {
+        let size = left[i];
+        if tried.contains(&size) || from + size > meld.len() {
+            continue;
+        }
+        tried.push(size);
+        let Some(piece) = meld.piece(rules, from, size) else {
+            continue;
+        };
+        left.swap_remove(i);
+        pieces.push(piece);
+        if cut_one(rules, meld, from + size, rest, left, pieces) {
+            return true;
+        }
+        pieces.pop();
+        left.push(size);
+        let last = left.len() - 1;
+        left.swap(i, last);
+    }
+    false
+}
+
+/// Checks submitted melds against deal `deal`'s contract, choosing among each meld's readings.
+/// This is the stateless `POST /v1/contracts/validate`.
+///
+/// # Errors
+/// The reasons: an illegal meld, an ambiguous one, or a contract not met.
+pub fn check_proposed(
+    rules: &Ruleset,
+    deal: u8,
+    melds: &[ProposedMeld],
+) -> Result<Vec<Reading>, Vec<ContractReason>> {
+    let contract = rules.contract(deal);
+    let mut options: Vec<Vec<Reading>> = Vec::with_capacity(melds.len());
+    let mut reasons = Vec::new();
+    for (i, meld) in melds.iter().enumerate() {
+        let analysis = reading::analyse(rules, meld);
+        if analysis.readings.is_empty() {
+            reasons.push(ContractReason {
+                code: ContractCode::IllegalMeld,
+                message: format!("meld {} is not legal", i + 1),
+                meld: Some(i),
+                meld_reasons: analysis.reasons,
+            });
+        }
+        options.push(analysis.readings);
+    }
+    if !reasons.is_empty() {
+        return Err(reasons);
+    }
+    if let Contract::Melds(reqs) = &contract
+        && let Some(reason) = count_reason(reqs, melds.len())
+    {
+        // Said before trying combinations: no choice of readings changes the count.
+        return Err(vec![reason]);
+    }
+    let mut fits: Vec<Vec<Reading>> = Vec::new();
+    let mut first_err = None;
+    let mut chosen = Vec::with_capacity(melds.len());
+    each_choice(
+        &options,
+        &mut chosen,
+        &mut |choice| match check(rules, &contract, choice) {
+            Ok(laid) => {
+                fits.push(laid);
+                fits.len() < 2
+            }
+            Err(e) => {
+                first_err.get_or_insert(e);
+                true
+            }
+        },
+    );
+    match fits.len() {
+        1 => Ok(fits.remove(0)),
+        0 => Err(first_err.unwrap_or_default()),
+        _ => Err(vec![ContractReason::new(
+            ContractCode::AmbiguousMeld,
+            "the melds can be read more than one way that fulfils the contract: fix each meld's kind and wilds".into(),
+        )]),
+    }
+}
+
+/// Calls `visit` with each combination of one reading per meld until it returns false.
+fn each_choice(
+    options: &[Vec<Reading>],
+    chosen: &mut Vec<Reading>,
+    visit: &mut dyn FnMut(&[Reading]) -> bool,
+) -> bool {
+    let Some((first, rest)) = options.split_first() else {
+        return visit(chosen);
+    };
+    for r in first {
+        chosen.push(r.clone());
+        let go_on = each_choice(rest, chosen, visit);
+        chosen.pop();
+        if !go_on {
+            return false;
+        }
+    }
+    true
+}

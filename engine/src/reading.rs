@@ -1,0 +1,1151 @@
+//! Reading melds: every legal way a bunch of cards can lie on the table (RULES.md §1).
+//!
+//! A [`ProposedMeld`] is what a player or client submits: cards in any order, maybe a kind,
+//! maybe what some wilds represent. It is not a meld. The only way to a [`Reading`] is
+//! [`analyse`] (or the extension methods on [`Reading`]), which check every rule.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::card::{Card, CardError, DISTINCT_CARDS, Rank, Suit};
+use crate::ruleset::{Ruleset, Variant, WildLimit};
+
+/// Longest possible run: ace to king.
+pub const MAX_RUN: usize = 13;
+
+/// Readings past this many are not listed: no real meld comes near it.
+const MAX_READINGS: usize = 512;
+
+/// The two kinds of meld.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MeldKind {
+    /// Three or more cards of one rank (a trio).
+    Set,
+    /// Cards of one suit in consecutive ranks (a straight, a sequence).
+    Run,
+}
+
+impl fmt::Display for MeldKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            MeldKind::Set => "set",
+            MeldKind::Run => "run",
+        })
+    }
+}
+
+/// What a card in a meld stands for. Written `"5H"` (exactly that card, in runs), `"5"` (any
+/// five, in sets) or `"*"` (anything: the wilds of a wild trio).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stands {
+    /// Exactly this suited card (a place in a run).
+    Card(Card),
+    /// A card of this rank (a place in a set).
+    Rank(Rank),
+    /// Anything: a wild in an all-wild set.
+    Any,
+}
+
+impl fmt::Display for Stands {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stands::Card(c) => c.fmt(f),
+            Stands::Rank(r) => r.fmt(f),
+            Stands::Any => f.write_str("*"),
+        }
+    }
+}
+
+impl FromStr for Stands {
+    type Err = CardError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        if t == "*" {
+            return Ok(Stands::Any);
+        }
+        if let Ok(rank) = t.parse::<Rank>() {
+            return Ok(Stands::Rank(rank));
+        }
+        match t.parse::<Card>() {
+            Ok(Card::Joker) | Err(_) => Err(CardError::UnknownCard(s.to_owned())),
+            Ok(card) => Ok(Stands::Card(card)),
+        }
+    }
+}
+
+impl Serialize for Stands {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Stands {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// One card in a meld and what it represents there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Slot {
+    /// The card lying there.
+    pub card: Card,
+    /// What it represents.
+    pub represents: Stands,
+    /// Whether it counts as natural: a natural card, or a wild representing exactly itself.
+    pub natural: bool,
+}
+
+/// A wild card's designation in a request: `{"card": "JK", "represents": "5H"}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Designation {
+    /// A wild card of the meld.
+    pub card: Card,
+    /// What it stands for.
+    pub represents: Stands,
+}
+
+/// A meld as submitted: not yet checked against any rule.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProposedMeld {
+    /// The cards, in any order.
+    pub cards: Vec<Card>,
+    /// The kind, when the player fixes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<MeldKind>,
+    /// What some (or all) wilds represent, when the player fixes it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wilds: Vec<Designation>,
+}
+
+impl ProposedMeld {
+    /// A proposal of just these cards.
+    pub fn of(cards: &[Card]) -> ProposedMeld {
+        ProposedMeld {
+            cards: cards.to_vec(),
+            ..ProposedMeld::default()
+        }
+    }
+}
+
+/// A legal way the cards of a meld lie: its kind, its rank or suit, and what every card
+/// represents. Runs list their slots from low to high.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Reading {
+    kind: MeldKind,
+    /// The set's rank (`null` for a wild trio).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rank: Option<Rank>,
+    /// The run's suit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    suit: Option<Suit>,
+    /// For a run: the value of its first slot, 1 (low ace) to 14 (high ace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    low: Option<u8>,
+    slots: Vec<Slot>,
+    naturals: usize,
+    wilds: usize,
+}
+
+impl Reading {
+    fn new(
+        kind: MeldKind,
+        rank: Option<Rank>,
+        suit: Option<Suit>,
+        low: Option<u8>,
+        slots: Vec<Slot>,
+    ) -> Reading {
+        let naturals = slots.iter().filter(|s| s.natural).count();
+        let wilds = slots.len() - naturals;
+        Reading {
+            kind,
+            rank,
+            suit,
+            low,
+            slots,
+            naturals,
+            wilds,
+        }
+    }
+
+    /// Set or run.
+    pub fn kind(&self) -> MeldKind {
+        self.kind
+    }
+    /// The rank of a set; `None` for runs and wild trios.
+    pub fn rank(&self) -> Option<Rank> {
+        self.rank
+    }
+    /// The suit of a run.
+    pub fn suit(&self) -> Option<Suit> {
+        self.suit
+    }
+    /// The slots in table order (runs low to high).
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+    /// The cards in table order.
+    pub fn cards(&self) -> impl Iterator<Item = Card> + '_ {
+        self.slots.iter().map(|s| s.card)
+    }
+    /// Number of cards.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+    /// Always false: a reading has at least one card. Here for clippy's sake.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+    /// Cards that count as natural (natural cards and wilds representing themselves).
+    pub fn naturals(&self) -> usize {
+        self.naturals
+    }
+    /// Cards that count as wild.
+    pub fn wilds(&self) -> usize {
+        self.wilds
+    }
+    /// For a run, the values it covers: 1 is the low ace, 14 the high ace.
+    pub fn span(&self) -> Option<(u8, u8)> {
+        self.low.map(|l| (l, l + self.slots.len() as u8 - 1))
+    }
+    /// A set made only of wilds (`may_i`), onto which only wilds may be laid off.
+    pub fn is_wild_trio(&self) -> bool {
+        self.kind == MeldKind::Set && self.rank.is_none()
+    }
+
+    /// The `size` slots of this run from `from`, as a run of its own, if that is legal.
+    pub(crate) fn piece(&self, rules: &Ruleset, from: usize, size: usize) -> Option<Reading> {
+        let low = self.low?;
+        if size < rules.min_len(MeldKind::Run) || from + size > self.len() {
+            return None;
+        }
+        let slots = self.slots[from..from + size].to_vec();
+        let piece = Reading::new(MeldKind::Run, None, self.suit, Some(low + from as u8), slots);
+        limit_reason(rules, &piece).is_none().then_some(piece)
+    }
+
+    /// The designations that pin every wild-capable card of this meld where it is.
+    fn pins(&self, rules: &Ruleset) -> Vec<Designation> {
+        self.slots
+            .iter()
+            .filter(|s| rules.is_wild(s.card))
+            .map(|s| Designation {
+                card: s.card,
+                represents: s.represents,
+            })
+            .collect()
+    }
+
+    /// Whether every slot of `self` stands, unchanged, in `other`.
+    fn kept_in(&self, other: &Reading) -> bool {
+        let mut left: Vec<Slot> = other.slots.clone();
+        self.slots.iter().all(|s| {
+            if let Some(i) = left
+                .iter()
+                .position(|o| o.card == s.card && o.represents == s.represents)
+            {
+                left.swap_remove(i);
+                true
+            } else {
+                false
+            }
+        })
+    }
+
+    /// The readings of this meld with `cards` laid off on it, in which every card already
+    /// there keeps what it represents (a wild is never shifted). `wilds` may fix what the new
+    /// wilds represent. The result is re-checked against every rule (the `may_i` wild limit
+    /// included).
+    pub fn lay_off(&self, rules: &Ruleset, cards: &[Card], wilds: &[Designation]) -> Analysis {
+        if cards.is_empty() {
+            return Analysis::refused(Reason::new(ReasonCode::Empty, None, "no cards to lay off"));
+        }
+        if self.is_wild_trio() && cards.iter().any(|c| !rules.is_wild(*c)) {
+            return Analysis::refused(Reason::new(
+                ReasonCode::WildTrioTakesOnlyWilds,
+                Some(MeldKind::Set),
+                "only wild cards may be laid off on a set of wilds",
+            ));
+        }
+        let mut proposal = ProposedMeld {
+            cards: self.cards().chain(cards.iter().copied()).collect(),
+            kind: Some(self.kind),
+            wilds: self.pins(rules),
+        };
+        proposal.wilds.extend_from_slice(wilds);
+        let mut analysis = analyse(rules, &proposal);
+        if analysis.readings.is_empty() {
+            return analysis;
+        }
+        analysis
+            .readings
+            .retain(|r| self.kept_in(r) && r.suit == self.suit && r.rank == self.rank);
+        if analysis.readings.is_empty() {
+            analysis.reasons.push(Reason::new(
+                ReasonCode::DoesNotFit,
+                Some(self.kind),
+                &format!("{} does not fit this meld without moving its cards", list(cards)),
+            ));
+        }
+        analysis
+    }
+
+    /// Replaces the wild that represents `natural` by `natural` itself; returns the new
+    /// reading and the freed wild. `may_i` replaces wilds in runs only; `push` rescues from
+    /// any meld; `contract_7` moves jokers instead ([`Reading::move_joker_to_end`]).
+    ///
+    /// # Errors
+    /// [`SwapError`] when the variant does not allow it here or no wild represents `natural`.
+    pub fn replace_wild(&self, rules: &Ruleset, natural: Card) -> Result<(Reading, Card), SwapError> {
+        match (rules.variant(), self.kind) {
+            (Variant::MayI, MeldKind::Run) | (Variant::Push, _) => {}
+            (Variant::MayI, MeldKind::Set) => {
+                return Err(SwapError::NotAllowed("wilds in sets are never replaced"));
+            }
+            (Variant::Contract7, _) => {
+                return Err(SwapError::NotAllowed(
+                    "in contract_7 a joker moves to the end of its run: name the end",
+                ));
+            }
+            (Variant::Continental, _) => {
+                return Err(SwapError::NotAllowed(
+                    "continental has no table play after going out",
+                ));
+            }
+        }
+        let index = self.wild_slot_for(natural).ok_or(SwapError::NoWildFor(natural))?;
+        let mut slots = self.slots.clone();
+        let freed = slots[index].card;
+        slots[index].card = natural;
+        slots[index].natural = true;
+        Ok((
+            Reading::new(self.kind, self.rank, self.suit, self.low, slots),
+            freed,
+        ))
+    }
+
+    fn wild_slot_for(&self, natural: Card) -> Option<usize> {
+        let rank = natural.rank()?;
+        self.slots.iter().position(|s| {
+            !s.natural
+                && match s.represents {
+                    Stands::Card(c) => c == natural,
+                    Stands::Rank(r) => r == rank,
+                    Stands::Any => false,
+                }
+        })
+    }
+
+    /// `contract_7`: lays `natural` where a joker stands in this run; the joker goes to `end`
+    /// of the same run (`None`: whichever end is free, refused when both are).
+    ///
+    /// # Errors
+    /// [`SwapError`] when this is not a run, no joker represents `natural`, or no end is free.
+    pub fn move_joker_to_end(&self, natural: Card, end: Option<RunEnd>) -> Result<Reading, SwapError> {
+        let (Some(suit), Some((low, high))) = (self.suit, self.span()) else {
+            return Err(SwapError::NotAllowed("jokers move only within runs"));
+        };
+        let index = self
+            .wild_slot_for(natural)
+            .filter(|&i| self.slots[i].card.is_joker())
+            .ok_or(SwapError::NoWildFor(natural))?;
+        let can_low = low > 1 && self.len() < MAX_RUN;
+        let can_high = high < 14 && self.len() < MAX_RUN;
+        let end = match end {
+            Some(RunEnd::Low) if can_low => RunEnd::Low,
+            Some(RunEnd::High) if can_high => RunEnd::High,
+            Some(_) => return Err(SwapError::EndBlocked),
+            None => match (can_low, can_high) {
+                (true, false) => RunEnd::Low,
+                (false, true) => RunEnd::High,
+                (false, false) => return Err(SwapError::EndBlocked),
+                (true, true) => return Err(SwapError::EndRequired),
+            },
+        };
+        let mut slots = self.slots.clone();
+        slots[index] = Slot {
+            card: natural,
+            represents: Stands::Card(natural),
+            natural: true,
+        };
+        let (new_low, value) = match end {
+            RunEnd::Low => (low - 1, low - 1),
+            RunEnd::High => (low, high + 1),
+        };
+        let joker = Slot {
+            card: Card::JOKER,
+            represents: Stands::Card(card_at(value, suit)),
+            natural: false,
+        };
+        match end {
+            RunEnd::Low => slots.insert(0, joker),
+            RunEnd::High => slots.push(joker),
+        }
+        Ok(Reading::new(
+            MeldKind::Run,
+            None,
+            Some(suit),
+            Some(new_low),
+            slots,
+        ))
+    }
+
+    /// `contract_7`: takes the joker at `end` of this run off, to be moved to another run.
+    /// The run must keep at least `min_len` cards and a natural card.
+    ///
+    /// # Errors
+    /// [`SwapError`] when there is no joker at that end or the run would get too short.
+    pub fn take_end_joker(&self, end: RunEnd, min_len: usize) -> Result<Reading, SwapError> {
+        let (Some(suit), Some((low, _))) = (self.suit, self.span()) else {
+            return Err(SwapError::NotAllowed("jokers move only within runs"));
+        };
+        let index = match end {
+            RunEnd::Low => 0,
+            RunEnd::High => self.len() - 1,
+        };
+        if !self.slots[index].card.is_joker() || self.slots[index].natural {
+            return Err(SwapError::NoJokerAtEnd);
+        }
+        if self.len() <= min_len {
+            return Err(SwapError::RunTooShort);
+        }
+        let mut slots = self.slots.clone();
+        slots.remove(index);
+        let low = if end == RunEnd::Low { low + 1 } else { low };
+        let reading = Reading::new(MeldKind::Run, None, Some(suit), Some(low), slots);
+        if reading.naturals == 0 {
+            return Err(SwapError::RunTooShort);
+        }
+        Ok(reading)
+    }
+}
+
+/// An end of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunEnd {
+    /// The low end.
+    Low,
+    /// The high end.
+    High,
+}
+
+/// Why a wild cannot be replaced or moved.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SwapError {
+    /// The variant or the meld's kind forbids it.
+    #[error("{0}")]
+    NotAllowed(&'static str),
+    /// No wild in the meld represents that card.
+    #[error("no wild in this meld represents {0}")]
+    NoWildFor(Card),
+    /// The chosen end (or both) cannot take the joker.
+    #[error("the joker cannot go to that end of the run")]
+    EndBlocked,
+    /// Both ends are free: the request must say which.
+    #[error("the joker can go to either end: say which (low or high)")]
+    EndRequired,
+    /// There is no joker at that end.
+    #[error("there is no joker at that end of the run")]
+    NoJokerAtEnd,
+    /// The run would be left under its minimum length.
+    #[error("no move may leave a run with fewer than 4 cards")]
+    RunTooShort,
+}
+
+impl SwapError {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SwapError::NotAllowed(_) => "swap_not_allowed",
+            SwapError::NoWildFor(_) => "no_wild_for_card",
+            SwapError::EndBlocked => "end_blocked",
+            SwapError::EndRequired => "end_required",
+            SwapError::NoJokerAtEnd => "no_joker_at_end",
+            SwapError::RunTooShort => "run_too_short",
+        }
+    }
+}
+
+/// Stable codes for why cards do not make a meld.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonCode {
+    /// No cards.
+    Empty,
+    /// Fewer cards than the kind's minimum.
+    TooShort,
+    /// A run longer than 13 cards.
+    TooLong,
+    /// Natural cards of different suits in a run.
+    MixedSuits,
+    /// Natural cards of different ranks in a set.
+    MixedRanks,
+    /// Two natural cards of one rank in a run.
+    DuplicateRank,
+    /// Not enough wilds to fill the gaps between the naturals of a run.
+    Gap,
+    /// The run would pass from king to ace to two.
+    RoundTheCorner,
+    /// Wilds outnumber naturals (`may_i`).
+    TooManyWilds,
+    /// The meld has no natural card.
+    NoNatural,
+    /// Sets are not melds in this variant (`continental`).
+    SetsNotAllowed,
+    /// A meld with at most one natural card must name its kind (`push`).
+    KindRequired,
+    /// Every wild of this meld must say what it represents (`push`), or the all-wild meld
+    /// cannot be read otherwise.
+    DesignationRequired,
+    /// A designation names a card that is not a wild of this meld, or contradicts the kind.
+    DesignationMismatch,
+    /// Only wilds may be laid off on a set of wilds (`may_i`).
+    WildTrioTakesOnlyWilds,
+    /// The cards do not extend this meld without moving what is there.
+    DoesNotFit,
+}
+
+/// One reason why cards are not a legal meld, with its kind when it concerns one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Reason {
+    /// Stable code.
+    pub code: ReasonCode,
+    /// The kind of meld this reason rules out, if it concerns one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<MeldKind>,
+    /// A sentence a player can read.
+    pub message: String,
+}
+
+impl Reason {
+    fn new(code: ReasonCode, kind: Option<MeldKind>, message: &str) -> Reason {
+        Reason {
+            code,
+            kind,
+            message: message.to_owned(),
+        }
+    }
+}
+
+/// Every legal reading of some cards, or why there is none.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Analysis {
+    /// Every legal reading, in a stable order.
+    pub readings: Vec<Reading>,
+    /// Why there is no legal reading (empty when there is one).
+    pub reasons: Vec<Reason>,
+}
+
+impl Analysis {
+    fn refused(reason: Reason) -> Analysis {
+        Analysis {
+            readings: Vec::new(),
+            reasons: vec![reason],
+        }
+    }
+
+    /// Whether there is at least one legal reading.
+    pub fn is_legal(&self) -> bool {
+        !self.readings.is_empty()
+    }
+
+    /// The one reading, or why there is not exactly one.
+    ///
+    /// # Errors
+    /// [`MeldError::Illegal`] with the reasons, or [`MeldError::Ambiguous`] with the readings
+    /// to choose from.
+    pub fn into_single(self) -> Result<Reading, MeldError> {
+        match self.readings.len() {
+            0 => Err(MeldError::Illegal(self.reasons)),
+            1 => Ok(self.readings.into_iter().next().expect("one reading")),
+            _ => Err(MeldError::Ambiguous(self.readings)),
+        }
+    }
+}
+
+/// Why a proposal did not give exactly one meld.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MeldError {
+    /// No legal reading.
+    #[error("illegal meld: {}", .0.iter().map(|r| r.message.as_str()).collect::<Vec<_>>().join("; "))]
+    Illegal(Vec<Reason>),
+    /// More than one legal reading: the request must choose (kind, wild designations).
+    #[error("the cards can be read {} ways: fix the kind or what each wild represents", .0.len())]
+    Ambiguous(Vec<Reading>),
+}
+
+impl MeldError {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            MeldError::Illegal(_) => "illegal_meld",
+            MeldError::Ambiguous(_) => "ambiguous_meld",
+        }
+    }
+}
+
+/// Reads `meld` as one unambiguous meld.
+///
+/// # Errors
+/// As [`Analysis::into_single`].
+pub fn read(rules: &Ruleset, meld: &ProposedMeld) -> Result<Reading, MeldError> {
+    analyse(rules, meld).into_single()
+}
+
+/// Every legal reading of `meld` under `rules` (restricted to its kind and designations), or
+/// the reasons there is none.
+pub fn analyse(rules: &Ruleset, meld: &ProposedMeld) -> Analysis {
+    let cards = &meld.cards;
+    if cards.is_empty() {
+        return Analysis::refused(Reason::new(ReasonCode::Empty, None, "a meld needs cards"));
+    }
+    if let Err(reason) = check_designations(rules, meld) {
+        return Analysis::refused(reason);
+    }
+    let mut out = Analysis::default();
+    let kinds: &[MeldKind] = match meld.kind {
+        Some(MeldKind::Set) => &[MeldKind::Set],
+        Some(MeldKind::Run) => &[MeldKind::Run],
+        None if rules.sets_allowed() => &[MeldKind::Set, MeldKind::Run],
+        None => &[MeldKind::Run],
+    };
+    for &kind in kinds {
+        let mut found = match kind {
+            MeldKind::Set if !rules.sets_allowed() => {
+                out.reasons.push(Reason::new(
+                    ReasonCode::SetsNotAllowed,
+                    Some(kind),
+                    &format!("sets are not melds in {}", rules.variant()),
+                ));
+                continue;
+            }
+            MeldKind::Set => set_readings(rules, meld, &mut out.reasons),
+            MeldKind::Run => run_readings(rules, meld, &mut out.reasons),
+        };
+        if rules.wild_limit() == WildLimit::Any {
+            name_few_naturals(meld, &mut found, &mut out.reasons);
+        }
+        out.readings.append(&mut found);
+    }
+    out.readings.sort();
+    out.readings.dedup();
+    out.readings.truncate(MAX_READINGS);
+    if out.is_legal() {
+        out.reasons.clear();
+    } else {
+        out.reasons.sort();
+        out.reasons.dedup();
+        if out.reasons.is_empty() {
+            out.reasons
+                .push(Reason::new(ReasonCode::Gap, None, "the cards make no meld"));
+        }
+    }
+    out
+}
+
+/// Push: "a meld that is all wild, or has one natural card, must name its kind, and as a run
+/// must name what every wild represents".
+fn name_few_naturals(meld: &ProposedMeld, found: &mut Vec<Reading>, reasons: &mut Vec<Reason>) {
+    found.retain(|r| {
+        if r.naturals > 1 {
+            return true;
+        }
+        if meld.kind.is_none() {
+            reasons.push(Reason::new(
+                ReasonCode::KindRequired,
+                Some(r.kind),
+                "a meld with at most one natural card must name its kind",
+            ));
+            return false;
+        }
+        if r.kind == MeldKind::Run && meld.wilds.len() < r.wilds {
+            reasons.push(Reason::new(
+                ReasonCode::DesignationRequired,
+                Some(MeldKind::Run),
+                "a run with at most one natural card must say what every wild represents",
+            ));
+            return false;
+        }
+        true
+    });
+}
+
+fn check_designations(rules: &Ruleset, meld: &ProposedMeld) -> Result<(), Reason> {
+    let mut left = counts(&meld.cards);
+    for d in &meld.wilds {
+        let mismatch = |m: String| Err(Reason::new(ReasonCode::DesignationMismatch, None, &m));
+        if !rules.is_wild(d.card) {
+            return mismatch(format!("{} is not wild in {}", d.card, rules.variant()));
+        }
+        if left[d.card.index()] == 0 {
+            return mismatch(format!("more designations of {} than the meld holds", d.card));
+        }
+        left[d.card.index()] -= 1;
+        if let (Stands::Any, Some(MeldKind::Run)) = (d.represents, meld.kind) {
+            return mismatch("a wild in a run represents one card, like 5H".into());
+        }
+    }
+    Ok(())
+}
+
+fn counts(cards: &[Card]) -> [u8; DISTINCT_CARDS] {
+    let mut n = [0u8; DISTINCT_CARDS];
+    for c in cards {
+        n[c.index()] = n[c.index()].saturating_add(1);
+    }
+    n
+}
+
+fn list(cards: &[Card]) -> String {
+    cards.iter().map(Card::to_string).collect::<Vec<_>>().join(" ")
+}
+
+/// The wild limit of `rules` on a finished reading, as a reason when broken.
+fn limit_reason(rules: &Ruleset, r: &Reading) -> Option<Reason> {
+    match rules.wild_limit() {
+        WildLimit::NotMoreThanNaturals if !r.is_wild_trio() && r.wilds > r.naturals => Some(Reason::new(
+            ReasonCode::TooManyWilds,
+            Some(r.kind),
+            &format!("{} wilds outnumber {} naturals", r.wilds, r.naturals),
+        )),
+        WildLimit::AtLeastOneNatural if r.naturals == 0 => Some(Reason::new(
+            ReasonCode::NoNatural,
+            Some(r.kind),
+            "every meld needs at least one natural card",
+        )),
+        _ => None,
+    }
+}
+
+fn keep_if_within_limit(rules: &Ruleset, r: Reading, out: &mut Vec<Reading>, reasons: &mut Vec<Reason>) {
+    match limit_reason(rules, &r) {
+        Some(reason) => reasons.push(reason),
+        None => out.push(r),
+    }
+}
+
+fn set_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>) -> Vec<Reading> {
+    let kind = Some(MeldKind::Set);
+    let cards = &meld.cards;
+    let mut natural_ranks: Vec<Rank> = cards
+        .iter()
+        .filter(|c| !rules.is_wild(**c))
+        .filter_map(|c| c.rank())
+        .collect();
+    natural_ranks.sort();
+    natural_ranks.dedup();
+    if natural_ranks.len() > 1 {
+        reasons.push(Reason::new(
+            ReasonCode::MixedRanks,
+            kind,
+            &format!("a set needs one rank, not {}", join(&natural_ranks)),
+        ));
+        return Vec::new();
+    }
+    if cards.len() < rules.min_len(MeldKind::Set) {
+        reasons.push(Reason::new(
+            ReasonCode::TooShort,
+            kind,
+            &format!("a set needs at least {} cards", rules.min_len(MeldKind::Set)),
+        ));
+        return Vec::new();
+    }
+    let mut wants_any = false;
+    let mut designated: Vec<Rank> = Vec::new();
+    for d in &meld.wilds {
+        match d.represents {
+            Stands::Any => wants_any = true,
+            Stands::Rank(r) => designated.push(r),
+            Stands::Card(c) => designated.extend(c.rank()),
+        }
+    }
+    designated.sort();
+    designated.dedup();
+    let mismatch = |reasons: &mut Vec<Reason>| {
+        reasons.push(Reason::new(
+            ReasonCode::DesignationMismatch,
+            kind,
+            "the wilds' designations do not agree with one set",
+        ));
+        Vec::new()
+    };
+    if designated.len() > 1 || (wants_any && !designated.is_empty()) {
+        return mismatch(reasons);
+    }
+    let mut out = Vec::new();
+    let all_wild = natural_ranks.is_empty();
+    let candidates: Vec<Rank> = match (natural_ranks.first(), designated.first()) {
+        (Some(n), Some(d)) if n != d => return mismatch(reasons),
+        (Some(&n), _) => vec![n],
+        (None, Some(&d)) => vec![d],
+        (None, None) if wants_any => Vec::new(),
+        (None, None) => {
+            // All wild: each wild card's own rank may make a set of naturals (red aces in
+            // may_i, deuces with deuces wild).
+            let mut own: Vec<Rank> = cards.iter().filter_map(|c| c.rank()).collect();
+            own.sort();
+            own.dedup();
+            own
+        }
+    };
+    for rank in candidates {
+        let mut slots: Vec<Slot> = cards
+            .iter()
+            .map(|&card| Slot {
+                card,
+                represents: Stands::Rank(rank),
+                natural: card.rank() == Some(rank),
+            })
+            .collect();
+        slots.sort_by(|a, b| b.natural.cmp(&a.natural).then(a.card.cmp(&b.card)));
+        let r = Reading::new(MeldKind::Set, Some(rank), None, None, slots);
+        keep_if_within_limit(rules, r, &mut out, reasons);
+    }
+    if all_wild && designated.is_empty() && rules.variant() == Variant::MayI {
+        let mut slots: Vec<Slot> = cards
+            .iter()
+            .map(|&card| Slot {
+                card,
+                represents: Stands::Any,
+                natural: false,
+            })
+            .collect();
+        slots.sort();
+        out.push(Reading::new(MeldKind::Set, None, None, None, slots));
+    } else if all_wild && out.is_empty() && reasons.is_empty() {
+        let (code, message) = match rules.wild_limit() {
+            WildLimit::Any => (
+                ReasonCode::DesignationRequired,
+                "a set of wilds must say which rank it is",
+            ),
+            _ => (
+                ReasonCode::NoNatural,
+                "every meld needs at least one natural card",
+            ),
+        };
+        reasons.push(Reason::new(code, kind, message));
+    }
+    out
+}
+
+fn join<T: fmt::Display>(items: &[T]) -> String {
+    items.iter().map(T::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// The suited card of `suit` at run value `value` (1 and 14 are both the ace).
+fn card_at(value: u8, suit: Suit) -> Card {
+    Card::new(Rank::from_number(value).unwrap_or(Rank::Ace), suit)
+}
+
+fn value_of(rank: Rank, ace: u8) -> u8 {
+    if rank == Rank::Ace { ace } else { rank.number() }
+}
+
+fn run_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>) -> Vec<Reading> {
+    let kind = Some(MeldKind::Run);
+    let cards = &meld.cards;
+    let n = cards.len();
+    let min = rules.min_len(MeldKind::Run);
+    if n < min {
+        reasons.push(Reason::new(
+            ReasonCode::TooShort,
+            kind,
+            &format!("a run needs at least {min} cards"),
+        ));
+        return Vec::new();
+    }
+    if n > MAX_RUN {
+        reasons.push(Reason::new(
+            ReasonCode::TooLong,
+            kind,
+            "a run has at most 13 cards, ace to king",
+        ));
+        return Vec::new();
+    }
+    let naturals: Vec<Card> = cards.iter().copied().filter(|c| !rules.is_wild(*c)).collect();
+    let mut designated: Vec<(Card, Card)> = Vec::new();
+    for d in &meld.wilds {
+        match d.represents {
+            Stands::Card(rep) => designated.push((d.card, rep)),
+            _ => {
+                reasons.push(Reason::new(
+                    ReasonCode::DesignationMismatch,
+                    kind,
+                    "a wild in a run represents one card, like 5H",
+                ));
+                return Vec::new();
+            }
+        }
+    }
+    let mut suits: Vec<Suit> = naturals
+        .iter()
+        .chain(designated.iter().map(|(_, rep)| rep))
+        .filter_map(|c| c.suit())
+        .collect();
+    suits.sort();
+    suits.dedup();
+    if suits.len() > 1 {
+        reasons.push(Reason::new(
+            ReasonCode::MixedSuits,
+            kind,
+            &format!(
+                "a run needs one suit, not {}",
+                join(&suits.iter().map(|s| s.char()).collect::<Vec<_>>())
+            ),
+        ));
+        return Vec::new();
+    }
+    // The free wilds: every wild card not pinned by a designation.
+    let mut free = counts(
+        &cards
+            .iter()
+            .copied()
+            .filter(|c| rules.is_wild(*c))
+            .collect::<Vec<_>>(),
+    );
+    for (card, _) in &designated {
+        free[card.index()] -= 1;
+    }
+    if suits.is_empty() {
+        // Nothing natural fixes the suit: only a wild standing for itself can.
+        suits = Suit::ALL
+            .into_iter()
+            .filter(|s| cards.iter().any(|c| c.suit() == Some(*s) && !c.is_joker()))
+            .collect();
+        if suits.is_empty() {
+            let (code, message) = match rules.wild_limit() {
+                WildLimit::Any => (
+                    ReasonCode::DesignationRequired,
+                    "a run of wilds must say what every wild represents",
+                ),
+                WildLimit::AtLeastOneNatural => (
+                    ReasonCode::NoNatural,
+                    "every meld needs at least one natural card",
+                ),
+                WildLimit::NotMoreThanNaturals => {
+                    (ReasonCode::TooManyWilds, "wilds may not outnumber naturals")
+                }
+            };
+            reasons.push(Reason::new(code, kind, message));
+            return Vec::new();
+        }
+    }
+    let mut out = Vec::new();
+    for suit in suits {
+        let has_ace = naturals
+            .iter()
+            .chain(designated.iter().map(|(_, rep)| rep))
+            .chain(cards.iter().filter(|c| c.suit() == Some(suit)))
+            .any(|c| c.rank() == Some(Rank::Ace));
+        let aces: &[u8] = if has_ace { &[1, 14] } else { &[1] };
+        for &ace in aces {
+            read_run_in(
+                rules,
+                RunInput {
+                    suit,
+                    ace,
+                    naturals: &naturals,
+                    designated: &designated,
+                    free,
+                    n,
+                },
+                &mut out,
+                reasons,
+            );
+            if out.len() >= MAX_READINGS {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+struct RunInput<'a> {
+    suit: Suit,
+    ace: u8,
+    naturals: &'a [Card],
+    designated: &'a [(Card, Card)],
+    free: [u8; DISTINCT_CARDS],
+    n: usize,
+}
+
+fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, reasons: &mut Vec<Reason>) {
+    let kind = Some(MeldKind::Run);
+    let RunInput {
+        suit,
+        ace,
+        naturals,
+        designated,
+        free,
+        n,
+    } = input;
+    // Fixed places: naturals at their own value, designated wilds where they were put.
+    let mut fixed: Vec<(u8, Slot)> = Vec::with_capacity(n);
+    for &card in naturals {
+        let rank = card.rank().unwrap_or(Rank::Ace);
+        fixed.push((
+            value_of(rank, ace),
+            Slot {
+                card,
+                represents: Stands::Card(card),
+                natural: true,
+            },
+        ));
+    }
+    for &(card, rep) in designated {
+        let rank = rep.rank().unwrap_or(Rank::Ace);
+        fixed.push((
+            value_of(rank, ace),
+            Slot {
+                card,
+                represents: Stands::Card(rep),
+                natural: card == rep,
+            },
+        ));
+    }
+    fixed.sort_by_key(|(v, _)| *v);
+    if fixed.windows(2).any(|w| w[0].0 == w[1].0) {
+        reasons.push(Reason::new(
+            ReasonCode::DuplicateRank,
+            kind,
+            "a run holds each rank once: two runs of one suit are separate melds",
+        ));
+        return;
+    }
+    // Free wilds that could stand for themselves here (a red ace in its own place).
+    let own: Vec<Card> = (0..DISTINCT_CARDS)
+        .filter(|&i| free[i] > 0)
+        .map(Card::from_index)
+        .filter(|c| c.suit() == Some(suit))
+        .filter(|c| {
+            let v = value_of(c.rank().unwrap_or(Rank::Ace), ace);
+            !fixed.iter().any(|(fv, _)| *fv == v)
+        })
+        .collect();
+    for mask in 0u32..(1 << own.len()) {
+        let mut fixed = fixed.clone();
+        let mut free = free;
+        for (i, &card) in own.iter().enumerate() {
+            if mask & (1 << i) != 0 {
+                free[card.index()] -= 1;
+                let v = value_of(card.rank().unwrap_or(Rank::Ace), ace);
+                fixed.push((
+                    v,
+                    Slot {
+                        card,
+                        represents: Stands::Card(card),
+                        natural: true,
+                    },
+                ));
+            }
+        }
+        if fixed.is_empty() {
+            continue;
+        }
+        fixed.sort_by_key(|(v, _)| *v);
+        let lo = fixed[0].0;
+        let hi = fixed[fixed.len() - 1].0;
+        let span = usize::from(hi - lo) + 1;
+        let wild_count: usize = free.iter().map(|&c| usize::from(c)).sum();
+        let gaps = span - fixed.len();
+        if gaps > wild_count {
+            let ranks: Vec<u8> = fixed.iter().map(|(v, _)| *v).collect();
+            reasons.push(if round_the_corner(&ranks, n) {
+                Reason::new(
+                    ReasonCode::RoundTheCorner,
+                    kind,
+                    "a run may not pass from king to ace to two",
+                )
+            } else {
+                Reason::new(
+                    ReasonCode::Gap,
+                    kind,
+                    &format!("{gaps} gaps between the naturals but only {wild_count} wilds to fill them"),
+                )
+            });
+            continue;
+        }
+        let surplus = wild_count - gaps;
+        for below in 0..=surplus {
+            let above = surplus - below;
+            if usize::from(lo) <= below || usize::from(hi) + above > 14 {
+                continue;
+            }
+            let low = lo - below as u8;
+            let high = hi + above as u8;
+            let holes: Vec<u8> = (low..=high)
+                .filter(|v| !fixed.iter().any(|(fv, _)| fv == v))
+                .collect();
+            let mut arrangement = Vec::with_capacity(holes.len());
+            arrange(
+                &mut free.clone(),
+                holes.len(),
+                &mut arrangement,
+                &mut |wilds: &[Card]| {
+                    let mut slots: Vec<Slot> = Vec::with_capacity(n);
+                    let mut f = fixed.iter().peekable();
+                    let mut w = wilds.iter();
+                    for v in low..=high {
+                        match f.peek() {
+                            Some((fv, slot)) if *fv == v => {
+                                slots.push(*slot);
+                                f.next();
+                            }
+                            _ => {
+                                let card = *w.next().expect("a wild for every hole");
+                                let rep = card_at(v, suit);
+                                slots.push(Slot {
+                                    card,
+                                    represents: Stands::Card(rep),
+                                    natural: card == rep,
+                                });
+                            }
+                        }
+                    }
+                    let r = Reading::new(MeldKind::Run, None, Some(suit), Some(low), slots);
+                    if out.len() < MAX_READINGS {
+                        keep_if_within_limit(rules, r, out, reasons);
+                    }
+                },
+            );
+        }
+    }
+}
+
+/// Calls `emit` with every distinct ordering of `len` wilds drawn from the multiset `pool`.
+fn arrange(pool: &mut [u8; DISTINCT_CARDS], len: usize, acc: &mut Vec<Card>, emit: &mut dyn FnMut(&[Card])) {
+    if acc.len() == len {
+        emit(acc);
+        return;
+    }
+    for i in 0..DISTINCT_CARDS {
+        if pool[i] > 0 {
+            pool[i] -= 1;
+            acc.push(Card::from_index(i));
+            arrange(pool, len, acc, emit);
+            acc.pop();
+            pool[i] += 1;
+        }
+    }
+}
+
+/// Whether these run values would fit in `n` cards if the run could pass from king to ace.
+fn round_the_corner(values: &[u8], n: usize) -> bool {
+    let ranks: Vec<u8> = values.iter().map(|v| (v - 1) % 13).collect();
+    (0..13u8).any(|start| {
+        // Only a window that goes on past the ace to the two passes round the corner.
+        let wraps = usize::from(start) + n > 14;
+        wraps
+            && ranks.iter().all(|&r| {
+                let offset = (usize::from(r) + 13 - usize::from(start)) % 13;
+                offset < n
+            })
+    })
+}

@@ -1,0 +1,570 @@
+//! Variants and their house-rule options, with the defaults RULES.md gives.
+
+use std::ops::RangeInclusive;
+
+use serde::{Deserialize, Serialize};
+
+use crate::card::{Card, Rank};
+use crate::contract::{Contract, Requirement};
+use crate::reading::MeldKind;
+
+/// The four games RULES.md settles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Variant {
+    /// Continental Rummy / "May I?" (RULES.md §2).
+    #[serde(rename = "may_i")]
+    MayI,
+    /// The 7-deal contract game dealing 7..13 cards (RULES.md §3).
+    #[serde(rename = "contract_7")]
+    Contract7,
+    /// The classic single-deal 15-card game (RULES.md §4).
+    #[serde(rename = "continental")]
+    Continental,
+    /// Push, 2 v 2 (RULES.md §5).
+    #[serde(rename = "push")]
+    Push,
+}
+
+impl Variant {
+    /// Every variant.
+    pub const ALL: [Variant; 4] = [
+        Variant::MayI,
+        Variant::Contract7,
+        Variant::Continental,
+        Variant::Push,
+    ];
+
+    /// The variant's id as the API writes it.
+    pub const fn id(self) -> &'static str {
+        match self {
+            Variant::MayI => "may_i",
+            Variant::Contract7 => "contract_7",
+            Variant::Continental => "continental",
+            Variant::Push => "push",
+        }
+    }
+}
+
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl std::str::FromStr for Variant {
+    type Err = RulesetError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.id() == s)
+            .ok_or_else(|| RulesetError::UnknownVariant(s.to_owned()))
+    }
+}
+
+/// House rules of `may_i` (RULES.md §2).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MayIOptions {
+    /// Deuces are wild too (default off).
+    pub deuces_wild: bool,
+    /// No "May I?" in this many last deals (house rule "none in the last three": 3). Default 0.
+    pub claims_disabled_last_deals: u8,
+    /// At most this many claims per player per deal; `null` is unlimited (default).
+    pub max_claims_per_deal: Option<u32>,
+}
+
+/// House rules of `contract_7` (RULES.md §3); its claims follow `may_i`'s.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Contract7Options {
+    /// No claims in this many last deals. Default 0.
+    pub claims_disabled_last_deals: u8,
+    /// At most this many claims per player per deal; `null` is unlimited (default).
+    pub max_claims_per_deal: Option<u32>,
+}
+
+/// House rules of `continental` (RULES.md §4).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ContinentalOptions {
+    /// Deuces are wild as well as jokers (default on).
+    pub deuces_wild: bool,
+    /// Jokers in each pack (default 1).
+    pub jokers_per_pack: u8,
+    /// The deal passes left instead of to the winner (seed 004; default off).
+    pub deal_passes_left: bool,
+    /// Pay the bonuses of seed 004 (default on).
+    pub bonuses: bool,
+    /// Deals in the match (default 1).
+    pub deals: u8,
+}
+
+impl Default for ContinentalOptions {
+    fn default() -> Self {
+        ContinentalOptions {
+            deuces_wild: true,
+            jokers_per_pack: 1,
+            deal_passes_left: false,
+            bonuses: true,
+            deals: 1,
+        }
+    }
+}
+
+/// House rules of `push` (RULES.md §5).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PushOptions {
+    /// No partnerships: 4 to 6 players each for themselves (default off).
+    pub individual: bool,
+    /// Deal ten cards in every deal (default off: 6, 7, 8, 9, 10).
+    pub ten_every_deal: bool,
+    /// Deal 5's contract is a run of three and a run of seven (default off: two runs of five).
+    pub three_and_seven: bool,
+}
+
+/// A variant with its options: everything the engine needs to referee a game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "variant", content = "options")]
+pub enum Ruleset {
+    /// `may_i`
+    #[serde(rename = "may_i")]
+    MayI(MayIOptions),
+    /// `contract_7`
+    #[serde(rename = "contract_7")]
+    Contract7(Contract7Options),
+    /// `continental`
+    #[serde(rename = "continental")]
+    Continental(ContinentalOptions),
+    /// `push`
+    #[serde(rename = "push")]
+    Push(PushOptions),
+}
+
+/// Why a ruleset or a player count is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RulesetError {
+    /// Not one of the four variant ids.
+    #[error("unknown variant {0:?}: use may_i, contract_7, continental or push")]
+    UnknownVariant(String),
+    /// An option that this variant does not have, or a value of the wrong type.
+    #[error("invalid options for {variant}: {message}")]
+    InvalidOptions {
+        /// The variant.
+        variant: Variant,
+        /// What serde said.
+        message: String,
+    },
+    /// An option value outside its range.
+    #[error("option {option} must be {expected}")]
+    OptionOutOfRange {
+        /// The option's name.
+        option: &'static str,
+        /// The range it must be in.
+        expected: &'static str,
+    },
+    /// The variant is not played by this many players.
+    #[error("{variant} is played by {min} to {max} players, not {players}")]
+    PlayerCount {
+        /// The variant.
+        variant: Variant,
+        /// Players asked for.
+        players: usize,
+        /// Fewest players.
+        min: usize,
+        /// Most players.
+        max: usize,
+    },
+}
+
+impl RulesetError {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RulesetError::UnknownVariant(_) => "unknown_variant",
+            RulesetError::InvalidOptions { .. } | RulesetError::OptionOutOfRange { .. } => "invalid_options",
+            RulesetError::PlayerCount { .. } => "player_count",
+        }
+    }
+}
+
+/// How many wild cards a meld may hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WildLimit {
+    /// Wilds may not outnumber naturals, except an all-wild set (`may_i`'s wild trio).
+    NotMoreThanNaturals,
+    /// Any number, but at least one natural card (`contract_7`, `continental`).
+    AtLeastOneNatural,
+    /// Any number; a meld with at most one natural must name its kind and wilds (`push`).
+    Any,
+}
+
+impl Ruleset {
+    /// The ruleset of `variant` with `options` (a JSON object; `None` or `null` for the defaults).
+    ///
+    /// # Errors
+    /// [`RulesetError::InvalidOptions`] for an option the variant does not have or a value of
+    /// the wrong type, [`RulesetError::OptionOutOfRange`] for a value out of range.
+    pub fn new(variant: Variant, options: Option<serde_json::Value>) -> Result<Ruleset, RulesetError> {
+        let options = match options {
+            None | Some(serde_json::Value::Null) => serde_json::Value::Object(Default::default()),
+            Some(v) => v,
+        };
+        let invalid = |e: serde_json::Error| RulesetError::InvalidOptions {
+            variant,
+            message: e.to_string(),
+        };
+        let ruleset = match variant {
+            Variant::MayI => Ruleset::MayI(serde_json::from_value(options).map_err(invalid)?),
+            Variant::Contract7 => Ruleset::Contract7(serde_json::from_value(options).map_err(invalid)?),
+            Variant::Continental => Ruleset::Continental(serde_json::from_value(options).map_err(invalid)?),
+            Variant::Push => Ruleset::Push(serde_json::from_value(options).map_err(invalid)?),
+        };
+        ruleset.check_ranges()?;
+        Ok(ruleset)
+    }
+
+    /// The variant's rules with every option at its default.
+    pub fn default_for(variant: Variant) -> Ruleset {
+        match variant {
+            Variant::MayI => Ruleset::MayI(MayIOptions::default()),
+            Variant::Contract7 => Ruleset::Contract7(Contract7Options::default()),
+            Variant::Continental => Ruleset::Continental(ContinentalOptions::default()),
+            Variant::Push => Ruleset::Push(PushOptions::default()),
+        }
+    }
+
+    fn check_ranges(&self) -> Result<(), RulesetError> {
+        let out = |option, expected| Err(RulesetError::OptionOutOfRange { option, expected });
+        match self {
+            Ruleset::MayI(MayIOptions {
+                claims_disabled_last_deals,
+                max_claims_per_deal,
+                ..
+            })
+            | Ruleset::Contract7(Contract7Options {
+                claims_disabled_last_deals,
+                max_claims_per_deal,
+            }) => {
+                if *claims_disabled_last_deals > 7 {
+                    return out("claims_disabled_last_deals", "between 0 and 7");
+                }
+                if *max_claims_per_deal == Some(0) {
+                    // Zero claims is what claims_disabled_last_deals = 7 says; refuse the
+                    // ambiguous spelling rather than guess.
+                    return out("max_claims_per_deal", "at least 1, or null for unlimited");
+                }
+            }
+            Ruleset::Continental(o) => {
+                if o.jokers_per_pack > 4 {
+                    return out("jokers_per_pack", "between 0 and 4");
+                }
+                if !(1..=20).contains(&o.deals) {
+                    return out("deals", "between 1 and 20");
+                }
+            }
+            Ruleset::Push(_) => {}
+        }
+        Ok(())
+    }
+
+    /// The variant these rules are of.
+    pub const fn variant(&self) -> Variant {
+        match self {
+            Ruleset::MayI(_) => Variant::MayI,
+            Ruleset::Contract7(_) => Variant::Contract7,
+            Ruleset::Continental(_) => Variant::Continental,
+            Ruleset::Push(_) => Variant::Push,
+        }
+    }
+
+    /// How many players may sit down.
+    pub fn players(&self) -> RangeInclusive<usize> {
+        match self {
+            Ruleset::MayI(_) | Ruleset::Contract7(_) => 2..=8,
+            Ruleset::Continental(_) => 2..=12,
+            Ruleset::Push(o) if o.individual => 4..=6,
+            Ruleset::Push(_) => 4..=4,
+        }
+    }
+
+    /// Checks that `players` may play these rules.
+    ///
+    /// # Errors
+    /// [`RulesetError::PlayerCount`] outside [`Ruleset::players`].
+    pub fn check_players(&self, players: usize) -> Result<(), RulesetError> {
+        let range = self.players();
+        if range.contains(&players) {
+            Ok(())
+        } else {
+            Err(RulesetError::PlayerCount {
+                variant: self.variant(),
+                players,
+                min: *range.start(),
+                max: *range.end(),
+            })
+        }
+    }
+
+    /// Number of 52-card packs shuffled together, and jokers in all, for `players`.
+    pub fn packs(&self, players: usize) -> (usize, usize) {
+        match self {
+            Ruleset::MayI(_) => {
+                let packs = players.div_ceil(2).max(2);
+                (packs, packs * 2)
+            }
+            Ruleset::Contract7(_) if players >= 7 => (3, 3),
+            Ruleset::Contract7(_) => (2, 2),
+            Ruleset::Continental(o) => {
+                let packs = match players {
+                    0..=5 => 2,
+                    6..=8 => 3,
+                    _ => 4,
+                };
+                (packs, packs * o.jokers_per_pack as usize)
+            }
+            Ruleset::Push(o) if o.individual && players > 4 => (3, 6),
+            Ruleset::Push(_) => (2, 4),
+        }
+    }
+
+    /// The full pack for `players`, in a fixed order (packs one after another, then jokers).
+    pub fn pack(&self, players: usize) -> Vec<Card> {
+        let (packs, jokers) = self.packs(players);
+        let mut cards = Vec::with_capacity(packs * 52 + jokers);
+        for _ in 0..packs {
+            cards.extend(Card::suited());
+        }
+        cards.extend(std::iter::repeat_n(Card::JOKER, jokers));
+        cards
+    }
+
+    /// Whether `card` is wild under these rules.
+    pub fn is_wild(&self, card: Card) -> bool {
+        match card {
+            Card::Joker => true,
+            Card::Suited { rank, suit } => match self {
+                Ruleset::MayI(o) => {
+                    (rank == Rank::Ace && suit.is_red()) || (o.deuces_wild && rank == Rank::Two)
+                }
+                Ruleset::Contract7(_) => false,
+                Ruleset::Continental(o) => o.deuces_wild && rank == Rank::Two,
+                Ruleset::Push(_) => rank == Rank::Two,
+            },
+        }
+    }
+
+    /// The wild cards of these rules, one of each.
+    pub fn wild_cards(&self) -> Vec<Card> {
+        let mut wilds: Vec<Card> = Card::suited().filter(|c| self.is_wild(*c)).collect();
+        wilds.push(Card::JOKER);
+        wilds
+    }
+
+    /// How many wilds a meld may hold.
+    pub const fn wild_limit(&self) -> WildLimit {
+        match self {
+            Ruleset::MayI(_) => WildLimit::NotMoreThanNaturals,
+            Ruleset::Contract7(_) | Ruleset::Continental(_) => WildLimit::AtLeastOneNatural,
+            Ruleset::Push(_) => WildLimit::Any,
+        }
+    }
+
+    /// Whether sets (trios) are melds in this variant (not in `continental`).
+    pub const fn sets_allowed(&self) -> bool {
+        !matches!(self, Ruleset::Continental(_))
+    }
+
+    /// The fewest cards of a meld of `kind`.
+    pub const fn min_len(&self, kind: MeldKind) -> usize {
+        match (self, kind) {
+            (_, MeldKind::Set) => 3,
+            (Ruleset::MayI(_) | Ruleset::Contract7(_), MeldKind::Run) => 4,
+            (Ruleset::Continental(_) | Ruleset::Push(_), MeldKind::Run) => 3,
+        }
+    }
+
+    /// Number of deals in a game.
+    pub const fn deals(&self) -> u8 {
+        match self {
+            Ruleset::MayI(_) | Ruleset::Contract7(_) => 7,
+            Ruleset::Continental(o) => o.deals,
+            Ruleset::Push(_) => 5,
+        }
+    }
+
+    /// Cards dealt to each player in deal `deal` (1-based).
+    pub const fn hand_size(&self, deal: u8) -> usize {
+        match self {
+            Ruleset::MayI(_) => 12,
+            Ruleset::Contract7(_) => 6 + deal as usize,
+            Ruleset::Continental(_) => 15,
+            Ruleset::Push(o) if o.ten_every_deal => 10,
+            Ruleset::Push(_) => 5 + deal as usize,
+        }
+    }
+
+    /// The contract of deal `deal` (1-based; deals past the seventh repeat the last contract).
+    pub fn contract(&self, deal: u8) -> Contract {
+        use MeldKind::{Run, Set};
+        let idx = deal.clamp(1, 7) as usize - 1;
+        let seven: [&[MeldKind]; 7] = [
+            &[Set, Set],
+            &[Set, Run],
+            &[Run, Run],
+            &[Set, Set, Set],
+            &[Set, Set, Run],
+            &[Set, Run, Run],
+            &[Run, Run, Run],
+        ];
+        let needs = |kinds: &[MeldKind]| {
+            Contract::Melds(
+                kinds
+                    .iter()
+                    .map(|&kind| Requirement {
+                        kind,
+                        min_len: self.min_len(kind),
+                    })
+                    .collect(),
+            )
+        };
+        match self {
+            Ruleset::MayI(_) | Ruleset::Contract7(_) => needs(seven[idx]),
+            Ruleset::Continental(_) => Contract::GoOut,
+            Ruleset::Push(o) => {
+                let req = |kind, min_len| Requirement { kind, min_len };
+                Contract::Melds(match deal.clamp(1, 5) {
+                    1 => vec![req(Set, 3), req(Set, 3)],
+                    2 => vec![req(Set, 3), req(Run, 4)],
+                    3 => vec![req(Run, 4), req(Run, 4)],
+                    4 => vec![req(Set, 3), req(Set, 3), req(Set, 3)],
+                    _ if o.three_and_seven => vec![req(Run, 3), req(Run, 7)],
+                    _ => vec![req(Run, 5), req(Run, 5)],
+                })
+            }
+        }
+    }
+
+    /// Penalty points of a card left in hand at the end of a deal; `None` in `continental`,
+    /// which pays the winner instead of counting hands.
+    pub fn card_value(&self, card: Card) -> Option<i32> {
+        let rank = card.rank();
+        Some(match self {
+            Ruleset::MayI(_) => match rank {
+                None => 50,
+                Some(Rank::Ace) => 20,
+                Some(r) if r >= Rank::Ten => 10,
+                Some(_) => 5,
+            },
+            Ruleset::Contract7(_) => match rank {
+                None => 50,
+                Some(Rank::Ace) => 11,
+                Some(r) if r >= Rank::Ten => 10,
+                Some(r) => i32::from(r.number()),
+            },
+            Ruleset::Continental(_) => return None,
+            Ruleset::Push(_) => match rank {
+                None | Some(Rank::Two) => 20,
+                Some(Rank::Ace) => 15,
+                Some(r) if r >= Rank::Ten => 10,
+                Some(_) => 5,
+            },
+        })
+    }
+
+    /// Whether this variant has out-of-turn claims ("May I?").
+    pub const fn has_claims(&self) -> bool {
+        matches!(self, Ruleset::MayI(_) | Ruleset::Contract7(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pack_sizes_follow_rules() {
+        let rows = [
+            (Variant::MayI, 4, 108, "§2: 4 players, two packs and 4 jokers"),
+            (Variant::MayI, 6, 162, "§2: 5-6 players, three packs"),
+            (Variant::MayI, 8, 216, "§2: 7-8 players, four packs"),
+            (Variant::MayI, 2, 108, "§2: at least two packs"),
+            (Variant::Contract7, 4, 106, "§3: two packs and two jokers"),
+            (
+                Variant::Contract7,
+                8,
+                159,
+                "§3: 7-8 players, three packs and three jokers",
+            ),
+            (
+                Variant::Continental,
+                5,
+                106,
+                "§4: 2-5 players two packs, a joker each",
+            ),
+            (Variant::Continental, 6, 159, "§4: 6-8 players three packs"),
+            (Variant::Continental, 12, 212, "§4: 9-12 players four packs"),
+            (Variant::Push, 4, 108, "§5: two packs and four jokers"),
+        ];
+        for (variant, players, size, why) in rows {
+            assert_eq!(Ruleset::default_for(variant).pack(players).len(), size, "{why}");
+        }
+        let individual = Ruleset::new(Variant::Push, Some(serde_json::json!({"individual": true})))
+            .expect("individual push");
+        assert_eq!(
+            individual.pack(5).len(),
+            162,
+            "§5 individual: third pack with 2 jokers"
+        );
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let unknown = Ruleset::new(Variant::MayI, Some(serde_json::json!({"individual": true})));
+        assert_eq!(
+            unknown.expect_err("push option on may_i").code(),
+            "invalid_options"
+        );
+        let wrong_type = Ruleset::new(Variant::Continental, Some(serde_json::json!({"deals": "x"})));
+        assert!(wrong_type.is_err());
+        let range = Ruleset::new(Variant::Continental, Some(serde_json::json!({"deals": 0})));
+        assert!(range.is_err());
+        assert_eq!(
+            "pusher".parse::<Variant>().expect_err("bad").code(),
+            "unknown_variant"
+        );
+    }
+
+    #[test]
+    fn wilds_by_variant() {
+        let ah: Card = "AH".parse().expect("card");
+        let two: Card = "2C".parse().expect("card");
+        let may_i = Ruleset::default_for(Variant::MayI);
+        assert!(may_i.is_wild(ah) && !may_i.is_wild("AS".parse().expect("card")));
+        assert!(!may_i.is_wild(two), "§2 deuces_wild defaults off");
+        assert!(
+            !Ruleset::default_for(Variant::Contract7).is_wild(ah),
+            "§3 jokers only"
+        );
+        assert!(
+            Ruleset::default_for(Variant::Continental).is_wild(two),
+            "§4 deuces on"
+        );
+        assert!(Ruleset::default_for(Variant::Push).is_wild(two), "§5 twos wild");
+    }
+
+    #[test]
+    fn deal_sizes() {
+        let c7 = Ruleset::default_for(Variant::Contract7);
+        assert_eq!(
+            (1..=7).map(|d| c7.hand_size(d)).collect::<Vec<_>>(),
+            [7, 8, 9, 10, 11, 12, 13]
+        );
+        let push = Ruleset::default_for(Variant::Push);
+        assert_eq!(
+            (1..=5).map(|d| push.hand_size(d)).collect::<Vec<_>>(),
+            [6, 7, 8, 9, 10]
+        );
+    }
+}
