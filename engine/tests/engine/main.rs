@@ -1,0 +1,6 @@
+//! The engine's integration tests, one binary: each module covers one part of RULES.md.
+
+mod contracts;
+mod extending;
+mod helpers;
+mod melds;
