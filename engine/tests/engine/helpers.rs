@@ -1,235 +1,86 @@
-//! Shared helpers: stacked decks, invariant checks, a random player.
+//! Typed helpers shared by the engine's integration tests.
 
 use engine::{
-    Action, Card, DealEnd, DrawSource, Event, Game, GameConfig, LegalAction, Ruleset, Seat, Seed, Status,
-    Variant,
+    Card, Designation, MeldKind, ProposedMeld, Reading, Ruleset, Stands, Variant, analyse, parse_cards,
 };
 
-/// Cards from their names.
-pub fn cards(names: &str) -> Vec<Card> {
-    names
-        .split_whitespace()
-        .map(|n| n.parse().unwrap_or_else(|e| panic!("{n}: {e}")))
+/// Cards from a space-separated list, like `"5H 6H JK"`.
+pub fn cards(list: &str) -> Vec<Card> {
+    let names: Vec<&str> = list.split_whitespace().collect();
+    parse_cards(&names).unwrap_or_else(|e| panic!("test cards {list:?}: {e}"))
+}
+
+/// One card.
+pub fn card(name: &str) -> Card {
+    name.parse().unwrap_or_else(|e| panic!("test card {name:?}: {e}"))
+}
+
+/// The default rules of `variant`.
+pub fn rules(variant: Variant) -> Ruleset {
+    Ruleset::default_for(variant)
+}
+
+/// `variant` with options.
+pub fn rules_with(variant: Variant, options: serde_json::Value) -> Ruleset {
+    Ruleset::new(variant, Some(options)).unwrap_or_else(|e| panic!("test options: {e}"))
+}
+
+/// Designations from `"JK=5H 2C=7"` (`*` for anything).
+pub fn designations(list: &str) -> Vec<Designation> {
+    list.split_whitespace()
+        .map(|d| {
+            let (c, rep) = d.split_once('=').unwrap_or_else(|| panic!("designation {d:?}"));
+            Designation {
+                card: card(c),
+                represents: rep.parse::<Stands>().unwrap_or_else(|e| panic!("{d}: {e}")),
+            }
+        })
         .collect()
 }
 
-/// A small deterministic generator for test choices (not the game's randomness).
-pub struct TestRng(pub u64);
-
-impl TestRng {
-    /// Next value (xorshift64*).
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform-ish in `0..n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+/// A proposal of `list` with an optional kind and designations.
+pub fn proposal(list: &str, kind: Option<MeldKind>, wilds: &str) -> ProposedMeld {
+    ProposedMeld {
+        cards: cards(list),
+        kind,
+        wilds: designations(wilds),
     }
 }
 
-/// Checks RULES.md §1 "Conservation": every card of the pack in exactly one place.
-pub fn assert_conserved(game: &Game, context: &str) {
-    let mut all = game.census();
-    all.sort();
-    let mut pack = game.rules().pack(game.players());
-    pack.sort();
-    assert_eq!(all.len(), pack.len(), "conservation (card count): {context}");
-    assert_eq!(all, pack, "conservation: {context}");
+/// The one reading of `list` (kind and designations as given), or a panic naming `why`.
+pub fn reading(rules: &Ruleset, list: &str, kind: Option<MeldKind>, wilds: &str, why: &str) -> Reading {
+    let analysis = analyse(rules, &proposal(list, kind, wilds));
+    assert_eq!(
+        analysis.readings.len(),
+        1,
+        "{why}: expected one reading of {list}, got {:?}",
+        analysis.readings.iter().map(describe).collect::<Vec<_>>()
+    );
+    analysis.readings.into_iter().next().expect("one reading")
 }
 
-/// Checks hand sizes after `events` took `before` to `after`.
-pub fn assert_hand_sizes(before: &Game, after: &Game, events: &[Event], context: &str) {
-    let n = before.players();
-    if after.status() != Status::Playing {
-        return;
-    }
-    if after.deal() != before.deal() {
-        let size = after.rules().hand_size(after.deal());
-        for s in 0..n {
-            let seat = Seat(s as u8);
-            let want = if after.is_active(seat) { size } else { 0 };
-            assert_eq!(
-                after.hand(seat).len(),
-                want,
-                "fresh deal hand size of {s}: {context}"
-            );
-        }
-        return;
-    }
-    let mut want: Vec<i64> = (0..n).map(|s| before.hand(Seat(s as u8)).len() as i64).collect();
-    for e in events {
-        match e {
-            Event::Drew { seat, .. } => want[seat.index()] += 1,
-            Event::Pushed { to, .. } => want[to.index()] += 2,
-            Event::ClaimWon { seat, .. } => want[seat.index()] += 2,
-            Event::Melded { seat, melds, .. } => {
-                want[seat.index()] -= melds.iter().map(|m| m.reading.len() as i64).sum::<i64>()
-            }
-            Event::LaidOff { seat, cards, .. } => want[seat.index()] -= cards.len() as i64,
-            Event::Swapped { seat, freed, .. } => {
-                want[seat.index()] -= 1;
-                if freed.is_some() {
-                    want[seat.index()] += 1;
-                }
-            }
-            Event::TookBack { seat, cards } => want[seat.index()] += cards.len() as i64,
-            Event::Discarded { seat, .. } => want[seat.index()] -= 1,
-            Event::Left { seat } => want[seat.index()] = 0,
-            _ => {}
-        }
-    }
-    for (s, want) in want.iter().enumerate() {
-        assert_eq!(
-            after.hand(Seat(s as u8)).len() as i64,
-            *want,
-            "hand size of seat {s} after {events:?}: {context}"
-        );
-    }
-}
-
-/// The concrete actions listed for `seat` (draws, claim, take back, each discard, leave).
-pub fn concrete_actions(game: &Game, seat: Seat) -> Vec<Action> {
-    let mut out = Vec::new();
-    for la in game.legal_actions(seat) {
-        match la {
-            LegalAction::Draw { source } => out.push(Action::Draw { source }),
-            LegalAction::Claim => out.push(Action::Claim),
-            LegalAction::TakeBack => out.push(Action::TakeBack),
-            LegalAction::Discard { cards } => {
-                out.extend(cards.into_iter().map(|card| Action::Discard { card }))
-            }
-            LegalAction::Leave => out.push(Action::Leave),
-            _ => {}
-        }
-    }
-    out
-}
-
-/// Plays `action`, checking the invariants, and returns the new game.
-pub fn play_checked(game: &Game, seat: Seat, action: Action, context: &str) -> (Game, Vec<Event>) {
-    let (next, events) = game
-        .apply(seat, action.clone())
-        .unwrap_or_else(|e| panic!("{context}: {action:?} by {seat} refused: {e} ({})", e.code()));
-    assert_conserved(&next, context);
-    assert_hand_sizes(game, &next, &events, context);
-    (next, events)
-}
-
-/// A quick new game.
-pub fn new_game(variant: Variant, players: usize, seed: u64) -> Game {
-    let config = GameConfig::new(Ruleset::default_for(variant), players);
-    Game::new(config, Seed::from_u64(seed)).expect("setup").0
-}
-
-/// Whether a deal ended in these events.
-pub fn deal_ended(events: &[Event]) -> Option<DealEnd> {
-    events.iter().find_map(|e| match e {
-        Event::DealEnded { end, .. } => Some(*end),
-        _ => None,
-    })
-}
-
-/// A stacked deck (top card first) that deals `hands` (by seat; missing cards are filled from
-/// the rest of the pack), turns `upcard` and puts `stock` on top of the stock.
-pub fn stacked_deck(
-    rules: &Ruleset,
-    players: usize,
-    dealer: usize,
-    deal: u8,
-    hands: &[&str],
-    upcard: &str,
-    stock: &str,
-) -> Vec<Card> {
-    let mut filler = rules.pack(players);
-    let mut take = |c: Card| {
-        let i = filler
-            .iter()
-            .position(|f| *f == c)
-            .unwrap_or_else(|| panic!("{c} twice in the stacked deck"));
-        filler.remove(i);
+/// A reading in one line: `run H: 5H 6H JK=7H 8H (n3 w1)`, `set 7: 7C 7D JK=7 (n2 w1)`.
+/// A card is followed by `=what` whenever it does not stand for itself.
+pub fn describe(r: &Reading) -> String {
+    let head = match r.kind() {
+        MeldKind::Run => format!("run {}", r.suit().map_or('?', |s| s.char())),
+        MeldKind::Set => format!("set {}", r.rank().map_or('*', |s| s.char())),
     };
-    let hands: Vec<Vec<Card>> = hands.iter().map(|h| cards(h)).collect();
-    let upcard = cards(upcard);
-    let stock = cards(stock);
-    for c in hands.iter().flatten().chain(&upcard).chain(&stock) {
-        take(*c);
-    }
-    // Fillers: wilds last, so filled hands hold as few surprises as possible.
-    filler.sort_by_key(|c| (rules.is_wild(*c), std::cmp::Reverse(*c)));
-    filler.reverse();
-    let size = rules.hand_size(deal);
-    let packet = if rules.variant() == Variant::Continental {
-        3
-    } else {
-        1
-    };
-    let mut next = vec![0usize; players];
-    let mut deck = Vec::new();
-    let mut dealt = 0;
-    while dealt < size {
-        let n = packet.min(size - dealt);
-        for k in 1..=players {
-            let seat = (dealer + k) % players;
-            for _ in 0..n {
-                let card = match hands.get(seat).and_then(|h| h.get(next[seat])) {
-                    Some(c) => *c,
-                    None => filler.pop().expect("filler"),
-                };
-                next[seat] += 1;
-                deck.push(card);
+    let slots: Vec<String> = r
+        .slots()
+        .iter()
+        .map(|s| {
+            let itself = match s.represents {
+                Stands::Card(c) => c == s.card,
+                Stands::Rank(rank) => s.card.rank() == Some(rank),
+                Stands::Any => false,
+            };
+            if itself {
+                s.card.to_string()
+            } else {
+                format!("{}={}", s.card, s.represents)
             }
-        }
-        dealt += n;
-    }
-    for (seat, h) in hands.iter().enumerate() {
-        assert!(h.len() <= size, "seat {seat} is given more than {size} cards");
-    }
-    deck.extend(upcard);
-    deck.extend(stock);
-    filler.reverse();
-    deck.extend(filler);
-    deck
-}
-
-/// A game on stacked decks with a fixed first dealer.
-pub fn stacked_game(rules: Ruleset, players: usize, dealer: u8, decks: Vec<Vec<Card>>) -> (Game, Vec<Event>) {
-    let config = GameConfig {
-        ruleset: rules,
-        players,
-        first_dealer: Some(Seat(dealer)),
-        stacked_decks: Some(decks),
-    };
-    Game::new(config, Seed::from_u64(7)).expect("stacked setup")
-}
-
-/// Plays a list of actions, checking invariants; returns the game and all events.
-pub fn play_all(game: &Game, actions: &[(u8, Action)]) -> (Game, Vec<Event>) {
-    let mut game = game.clone();
-    let mut all = Vec::new();
-    for (k, (seat, action)) in actions.iter().enumerate() {
-        let (next, events) = play_checked(
-            &game,
-            Seat(*seat),
-            action.clone(),
-            &format!("scripted action {k}"),
-        );
-        game = next;
-        all.extend(events);
-    }
-    (game, all)
-}
-
-/// A draw action.
-pub fn draw(source: DrawSource) -> Action {
-    Action::Draw { source }
-}
-
-/// A discard action.
-pub fn discard(card: &str) -> Action {
-    Action::Discard {
-        card: card.parse().expect("card"),
-    }
+        })
+        .collect();
+    format!("{head}: {} (n{} w{})", slots.join(" "), r.naturals(), r.wilds())
 }

@@ -2,7 +2,7 @@
 
 use engine::{Action, DealEnd, DrawSource, Event, ProposedMeld, Ruleset, Seat, Variant};
 
-use crate::helpers::{cards, deal_ended, discard, draw, play_all, stacked_deck, stacked_game};
+use crate::play_helpers::{cards, deal_ended, discard, draw, play_all, stacked_deck, stacked_game};
 
 fn meld(names: &[&str]) -> Action {
     Action::Meld {

@@ -3,7 +3,7 @@
 
 use engine::{Action, Card, Game, Seat, Status, Variant};
 
-use crate::helpers::{TestRng, assert_conserved, concrete_actions, new_game, play_checked};
+use crate::play_helpers::{TestRng, assert_conserved, concrete_actions, new_game, play_checked};
 
 /// Plays one game with uniformly random concrete actions; returns the number of actions.
 fn random_game(variant: Variant, players: usize, seed: u64, leave: bool) -> usize {
