@@ -281,6 +281,12 @@ impl Reading {
         proposal.wilds.extend_from_slice(wilds);
         let mut analysis = analyse(rules, &proposal);
         if analysis.readings.is_empty() {
+            // The meld's own reasons say why; this one says it in lay-off terms.
+            analysis.reasons.push(Reason::new(
+                ReasonCode::DoesNotFit,
+                Some(self.kind),
+                &format!("{} cannot be laid off on this meld", list(cards)),
+            ));
             return analysis;
         }
         analysis
@@ -627,7 +633,22 @@ pub fn analyse(rules: &Ruleset, meld: &ProposedMeld) -> Analysis {
                 continue;
             }
             MeldKind::Set => set_readings(rules, meld, &mut out.reasons),
-            MeldKind::Run => run_readings(rules, meld, &mut out.reasons),
+            MeldKind::Run => {
+                let runs = run_readings(rules, meld, &mut out.reasons);
+                if runs.is_empty() && meld.kind.is_none() && !rules.sets_allowed() {
+                    // Say so when the cards would be a set elsewhere: "mixed suits" alone
+                    // would leave a continental player guessing.
+                    let mut ignored = Vec::new();
+                    if !set_readings(rules, meld, &mut ignored).is_empty() {
+                        out.reasons.push(Reason::new(
+                            ReasonCode::SetsNotAllowed,
+                            Some(MeldKind::Set),
+                            &format!("sets are not melds in {}", rules.variant()),
+                        ));
+                    }
+                }
+                runs
+            }
         };
         if rules.wild_limit() == WildLimit::Any {
             name_few_naturals(meld, &mut found, &mut out.reasons);
@@ -690,6 +711,9 @@ fn check_designations(rules: &Ruleset, meld: &ProposedMeld) -> Result<(), Reason
         left[d.card.index()] -= 1;
         if let (Stands::Any, Some(MeldKind::Run)) = (d.represents, meld.kind) {
             return mismatch("a wild in a run represents one card, like 5H".into());
+        }
+        if d.represents == Stands::Card(Card::JOKER) {
+            return mismatch("a wild represents a suited card, never the joker".into());
         }
     }
     Ok(())
@@ -776,7 +800,8 @@ fn set_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>)
         ));
         Vec::new()
     };
-    if designated.len() > 1 || (wants_any && !designated.is_empty()) {
+    // `*` is only the wild trio's designation: it cannot stand beside a rank or a natural.
+    if designated.len() > 1 || (wants_any && !(designated.is_empty() && natural_ranks.is_empty())) {
         return mismatch(reasons);
     }
     let mut out = Vec::new();
@@ -1080,6 +1105,11 @@ fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, rea
             }
             let low = lo - below as u8;
             let high = hi + above as u8;
+            if low == 2 && usize::from(high - low) + 1 == MAX_RUN {
+                // All thirteen ranks: ace high (2..A) is the same run as ace low (A..K), which
+                // is produced too. One reading, so a full run is never ambiguous.
+                continue;
+            }
             let holes: Vec<u8> = (low..=high)
                 .filter(|v| !fixed.iter().any(|(fv, _)| fv == v))
                 .collect();

@@ -1,0 +1,10 @@
+//! The engine's integration tests, one binary: each module covers one part of RULES.md.
+
+mod contracts;
+mod extending;
+mod helpers;
+mod melds;
+mod play_basics;
+mod play_helpers;
+mod play_may_i;
+mod play_sim;
