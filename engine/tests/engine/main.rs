@@ -4,3 +4,4 @@ mod contracts;
 mod extending;
 mod helpers;
 mod melds;
+mod search;
