@@ -49,7 +49,9 @@
 
 mod card;
 mod contract;
+mod game;
 mod reading;
+mod replay;
 mod ruleset;
 mod search;
 
@@ -58,10 +60,16 @@ pub use contract::{
     Contract, ContractCode, ContractReason, GO_OUT_CARDS, GO_OUT_PATTERNS, Requirement,
     check as check_contract, check_proposed as check_proposed_contract,
 };
+pub use game::{
+    Action, ActionError, ClaimsView, DealEnd, DiscardView, DrawSource, Event, GAME_FORMAT, Game, GameConfig,
+    LaidMeld, LegalAction, MeldView, Phase, PlayerView, Seat, Seed, SetupError, Standing, Status, TableMeld,
+    TurnView, View, Viewer, YouView, pinned, wild_places,
+};
 pub use reading::{
     Analysis, Designation, MAX_RUN, MeldError, MeldKind, ProposedMeld, Reading, Reason, ReasonCode, RunEnd,
     Slot, Stands, SwapError, analyse, read,
 };
+pub use replay::{ReplayError, replay};
 pub use ruleset::{
     ContinentalOptions, Contract7Options, MayIOptions, PushOptions, Ruleset, RulesetError, Variant, WildLimit,
 };

@@ -4,4 +4,8 @@ mod contracts;
 mod extending;
 mod helpers;
 mod melds;
+mod play_basics;
+mod play_helpers;
+mod play_may_i;
+mod play_sim;
 mod search;

@@ -1,0 +1,220 @@
+//! What a seat may ask of the game ([`Action`]) and why it may be refused ([`ActionError`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::card::Card;
+use crate::contract::ContractReason;
+use crate::reading::{Designation, ProposedMeld, Reading, Reason, RunEnd, SwapError};
+
+/// Where a drawn card comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DrawSource {
+    /// The top of the stock (in `push`, with a discard to push: the push draw).
+    Stock,
+    /// The top of the discard pile.
+    Discard,
+}
+
+/// Everything a seat can do: the one closed set of moves (RULES.md §1 "Turn" and each variant).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    /// Draw one card (`push`: from the stock with a discard on the pile, the push draw).
+    Draw {
+        /// Stock or discard pile.
+        source: DrawSource,
+    },
+    /// "May I?": ask for the top discard out of turn (`may_i`, `contract_7`).
+    Claim,
+    /// Lay new melds: going down with the contract, later melds (`push`), or going out all at
+    /// once (`continental`).
+    Meld {
+        /// The melds as submitted.
+        melds: Vec<ProposedMeld>,
+    },
+    /// Add cards from hand to a meld on the table.
+    #[serde(rename = "layoff")]
+    LayOff {
+        /// The table meld's id.
+        meld_id: u32,
+        /// The cards to add.
+        cards: Vec<Card>,
+        /// What the added wilds represent, when more than one place fits.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        wilds: Vec<Designation>,
+    },
+    /// Replace a wild in a meld by the natural card it represents (`may_i` runs, `push` any
+    /// meld: the wild comes to hand and must be played this turn); in `contract_7` the joker
+    /// moves to `end` of the same run instead.
+    Swap {
+        /// The table meld's id.
+        meld_id: u32,
+        /// The natural card from hand.
+        card: Card,
+        /// `contract_7`: the end of the run the joker goes to (needed when both are free).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        end: Option<RunEnd>,
+    },
+    /// `contract_7`: move the joker at an end of a run you dropped to another run.
+    MoveJoker {
+        /// The run the joker leaves (yours).
+        from_meld: u32,
+        /// Which end of it the joker is at.
+        end: RunEnd,
+        /// The run it goes to (anyone's).
+        to_meld: u32,
+        /// Which end of that run it goes to (needed when both are free).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to_end: Option<RunEnd>,
+    },
+    /// `may_i`: pick up every card played to the table this turn (going down comes back whole).
+    TakeBack,
+    /// Discard one card, ending the turn.
+    Discard {
+        /// The card.
+        card: Card,
+    },
+    /// Leave the game for good (RULES.md §2 "Leaving").
+    Leave,
+}
+
+impl Action {
+    /// The action's type as the API writes it (`draw`, `claim`, `layoff`, ...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Action::Draw { .. } => "draw",
+            Action::Claim => "claim",
+            Action::Meld { .. } => "meld",
+            Action::LayOff { .. } => "layoff",
+            Action::Swap { .. } => "swap",
+            Action::MoveJoker { .. } => "move_joker",
+            Action::TakeBack => "take_back",
+            Action::Discard { .. } => "discard",
+            Action::Leave => "leave",
+        }
+    }
+}
+
+/// Why an action was refused. The game is left exactly as it was.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ActionError {
+    /// The game is over (finished or void).
+    #[error("the game is over")]
+    GameOver,
+    /// No such seat at this table.
+    #[error("there is no seat {0} in this game")]
+    UnknownSeat(u8),
+    /// The seat has left the game.
+    #[error("this seat has left the game")]
+    SeatLeft,
+    /// Only the player in turn may do this.
+    #[error("it is not your turn")]
+    NotYourTurn,
+    /// Not at this point of the turn.
+    #[error("not now: {0}")]
+    WrongPhase(&'static str),
+    /// Some cards of the action are not in the player's hand.
+    #[error("not in your hand: {}", list(.0))]
+    CardNotInHand(Vec<Card>),
+    /// The discard pile is empty.
+    #[error("the discard pile is empty")]
+    DiscardEmpty,
+    /// The discard pile is dead after a claim, until the next discard.
+    #[error("the discard pile is dead after a claim until the next discard")]
+    DiscardDead,
+    /// A claim that the rules do not allow now.
+    #[error("you may not claim now: {0}")]
+    ClaimNotAllowed(&'static str),
+    /// The variant has no such action.
+    #[error("{0}")]
+    NotInVariant(&'static str),
+    /// One of the submitted melds is not legal.
+    #[error("meld {} is not legal: {}", .meld.map_or(1, |m| m + 1), reasons_text(.reasons))]
+    IllegalMeld {
+        /// Index of the meld in the request, if several.
+        meld: Option<usize>,
+        /// Why not.
+        reasons: Vec<Reason>,
+    },
+    /// A meld can be read several ways: the request must fix its kind or wilds.
+    #[error("the cards can be read {} ways: fix the kind or what each wild represents", .readings.len())]
+    AmbiguousMeld {
+        /// Index of the meld in the request, if several.
+        meld: Option<usize>,
+        /// The readings to choose from.
+        readings: Vec<Reading>,
+    },
+    /// The melds do not fulfil the deal's contract.
+    #[error("contract not met: {}", .0.iter().map(|r| r.message.as_str()).collect::<Vec<_>>().join("; "))]
+    ContractNotMet(Vec<ContractReason>),
+    /// Laying off (or swapping) before going down.
+    #[error("you must go down with the contract first")]
+    NotDown,
+    /// A new meld after going down, where the variant forbids it.
+    #[error("after going down you may not start new melds this deal")]
+    AlreadyDown,
+    /// No meld with that id on the table.
+    #[error("there is no meld {0} on the table")]
+    UnknownMeld(u32),
+    /// A meld that is not the player's own, where that matters.
+    #[error("meld {0} is not yours")]
+    NotYourMeld(u32),
+    /// A wild cannot be replaced or moved like that.
+    #[error("{0}")]
+    Swap(SwapError),
+    /// The freed wild is still in hand: it must go to the table this turn.
+    #[error("the freed wild {0} must be played on the table before the turn ends")]
+    FreedWildInHand(Card),
+    /// `contract_7`: the last card must be discarded, not melded or laid off.
+    #[error("your last card must be discarded: you may not meld or lay it off")]
+    FinalDiscardRequired,
+    /// Nothing was played to the table this turn.
+    #[error("nothing played this turn to take back")]
+    NothingToTakeBack,
+    /// The action holds no cards.
+    #[error("the action names no cards")]
+    NoCards,
+}
+
+impl ActionError {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ActionError::GameOver => "game_over",
+            ActionError::UnknownSeat(_) => "unknown_seat",
+            ActionError::SeatLeft => "seat_left",
+            ActionError::NotYourTurn => "not_your_turn",
+            ActionError::WrongPhase(_) => "wrong_phase",
+            ActionError::CardNotInHand(_) => "card_not_in_hand",
+            ActionError::DiscardEmpty => "discard_empty",
+            ActionError::DiscardDead => "discard_dead",
+            ActionError::ClaimNotAllowed(_) => "claim_not_allowed",
+            ActionError::NotInVariant(_) => "not_in_variant",
+            ActionError::IllegalMeld { .. } => "illegal_meld",
+            ActionError::AmbiguousMeld { .. } => "ambiguous_meld",
+            ActionError::ContractNotMet(_) => "contract_not_met",
+            ActionError::NotDown => "not_down",
+            ActionError::AlreadyDown => "already_down",
+            ActionError::UnknownMeld(_) => "unknown_meld",
+            ActionError::NotYourMeld(_) => "not_your_meld",
+            ActionError::Swap(e) => e.code(),
+            ActionError::FreedWildInHand(_) => "freed_wild_in_hand",
+            ActionError::FinalDiscardRequired => "final_discard_required",
+            ActionError::NothingToTakeBack => "nothing_to_take_back",
+            ActionError::NoCards => "no_cards",
+        }
+    }
+}
+
+fn list(cards: &[Card]) -> String {
+    cards.iter().map(Card::to_string).collect::<Vec<_>>().join(" ")
+}
+
+fn reasons_text(reasons: &[Reason]) -> String {
+    reasons
+        .iter()
+        .map(|r| r.message.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
+}

@@ -1,0 +1,746 @@
+//! The rules of each action (RULES.md §1 "Turn", §2 to §5).
+
+use super::{
+    Action, ActionError, DealEnd, DrawSource, Event, Game, LaidMeld, Offer, Phase, Seat, Snapshot, Status,
+    TableMeld, TurnState,
+};
+use crate::card::Card;
+use crate::contract::{ContractCode, ContractReason, check_proposed};
+use crate::reading::{self, Designation, MeldError, ProposedMeld, Reading, RunEnd, Stands};
+use crate::ruleset::{Ruleset, Variant};
+
+/// Takes `cards` out of `hand` as a multiset, or names the ones missing (hand untouched).
+pub(super) fn take_cards(hand: &mut Vec<Card>, cards: &[Card]) -> Result<(), ActionError> {
+    let mut left = hand.clone();
+    let mut missing = Vec::new();
+    for c in cards {
+        match left.iter().position(|h| h == c) {
+            Some(i) => {
+                left.swap_remove(i);
+            }
+            None => missing.push(*c),
+        }
+    }
+    if !missing.is_empty() {
+        return Err(ActionError::CardNotInHand(missing));
+    }
+    // Keep the remaining cards in their original order.
+    let mut result = Vec::with_capacity(left.len());
+    let mut taken = cards.to_vec();
+    for c in hand.iter() {
+        if let Some(i) = taken.iter().position(|t| t == c) {
+            taken.swap_remove(i);
+        } else {
+            result.push(*c);
+        }
+    }
+    *hand = result;
+    Ok(())
+}
+
+fn meld_error(meld: Option<usize>, e: MeldError) -> ActionError {
+    match e {
+        MeldError::Illegal(reasons) => ActionError::IllegalMeld { meld, reasons },
+        MeldError::Ambiguous(readings) => ActionError::AmbiguousMeld { meld, readings },
+    }
+}
+
+/// The designations that pin every wild-capable card of `reading` where it lies: submitting
+/// them with the cards gives back exactly this reading.
+pub fn pinned(rules: &Ruleset, reading: &Reading) -> ProposedMeld {
+    ProposedMeld {
+        cards: reading.cards().collect(),
+        kind: Some(reading.kind()),
+        wilds: reading
+            .slots()
+            .iter()
+            .filter(|s| rules.is_wild(s.card))
+            .map(|s| Designation {
+                card: s.card,
+                represents: s.represents,
+            })
+            .collect(),
+    }
+}
+
+/// The places a wild could be laid off on `reading`: the set's rank (anything on a wild
+/// trio), or either free end of a run.
+pub fn wild_places(reading: &Reading) -> Vec<Stands> {
+    match (reading.suit(), reading.span()) {
+        (Some(suit), Some((low, high))) => {
+            let mut out = Vec::new();
+            if reading.len() < reading::MAX_RUN {
+                if low > 1 {
+                    out.push(Stands::Card(card_at(low - 1, suit)));
+                }
+                if high < 14 {
+                    out.push(Stands::Card(card_at(high + 1, suit)));
+                }
+            }
+            out
+        }
+        _ => vec![reading.rank().map_or(Stands::Any, Stands::Rank)],
+    }
+}
+
+fn card_at(value: u8, suit: crate::card::Suit) -> Card {
+    Card::new(
+        crate::card::Rank::from_number(value).unwrap_or(crate::card::Rank::Ace),
+        suit,
+    )
+}
+
+impl Game {
+    pub(super) fn act(&mut self, seat: Seat, action: Action, ev: &mut Vec<Event>) -> Result<(), ActionError> {
+        if self.status != Status::Playing {
+            return Err(ActionError::GameOver);
+        }
+        if seat.index() >= self.players() {
+            return Err(ActionError::UnknownSeat(seat.0));
+        }
+        if !self.active[seat.index()] {
+            return Err(ActionError::SeatLeft);
+        }
+        match action {
+            Action::Leave => {
+                self.leave(seat, ev);
+                return Ok(());
+            }
+            Action::Claim => return self.claim(seat, ev),
+            _ => {}
+        }
+        if seat != self.turn {
+            return Err(ActionError::NotYourTurn);
+        }
+        match action {
+            Action::Draw { source } => self.draw(seat, source, ev),
+            Action::Meld { melds } => self.meld(seat, melds, ev),
+            Action::LayOff {
+                meld_id,
+                cards,
+                wilds,
+            } => self.lay_off(seat, meld_id, &cards, &wilds, ev),
+            Action::Swap { meld_id, card, end } => self.swap(seat, meld_id, card, end, ev),
+            Action::MoveJoker {
+                from_meld,
+                end,
+                to_meld,
+                to_end,
+            } => self.move_joker(seat, from_meld, end, to_meld, to_end, ev),
+            Action::TakeBack => self.take_back(seat, ev),
+            Action::Discard { card } => self.discard_card(seat, card, ev),
+            Action::Leave | Action::Claim => unreachable!("handled above"),
+        }
+    }
+
+    fn require_play(&self) -> Result<(), ActionError> {
+        match self.phase {
+            Phase::Play => Ok(()),
+            Phase::Draw => Err(ActionError::WrongPhase("draw a card first")),
+        }
+    }
+
+    /// Takes the stock's top card, turning the discard pile over the first time it runs out
+    /// (as the variant says). `None` means the deal has ended for want of a card.
+    fn take_stock_card(&mut self, ev: &mut Vec<Event>) -> Option<Card> {
+        if self.stock.is_empty() {
+            let turned: Vec<Card> = match self.variant() {
+                Variant::MayI | Variant::Contract7 if self.exhaustions == 0 => {
+                    std::mem::take(&mut self.discard)
+                }
+                Variant::Continental if self.discard.len() > 1 => {
+                    let top = self.discard.pop().expect("more than one card");
+                    std::mem::replace(&mut self.discard, vec![top])
+                }
+                _ => Vec::new(),
+            };
+            self.exhaustions += 1;
+            if turned.is_empty() {
+                self.end_deal(DealEnd::StockExhausted, ev);
+                return None;
+            }
+            // Turned over without shuffling: the pile's bottom card becomes the stock's top.
+            self.stock = turned.into_iter().rev().collect();
+            if self.discard.is_empty() {
+                self.offer = None;
+                self.dead = false;
+                self.refuse_pending("gone", ev);
+            }
+            ev.push(Event::StockTurnedOver {
+                stock_count: self.stock.len(),
+            });
+        }
+        self.stock.pop()
+    }
+
+    fn refuse_pending(&mut self, reason: &str, ev: &mut Vec<Event>) {
+        for seat in std::mem::take(&mut self.pending) {
+            ev.push(Event::ClaimRefused {
+                seat,
+                reason: reason.to_owned(),
+            });
+        }
+    }
+
+    fn draw(&mut self, seat: Seat, source: DrawSource, ev: &mut Vec<Event>) -> Result<(), ActionError> {
+        if self.phase != Phase::Draw {
+            return Err(ActionError::WrongPhase("you have already drawn this turn"));
+        }
+        let i = seat.index();
+        match source {
+            DrawSource::Discard => {
+                if self.discard.is_empty() {
+                    return Err(ActionError::DiscardEmpty);
+                }
+                if self.dead {
+                    return Err(ActionError::DiscardDead);
+                }
+                let card = self.discard.pop().expect("not empty");
+                self.hands[i].push(card);
+                self.offer = None;
+                self.refuse_pending("taken", ev);
+                ev.push(Event::Drew {
+                    seat,
+                    source,
+                    card: Some(card),
+                });
+            }
+            DrawSource::Stock if self.variant() == Variant::Push && !self.discard.is_empty() => {
+                // The push draw: the top discard and a face-down stock card go to the left.
+                let Some(pushed) = self.take_stock_card(ev) else {
+                    return Ok(());
+                };
+                let top = self.discard.pop().expect("not empty");
+                let to = self.next_active(seat);
+                self.hands[to.index()].extend([top, pushed]);
+                ev.push(Event::Pushed {
+                    from: seat,
+                    to,
+                    discard: top,
+                    stock: Some(pushed),
+                });
+                let Some(card) = self.take_stock_card(ev) else {
+                    return Ok(());
+                };
+                self.hands[i].push(card);
+                ev.push(Event::Drew {
+                    seat,
+                    source,
+                    card: Some(card),
+                });
+            }
+            DrawSource::Stock => {
+                let Some(card) = self.take_stock_card(ev) else {
+                    return Ok(());
+                };
+                self.hands[i].push(card);
+                ev.push(Event::Drew {
+                    seat,
+                    source,
+                    card: Some(card),
+                });
+                self.settle_claims(ev);
+            }
+        }
+        self.draws[i] += 1;
+        self.phase = Phase::Play;
+        Ok(())
+    }
+
+    /// At the stock draw: the pending claimant nearest in rotation after the player in turn
+    /// wins the discard; the others are refused (RULES.md §2 "Claims").
+    fn settle_claims(&mut self, ev: &mut Vec<Event>) {
+        if self.pending.is_empty() {
+            return;
+        }
+        if self.offer.is_none() {
+            self.refuse_pending("gone", ev);
+            return;
+        }
+        if self.stock.is_empty() {
+            self.refuse_pending("stock_empty", ev);
+            return;
+        }
+        let order = self.rotation_from(self.turn);
+        let winner = order
+            .into_iter()
+            .find(|s| self.pending.contains(s))
+            .expect("pending claimants are active seats");
+        self.pending.retain(|s| *s != winner);
+        self.refuse_pending("outranked", ev);
+        self.award_claim(winner, ev);
+    }
+
+    fn award_claim(&mut self, seat: Seat, ev: &mut Vec<Event>) {
+        let card = self.discard.pop().expect("the offered card is on top");
+        let penalty = self.stock.pop().expect("claims are refused on an empty stock");
+        self.hands[seat.index()].extend([card, penalty]);
+        self.dead = true;
+        self.offer = None;
+        self.claims_won[seat.index()] += 1;
+        ev.push(Event::ClaimWon {
+            seat,
+            card,
+            penalty: Some(penalty),
+        });
+    }
+
+    /// Whether `seat` may ask "May I?" now, and why not.
+    pub(super) fn check_claim(&self, seat: Seat) -> Result<(), ActionError> {
+        let rules = self.rules();
+        let (disabled_last, max) = match rules {
+            Ruleset::MayI(o) => (o.claims_disabled_last_deals, o.max_claims_per_deal),
+            Ruleset::Contract7(o) => (o.claims_disabled_last_deals, o.max_claims_per_deal),
+            _ => return Err(ActionError::NotInVariant("this variant has no claims")),
+        };
+        if self.deal + disabled_last > rules.deals() {
+            return Err(ActionError::ClaimNotAllowed(
+                "no claims in the last deals of this game",
+            ));
+        }
+        if seat == self.turn {
+            return Err(ActionError::ClaimNotAllowed(
+                "the player in turn may simply take the discard",
+            ));
+        }
+        let Some(offer) = self.offer else {
+            return Err(ActionError::ClaimNotAllowed("no discard is on offer"));
+        };
+        if offer.discarder == Some(seat) {
+            return Err(ActionError::ClaimNotAllowed(
+                "you may not claim back your own discard",
+            ));
+        }
+        if self.pending.contains(&seat) {
+            return Err(ActionError::ClaimNotAllowed("you have already asked"));
+        }
+        if max.is_some_and(|m| self.claims_won[seat.index()] >= m) {
+            return Err(ActionError::ClaimNotAllowed(
+                "you have made all the claims allowed this deal",
+            ));
+        }
+        if self.stock.is_empty() {
+            return Err(ActionError::ClaimNotAllowed("the stock is empty"));
+        }
+        Ok(())
+    }
+
+    fn claim(&mut self, seat: Seat, ev: &mut Vec<Event>) -> Result<(), ActionError> {
+        self.check_claim(seat)?;
+        match self.phase {
+            Phase::Draw => {
+                self.pending.push(seat);
+                ev.push(Event::ClaimAsked { seat });
+            }
+            // After the stock draw a claim is settled at once.
+            Phase::Play => self.award_claim(seat, ev),
+        }
+        Ok(())
+    }
+
+    /// Records the table as it is before the first table play of the turn (taking back).
+    fn note_table_play(&mut self, seat: Seat) {
+        if self.turn_state.snapshot.is_none() {
+            self.turn_state.snapshot = Some(Box::new(Snapshot {
+                hand: self.hands[seat.index()].clone(),
+                table: self.table.clone(),
+                down: self.down[seat.index()],
+                next_meld_id: self.next_meld_id,
+                must_play: self.turn_state.must_play.clone(),
+            }));
+        }
+    }
+
+    /// Freed wilds leave `must_play` as copies of them reach the table.
+    fn played_to_table(&mut self, cards: &[Card]) {
+        for c in cards {
+            if let Some(i) = self.turn_state.must_play.iter().position(|m| m == c) {
+                self.turn_state.must_play.swap_remove(i);
+            }
+        }
+    }
+
+    fn meld(&mut self, seat: Seat, melds: Vec<ProposedMeld>, ev: &mut Vec<Event>) -> Result<(), ActionError> {
+        let i = seat.index();
+        let variant = self.variant();
+        if variant == Variant::Continental {
+            if self.phase == Phase::Draw && self.draws[i] > 0 {
+                return Err(ActionError::WrongPhase(
+                    "only a player who has not drawn yet this deal may go out before drawing",
+                ));
+            }
+        } else {
+            self.require_play()?;
+        }
+        if melds.is_empty() || melds.iter().any(|m| m.cards.is_empty()) {
+            return Err(ActionError::NoCards);
+        }
+        let cards: Vec<Card> = melds.iter().flat_map(|m| m.cards.iter().copied()).collect();
+        let mut hand = self.hands[i].clone();
+        take_cards(&mut hand, &cards)?;
+        if variant == Variant::Contract7 && hand.is_empty() {
+            return Err(ActionError::FinalDiscardRequired);
+        }
+        let was_down = self.down[i];
+        let readings = if was_down {
+            if variant != Variant::Push {
+                return Err(ActionError::AlreadyDown);
+            }
+            let mut out = Vec::with_capacity(melds.len());
+            for (k, m) in melds.iter().enumerate() {
+                out.push(reading::read(self.rules(), m).map_err(|e| meld_error(Some(k), e))?);
+            }
+            out
+        } else {
+            check_proposed(self.rules(), self.deal, &melds).map_err(|r| self.contract_error(&melds, r))?
+        };
+        self.note_table_play(seat);
+        self.hands[i] = hand;
+        self.played_to_table(&cards);
+        let mut laid = Vec::with_capacity(readings.len());
+        for reading in readings {
+            let id = self.next_meld_id;
+            self.next_meld_id += 1;
+            self.table.push(TableMeld {
+                id,
+                owner: seat,
+                reading: reading.clone(),
+            });
+            laid.push(LaidMeld { id, reading });
+        }
+        if !was_down {
+            self.down[i] = true;
+            self.turn_state.went_down = true;
+        }
+        ev.push(Event::Melded {
+            seat,
+            contract: !was_down,
+            melds: laid,
+        });
+        if variant == Variant::Continental {
+            // Going out: 15 cards down; after a draw the one left is discarded.
+            if let Some(last) = self.hands[i].pop() {
+                self.discard.push(last);
+                ev.push(Event::Discarded { seat, card: last });
+            }
+            self.end_deal(DealEnd::WentOut { seat }, ev);
+        } else if self.hands[i].is_empty() {
+            self.end_deal(DealEnd::WentOut { seat }, ev);
+        }
+        Ok(())
+    }
+
+    fn contract_error(&self, melds: &[ProposedMeld], reasons: Vec<ContractReason>) -> ActionError {
+        if let Some(r) = reasons.iter().find(|r| r.code == ContractCode::IllegalMeld) {
+            return ActionError::IllegalMeld {
+                meld: r.meld,
+                reasons: r.meld_reasons.clone(),
+            };
+        }
+        if reasons.iter().any(|r| r.code == ContractCode::AmbiguousMeld) {
+            let ambiguous = melds
+                .iter()
+                .enumerate()
+                .map(|(k, m)| (k, reading::analyse(self.rules(), m).readings))
+                .find(|(_, r)| r.len() > 1);
+            if let Some((k, readings)) = ambiguous {
+                return ActionError::AmbiguousMeld {
+                    meld: Some(k),
+                    readings,
+                };
+            }
+        }
+        ActionError::ContractNotMet(reasons)
+    }
+
+    fn meld_index(&self, id: u32) -> Result<usize, ActionError> {
+        self.table
+            .iter()
+            .position(|m| m.id == id)
+            .ok_or(ActionError::UnknownMeld(id))
+    }
+
+    /// Lay-offs and swaps: the variant allows table play, the player is down, it is the play
+    /// phase.
+    fn require_table_play(&self, seat: Seat) -> Result<(), ActionError> {
+        if self.variant() == Variant::Continental {
+            return Err(ActionError::NotInVariant(
+                "continental has no lay-offs: go out all at once",
+            ));
+        }
+        self.require_play()?;
+        if !self.down[seat.index()] {
+            return Err(ActionError::NotDown);
+        }
+        Ok(())
+    }
+
+    fn lay_off(
+        &mut self,
+        seat: Seat,
+        meld_id: u32,
+        cards: &[Card],
+        wilds: &[Designation],
+        ev: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        self.require_table_play(seat)?;
+        if cards.is_empty() {
+            return Err(ActionError::NoCards);
+        }
+        let m = self.meld_index(meld_id)?;
+        let i = seat.index();
+        let mut hand = self.hands[i].clone();
+        take_cards(&mut hand, cards)?;
+        if self.variant() == Variant::Contract7 && hand.is_empty() {
+            return Err(ActionError::FinalDiscardRequired);
+        }
+        let reading = self.table[m]
+            .reading
+            .lay_off(self.rules(), cards, wilds)
+            .into_single()
+            .map_err(|e| meld_error(None, e))?;
+        self.note_table_play(seat);
+        self.hands[i] = hand;
+        self.played_to_table(cards);
+        self.table[m].reading = reading.clone();
+        ev.push(Event::LaidOff {
+            seat,
+            meld_id,
+            cards: cards.to_vec(),
+            reading,
+        });
+        if self.hands[i].is_empty() {
+            self.end_deal(DealEnd::WentOut { seat }, ev);
+        }
+        Ok(())
+    }
+
+    fn swap(
+        &mut self,
+        seat: Seat,
+        meld_id: u32,
+        card: Card,
+        end: Option<RunEnd>,
+        ev: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        self.require_table_play(seat)?;
+        let m = self.meld_index(meld_id)?;
+        let i = seat.index();
+        let mut hand = self.hands[i].clone();
+        take_cards(&mut hand, &[card])?;
+        let rules = self.rules().clone();
+        let (reading, freed) = if self.variant() == Variant::Contract7 {
+            // Contract_7 moves the joker to an end of a run the player dropped.
+            if self.table[m].owner != seat {
+                return Err(ActionError::NotYourMeld(meld_id));
+            }
+            if hand.is_empty() {
+                return Err(ActionError::FinalDiscardRequired);
+            }
+            let r = self.table[m]
+                .reading
+                .move_joker_to_end(card, end)
+                .map_err(ActionError::Swap)?;
+            (r, None)
+        } else {
+            let (r, freed) = self.table[m]
+                .reading
+                .replace_wild(&rules, card)
+                .map_err(ActionError::Swap)?;
+            if self.variant() == Variant::Push {
+                // Push has no taking back: refuse a rescue whose wild could go nowhere.
+                let mut table: Vec<Reading> = self.table.iter().map(|t| t.reading.clone()).collect();
+                table[m] = r.clone();
+                let placeable = table.iter().any(|t| {
+                    wild_places(t).into_iter().any(|place| {
+                        t.lay_off(
+                            &rules,
+                            &[freed],
+                            &[Designation {
+                                card: freed,
+                                represents: place,
+                            }],
+                        )
+                        .is_legal()
+                    })
+                });
+                if !placeable {
+                    return Err(ActionError::Swap(reading::SwapError::NotAllowed(
+                        "the rescued wild could not be played anywhere on the table this turn",
+                    )));
+                }
+            }
+            hand.push(freed);
+            (r, Some(freed))
+        };
+        self.note_table_play(seat);
+        self.hands[i] = hand;
+        self.played_to_table(&[card]);
+        if let Some(f) = freed {
+            self.turn_state.must_play.push(f);
+        }
+        self.table[m].reading = reading.clone();
+        ev.push(Event::Swapped {
+            seat,
+            meld_id,
+            card,
+            freed,
+            reading,
+        });
+        Ok(())
+    }
+
+    fn move_joker(
+        &mut self,
+        seat: Seat,
+        from_meld: u32,
+        end: RunEnd,
+        to_meld: u32,
+        to_end: Option<RunEnd>,
+        ev: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        if self.variant() != Variant::Contract7 {
+            return Err(ActionError::NotInVariant(
+                "only contract_7 moves jokers between runs",
+            ));
+        }
+        self.require_table_play(seat)?;
+        let from = self.meld_index(from_meld)?;
+        let to = self.meld_index(to_meld)?;
+        if self.table[from].owner != seat {
+            return Err(ActionError::NotYourMeld(from_meld));
+        }
+        if from == to {
+            return Err(ActionError::Swap(reading::SwapError::NotAllowed(
+                "to move a joker within its run, swap a natural card for it",
+            )));
+        }
+        let rules = self.rules().clone();
+        let from_reading = self.table[from]
+            .reading
+            .take_end_joker(end, rules.min_len(crate::reading::MeldKind::Run))
+            .map_err(ActionError::Swap)?;
+        let target = &self.table[to].reading;
+        if target.kind() != crate::reading::MeldKind::Run {
+            return Err(ActionError::Swap(reading::SwapError::NotAllowed(
+                "a joker moves only to another run",
+            )));
+        }
+        let wilds: Vec<Designation> = match (to_end, target.suit(), target.span()) {
+            (Some(e), Some(suit), Some((low, high))) => {
+                let value = match e {
+                    RunEnd::Low if low > 1 => low - 1,
+                    RunEnd::High if high < 14 => high + 1,
+                    _ => return Err(ActionError::Swap(reading::SwapError::EndBlocked)),
+                };
+                vec![Designation {
+                    card: Card::JOKER,
+                    represents: Stands::Card(card_at(value, suit)),
+                }]
+            }
+            _ => Vec::new(),
+        };
+        let to_reading = target
+            .lay_off(&rules, &[Card::JOKER], &wilds)
+            .into_single()
+            .map_err(|e| meld_error(None, e))?;
+        self.table[from].reading = from_reading.clone();
+        self.table[to].reading = to_reading.clone();
+        ev.push(Event::JokerMoved {
+            seat,
+            from_meld,
+            end,
+            to_meld,
+            from_reading,
+            to_reading,
+        });
+        Ok(())
+    }
+
+    fn take_back(&mut self, seat: Seat, ev: &mut Vec<Event>) -> Result<(), ActionError> {
+        if self.variant() != Variant::MayI {
+            return Err(ActionError::NotInVariant(
+                "only may_i lets a player take back table plays",
+            ));
+        }
+        self.require_play()?;
+        let Some(snap) = self.turn_state.snapshot.take() else {
+            return Err(ActionError::NothingToTakeBack);
+        };
+        let i = seat.index();
+        let mut returned = snap.hand.clone();
+        // The cards that come back are those in the old hand but not in the current one.
+        let mut current = self.hands[i].clone();
+        returned.retain(|c| match current.iter().position(|h| h == c) {
+            Some(k) => {
+                current.swap_remove(k);
+                false
+            }
+            None => true,
+        });
+        self.hands[i] = snap.hand;
+        self.table = snap.table;
+        self.down[i] = snap.down;
+        self.next_meld_id = snap.next_meld_id;
+        self.turn_state.must_play = snap.must_play;
+        self.turn_state.went_down = false;
+        ev.push(Event::TookBack {
+            seat,
+            cards: returned,
+        });
+        Ok(())
+    }
+
+    fn discard_card(&mut self, seat: Seat, card: Card, ev: &mut Vec<Event>) -> Result<(), ActionError> {
+        self.require_play()?;
+        if let Some(&w) = self.turn_state.must_play.first() {
+            return Err(ActionError::FreedWildInHand(w));
+        }
+        let i = seat.index();
+        take_cards(&mut self.hands[i], &[card])?;
+        self.discard.push(card);
+        self.dead = false;
+        self.pending.clear();
+        self.offer = self.rules().has_claims().then_some(Offer {
+            card,
+            discarder: Some(seat),
+        });
+        ev.push(Event::Discarded { seat, card });
+        if self.hands[i].is_empty() {
+            self.end_deal(DealEnd::WentOut { seat }, ev);
+        } else {
+            self.next_turn(seat);
+        }
+        Ok(())
+    }
+
+    fn next_turn(&mut self, after: Seat) {
+        self.turn = self.next_active(after);
+        self.phase = Phase::Draw;
+        self.turn_state = TurnState::default();
+    }
+
+    fn leave(&mut self, seat: Seat, ev: &mut Vec<Event>) {
+        let i = seat.index();
+        self.active[i] = false;
+        self.set_aside[i] = std::mem::take(&mut self.hands[i]);
+        self.pending.retain(|s| *s != seat);
+        ev.push(Event::Left { seat });
+        if self.active_count() < 2 {
+            self.finish(ev);
+            return;
+        }
+        if self.turn == seat {
+            self.next_turn(seat);
+            // The new player in turn cannot claim the discard they may simply take.
+            let turn = self.turn;
+            if self.pending.contains(&turn) {
+                self.pending.retain(|s| *s != turn);
+                ev.push(Event::ClaimRefused {
+                    seat: turn,
+                    reason: "taken".into(),
+                });
+            }
+        }
+    }
+}

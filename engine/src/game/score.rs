@@ -1,0 +1,203 @@
+//! Ends of deals and of the game: scoring per variant, standings (RULES.md §2 to §5).
+
+use super::{DealEnd, Event, Game, Seat, Standing, Status};
+use crate::card::{Card, Rank};
+use crate::ruleset::{Ruleset, Variant};
+
+/// `continental`'s payment from each loser to the winner (RULES.md §4 "Payments"): 1 for the
+/// game, 2 a joker, 1 a deuce used as a wild, and the bonuses.
+pub(super) fn continental_payment(rules: &Ruleset, melds: &[&crate::reading::Reading], draws: u32) -> i32 {
+    let mut pay = 1;
+    let mut wilds = 0;
+    for slot in melds.iter().flat_map(|m| m.slots()) {
+        if slot.natural {
+            continue;
+        }
+        wilds += 1;
+        match slot.card {
+            Card::Joker => pay += 2,
+            Card::Suited { rank: Rank::Two, .. } => pay += 1,
+            Card::Suited { .. } => {}
+        }
+    }
+    let bonuses = matches!(rules, Ruleset::Continental(o) if o.bonuses);
+    if bonuses {
+        match draws {
+            0 => pay += 10,
+            1 => pay += 7,
+            _ => {}
+        }
+        if wilds == 0 {
+            pay += 10;
+        }
+        let mut suits = melds.iter().filter_map(|m| m.suit());
+        if let Some(first) = suits.next()
+            && suits.all(|s| s == first)
+        {
+            pay += 10;
+        }
+    }
+    pay
+}
+
+impl Game {
+    fn hand_value(&self, cards: &[Card]) -> i32 {
+        cards
+            .iter()
+            .map(|c| self.rules().card_value(*c).unwrap_or(0))
+            .sum()
+    }
+
+    /// Scores the deal, then deals the next one or ends the game.
+    pub(super) fn end_deal(&mut self, end: DealEnd, ev: &mut Vec<Event>) {
+        let n = self.players();
+        let mut scores = vec![0i32; n];
+        let winner = match end {
+            DealEnd::WentOut { seat } => Some(seat),
+            DealEnd::StockExhausted => None,
+        };
+        let active: Vec<usize> = (0..n).filter(|&i| self.active[i]).collect();
+        match self.rules() {
+            Ruleset::MayI(_) | Ruleset::Contract7(_) => {
+                for &i in &active {
+                    scores[i] = self.hand_value(&self.hands[i]);
+                }
+                if let Some(w) = winner
+                    && self.variant() == Variant::Contract7
+                    && self.turn_state.went_down
+                {
+                    // Dropped the whole contract and went out in the same turn.
+                    scores[w.index()] = -10;
+                }
+            }
+            Ruleset::Continental(_) => {
+                if let Some(w) = winner {
+                    let melds: Vec<&crate::reading::Reading> = self
+                        .table
+                        .iter()
+                        .filter(|m| m.owner == w)
+                        .map(|m| &m.reading)
+                        .collect();
+                    let pay = continental_payment(self.rules(), &melds, self.draws[w.index()]);
+                    for &i in &active {
+                        if i != w.index() {
+                            scores[i] = -pay;
+                            scores[w.index()] += pay;
+                        }
+                    }
+                }
+            }
+            Ruleset::Push(o) => {
+                let own: Vec<i32> = (0..n)
+                    .map(|i| {
+                        if self.active[i] {
+                            self.hand_value(&self.hands[i])
+                        } else {
+                            0
+                        }
+                    })
+                    .collect();
+                if o.individual {
+                    scores = own;
+                } else {
+                    // Partners sit opposite: the team of seat i is i % 2.
+                    let mut team = [0i32; 2];
+                    for (i, v) in own.iter().enumerate() {
+                        team[i % 2] += v;
+                    }
+                    if let Some(w) = winner {
+                        // The team of the player who went out scores 0, partner's cards too.
+                        team[w.index() % 2] = 0;
+                    }
+                    for (i, s) in scores.iter_mut().enumerate() {
+                        *s = team[i % 2];
+                    }
+                }
+            }
+        }
+        for (i, score) in scores.iter_mut().enumerate() {
+            if self.active[i] {
+                self.totals[i] += *score;
+            } else {
+                *score = 0;
+            }
+        }
+        self.deal_scores.push(scores.clone());
+        ev.push(Event::DealEnded {
+            deal: self.deal,
+            end,
+            hands: self.hands.clone(),
+            scores,
+            totals: self.totals.clone(),
+        });
+        if self.deal >= self.rules().deals() {
+            self.finish(ev);
+            return;
+        }
+        let passes_left = match self.rules() {
+            Ruleset::Continental(o) => o.deal_passes_left,
+            _ => true,
+        };
+        self.dealer = match winner {
+            Some(w) if !passes_left && self.active[w.index()] => w,
+            _ => self.next_active(self.dealer),
+        };
+        self.deal += 1;
+        self.start_deal(ev);
+    }
+
+    /// Ends the game: standings, or void when fewer than two players finished.
+    pub(super) fn finish(&mut self, ev: &mut Vec<Event>) {
+        let n = self.players();
+        let finishers: Vec<usize> = (0..n).filter(|&i| self.active[i]).collect();
+        self.pending.clear();
+        if finishers.len() < 2 {
+            self.status = Status::Void;
+            ev.push(Event::GameVoid {
+                seed: self.seed.to_hex(),
+            });
+            return;
+        }
+        let highest_wins = self.variant() == Variant::Continental;
+        let mut sorted: Vec<i32> = finishers.iter().map(|&i| self.totals[i]).collect();
+        sorted.sort_unstable();
+        // RULES.md §2: a leaver's total is the sum of the two highest finishers' totals. In
+        // continental, where the highest total wins, the mirror: the two lowest.
+        let leaver_total = if highest_wins {
+            sorted[0] + sorted[1]
+        } else {
+            sorted[sorted.len() - 1] + sorted[sorted.len() - 2]
+        };
+        for i in 0..n {
+            if !self.active[i] {
+                self.totals[i] = leaver_total;
+            }
+        }
+        let better = |a: i32, b: i32| if highest_wins { a > b } else { a < b };
+        let mut standings = Vec::with_capacity(n);
+        for group in [true, false] {
+            let seats: Vec<usize> = (0..n).filter(|&i| self.active[i] == group).collect();
+            let before = standings.len();
+            for &i in &seats {
+                // Places after all finishers for leavers; equal totals share a place.
+                let ahead = seats
+                    .iter()
+                    .filter(|&&j| better(self.totals[j], self.totals[i]))
+                    .count();
+                standings.push(Standing {
+                    seat: Seat(u8::try_from(i).expect("at most 12 seats")),
+                    place: before + ahead + 1,
+                    total: self.totals[i],
+                    left: !group,
+                });
+            }
+        }
+        standings.sort_by_key(|s| (s.place, s.seat));
+        self.standings = Some(standings.clone());
+        self.status = Status::Finished;
+        ev.push(Event::GameEnded {
+            standings,
+            seed: self.seed.to_hex(),
+        });
+    }
+}

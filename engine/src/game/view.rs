@@ -1,0 +1,350 @@
+//! What a viewer may see of a game (API.md "Fields clients rely on"). Nothing here reveals the
+//! stock's order, another seat's hand or, before the end, the seed.
+
+use serde::{Deserialize, Serialize};
+
+use super::{DrawSource, Game, Phase, Seat, Standing, Status, Viewer};
+use crate::card::Card;
+use crate::contract::Contract;
+use crate::reading::{MeldKind, Reading};
+use crate::ruleset::{Ruleset, Variant};
+
+/// Whose turn and which half of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnView {
+    /// The player in turn.
+    pub seat: Seat,
+    /// `draw` before the draw, `play` after it.
+    pub phase: Phase,
+}
+
+/// The viewer's own seat and hand.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct YouView {
+    /// The viewer's seat.
+    pub seat: Seat,
+    /// The viewer's cards.
+    pub hand: Vec<Card>,
+    /// Freed wilds that must reach the table before this turn ends.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub must_play: Vec<Card>,
+}
+
+/// A seat as every viewer sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerView {
+    /// The seat.
+    pub seat: Seat,
+    /// Cards in hand.
+    pub hand_count: usize,
+    /// Has gone down this deal.
+    pub down: bool,
+    /// Running total (in `push` partnerships: the team's).
+    pub total: i32,
+    /// Has left the game.
+    pub left: bool,
+    /// `push` partnerships: team 0 (seats 0 and 2) or 1 (seats 1 and 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<u8>,
+    /// Claims won this deal.
+    pub claims: u32,
+}
+
+/// A meld on the table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MeldView {
+    /// Its id.
+    pub id: u32,
+    /// Who laid it.
+    pub owner: Seat,
+    /// `set` or `run`.
+    pub kind: MeldKind,
+    /// Its cards in table order (runs low to high).
+    pub cards: Vec<Card>,
+    /// The full reading: what every card represents.
+    pub reading: Reading,
+}
+
+/// The discard pile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiscardView {
+    /// The top card, if any.
+    pub top: Option<Card>,
+    /// Cards in the pile.
+    pub count: usize,
+    /// Dead after a claim until the next discard: nobody may take it.
+    pub dead: bool,
+}
+
+/// "May I?" as it stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimsView {
+    /// The discard on offer, if one may be claimed.
+    pub offered: Option<Card>,
+    /// Seats whose claim waits for the stock draw.
+    pub pending: Vec<Seat>,
+}
+
+/// An action a seat may take now: its type, and where it helps, the choices.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LegalAction {
+    /// Draw from this source.
+    Draw {
+        /// Stock or discard.
+        source: DrawSource,
+    },
+    /// Ask for the top discard.
+    Claim,
+    /// Lay melds: the contract (`contract: true`), later melds in `push`, or going out in
+    /// `continental`.
+    Meld {
+        /// Whether this would be going down with the contract.
+        contract: bool,
+    },
+    /// Lay off onto one of these melds.
+    #[serde(rename = "layoff")]
+    LayOff {
+        /// Ids of melds on the table.
+        meld_ids: Vec<u32>,
+    },
+    /// Replace a wild in one of these melds.
+    Swap {
+        /// Ids of melds holding a wild this seat may replace.
+        meld_ids: Vec<u32>,
+    },
+    /// `contract_7`: move an end joker of one of these runs to another run.
+    MoveJoker {
+        /// Ids of the seat's runs with a joker at an end.
+        meld_ids: Vec<u32>,
+    },
+    /// `may_i`: take back this turn's table plays.
+    TakeBack,
+    /// Discard one of these cards.
+    Discard {
+        /// The cards that may be discarded.
+        cards: Vec<Card>,
+    },
+    /// Leave the game.
+    Leave,
+}
+
+/// A game as one viewer may see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct View {
+    /// Variant and options.
+    pub ruleset: Ruleset,
+    /// The variant id.
+    pub variant: Variant,
+    /// `playing`, `finished` or `void`.
+    pub status: Status,
+    /// 1-based deal number.
+    pub deal: u8,
+    /// Deals in the game.
+    pub deals: u8,
+    /// The dealer.
+    pub dealer: Seat,
+    /// Whose turn, while playing.
+    pub turn: Option<TurnView>,
+    /// The viewer's seat and hand (absent for a spectator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub you: Option<YouView>,
+    /// Every seat.
+    pub players: Vec<PlayerView>,
+    /// Melds on the table.
+    pub table: Vec<MeldView>,
+    /// The discard pile.
+    pub discard: DiscardView,
+    /// Cards in the stock.
+    pub stock_count: usize,
+    /// Claims.
+    pub claims: ClaimsView,
+    /// The contract of this deal.
+    pub contract: Contract,
+    /// The contract in words.
+    pub contract_text: String,
+    /// Scores of each finished deal, per seat.
+    pub scores: Vec<Vec<i32>>,
+    /// What the viewer may do now.
+    pub legal_actions: Vec<LegalAction>,
+    /// Once finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standings: Option<Vec<Standing>>,
+    /// SHA-256 of the seed, hex.
+    pub seed_commitment: String,
+    /// The seed, hex, once the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<String>,
+}
+
+impl Game {
+    /// The game as `viewer` may see it.
+    pub fn view(&self, viewer: Viewer) -> View {
+        let rules = self.rules();
+        let team = |i: usize| match rules {
+            Ruleset::Push(o) if !o.individual => Some(u8::from(i % 2 == 1)),
+            _ => None,
+        };
+        let you = match viewer {
+            Viewer::Seat(s) if s.index() < self.players() => Some(YouView {
+                seat: s,
+                hand: self.hands[s.index()].clone(),
+                must_play: if s == self.turn {
+                    self.turn_state.must_play.clone()
+                } else {
+                    Vec::new()
+                },
+            }),
+            _ => None,
+        };
+        let contract = rules.contract(self.deal);
+        View {
+            ruleset: rules.clone(),
+            variant: rules.variant(),
+            status: self.status,
+            deal: self.deal,
+            deals: rules.deals(),
+            dealer: self.dealer,
+            turn: self.turn().map(|(seat, phase)| TurnView { seat, phase }),
+            you,
+            players: (0..self.players())
+                .map(|i| PlayerView {
+                    seat: Game::seat_of(i),
+                    hand_count: self.hands[i].len(),
+                    down: self.down[i],
+                    total: self.totals[i],
+                    left: !self.active[i],
+                    team: team(i),
+                    claims: self.claims_won[i],
+                })
+                .collect(),
+            table: self
+                .table
+                .iter()
+                .map(|m| MeldView {
+                    id: m.id,
+                    owner: m.owner,
+                    kind: m.reading.kind(),
+                    cards: m.reading.cards().collect(),
+                    reading: m.reading.clone(),
+                })
+                .collect(),
+            discard: DiscardView {
+                top: self.discard.last().copied(),
+                count: self.discard.len(),
+                dead: self.dead,
+            },
+            stock_count: self.stock.len(),
+            claims: ClaimsView {
+                offered: self.offer.map(|o| o.card),
+                pending: self.pending.clone(),
+            },
+            contract_text: contract.describe(),
+            contract,
+            scores: self.deal_scores.clone(),
+            legal_actions: match viewer {
+                Viewer::Seat(s) => self.legal_actions(s),
+                Viewer::Spectator => Vec::new(),
+            },
+            standings: self.standings.clone(),
+            seed_commitment: self.commitment(),
+            seed: self.revealed_seed().map(super::Seed::to_hex),
+        }
+    }
+
+    /// What `seat` may do now. Draw, claim, discard, take back and leave are exact: each one
+    /// listed is accepted as it stands. Meld, lay off, swap and joker moves say that the
+    /// phase allows them; the cards decide.
+    pub fn legal_actions(&self, seat: Seat) -> Vec<LegalAction> {
+        let mut out = Vec::new();
+        if self.status != Status::Playing || !self.is_active(seat) {
+            return out;
+        }
+        let i = seat.index();
+        let variant = self.variant();
+        if self.check_claim(seat).is_ok() {
+            out.push(LegalAction::Claim);
+        }
+        if seat == self.turn {
+            match self.phase {
+                Phase::Draw => {
+                    out.push(LegalAction::Draw {
+                        source: DrawSource::Stock,
+                    });
+                    if !self.discard.is_empty() && !self.dead {
+                        out.push(LegalAction::Draw {
+                            source: DrawSource::Discard,
+                        });
+                    }
+                    if variant == Variant::Continental && self.draws[i] == 0 {
+                        out.push(LegalAction::Meld { contract: true });
+                    }
+                }
+                Phase::Play => {
+                    let down = self.down[i];
+                    match variant {
+                        Variant::Continental => out.push(LegalAction::Meld { contract: true }),
+                        Variant::Push if down => out.push(LegalAction::Meld { contract: false }),
+                        _ if !down => out.push(LegalAction::Meld { contract: true }),
+                        _ => {}
+                    }
+                    if down && variant != Variant::Continental && !self.table.is_empty() {
+                        out.push(LegalAction::LayOff {
+                            meld_ids: self.table.iter().map(|m| m.id).collect(),
+                        });
+                        let swappable: Vec<u32> = self
+                            .table
+                            .iter()
+                            .filter(|m| {
+                                let wild = m.reading.slots().iter().any(|s| {
+                                    !s.natural && (variant != Variant::Contract7 || s.card.is_joker())
+                                });
+                                let kind_ok = match variant {
+                                    Variant::MayI => m.reading.kind() == MeldKind::Run,
+                                    Variant::Contract7 => {
+                                        m.owner == seat && m.reading.kind() == MeldKind::Run
+                                    }
+                                    _ => true,
+                                };
+                                wild && kind_ok && !m.reading.is_wild_trio()
+                            })
+                            .map(|m| m.id)
+                            .collect();
+                        if !swappable.is_empty() {
+                            out.push(LegalAction::Swap {
+                                meld_ids: swappable.clone(),
+                            });
+                        }
+                        if variant == Variant::Contract7 {
+                            let movable: Vec<u32> = self
+                                .table
+                                .iter()
+                                .filter(|m| m.owner == seat && m.reading.kind() == MeldKind::Run)
+                                .filter(|m| {
+                                    let s = m.reading.slots();
+                                    let end_joker = |k: usize| s[k].card.is_joker() && !s[k].natural;
+                                    m.reading.len() > 4 && (end_joker(0) || end_joker(s.len() - 1))
+                                })
+                                .map(|m| m.id)
+                                .collect();
+                            if !movable.is_empty() {
+                                out.push(LegalAction::MoveJoker { meld_ids: movable });
+                            }
+                        }
+                    }
+                    if variant == Variant::MayI && self.turn_state.snapshot.is_some() {
+                        out.push(LegalAction::TakeBack);
+                    }
+                    if self.turn_state.must_play.is_empty() {
+                        let mut cards = self.hands[i].clone();
+                        cards.sort();
+                        cards.dedup();
+                        out.push(LegalAction::Discard { cards });
+                    }
+                }
+            }
+        }
+        out.push(LegalAction::Leave);
+        out
+    }
+}

@@ -1,0 +1,185 @@
+//! Setup, turns, views and serialisation (RULES.md §1).
+
+use engine::{Action, DrawSource, Event, Game, GameConfig, Ruleset, Seat, Seed, Status, Variant, Viewer};
+
+use crate::play_helpers::{cards, discard, draw, new_game, play_all, stacked_deck, stacked_game};
+
+#[test]
+fn rules_1_first_dealer_is_drawn_and_recorded() {
+    for (variant, highest) in [
+        (Variant::MayI, true),
+        (Variant::Contract7, false),
+        (Variant::Continental, false),
+    ] {
+        let (game, events) = Game::new(
+            GameConfig::new(Ruleset::default_for(variant), 4),
+            Seed::from_u64(3),
+        )
+        .expect("setup");
+        let Some(Event::FirstDealer { rounds, dealer }) = events.first() else {
+            panic!("{variant}: the first event is the draw for dealer");
+        };
+        assert_eq!(*dealer, game.dealer(), "{variant}: the event names the dealer");
+        let last = rounds.last().expect("at least one round");
+        let rank = |c: engine::Card| c.rank().map_or(14, |r| r.number());
+        let best = last.iter().map(|(_, c)| rank(*c));
+        let best = if highest { best.max() } else { best.min() }.expect("cards");
+        let winners: Vec<_> = last.iter().filter(|(_, c)| rank(*c) == best).collect();
+        assert_eq!(winners.len(), 1, "{variant}: ties draw again");
+        assert_eq!(
+            winners[0].0, *dealer,
+            "{variant}: highest (may_i) or lowest card deals"
+        );
+        assert_eq!(
+            rounds[0].len(),
+            4,
+            "{variant}: every seat draws in the first round"
+        );
+    }
+}
+
+#[test]
+fn rules_1_play_starts_left_of_dealer_and_passes_left() {
+    let game = new_game(Variant::MayI, 4, 11);
+    let (turn, _) = game.turn().expect("playing");
+    assert_eq!(
+        turn.index(),
+        (game.dealer().index() + 1) % 4,
+        "first player is left of the dealer"
+    );
+    let card = game.hand(turn)[0];
+    let (after, _) = play_all(
+        &game,
+        &[
+            (turn.0, draw(DrawSource::Stock)),
+            (turn.0, Action::Discard { card }),
+        ],
+    );
+    assert_eq!(
+        after.turn().expect("playing").0.index(),
+        (turn.index() + 1) % 4,
+        "play passes left"
+    );
+}
+
+#[test]
+fn rules_1_refused_actions_change_nothing() {
+    let game = new_game(Variant::MayI, 4, 5);
+    let (turn, _) = game.turn().expect("playing");
+    let other = Seat(((turn.index() + 1) % 4) as u8);
+    let rows = [
+        (
+            other,
+            draw(DrawSource::Stock),
+            "not_your_turn",
+            "only the player in turn draws",
+        ),
+        (turn, discard("JK"), "wrong_phase", "draw before discarding"),
+        (Seat(9), draw(DrawSource::Stock), "unknown_seat", "no such seat"),
+    ];
+    for (seat, action, code, why) in rows {
+        let before = serde_json::to_string(&game).expect("json");
+        let err = game.apply(seat, action).expect_err(why);
+        assert_eq!(err.code(), code, "{why}");
+        assert_eq!(
+            serde_json::to_string(&game).expect("json"),
+            before,
+            "{why}: state untouched"
+        );
+    }
+}
+
+#[test]
+fn rules_1_views_hide_other_hands_the_stock_and_the_seed() {
+    let game = new_game(Variant::MayI, 4, 21);
+    let you = game.view(Viewer::Seat(Seat(1)));
+    assert_eq!(you.you.as_ref().expect("own hand").hand, game.hand(Seat(1)));
+    let spectator = game.view(Viewer::Spectator);
+    assert!(spectator.you.is_none(), "a spectator has no hand");
+    let json = serde_json::to_string(&spectator).expect("json");
+    assert!(
+        !json.contains(&Seed::from_u64(21).to_hex()),
+        "no seed before the end"
+    );
+    assert!(
+        json.contains(&Game::seed_commitment(&Seed::from_u64(21))),
+        "commitment is shown"
+    );
+    let value: serde_json::Value = serde_json::to_value(&you).expect("json");
+    for field in [
+        "variant",
+        "status",
+        "deal",
+        "dealer",
+        "turn",
+        "you",
+        "players",
+        "table",
+        "discard",
+        "stock_count",
+        "legal_actions",
+    ] {
+        assert!(value.get(field).is_some(), "API.md field {field}");
+    }
+    assert_eq!(value["turn"]["phase"], "draw");
+    assert_eq!(value["status"], "playing");
+    // Stock draws are shown only to the drawer.
+    let (turn, _) = game.turn().expect("playing");
+    let (_, events) = game.apply(turn, draw(DrawSource::Stock)).expect("draw");
+    let drew = events
+        .iter()
+        .find(|e| matches!(e, Event::Drew { .. }))
+        .expect("drew");
+    let other = Viewer::Seat(Seat(((turn.index() + 1) % 4) as u8));
+    assert!(
+        matches!(drew.redacted_for(other), Event::Drew { card: None, .. }),
+        "hidden from others"
+    );
+    assert!(
+        matches!(
+            drew.redacted_for(Viewer::Seat(turn)),
+            Event::Drew { card: Some(_), .. }
+        ),
+        "shown to the drawer"
+    );
+}
+
+#[test]
+fn rules_1_game_state_round_trips_through_json() {
+    let game = new_game(Variant::Push, 4, 8);
+    let json = serde_json::to_string(&game).expect("json");
+    let back: Game = serde_json::from_str(&json).expect("back");
+    assert_eq!(back, game);
+    let future = json.replacen("\"format\":1", "\"format\":99", 1);
+    assert!(
+        serde_json::from_str::<Game>(&future).is_err(),
+        "an unknown format is refused"
+    );
+}
+
+#[test]
+fn rules_2_deal_twelve_one_at_a_time_and_an_upcard() {
+    let rules = Ruleset::default_for(Variant::MayI);
+    let deck = stacked_deck(&rules, 4, 0, 1, &["", "AC 2C 3C", "", ""], "KD", "QD");
+    let (game, _) = stacked_game(rules, 4, 0, vec![deck.clone()]);
+    assert_eq!(
+        &game.hand(Seat(1))[..3],
+        &cards("AC 2C 3C")[..],
+        "seat 1 is dealt first"
+    );
+    assert_eq!(deck[0], cards("AC")[0], "one at a time from the dealer's left");
+    assert_eq!(
+        deck[4],
+        cards("2C")[0],
+        "one at a time: seat 1's second card after a round"
+    );
+    let view = game.view(Viewer::Spectator);
+    assert_eq!(
+        view.discard.top,
+        Some(cards("KD")[0]),
+        "the next card is turned up"
+    );
+    assert_eq!(view.stock_count, 108 - 48 - 1);
+    assert!(game.players() == 4 && (0..4).all(|s| game.hand(Seat(s)).len() == 12));
+    assert_eq!(game.status(), Status::Playing);
+}

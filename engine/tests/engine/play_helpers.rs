@@ -1,0 +1,235 @@
+//! Shared helpers: stacked decks, invariant checks, a random player.
+
+use engine::{
+    Action, Card, DealEnd, DrawSource, Event, Game, GameConfig, LegalAction, Ruleset, Seat, Seed, Status,
+    Variant,
+};
+
+/// Cards from their names.
+pub fn cards(names: &str) -> Vec<Card> {
+    names
+        .split_whitespace()
+        .map(|n| n.parse().unwrap_or_else(|e| panic!("{n}: {e}")))
+        .collect()
+}
+
+/// A small deterministic generator for test choices (not the game's randomness).
+pub struct TestRng(pub u64);
+
+impl TestRng {
+    /// Next value (xorshift64*).
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform-ish in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Checks RULES.md §1 "Conservation": every card of the pack in exactly one place.
+pub fn assert_conserved(game: &Game, context: &str) {
+    let mut all = game.census();
+    all.sort();
+    let mut pack = game.rules().pack(game.players());
+    pack.sort();
+    assert_eq!(all.len(), pack.len(), "conservation (card count): {context}");
+    assert_eq!(all, pack, "conservation: {context}");
+}
+
+/// Checks hand sizes after `events` took `before` to `after`.
+pub fn assert_hand_sizes(before: &Game, after: &Game, events: &[Event], context: &str) {
+    let n = before.players();
+    if after.status() != Status::Playing {
+        return;
+    }
+    if after.deal() != before.deal() {
+        let size = after.rules().hand_size(after.deal());
+        for s in 0..n {
+            let seat = Seat(s as u8);
+            let want = if after.is_active(seat) { size } else { 0 };
+            assert_eq!(
+                after.hand(seat).len(),
+                want,
+                "fresh deal hand size of {s}: {context}"
+            );
+        }
+        return;
+    }
+    let mut want: Vec<i64> = (0..n).map(|s| before.hand(Seat(s as u8)).len() as i64).collect();
+    for e in events {
+        match e {
+            Event::Drew { seat, .. } => want[seat.index()] += 1,
+            Event::Pushed { to, .. } => want[to.index()] += 2,
+            Event::ClaimWon { seat, .. } => want[seat.index()] += 2,
+            Event::Melded { seat, melds, .. } => {
+                want[seat.index()] -= melds.iter().map(|m| m.reading.len() as i64).sum::<i64>()
+            }
+            Event::LaidOff { seat, cards, .. } => want[seat.index()] -= cards.len() as i64,
+            Event::Swapped { seat, freed, .. } => {
+                want[seat.index()] -= 1;
+                if freed.is_some() {
+                    want[seat.index()] += 1;
+                }
+            }
+            Event::TookBack { seat, cards } => want[seat.index()] += cards.len() as i64,
+            Event::Discarded { seat, .. } => want[seat.index()] -= 1,
+            Event::Left { seat } => want[seat.index()] = 0,
+            _ => {}
+        }
+    }
+    for (s, want) in want.iter().enumerate() {
+        assert_eq!(
+            after.hand(Seat(s as u8)).len() as i64,
+            *want,
+            "hand size of seat {s} after {events:?}: {context}"
+        );
+    }
+}
+
+/// The concrete actions listed for `seat` (draws, claim, take back, each discard, leave).
+pub fn concrete_actions(game: &Game, seat: Seat) -> Vec<Action> {
+    let mut out = Vec::new();
+    for la in game.legal_actions(seat) {
+        match la {
+            LegalAction::Draw { source } => out.push(Action::Draw { source }),
+            LegalAction::Claim => out.push(Action::Claim),
+            LegalAction::TakeBack => out.push(Action::TakeBack),
+            LegalAction::Discard { cards } => {
+                out.extend(cards.into_iter().map(|card| Action::Discard { card }))
+            }
+            LegalAction::Leave => out.push(Action::Leave),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Plays `action`, checking the invariants, and returns the new game.
+pub fn play_checked(game: &Game, seat: Seat, action: Action, context: &str) -> (Game, Vec<Event>) {
+    let (next, events) = game
+        .apply(seat, action.clone())
+        .unwrap_or_else(|e| panic!("{context}: {action:?} by {seat} refused: {e} ({})", e.code()));
+    assert_conserved(&next, context);
+    assert_hand_sizes(game, &next, &events, context);
+    (next, events)
+}
+
+/// A quick new game.
+pub fn new_game(variant: Variant, players: usize, seed: u64) -> Game {
+    let config = GameConfig::new(Ruleset::default_for(variant), players);
+    Game::new(config, Seed::from_u64(seed)).expect("setup").0
+}
+
+/// Whether a deal ended in these events.
+pub fn deal_ended(events: &[Event]) -> Option<DealEnd> {
+    events.iter().find_map(|e| match e {
+        Event::DealEnded { end, .. } => Some(*end),
+        _ => None,
+    })
+}
+
+/// A stacked deck (top card first) that deals `hands` (by seat; missing cards are filled from
+/// the rest of the pack), turns `upcard` and puts `stock` on top of the stock.
+pub fn stacked_deck(
+    rules: &Ruleset,
+    players: usize,
+    dealer: usize,
+    deal: u8,
+    hands: &[&str],
+    upcard: &str,
+    stock: &str,
+) -> Vec<Card> {
+    let mut filler = rules.pack(players);
+    let mut take = |c: Card| {
+        let i = filler
+            .iter()
+            .position(|f| *f == c)
+            .unwrap_or_else(|| panic!("{c} twice in the stacked deck"));
+        filler.remove(i);
+    };
+    let hands: Vec<Vec<Card>> = hands.iter().map(|h| cards(h)).collect();
+    let upcard = cards(upcard);
+    let stock = cards(stock);
+    for c in hands.iter().flatten().chain(&upcard).chain(&stock) {
+        take(*c);
+    }
+    // Fillers: wilds last, so filled hands hold as few surprises as possible.
+    filler.sort_by_key(|c| (rules.is_wild(*c), std::cmp::Reverse(*c)));
+    filler.reverse();
+    let size = rules.hand_size(deal);
+    let packet = if rules.variant() == Variant::Continental {
+        3
+    } else {
+        1
+    };
+    let mut next = vec![0usize; players];
+    let mut deck = Vec::new();
+    let mut dealt = 0;
+    while dealt < size {
+        let n = packet.min(size - dealt);
+        for k in 1..=players {
+            let seat = (dealer + k) % players;
+            for _ in 0..n {
+                let card = match hands.get(seat).and_then(|h| h.get(next[seat])) {
+                    Some(c) => *c,
+                    None => filler.pop().expect("filler"),
+                };
+                next[seat] += 1;
+                deck.push(card);
+            }
+        }
+        dealt += n;
+    }
+    for (seat, h) in hands.iter().enumerate() {
+        assert!(h.len() <= size, "seat {seat} is given more than {size} cards");
+    }
+    deck.extend(upcard);
+    deck.extend(stock);
+    filler.reverse();
+    deck.extend(filler);
+    deck
+}
+
+/// A game on stacked decks with a fixed first dealer.
+pub fn stacked_game(rules: Ruleset, players: usize, dealer: u8, decks: Vec<Vec<Card>>) -> (Game, Vec<Event>) {
+    let config = GameConfig {
+        ruleset: rules,
+        players,
+        first_dealer: Some(Seat(dealer)),
+        stacked_decks: Some(decks),
+    };
+    Game::new(config, Seed::from_u64(7)).expect("stacked setup")
+}
+
+/// Plays a list of actions, checking invariants; returns the game and all events.
+pub fn play_all(game: &Game, actions: &[(u8, Action)]) -> (Game, Vec<Event>) {
+    let mut game = game.clone();
+    let mut all = Vec::new();
+    for (k, (seat, action)) in actions.iter().enumerate() {
+        let (next, events) = play_checked(
+            &game,
+            Seat(*seat),
+            action.clone(),
+            &format!("scripted action {k}"),
+        );
+        game = next;
+        all.extend(events);
+    }
+    (game, all)
+}
+
+/// A draw action.
+pub fn draw(source: DrawSource) -> Action {
+    Action::Draw { source }
+}
+
+/// A discard action.
+pub fn discard(card: &str) -> Action {
+    Action::Discard {
+        card: card.parse().expect("card"),
+    }
+}
