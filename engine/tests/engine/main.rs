@@ -8,3 +8,4 @@ mod play_basics;
 mod play_helpers;
 mod play_may_i;
 mod play_sim;
+mod search;
