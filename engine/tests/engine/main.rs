@@ -8,4 +8,5 @@ mod play_basics;
 mod play_helpers;
 mod play_may_i;
 mod play_sim;
+mod props;
 mod search;
