@@ -313,3 +313,17 @@ pub fn quick_out_actions(rules: &Ruleset, players: usize, dealer: usize) -> Vec<
         (seat, discard("9C")),
     ]
 }
+
+/// A meld action whose melds may fix wilds: `[("5H 6H 7H JK", "JK=8H")]`.
+pub fn meld_as(melds: &[(&str, &str)]) -> Action {
+    Action::Meld {
+        melds: melds
+            .iter()
+            .map(|(c, w)| engine::ProposedMeld {
+                cards: cards(c),
+                kind: None,
+                wilds: crate::helpers::designations(w),
+            })
+            .collect(),
+    }
+}

@@ -4,7 +4,7 @@ use engine::{Action, Card, DealEnd, DrawSource, Event, Ruleset, Seat, Status, Va
 
 use crate::helpers::rules_with;
 use crate::play_helpers::{
-    cards, deal_ended, deal_scores, discard, draw, layoff, layoff_as, meld, play_all, quick_out_actions,
+    deal_ended, deal_scores, discard, draw, layoff, layoff_as, meld, play_all, quick_out_actions,
     quick_out_deck, refused, stacked_deck, stacked_game,
 };
 
