@@ -24,6 +24,28 @@
 //! assert!(!analysis.is_legal());
 //! assert!(analysis.reasons.iter().any(|r| r.code == engine::ReasonCode::TooManyWilds));
 //! ```
+//!
+//! The search finds melds in a hand: the contract of a deal, `continental`'s way out, and
+//! lay-offs. What it returns is what [`analyse`] and [`check_contract`] accept.
+//!
+//! ```
+//! use engine::{MeldKind, Ruleset, Variant, check_contract, find_contract, find_go_out, parse_cards};
+//!
+//! // may_i deal 2: one set and one run. The 7H is wanted by both; the 7S frees it.
+//! let rules = Ruleset::default_for(Variant::MayI);
+//! let hand = parse_cards(&["7C", "7D", "7H", "5H", "6H", "8H", "9S", "7S", "3C", "4D", "KD", "QC"]).unwrap();
+//! let melds = find_contract(&rules, 2, &hand).expect("a set of sevens and 5H-8H");
+//! assert!(check_contract(&rules, &rules.contract(2), &melds).is_ok());
+//! assert!(melds.iter().any(|m| m.kind() == MeldKind::Run && m.len() == 4));
+//!
+//! // continental: 16 cards after the draw; lay down 15 in a pattern and discard the last.
+//! let rules = Ruleset::default_for(Variant::Continental);
+//! let names = "3C 4C 5C 6C 7C 8C 9C TC 4D 5D JK 7D 8D 9D TD KS";
+//! let hand = parse_cards(&names.split(' ').collect::<Vec<_>>()).unwrap();
+//! let out = find_go_out(&rules, &hand).expect("two long sequences, split");
+//! assert_eq!(out.discard.map(|c| c.to_string()).as_deref(), Some("KS"));
+//! assert_eq!(out.melds.iter().map(|m| m.len()).sum::<usize>(), 15);
+//! ```
 
 mod card;
 mod contract;
@@ -31,6 +53,7 @@ mod game;
 mod reading;
 mod replay;
 mod ruleset;
+mod search;
 
 pub use card::{Card, CardError, DISTINCT_CARDS, Rank, Suit, parse_cards};
 pub use contract::{
@@ -50,3 +73,4 @@ pub use replay::{ReplayError, replay};
 pub use ruleset::{
     ContinentalOptions, Contract7Options, MayIOptions, PushOptions, Ruleset, RulesetError, Variant, WildLimit,
 };
+pub use search::{GoOut, Layoff, find_contract, find_go_out, find_layoffs};

@@ -11,3 +11,4 @@ mod play_helpers;
 mod play_may_i;
 mod play_push;
 mod play_sim;
+mod search;

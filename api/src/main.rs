@@ -1,0 +1,32 @@
+//! The `continental` binary: settings, build, run.
+
+use continental::config::Settings;
+use continental::startup::Application;
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    continental::telemetry::init();
+    let settings = match Settings::from_sources(std::env::args().skip(1), |k| std::env::var(k).ok()) {
+        Ok(s) => s,
+        Err(message) => {
+            eprintln!("{message}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    tracing::info!(database = ?settings.database, bind = %settings.bind, test_mode = settings.test_mode, "starting");
+    let app = match Application::build(settings).await {
+        Ok(app) => app,
+        Err(e) => {
+            tracing::error!(error = %e, "could not start");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    tracing::info!(port = app.port(), "listening");
+    match app.run_until_stopped().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %e, "server failed");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

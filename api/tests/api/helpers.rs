@@ -1,0 +1,272 @@
+//! Spawns the service on port 0 with a fresh database and gives typed request helpers.
+
+use std::str::FromStr;
+
+use awc::Client;
+use awc::http::StatusCode;
+use continental::config::{DatabaseSettings, Secret, Settings};
+use continental::startup::Application;
+use serde_json::Value;
+use sqlx::Connection;
+use uuid::Uuid;
+
+/// The secret tests sign forged tokens with.
+pub const TEST_SECRET: &str = "test-secret-0123456789abcdef";
+
+/// Which database a test app runs on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// A fresh SQLite file.
+    Sqlite,
+    /// A fresh database on the PostgreSQL server of `DATABASE_URL`.
+    Postgres,
+}
+
+/// The backends to run each test on: SQLite always, PostgreSQL when `DATABASE_URL` names one.
+pub fn backends() -> Vec<Backend> {
+    let mut out = vec![Backend::Sqlite];
+    if postgres_url().is_some() {
+        out.push(Backend::Postgres);
+    }
+    out
+}
+
+fn postgres_url() -> Option<String> {
+    std::env::var("DATABASE_URL")
+        .ok()
+        .filter(|u| u.starts_with("postgres://") || u.starts_with("postgresql://"))
+}
+
+/// Creates a fresh database and returns its settings.
+pub async fn fresh_database(backend: &Backend) -> DatabaseSettings {
+    match backend {
+        Backend::Sqlite => {
+            let path = std::env::temp_dir().join(format!("continental-test-{}.db", Uuid::new_v4()));
+            DatabaseSettings::Sqlite {
+                path: path.to_string_lossy().into_owned(),
+            }
+        }
+        Backend::Postgres => {
+            let url = postgres_url().expect("DATABASE_URL names a PostgreSQL server");
+            let name = format!("test_{}", Uuid::new_v4().simple());
+            let mut conn = sqlx::PgConnection::connect_with(
+                &sqlx::postgres::PgConnectOptions::from_str(&url).expect("a PostgreSQL URL"),
+            )
+            .await
+            .expect("PostgreSQL answers at DATABASE_URL");
+            sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                .execute(&mut conn)
+                .await
+                .expect("create a test database");
+            let (base, query) = match url.split_once('?') {
+                Some((b, q)) => (b.to_owned(), format!("?{q}")),
+                None => (url.clone(), String::new()),
+            };
+            let after_scheme = base.find("://").map_or(0, |i| i + 3);
+            let base = match base[after_scheme..].find('/') {
+                Some(i) => base[..after_scheme + i].to_owned(),
+                None => base,
+            };
+            DatabaseSettings::Postgres {
+                url: format!("{base}/{name}{query}"),
+            }
+        }
+    }
+}
+
+/// A running service and a client for it.
+pub struct TestApp {
+    /// `http://127.0.0.1:port`.
+    pub address: String,
+    /// The database it runs on.
+    pub backend: Backend,
+    /// Its database settings, to start a second instance on the same database.
+    #[expect(
+        dead_code,
+        reason = "used by the game tests, which come with the engine's game API"
+    )]
+    pub database: DatabaseSettings,
+    /// The client.
+    pub client: Client,
+}
+
+/// A response read whole.
+#[derive(Debug)]
+pub struct Reply {
+    /// Status.
+    pub status: StatusCode,
+    /// Headers.
+    pub headers: awc::http::header::HeaderMap,
+    /// Body bytes.
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    /// The body as JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    }
+
+    /// Asserts a problem+json error with this status and code.
+    pub fn assert_problem(&self, status: u16, code: &str, context: &str) {
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "{context}: expected {status} {code}, got {}: {}",
+            self.status,
+            String::from_utf8_lossy(&self.body)
+        );
+        assert_eq!(
+            self.header("content-type").as_deref(),
+            Some("application/problem+json"),
+            "{context}: errors are problem+json"
+        );
+        let body = self.json();
+        assert_eq!(body["code"], code, "{context}: {body}");
+        assert_eq!(body["status"], status, "{context}: {body}");
+        for field in ["type", "title", "detail"] {
+            assert!(
+                body[field].is_string(),
+                "{context}: problem lacks {field}: {body}"
+            );
+        }
+    }
+}
+
+/// Options for spawning.
+#[derive(Clone, Debug, Default)]
+pub struct Spawn {
+    /// Start in test mode.
+    pub test_mode: bool,
+    /// Leave the token secret to the database.
+    pub stored_secret: bool,
+    /// Reuse this database instead of a fresh one.
+    pub database: Option<DatabaseSettings>,
+}
+
+impl TestApp {
+    /// Starts the service on `backend` with a fresh database, in test mode.
+    pub async fn spawn(backend: &Backend) -> TestApp {
+        TestApp::spawn_with(
+            backend,
+            Spawn {
+                test_mode: true,
+                ..Spawn::default()
+            },
+        )
+        .await
+    }
+
+    /// Starts the service with these options.
+    pub async fn spawn_with(backend: &Backend, spawn: Spawn) -> TestApp {
+        let database = match spawn.database {
+            Some(d) => d,
+            None => fresh_database(backend).await,
+        };
+        let settings = Settings {
+            database: database.clone(),
+            bind: "127.0.0.1:0".into(),
+            test_mode: spawn.test_mode,
+            jwt_secret: (!spawn.stored_secret).then(|| Secret(TEST_SECRET.into())),
+        };
+        let app = Application::build(settings).await.expect("the service starts");
+        let address = format!("http://127.0.0.1:{}", app.port());
+        actix_web::rt::spawn(app.run_until_stopped());
+        TestApp {
+            address,
+            backend: backend.clone(),
+            database,
+            client: Client::builder()
+                .disable_redirects()
+                .timeout(std::time::Duration::from_secs(60))
+                .finish(),
+        }
+    }
+
+    /// Sends a request with an optional raw body and extra headers.
+    pub async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&[u8]>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        let method = awc::http::Method::from_bytes(method.as_bytes()).expect("a method");
+        let mut req = self.client.request(method, format!("{}{}", self.address, path));
+        for (k, v) in headers {
+            req = req.insert_header((*k, *v));
+        }
+        let sent = match body {
+            Some(b) => {
+                req.insert_header(("content-type", "application/json"))
+                    .send_body(b.to_vec())
+                    .await
+            }
+            None => req.send().await,
+        };
+        let mut res = sent.unwrap_or_else(|e| panic!("request to {path} failed: {e}"));
+        let body = res.body().limit(16 * 1024 * 1024).await.expect("a body").to_vec();
+        Reply {
+            status: res.status(),
+            headers: res.headers().clone(),
+            body,
+        }
+    }
+
+    /// GET.
+    pub async fn get(&self, path: &str) -> Reply {
+        self.send("GET", path, None, &[]).await
+    }
+
+    /// GET with a bearer token.
+    #[expect(
+        dead_code,
+        reason = "used by the game tests, which come with the engine's game API"
+    )]
+    pub async fn get_as(&self, path: &str, token: &str) -> Reply {
+        let auth = format!("Bearer {token}");
+        self.send("GET", path, None, &[("authorization", &auth)]).await
+    }
+
+    /// POST JSON.
+    pub async fn post(&self, path: &str, body: &Value) -> Reply {
+        let bytes = serde_json::to_vec(body).expect("JSON");
+        self.send("POST", path, Some(&bytes), &[]).await
+    }
+
+    /// POST JSON with a bearer token and extra headers.
+    #[expect(
+        dead_code,
+        reason = "used by the game tests, which come with the engine's game API"
+    )]
+    pub async fn post_as(&self, path: &str, token: &str, body: &Value, headers: &[(&str, &str)]) -> Reply {
+        let bytes = serde_json::to_vec(body).expect("JSON");
+        let auth = format!("Bearer {token}");
+        let mut all = vec![("authorization", auth.as_str())];
+        all.extend_from_slice(headers);
+        self.send("POST", path, Some(&bytes), &all).await
+    }
+}
+
+/// Runs `check` once per backend, each on a fresh app.
+#[macro_export]
+macro_rules! on_every_backend {
+    ($name:ident, $check:path) => {
+        #[actix_web::test]
+        async fn $name() {
+            for backend in $crate::helpers::backends() {
+                let app = $crate::helpers::TestApp::spawn(&backend).await;
+                $check(&app).await;
+            }
+        }
+    };
+}

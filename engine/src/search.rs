@@ -1,0 +1,575 @@
+//! Searching a hand: melds that fulfil the contract, `continental`'s way out, and lay-offs.
+//!
+//! The search works on card counts, not on card lists: two `7H` are the same card, and wilds
+//! are fungible, so a candidate meld is "these naturals, and this many wilds". Which wild
+//! goes where is decided only once a whole answer is found, and every meld of the answer is
+//! then read by [`analyse`](crate::analyse) with its kind and every wild designated, and the
+//! whole by [`check_contract`](crate::check_contract): what the search returns is exactly what
+//! the game accepts.
+
+use std::collections::HashSet;
+
+use crate::card::{Card, DISTINCT_CARDS, Rank, Suit};
+use crate::contract::{self, Contract, GO_OUT_CARDS, GO_OUT_PATTERNS, Requirement};
+use crate::reading::{self, Designation, MAX_RUN, MeldKind, ProposedMeld, Reading, Stands};
+use crate::ruleset::{Ruleset, Variant, WildLimit};
+
+/// `continental`: how to go out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoOut {
+    /// The sequences laid down, already cut to one of the patterns (15 cards).
+    pub melds: Vec<Reading>,
+    /// The card to discard when the hand held 16; `None` for a hand of 15.
+    pub discard: Option<Card>,
+}
+
+/// One card of a hand that can be laid off on a meld of the table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layoff {
+    /// Index of the meld in the table given to [`find_layoffs`].
+    pub meld: usize,
+    /// The card from the hand.
+    pub card: Card,
+    /// The meld as it would lie with the card laid off.
+    pub reading: Reading,
+}
+
+type Counts = [u8; DISTINCT_CARDS];
+
+/// A meld being planned: its naturals, and holes for wilds not yet chosen.
+#[derive(Clone, Debug)]
+struct Plan {
+    kind: MeldKind,
+    /// A set's rank; `None` for an all-wild set.
+    rank: Option<Rank>,
+    /// A run's suit and the value (1..=14) of its first place.
+    suit: Suit,
+    low: u8,
+    /// Runs: one entry per place, low to high. Sets: the naturals, then the holes.
+    places: Vec<Option<Card>>,
+}
+
+impl Plan {
+    fn holes(&self) -> usize {
+        self.places.iter().filter(|p| p.is_none()).count()
+    }
+}
+
+/// What the search needs to know about the rules, computed once.
+struct Search<'a> {
+    rules: &'a Ruleset,
+    wild: [bool; DISTINCT_CARDS],
+    wild_indices: Vec<usize>,
+    /// States (step, counts, wilds owed, lengths left) known to lead nowhere.
+    dead: HashSet<(u8, Counts, u8, [u8; 3])>,
+}
+
+impl<'a> Search<'a> {
+    fn new(rules: &'a Ruleset) -> Search<'a> {
+        let mut wild = [false; DISTINCT_CARDS];
+        for (i, w) in wild.iter_mut().enumerate() {
+            *w = rules.is_wild(Card::from_index(i));
+        }
+        let wild_indices = (0..DISTINCT_CARDS).filter(|&i| wild[i]).collect();
+        Search {
+            rules,
+            wild,
+            wild_indices,
+            dead: HashSet::new(),
+        }
+    }
+
+    fn wilds_left(&self, counts: &Counts) -> usize {
+        self.wild_indices.iter().map(|&i| usize::from(counts[i])).sum()
+    }
+
+    /// The fewest naturals a meld of `len` cards needs (all-wild melds are planned apart).
+    fn min_naturals(&self, len: usize) -> usize {
+        match self.rules.wild_limit() {
+            WildLimit::NotMoreThanNaturals => len.div_ceil(2),
+            WildLimit::AtLeastOneNatural | WildLimit::Any => 1,
+        }
+    }
+
+    /// Whether a meld of `kind` may be made of wilds only (`may_i`'s wild trio; `push`,
+    /// naming what they represent).
+    fn all_wild_allowed(&self, kind: MeldKind) -> bool {
+        match self.rules.variant() {
+            Variant::MayI => kind == MeldKind::Set,
+            Variant::Push => true,
+            Variant::Contract7 | Variant::Continental => false,
+        }
+    }
+
+    /// Every plan of a meld of `kind` with exactly `len` cards from `counts`, with at most
+    /// `budget` holes. Plans using the same naturals and as many holes are equivalent for
+    /// the search, so only one of them is kept. Plans with fewer holes come first.
+    fn plans(&self, kind: MeldKind, len: usize, counts: &Counts, budget: usize) -> Vec<Plan> {
+        let mut out = Vec::new();
+        let min_nat = self.min_naturals(len).max(len.saturating_sub(budget));
+        match kind {
+            MeldKind::Set => {
+                for rank in Rank::ALL {
+                    let pool: [u8; 4] =
+                        Suit::ALL.map(|suit| counts[Card::new(rank, suit).index()].min(len as u8));
+                    let total: usize = pool.iter().map(|&c| usize::from(c)).sum();
+                    for k in (min_nat..=len.min(total)).rev() {
+                        let mut pick = [0u8; 4];
+                        pick_suits(&pool, k, 0, &mut pick, &mut |pick| {
+                            let mut places = Vec::with_capacity(len);
+                            for (suit, &n) in Suit::ALL.iter().zip(pick) {
+                                places.extend(std::iter::repeat_n(Some(Card::new(rank, *suit)), n.into()));
+                            }
+                            places.resize(len, None);
+                            out.push(Plan {
+                                kind,
+                                rank: Some(rank),
+                                suit: Suit::Clubs,
+                                low: 0,
+                                places,
+                            });
+                        });
+                    }
+                }
+            }
+            MeldKind::Run => {
+                for suit in Suit::ALL {
+                    for low in 1..=(15 - len) as u8 {
+                        let cards: Vec<Card> = (0..len as u8).map(|i| card_at(low + i, suit)).collect();
+                        let present: Vec<usize> =
+                            (0..len).filter(|&i| counts[cards[i].index()] > 0).collect();
+                        if present.len() < min_nat {
+                            continue;
+                        }
+                        // Subsets of the present places used as naturals, largest first.
+                        let mut subsets: Vec<u32> = (0u32..1 << present.len())
+                            .filter(|m| m.count_ones() as usize >= min_nat)
+                            .collect();
+                        subsets.sort_by_key(|m| std::cmp::Reverse(m.count_ones()));
+                        for mask in subsets {
+                            let mut places = vec![None; len];
+                            for (bit, &i) in present.iter().enumerate() {
+                                if mask & (1 << bit) != 0 {
+                                    places[i] = Some(cards[i]);
+                                }
+                            }
+                            out.push(Plan {
+                                kind,
+                                rank: None,
+                                suit,
+                                low,
+                                places,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if self.all_wild_allowed(kind) && len <= budget {
+            out.push(self.all_wild(kind, len));
+        }
+        // Same naturals, same holes: the same for the search.
+        let mut seen: HashSet<Vec<Card>> = HashSet::new();
+        out.retain(|p| {
+            let mut key: Vec<Card> = p.places.iter().flatten().copied().collect();
+            key.sort_unstable();
+            seen.insert(key)
+        });
+        out.sort_by_key(Plan::holes);
+        out
+    }
+
+    /// A meld of wilds only: sets of kings, runs of spades from the three (any will do).
+    fn all_wild(&self, kind: MeldKind, len: usize) -> Plan {
+        let low = if len + 2 <= 14 { 3 } else { 1 };
+        Plan {
+            kind,
+            rank: (kind == MeldKind::Set && self.rules.variant() == Variant::Push).then_some(Rank::King),
+            suit: Suit::Spades,
+            low,
+            places: vec![None; len],
+        }
+    }
+
+    /// Chooses wilds for the holes of `plans` from `counts` and reads every meld through
+    /// [`reading::read`]. `None` if a meld does not read as exactly one reading.
+    fn realise(&self, plans: &[Plan], counts: &Counts) -> Option<Vec<Reading>> {
+        // Suited wilds (red aces, deuces) first: they may land where they stand for themselves.
+        let mut pool: Vec<Card> = Vec::new();
+        for &i in &self.wild_indices {
+            pool.extend(std::iter::repeat_n(Card::from_index(i), counts[i].into()));
+        }
+        let mut pool = pool.into_iter();
+        let mut readings = Vec::with_capacity(plans.len());
+        for plan in plans {
+            let mut cards = Vec::with_capacity(plan.places.len());
+            let mut wilds = Vec::new();
+            for (i, place) in plan.places.iter().enumerate() {
+                let card = match place {
+                    Some(c) => *c,
+                    None => pool.next()?,
+                };
+                cards.push(card);
+                if self.wild[card.index()] {
+                    let represents = match (plan.kind, plan.rank) {
+                        (MeldKind::Run, _) => Stands::Card(card_at(plan.low + i as u8, plan.suit)),
+                        (MeldKind::Set, Some(rank)) => Stands::Rank(rank),
+                        (MeldKind::Set, None) => Stands::Any,
+                    };
+                    wilds.push(Designation { card, represents });
+                }
+            }
+            let proposal = ProposedMeld {
+                cards,
+                kind: Some(plan.kind),
+                wilds,
+            };
+            readings.push(reading::read(self.rules, &proposal).ok()?);
+        }
+        Some(readings)
+    }
+
+    /// Depth-first over the contract's requirements; `chosen` holds the plans so far.
+    fn contract(
+        &mut self,
+        reqs: &[Requirement],
+        step: usize,
+        counts: &mut Counts,
+        owed: usize,
+        chosen: &mut Vec<Plan>,
+    ) -> Option<Vec<Reading>> {
+        let Some(req) = reqs.get(step) else {
+            let readings = self.realise(chosen, counts)?;
+            return contract::check(self.rules, &Contract::Melds(reqs.to_vec()), &readings).ok();
+        };
+        let key = (step as u8, *counts, owed as u8, [0; 3]);
+        if self.dead.contains(&key) {
+            return None;
+        }
+        let cards_left: usize = counts.iter().map(|&c| usize::from(c)).sum::<usize>() - owed;
+        let still_needed: usize = reqs[step..].iter().map(|r| r.min_len).sum();
+        if cards_left >= still_needed {
+            let budget = self.wilds_left(counts) - owed;
+            for plan in self.plans(req.kind, req.min_len, counts, budget) {
+                take(counts, &plan);
+                let holes = plan.holes();
+                let affordable = owed + holes <= self.wilds_left(counts);
+                chosen.push(plan);
+                let found = if affordable {
+                    self.contract(reqs, step + 1, counts, owed + holes, chosen)
+                } else {
+                    None
+                };
+                let plan = chosen.pop().expect("the plan just pushed");
+                give_back(counts, &plan);
+                if found.is_some() {
+                    return found;
+                }
+            }
+        }
+        self.dead.insert(key);
+        None
+    }
+
+    /// Depth-first cover of all of `counts` by runs of the lengths in `left` (counts of
+    /// 3-, 4- and 5-card pieces). Each step places the piece holding the first natural card
+    /// left, so every cover is met once.
+    fn go_out(
+        &mut self,
+        counts: &mut Counts,
+        owed: usize,
+        left: [u8; 3],
+        chosen: &mut Vec<Plan>,
+    ) -> Option<Vec<Reading>> {
+        if left == [0; 3] {
+            let rest: usize = counts.iter().map(|&c| usize::from(c)).sum();
+            if rest != owed {
+                return None;
+            }
+            let readings = self.realise(chosen, counts)?;
+            return contract::check(self.rules, &Contract::GoOut, &readings).ok();
+        }
+        let key = (0, *counts, owed as u8, left);
+        if self.dead.contains(&key) {
+            return None;
+        }
+        let anchor = (0..DISTINCT_CARDS).find(|&i| counts[i] > 0 && !self.wild[i]);
+        let plans = match anchor {
+            Some(i) => self.pieces_through(Card::from_index(i), counts, owed, left),
+            None => self.wild_pieces(counts, owed, left),
+        };
+        for plan in plans {
+            let len = plan.places.len();
+            take(counts, &plan);
+            let holes = plan.holes();
+            let mut next = left;
+            next[len - 3] -= 1;
+            let affordable = owed + holes <= self.wilds_left(counts);
+            chosen.push(plan);
+            let found = if affordable {
+                self.go_out(counts, owed + holes, next, chosen)
+            } else {
+                None
+            };
+            let plan = chosen.pop().expect("the plan just pushed");
+            give_back(counts, &plan);
+            if found.is_some() {
+                return found;
+            }
+        }
+        self.dead.insert(key);
+        None
+    }
+
+    /// Runs of the lengths left that hold the natural `anchor` in its own place.
+    fn pieces_through(&self, anchor: Card, counts: &Counts, owed: usize, left: [u8; 3]) -> Vec<Plan> {
+        let (Some(rank), Some(suit)) = (anchor.rank(), anchor.suit()) else {
+            return Vec::new();
+        };
+        let budget = self.wilds_left(counts).saturating_sub(owed);
+        let values: &[u8] = if rank == Rank::Ace {
+            &[1, 14]
+        } else {
+            &[rank.number()]
+        };
+        let mut out = Vec::new();
+        for len in (3..=5usize).rev().filter(|l| left[l - 3] > 0) {
+            for &value in values {
+                let lowest = value.saturating_sub(len as u8 - 1).max(1);
+                let highest = value.min((15 - len) as u8);
+                for low in lowest..=highest {
+                    let cards: Vec<Card> = (0..len as u8).map(|i| card_at(low + i, suit)).collect();
+                    let at = usize::from(value - low);
+                    let mut rest = *counts;
+                    rest[anchor.index()] -= 1;
+                    let present: Vec<usize> = (0..len)
+                        .filter(|&i| i != at && rest[cards[i].index()] > 0)
+                        .collect();
+                    for mask in (0u32..1 << present.len()).rev() {
+                        let holes = len - 1 - mask.count_ones() as usize;
+                        if holes > budget {
+                            continue;
+                        }
+                        let mut places = vec![None; len];
+                        places[at] = Some(anchor);
+                        for (bit, &i) in present.iter().enumerate() {
+                            if mask & (1 << bit) != 0 {
+                                places[i] = Some(cards[i]);
+                            }
+                        }
+                        out.push(Plan {
+                            kind: MeldKind::Run,
+                            rank: None,
+                            suit,
+                            low,
+                            places,
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Only wilds left: each piece needs a suited wild standing for itself (a deuce in its
+    /// own place) as its natural card; the rest of it is wilds.
+    fn wild_pieces(&self, counts: &Counts, owed: usize, left: [u8; 3]) -> Vec<Plan> {
+        let mut out = Vec::new();
+        let Some(len) = (3..=5usize).find(|l| left[l - 3] > 0) else {
+            return out;
+        };
+        if self.wilds_left(counts) < owed + len {
+            return out;
+        }
+        for &i in &self.wild_indices {
+            let card = Card::from_index(i);
+            let (Some(rank), Some(suit)) = (card.rank(), card.suit()) else {
+                continue;
+            };
+            if counts[i] == 0 {
+                continue;
+            }
+            let value = rank.number();
+            let low = value.saturating_sub(len as u8 - 1).max(1);
+            let mut places = vec![None; len];
+            places[usize::from(value - low)] = Some(card);
+            out.push(Plan {
+                kind: MeldKind::Run,
+                rank: None,
+                suit,
+                low,
+                places,
+            });
+        }
+        out
+    }
+}
+
+/// Calls `emit` with each way to take `k` cards from the per-suit `pool`.
+fn pick_suits(pool: &[u8; 4], k: usize, suit: usize, pick: &mut [u8; 4], emit: &mut dyn FnMut(&[u8; 4])) {
+    if suit == 4 {
+        if k == 0 {
+            emit(pick);
+        }
+        return;
+    }
+    let most = usize::from(pool[suit]).min(k);
+    for n in (0..=most).rev() {
+        pick[suit] = n as u8;
+        pick_suits(pool, k - n, suit + 1, pick, emit);
+    }
+    pick[suit] = 0;
+}
+
+fn take(counts: &mut Counts, plan: &Plan) {
+    for card in plan.places.iter().flatten() {
+        counts[card.index()] -= 1;
+    }
+}
+
+fn give_back(counts: &mut Counts, plan: &Plan) {
+    for card in plan.places.iter().flatten() {
+        counts[card.index()] += 1;
+    }
+}
+
+fn counts_of(hand: &[Card]) -> Counts {
+    let mut counts = [0u8; DISTINCT_CARDS];
+    for c in hand {
+        counts[c.index()] = counts[c.index()].saturating_add(1);
+    }
+    counts
+}
+
+/// The suited card of `suit` at run value `value` (1 and 14 are both the ace).
+fn card_at(value: u8, suit: Suit) -> Card {
+    Card::new(Rank::from_number(value).unwrap_or(Rank::Ace), suit)
+}
+
+/// Melds from `hand` that fulfil deal `deal`'s contract, if any: each meld as short as the
+/// contract allows. In `continental` this is [`find_go_out`]'s melds.
+///
+/// Every reading is what [`analyse`](crate::analyse) gives for its cards with its kind and
+/// wilds designated, and together they pass [`check_contract`](crate::check_contract).
+pub fn find_contract(rules: &Ruleset, deal: u8, hand: &[Card]) -> Option<Vec<Reading>> {
+    let reqs = match rules.contract(deal) {
+        Contract::GoOut => return find_go_out(rules, hand).map(|g| g.melds),
+        Contract::Melds(reqs) => reqs,
+    };
+    if hand.len() < reqs.iter().map(|r| r.min_len).sum() || hand.len() > usize::from(u8::MAX) {
+        return None;
+    }
+    // Runs first: they are the most constrained, so dead ends show early.
+    let mut reqs = reqs;
+    reqs.sort_by_key(|r| (r.kind != MeldKind::Run, std::cmp::Reverse(r.min_len)));
+    let mut search = Search::new(rules);
+    let mut counts = counts_of(hand);
+    search.contract(&reqs, 0, &mut counts, 0, &mut Vec::new())
+}
+
+/// `continental`: a way to lay down 15 cards of `hand` (15 or 16 cards) as a going-out
+/// pattern, and the card left to discard when the hand has 16. `None` when there is none,
+/// or in another variant.
+pub fn find_go_out(rules: &Ruleset, hand: &[Card]) -> Option<GoOut> {
+    if rules.variant() != Variant::Continental || !(GO_OUT_CARDS..=GO_OUT_CARDS + 1).contains(&hand.len()) {
+        return None;
+    }
+    let mut search = Search::new(rules);
+    let mut counts = counts_of(hand);
+    let patterns: Vec<[u8; 3]> = GO_OUT_PATTERNS
+        .iter()
+        .map(|p| {
+            let mut left = [0u8; 3];
+            for &len in *p {
+                left[len - 3] += 1;
+            }
+            left
+        })
+        .collect();
+    let try_all = |search: &mut Search<'_>, counts: &mut Counts| {
+        patterns
+            .iter()
+            .find_map(|&left| search.go_out(counts, 0, left, &mut Vec::new()))
+    };
+    if hand.len() == GO_OUT_CARDS {
+        return try_all(&mut search, &mut counts).map(|melds| GoOut { melds, discard: None });
+    }
+    // Sixteen cards: try discarding each distinct card, naturals before wilds.
+    let mut discards: Vec<Card> = hand.to_vec();
+    discards.sort_by_key(|c| (search.wild[c.index()], *c));
+    discards.dedup();
+    for discard in discards {
+        counts[discard.index()] -= 1;
+        let found = try_all(&mut search, &mut counts);
+        counts[discard.index()] += 1;
+        if let Some(melds) = found {
+            return Some(GoOut {
+                melds,
+                discard: Some(discard),
+            });
+        }
+    }
+    None
+}
+
+/// Cards of `hand` that can be laid off on melds of `table`, each a single card on one meld,
+/// with the resulting reading. A wild that could go to either end of a run is listed once
+/// per end. Empty in `continental`, which has no lay-offs.
+pub fn find_layoffs(rules: &Ruleset, hand: &[Card], table: &[Reading]) -> Vec<Layoff> {
+    let mut out = Vec::new();
+    if rules.variant() == Variant::Continental {
+        return out;
+    }
+    let mut cards = hand.to_vec();
+    cards.sort_unstable();
+    cards.dedup();
+    for (index, meld) in table.iter().enumerate() {
+        for &card in &cards {
+            let wild = rules.is_wild(card);
+            match (meld.kind(), meld.span(), meld.suit()) {
+                (MeldKind::Run, Some((low, high)), Some(suit)) => {
+                    if meld.len() >= MAX_RUN {
+                        continue;
+                    }
+                    let ends = [(low > 1).then(|| low - 1), (high < 14).then(|| high + 1)];
+                    for value in ends.into_iter().flatten() {
+                        let place = card_at(value, suit);
+                        let designation;
+                        let wilds: &[Designation] = if wild {
+                            designation = [Designation {
+                                card,
+                                represents: Stands::Card(place),
+                            }];
+                            &designation
+                        } else if card == place {
+                            &[]
+                        } else {
+                            continue;
+                        };
+                        for reading in meld.lay_off(rules, &[card], wilds).readings {
+                            out.push(Layoff {
+                                meld: index,
+                                card,
+                                reading,
+                            });
+                        }
+                    }
+                }
+                (MeldKind::Set, ..) => {
+                    if !wild && (meld.rank().is_none() || card.rank() != meld.rank()) {
+                        continue;
+                    }
+                    for reading in meld.lay_off(rules, &[card], &[]).readings {
+                        out.push(Layoff {
+                            meld: index,
+                            card,
+                            reading,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}

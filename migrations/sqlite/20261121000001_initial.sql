@@ -1,0 +1,53 @@
+-- Games, their seats, their append-only events, idempotency keys and service settings.
+
+CREATE TABLE settings (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+CREATE TABLE games (
+    id BLOB PRIMARY KEY,
+    variant TEXT NOT NULL,
+    status TEXT NOT NULL,
+    -- The serialised game (engine state, seats, options) as JSON text.
+    state TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    -- Secret until the game ends; the commitment is public from the start.
+    seed TEXT NOT NULL,
+    seed_commitment TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+
+CREATE TABLE seats (
+    game_id BLOB NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    seat INTEGER NOT NULL,
+    name TEXT,
+    -- 'player' (named or joined), 'open' (waiting for a join) or 'bot'.
+    kind TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+
+CREATE TABLE events (
+    game_id BLOB NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    -- The seat whose action or private information this event carries, if any.
+    seat INTEGER,
+    body TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+
+CREATE TABLE idempotency_keys (
+    game_id BLOB NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    seat INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    -- 'running' until the first request's response is stored, then 'done'.
+    status TEXT NOT NULL,
+    response_status INTEGER,
+    response_headers TEXT,
+    response_body BLOB,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seat, key)
+);
