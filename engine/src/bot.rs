@@ -28,7 +28,9 @@ pub fn choose(game: &Game, seat: Seat) -> Option<Action> {
         Phase::Draw => draw_phase(game, seat, &legal),
         Phase::Play => play_phase(game, seat, &legal),
     };
-    candidates.into_iter().find(|a| game.apply(seat, a.clone()).is_ok())
+    candidates
+        .into_iter()
+        .find(|a| game.apply(seat, a.clone()).is_ok())
 }
 
 fn draw_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
@@ -47,7 +49,7 @@ fn draw_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
     });
     if let Some(top) = top
         && can_take
-        && fits(rules, hand, top) > 0
+        && wants_discard(game, seat, top)
     {
         out.push(Action::Draw {
             source: DrawSource::Discard,
@@ -167,35 +169,54 @@ fn fits(rules: &Ruleset, hand: &[Card], card: Card) -> usize {
         .count()
 }
 
+/// Whether the top discard is worth taking: it can be laid off (once down, where no new meld
+/// may start), or it fits the hand and would not be the very card discarded next. The last
+/// test keeps two bots from passing one card back and forth for ever.
+fn wants_discard(game: &Game, seat: Seat, top: Card) -> bool {
+    let rules = game.rules();
+    let hand = game.hand(seat);
+    if game.is_down(seat) && rules.variant() != Variant::Push {
+        let table: Vec<Reading> = game.table().iter().map(|m| m.reading.clone()).collect();
+        return !find_layoffs(rules, &[top], &table).is_empty();
+    }
+    if fits(rules, hand, top) == 0 {
+        return false;
+    }
+    let mut after = hand.to_vec();
+    after.push(top);
+    costliest_dead_card(rules, &after) != Some(top)
+}
+
 fn wants_claim(game: &Game, seat: Seat) -> bool {
     let Some(top) = game.discard_pile().last().copied() else {
         return false;
     };
     let rules = game.rules();
     let hand = game.hand(seat);
+    let mut after = hand.to_vec();
+    after.push(top);
     game.claims_won().get(seat.index()).copied().unwrap_or(0) < CLAIM_APPETITE
         && !game.is_down(seat)
         && fits(rules, hand, top) >= 2
+        && costliest_dead_card(rules, &after) != Some(top)
 }
 
 /// The card to discard: never a wild while anything else is left; among the cards that fit
 /// nothing the one that would cost most at the end of the deal; else the one that fits least.
 fn costliest_dead_card(rules: &Ruleset, hand: &[Card]) -> Option<Card> {
     let cost = |c: Card| rules.card_value(c).unwrap_or(1);
-    hand.iter()
-        .copied()
-        .max_by_key(|&c| {
-            let others: Vec<Card> = {
-                let mut v = hand.to_vec();
-                if let Some(i) = v.iter().position(|h| *h == c) {
-                    v.swap_remove(i);
-                }
-                v
-            };
-            (
-                !rules.is_wild(c),
-                std::cmp::Reverse(fits(rules, &others, c)),
-                cost(c),
-            )
-        })
+    hand.iter().copied().max_by_key(|&c| {
+        let others: Vec<Card> = {
+            let mut v = hand.to_vec();
+            if let Some(i) = v.iter().position(|h| *h == c) {
+                v.swap_remove(i);
+            }
+            v
+        };
+        (
+            !rules.is_wild(c),
+            std::cmp::Reverse(fits(rules, &others, c)),
+            cost(c),
+        )
+    })
 }
