@@ -81,10 +81,6 @@ pub struct TestApp {
     /// The database it runs on.
     pub backend: Backend,
     /// Its database settings, to start a second instance on the same database.
-    #[expect(
-        dead_code,
-        reason = "used by the game tests, which come with the engine's game API"
-    )]
     pub database: DatabaseSettings,
     /// The client.
     pub client: Client,
@@ -228,10 +224,6 @@ impl TestApp {
     }
 
     /// GET with a bearer token.
-    #[expect(
-        dead_code,
-        reason = "used by the game tests, which come with the engine's game API"
-    )]
     pub async fn get_as(&self, path: &str, token: &str) -> Reply {
         let auth = format!("Bearer {token}");
         self.send("GET", path, None, &[("authorization", &auth)]).await
@@ -244,10 +236,6 @@ impl TestApp {
     }
 
     /// POST JSON with a bearer token and extra headers.
-    #[expect(
-        dead_code,
-        reason = "used by the game tests, which come with the engine's game API"
-    )]
     pub async fn post_as(&self, path: &str, token: &str, body: &Value, headers: &[(&str, &str)]) -> Reply {
         let bytes = serde_json::to_vec(body).expect("JSON");
         let auth = format!("Bearer {token}");

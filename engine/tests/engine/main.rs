@@ -11,4 +11,5 @@ mod play_helpers;
 mod play_may_i;
 mod play_push;
 mod play_sim;
+mod props;
 mod search;
