@@ -7,7 +7,8 @@ use engine::{Game, GameConfig, Ruleset, Seat, Seed, Status, Variant, bot};
 
 /// Plays one game with the bot in every seat; returns the number of actions.
 fn bot_game(rules: &Ruleset, players: usize, seed: u64) -> usize {
-    let (mut game, _) = Game::new(GameConfig::new(rules.clone(), players), Seed::from_u64(seed)).expect("setup");
+    let (mut game, _) =
+        Game::new(GameConfig::new(rules.clone(), players), Seed::from_u64(seed)).expect("setup");
     let mut actions = 0;
     while game.status() == Status::Playing {
         let (turn, _) = game.turn().expect("playing");
@@ -18,7 +19,10 @@ fn bot_game(rules: &Ruleset, players: usize, seed: u64) -> usize {
             .find_map(|s| bot::choose(&game, s).map(|a| (s, a)));
         let (seat, action) = match claim {
             Some(c) => c,
-            None => (turn, bot::choose(&game, turn).expect("the bot always acts in turn")),
+            None => (
+                turn,
+                bot::choose(&game, turn).expect("the bot always acts in turn"),
+            ),
         };
         game = game.apply(seat, action).expect("the bot's actions are legal").0;
         actions += 1;
