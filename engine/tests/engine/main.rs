@@ -5,6 +5,7 @@ mod extending;
 mod helpers;
 mod melds;
 mod play_basics;
+mod play_bot;
 mod play_continental;
 mod play_contract_7;
 mod play_helpers;
