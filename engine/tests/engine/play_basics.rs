@@ -284,3 +284,46 @@ fn rules_1_seed_committed_revealed_at_the_end_and_replayable() {
         "another seed deals other cards"
     );
 }
+
+#[test]
+fn api_1_every_event_round_trips_through_json_and_redaction_hides_private_cards() {
+    for variant in Variant::ALL {
+        let (mut game, mut events) = Game::new(
+            GameConfig::new(Ruleset::default_for(variant), 4),
+            Seed::from_u64(77),
+        )
+        .expect("setup");
+        while game.status() == Status::Playing {
+            let (turn, _) = game.turn().expect("playing");
+            let claimant = (0..4)
+                .map(Seat)
+                .filter(|s| *s != turn)
+                .find_map(|s| engine::bot::choose(&game, s).map(|a| (s, a)));
+            let (seat, action) =
+                claimant.unwrap_or_else(|| (turn, engine::bot::choose(&game, turn).expect("bot")));
+            let (next, new) = game.apply(seat, action).expect("legal");
+            game = next;
+            events.extend(new);
+        }
+        for e in &events {
+            let json = serde_json::to_string(e).expect("json");
+            let back: Event = serde_json::from_str(&json).unwrap_or_else(|err| panic!("{json}: {err}"));
+            assert_eq!(&back, e, "{variant}: {json}");
+            let spectator = serde_json::to_value(e.redacted_for(Viewer::Spectator)).expect("json");
+            match e {
+                Event::Drew {
+                    source: DrawSource::Stock,
+                    ..
+                } => assert!(spectator["card"].is_null()),
+                Event::Dealt { .. } => assert!(spectator["cards"].is_null()),
+                Event::ClaimWon { .. } => assert!(spectator["penalty"].is_null()),
+                Event::Pushed { .. } => assert!(spectator["stock"].is_null()),
+                _ => assert_eq!(
+                    spectator,
+                    serde_json::to_value(e).expect("json"),
+                    "public events are unchanged"
+                ),
+            }
+        }
+    }
+}
