@@ -1,9 +1,7 @@
 //! A game as the service stores it: the seats (who sits where, open seats, bots) around the
 //! engine's [`Game`], which exists once every seat is taken. Pure: no I/O.
 
-use engine::{
-    Action, ActionError, Card, DrawSource, Event, Game, GameConfig, LegalAction, Phase, Seat, Seed,
-};
+use engine::{Action, ActionError, Event, Game, GameConfig, Seat, Seed};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -137,21 +135,28 @@ impl StoredGame {
         Ok(events)
     }
 
-    /// Plays every bot seat whose move it is, until a person must act.
+    /// Lets the bot seats play (their turns, and "May I?" claims out of turn) until a person
+    /// must act.
     fn run_bots(&mut self, events: &mut Vec<Event>) {
         for _ in 0..BOT_STEP_LIMIT {
             let Some(game) = &self.game else { return };
-            let Some((seat, action)) = self.bot_to_move(game) else {
+            let Some((seat, action)) = self.bot_move(game) else {
                 return;
             };
-            match game.apply(seat, action) {
+            match game.apply(seat, action.clone()) {
                 Ok((next, more)) => {
                     events.extend(more);
                     self.game = Some(next);
                 }
                 Err(e) => {
-                    // A bot that proposes an illegal move leaves instead of stalling the table.
-                    tracing::warn!(seat = seat.0, code = e.code(), "bot move refused; the bot leaves");
+                    // The engine's bot only proposes accepted moves; should one be refused,
+                    // the bot leaves rather than stall the table.
+                    tracing::warn!(
+                        seat = seat.0,
+                        code = e.code(),
+                        ?action,
+                        "bot move refused; the bot leaves"
+                    );
                     match game.apply(seat, Action::Leave) {
                         Ok((next, more)) => {
                             events.extend(more);
@@ -164,94 +169,28 @@ impl StoredGame {
         }
     }
 
-    fn bot_to_move(&self, game: &Game) -> Option<(Seat, Action)> {
-        let (seat, _) = game.turn()?;
-        let record = self.seats.get(seat.index())?;
-        if record.kind != SeatKind::Bot || game.status() != engine::Status::Playing {
+    /// A bot's claim out of turn first (it must come before the player in turn draws), else the
+    /// move of the bot in turn.
+    fn bot_move(&self, game: &Game) -> Option<(Seat, Action)> {
+        if game.status() != engine::Status::Playing {
             return None;
         }
-        Some((seat, bot_choice(game, seat)?))
-    }
-}
-
-/// A simple bot: draw from the stock, go down (or out) when the search finds a way, lay off
-/// what fits, discard the costliest card it may.
-pub fn bot_choice(game: &Game, seat: Seat) -> Option<Action> {
-    let legal = game.legal_actions(seat);
-    let (_, phase) = game.turn()?;
-    let rules = game.rules();
-    let hand = game.hand(seat);
-    if phase == Phase::Draw {
-        if legal.iter().any(|a| matches!(a, LegalAction::Meld { .. }))
-            && let Some(out) = engine::find_go_out(rules, hand)
-            && out.discard.is_none()
-        {
-            return Some(meld_action(rules, &out.melds));
+        let (turn, _) = game.turn()?;
+        let bots = self
+            .seats
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.kind == SeatKind::Bot)
+            .filter_map(|(i, _)| u8::try_from(i).ok().map(Seat));
+        for seat in bots.clone().filter(|s| *s != turn) {
+            if let Some(claim @ Action::Claim) = engine::bot::choose(game, seat) {
+                return Some((seat, claim));
+            }
         }
-        return Some(Action::Draw {
-            source: DrawSource::Stock,
-        });
-    }
-    if legal
-        .iter()
-        .any(|a| matches!(a, LegalAction::Meld { contract: true }))
-        && let Some(melds) = engine::find_contract(rules, game.deal(), hand)
-    {
-        return Some(meld_action(rules, &melds));
-    }
-    if legal.iter().any(|a| matches!(a, LegalAction::LayOff { .. })) && hand.len() > 1 {
-        let table: Vec<engine::Reading> = game.table().iter().map(|m| m.reading.clone()).collect();
-        if let Some(l) = engine::find_layoffs(rules, hand, &table).into_iter().next() {
-            let meld = &game.table()[l.meld];
-            return Some(Action::LayOff {
-                meld_id: meld.id,
-                cards: vec![l.card],
-                wilds: added_wild(rules, &meld.reading, &l.reading, l.card)
-                    .into_iter()
-                    .collect(),
-            });
+        if bots.clone().any(|s| s == turn) {
+            return engine::bot::choose(game, turn).map(|a| (turn, a));
         }
-    }
-    let discards = legal.iter().find_map(|a| match a {
-        LegalAction::Discard { cards } => Some(cards.clone()),
-        _ => None,
-    })?;
-    let cost = |c: &Card| (rules.is_wild(*c), rules.card_value(*c).unwrap_or(0));
-    // Keep wilds; among the rest, shed the costliest.
-    discards
-        .into_iter()
-        .min_by_key(|c| (cost(c).0, std::cmp::Reverse(cost(c).1)))
-        .map(|card| Action::Discard { card })
-}
-
-/// Where a wild laid off on `before` lies in `after`: the slot that is new.
-fn added_wild(
-    rules: &engine::Ruleset,
-    before: &engine::Reading,
-    after: &engine::Reading,
-    card: Card,
-) -> Option<engine::Designation> {
-    if !rules.is_wild(card) {
-        return None;
-    }
-    let mut old: Vec<(Card, engine::Stands)> =
-        before.slots().iter().map(|s| (s.card, s.represents)).collect();
-    after.slots().iter().find_map(|s| {
-        if let Some(i) = old.iter().position(|o| *o == (s.card, s.represents)) {
-            old.swap_remove(i);
-            None
-        } else {
-            (s.card == card).then_some(engine::Designation {
-                card,
-                represents: s.represents,
-            })
-        }
-    })
-}
-
-fn meld_action(rules: &engine::Ruleset, melds: &[engine::Reading]) -> Action {
-    Action::Meld {
-        melds: melds.iter().map(|r| engine::pinned(rules, r)).collect(),
+        None
     }
 }
 

@@ -127,6 +127,23 @@ pub struct StandingDto {
 
 /// The game as one seat may see it.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "id": "bb40d2b9-9000-48b2-bf84-e29ac77d3084", "variant": "may_i",
+    "options": {"claims_disabled_last_deals": 0, "deuces_wild": false, "max_claims_per_deal": null},
+    "status": "playing", "version": 1, "deal": 1, "deals": 7, "dealer": 2,
+    "turn": {"seat": 0, "phase": "draw"},
+    "you": {"seat": 0, "hand": ["JS", "KC", "JH", "8D", "KD", "5S", "9D", "AD", "7H", "3D", "8S", "TD"], "must_play": []},
+    "players": [
+        {"seat": 0, "name": "Ann", "kind": "player", "hand_count": 12, "down": false, "total": 0, "left": false, "claims": 0},
+        {"seat": 1, "name": "Bob", "kind": "player", "hand_count": 12, "down": false, "total": 0, "left": false, "claims": 0},
+        {"seat": 2, "name": "Bot 3", "kind": "bot", "hand_count": 12, "down": false, "total": 0, "left": false, "claims": 0}],
+    "table": [], "discard": {"top": "9S", "count": 1, "dead": false}, "stock_count": 71,
+    "claims": {"offered": "9S", "pending": []},
+    "contract": {"description": "a set of 3+, a set of 3+", "melds": [{"kind": "set", "min_len": 3}, {"kind": "set", "min_len": 3}], "go_out": false},
+    "scores": [],
+    "legal_actions": [{"type": "draw", "source": "stock"}, {"type": "draw", "source": "discard"}, {"type": "leave"}],
+    "seed_commitment": "f5411ec7e51e46159c654bdbdf3cc20785a217b87384810ed2e541dc0016943a"
+}))]
 pub struct GameView {
     /// Game id.
     pub id: Uuid,

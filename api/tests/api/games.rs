@@ -115,7 +115,7 @@ async fn full_game(app: &TestApp, variant: Variant, players: usize) {
             break;
         }
         let (seat, _) = game.turn().expect("someone is in turn while playing");
-        let action = continental::play::bot_choice(&game, seat)
+        let action = engine::bot::choose(&game, seat)
             .unwrap_or_else(|| panic!("{ctx}: the bot has a move at step {step}"));
         let reply = act(app, &table, seat.0, &action, &[]).await;
         assert_eq!(

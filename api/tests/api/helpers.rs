@@ -245,7 +245,40 @@ impl TestApp {
     }
 }
 
-/// Runs `check` once per backend, each on a fresh app.
+impl TestApp {
+    /// Drops the test's database (PostgreSQL) or deletes its file (SQLite), once it passed.
+    pub async fn clean_up(&self) {
+        match &self.database {
+            DatabaseSettings::Sqlite { path } => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{path}{suffix}"));
+                }
+            }
+            DatabaseSettings::Postgres { url } => {
+                let Some(server) = postgres_url() else { return };
+                let name = url
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or_default()
+                    .split('?')
+                    .next()
+                    .unwrap_or_default();
+                if !name.starts_with("test_") {
+                    return;
+                }
+                if let Ok(mut conn) = sqlx::PgConnection::connect(&server).await {
+                    let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                    )))
+                    .execute(&mut conn)
+                    .await;
+                }
+            }
+        }
+    }
+}
+
+/// Runs `check` once per backend, each on a fresh app whose database is dropped after.
 #[macro_export]
 macro_rules! on_every_backend {
     ($name:ident, $check:path) => {
@@ -254,6 +287,7 @@ macro_rules! on_every_backend {
             for backend in $crate::helpers::backends() {
                 let app = $crate::helpers::TestApp::spawn(&backend).await;
                 $check(&app).await;
+                app.clean_up().await;
             }
         }
     };

@@ -7,5 +7,6 @@ mod helpers;
 mod openapi;
 mod problems;
 mod retries;
+mod seats;
 mod tokens;
 mod validation;

@@ -218,7 +218,7 @@ async fn two_servers_on_one_database(app: &TestApp) {
     for step in 0..40 {
         let server = servers[step % 2];
         let (seat, _) = game.turn().expect("in turn");
-        let action = continental::play::bot_choice(&game, seat).expect("a move");
+        let action = engine::bot::choose(&game, seat).expect("a move");
         let reply = crate::games::act(
             server,
             &table,
