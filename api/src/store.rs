@@ -467,7 +467,7 @@ impl Database {
             DatabaseSettings::Postgres { url } => {
                 let options = PgConnectOptions::from_str(url)?;
                 let pool = PgPoolOptions::new()
-                    .max_connections(20)
+                    .max_connections(10)
                     .acquire_timeout(Duration::from_secs(10))
                     .connect_with(options)
                     .await?;

@@ -47,6 +47,7 @@
 //! assert_eq!(out.melds.iter().map(|m| m.len()).sum::<usize>(), 15);
 //! ```
 
+pub mod bot;
 mod card;
 mod contract;
 mod game;

@@ -13,5 +13,19 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(health::metrics)
         .service(rules::validate_meld)
         .service(rules::validate_contract)
-        .service(rules::rulesets);
+        .service(rules::rulesets)
+        .service(games::create_game)
+        .service(games::join_game)
+        .service(games::get_game)
+        .service(games::draw_card)
+        .service(games::claim_discard)
+        .service(games::lay_melds)
+        .service(games::lay_off)
+        .service(games::swap_wild)
+        .service(games::take_back_plays)
+        .service(games::discard_card)
+        .service(games::leave_game)
+        .service(games::list_events)
+        .service(games::stream_events)
+        .service(games::get_hints);
 }

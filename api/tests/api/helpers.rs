@@ -81,10 +81,6 @@ pub struct TestApp {
     /// The database it runs on.
     pub backend: Backend,
     /// Its database settings, to start a second instance on the same database.
-    #[expect(
-        dead_code,
-        reason = "used by the game tests, which come with the engine's game API"
-    )]
     pub database: DatabaseSettings,
     /// The client.
     pub client: Client,
@@ -228,10 +224,6 @@ impl TestApp {
     }
 
     /// GET with a bearer token.
-    #[expect(
-        dead_code,
-        reason = "used by the game tests, which come with the engine's game API"
-    )]
     pub async fn get_as(&self, path: &str, token: &str) -> Reply {
         let auth = format!("Bearer {token}");
         self.send("GET", path, None, &[("authorization", &auth)]).await
@@ -244,10 +236,6 @@ impl TestApp {
     }
 
     /// POST JSON with a bearer token and extra headers.
-    #[expect(
-        dead_code,
-        reason = "used by the game tests, which come with the engine's game API"
-    )]
     pub async fn post_as(&self, path: &str, token: &str, body: &Value, headers: &[(&str, &str)]) -> Reply {
         let bytes = serde_json::to_vec(body).expect("JSON");
         let auth = format!("Bearer {token}");
@@ -257,7 +245,40 @@ impl TestApp {
     }
 }
 
-/// Runs `check` once per backend, each on a fresh app.
+impl TestApp {
+    /// Drops the test's database (PostgreSQL) or deletes its file (SQLite), once it passed.
+    pub async fn clean_up(&self) {
+        match &self.database {
+            DatabaseSettings::Sqlite { path } => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{path}{suffix}"));
+                }
+            }
+            DatabaseSettings::Postgres { url } => {
+                let Some(server) = postgres_url() else { return };
+                let name = url
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or_default()
+                    .split('?')
+                    .next()
+                    .unwrap_or_default();
+                if !name.starts_with("test_") {
+                    return;
+                }
+                if let Ok(mut conn) = sqlx::PgConnection::connect(&server).await {
+                    let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                    )))
+                    .execute(&mut conn)
+                    .await;
+                }
+            }
+        }
+    }
+}
+
+/// Runs `check` once per backend, each on a fresh app whose database is dropped after.
 #[macro_export]
 macro_rules! on_every_backend {
     ($name:ident, $check:path) => {
@@ -266,6 +287,7 @@ macro_rules! on_every_backend {
             for backend in $crate::helpers::backends() {
                 let app = $crate::helpers::TestApp::spawn(&backend).await;
                 $check(&app).await;
+                app.clean_up().await;
             }
         }
     };

@@ -42,4 +42,5 @@ async fn the_served_document_is_the_generated_one() {
             }
         }
     }
+    app.clean_up().await;
 }

@@ -150,6 +150,7 @@ async fn an_ambiguous_meld_lists_every_reading() {
         "§1: the joker may extend the run at either end: {v}"
     );
     assert!(v["readings"].as_array().is_some_and(|r| r.len() >= 2), "{v}");
+    app.clean_up().await;
 }
 
 async fn contract_validation_verdicts(app: &TestApp) {
@@ -268,4 +269,5 @@ async fn rulesets_describe_every_variant() {
         variants[3]["deals"][4]["contract"]["melds"][0]["min_len"], 5,
         "§5 deal 5: runs of five"
     );
+    app.clean_up().await;
 }

@@ -386,6 +386,8 @@ impl Game {
     /// # Errors
     /// [`ActionError`] with a stable code when the rules refuse the action.
     pub fn apply(&self, seat: Seat, action: Action) -> Result<(Game, Vec<Event>), ActionError> {
+        // The checks that need no copy come first: refusals stay cheap.
+        self.precheck(seat, &action)?;
         let mut next = self.clone();
         let mut events = Vec::new();
         next.act(seat, action, &mut events)?;

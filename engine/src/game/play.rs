@@ -91,7 +91,8 @@ fn card_at(value: u8, suit: crate::card::Suit) -> Card {
 }
 
 impl Game {
-    pub(super) fn act(&mut self, seat: Seat, action: Action, ev: &mut Vec<Event>) -> Result<(), ActionError> {
+    /// The refusals that depend only on who acts and when.
+    pub(super) fn precheck(&self, seat: Seat, action: &Action) -> Result<(), ActionError> {
         if self.status != Status::Playing {
             return Err(ActionError::GameOver);
         }
@@ -102,15 +103,34 @@ impl Game {
             return Err(ActionError::SeatLeft);
         }
         match action {
+            Action::Leave => Ok(()),
+            Action::Claim => self.check_claim(seat),
+            _ if seat != self.turn => Err(ActionError::NotYourTurn),
+            Action::Draw { .. } if self.phase != Phase::Draw => {
+                Err(ActionError::WrongPhase("you have already drawn this turn"))
+            }
+            Action::Discard { .. }
+            | Action::LayOff { .. }
+            | Action::Swap { .. }
+            | Action::MoveJoker { .. }
+            | Action::TakeBack
+                if self.phase != Phase::Play =>
+            {
+                Err(ActionError::WrongPhase("draw a card first"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    pub(super) fn act(&mut self, seat: Seat, action: Action, ev: &mut Vec<Event>) -> Result<(), ActionError> {
+        self.precheck(seat, &action)?;
+        match action {
             Action::Leave => {
                 self.leave(seat, ev);
                 return Ok(());
             }
             Action::Claim => return self.claim(seat, ev),
             _ => {}
-        }
-        if seat != self.turn {
-            return Err(ActionError::NotYourTurn);
         }
         match action {
             Action::Draw { source } => self.draw(seat, source, ev),

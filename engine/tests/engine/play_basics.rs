@@ -183,3 +183,56 @@ fn rules_2_deal_twelve_one_at_a_time_and_an_upcard() {
     assert!(game.players() == 4 && (0..4).all(|s| game.hand(Seat(s)).len() == 12));
     assert_eq!(game.status(), Status::Playing);
 }
+
+#[test]
+fn api_1_actions_and_views_have_the_api_json_shape() {
+    let rows = [
+        (r#"{"type":"draw","source":"stock"}"#, "draw"),
+        (r#"{"type":"draw","source":"discard"}"#, "draw"),
+        (r#"{"type":"claim"}"#, "claim"),
+        (
+            r#"{"type":"meld","melds":[{"cards":["5H","6H","JK"],"kind":"run"}]}"#,
+            "meld",
+        ),
+        (r#"{"type":"layoff","meld_id":3,"cards":["7H"]}"#, "layoff"),
+        (r#"{"type":"swap","meld_id":3,"card":"7H"}"#, "swap"),
+        (
+            r#"{"type":"move_joker","from_meld":1,"end":"high","to_meld":2}"#,
+            "move_joker",
+        ),
+        (r#"{"type":"take_back"}"#, "take_back"),
+        (r#"{"type":"discard","card":"10d"}"#, "discard"),
+        (r#"{"type":"leave"}"#, "leave"),
+    ];
+    for (json, kind) in rows {
+        let action: Action = serde_json::from_str(json).unwrap_or_else(|e| panic!("{json}: {e}"));
+        assert_eq!(action.kind(), kind, "{json}");
+        let back: Action =
+            serde_json::from_value(serde_json::to_value(&action).expect("json")).expect("back");
+        assert_eq!(back, action, "{json} round-trips");
+    }
+    assert!(
+        serde_json::from_str::<Action>(r#"{"type":"draw","source":"stock","extra":1}"#).is_err(),
+        "unknown fields are refused"
+    );
+    assert!(
+        serde_json::from_str::<Action>(r#"{"type":"fly"}"#).is_err(),
+        "unknown actions are refused"
+    );
+    let game = new_game(Variant::MayI, 3, 1);
+    let (turn, _) = game.turn().expect("playing");
+    let view = serde_json::to_value(game.view(Viewer::Seat(turn))).expect("json");
+    let types: Vec<&str> = view["legal_actions"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|a| a["type"].as_str())
+        .collect();
+    assert!(types.contains(&"draw") && types.contains(&"leave"), "{types:?}");
+    assert_eq!(
+        view["you"]["seat"],
+        serde_json::json!(turn.0),
+        "seats are numbers"
+    );
+    assert!(view["discard"]["top"].is_string() && view["discard"]["dead"] == false);
+}

@@ -1,58 +1,517 @@
-//! Scenarios for RULES.md §2 (`may_i`) on stacked decks.
+//! Scenarios for RULES.md §2 (`may_i`) on stacked decks, one per rule.
 
-use engine::{Action, DealEnd, DrawSource, Event, ProposedMeld, Ruleset, Seat, Variant};
+use engine::{Action, Card, DealEnd, DrawSource, Event, Ruleset, Seat, Status, Variant, Viewer};
 
-use crate::play_helpers::{cards, deal_ended, discard, draw, play_all, stacked_deck, stacked_game};
+use crate::helpers::rules_with;
+use crate::play_helpers::{
+    deal_ended, deal_scores, discard, draw, layoff, layoff_as, meld, play_all, quick_out_actions,
+    quick_out_deck, refused, stacked_deck, stacked_game,
+};
 
-fn meld(names: &[&str]) -> Action {
-    Action::Meld {
-        melds: names.iter().map(|n| ProposedMeld::of(&cards(n))).collect(),
-    }
+fn may_i() -> Ruleset {
+    Ruleset::default_for(Variant::MayI)
+}
+
+fn card(name: &str) -> Card {
+    name.parse().expect("card")
 }
 
 #[test]
 fn rules_2_going_out_by_discarding_the_last_card_scores_hands() {
-    let rules = Ruleset::default_for(Variant::MayI);
-    let deck = stacked_deck(
-        &rules,
-        2,
-        0,
-        1,
-        &["", "3C 3D 3S 3H 3C 3D 4C 4D 4S 4H 4C 4D"],
-        "KS",
-        "9C",
-    );
-    let (game, _) = stacked_game(rules.clone(), 2, 0, vec![deck]);
+    let rules = may_i();
+    let (game, _) = stacked_game(rules.clone(), 2, 0, vec![quick_out_deck(&rules, 2, 0)]);
     let left_over: i32 = game
         .hand(Seat(0))
         .iter()
         .map(|c| rules.card_value(*c).expect("value"))
         .sum();
-    let (game, events) = play_all(
-        &game,
-        &[
-            (1, draw(DrawSource::Stock)),
-            (1, meld(&["3C 3D 3S 3H 3C 3D", "4C 4D 4S 4H 4C 4D"])),
-            (1, discard("9C")),
-        ],
-    );
+    let (game, events) = play_all(&game, &quick_out_actions(&rules, 2, 0));
     assert_eq!(
         deal_ended(&events),
         Some(DealEnd::WentOut { seat: Seat(1) }),
         "§2 going out by discarding"
     );
-    let scores = events
-        .iter()
-        .find_map(|e| match e {
-            Event::DealEnded { scores, .. } => Some(scores.clone()),
-            _ => None,
-        })
-        .expect("scored");
     assert_eq!(
-        scores,
+        deal_scores(&events),
         vec![left_over, 0],
-        "§2 score: cards left in hand; the player out scores 0"
+        "§2 score: cards left; the player out scores 0"
     );
     assert_eq!(game.deal(), 2, "the next deal follows");
     assert_eq!(game.dealer(), Seat(1), "the deal passes to the left");
+}
+
+#[test]
+fn rules_2_card_values() {
+    let rules = may_i();
+    let rows = [
+        ("5C", 5, "2-9 count 5"),
+        ("TD", 10, "T-K count 10"),
+        ("KS", 10, "K counts 10"),
+        ("AS", 20, "aces 20"),
+        ("AH", 20, "red aces too"),
+        ("JK", 50, "jokers 50"),
+    ];
+    for (c, v, why) in rows {
+        assert_eq!(rules.card_value(card(c)), Some(v), "§2 {why}");
+    }
+}
+
+#[test]
+fn rules_2_a_joker_upcard_is_an_ordinary_first_discard() {
+    let rules = may_i();
+    let deck = stacked_deck(&rules, 2, 0, 1, &[], "JK", "");
+    let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    assert_eq!(game.view(Viewer::Spectator).discard.top, Some(Card::JOKER));
+    let (game, _) = play_all(&game, &[(1, draw(DrawSource::Discard))]);
+    assert!(
+        game.hand(Seat(1)).contains(&Card::JOKER),
+        "the first player may take it"
+    );
+}
+
+#[test]
+fn rules_2_wild_limit_in_every_meld() {
+    let rules = may_i();
+    let deck = stacked_deck(&rules, 2, 0, 1, &["", "5C JK AH 7C 7D 7S JK JK AD"], "KS", "9C");
+    let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    let (game, _) = play_all(&game, &[(1, draw(DrawSource::Stock))]);
+    assert_eq!(
+        refused(&game, 1, meld(&["5C JK AH", "7C 7D 7S"])),
+        "illegal_meld",
+        "§2 wilds may not outnumber naturals"
+    );
+    let (game, _) = play_all(&game, &[(1, meld(&["JK JK AD", "7C 7D 7S"]))]);
+    assert_eq!(game.table().len(), 2, "§2 a wild trio is legal");
+    assert_eq!(
+        refused(&game, 1, layoff(1, "5C")),
+        "illegal_meld",
+        "§2 only wilds go on a wild trio"
+    );
+}
+
+#[test]
+fn rules_2_contract_exactly_its_melds() {
+    let rules = may_i();
+    let deck = stacked_deck(
+        &rules,
+        2,
+        0,
+        1,
+        &["", "3C 3D 3S 4C 4D 4S 5C 5D 5S 5H"],
+        "KS",
+        "9C",
+    );
+    let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    let (game, _) = play_all(&game, &[(1, draw(DrawSource::Stock))]);
+    assert_eq!(
+        refused(&game, 1, meld(&["3C 3D 3S", "4C 4D 4S", "5C 5D 5S"])),
+        "contract_not_met",
+        "§2 three sets in deal 1 are illegal"
+    );
+    assert_eq!(
+        refused(&game, 1, meld(&["3C 3D 3S"])),
+        "contract_not_met",
+        "§2 all the contract at once"
+    );
+    assert_eq!(
+        refused(&game, 1, meld(&["3C 3D 3S", "5C 5D 5S 5H 5H"])),
+        "card_not_in_hand",
+        "from the own hand"
+    );
+    let (game, events) = play_all(&game, &[(1, meld(&["3C 3D 3S", "5C 5D 5S 5H"]))]);
+    assert!(
+        game.is_down(Seat(1)),
+        "§1 contract melds may be longer than the minimum"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Melded { contract: true, .. }))
+    );
+}
+
+#[test]
+fn rules_2_after_going_down_only_lay_offs() {
+    let rules = may_i();
+    let deck = stacked_deck(
+        &rules,
+        2,
+        0,
+        1,
+        &["3H 8C 8D 8S", "3C 3D 3S 4C 4D 4S 5C 5D 5S 3C"],
+        "KS",
+        "9C 4H",
+    );
+    let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    let (game, _) = play_all(
+        &game,
+        &[(1, draw(DrawSource::Stock)), (1, meld(&["3C 3D 3S", "4C 4D 4S"]))],
+    );
+    assert_eq!(
+        refused(&game, 1, meld(&["5C 5D 5S"])),
+        "already_down",
+        "§2 no new meld after going down"
+    );
+    let (game, _) = play_all(&game, &[(1, layoff(1, "3C")), (1, discard("9C"))]);
+    assert_eq!(game.table()[0].reading.len(), 4, "§2 lay off in the same turn");
+    let (game, _) = play_all(&game, &[(0, draw(DrawSource::Stock))]);
+    assert_eq!(
+        refused(&game, 0, layoff(1, "3H")),
+        "not_down",
+        "§2 a player who has not gone down may not lay off"
+    );
+}
+
+#[test]
+fn rules_2_claims_settle_at_the_stock_draw_by_rotation() {
+    let rules = may_i();
+    let deck = stacked_deck(&rules, 3, 0, 1, &[], "KS", "9C QD 7H");
+    let (game, _) = stacked_game(rules, 3, 0, vec![deck]);
+    // Seat 1 is in turn; seats 2 and 0 ask for the upcard before seat 1 draws.
+    let (game, events) = play_all(&game, &[(0, Action::Claim), (2, Action::Claim)]);
+    assert_eq!(events.len(), 2);
+    assert_eq!(
+        game.view(Viewer::Spectator).claims.pending,
+        vec![Seat(0), Seat(2)],
+        "pending claims are shown"
+    );
+    let (game, events) = play_all(&game, &[(1, draw(DrawSource::Stock))]);
+    assert!(
+        events.contains(&Event::ClaimWon {
+            seat: Seat(2),
+            card: card("KS"),
+            penalty: Some(card("QD"))
+        }),
+        "§2 the claimant nearest after the player in turn wins, with the stock's top card as penalty: {events:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::ClaimRefused { seat: Seat(0), .. })),
+        "§2 the others are refused"
+    );
+    assert_eq!(
+        game.hand(Seat(2)).len(),
+        14,
+        "§2 the claimant takes two cards and does not discard"
+    );
+    assert_eq!(
+        game.turn(),
+        Some((Seat(1), engine::Phase::Play)),
+        "§2 order of play does not change"
+    );
+    let (game, _) = play_all(&game, &[(1, discard("9C"))]);
+    assert_eq!(game.turn().expect("playing").0, Seat(2));
+}
+
+#[test]
+fn rules_2_taking_the_discard_refuses_pending_claims() {
+    let rules = may_i();
+    let deck = stacked_deck(&rules, 3, 0, 1, &[], "KS", "");
+    let (game, _) = stacked_game(rules, 3, 0, vec![deck]);
+    let (game, events) = play_all(&game, &[(2, Action::Claim), (1, draw(DrawSource::Discard))]);
+    assert!(
+        events.contains(&Event::ClaimRefused {
+            seat: Seat(2),
+            reason: "taken".into()
+        }),
+        "§2 refused when taken"
+    );
+    assert_eq!(game.hand(Seat(2)).len(), 12);
+}
+
+#[test]
+fn rules_2_claims_after_the_draw_settle_at_once_and_kill_the_pile() {
+    let rules = may_i();
+    let deck = stacked_deck(&rules, 3, 0, 1, &["", "6D"], "KS", "9C QD 7H 8H");
+    let (game, _) = stacked_game(rules, 3, 0, vec![deck]);
+    let (game, _) = play_all(&game, &[(1, draw(DrawSource::Stock)), (1, discard("6D"))]);
+    // Seat 2 in turn; the pile is KS 6D.
+    assert_eq!(
+        refused(&game, 1, Action::Claim),
+        "claim_not_allowed",
+        "§2 the discarder may not claim it back"
+    );
+    assert_eq!(
+        refused(&game, 2, Action::Claim),
+        "claim_not_allowed",
+        "the player in turn does not claim"
+    );
+    let (game, events) = play_all(&game, &[(2, draw(DrawSource::Stock)), (0, Action::Claim)]);
+    assert!(
+        events.contains(&Event::ClaimWon {
+            seat: Seat(0),
+            card: card("6D"),
+            penalty: Some(card("7H"))
+        }),
+        "§2 settled at once"
+    );
+    let view = game.view(Viewer::Spectator);
+    assert!(
+        view.discard.dead && view.discard.top == Some(card("KS")),
+        "§2 the cards left are dead"
+    );
+    assert_eq!(
+        refused(&game, 1, Action::Claim),
+        "claim_not_allowed",
+        "§2 nothing to claim in a dead pile"
+    );
+    let top = game.hand(Seat(2))[0];
+    let (game, _) = play_all(&game, &[(2, Action::Discard { card: top })]);
+    assert!(
+        !game.view(Viewer::Spectator).discard.dead,
+        "§2 dead until the next discard"
+    );
+}
+
+#[test]
+fn rules_2_claim_options_limit_claims() {
+    let disabled = rules_with(
+        Variant::MayI,
+        serde_json::json!({"claims_disabled_last_deals": 7}),
+    );
+    let (game, _) = stacked_game(
+        disabled,
+        3,
+        0,
+        vec![stacked_deck(&may_i(), 3, 0, 1, &[], "KS", "")],
+    );
+    assert_eq!(
+        refused(&game, 2, Action::Claim),
+        "claim_not_allowed",
+        "§2 no May I in the last deals"
+    );
+    let once = rules_with(Variant::MayI, serde_json::json!({"max_claims_per_deal": 1}));
+    let (game, _) = stacked_game(
+        once,
+        3,
+        0,
+        vec![stacked_deck(&may_i(), 3, 0, 1, &["", "6D"], "KS", "9C")],
+    );
+    let (game, _) = play_all(
+        &game,
+        &[
+            (2, Action::Claim),
+            (1, draw(DrawSource::Stock)),
+            (1, discard("6D")),
+        ],
+    );
+    assert_eq!(game.claims_won()[2], 1);
+    let (game, _) = play_all(&game, &[(2, draw(DrawSource::Stock))]);
+    assert!(
+        game.apply(Seat(0), Action::Claim).is_ok(),
+        "another player may still claim"
+    );
+    let (game, _) = play_all(&game, &[(2, discard(&game.hand(Seat(2))[0].to_string()))]);
+    let (game, _) = play_all(&game, &[(0, draw(DrawSource::Stock))]);
+    assert_eq!(
+        refused(&game, 2, Action::Claim),
+        "claim_not_allowed",
+        "§2 max_claims_per_deal"
+    );
+}
+
+#[test]
+fn rules_2_replacing_a_wild_in_a_run_and_playing_it() {
+    let rules = may_i();
+    let deal2 = stacked_deck(&rules, 2, 1, 2, &["7C 7D JK 5H 6H JK 8H 7H 9D", ""], "KS", "2C");
+    let (game, _) = stacked_game(rules.clone(), 2, 0, vec![quick_out_deck(&rules, 2, 0), deal2]);
+    let (game, _) = play_all(&game, &quick_out_actions(&rules, 2, 0));
+    assert_eq!((game.deal(), game.turn().expect("playing").0), (2, Seat(0)));
+    let (game, _) = play_all(
+        &game,
+        &[
+            (0, draw(DrawSource::Stock)),
+            (0, meld(&["7C 7D JK", "5H 6H JK 8H"])),
+        ],
+    );
+    let set = game.table()[0].id;
+    let run = game.table()[1].id;
+    let swap = |meld_id, c: &str| Action::Swap {
+        meld_id,
+        card: card(c),
+        end: None,
+    };
+    assert_eq!(
+        refused(&game, 0, swap(set, "7H")),
+        "swap_not_allowed",
+        "§2 wilds in sets are never replaced"
+    );
+    let (game, events) = play_all(&game, &[(0, swap(run, "7H"))]);
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::Swapped {
+            freed: Some(Card::Joker),
+            ..
+        }
+    )));
+    assert_eq!(game.must_play(), &[Card::JOKER]);
+    assert_eq!(
+        refused(&game, 0, discard("JK")),
+        "freed_wild_in_hand",
+        "§2 the freed wild cannot be discarded"
+    );
+    assert_eq!(
+        refused(&game, 0, discard("9D")),
+        "freed_wild_in_hand",
+        "§2 the turn cannot end with it in hand"
+    );
+    let (game, _) = play_all(&game, &[(0, layoff_as(set, "JK", "JK=7")), (0, discard("9D"))]);
+    assert_eq!(game.table()[0].reading.len(), 4, "§2 laid off to any meld");
+}
+
+#[test]
+fn rules_2_taking_back_this_turns_table_plays() {
+    let rules = may_i();
+    let deck = stacked_deck(&rules, 2, 0, 1, &["", "3C 3D 3S 4C 4D 4S 3H"], "KS", "9C");
+    let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    let before = game.hand(Seat(1)).len();
+    let (game, _) = play_all(
+        &game,
+        &[
+            (1, draw(DrawSource::Stock)),
+            (1, meld(&["3C 3D 3S", "4C 4D 4S"])),
+            (1, layoff(1, "3H")),
+        ],
+    );
+    let (game, events) = play_all(&game, &[(1, Action::TakeBack)]);
+    assert!(
+        !game.is_down(Seat(1)) && game.table().is_empty(),
+        "§2 going down is taken back whole"
+    );
+    assert_eq!(
+        game.hand(Seat(1)).len(),
+        before + 1,
+        "every card played this turn comes back"
+    );
+    assert!(matches!(&events[0], Event::TookBack { cards, .. } if cards.len() == 7));
+    let (game, _) = play_all(
+        &game,
+        &[(1, meld(&["3C 3D 3S 3H", "4C 4D 4S"])), (1, discard("9C"))],
+    );
+    let (game, _) = play_all(&game, &[(0, draw(DrawSource::Stock))]);
+    assert_eq!(
+        refused(&game, 0, Action::TakeBack),
+        "nothing_to_take_back",
+        "§2 earlier turns stay where they are"
+    );
+}
+
+#[test]
+fn rules_2_going_out_by_laying_off_every_card() {
+    let rules = may_i();
+    let deck = stacked_deck(
+        &rules,
+        2,
+        0,
+        1,
+        &["", "3C 3D 3S 4C 4D 4S 3H 4H 3C 4C 3D 4D"],
+        "KS",
+        "3S",
+    );
+    let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    let (_, events) = play_all(
+        &game,
+        &[
+            (1, draw(DrawSource::Stock)),
+            (1, meld(&["3C 3D 3S", "4C 4D 4S"])),
+            (1, layoff(1, "3H 3C 3D 3S")),
+            (1, layoff(2, "4H 4C 4D")),
+        ],
+    );
+    assert_eq!(
+        deal_ended(&events),
+        Some(DealEnd::WentOut { seat: Seat(1) }),
+        "§2 going out by laying off all"
+    );
+    assert_eq!(deal_scores(&events)[1], 0);
+}
+
+#[test]
+fn rules_2_stock_exhausted_turns_the_pile_once_then_ends() {
+    let rules = may_i();
+    let (mut game, _) = stacked_game(rules, 2, 0, vec![stacked_deck(&may_i(), 2, 0, 1, &[], "KS", "")]);
+    let mut turned = 0;
+    let mut ended = None;
+    for _ in 0..400 {
+        let (seat, _) = game.turn().expect("playing");
+        if game.stock_count() == 0 && game.discard_pile().last().is_some() {
+            let other = Seat(1 - seat.0);
+            if game.legal_actions(other).contains(&engine::LegalAction::Claim) {
+                panic!("§2 a claim is refused when the stock is empty");
+            }
+        }
+        let (g, events) = play_all(&game, &[(seat.0, draw(DrawSource::Stock))]);
+        turned += events
+            .iter()
+            .filter(|e| matches!(e, Event::StockTurnedOver { .. }))
+            .count();
+        if let Some(end) = deal_ended(&events) {
+            ended = Some((end, deal_scores(&events), game.clone()));
+            break;
+        }
+        let drawn = *g.hand(seat).last().expect("drawn");
+        game = play_all(&g, &[(seat.0, Action::Discard { card: drawn })]).0;
+    }
+    let (end, scores, before) = ended.expect("the deal ends");
+    assert_eq!(turned, 1, "§2 the pile is turned over the first time");
+    assert_eq!(
+        end,
+        DealEnd::StockExhausted,
+        "§2 the second time the deal ends at once"
+    );
+    for s in 0..2u8 {
+        let value: i32 = before
+            .hand(Seat(s))
+            .iter()
+            .map(|c| may_i().card_value(*c).expect("v"))
+            .sum();
+        assert_eq!(
+            scores[usize::from(s)],
+            value,
+            "§2 every player scores the cards in hand"
+        );
+    }
+}
+
+#[test]
+fn rules_2_leaving_two_highest_rule_and_void_game() {
+    let (game, _) = stacked_game(may_i(), 2, 0, vec![]);
+    let (game, events) = play_all(&game, &[(0, Action::Leave)]);
+    assert_eq!(game.status(), Status::Void, "§2 fewer than two finish: void");
+    assert!(game.standings().is_none() && game.revealed_seed().is_some());
+    assert!(events.iter().any(|e| matches!(e, Event::GameVoid { .. })));
+
+    let (game, _) = stacked_game(may_i(), 3, 0, vec![]);
+    let (mut game, _) = play_all(&game, &[(2, Action::Leave)]);
+    assert_eq!(game.hand(Seat(2)).len(), 0, "§2 the leaver's hand is set aside");
+    assert_eq!(game.turn().expect("playing").0, Seat(1), "§2 the game goes on");
+    // Play the rest out: each turn draws and discards the drawn card.
+    while game.status() == Status::Playing {
+        let (seat, _) = game.turn().expect("playing");
+        assert_ne!(seat, Seat(2), "§2 the leaver is out of the rotation");
+        let (g, _) = play_all(&game, &[(seat.0, draw(DrawSource::Stock))]);
+        game = match g.turn() {
+            Some((s, engine::Phase::Play)) if s == seat => {
+                let drawn = *g.hand(seat).last().expect("drawn");
+                play_all(&g, &[(seat.0, Action::Discard { card: drawn })]).0
+            }
+            _ => g,
+        };
+    }
+    let standings = game.standings().expect("finished");
+    let totals = game.totals();
+    assert_eq!(
+        totals[2],
+        totals[0] + totals[1],
+        "§2 the leaver scores the two highest totals"
+    );
+    let leaver = standings
+        .iter()
+        .find(|s| s.seat == Seat(2))
+        .expect("leaver placed");
+    assert!(
+        leaver.left && leaver.place == 3,
+        "leavers are placed after finishers"
+    );
 }

@@ -1,0 +1,200 @@
+//! Games through HTTP: creating, joining, views, moves, events, hints, and full games.
+
+use engine::{Action, Game, GameConfig, Ruleset, Seat, Seed, Status, Variant};
+use serde_json::{Value, json};
+
+use crate::helpers::{Reply, TestApp};
+use crate::on_every_backend;
+
+/// A created game: its id and a token per seat (all seats named).
+pub struct Table {
+    /// Game id.
+    pub id: String,
+    /// Tokens by seat.
+    pub tokens: Vec<String>,
+}
+
+/// Creates a test-mode game of `variant` with `players` named seats.
+pub async fn create(app: &TestApp, variant: &str, players: usize, seed: u64, extra: Value) -> Table {
+    let seats: Vec<Value> = (0..players).map(|i| json!({"name": format!("P{i}")})).collect();
+    let mut body = json!({"variant": variant, "seats": seats, "seed": seed, "first_dealer": 0});
+    if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            b.insert(k.clone(), v.clone());
+        }
+    }
+    let reply = app.post("/v1/games", &body).await;
+    assert_eq!(
+        reply.status.as_u16(),
+        201,
+        "create {variant}: {}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let v = reply.json();
+    Table {
+        id: v["id"].as_str().expect("id").to_owned(),
+        tokens: v["seats"]
+            .as_array()
+            .expect("seats")
+            .iter()
+            .map(|s| s["token"].as_str().expect("a token per named seat").to_owned())
+            .collect(),
+    }
+}
+
+/// The endpoint and body of an engine action.
+pub fn request_of(action: &Action) -> (String, Value) {
+    let mut body = serde_json::to_value(action).expect("actions serialise");
+    let kind = body["type"].as_str().expect("a type").to_owned();
+    if let Some(o) = body.as_object_mut() {
+        o.remove("type");
+    }
+    let path = match kind.as_str() {
+        "draw" => "draw",
+        "claim" => "claims",
+        "meld" => "melds",
+        "layoff" => "layoffs",
+        "swap" | "move_joker" => "swaps",
+        "take_back" => "take_back",
+        "discard" => "discard",
+        "leave" => "leave",
+        other => panic!("no endpoint for {other}"),
+    };
+    (path.to_owned(), body)
+}
+
+/// Sends `action` for `seat`.
+pub async fn act(app: &TestApp, table: &Table, seat: u8, action: &Action, headers: &[(&str, &str)]) -> Reply {
+    let (path, body) = request_of(action);
+    app.post_as(
+        &format!("/v1/games/{}/{path}", table.id),
+        &table.tokens[usize::from(seat)],
+        &body,
+        headers,
+    )
+    .await
+}
+
+fn local_game(variant: Variant, players: usize, seed: u64, stacked: Option<Vec<Vec<engine::Card>>>) -> Game {
+    let config = GameConfig {
+        ruleset: Ruleset::default_for(variant),
+        players,
+        first_dealer: Some(Seat(0)),
+        stacked_decks: stacked,
+    };
+    Game::new(config, Seed::from_u64(seed))
+        .expect("a valid local game")
+        .0
+}
+
+/// Plays a whole game through HTTP, every seat driven by the service's own simple bot on a
+/// local copy of the game; the service must agree with the engine at every step and end in
+/// the same standings.
+async fn full_game(app: &TestApp, variant: Variant, players: usize) {
+    let seed = 20_261_121;
+    let ruleset = Ruleset::default_for(variant);
+    // Deal 1 from a stacked (sorted) pack: consecutive cards make melds early.
+    let stacked = vec![ruleset.pack(players)];
+    let stacked_json: Vec<Vec<String>> = stacked
+        .iter()
+        .map(|d| d.iter().map(ToString::to_string).collect())
+        .collect();
+    let table = create(
+        app,
+        variant.id(),
+        players,
+        seed,
+        json!({"stacked_decks": stacked_json}),
+    )
+    .await;
+    let mut game = local_game(variant, players, seed, Some(stacked));
+    let mut version = 1;
+    let ctx = format!("{variant} on {:?}", app.backend);
+    for step in 0..20_000 {
+        if game.status() != Status::Playing {
+            break;
+        }
+        let (seat, _) = game.turn().expect("someone is in turn while playing");
+        let action = engine::bot::choose(&game, seat)
+            .unwrap_or_else(|| panic!("{ctx}: the bot has a move at step {step}"));
+        let reply = act(app, &table, seat.0, &action, &[]).await;
+        assert_eq!(
+            reply.status.as_u16(),
+            200,
+            "{ctx} step {step}: {action:?} refused: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        game = game
+            .apply(seat, action)
+            .expect("the engine accepts what the service accepted")
+            .0;
+        version += 1;
+        let view = reply.json();
+        assert_eq!(
+            view["version"], version,
+            "{ctx}: every accepted action bumps the version once"
+        );
+        let hand: Vec<String> = game.hand(seat).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            view["you"]["hand"],
+            json!(hand),
+            "{ctx} step {step}: the seat's hand agrees with the engine"
+        );
+    }
+    assert_eq!(game.status(), Status::Finished, "{ctx}: the game finishes");
+    let view = app
+        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
+        .await
+        .json();
+    assert_eq!(view["status"], "finished", "{ctx}");
+    let expected: Vec<Value> = game
+        .standings()
+        .expect("standings once finished")
+        .iter()
+        .map(|s| json!({"seat": s.seat.0, "place": s.place, "total": s.total, "left": s.left}))
+        .collect();
+    assert_eq!(
+        view["standings"],
+        json!(expected),
+        "{ctx}: the standings are the engine's"
+    );
+    let places: Vec<u64> = view["standings"]
+        .as_array()
+        .expect("standings")
+        .iter()
+        .filter_map(|s| s["place"].as_u64())
+        .collect();
+    assert_eq!(places.first(), Some(&1), "{ctx}: someone wins");
+    assert_eq!(
+        view["seed"],
+        Seed::from_u64(seed).to_hex(),
+        "{ctx}: the seed is revealed at the end"
+    );
+    assert_eq!(
+        view["seed_commitment"],
+        Game::seed_commitment(&Seed::from_u64(seed)),
+        "{ctx}: the revealed seed matches the commitment"
+    );
+    let events = app
+        .get_as(
+            &format!("/v1/games/{}/events?after=0&limit=1000", table.id),
+            &table.tokens[0],
+        )
+        .await
+        .json();
+    assert!(
+        events["events"].as_array().is_some_and(|e| !e.is_empty()),
+        "{ctx}: the game has events"
+    );
+}
+
+async fn full_games_of_every_variant(app: &TestApp) {
+    full_game(app, Variant::MayI, 3).await;
+    full_game(app, Variant::Contract7, 3).await;
+    full_game(app, Variant::Continental, 2).await;
+    full_game(app, Variant::Push, 4).await;
+}
+on_every_backend!(
+    full_games_of_every_variant_on_every_backend,
+    full_games_of_every_variant
+);

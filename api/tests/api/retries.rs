@@ -1,0 +1,282 @@
+//! Safe retries and races: ETag / If-Match, Idempotency-Key, concurrent copies, two servers.
+
+use futures_util::future::join_all;
+use serde_json::json;
+
+use crate::games::{Table, create};
+use crate::helpers::{Spawn, TestApp};
+use crate::on_every_backend;
+
+async fn in_turn(app: &TestApp, table: &Table) -> usize {
+    let view = app
+        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
+        .await
+        .json();
+    view["turn"]["seat"].as_u64().expect("a seat in turn") as usize
+}
+
+async fn version_of(app: &TestApp, table: &Table) -> i64 {
+    let view = app
+        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
+        .await
+        .json();
+    view["version"].as_i64().expect("a version")
+}
+
+async fn etag_and_if_match(app: &TestApp) {
+    let table = create(app, "may_i", 3, 4, json!({})).await;
+    let path = format!("/v1/games/{}", table.id);
+    let seat = in_turn(app, &table).await;
+    let view = app.get_as(&path, &table.tokens[seat]).await;
+    assert_eq!(
+        view.header("etag").as_deref(),
+        Some("\"1\""),
+        "the ETag is the version"
+    );
+    let not_modified = app
+        .send(
+            "GET",
+            &path,
+            None,
+            &[
+                ("authorization", &format!("Bearer {}", table.tokens[seat])),
+                ("if-none-match", "\"1\""),
+            ],
+        )
+        .await;
+    assert_eq!(
+        not_modified.status.as_u16(),
+        304,
+        "If-None-Match with the current ETag"
+    );
+    let draw = format!("{path}/draw");
+    let stale = app
+        .post_as(
+            &draw,
+            &table.tokens[seat],
+            &json!({"source": "stock"}),
+            &[("if-match", "\"0\"")],
+        )
+        .await;
+    stale.assert_problem(412, "stale_version", "If-Match with an old version");
+    assert_eq!(
+        version_of(app, &table).await,
+        1,
+        "a stale request changes nothing"
+    );
+    let fresh = app
+        .post_as(
+            &draw,
+            &table.tokens[seat],
+            &json!({"source": "stock"}),
+            &[("if-match", "\"1\"")],
+        )
+        .await;
+    assert_eq!(
+        fresh.status.as_u16(),
+        200,
+        "{}",
+        String::from_utf8_lossy(&fresh.body)
+    );
+    assert_eq!(
+        fresh.header("etag").as_deref(),
+        Some("\"2\""),
+        "the answer carries the new ETag"
+    );
+    assert_eq!(fresh.json()["version"], 2, "and the new version");
+}
+on_every_backend!(etag_and_if_match_on_every_backend, etag_and_if_match);
+
+async fn idempotency_keys(app: &TestApp) {
+    let table = create(app, "may_i", 3, 5, json!({})).await;
+    let seat = in_turn(app, &table).await;
+    let draw = format!("/v1/games/{}/draw", table.id);
+    let key = [("idempotency-key", "draw-1")];
+    let first = app
+        .post_as(&draw, &table.tokens[seat], &json!({"source": "stock"}), &key)
+        .await;
+    assert_eq!(
+        first.status.as_u16(),
+        200,
+        "{}",
+        String::from_utf8_lossy(&first.body)
+    );
+    let again = app
+        .post_as(&draw, &table.tokens[seat], &json!({"source": "stock"}), &key)
+        .await;
+    assert_eq!(again.status, first.status, "a retry gets the first status");
+    assert_eq!(
+        again.body, first.body,
+        "a retry gets the first response byte for byte"
+    );
+    assert_eq!(again.header("etag"), first.header("etag"), "and its ETag");
+    assert_eq!(version_of(app, &table).await, 2, "the retry did not act twice");
+    let other = app
+        .post_as(&draw, &table.tokens[seat], &json!({"source": "discard"}), &key)
+        .await;
+    other.assert_problem(422, "idempotency_key_reused", "the same key with another body");
+    // A refused move is kept too: its retry gets the same refusal.
+    let discard = format!("/v1/games/{}/discard", table.id);
+    let hand = app
+        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[seat])
+        .await
+        .json()["you"]["hand"]
+        .clone();
+    let missing = engine::Card::suited()
+        .map(|c| c.to_string())
+        .find(|c| !hand.as_array().expect("hand").contains(&json!(c)))
+        .expect("13 cards never hold all 52");
+    let bad_key = [("idempotency-key", "discard-bad")];
+    let refused = app
+        .post_as(&discard, &table.tokens[seat], &json!({"card": missing}), &bad_key)
+        .await;
+    refused.assert_problem(422, "card_not_in_hand", "discarding a card not held");
+    let retry = app
+        .post_as(&discard, &table.tokens[seat], &json!({"card": missing}), &bad_key)
+        .await;
+    assert_eq!(
+        (retry.status, retry.body),
+        (refused.status, refused.body),
+        "a refused request's retry is answered the same"
+    );
+}
+on_every_backend!(idempotency_keys_on_every_backend, idempotency_keys);
+
+async fn twenty_concurrent_copies(app: &TestApp) {
+    let table = create(app, "may_i", 3, 6, json!({})).await;
+    let seat = in_turn(app, &table).await;
+    let draw = format!("/v1/games/{}/draw", table.id);
+    let body = json!({"source": "stock"});
+    let replies = join_all((0..20).map(|_| app.post_as(&draw, &table.tokens[seat], &body, &[]))).await;
+    let ok = replies.iter().filter(|r| r.status.as_u16() == 200).count();
+    assert_eq!(
+        ok,
+        1,
+        "exactly one of twenty copies applies: {:?}",
+        replies.iter().map(|r| r.status).collect::<Vec<_>>()
+    );
+    for r in replies.iter().filter(|r| r.status.as_u16() != 200) {
+        r.assert_problem(409, "wrong_phase", "the others find the card already drawn");
+    }
+    assert_eq!(
+        version_of(app, &table).await,
+        2,
+        "one update, none lost or doubled"
+    );
+
+    // The same with one Idempotency-Key: one applies, the rest get its response or a 409.
+    let table = create(app, "may_i", 3, 7, json!({})).await;
+    let seat = in_turn(app, &table).await;
+    let draw = format!("/v1/games/{}/draw", table.id);
+    let key = [("idempotency-key", "the-one-draw")];
+    let replies = join_all((0..20).map(|_| app.post_as(&draw, &table.tokens[seat], &body, &key))).await;
+    let firsts: Vec<_> = replies.iter().filter(|r| r.status.as_u16() == 200).collect();
+    assert!(!firsts.is_empty(), "one applies");
+    for r in &firsts {
+        assert_eq!(
+            r.body, firsts[0].body,
+            "every 200 is the first response, byte for byte"
+        );
+    }
+    for r in replies.iter().filter(|r| r.status.as_u16() != 200) {
+        r.assert_problem(
+            409,
+            "request_in_progress",
+            "a copy that arrives while the first runs",
+        );
+    }
+    assert_eq!(version_of(app, &table).await, 2, "the key made it act once");
+}
+on_every_backend!(
+    twenty_concurrent_copies_on_every_backend,
+    twenty_concurrent_copies
+);
+
+async fn two_servers_on_one_database(app: &TestApp) {
+    let second = TestApp::spawn_with(
+        &app.backend,
+        Spawn {
+            test_mode: true,
+            database: Some(app.database.clone()),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    let table = create(app, "may_i", 2, 8, json!({})).await;
+    let servers = [app, &second];
+    let mut game = {
+        let config = engine::GameConfig {
+            ruleset: engine::Ruleset::default_for(engine::Variant::MayI),
+            players: 2,
+            first_dealer: Some(engine::Seat(0)),
+            stacked_decks: None,
+        };
+        engine::Game::new(config, engine::Seed::from_u64(8))
+            .expect("game")
+            .0
+    };
+    for step in 0..40 {
+        let server = servers[step % 2];
+        let (seat, _) = game.turn().expect("in turn");
+        let action = engine::bot::choose(&game, seat).expect("a move");
+        let reply = crate::games::act(
+            server,
+            &table,
+            seat.0,
+            &action,
+            &[("if-match", &format!("\"{}\"", step + 1))],
+        )
+        .await;
+        assert_eq!(
+            reply.status.as_u16(),
+            200,
+            "step {step} on server {}: {}",
+            step % 2,
+            String::from_utf8_lossy(&reply.body)
+        );
+        game = game.apply(seat, action).expect("engine agrees").0;
+        assert_eq!(
+            reply.json()["version"],
+            step as i64 + 2,
+            "each server sees the other's writes"
+        );
+    }
+}
+on_every_backend!(
+    two_servers_on_one_database_on_every_backend,
+    two_servers_on_one_database
+);
+
+#[actix_web::test]
+async fn a_stored_secret_is_shared_by_every_replica() {
+    for backend in crate::helpers::backends() {
+        let spawn = Spawn {
+            stored_secret: true,
+            ..Spawn::default()
+        };
+        let first = TestApp::spawn_with(&backend, spawn.clone()).await;
+        let second = TestApp::spawn_with(
+            &backend,
+            Spawn {
+                database: Some(first.database.clone()),
+                ..spawn
+            },
+        )
+        .await;
+        let created = first
+            .post(
+                "/v1/games",
+                &json!({"variant": "may_i", "seats": [{"name": "A"}, {"name": "B"}]}),
+            )
+            .await
+            .json();
+        let token = created["seats"][0]["token"].as_str().expect("token");
+        let id = created["id"].as_str().expect("id");
+        let reply = second.get_as(&format!("/v1/games/{id}"), token).await;
+        assert_eq!(
+            reply.status.as_u16(),
+            200,
+            "{backend:?}: the second replica accepts the first one's token"
+        );
+    }
+}

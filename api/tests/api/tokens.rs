@@ -1,0 +1,186 @@
+//! Seat tokens: every bad token is refused, and no seat sees or acts for another.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use continental::auth::{AUDIENCE, Claims, ISSUER};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use serde_json::json;
+
+use crate::games::create;
+use crate::helpers::{TEST_SECRET, TestApp};
+use crate::on_every_backend;
+
+fn claims(game: &str, seat: u8, exp_offset: i64) -> Claims {
+    let now = jsonwebtoken::get_current_timestamp();
+    let game = uuid::Uuid::parse_str(game).expect("a game id");
+    Claims {
+        iss: ISSUER.into(),
+        aud: AUDIENCE.into(),
+        sub: format!("game/{game}/seat/{seat}"),
+        exp: now.saturating_add_signed(exp_offset),
+        iat: now,
+        game,
+        seat,
+    }
+}
+
+fn sign(alg: Algorithm, secret: &str, c: &Claims) -> String {
+    jsonwebtoken::encode(&Header::new(alg), c, &EncodingKey::from_secret(secret.as_bytes())).expect("sign")
+}
+
+async fn bad_tokens_are_refused(app: &TestApp) {
+    let table = create(app, "may_i", 3, 1, json!({})).await;
+    let other = create(app, "may_i", 3, 2, json!({})).await;
+    let path = format!("/v1/games/{}", table.id);
+    let good = &table.tokens[0];
+    let parts: Vec<&str> = good.split('.').collect();
+    let mut payload: serde_json::Value =
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).expect("base64")).expect("JSON");
+    payload["seat"] = json!(1);
+    payload["sub"] = json!(format!("game/{}/seat/1", table.id));
+    let tampered = format!(
+        "{}.{}.{}",
+        parts[0],
+        URL_SAFE_NO_PAD.encode(payload.to_string()),
+        parts[2]
+    );
+    let none = format!(
+        "{}.{}.",
+        URL_SAFE_NO_PAD.encode(r#"{"alg":"none","typ":"JWT"}"#),
+        URL_SAFE_NO_PAD.encode(serde_json::to_string(&claims(&table.id, 0, 3600)).expect("JSON"))
+    );
+    let rows: Vec<(String, u16, &str)> = vec![
+        (String::new(), 401, "no token at all"),
+        ("not.a.jwt".into(), 401, "garbage"),
+        (none, 401, "alg: none is never accepted"),
+        (
+            sign(Algorithm::HS384, TEST_SECRET, &claims(&table.id, 0, 3600)),
+            401,
+            "another algorithm (HS384)",
+        ),
+        (tampered, 401, "a tampered payload breaks the signature"),
+        (
+            sign(Algorithm::HS256, "another secret", &claims(&table.id, 0, 3600)),
+            401,
+            "signed with another secret",
+        ),
+        (
+            sign(Algorithm::HS256, TEST_SECRET, &claims(&table.id, 0, -3600)),
+            401,
+            "expired an hour ago",
+        ),
+        (other.tokens[0].clone(), 403, "a token of another game"),
+        (
+            sign(Algorithm::HS256, TEST_SECRET, &claims(&table.id, 7, 3600)),
+            403,
+            "a seat this game does not have",
+        ),
+    ];
+    for (token, status, what) in rows {
+        let reply = if token.is_empty() {
+            app.get(&path).await
+        } else {
+            app.get_as(&path, &token).await
+        };
+        let code = if status == 401 {
+            "unauthorized"
+        } else {
+            "forbidden"
+        };
+        reply.assert_problem(status, code, what);
+        let draw = app
+            .post_as(&format!("{path}/draw"), &token, &json!({"source": "stock"}), &[])
+            .await;
+        assert_eq!(
+            draw.status.as_u16(),
+            status,
+            "{what}: a move is refused the same way"
+        );
+    }
+    let ok = app.get_as(&path, good).await;
+    assert_eq!(ok.status.as_u16(), 200, "the good token still works");
+}
+on_every_backend!(bad_tokens_are_refused_on_every_backend, bad_tokens_are_refused);
+
+async fn seats_are_isolated(app: &TestApp) {
+    let table = create(app, "may_i", 3, 3, json!({})).await;
+    let path = format!("/v1/games/{}", table.id);
+    let zero = app.get_as(&path, &table.tokens[0]).await.json();
+    let one = app.get_as(&path, &table.tokens[1]).await.json();
+    assert_eq!(zero["you"]["seat"], 0, "seat 0's token shows seat 0");
+    assert_eq!(one["you"]["seat"], 1, "seat 1's token shows seat 1");
+    assert_ne!(zero["you"]["hand"], one["you"]["hand"], "each sees its own hand");
+    let text = serde_json::to_string(&one).expect("JSON");
+    assert!(
+        !text.contains(&serde_json::to_string(&zero["you"]["hand"]).expect("JSON")),
+        "seat 1 never sees seat 0's hand"
+    );
+    assert_eq!(one["players"][0]["hand_count"], 12, "other hands are counts");
+    // first_dealer 0: seat 1 is in turn. Seat 2 may not act for it.
+    let turn = zero["turn"]["seat"].as_u64().expect("a seat in turn");
+    let not_in_turn = (turn + 1) % 3;
+    let reply = app
+        .post_as(
+            &format!("{path}/draw"),
+            &table.tokens[not_in_turn as usize],
+            &json!({"source": "stock"}),
+            &[],
+        )
+        .await;
+    reply.assert_problem(409, "not_your_turn", "a seat acts only for itself");
+    // Drawing from the stock: the card is seen by the drawer only, in views and events.
+    let drew = app
+        .post_as(
+            &format!("{path}/draw"),
+            &table.tokens[turn as usize],
+            &json!({"source": "stock"}),
+            &[],
+        )
+        .await;
+    assert_eq!(
+        drew.status.as_u16(),
+        200,
+        "{}",
+        String::from_utf8_lossy(&drew.body)
+    );
+    let mine = app
+        .get_as(&format!("{path}/events?after=0"), &table.tokens[turn as usize])
+        .await
+        .json();
+    let theirs = app
+        .get_as(
+            &format!("{path}/events?after=0"),
+            &table.tokens[not_in_turn as usize],
+        )
+        .await
+        .json();
+    let drawn = |v: &serde_json::Value| {
+        v["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .find(|e| e["event"]["type"] == "drew")
+            .map(|e| e["event"]["card"].clone())
+    };
+    assert!(
+        drawn(&mine).is_some_and(|c| c.is_string()),
+        "the drawer sees the card: {mine}"
+    );
+    assert_eq!(
+        drawn(&theirs),
+        Some(serde_json::Value::Null),
+        "others see a null card"
+    );
+    let dealt_to_me = theirs["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .find(|e| e["event"]["type"] == "dealt" && e["event"]["seat"] == turn)
+        .map(|e| e["event"]["cards"].clone());
+    assert_eq!(
+        dealt_to_me,
+        Some(serde_json::Value::Null),
+        "others' dealt hands are hidden in events"
+    );
+}
+on_every_backend!(seats_are_isolated_on_every_backend, seats_are_isolated);

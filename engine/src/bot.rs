@@ -1,0 +1,222 @@
+//! A sensible player for any seat: goes down when the search finds the contract (or, in
+//! `continental`, a way out), lays off what fits, claims a discard that fits its hand, and
+//! otherwise discards its costliest card that fits nothing. Simulations use it; the service
+//! seats it.
+
+use crate::card::Card;
+use crate::game::{Action, DrawSource, Game, LegalAction, Phase, Seat, Status, pinned, wild_places};
+use crate::reading::{Designation, Reading, Slot};
+use crate::ruleset::{Ruleset, Variant};
+use crate::search::{find_contract, find_go_out, find_layoffs};
+
+/// Claims won in a deal past which the bot stops asking: each costs a penalty card.
+const CLAIM_APPETITE: u32 = 2;
+
+/// The action the bot takes for `seat` now, or `None` when it has nothing to do (not its turn
+/// and no claim worth asking). Every action returned is one `game.apply` accepts.
+pub fn choose(game: &Game, seat: Seat) -> Option<Action> {
+    if game.status() != Status::Playing || !game.is_active(seat) {
+        return None;
+    }
+    let legal = game.legal_actions(seat);
+    let (turn, phase) = game.turn()?;
+    if turn != seat {
+        let wants = legal.contains(&LegalAction::Claim) && wants_claim(game, seat);
+        return wants.then_some(Action::Claim);
+    }
+    let candidates = match phase {
+        Phase::Draw => draw_phase(game, seat, &legal),
+        Phase::Play => play_phase(game, seat, &legal),
+    };
+    candidates
+        .into_iter()
+        .find(|a| game.apply(seat, a.clone()).is_ok())
+}
+
+fn draw_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
+    let rules = game.rules();
+    let hand = game.hand(seat);
+    let mut out = Vec::new();
+    if legal.contains(&LegalAction::Meld { contract: true })
+        && let Some(go) = find_go_out(rules, hand)
+        && go.discard.is_none()
+    {
+        out.push(meld_action(rules, &go.melds));
+    }
+    let top = game.discard_pile().last().copied();
+    let can_take = legal.contains(&LegalAction::Draw {
+        source: DrawSource::Discard,
+    });
+    if let Some(top) = top
+        && can_take
+        && wants_discard(game, seat, top)
+    {
+        out.push(Action::Draw {
+            source: DrawSource::Discard,
+        });
+    }
+    out.push(Action::Draw {
+        source: DrawSource::Stock,
+    });
+    if can_take {
+        out.push(Action::Draw {
+            source: DrawSource::Discard,
+        });
+    }
+    out
+}
+
+fn play_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
+    let rules = game.rules();
+    let hand = game.hand(seat);
+    let mut out = Vec::new();
+    // Freed wilds first: they must reach the table before the turn can end.
+    for &wild in game.must_play() {
+        for m in game.table() {
+            for place in wild_places(&m.reading) {
+                out.push(Action::LayOff {
+                    meld_id: m.id,
+                    cards: vec![wild],
+                    wilds: vec![Designation {
+                        card: wild,
+                        represents: place,
+                    }],
+                });
+            }
+        }
+    }
+    if !game.must_play().is_empty() {
+        out.push(Action::TakeBack);
+        return out;
+    }
+    if legal.contains(&LegalAction::Meld { contract: true }) {
+        if rules.variant() == Variant::Continental {
+            if let Some(go) = find_go_out(rules, hand) {
+                out.push(meld_action(rules, &go.melds));
+            }
+        } else if let Some(melds) = find_contract(rules, game.deal(), hand) {
+            out.push(meld_action(rules, &melds));
+        }
+    }
+    if legal.iter().any(|a| matches!(a, LegalAction::LayOff { .. })) {
+        let table: Vec<Reading> = game.table().iter().map(|m| m.reading.clone()).collect();
+        for layoff in find_layoffs(rules, hand, &table) {
+            let Some(meld) = game.table().get(layoff.meld) else {
+                continue;
+            };
+            out.push(Action::LayOff {
+                meld_id: meld.id,
+                cards: vec![layoff.card],
+                wilds: new_wilds(rules, &meld.reading, &layoff.reading),
+            });
+        }
+    }
+    if let Some(card) = costliest_dead_card(rules, hand) {
+        out.push(Action::Discard { card });
+    }
+    // Anything else that is listed, so the bot never stalls.
+    for a in legal {
+        if let LegalAction::Discard { cards } = a {
+            out.extend(cards.iter().map(|&card| Action::Discard { card }));
+        }
+    }
+    out
+}
+
+fn meld_action(rules: &Ruleset, melds: &[Reading]) -> Action {
+    Action::Meld {
+        melds: melds.iter().map(|r| pinned(rules, r)).collect(),
+    }
+}
+
+/// The designations of the wilds `after` holds and `before` did not.
+fn new_wilds(rules: &Ruleset, before: &Reading, after: &Reading) -> Vec<Designation> {
+    let mut old: Vec<Slot> = before.slots().to_vec();
+    let mut out = Vec::new();
+    for s in after.slots() {
+        if let Some(i) = old.iter().position(|o| o == s) {
+            old.swap_remove(i);
+        } else if rules.is_wild(s.card) {
+            out.push(Designation {
+                card: s.card,
+                represents: s.represents,
+            });
+        }
+    }
+    out
+}
+
+/// How many cards of `hand` would share a meld with `card`: same rank (where sets count) or
+/// same suit within two ranks. A wild fits everything.
+fn fits(rules: &Ruleset, hand: &[Card], card: Card) -> usize {
+    if rules.is_wild(card) {
+        return hand.len().max(1);
+    }
+    let (Some(rank), Some(suit)) = (card.rank(), card.suit()) else {
+        return 0;
+    };
+    hand.iter()
+        .filter(|h| !rules.is_wild(**h))
+        .filter(|h| {
+            let same_rank = rules.sets_allowed() && h.rank() == Some(rank);
+            let near = h.suit() == Some(suit)
+                && h.rank().is_some_and(|r| {
+                    let d = i32::from(r.number()) - i32::from(rank.number());
+                    d != 0 && d.abs() <= 2
+                });
+            same_rank || near
+        })
+        .count()
+}
+
+/// Whether the top discard is worth taking: it can be laid off (once down, where no new meld
+/// may start), or it fits the hand and would not be the very card discarded next. The last
+/// test keeps two bots from passing one card back and forth for ever.
+fn wants_discard(game: &Game, seat: Seat, top: Card) -> bool {
+    let rules = game.rules();
+    let hand = game.hand(seat);
+    if game.is_down(seat) && rules.variant() != Variant::Push {
+        let table: Vec<Reading> = game.table().iter().map(|m| m.reading.clone()).collect();
+        return !find_layoffs(rules, &[top], &table).is_empty();
+    }
+    if fits(rules, hand, top) == 0 {
+        return false;
+    }
+    let mut after = hand.to_vec();
+    after.push(top);
+    costliest_dead_card(rules, &after) != Some(top)
+}
+
+fn wants_claim(game: &Game, seat: Seat) -> bool {
+    let Some(top) = game.discard_pile().last().copied() else {
+        return false;
+    };
+    let rules = game.rules();
+    let hand = game.hand(seat);
+    let mut after = hand.to_vec();
+    after.push(top);
+    game.claims_won().get(seat.index()).copied().unwrap_or(0) < CLAIM_APPETITE
+        && !game.is_down(seat)
+        && fits(rules, hand, top) >= 2
+        && costliest_dead_card(rules, &after) != Some(top)
+}
+
+/// The card to discard: never a wild while anything else is left; among the cards that fit
+/// nothing the one that would cost most at the end of the deal; else the one that fits least.
+fn costliest_dead_card(rules: &Ruleset, hand: &[Card]) -> Option<Card> {
+    let cost = |c: Card| rules.card_value(c).unwrap_or(1);
+    hand.iter().copied().max_by_key(|&c| {
+        let others: Vec<Card> = {
+            let mut v = hand.to_vec();
+            if let Some(i) = v.iter().position(|h| *h == c) {
+                v.swap_remove(i);
+            }
+            v
+        };
+        (
+            !rules.is_wild(c),
+            std::cmp::Reverse(fits(rules, &others, c)),
+            cost(c),
+        )
+    })
+}

@@ -1,0 +1,115 @@
+//! The bot (issue 3): goes down when the search finds the contract, lays off, claims when
+//! useful, discards its costliest dead card.
+
+use engine::{Action, DrawSource, Ruleset, Seat, Variant, bot};
+
+use crate::play_helpers::{cards, play_all, stacked_deck, stacked_game};
+
+fn may_i() -> Ruleset {
+    Ruleset::default_for(Variant::MayI)
+}
+
+#[test]
+fn bot_goes_down_with_the_contract_and_lays_off() {
+    let rules = may_i();
+    let deck = stacked_deck(
+        &rules,
+        2,
+        0,
+        1,
+        &["", "3C 3D 3S 4C 4D 4S 3H 9C 9D JH JS KC"],
+        "QS",
+        "2H",
+    );
+    let (mut game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    let mut seen = Vec::new();
+    while game.turn().expect("playing").0 == Seat(1) {
+        let action = bot::choose(&game, Seat(1)).expect("the bot acts in turn");
+        seen.push(action.kind());
+        game = play_all(&game, &[(1, action)]).0;
+    }
+    assert!(game.is_down(Seat(1)), "the bot went down: {seen:?}");
+    assert!(
+        seen.contains(&"meld") && seen.last() == Some(&"discard"),
+        "{seen:?}"
+    );
+    let laid: usize = game.table().iter().map(|m| m.reading.len()).sum();
+    assert_eq!(
+        laid, 7,
+        "3C 3D 3S 3H and 4C 4D 4S: the spare three is laid off or melded"
+    );
+}
+
+#[test]
+fn bot_discards_its_costliest_dead_card() {
+    let rules = may_i();
+    let deck = stacked_deck(
+        &rules,
+        2,
+        0,
+        1,
+        &["", "2C 2D 5H 5S 8C 8D JH JS 3H 3S 6D KC"],
+        "QS",
+        "4H",
+    );
+    let (mut game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    let mut last = None;
+    while game.turn().expect("playing").0 == Seat(1) {
+        let action = bot::choose(&game, Seat(1)).expect("the bot acts in turn");
+        last = Some(action.clone());
+        game = play_all(&game, &[(1, action)]).0;
+    }
+    assert_eq!(
+        last,
+        Some(Action::Discard { card: cards("KC")[0] }),
+        "KC is the one card that fits nothing"
+    );
+}
+
+#[test]
+fn bot_claims_a_discard_that_fits_and_only_then() {
+    let rules = may_i();
+    let deck = stacked_deck(&rules, 3, 0, 1, &["2C 5D 8H JS", "", "KC KD QS"], "KS", "");
+    let (game, _) = stacked_game(rules, 3, 0, vec![deck]);
+    assert_eq!(
+        bot::choose(&game, Seat(2)),
+        Some(Action::Claim),
+        "KS fits KC KD: ask May I"
+    );
+    let none = bot::choose(&game, Seat(0));
+    assert!(
+        none.is_none() || none == Some(Action::Claim),
+        "a bot out of turn only ever claims"
+    );
+    let (game, _) = play_all(
+        &game,
+        &[(
+            1,
+            Action::Draw {
+                source: DrawSource::Stock,
+            },
+        )],
+    );
+    assert!(
+        bot::choose(&game, Seat(2)).is_some(),
+        "a claim after the stock draw is still possible"
+    );
+}
+
+#[test]
+fn bot_never_acts_for_a_seat_not_in_turn_except_claims() {
+    for variant in [Variant::Continental, Variant::Push] {
+        let rules = Ruleset::default_for(variant);
+        let (game, _) = stacked_game(
+            rules.clone(),
+            4,
+            0,
+            vec![stacked_deck(&rules, 4, 0, 1, &[], "9C", "")],
+        );
+        assert_eq!(bot::choose(&game, Seat(2)), None, "{variant} has no claims");
+        assert!(
+            bot::choose(&game, Seat(1)).is_some(),
+            "{variant}: the player in turn always acts"
+        );
+    }
+}

@@ -1,0 +1,340 @@
+//! Scenarios for RULES.md §5 (`push`) on stacked decks, one per rule.
+
+use engine::{Action, Card, DealEnd, DrawSource, Event, Ruleset, Seat, Variant, Viewer};
+
+use crate::helpers::rules_with;
+use crate::play_helpers::{
+    deal_ended, deal_scores, discard, draw, layoff, layoff_as, meld, meld_as, play_all, refused,
+    stacked_deck, stacked_game,
+};
+
+fn push() -> Ruleset {
+    Ruleset::default_for(Variant::Push)
+}
+
+fn card(name: &str) -> Card {
+    name.parse().expect("card")
+}
+
+fn value(rules: &Ruleset, hand: &[Card]) -> i32 {
+    hand.iter().map(|c| rules.card_value(*c).expect("value")).sum()
+}
+
+#[test]
+fn rules_5_card_values() {
+    let rules = push();
+    let rows = [
+        ("3C", 5, "3-9 count 5"),
+        ("KD", 10, "T-K 10"),
+        ("AS", 15, "aces 15"),
+        ("2H", 20, "twos 20"),
+        ("JK", 20, "jokers 20"),
+    ];
+    for (c, v, why) in rows {
+        assert_eq!(rules.card_value(card(c)), Some(v), "§5 {why}");
+    }
+}
+
+#[test]
+fn rules_5_the_team_of_the_player_out_scores_zero() {
+    let rules = push();
+    let deck = stacked_deck(&rules, 4, 0, 1, &["", "3C 3D 3S 4C 4D 4S"], "9C", "");
+    let (game, _) = stacked_game(rules.clone(), 4, 0, vec![deck]);
+    assert_eq!(game.hand(Seat(1)).len(), 6, "§5 deal 1 deals 6");
+    let team0 = value(&rules, game.hand(Seat(0))) + value(&rules, game.hand(Seat(2)));
+    let (game, events) = play_all(
+        &game,
+        &[
+            (1, draw(DrawSource::Discard)),
+            (1, meld(&["3C 3D 3S", "4C 4D 4S"])),
+            (1, discard("9C")),
+        ],
+    );
+    assert_eq!(deal_ended(&events), Some(DealEnd::WentOut { seat: Seat(1) }));
+    assert_eq!(
+        deal_scores(&events),
+        vec![team0, 0, team0, 0],
+        "§5 partners opposite; the out team scores 0, the other adds both hands"
+    );
+    assert_eq!(game.hand(Seat(1)).len(), 7, "§5 deal 2 deals 7");
+    let view = game.view(Viewer::Spectator);
+    assert_eq!(
+        view.players.iter().map(|p| p.team).collect::<Vec<_>>(),
+        vec![Some(0), Some(1), Some(0), Some(1)]
+    );
+}
+
+#[test]
+fn rules_5_a_wild_upcard_is_buried_in_the_stock() {
+    let rules = push();
+    let deck = stacked_deck(&rules, 4, 0, 1, &[], "2C JK 9C", "");
+    let (game, events) = stacked_game(rules, 4, 0, vec![deck]);
+    let buried: Vec<Card> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::UpcardBuried { card } => Some(*card),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        buried,
+        vec![card("2C"), Card::JOKER],
+        "§5 a deuce or joker turned up is buried"
+    );
+    assert_eq!(
+        game.discard_pile(),
+        &[card("9C")],
+        "§5 the next card is turned up"
+    );
+    assert_eq!(
+        game.stock_count(),
+        108 - 24 - 1,
+        "§5 the wilds went back into the stock"
+    );
+}
+
+#[test]
+fn rules_5_the_push_draw() {
+    let rules = push();
+    let deck = stacked_deck(&rules, 4, 0, 1, &[], "9C", "KD 5S");
+    let (game, _) = stacked_game(rules, 4, 0, vec![deck]);
+    let (game, events) = play_all(&game, &[(1, draw(DrawSource::Stock))]);
+    let pushed = Event::Pushed {
+        from: Seat(1),
+        to: Seat(2),
+        discard: card("9C"),
+        stock: Some(card("KD")),
+    };
+    assert!(
+        events.contains(&pushed),
+        "§5 the top discard and the stock card go to the left: {events:?}"
+    );
+    assert_eq!(game.hand(Seat(2)).len(), 8, "§5 the player on the left adds both");
+    assert_eq!(
+        game.hand(Seat(1)).last(),
+        Some(&card("5S")),
+        "§5 then the pusher takes the next stock card"
+    );
+    assert!(game.discard_pile().is_empty());
+    let hidden = pushed.redacted_for(Viewer::Seat(Seat(1)));
+    assert!(
+        matches!(hidden, Event::Pushed { stock: None, .. }),
+        "the face-down card is hidden from the pusher"
+    );
+    let (game, _) = play_all(
+        &game,
+        &[
+            (1, discard("5S")),
+            (2, draw(DrawSource::Discard)),
+            (2, discard("5S")),
+        ],
+    );
+    let (game, events) = play_all(&game, &[(3, draw(DrawSource::Stock))]);
+    assert!(events.iter().any(|e| matches!(e, Event::Pushed { .. })));
+    let (game, _) = play_all(
+        &game,
+        &[(
+            3,
+            Action::Discard {
+                card: *game.hand(Seat(3)).last().expect("c"),
+            },
+        )],
+    );
+    let (_, events) = play_all(
+        &game,
+        &[
+            (0, draw(DrawSource::Discard)),
+            (
+                0,
+                Action::Discard {
+                    card: *game.hand(Seat(0)).last().expect("c"),
+                },
+            ),
+        ],
+    );
+    assert!(!events.iter().any(|e| matches!(e, Event::Pushed { .. })));
+}
+
+#[test]
+fn rules_5_an_empty_pile_means_a_plain_stock_draw() {
+    let rules = push();
+    let deck = stacked_deck(&rules, 4, 0, 1, &[], "9C", "KD");
+    let (game, _) = stacked_game(rules, 4, 0, vec![deck]);
+    let (game, _) = play_all(&game, &[(1, draw(DrawSource::Discard))]);
+    let (game, _) = play_all(
+        &game,
+        &[
+            (1, Action::Discard { card: card("9C") }),
+            (2, draw(DrawSource::Discard)),
+        ],
+    );
+    let (game, _) = play_all(&game, &[(2, discard("9C"))]);
+    let (game, _) = play_all(
+        &game,
+        &[
+            (3, draw(DrawSource::Discard)),
+            (3, discard("9C")),
+            (0, draw(DrawSource::Discard)),
+        ],
+    );
+    assert!(game.discard_pile().is_empty());
+    let (_, events) = play_all(
+        &game,
+        &[
+            (0, discard("9C")),
+            (1, draw(DrawSource::Discard)),
+            (1, discard("9C")),
+        ],
+    );
+    assert!(!events.iter().any(|e| matches!(e, Event::Pushed { .. })));
+}
+
+#[test]
+fn rules_5_after_the_contract_new_melds_and_lay_offs() {
+    let rules = rules_with(Variant::Push, serde_json::json!({"ten_every_deal": true}));
+    let deck = stacked_deck(&rules, 4, 0, 1, &["", "3C 3D 3S 4C 4D 4S 7H 8H 9H 3H"], "KS", "");
+    let (game, _) = stacked_game(rules, 4, 0, vec![deck]);
+    assert_eq!(game.hand(Seat(1)).len(), 10, "§5 option ten_every_deal");
+    let (game, _) = play_all(&game, &[(1, draw(DrawSource::Discard))]);
+    assert_eq!(
+        refused(&game, 1, meld(&["7H 8H 9H"])),
+        "contract_not_met",
+        "§5 each player must fulfil their own contract first"
+    );
+    let (game, _) = play_all(
+        &game,
+        &[(1, meld(&["3C 3D 3S", "4C 4D 4S"])), (1, meld(&["7H 8H 9H"]))],
+    );
+    assert_eq!(
+        game.table().len(),
+        3,
+        "§5 new melds after the contract, the same turn"
+    );
+    let (game, _) = play_all(&game, &[(1, layoff(1, "3H"))]);
+    assert_eq!(game.table()[0].reading.len(), 4, "§5 lay off after the contract");
+    let (_, events) = play_all(&game, &[(1, discard("KS"))]);
+    assert_eq!(
+        deal_ended(&events),
+        Some(DealEnd::WentOut { seat: Seat(1) }),
+        "§5 going out"
+    );
+}
+
+#[test]
+fn rules_5_rescuing_a_wild_and_playing_it_this_turn() {
+    let rules = rules_with(Variant::Push, serde_json::json!({"ten_every_deal": true}));
+    let deck = stacked_deck(&rules, 4, 0, 1, &["", "5C 5D 2H KD KH AS 2S 3S 5S 2S"], "KS", "");
+    let (game, _) = stacked_game(rules, 4, 0, vec![deck]);
+    let (game, _) = play_all(&game, &[(1, draw(DrawSource::Discard))]);
+    let (game, _) = play_all(
+        &game,
+        &[
+            (1, meld_as(&[("5C 5D 2H", "2H=5"), ("KS KD KH", "")])),
+            (1, meld(&["AS 2S 3S"])),
+        ],
+    );
+    let (set, kings, run) = (game.table()[0].id, game.table()[1].id, game.table()[2].id);
+    let swap = |meld_id, c: &str| Action::Swap {
+        meld_id,
+        card: card(c),
+        end: None,
+    };
+    assert_eq!(
+        refused(&game, 1, swap(run, "2S")),
+        "no_wild_for_card",
+        "§5 a two used as a natural card cannot be rescued"
+    );
+    let (game, _) = play_all(&game, &[(1, swap(set, "5S"))]);
+    assert_eq!(
+        game.must_play(),
+        &[card("2H")],
+        "§5 the rescued wild comes to hand"
+    );
+    assert_eq!(
+        refused(&game, 1, discard("2S")),
+        "freed_wild_in_hand",
+        "§5 it must be used on the table this turn"
+    );
+    let (game, _) = play_all(&game, &[(1, layoff_as(kings, "2H", "2H=K"))]);
+    assert_eq!(
+        game.table()[1].reading.len(),
+        4,
+        "§5 the rescued wild is laid off"
+    );
+    let (_, events) = play_all(&game, &[(1, discard("2S"))]);
+    assert_eq!(
+        deal_ended(&events),
+        Some(DealEnd::WentOut { seat: Seat(1) }),
+        "§5 all but one melded, the last discarded"
+    );
+}
+
+#[test]
+fn rules_5_stock_exhausted_ends_the_deal_and_both_teams_score() {
+    let rules = push();
+    let (mut game, _) = stacked_game(
+        rules.clone(),
+        4,
+        0,
+        vec![stacked_deck(&rules, 4, 0, 1, &[], "9C", "")],
+    );
+    for _ in 0..500 {
+        let (seat, _) = game.turn().expect("playing");
+        let hands: Vec<Vec<Card>> = (0..4).map(|s| game.hand(Seat(s)).to_vec()).collect();
+        let (g, events) = play_all(&game, &[(seat.0, draw(DrawSource::Stock))]);
+        if let Some(end) = deal_ended(&events) {
+            assert_eq!(
+                end,
+                DealEnd::StockExhausted,
+                "§5 drawing from an empty stock ends the deal"
+            );
+            let team0 = value(&rules, &hands[0]) + value(&rules, &hands[2]);
+            let team1 = value(&rules, &hands[1]) + value(&rules, &hands[3]);
+            let ended = events
+                .iter()
+                .find_map(|e| match e {
+                    Event::DealEnded { hands, .. } => Some(hands.clone()),
+                    _ => None,
+                })
+                .expect("hands");
+            let t0 = value(&rules, &ended[0]) + value(&rules, &ended[2]);
+            let t1 = value(&rules, &ended[1]) + value(&rules, &ended[3]);
+            assert!(t0 >= team0 && t1 >= team1, "hands only grew in the last draw");
+            assert_eq!(
+                deal_scores(&events),
+                vec![t0, t1, t0, t1],
+                "§5 if the stock ran out, both teams score"
+            );
+            return;
+        }
+        let drawn = *g.hand(seat).last().expect("drawn");
+        game = play_all(&g, &[(seat.0, Action::Discard { card: drawn })]).0;
+    }
+    panic!("the deal never ended");
+}
+
+#[test]
+fn rules_5_individual_play_each_scores_their_own_hand() {
+    let rules = rules_with(Variant::Push, serde_json::json!({"individual": true}));
+    let deck = stacked_deck(&rules, 5, 0, 1, &["", "3C 3D 3S 4C 4D 4S"], "9C", "");
+    let (game, _) = stacked_game(rules.clone(), 5, 0, vec![deck]);
+    assert_eq!(
+        game.census().len(),
+        162,
+        "§5 individual: a third pack with its 2 jokers"
+    );
+    let hands: Vec<i32> = (0..5).map(|s| value(&rules, game.hand(Seat(s)))).collect();
+    let (_, events) = play_all(
+        &game,
+        &[
+            (1, draw(DrawSource::Discard)),
+            (1, meld(&["3C 3D 3S", "4C 4D 4S"])),
+            (1, discard("9C")),
+        ],
+    );
+    assert_eq!(
+        deal_scores(&events),
+        vec![hands[0], 0, hands[2], hands[3], hands[4]],
+        "§5 individual scores"
+    );
+}
