@@ -244,6 +244,25 @@ struct TurnState {
 
 /// A game of Continental Rummy in any variant: serialisable, and changed only by
 /// [`Game::apply`].
+///
+/// ```
+/// use engine::{Action, DrawSource, Game, GameConfig, Ruleset, Seat, Seed, Variant, Viewer};
+///
+/// let config = GameConfig::new(Ruleset::default_for(Variant::MayI), 4);
+/// let (game, _events) = Game::new(config, Seed::from_u64(1)).expect("4 players play may_i");
+/// let (seat, _phase) = game.turn().expect("the game is on");
+/// let draw = Action::Draw { source: DrawSource::Stock };
+///
+/// // Out of turn: refused with a stable code, and `game` is as it was.
+/// let other = Seat((seat.0 + 1) % 4);
+/// assert_eq!(game.apply(other, draw.clone()).unwrap_err().code(), "not_your_turn");
+///
+/// let (after, events) = game.apply(seat, draw).expect("the player in turn draws");
+/// assert_eq!(after.hand(seat).len(), 13);
+/// // The drawn card is shown to the drawer only.
+/// let seen_by_other = events[0].redacted_for(Viewer::Seat(other));
+/// assert!(serde_json::to_string(&seen_by_other).unwrap().contains("\"card\":null"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Game {
     #[serde(deserialize_with = "known_format")]

@@ -236,3 +236,94 @@ fn api_1_actions_and_views_have_the_api_json_shape() {
     );
     assert!(view["discard"]["top"].is_string() && view["discard"]["dead"] == false);
 }
+
+#[test]
+fn rules_1_seed_committed_revealed_at_the_end_and_replayable() {
+    let config = GameConfig::new(Ruleset::default_for(Variant::Continental), 2);
+    let seed = Seed::from_u64(2024);
+    let (mut game, _) = Game::new(config.clone(), seed.clone()).expect("setup");
+    let commitment = game.commitment();
+    assert_eq!(
+        commitment,
+        Game::seed_commitment(&seed),
+        "§1 SHA-256 of the seed is published"
+    );
+    assert_eq!(commitment.len(), 64);
+    assert!(
+        game.revealed_seed().is_none(),
+        "§1 the seed stays secret while playing"
+    );
+    let mut actions = Vec::new();
+    while game.status() == Status::Playing {
+        let (turn, _) = game.turn().expect("playing");
+        let action = engine::bot::choose(&game, turn).expect("bot acts");
+        game = game.apply(turn, action.clone()).expect("legal").0;
+        actions.push((turn, action));
+    }
+    let revealed = game.revealed_seed().expect("§1 revealed when the game ends");
+    assert_eq!(
+        Game::seed_commitment(revealed),
+        commitment,
+        "§1 the revealed seed matches the commitment"
+    );
+    let view = game.view(Viewer::Spectator);
+    assert_eq!(
+        view.seed,
+        Some(revealed.to_hex()),
+        "the view shows the seed once finished"
+    );
+    assert!(view.standings.is_some());
+    let replayed = engine::replay(config.clone(), revealed.clone(), &actions).expect("replay");
+    assert_eq!(
+        replayed, game,
+        "§1 replaying the seed and the actions gives the same game"
+    );
+    let other = engine::replay(config, Seed::from_u64(2025), &actions);
+    assert!(
+        other.is_err() || other.expect("game") != game,
+        "another seed deals other cards"
+    );
+}
+
+#[test]
+fn api_1_every_event_round_trips_through_json_and_redaction_hides_private_cards() {
+    for variant in Variant::ALL {
+        let (mut game, mut events) = Game::new(
+            GameConfig::new(Ruleset::default_for(variant), 4),
+            Seed::from_u64(77),
+        )
+        .expect("setup");
+        while game.status() == Status::Playing {
+            let (turn, _) = game.turn().expect("playing");
+            let claimant = (0..4)
+                .map(Seat)
+                .filter(|s| *s != turn)
+                .find_map(|s| engine::bot::choose(&game, s).map(|a| (s, a)));
+            let (seat, action) =
+                claimant.unwrap_or_else(|| (turn, engine::bot::choose(&game, turn).expect("bot")));
+            let (next, new) = game.apply(seat, action).expect("legal");
+            game = next;
+            events.extend(new);
+        }
+        for e in &events {
+            let json = serde_json::to_string(e).expect("json");
+            let back: Event = serde_json::from_str(&json).unwrap_or_else(|err| panic!("{json}: {err}"));
+            assert_eq!(&back, e, "{variant}: {json}");
+            let spectator = serde_json::to_value(e.redacted_for(Viewer::Spectator)).expect("json");
+            match e {
+                Event::Drew {
+                    source: DrawSource::Stock,
+                    ..
+                } => assert!(spectator["card"].is_null()),
+                Event::Dealt { .. } => assert!(spectator["cards"].is_null()),
+                Event::ClaimWon { .. } => assert!(spectator["penalty"].is_null()),
+                Event::Pushed { .. } => assert!(spectator["stock"].is_null()),
+                _ => assert_eq!(
+                    spectator,
+                    serde_json::to_value(e).expect("json"),
+                    "public events are unchanged"
+                ),
+            }
+        }
+    }
+}
