@@ -8,6 +8,10 @@ async fn main() -> std::process::ExitCode {
     continental::telemetry::init();
     let settings = match Settings::from_sources(std::env::args().skip(1), |k| std::env::var(k).ok()) {
         Ok(s) => s,
+        Err(message) if message == continental::config::USAGE => {
+            println!("{message}");
+            return std::process::ExitCode::SUCCESS;
+        }
         Err(message) => {
             eprintln!("{message}");
             return std::process::ExitCode::from(2);

@@ -137,6 +137,9 @@ pub struct Outcome<T> {
     pub value: T,
 }
 
+/// After this long a request marked running is taken for dead (a request takes milliseconds).
+const STALE_RUNNING_SECS: i64 = 60;
+
 fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -290,7 +293,7 @@ macro_rules! sql_store {
                     KeyClaim::Fresh
                 } else {
                     let row = sqlx::query(
-                        "SELECT request_hash, status, response_status, response_headers, response_body \
+                        "SELECT request_hash, status, response_status, response_headers, response_body, created_at \
                          FROM idempotency_keys WHERE game_id = $1 AND seat = $2 AND key = $3",
                     )
                     .bind(key.game)
@@ -303,7 +306,25 @@ macro_rules! sql_store {
                     if hash != key.request_hash {
                         KeyClaim::Mismatch
                     } else if status != "done" {
-                        KeyClaim::Running
+                        let started: i64 = row.try_get("created_at")?;
+                        let at = now();
+                        // A request that has run this long died with its process: let the
+                        // retry take the key over rather than answer 409 forever.
+                        let taken = started < at - STALE_RUNNING_SECS
+                            && sqlx::query(
+                                "UPDATE idempotency_keys SET created_at = $4 \
+                                 WHERE game_id = $1 AND seat = $2 AND key = $3 AND status = 'running' AND created_at = $5",
+                            )
+                            .bind(key.game)
+                            .bind(key.seat)
+                            .bind(&key.key)
+                            .bind(at)
+                            .bind(started)
+                            .execute(&mut *tx)
+                            .await?
+                            .rows_affected()
+                                == 1;
+                        if taken { KeyClaim::Fresh } else { KeyClaim::Running }
                     } else {
                         let code: Option<i64> = row.try_get("response_status")?;
                         let etag: Option<String> = row.try_get("response_headers")?;

@@ -280,3 +280,79 @@ async fn a_stored_secret_is_shared_by_every_replica() {
         );
     }
 }
+
+/// Marks an idempotency key as running since `created_at`, straight in the app's database.
+async fn mark_running(app: &TestApp, game: uuid::Uuid, seat: i64, key: &str, hash: &str, created_at: i64) {
+    let sql = "INSERT INTO idempotency_keys (game_id, seat, key, request_hash, status, created_at) \
+               VALUES ($1, $2, $3, $4, 'running', $5) \
+               ON CONFLICT (game_id, seat, key) DO UPDATE SET created_at = $5";
+    match &app.database {
+        continental::config::DatabaseSettings::Sqlite { path } => {
+            use sqlx::Connection;
+            let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
+                .await
+                .expect("sqlite");
+            sqlx::query(sql)
+                .bind(game)
+                .bind(seat)
+                .bind(key)
+                .bind(hash)
+                .bind(created_at)
+                .execute(&mut conn)
+                .await
+                .expect("insert");
+        }
+        continental::config::DatabaseSettings::Postgres { url } => {
+            use sqlx::Connection;
+            let mut conn = sqlx::PgConnection::connect(url).await.expect("postgres");
+            sqlx::query(sql)
+                .bind(game)
+                .bind(seat)
+                .bind(key)
+                .bind(hash)
+                .bind(created_at)
+                .execute(&mut conn)
+                .await
+                .expect("insert");
+        }
+    }
+}
+
+async fn a_running_key_answers_409_until_it_is_stale(app: &TestApp) {
+    use sha2::Digest;
+    let table = create(app, "may_i", 3, 10, json!({})).await;
+    let seat = in_turn(app, &table).await;
+    let path = format!("/v1/games/{}/draw", table.id);
+    let body = json!({"source": "stock"});
+    let bytes = serde_json::to_vec(&body).expect("JSON");
+    let mut hasher = sha2::Sha256::new();
+    hasher.update(format!("POST\n{path}\n").as_bytes());
+    hasher.update(&bytes);
+    let hash: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let game = uuid::Uuid::parse_str(&table.id).expect("id");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs() as i64;
+    let key = [("idempotency-key", "in-flight")];
+    mark_running(app, game, seat as i64, "in-flight", &hash, now).await;
+    let busy = app.post_as(&path, &table.tokens[seat], &body, &key).await;
+    busy.assert_problem(
+        409,
+        "request_in_progress",
+        "the first request with this key is still running",
+    );
+    assert_eq!(version_of(app, &table).await, 1, "the 409 changed nothing");
+    mark_running(app, game, seat as i64, "in-flight", &hash, now - 3600).await;
+    let retry = app.post_as(&path, &table.tokens[seat], &body, &key).await;
+    assert_eq!(
+        retry.status.as_u16(),
+        200,
+        "a key running for an hour died with its process: the retry acts"
+    );
+    assert_eq!(version_of(app, &table).await, 2, "and acts once");
+}
+on_every_backend!(
+    a_running_key_answers_409_until_it_is_stale_on_every_backend,
+    a_running_key_answers_409_until_it_is_stale
+);
