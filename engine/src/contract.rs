@@ -261,22 +261,62 @@ pub fn check_proposed(
     if !reasons.is_empty() {
         return Err(reasons);
     }
-    if let Contract::Melds(reqs) = &contract
-        && let Some(reason) = count_reason(reqs, melds.len())
-    {
-        // Said before trying combinations: no choice of readings changes the count.
-        return Err(vec![reason]);
+    match &contract {
+        Contract::Melds(reqs) => {
+            if let Some(reason) = count_reason(reqs, melds.len()) {
+                // Said before trying combinations: no choice of readings changes the count.
+                return Err(vec![reason]);
+            }
+        }
+        Contract::GoOut => {
+            let total: usize = melds.iter().map(|m| m.cards.len()).sum();
+            if total != GO_OUT_CARDS {
+                return Err(vec![ContractReason::new(
+                    ContractCode::WrongCardCount,
+                    format!("going out lays down exactly {GO_OUT_CARDS} cards, not {total}"),
+                )]);
+            }
+        }
     }
-    let mut fits: Vec<Vec<Reading>> = Vec::new();
+    // A meld may have hundreds of readings (wilds in many places), and trying every
+    // combination would be their product. What matters to the contract is only a reading's
+    // kind (its length is the meld's), or in continental the ways it can be cut: readings
+    // alike in that are tried once, as a group.
+    let groups: Vec<Vec<Vec<Reading>>> = options
+        .into_iter()
+        .map(|readings| {
+            let mut groups: Vec<(Signature, Vec<Reading>)> = Vec::new();
+            for r in readings {
+                let sig = signature(rules, &contract, &r);
+                match groups.iter_mut().find(|(s, _)| *s == sig) {
+                    Some((_, g)) => g.push(r),
+                    None => groups.push((sig, vec![r])),
+                }
+            }
+            groups.into_iter().map(|(_, g)| g).collect()
+        })
+        .collect();
+    let representatives: Vec<Vec<Reading>> = groups
+        .iter()
+        .map(|g| g.iter().map(|r| r[0].clone()).collect())
+        .collect();
+    let mut fitting = 0usize;
+    let mut laid = None;
     let mut first_err = None;
     let mut chosen = Vec::with_capacity(melds.len());
     each_choice(
-        &options,
+        &representatives,
         &mut chosen,
         &mut |choice| match check(rules, &contract, choice) {
-            Ok(laid) => {
-                fits.push(laid);
-                fits.len() < 2
+            Ok(pieces) => {
+                // How many reading combinations this group combination stands for.
+                let count = choice.iter().enumerate().fold(1usize, |n, (i, r)| {
+                    let group = groups[i].iter().find(|g| g[0] == *r).map_or(1, Vec::len);
+                    n.saturating_mul(group)
+                });
+                fitting = fitting.saturating_add(count);
+                laid.get_or_insert(pieces);
+                fitting < 2
             }
             Err(e) => {
                 first_err.get_or_insert(e);
@@ -284,13 +324,52 @@ pub fn check_proposed(
             }
         },
     );
-    match fits.len() {
-        1 => Ok(fits.remove(0)),
-        0 => Err(first_err.unwrap_or_default()),
+    match (fitting, laid) {
+        (1, Some(laid)) => Ok(laid),
+        (0, _) | (_, None) => Err(first_err.unwrap_or_default()),
         _ => Err(vec![ContractReason::new(
             ContractCode::AmbiguousMeld,
             "the melds can be read more than one way that fulfils the contract: fix each meld's kind and wilds".into(),
         )]),
+    }
+}
+
+/// What of a reading matters to `contract`: its kind, and in continental every multiset of
+/// piece lengths it can be cut into.
+#[derive(PartialEq, Eq)]
+enum Signature {
+    Kind(MeldKind),
+    Cuts(Vec<Vec<usize>>),
+}
+
+fn signature(rules: &Ruleset, contract: &Contract, r: &Reading) -> Signature {
+    match contract {
+        Contract::Melds(_) => Signature::Kind(r.kind()),
+        Contract::GoOut => {
+            let mut cuts = Vec::new();
+            let mut sizes = Vec::new();
+            cuts_of(rules, r, 0, &mut sizes, &mut cuts);
+            cuts.sort();
+            cuts.dedup();
+            Signature::Cuts(cuts)
+        }
+    }
+}
+
+/// Every way to cut `r` from `from` on into legal pieces of 3, 4 or 5 cards.
+fn cuts_of(rules: &Ruleset, r: &Reading, from: usize, sizes: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    if from == r.len() {
+        let mut cut = sizes.clone();
+        cut.sort_unstable();
+        out.push(cut);
+        return;
+    }
+    for size in 3..=5 {
+        if r.kind() == MeldKind::Run && r.piece(rules, from, size).is_some() {
+            sizes.push(size);
+            cuts_of(rules, r, from + size, sizes, out);
+            sizes.pop();
+        }
     }
 }
 

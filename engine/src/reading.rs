@@ -619,10 +619,15 @@ pub fn analyse(rules: &Ruleset, meld: &ProposedMeld) -> Analysis {
     let kinds: &[MeldKind] = match meld.kind {
         Some(MeldKind::Set) => &[MeldKind::Set],
         Some(MeldKind::Run) => &[MeldKind::Run],
-        None if rules.sets_allowed() => &[MeldKind::Set, MeldKind::Run],
+        // Runs first: when they are found, a set is often plainly impossible (see below).
+        None if rules.sets_allowed() => &[MeldKind::Run, MeldKind::Set],
         None => &[MeldKind::Run],
     };
     for &kind in kinds {
+        if kind == MeldKind::Set && out.is_legal() && mixed_natural_ranks(rules, cards) {
+            // Not a set, and its reason would be dropped: skip the work (reading speed).
+            continue;
+        }
         let mut found = match kind {
             MeldKind::Set if !rules.sets_allowed() => {
                 out.reasons.push(Reason::new(
@@ -755,8 +760,19 @@ fn keep_if_within_limit(rules: &Ruleset, r: Reading, out: &mut Vec<Reading>, rea
     }
 }
 
+/// Whether the natural (non-wild) cards have more than one rank.
+fn mixed_natural_ranks(rules: &Ruleset, cards: &[Card]) -> bool {
+    let mut ranks = cards
+        .iter()
+        .filter(|c| !rules.is_wild(**c))
+        .filter_map(|c| c.rank());
+    ranks.next().is_some_and(|first| ranks.any(|r| r != first))
+}
+
 fn set_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>) -> Vec<Reading> {
     let kind = Some(MeldKind::Set);
+    // `reasons` may hold the run's reasons already: count only this set's own.
+    let reasons_before = reasons.len();
     let cards = &meld.cards;
     let mut natural_ranks: Vec<Rank> = cards
         .iter()
@@ -844,7 +860,7 @@ fn set_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>)
             .collect();
         slots.sort();
         out.push(Reading::new(MeldKind::Set, None, None, None, slots));
-    } else if all_wild && out.is_empty() && reasons.is_empty() {
+    } else if all_wild && out.is_empty() && reasons.len() == reasons_before {
         let (code, message) = match rules.wild_limit() {
             WildLimit::Any => (
                 ReasonCode::DesignationRequired,

@@ -271,43 +271,65 @@ impl<'a> Search<'a> {
         None
     }
 
-    /// Depth-first cover of all of `counts` by runs of the lengths in `left` (counts of
-    /// 3-, 4- and 5-card pieces). Each step places the piece holding the first natural card
-    /// left, so every cover is met once.
+    /// Depth-first cover of `counts` by runs whose lengths make one of the patterns (`used`
+    /// counts the 3-, 4- and 5-card pieces placed so far). Each step places the piece holding
+    /// the first natural card left, or (once, with `may_discard`) discards it, so every cover
+    /// is met once. The answer is the readings and the discard.
     fn go_out(
         &mut self,
         counts: &mut Counts,
         owed: usize,
-        left: [u8; 3],
+        used: [u8; 3],
+        may_discard: bool,
         chosen: &mut Vec<Plan>,
-    ) -> Option<Vec<Reading>> {
-        if left == [0; 3] {
-            let rest: usize = counts.iter().map(|&c| usize::from(c)).sum();
-            if rest != owed {
-                return None;
-            }
-            let readings = self.realise(chosen, counts)?;
-            return contract::check(self.rules, &Contract::GoOut, &readings).ok();
-        }
-        let key = (0, *counts, owed as u8, left);
+    ) -> Option<(Vec<Reading>, Option<Card>)> {
+        let key = (u8::from(may_discard), *counts, owed as u8, used);
         if self.dead.contains(&key) {
             return None;
         }
         let anchor = (0..DISTINCT_CARDS).find(|&i| counts[i] > 0 && !self.wild[i]);
+        if anchor.is_none() && GO_OUT_PATTERNS.iter().any(|p| pattern_counts(p) == used) {
+            let rest: usize = counts.iter().map(|&c| usize::from(c)).sum();
+            if rest == owed + usize::from(may_discard) {
+                // A spare wild is the discard: a deuce before a joker, which pays more laid.
+                let discard = may_discard
+                    .then(|| self.wild_indices.iter().copied().find(|&i| counts[i] > 0))
+                    .flatten();
+                if let Some(i) = discard {
+                    counts[i] -= 1;
+                }
+                let readings = self.realise(chosen, counts);
+                if let Some(i) = discard {
+                    counts[i] += 1;
+                }
+                let found = readings.filter(|r| contract::check(self.rules, &Contract::GoOut, r).is_ok());
+                if let Some(readings) = found {
+                    return Some((readings, discard.map(Card::from_index)));
+                }
+            }
+        }
+        let room: [bool; 3] = [0, 1, 2].map(|l| {
+            let mut more = used;
+            more[l] += 1;
+            GO_OUT_PATTERNS.iter().any(|p| {
+                let p = pattern_counts(p);
+                (0..3).all(|i| more[i] <= p[i])
+            })
+        });
         let plans = match anchor {
-            Some(i) => self.pieces_through(Card::from_index(i), counts, owed, left),
-            None => self.wild_pieces(counts, owed, left),
+            Some(i) => self.pieces_through(Card::from_index(i), counts, owed, room),
+            None => self.wild_pieces(counts, owed, room),
         };
         for plan in plans {
             let len = plan.places.len();
             take(counts, &plan);
             let holes = plan.holes();
-            let mut next = left;
-            next[len - 3] -= 1;
+            let mut next = used;
+            next[len - 3] += 1;
             let affordable = owed + holes <= self.wilds_left(counts);
             chosen.push(plan);
             let found = if affordable {
-                self.go_out(counts, owed + holes, next, chosen)
+                self.go_out(counts, owed + holes, next, may_discard, chosen)
             } else {
                 None
             };
@@ -317,12 +339,20 @@ impl<'a> Search<'a> {
                 return found;
             }
         }
+        if let (Some(i), true) = (anchor, may_discard) {
+            counts[i] -= 1;
+            let found = self.go_out(counts, owed, used, false, chosen);
+            counts[i] += 1;
+            if let Some((readings, _)) = found {
+                return Some((readings, Some(Card::from_index(i))));
+            }
+        }
         self.dead.insert(key);
         None
     }
 
     /// Runs of the lengths left that hold the natural `anchor` in its own place.
-    fn pieces_through(&self, anchor: Card, counts: &Counts, owed: usize, left: [u8; 3]) -> Vec<Plan> {
+    fn pieces_through(&self, anchor: Card, counts: &Counts, owed: usize, room: [bool; 3]) -> Vec<Plan> {
         let (Some(rank), Some(suit)) = (anchor.rank(), anchor.suit()) else {
             return Vec::new();
         };
@@ -333,7 +363,7 @@ impl<'a> Search<'a> {
             &[rank.number()]
         };
         let mut out = Vec::new();
-        for len in (3..=5usize).rev().filter(|l| left[l - 3] > 0) {
+        for len in (3..=5usize).rev().filter(|l| room[l - 3]) {
             for &value in values {
                 let lowest = value.saturating_sub(len as u8 - 1).max(1);
                 let highest = value.min((15 - len) as u8);
@@ -373,36 +403,44 @@ impl<'a> Search<'a> {
 
     /// Only wilds left: each piece needs a suited wild standing for itself (a deuce in its
     /// own place) as its natural card; the rest of it is wilds.
-    fn wild_pieces(&self, counts: &Counts, owed: usize, left: [u8; 3]) -> Vec<Plan> {
+    fn wild_pieces(&self, counts: &Counts, owed: usize, room: [bool; 3]) -> Vec<Plan> {
         let mut out = Vec::new();
-        let Some(len) = (3..=5usize).find(|l| left[l - 3] > 0) else {
-            return out;
-        };
-        if self.wilds_left(counts) < owed + len {
-            return out;
-        }
-        for &i in &self.wild_indices {
-            let card = Card::from_index(i);
-            let (Some(rank), Some(suit)) = (card.rank(), card.suit()) else {
-                continue;
-            };
-            if counts[i] == 0 {
+        for len in (3..=5usize).filter(|l| room[l - 3]) {
+            if self.wilds_left(counts) < owed + len {
                 continue;
             }
-            let value = rank.number();
-            let low = value.saturating_sub(len as u8 - 1).max(1);
-            let mut places = vec![None; len];
-            places[usize::from(value - low)] = Some(card);
-            out.push(Plan {
-                kind: MeldKind::Run,
-                rank: None,
-                suit,
-                low,
-                places,
-            });
+            for &i in &self.wild_indices {
+                let card = Card::from_index(i);
+                let (Some(rank), Some(suit)) = (card.rank(), card.suit()) else {
+                    continue;
+                };
+                if counts[i] == 0 {
+                    continue;
+                }
+                let value = rank.number();
+                let low = value.saturating_sub(len as u8 - 1).max(1);
+                let mut places = vec![None; len];
+                places[usize::from(value - low)] = Some(card);
+                out.push(Plan {
+                    kind: MeldKind::Run,
+                    rank: None,
+                    suit,
+                    low,
+                    places,
+                });
+            }
         }
         out
     }
+}
+
+/// A pattern as counts of 3-, 4- and 5-card pieces.
+fn pattern_counts(pattern: &[usize]) -> [u8; 3] {
+    let mut counts = [0u8; 3];
+    for &len in pattern {
+        counts[len - 3] += 1;
+    }
+    counts
 }
 
 /// Calls `emit` with each way to take `k` cards from the per-suit `pool`.
@@ -476,40 +514,10 @@ pub fn find_go_out(rules: &Ruleset, hand: &[Card]) -> Option<GoOut> {
     }
     let mut search = Search::new(rules);
     let mut counts = counts_of(hand);
-    let patterns: Vec<[u8; 3]> = GO_OUT_PATTERNS
-        .iter()
-        .map(|p| {
-            let mut left = [0u8; 3];
-            for &len in *p {
-                left[len - 3] += 1;
-            }
-            left
-        })
-        .collect();
-    let try_all = |search: &mut Search<'_>, counts: &mut Counts| {
-        patterns
-            .iter()
-            .find_map(|&left| search.go_out(counts, 0, left, &mut Vec::new()))
-    };
-    if hand.len() == GO_OUT_CARDS {
-        return try_all(&mut search, &mut counts).map(|melds| GoOut { melds, discard: None });
-    }
-    // Sixteen cards: try discarding each distinct card, naturals before wilds.
-    let mut discards: Vec<Card> = hand.to_vec();
-    discards.sort_by_key(|c| (search.wild[c.index()], *c));
-    discards.dedup();
-    for discard in discards {
-        counts[discard.index()] -= 1;
-        let found = try_all(&mut search, &mut counts);
-        counts[discard.index()] += 1;
-        if let Some(melds) = found {
-            return Some(GoOut {
-                melds,
-                discard: Some(discard),
-            });
-        }
-    }
-    None
+    let may_discard = hand.len() > GO_OUT_CARDS;
+    search
+        .go_out(&mut counts, 0, [0; 3], may_discard, &mut Vec::new())
+        .map(|(melds, discard)| GoOut { melds, discard })
 }
 
 /// Cards of `hand` that can be laid off on melds of `table`, each a single card on one meld,

@@ -343,3 +343,55 @@ fn contracts_of_every_variant_are_described() {
         }
     }
 }
+
+#[test]
+fn many_readings_are_grouped_not_multiplied() {
+    let cont = rules(Continental);
+    // Each meld has a hundred readings (four different wilds around one natural): trying
+    // every combination would take minutes; what matters is how each can be cut.
+    let started = std::time::Instant::now();
+    refuses(
+        &cont,
+        1,
+        &["5H 2C 2D 2S JK", "5D 2C 2H 2S JK", "5S 2C 2D 2H JK"],
+        NoPattern,
+        "§4 three sequences of five fit no pattern, however the wilds lie",
+    );
+    refuses(
+        &cont,
+        1,
+        &[
+            "5H 2C 2D 2S JK 2H",
+            "5D 2C 2H 2S JK 2D",
+            "5S 2C 2D 2H JK 2S",
+            "5C 2C 2D 2H JK 2S",
+        ],
+        WrongCardCount,
+        "§4 24 cards are not 15",
+    );
+    refuses(
+        &cont,
+        1,
+        &["3C 4C 5C", "9C TC JC", "4D 5D 6D", "JH QH KH", "7S 8S 2D"],
+        AmbiguousMeld,
+        "§1 the deuce may be 6S or 9S: the request must say",
+    );
+    accepts(
+        &cont,
+        1,
+        &["3C 4C 5C", "9C TC JC", "4D 5D 6D", "JH QH KH", "7S 8S 2D | 2D=9S"],
+        "§1 the designation settles it",
+    );
+    let may_i = rules(MayI);
+    refuses(
+        &may_i,
+        7,
+        &["5S 6S 7S 8S JK AH", "9H TH JH QH JK AD", "2C 3C 4C 5C JK AH"],
+        AmbiguousMeld,
+        "§1 the wilds can lie at either end",
+    );
+    assert!(
+        started.elapsed().as_secs() < 5,
+        "grouped readings are checked quickly"
+    );
+}
