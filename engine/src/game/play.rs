@@ -127,12 +127,9 @@ impl Game {
         match action {
             Action::Leave => {
                 self.leave(seat, ev);
-                return Ok(());
+                Ok(())
             }
-            Action::Claim => return self.claim(seat, ev),
-            _ => {}
-        }
-        match action {
+            Action::Claim => self.claim(seat, ev),
             Action::Draw { source } => self.draw(seat, source, ev),
             Action::Meld { melds } => self.meld(seat, melds, ev),
             Action::LayOff {
@@ -149,7 +146,6 @@ impl Game {
             } => self.move_joker(seat, from_meld, end, to_meld, to_end, ev),
             Action::TakeBack => self.take_back(seat, ev),
             Action::Discard { card } => self.discard_card(seat, card, ev),
-            Action::Leave | Action::Claim => unreachable!("handled above"),
         }
     }
 

@@ -64,11 +64,15 @@ fn random_action(game: &Game, seat: Seat, rng: &mut TestRng) -> Option<Action> {
                     });
                 }
             }
-            options.push(Action::LayOff {
+            let action = Action::LayOff {
                 meld_id: game.table()[l.meld].id,
                 cards: vec![l.card],
                 wilds,
-            });
+            };
+            // contract_7 keeps the last card for the final discard: only legal lay-offs count.
+            if game.apply(seat, action.clone()).is_ok() {
+                options.push(action);
+            }
         }
     }
     if options.is_empty() {
@@ -127,6 +131,58 @@ fn check_refusals(game: &Game, rng: &mut TestRng, context: &str) {
     }
 }
 
+/// Arbitrary actions built from the hand and the table: whatever `apply` answers, it must not
+/// panic, and when it accepts, the new game keeps every card.
+fn poke(game: &Game, rng: &mut TestRng, context: &str) {
+    let Some((turn, _)) = game.turn() else { return };
+    let hand = game.hand(turn);
+    if hand.is_empty() {
+        return;
+    }
+    let pick =
+        |rng: &mut TestRng, k: usize| -> Vec<Card> { (0..k).map(|_| hand[rng.below(hand.len())]).collect() };
+    let meld_id = game
+        .table()
+        .get(rng.below(game.table().len() + 1))
+        .map_or(rng.below(5) as u32, |m| m.id);
+    let k = 1 + rng.below(4);
+    let ends = [engine::RunEnd::Low, engine::RunEnd::High];
+    let action = match rng.below(5) {
+        0 => {
+            let size = 3 + rng.below(3);
+            let cards = pick(rng, size);
+            Action::Meld {
+                melds: vec![
+                    engine::ProposedMeld::of(&cards),
+                    engine::ProposedMeld::of(&pick(rng, 3)),
+                ],
+            }
+        }
+        1 => Action::LayOff {
+            meld_id,
+            cards: pick(rng, k),
+            wilds: Vec::new(),
+        },
+        2 => Action::Swap {
+            meld_id,
+            card: pick(rng, 1)[0],
+            end: Some(ends[rng.below(2)]),
+        },
+        3 => Action::MoveJoker {
+            from_meld: meld_id,
+            end: ends[rng.below(2)],
+            to_meld: meld_id + 1,
+            to_end: None,
+        },
+        _ => Action::Meld {
+            melds: vec![engine::ProposedMeld::of(&pick(rng, 15))],
+        },
+    };
+    if let Ok((next, _)) = game.apply(turn, action) {
+        assert_conserved(&next, context);
+    }
+}
+
 /// Every concrete listed action of `seat` is accepted.
 fn check_listed_accepted(game: &Game, seat: Seat, context: &str) {
     for a in concrete_actions(game, seat) {
@@ -157,6 +213,9 @@ fn play_game(config: GameConfig, seed: u64, players: &[Player]) -> Outcome {
         check_refusals(&game, &mut rng, &context);
         if steps % 16 == 0 {
             check_listed_accepted(&game, turn, &context);
+        }
+        if steps % 4 == 0 {
+            poke(&game, &mut rng, &context);
         }
         // Out of turn: claims, by the bot's judgement or at random.
         let mut chosen = None;
