@@ -593,3 +593,83 @@ fn readings_serialise_with_what_each_card_represents() {
     assert_eq!(json["slots"][2]["represents"], "7H");
     assert_eq!(json["slots"][2]["natural"], false);
 }
+
+/// One meld (or lay-off) per reason code; the `match` makes a new code a compile error here
+/// until it has its row.
+#[test]
+fn every_reason_code_is_reachable() {
+    let code_row = |code: ReasonCode| -> (
+        Variant,
+        &'static str,
+        Option<MeldKind>,
+        &'static str,
+        Option<&'static str>,
+    ) {
+        match code {
+            Empty => (MayI, "", None, "", None),
+            TooShort => (MayI, "7C 7D", None, "", None),
+            TooLong => (
+                MayI,
+                "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC JK",
+                Some(Run),
+                "",
+                None,
+            ),
+            MixedSuits => (MayI, "5H 6H 7C 8H", Some(Run), "", None),
+            MixedRanks => (MayI, "7C 7D 8C", Some(Set), "", None),
+            DuplicateRank => (MayI, "5H 5H 6H 7H", Some(Run), "", None),
+            Gap => (MayI, "5H 6H 8H 9H", Some(Run), "", None),
+            RoundTheCorner => (Contract7, "KH AH 2H 3H", Some(Run), "", None),
+            TooManyWilds => (MayI, "7C JK JK", None, "", None),
+            NoNatural => (Contract7, "JK JK JK", None, "", None),
+            SetsNotAllowed => (Continental, "7C 7D 7H", Some(Set), "", None),
+            KindRequired => (Push, "9C JK 2S", None, "", None),
+            DesignationRequired => (Push, "JK JK JK", Some(Set), "", None),
+            DesignationMismatch => (MayI, "7C 7D JK", None, "JK=8", None),
+            WildTrioTakesOnlyWilds => (MayI, "JK JK AH", Some(Set), "JK=* AH=*", Some("7C")),
+            DoesNotFit => (MayI, "5H 6H 7H 8H", None, "", Some("TH")),
+        }
+    };
+    let all = [
+        Empty,
+        TooShort,
+        TooLong,
+        MixedSuits,
+        MixedRanks,
+        DuplicateRank,
+        Gap,
+        RoundTheCorner,
+        TooManyWilds,
+        NoNatural,
+        SetsNotAllowed,
+        KindRequired,
+        DesignationRequired,
+        DesignationMismatch,
+        WildTrioTakesOnlyWilds,
+        DoesNotFit,
+    ];
+    for code in all {
+        let (variant, list, kind, wilds, lay_off) = code_row(code);
+        let rules = rules(variant);
+        let analysis = match lay_off {
+            None => analyse(&rules, &proposal(list, kind, wilds)),
+            Some(card) => crate::helpers::reading(&rules, list, kind, wilds, "the meld on the table")
+                .lay_off(&rules, &crate::helpers::cards(card), &[]),
+        };
+        assert!(!analysis.is_legal(), "{code:?}: refused");
+        let wire = serde_json::to_value(code).expect("json");
+        let snake = wire.as_str().expect("a string");
+        assert!(
+            !snake.is_empty() && snake.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+            "{code:?}: stable snake_case code, got {snake}"
+        );
+        assert!(
+            analysis
+                .reasons
+                .iter()
+                .any(|r| r.code == code && !r.message.is_empty()),
+            "{code:?} is reachable, with a message: got {:?}",
+            analysis.reasons
+        );
+    }
+}
