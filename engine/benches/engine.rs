@@ -245,6 +245,16 @@ fn corpus_percentiles() {
             }
         }
     }
+    // Claims grow a may_i hand by two cards each: 24 cards after six of them.
+    let may_i = rules(Variant::MayI);
+    for wilds in [2, 5] {
+        let hands = corpus(&may_i, 1000, 24, wilds, 6, 700 + wilds as u64);
+        percentiles(
+            &format!("may_i deal 7: 24 cards (after claims), {wilds} wilds"),
+            &hands,
+            &|h| find_contract(&may_i, 7, h).is_some(),
+        );
+    }
     let cont = rules(Variant::Continental);
     for (size, wilds, ranks) in [
         (15, 3, 10),

@@ -13,4 +13,5 @@ mod play_may_i;
 mod play_push;
 mod play_sim;
 mod props;
+mod rulesets;
 mod search;
