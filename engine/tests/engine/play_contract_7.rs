@@ -225,3 +225,16 @@ fn rules_3_claims_as_in_may_i_with_a_penalty_card() {
     );
     assert_eq!(game.hand(Seat(0)).len(), 9);
 }
+
+#[test]
+fn rules_3_seven_and_eight_players_use_three_packs() {
+    for (players, cards) in [(6, 106), (7, 159), (8, 159)] {
+        let (game, _) = engine::Game::new(engine::GameConfig::new(c7(), players), engine::Seed::from_u64(5))
+            .expect("setup");
+        assert_eq!(game.census().len(), cards, "§3 {players} players");
+        assert!(
+            (0..players).all(|s| game.hand(Seat(s as u8)).len() == 7),
+            "§3 deal 1 deals 7"
+        );
+    }
+}

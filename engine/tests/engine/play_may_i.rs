@@ -515,3 +515,80 @@ fn rules_2_leaving_two_highest_rule_and_void_game() {
         "leavers are placed after finishers"
     );
 }
+
+#[test]
+fn rules_2_two_runs_of_one_suit_fulfil_deal_3() {
+    let rules = may_i();
+    let deal2 = stacked_deck(
+        &rules,
+        2,
+        1,
+        2,
+        &["9C 9D 9H 9C 9D 2S 3S 4S 5S 6S 7S 8S", ""],
+        "KS",
+        "KC",
+    );
+    let deal3 = stacked_deck(&rules, 2, 0, 3, &["", "3H 4H 5H 6H 8H 9H TH JH"], "KS", "KC");
+    let (game, _) = stacked_game(
+        rules.clone(),
+        2,
+        0,
+        vec![quick_out_deck(&rules, 2, 0), deal2, deal3],
+    );
+    let (game, _) = play_all(&game, &quick_out_actions(&rules, 2, 0));
+    let (game, _) = play_all(
+        &game,
+        &[
+            (0, draw(DrawSource::Stock)),
+            (0, meld(&["9C 9D 9H 9C 9D", "2S 3S 4S 5S 6S 7S 8S"])),
+            (0, discard("KC")),
+        ],
+    );
+    assert_eq!(game.deal(), 3, "deal 2 went out at once");
+    let (game, _) = play_all(
+        &game,
+        &[
+            (1, draw(DrawSource::Stock)),
+            (1, meld(&["3H 4H 5H 6H", "8H 9H TH JH"])),
+        ],
+    );
+    assert!(
+        game.is_down(Seat(1)),
+        "§2 runs of the same suit are allowed in a contract"
+    );
+    assert_eq!(game.table().len(), 2, "§1 two runs of one suit stay two melds");
+}
+
+#[test]
+fn rules_2_deuces_wild_option() {
+    let hand = "5C 5D 2S 7C 7D 7S";
+    for (options, legal, why) in [
+        (serde_json::json!({}), false, "§2 deuces are not wild by default"),
+        (
+            serde_json::json!({"deuces_wild": true}),
+            true,
+            "§2 option deuces_wild",
+        ),
+    ] {
+        let rules = rules_with(Variant::MayI, options);
+        let deck = stacked_deck(&rules, 2, 0, 1, &["", hand], "KS", "9C");
+        let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
+        let (game, _) = play_all(&game, &[(1, draw(DrawSource::Stock))]);
+        let result = game.apply(Seat(1), meld(&["5C 5D 2S", "7C 7D 7S"]));
+        assert_eq!(result.is_ok(), legal, "{why}");
+    }
+}
+
+#[test]
+fn rules_2_players_two_to_eight() {
+    for (players, ok) in [(1, false), (2, true), (8, true), (9, false)] {
+        let result = engine::Game::new(
+            engine::GameConfig::new(may_i(), players),
+            engine::Seed::from_u64(1),
+        );
+        assert_eq!(result.is_ok(), ok, "§2 {players} players");
+        if let Err(e) = result {
+            assert_eq!(e.code(), "player_count");
+        }
+    }
+}
