@@ -150,8 +150,8 @@ pub struct CreateGameResponse {
     pub seed_commitment: String,
 }
 
-/// Answers a refused request, logging nothing: the engine's refusals are not our errors.
-fn problem_response(status: u16, body: Vec<u8>, etag: Option<String>) -> HttpResponse {
+/// Answers with a response as stored for an idempotency key (or about to be): same status, body and `ETag`.
+fn stored_response(status: u16, body: Vec<u8>, etag: Option<String>) -> HttpResponse {
     let code = actix_web::http::StatusCode::from_u16(status)
         .unwrap_or(actix_web::http::StatusCode::INTERNAL_SERVER_ERROR);
     let mut res = HttpResponse::build(code);
@@ -321,6 +321,8 @@ pub struct JoinRequest {
 
 /// `POST /v1/games/{id}/join` response.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "6f1c1f53-8a4e-4c39-9d0c-3f8f5b0e6a11", "seat": 2, "name": "Cleo",
+    "token": "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9…", "status": "playing", "version": 3}))]
 pub struct JoinResponse {
     /// The game.
     pub id: Uuid,
@@ -534,7 +536,7 @@ async fn perform(
     if let Some(k) = &key {
         match state.db.claim_key(k).await? {
             KeyClaim::Fresh => {}
-            KeyClaim::Replay(r) => return Ok(problem_response(r.status, r.body, r.etag)),
+            KeyClaim::Replay(r) => return Ok(stored_response(r.status, r.body, r.etag)),
             KeyClaim::Running => {
                 return Err(ApiError::conflict(
                     "request_in_progress",
@@ -580,7 +582,7 @@ async fn perform(
     match result {
         Ok(r) => {
             state.metrics.action(true);
-            Ok(problem_response(r.status, r.body, r.etag))
+            Ok(stored_response(r.status, r.body, r.etag))
         }
         Err(e) => {
             state.metrics.action(false);
@@ -831,6 +833,9 @@ pub struct EventDto {
 
 /// `GET /v1/games/{id}/events` response.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"events": [
+    {"seq": 5, "event": {"type": "drew", "seat": 0, "source": "stock", "card": "7H"}},
+    {"seq": 6, "event": {"type": "discarded", "seat": 0, "card": "KD"}}], "last_seq": 6}))]
 pub struct EventsResponse {
     /// The events, oldest first.
     pub events: Vec<EventDto>,
@@ -1000,6 +1005,14 @@ pub struct LayoffHint {
 
 /// `GET /v1/games/{id}/hints` response.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"contract": [
+    {"kind": "set", "rank": "7", "cards": ["7H", "7S", "7D"], "slots": [
+        {"card": "7H", "represents": "7", "natural": true}, {"card": "7S", "represents": "7", "natural": true},
+        {"card": "7D", "represents": "7", "natural": true}]},
+    {"kind": "set", "rank": "Q", "cards": ["QC", "QD", "JK"], "slots": [
+        {"card": "QC", "represents": "Q", "natural": true}, {"card": "QD", "represents": "Q", "natural": true},
+        {"card": "JK", "represents": "Q", "natural": false}]}],
+    "layoffs": []}))]
 pub struct HintsResponse {
     /// Melds from this hand that meet the deal's contract (in `continental`: go out), if any.
     /// Each can be sent as is to `POST /melds` with its `kind` and wilds pinned.

@@ -281,6 +281,12 @@ pub struct RulesetView {
 
 /// `GET /v1/rulesets` response.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"variants": [{"variant": "may_i", "min_players": 2, "max_players": 8,
+    "options": [{"name": "deuces_wild", "default": false, "description": "Deuces are wild as well as jokers."}],
+    "deals": [{"deal": 1, "hand_size": 12, "contract": {"description": "a set of 3+, a set of 3+",
+        "melds": [{"kind": "set", "min_len": 3}, {"kind": "set", "min_len": 3}], "go_out": false}}],
+    "card_values": {"A": 20, "2": 5, "T": 10, "J": 10, "Q": 10, "K": 10, "JK": 50},
+    "sets_allowed": true, "claims": true, "min_set": 3, "min_run": 4}]}))]
 pub struct RulesetsResponse {
     /// Every variant.
     pub variants: Vec<RulesetView>,
