@@ -1156,30 +1156,39 @@ fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, rea
                         }
                     }
                     let r = Reading::new(MeldKind::Run, None, Some(suit), Some(low), slots);
-                    if out.len() < MAX_READINGS {
-                        keep_if_within_limit(rules, r, out, reasons);
-                    }
+                    keep_if_within_limit(rules, r, out, reasons);
+                    out.len() < MAX_READINGS
                 },
             );
         }
     }
 }
 
-/// Calls `emit` with every distinct ordering of `len` wilds drawn from the multiset `pool`.
-fn arrange(pool: &mut [u8; DISTINCT_CARDS], len: usize, acc: &mut Vec<Card>, emit: &mut dyn FnMut(&[Card])) {
+/// Calls `emit` with every distinct ordering of `len` wilds drawn from the multiset `pool`,
+/// until `emit` returns false (twelve wilds of five kinds have over a million orderings:
+/// past the reading cap they are not even enumerated). Returns false if stopped.
+fn arrange(
+    pool: &mut [u8; DISTINCT_CARDS],
+    len: usize,
+    acc: &mut Vec<Card>,
+    emit: &mut dyn FnMut(&[Card]) -> bool,
+) -> bool {
     if acc.len() == len {
-        emit(acc);
-        return;
+        return emit(acc);
     }
     for i in 0..DISTINCT_CARDS {
         if pool[i] > 0 {
             pool[i] -= 1;
             acc.push(Card::from_index(i));
-            arrange(pool, len, acc, emit);
+            let go_on = arrange(pool, len, acc, emit);
             acc.pop();
             pool[i] += 1;
+            if !go_on {
+                return false;
+            }
         }
     }
+    true
 }
 
 /// Whether these run values would fit in `n` cards if the run could pass from king to ace.

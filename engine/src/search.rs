@@ -106,6 +106,9 @@ impl<'a> Search<'a> {
     /// the search, so only one of them is kept. Plans with fewer holes come first.
     fn plans(&self, kind: MeldKind, len: usize, counts: &Counts, budget: usize) -> Vec<Plan> {
         let mut out = Vec::new();
+        if len == 0 || len > MAX_RUN {
+            return out;
+        }
         let min_nat = self.min_naturals(len).max(len.saturating_sub(budget));
         match kind {
             MeldKind::Set => {
@@ -489,6 +492,8 @@ fn card_at(value: u8, suit: Suit) -> Card {
 ///
 /// Every reading is what [`analyse`](crate::analyse) gives for its cards with its kind and
 /// wilds designated, and together they pass [`check_contract`](crate::check_contract).
+/// Melds use as few wilds as the search can see at each step; which wild card fills which
+/// place is not optimised for scoring. Hands of more than 255 cards are not searched.
 pub fn find_contract(rules: &Ruleset, deal: u8, hand: &[Card]) -> Option<Vec<Reading>> {
     let reqs = match rules.contract(deal) {
         Contract::GoOut => return find_go_out(rules, hand).map(|g| g.melds),

@@ -673,3 +673,24 @@ fn every_reason_code_is_reachable() {
         );
     }
 }
+
+#[test]
+fn many_wilds_do_not_take_long() {
+    // Twelve wilds of five kinds around one natural: over a million orderings.
+    // Readings past the cap are not listed, and the enumeration stops there (the stateless
+    // validation endpoint must not spend seconds on one request).
+    let started = std::time::Instant::now();
+    for variant in [Push, Continental] {
+        let rules = rules(variant);
+        let analysis = analyse(
+            &rules,
+            &proposal("5H 2C 2C 2D 2D 2H 2H 2S 2S JK JK JK JK", Some(Run), ""),
+        );
+        assert!(analysis.is_legal() || !analysis.reasons.is_empty());
+    }
+    assert!(
+        started.elapsed().as_millis() < 500,
+        "took {:?}",
+        started.elapsed()
+    );
+}
