@@ -292,6 +292,10 @@ pub struct Game {
     claims_won: Vec<u32>,
     draws: Vec<u32>,
     exhaustions: u8,
+    /// Actions accepted since the current deal was dealt (0: between deals, RULES.md §2
+    /// "Suspend and resume"). Absent in early saves of format 1, hence the default.
+    #[serde(default)]
+    deal_actions: u32,
     deal_scores: Vec<Vec<i32>>,
     totals: Vec<i32>,
     standings: Option<Vec<Standing>>,
@@ -376,6 +380,7 @@ impl Game {
             claims_won: vec![0; players],
             draws: vec![0; players],
             exhaustions: 0,
+            deal_actions: 0,
             deal_scores: Vec::new(),
             totals: vec![0; players],
             standings: None,
@@ -409,7 +414,11 @@ impl Game {
         self.precheck(seat, &action)?;
         let mut next = self.clone();
         let mut events = Vec::new();
+        let deal = next.deal;
         next.act(seat, action, &mut events)?;
+        if next.deal == deal {
+            next.deal_actions += 1;
+        }
         Ok((next, events))
     }
 
@@ -504,6 +513,12 @@ impl Game {
     pub fn must_play(&self) -> &[Card] {
         &self.turn_state.must_play
     }
+    /// Whether the game stands between deals: the current deal has been dealt and nobody has
+    /// acted in it yet. The only moment a game may be suspended (RULES.md §2 "Suspend and
+    /// resume"; the consent and the calendar year are the service's to check).
+    pub fn between_deals(&self) -> bool {
+        self.status == Status::Playing && self.deal_actions == 0
+    }
     /// Cards drawn by each seat in this deal (`continental`'s bonuses).
     pub fn draws(&self) -> &[u32] {
         &self.draws
@@ -567,6 +582,7 @@ impl Game {
         self.claims_won = vec![0; players];
         self.draws = vec![0; players];
         self.exhaustions = 0;
+        self.deal_actions = 0;
         let size = rules.hand_size(self.deal);
         events.push(Event::DealStarted {
             deal: self.deal,

@@ -592,3 +592,19 @@ fn rules_2_players_two_to_eight() {
         }
     }
 }
+
+#[test]
+fn rules_2_suspend_only_between_deals() {
+    let rules = may_i();
+    let (game, _) = stacked_game(rules.clone(), 2, 0, vec![quick_out_deck(&rules, 2, 0)]);
+    assert!(game.between_deals(), "§2 a fresh deal may be suspended");
+    let actions = quick_out_actions(&rules, 2, 0);
+    let (mid, _) = play_all(&game, &actions[..1]);
+    assert!(!mid.between_deals(), "§2 not in the middle of a deal");
+    let (next, _) = play_all(&game, &actions);
+    assert_eq!(next.deal(), 2);
+    assert!(
+        next.between_deals(),
+        "§2 between deals once the last deal is scored"
+    );
+}
