@@ -266,12 +266,18 @@ impl TestApp {
                 if !name.starts_with("test_") {
                     return;
                 }
-                if let Ok(mut conn) = sqlx::PgConnection::connect(&server).await {
-                    let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
-                        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-                    )))
-                    .execute(&mut conn)
-                    .await;
+                let dropped = match sqlx::PgConnection::connect(&server).await {
+                    Ok(mut conn) => {
+                        let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+                        sqlx::query(sqlx::AssertSqlSafe(drop))
+                            .execute(&mut conn)
+                            .await
+                            .map(|_| ())
+                    }
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = dropped {
+                    eprintln!("could not drop test database {name}: {e}");
                 }
             }
         }

@@ -278,6 +278,7 @@ async fn a_stored_secret_is_shared_by_every_replica() {
             200,
             "{backend:?}: the second replica accepts the first one's token"
         );
+        first.clean_up().await;
     }
 }
 
