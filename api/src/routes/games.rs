@@ -191,6 +191,7 @@ fn token_claims_seat(state: &AppState, req: &HttpRequest, id: Uuid) -> Result<u8
     )
 )]
 #[post("/v1/games")]
+#[tracing::instrument(skip_all)]
 pub async fn create_game(
     state: web::Data<AppState>,
     body: JsonBody<CreateGameRequest, CREATE_LIMIT>,
@@ -355,6 +356,7 @@ pub struct JoinResponse {
     )
 )]
 #[post("/v1/games/{id}/join")]
+#[tracing::instrument(skip_all, fields(game = %id))]
 pub async fn join_game(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -523,6 +525,7 @@ fn idempotency_key(req: &HttpRequest, game: Uuid, seat: u8, body: &[u8]) -> Resu
 }
 
 /// One move: token, idempotency key, one transaction, the seat's new view.
+#[tracing::instrument(name = "move", skip_all, fields(game = %id, seat, action, version))]
 async fn perform(
     state: &AppState,
     req: &HttpRequest,
@@ -531,6 +534,7 @@ async fn perform(
     action: impl FnOnce(u8) -> Result<Action, ApiError>,
 ) -> Result<HttpResponse, ApiError> {
     let seat = token_claims_seat(state, req, id)?;
+    tracing::Span::current().record("seat", seat);
     let if_match = if_match(req)?;
     let key = idempotency_key(req, id, seat, raw)?;
     if let Some(k) = &key {
@@ -559,8 +563,10 @@ async fn perform(
             let mut stored = StoredGame::from_json(&row.state)?;
             check_seat(&stored, seat)?;
             let action = action(seat)?;
+            tracing::Span::current().record("action", action.kind());
             let events = stored.apply(Seat(seat), action)?;
             let version = row.version + 1;
+            tracing::Span::current().record("version", version);
             let body = serde_json::to_vec(&GameView::of(id, version, &stored, seat))?;
             let response = StoredResponse {
                 status: 200,
@@ -582,10 +588,12 @@ async fn perform(
     match result {
         Ok(r) => {
             state.metrics.action(true);
+            tracing::info!("move applied");
             Ok(stored_response(r.status, r.body, r.etag))
         }
         Err(e) => {
             state.metrics.action(false);
+            tracing::info!(code = e.code(), "move refused");
             if let Some(k) = &key {
                 if matches!(e, ApiError::Unexpected(_)) {
                     // Let a retry run again: nothing was written.
