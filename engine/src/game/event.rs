@@ -165,6 +165,9 @@ pub enum Event {
         seat: Seat,
         /// The cards returned to hand.
         cards: Vec<Card>,
+        /// Freed wilds that went back from hand to the table.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        to_table: Vec<Card>,
     },
     /// A discard, ending the turn.
     Discarded {

@@ -684,12 +684,13 @@ impl Game {
             return Err(ActionError::NothingToTakeBack);
         };
         let i = seat.index();
+        // Back to hand: what the old hand had and the current one lacks; back to the table:
+        // freed wilds that were still in hand.
         let mut returned = snap.hand.clone();
-        // The cards that come back are those in the old hand but not in the current one.
-        let mut current = self.hands[i].clone();
-        returned.retain(|c| match current.iter().position(|h| h == c) {
+        let mut to_table = self.hands[i].clone();
+        returned.retain(|c| match to_table.iter().position(|h| h == c) {
             Some(k) => {
-                current.swap_remove(k);
+                to_table.swap_remove(k);
                 false
             }
             None => true,
@@ -703,6 +704,7 @@ impl Game {
         ev.push(Event::TookBack {
             seat,
             cards: returned,
+            to_table,
         });
         Ok(())
     }

@@ -80,7 +80,11 @@ pub fn assert_hand_sizes(before: &Game, after: &Game, events: &[Event], context:
                     want[seat.index()] += 1;
                 }
             }
-            Event::TookBack { seat, cards } => want[seat.index()] += cards.len() as i64,
+            Event::TookBack {
+                seat,
+                cards,
+                to_table,
+            } => want[seat.index()] += cards.len() as i64 - to_table.len() as i64,
             Event::Discarded { seat, .. } => want[seat.index()] -= 1,
             Event::Left { seat } => want[seat.index()] = 0,
             _ => {}

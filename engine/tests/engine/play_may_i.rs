@@ -608,3 +608,61 @@ fn rules_2_suspend_only_between_deals() {
         "§2 between deals once the last deal is scored"
     );
 }
+
+#[test]
+fn rules_2_taking_back_a_swap_returns_the_freed_wild_to_its_run() {
+    let rules = may_i();
+    let deal2 = stacked_deck(&rules, 2, 1, 2, &["7C 7D JK 5H 6H JK 8H 7H 9D", ""], "KS", "2C");
+    let (game, _) = stacked_game(rules.clone(), 2, 0, vec![quick_out_deck(&rules, 2, 0), deal2]);
+    let (game, _) = play_all(&game, &quick_out_actions(&rules, 2, 0));
+    let (game, _) = play_all(
+        &game,
+        &[
+            (0, draw(DrawSource::Stock)),
+            (0, meld(&["7C 7D JK", "5H 6H JK 8H"])),
+        ],
+    );
+    let run = game.table()[1].id;
+    let (game, _) = play_all(&game, &[(0, discard("9D")), (1, draw(DrawSource::Stock))]);
+    let (game, _) = play_all(
+        &game,
+        &[(
+            1,
+            Action::Discard {
+                card: *game.hand(Seat(1)).last().expect("card"),
+            },
+        )],
+    );
+    let (game, _) = play_all(&game, &[(0, draw(DrawSource::Stock))]);
+    let table = game.table().to_vec();
+    let (game, _) = play_all(
+        &game,
+        &[(
+            0,
+            Action::Swap {
+                meld_id: run,
+                card: card("7H"),
+                end: None,
+            },
+        )],
+    );
+    let (game, events) = play_all(&game, &[(0, Action::TakeBack)]);
+    assert_eq!(
+        events,
+        vec![Event::TookBack {
+            seat: Seat(0),
+            cards: vec![card("7H")],
+            to_table: vec![Card::JOKER]
+        }],
+        "§2 the natural comes back to hand and the freed wild goes back to its run"
+    );
+    assert_eq!(
+        game.table(),
+        &table[..],
+        "§2 the table is as it was before this turn"
+    );
+    assert!(
+        game.must_play().is_empty() && game.is_down(Seat(0)),
+        "§2 earlier turns' plays stay"
+    );
+}

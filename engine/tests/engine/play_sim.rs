@@ -75,6 +75,49 @@ fn random_action(game: &Game, seat: Seat, rng: &mut TestRng) -> Option<Action> {
             }
         }
     }
+    // Now and then a wild swap or a joker move, so the freed-wild rules get played too.
+    if rng.below(3) == 0 {
+        for la in &legal {
+            match la {
+                LegalAction::Swap { meld_ids } => {
+                    let id = meld_ids[rng.below(meld_ids.len())];
+                    let end = [None, Some(engine::RunEnd::Low), Some(engine::RunEnd::High)][rng.below(3)];
+                    if let Some(swap) = hand
+                        .iter()
+                        .map(|&card| Action::Swap {
+                            meld_id: id,
+                            card,
+                            end,
+                        })
+                        .find(|a| game.apply(seat, a.clone()).is_ok())
+                    {
+                        options.push(swap);
+                    }
+                }
+                LegalAction::MoveJoker { meld_ids } => {
+                    let from_meld = meld_ids[rng.below(meld_ids.len())];
+                    let moves = game.table().iter().flat_map(|to| {
+                        [engine::RunEnd::Low, engine::RunEnd::High]
+                            .into_iter()
+                            .flat_map(move |end| {
+                                [Some(engine::RunEnd::Low), Some(engine::RunEnd::High)]
+                                    .into_iter()
+                                    .map(move |to_end| Action::MoveJoker {
+                                        from_meld,
+                                        end,
+                                        to_meld: to.id,
+                                        to_end,
+                                    })
+                            })
+                    });
+                    if let Some(m) = moves.into_iter().find(|a| game.apply(seat, a.clone()).is_ok()) {
+                        options.push(m);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
     if options.is_empty() {
         return None;
     }
