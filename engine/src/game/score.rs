@@ -147,6 +147,12 @@ impl Game {
     }
 
     /// Ends the game: standings, or void when fewer than two players finished.
+    ///
+    /// Leavers (RULES.md §2 "Leaving") take the sum of the two highest finishers' totals, so
+    /// that leaving never beats staying where the lowest total wins. `continental` is the one
+    /// variant where the highest total wins (§4), so there the rule is mirrored on purpose:
+    /// the leaver takes the sum of the two *lowest* finishers' totals. Read literally, "two
+    /// highest" would reward a continental leaver with a winning score.
     pub(super) fn finish(&mut self, ev: &mut Vec<Event>) {
         let n = self.players();
         let finishers: Vec<usize> = (0..n).filter(|&i| self.active[i]).collect();
@@ -162,7 +168,8 @@ impl Game {
         let mut sorted: Vec<i32> = finishers.iter().map(|&i| self.totals[i]).collect();
         sorted.sort_unstable();
         // RULES.md §2: a leaver's total is the sum of the two highest finishers' totals. In
-        // continental, where the highest total wins, the mirror: the two lowest.
+        // continental, where the highest total wins, the mirror: the two lowest (a literal
+        // reading would let a leaver win by leaving).
         let leaver_total = if highest_wins {
             sorted[0] + sorted[1]
         } else {

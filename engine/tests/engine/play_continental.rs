@@ -272,3 +272,34 @@ fn rules_4_no_stock_left_ends_the_deal_without_winner() {
     );
     assert_eq!(deal_scores(&events), vec![0, 0], "§4 no winner and no payments");
 }
+
+#[test]
+fn rules_2_leaving_in_continental_the_leaver_scores_the_two_lowest_totals() {
+    let rules = continental();
+    let (game, _) = stacked_game(
+        rules.clone(),
+        4,
+        0,
+        vec![stacked_deck(&rules, 4, 0, 1, &["", NO_WILD], "KS", "")],
+    );
+    let (game, _) = play_all(&game, &[(3, Action::Leave), (1, meld(&NO_WILD_MELDS))]);
+    assert_eq!(game.status(), Status::Finished);
+    let totals = game.totals();
+    assert_eq!(&totals[..3], &[-21, 42, -21], "§4 payments among the finishers");
+    // The mirror of RULES.md §2's two-highest rule: where the highest total wins, a leaver
+    // must not profit from leaving, so they take the two lowest finishers' totals.
+    assert_eq!(
+        totals[3], -42,
+        "§2 leaving (continental): the leaver scores the sum of the two lowest totals"
+    );
+    let leaver = game
+        .standings()
+        .expect("standings")
+        .iter()
+        .find(|s| s.seat == Seat(3))
+        .expect("the leaver is placed");
+    assert!(
+        leaver.left && leaver.place == 4,
+        "§2 leavers are placed after finishers"
+    );
+}
