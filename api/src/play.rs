@@ -52,6 +52,16 @@ pub struct StoredGame {
     pub game: Option<Game>,
 }
 
+/// What a request changed in the engine: its events, and how many actions were accepted
+/// (the request's own, if any, plus every bot move it set off), by which the version grows.
+#[derive(Clone, Debug, Default)]
+pub struct Applied {
+    /// Every event, in order.
+    pub events: Vec<Event>,
+    /// Accepted actions.
+    pub actions: i64,
+}
+
 /// Most actions the bots may take after one request: a guard against a bot that never ends
 /// its turn.
 const BOT_STEP_LIMIT: usize = 5_000;
@@ -90,19 +100,21 @@ impl StoredGame {
         Game::seed_commitment(&self.seed)
     }
 
-    /// Deals when no seat is open any more, then lets the bots play. Returns the events.
+    /// Deals when no seat is open any more, then lets the bots play. Returns the events and
+    /// the bots' accepted actions (dealing is not an action).
     ///
     /// # Errors
     /// The engine's setup errors (bad player count, first dealer or stacked deck) as 400s.
-    pub fn start_if_full(&mut self) -> Result<Vec<Event>, ApiError> {
+    pub fn start_if_full(&mut self) -> Result<Applied, ApiError> {
         if self.game.is_some() || self.seats.iter().any(|s| s.kind == SeatKind::Open) {
-            return Ok(Vec::new());
+            return Ok(Applied::default());
         }
-        let (game, mut events) = Game::new(self.config.clone(), self.seed.clone())
+        let (game, events) = Game::new(self.config.clone(), self.seed.clone())
             .map_err(|e| ApiError::bad_request(e.code(), e.to_string()))?;
         self.game = Some(game);
-        self.run_bots(&mut events);
-        Ok(events)
+        let mut applied = Applied { events, actions: 0 };
+        self.run_bots(&mut applied);
+        Ok(applied)
     }
 
     /// The first open seat, given to `name`.
@@ -121,23 +133,25 @@ impl StoredGame {
         u8::try_from(i).map_err(ApiError::unexpected)
     }
 
-    /// Applies `action` for `seat`, then lets the bots play. Returns every event in order.
+    /// Applies `action` for `seat`, then lets the bots play. Returns every event in order and
+    /// the number of accepted actions (this one and the bots').
     ///
     /// # Errors
     /// 409 `game_not_started` while seats are open; the engine's refusal otherwise.
-    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Vec<Event>, ApiError> {
+    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Applied, ApiError> {
         let game = self.game.as_ref().ok_or_else(|| {
             ApiError::conflict("game_not_started", "the game starts when every seat is taken")
         })?;
-        let (next, mut events) = game.apply(seat, action).map_err(action_error)?;
+        let (next, events) = game.apply(seat, action).map_err(action_error)?;
         self.game = Some(next);
-        self.run_bots(&mut events);
-        Ok(events)
+        let mut applied = Applied { events, actions: 1 };
+        self.run_bots(&mut applied);
+        Ok(applied)
     }
 
     /// Lets the bot seats play (their turns, and "May I?" claims out of turn) until a person
-    /// must act.
-    fn run_bots(&mut self, events: &mut Vec<Event>) {
+    /// must act, counting each accepted bot action.
+    fn run_bots(&mut self, applied: &mut Applied) {
         for _ in 0..BOT_STEP_LIMIT {
             let Some(game) = &self.game else { return };
             let Some((seat, action)) = self.bot_move(game) else {
@@ -145,7 +159,8 @@ impl StoredGame {
             };
             match game.apply(seat, action.clone()) {
                 Ok((next, more)) => {
-                    events.extend(more);
+                    applied.events.extend(more);
+                    applied.actions += 1;
                     self.game = Some(next);
                 }
                 Err(e) => {
@@ -159,7 +174,8 @@ impl StoredGame {
                     );
                     match game.apply(seat, Action::Leave) {
                         Ok((next, more)) => {
-                            events.extend(more);
+                            applied.events.extend(more);
+                            applied.actions += 1;
                             self.game = Some(next);
                         }
                         Err(_) => return,

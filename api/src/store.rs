@@ -116,6 +116,8 @@ pub struct NewGame {
 /// What an accepted action changes.
 #[derive(Clone, Debug)]
 pub struct GameUpdate {
+    /// The new version: the old one plus the number of actions accepted.
+    pub version: i64,
     /// New status.
     pub status: String,
     /// New state JSON.
@@ -167,7 +169,7 @@ pub trait Store {
     /// Forgets a key whose request failed unexpectedly, so a retry can run.
     async fn release_key(&self, key: &KeyRef) -> Result<(), ApiError>;
     /// One action as one transaction: lock game `id`, call `act` with it, write its update
-    /// (version + 1, events, idempotent response under `key`), commit. An error from `act`
+    /// (its version, events, idempotent response under `key`), commit. An error from `act`
     /// rolls back and changes nothing.
     async fn transact<T, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, ApiError>
     where
@@ -393,7 +395,7 @@ macro_rules! sql_store {
                     .bind(id)
                     .bind(&update.status)
                     .bind(&update.state)
-                    .bind(game.version + 1)
+                    .bind(update.version)
                     .bind(at)
                     .execute(&mut *tx)
                     .await?;

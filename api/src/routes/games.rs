@@ -234,7 +234,9 @@ pub async fn create_game(
         seats,
         game: None,
     };
-    let events = stored.start_if_full()?;
+    // The bots may already have played: their accepted actions count from version 1.
+    let started = stored.start_if_full()?;
+    let version = 1 + started.actions;
     let id = new_game_id();
     let mut created = Vec::with_capacity(stored.seats.len());
     for (i, s) in stored.seats.iter().enumerate() {
@@ -256,24 +258,24 @@ pub async fn create_game(
             variant: stored.config.ruleset.variant().id().to_owned(),
             status: stored.status().to_owned(),
             state: stored.to_json()?,
-            version: 1,
+            version,
             seed: stored.seed.to_hex(),
             seed_commitment: stored.seed_commitment(),
         },
         seats: seat_rows(&stored),
-        events: engine_events(&events)?,
+        events: engine_events(&started.events)?,
     };
     state.db.create_game(&new).await?;
     state.metrics.game_created();
     tracing::info!(game = %id, variant = %new.game.variant, "game created");
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/games/{id}")))
-        .insert_header((header::ETAG, etag(1)))
+        .insert_header((header::ETAG, etag(version)))
         .json(CreateGameResponse {
             id,
             variant: new.game.variant.clone(),
             status: new.game.status.clone(),
-            version: 1,
+            version,
             seats: created,
             seed_commitment: new.game.seed_commitment.clone(),
         }))
@@ -376,10 +378,14 @@ pub async fn join_game(
                 seat: Some(i64::from(seat)),
                 body: serde_json::json!({"type": "seat_joined", "seat": seat, "name": name}).to_string(),
             }];
-            events.extend(engine_events(&stored.start_if_full()?)?);
+            let started = stored.start_if_full()?;
+            events.extend(engine_events(&started.events)?);
+            // The join, then every bot action the deal set off.
+            let version = row.version + 1 + started.actions;
             let status = stored.status().to_owned();
             Ok(Outcome {
                 update: Some(GameUpdate {
+                    version,
                     status: status.clone(),
                     state: stored.to_json()?,
                     seats: seat_rows(&stored)
@@ -389,7 +395,7 @@ pub async fn join_game(
                     events,
                     response: None,
                 }),
-                value: (seat, status, row.version + 1),
+                value: (seat, status, version),
             })
         })
         .await?;
@@ -564,8 +570,9 @@ async fn perform(
             check_seat(&stored, seat)?;
             let action = action(seat)?;
             tracing::Span::current().record("action", action.kind());
-            let events = stored.apply(Seat(seat), action)?;
-            let version = row.version + 1;
+            let applied = stored.apply(Seat(seat), action)?;
+            // One per accepted action: this one and each bot move it set off.
+            let version = row.version + applied.actions;
             tracing::Span::current().record("version", version);
             let body = serde_json::to_vec(&GameView::of(id, version, &stored, seat))?;
             let response = StoredResponse {
@@ -575,10 +582,11 @@ async fn perform(
             };
             Ok(Outcome {
                 update: Some(GameUpdate {
+                    version,
                     status: stored.status().to_owned(),
                     state: stored.to_json()?,
                     seats: Vec::new(),
-                    events: engine_events(&events)?,
+                    events: engine_events(&applied.events)?,
                     response: keep.then(|| response.clone()),
                 }),
                 value: response,

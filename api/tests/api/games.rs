@@ -198,3 +198,89 @@ on_every_backend!(
     full_games_of_every_variant_on_every_backend,
     full_games_of_every_variant
 );
+
+/// Lets `bot` play on a local copy as the service does (a claim out of turn, or its turn)
+/// until a person must act; returns how many actions the engine accepted.
+fn play_bot_locally(game: &mut Game, bot: Seat) -> i64 {
+    let mut actions = 0;
+    while game.status() == Status::Playing {
+        let Some((turn, _)) = game.turn() else { break };
+        let action = match engine::bot::choose(game, bot) {
+            Some(a @ Action::Claim) if turn != bot => a,
+            Some(a) if turn == bot => a,
+            _ => break,
+        };
+        *game = game.apply(bot, action).expect("the bot's move is legal").0;
+        actions += 1;
+    }
+    actions
+}
+
+/// API.md: `version` is incremented by every accepted action, the bots' included: a human
+/// move that sets off bot moves raises it by one per action, and the ETag follows.
+async fn version_counts_bot_actions(app: &TestApp) {
+    let seed = 77;
+    let reply = app
+        .post(
+            "/v1/games",
+            &json!({"variant": "contract_7", "seats": [{"name": "Ann"}, {"bot": true}], "seed": seed, "first_dealer": 0}),
+        )
+        .await;
+    assert_eq!(
+        reply.status.as_u16(),
+        201,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let created = reply.json();
+    let table = Table {
+        id: created["id"].as_str().expect("id").to_owned(),
+        tokens: vec![created["seats"][0]["token"].as_str().expect("a token").to_owned()],
+    };
+    let bot = Seat(1);
+    let mut game = local_game(Variant::Contract7, 2, seed, None);
+    let mut version = 1 + play_bot_locally(&mut game, bot);
+    assert_eq!(created["version"], version, "the bot's first moves count");
+    let mut bot_actions = 0;
+    for step in 0..12 {
+        let Some((turn, _)) = game.turn() else { break };
+        assert_eq!(
+            turn,
+            Seat(0),
+            "step {step}: the person is in turn after the bot played"
+        );
+        let action = engine::bot::choose(&game, turn).expect("a move for the person");
+        let reply = act(app, &table, 0, &action, &[]).await;
+        assert_eq!(
+            reply.status.as_u16(),
+            200,
+            "step {step}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        game = game.apply(turn, action).expect("legal").0;
+        let by_bot = play_bot_locally(&mut game, bot);
+        bot_actions += by_bot;
+        version += 1 + by_bot;
+        assert_eq!(
+            reply.json()["version"],
+            version,
+            "step {step}: one version per accepted action ({by_bot} by the bot)"
+        );
+        assert_eq!(
+            reply.header("etag"),
+            Some(format!("\"{version}\"")),
+            "step {step}: the ETag follows"
+        );
+        if game.status() != Status::Playing {
+            break;
+        }
+    }
+    assert!(
+        bot_actions >= 2,
+        "the bot played a turn (draw and discard) in the test"
+    );
+}
+on_every_backend!(
+    version_counts_bot_actions_on_every_backend,
+    version_counts_bot_actions
+);
