@@ -4,7 +4,9 @@
 //! seats it.
 
 use crate::card::Card;
-use crate::game::{Action, DrawSource, Game, LegalAction, Phase, Seat, Status, pinned, wild_places};
+use crate::game::{
+    Action, DrawSource, Game, LegalAction, Phase, Seat, Status, meld_with, pinned, wild_places,
+};
 use crate::reading::{Designation, Reading, Slot};
 use crate::ruleset::{Ruleset, Variant};
 use crate::search::{find_contract, find_go_out, find_layoffs};
@@ -82,6 +84,18 @@ fn play_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
                         represents: place,
                     }],
                 });
+            }
+        }
+    }
+    if rules.variant() == Variant::Push {
+        // Push: a rescued wild that fits nowhere on the table starts a new meld.
+        for &wild in game.must_play() {
+            let mut rest = hand.to_vec();
+            if let Some(k) = rest.iter().position(|c| *c == wild) {
+                rest.swap_remove(k);
+            }
+            if let Some(m) = meld_with(rules, &rest, wild) {
+                out.push(Action::Meld { melds: vec![m] });
             }
         }
     }

@@ -83,6 +83,30 @@ pub fn wild_places(reading: &Reading) -> Vec<Stands> {
     }
 }
 
+/// A new three-card meld of `wild` with two cards of `hand`, pinned so that it reads one way,
+/// if there is one. Any longer meld holding the wild contains such a three-card meld, so this
+/// says whether the wild can start a new meld at all.
+pub fn meld_with(rules: &Ruleset, hand: &[Card], wild: Card) -> Option<ProposedMeld> {
+    let mut cards = hand.to_vec();
+    cards.sort();
+    cards.dedup();
+    for (k, &a) in cards.iter().enumerate() {
+        let again = hand.iter().filter(|c| **c == a).count() > 1;
+        let seconds = if again { &cards[k..] } else { &cards[k + 1..] };
+        for &b in seconds {
+            let proposed = ProposedMeld {
+                cards: vec![wild, a, b],
+                kind: None,
+                wilds: Vec::new(),
+            };
+            if let Some(reading) = reading::analyse(rules, &proposed).readings.first() {
+                return Some(pinned(rules, reading));
+            }
+        }
+    }
+    None
+}
+
 fn card_at(value: u8, suit: crate::card::Suit) -> Card {
     Card::new(
         crate::card::Rank::from_number(value).unwrap_or(crate::card::Rank::Ace),
@@ -564,7 +588,9 @@ impl Game {
                 .replace_wild(&rules, card)
                 .map_err(ActionError::Swap)?;
             if self.variant() == Variant::Push {
-                // Push has no taking back: refuse a rescue whose wild could go nowhere.
+                // Push has no taking back, so a rescue must never leave the turn unable to end:
+                // the wild must fit on a meld of the table, or (new melds being allowed after
+                // the contract, RULES.md §5) in a new meld with cards of the hand.
                 let mut table: Vec<Reading> = self.table.iter().map(|t| t.reading.clone()).collect();
                 table[m] = r.clone();
                 let placeable = table.iter().any(|t| {
@@ -580,7 +606,7 @@ impl Game {
                         .is_legal()
                     })
                 });
-                if !placeable {
+                if !placeable && meld_with(&rules, &hand, freed).is_none() {
                     return Err(ActionError::Swap(reading::SwapError::NotAllowed(
                         "the rescued wild could not be played anywhere on the table this turn",
                     )));

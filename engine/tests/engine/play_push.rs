@@ -338,3 +338,130 @@ fn rules_5_individual_play_each_scores_their_own_hand() {
         "§5 individual scores"
     );
 }
+
+/// A game whose seat 1, down and in the play phase, holds `hand`, with `table` (owned by
+/// seat 1) as the only melds: built through the saved form (`Game` serialises, format 1), with
+/// the other cards dealt out to the other hands, the discard pile and the stock.
+fn crafted(rules: &Ruleset, hand: &str, table: &[engine::Reading]) -> engine::Game {
+    let (game, _) = stacked_game(
+        rules.clone(),
+        4,
+        0,
+        vec![stacked_deck(rules, 4, 0, 1, &[], "9C", "")],
+    );
+    let hand = crate::play_helpers::cards(hand);
+    let mut rest = game.census();
+    for c in hand
+        .iter()
+        .copied()
+        .chain(table.iter().flat_map(engine::Reading::cards))
+    {
+        let k = rest.iter().position(|r| *r == c).expect("a card of the pack");
+        rest.remove(k);
+    }
+    let mut state = serde_json::to_value(&game).expect("a game serialises");
+    state["hands"] = serde_json::json!([&rest[..6], hand, &rest[6..12], &rest[12..18]]);
+    state["discard"] = serde_json::json!([rest[18]]);
+    state["stock"] = serde_json::json!(&rest[19..]);
+    state["table"] = serde_json::json!(
+        table
+            .iter()
+            .enumerate()
+            .map(|(k, r)| serde_json::json!({"id": k + 1, "owner": 1, "reading": r}))
+            .collect::<Vec<_>>()
+    );
+    state["next_meld_id"] = serde_json::json!(table.len() + 1);
+    state["down"] = serde_json::json!([false, true, false, false]);
+    state["turn"] = serde_json::json!(1);
+    state["phase"] = serde_json::json!("play");
+    let game: engine::Game = serde_json::from_value(state).expect("the crafted game loads");
+    crate::play_helpers::assert_conserved(&game, "crafted game");
+    game
+}
+
+#[test]
+fn rules_5_rescuing_a_wild_that_fits_only_a_new_meld() {
+    let rules = push();
+    // A full run of clubs (13 cards) with the joker as 7C: no wild fits on it any more, and
+    // it is the only meld on the table. The rescued joker can only start a new meld.
+    let full = engine::analyse(
+        &rules,
+        &engine::ProposedMeld {
+            cards: crate::play_helpers::cards("AC 2C 3C 4C 5C 6C JK 8C 9C TC JC QC KC"),
+            kind: Some(engine::MeldKind::Run),
+            wilds: vec![engine::Designation {
+                card: Card::JOKER,
+                represents: engine::Stands::Card(card("7C")),
+            }],
+        },
+    )
+    .readings
+    .into_iter()
+    .next()
+    .expect("a legal full run");
+    let game = crafted(&rules, "7C 9H 9S 5D", &[full]);
+    let swap = Action::Swap {
+        meld_id: 1,
+        card: card("7C"),
+        end: None,
+    };
+    let (game, _) = play_all(&game, &[(1, swap)]);
+    assert_eq!(
+        game.must_play(),
+        &[Card::JOKER],
+        "§5 rescuing a wild: allowed when it can go into a new meld after the contract"
+    );
+    assert_eq!(
+        refused(&game, 1, discard("5D")),
+        "freed_wild_in_hand",
+        "§5 the rescued wild must be used on the table in the same turn"
+    );
+    let legal = game.legal_actions(Seat(1));
+    assert!(
+        legal.contains(&engine::LegalAction::Leave)
+            && !legal
+                .iter()
+                .any(|a| matches!(a, engine::LegalAction::Discard { .. })),
+        "§5 no discard while the wild is in hand; leaving is always legal: {legal:?}"
+    );
+    let (game, _) = play_all(&game, &[(1, meld(&["JK 9H 9S"]))]);
+    assert!(game.must_play().is_empty(), "§5 the wild is used in a new meld");
+    let (_, events) = play_all(&game, &[(1, discard("5D"))]);
+    assert_eq!(
+        deal_ended(&events),
+        Some(DealEnd::WentOut { seat: Seat(1) }),
+        "§5 the turn ends, here by going out"
+    );
+}
+
+#[test]
+fn rules_5_rescuing_a_wild_refused_when_it_could_go_nowhere() {
+    let rules = push();
+    let full = engine::analyse(
+        &rules,
+        &engine::ProposedMeld {
+            cards: crate::play_helpers::cards("AC 2C 3C 4C 5C 6C JK 8C 9C TC JC QC KC"),
+            kind: Some(engine::MeldKind::Run),
+            wilds: vec![engine::Designation {
+                card: Card::JOKER,
+                represents: engine::Stands::Card(card("7C")),
+            }],
+        },
+    )
+    .readings
+    .into_iter()
+    .next()
+    .expect("a legal full run");
+    // 9H and 5D make no meld with the joker: the turn could never end.
+    let game = crafted(&rules, "7C 9H 5D", &[full]);
+    let swap = Action::Swap {
+        meld_id: 1,
+        card: card("7C"),
+        end: None,
+    };
+    assert_eq!(
+        refused(&game, 1, swap),
+        "swap_not_allowed",
+        "§5 a rescue whose wild could go nowhere this turn is refused (push has no taking back)"
+    );
+}
