@@ -2,11 +2,13 @@
 //! stay in the engine; these are what the OpenAPI document describes.
 
 use engine::{Contract, ContractReason, MeldKind, Reading, Reason};
+
+use crate::error::ProblemReason;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// One card of a meld and what it stands for there.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct SlotView {
     /// The card lying there, like `"7H"` or `"JK"`.
     #[schema(example = "JK")]
@@ -20,7 +22,7 @@ pub struct SlotView {
 }
 
 /// One legal way cards lie as a meld.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct ReadingView {
     /// `set` or `run`.
     #[schema(example = "run")]
@@ -58,7 +60,7 @@ impl From<&Reading> for ReadingView {
 }
 
 /// Why cards are not a legal meld.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct ReasonView {
     /// Stable code, like `too_many_wilds`, `gap`, `mixed_suits`.
     #[schema(example = "too_many_wilds")]
@@ -159,5 +161,29 @@ pub fn kind_str(kind: MeldKind) -> &'static str {
     match kind {
         MeldKind::Set => "set",
         MeldKind::Run => "run",
+    }
+}
+
+impl From<&Reason> for ProblemReason {
+    fn from(r: &Reason) -> Self {
+        ProblemReason {
+            code: code_of(&r.code),
+            message: r.message.clone(),
+            kind: r.kind.map(|k| k.to_string()),
+            meld: None,
+            meld_reasons: Vec::new(),
+        }
+    }
+}
+
+impl From<&ContractReason> for ProblemReason {
+    fn from(r: &ContractReason) -> Self {
+        ProblemReason {
+            code: code_of(&r.code),
+            message: r.message.clone(),
+            kind: None,
+            meld: r.meld,
+            meld_reasons: r.meld_reasons.iter().map(ReasonView::from).collect(),
+        }
     }
 }

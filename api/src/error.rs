@@ -8,6 +8,8 @@ use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::dto::{ReadingView, ReasonView};
+
 /// Media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
@@ -68,6 +70,8 @@ pub enum ApiError {
         code: Cow<'static, str>,
         /// A sentence a player can read.
         detail: String,
+        /// What the engine says besides: the readings to choose from, the reasons.
+        extensions: Box<Extensions>,
     },
     /// Anything we did not expect: logged with its cause, answered with an opaque 500.
     #[error("unexpected error")]
@@ -104,6 +108,20 @@ impl ApiError {
         ApiError::Unprocessable {
             code: code.into(),
             detail: detail.into(),
+            extensions: Box::default(),
+        }
+    }
+
+    /// A 422 with this code and extension members for the problem document.
+    pub fn unprocessable_with(
+        code: impl Into<Cow<'static, str>>,
+        detail: impl Into<String>,
+        extensions: Extensions,
+    ) -> ApiError {
+        ApiError::Unprocessable {
+            code: code.into(),
+            detail: detail.into(),
+            extensions: Box::new(extensions),
         }
     }
 
@@ -135,12 +153,17 @@ impl ApiError {
             ApiError::Unexpected(_) => "something went wrong on our side; it has been logged".to_owned(),
             other => other.to_string(),
         };
+        let extensions = match self {
+            ApiError::Unprocessable { extensions, .. } => (**extensions).clone(),
+            _ => Extensions::default(),
+        };
         Problem {
             kind: format!("urn:continental:problem:{}", self.code()),
             title: status.canonical_reason().unwrap_or("Error").to_owned(),
             status: status.as_u16(),
             detail,
             code: self.code().to_owned(),
+            extensions,
         }
     }
 }
@@ -214,6 +237,44 @@ pub struct Problem {
     pub detail: String,
     /// Stable machine-readable code, such as `not_your_turn`, `illegal_meld`, `stale_version`.
     pub code: String,
+    /// RFC 9457 extension members, present only where the engine gives them.
+    #[serde(flatten)]
+    pub extensions: Extensions,
+}
+
+/// Extension members of a problem about melds (RULES.md §1: an ambiguous meld's error lists
+/// the readings to choose from; an illegal one says why).
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, ToSchema)]
+pub struct Extensions {
+    /// The meld of the request the problem concerns (index from 0), when there are several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meld: Option<usize>,
+    /// `ambiguous_meld`: every legal reading, as `POST /v1/melds/validate` shows them; send
+    /// the chosen one's `kind` and the `represents` of its wilds to fix it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readings: Option<Vec<ReadingView>>,
+    /// `illegal_meld`, `contract_not_met`: why, each with a stable `code` and a `message`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasons: Option<Vec<ProblemReason>>,
+}
+
+/// One reason an action's melds are refused.
+#[derive(Clone, Debug, Serialize, serde::Deserialize, ToSchema)]
+pub struct ProblemReason {
+    /// Stable code, like `too_many_wilds`, `gap`, `wrong_meld_count`.
+    #[schema(example = "too_many_wilds")]
+    pub code: String,
+    /// A sentence a player can read.
+    pub message: String,
+    /// The kind of meld this reason rules out, when it concerns one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// `contract_not_met`: the meld of the request it concerns (index from 0), if one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meld: Option<usize>,
+    /// `contract_not_met`: that meld's own reasons, when it is not a legal meld.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub meld_reasons: Vec<ReasonView>,
 }
 
 /// Answers malformed path segments (such as a game id that is not a UUID) with a problem.

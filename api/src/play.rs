@@ -5,7 +5,8 @@ use engine::{Action, ActionError, Event, Game, GameConfig, Seat, Seed};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::error::ApiError;
+use crate::dto::ReadingView;
+use crate::error::{ApiError, Extensions, ProblemReason};
 
 /// Who sits in a seat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -211,15 +212,45 @@ impl StoredGame {
 }
 
 /// Maps the engine's refusal to a status: turn order and phase are conflicts with the game's
-/// state (409); everything else is a well-formed move the rules refuse (422).
+/// state (409); everything else is a well-formed move the rules refuse (422), with the
+/// readings to choose from or the reasons as problem extension members where the engine
+/// gives them (RULES.md §1).
 pub fn action_error(e: ActionError) -> ApiError {
     let code = e.code();
+    let detail = e.to_string();
     match e {
         ActionError::NotYourTurn
         | ActionError::WrongPhase(_)
         | ActionError::GameOver
-        | ActionError::SeatLeft => ApiError::conflict(code, e.to_string()),
-        other => ApiError::unprocessable(code, other.to_string()),
+        | ActionError::SeatLeft => ApiError::conflict(code, detail),
+        ActionError::AmbiguousMeld { meld, readings } => ApiError::unprocessable_with(
+            code,
+            detail,
+            Extensions {
+                meld,
+                readings: Some(readings.iter().map(ReadingView::from).collect()),
+                reasons: None,
+            },
+        ),
+        ActionError::IllegalMeld { meld, reasons } => ApiError::unprocessable_with(
+            code,
+            detail,
+            Extensions {
+                meld,
+                readings: None,
+                reasons: Some(reasons.iter().map(ProblemReason::from).collect()),
+            },
+        ),
+        ActionError::ContractNotMet(reasons) => ApiError::unprocessable_with(
+            code,
+            detail,
+            Extensions {
+                meld: None,
+                readings: None,
+                reasons: Some(reasons.iter().map(ProblemReason::from).collect()),
+            },
+        ),
+        _ => ApiError::unprocessable(code, detail),
     }
 }
 

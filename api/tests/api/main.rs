@@ -4,6 +4,7 @@
 mod games;
 mod health;
 mod helpers;
+mod meld_problems;
 mod openapi;
 mod problems;
 mod retries;
