@@ -70,6 +70,15 @@ pub enum Action {
     },
     /// `may_i`: pick up every card played to the table this turn (going down comes back whole).
     TakeBack,
+    /// `may_i`: take back one of this turn's table plays (0-based, in the order they were
+    /// made; [`crate::YouView::plays`] lists them), leaving the table as if it had never been
+    /// made. Going down comes back whole, with every play made after it this turn (they all
+    /// needed it). Any other play is refused (`take_back_blocked`) while a later play of the
+    /// turn depends on it: take that one back first.
+    TakeBackPlay {
+        /// Which play of this turn.
+        play: u32,
+    },
     /// Discard one card, ending the turn.
     Discard {
         /// The card.
@@ -90,6 +99,7 @@ impl Action {
             Action::Swap { .. } => "swap",
             Action::MoveJoker { .. } => "move_joker",
             Action::TakeBack => "take_back",
+            Action::TakeBackPlay { .. } => "take_back_play",
             Action::Discard { .. } => "discard",
             Action::Leave => "leave",
         }
@@ -172,6 +182,17 @@ pub enum ActionError {
     /// Nothing was played to the table this turn.
     #[error("nothing played this turn to take back")]
     NothingToTakeBack,
+    /// No such play this turn.
+    #[error("there is no play {0} this turn to take back")]
+    UnknownPlay(u32),
+    /// A later play of this turn depends on the one to take back.
+    #[error("play {later} of this turn depends on play {play}: take it back first")]
+    TakeBackBlocked {
+        /// The play asked for.
+        play: u32,
+        /// The first later play that could not be made without it.
+        later: u32,
+    },
     /// The action holds no cards.
     #[error("the action names no cards")]
     NoCards,
@@ -202,6 +223,8 @@ impl ActionError {
             ActionError::FreedWildInHand(_) => "freed_wild_in_hand",
             ActionError::FinalDiscardRequired => "final_discard_required",
             ActionError::NothingToTakeBack => "nothing_to_take_back",
+            ActionError::UnknownPlay(_) => "unknown_play",
+            ActionError::TakeBackBlocked { .. } => "take_back_blocked",
             ActionError::NoCards => "no_cards",
         }
     }

@@ -168,6 +168,10 @@ pub enum Event {
         /// Freed wilds that went back from hand to the table.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         to_table: Vec<Card>,
+        /// The play taken back ([`Action::TakeBackPlay`]); absent when every play of the turn
+        /// was.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        play: Option<u32>,
     },
     /// A discard, ending the turn.
     Discarded {

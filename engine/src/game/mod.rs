@@ -17,7 +17,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub use action::{Action, ActionError, DrawSource};
 pub use event::{DealEnd, Event, LaidMeld};
 pub use play::{meld_with, pinned, wild_places};
-pub use view::{ClaimsView, DiscardView, LegalAction, MeldView, PlayerView, TurnView, View, YouView};
+pub use view::{
+    ClaimsView, DiscardView, LegalAction, MeldView, PlayerView, TurnPlayView, TurnView, View, YouView,
+};
 
 use crate::card::Card;
 use crate::reading::Reading;
@@ -231,6 +233,13 @@ struct Snapshot {
     must_play: Vec<Card>,
 }
 
+/// One table play of this turn (`may_i`): the action, and the game as it was just before it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct TurnPlay {
+    action: Action,
+    before: Snapshot,
+}
+
 /// What the player in turn did so far this turn.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct TurnState {
@@ -240,6 +249,10 @@ struct TurnState {
     went_down: bool,
     /// Freed wilds that must reach the table before the turn ends.
     must_play: Vec<Card>,
+    /// `may_i`: this turn's table plays in order, each with what taking it back restores.
+    /// Absent in saves made before plays could be taken back one by one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    plays: Vec<TurnPlay>,
 }
 
 /// A game of Continental Rummy in any variant: serialisable, and changed only by

@@ -2,7 +2,7 @@
 
 use super::{
     Action, ActionError, DealEnd, DrawSource, Event, Game, LaidMeld, Offer, Phase, Seat, Snapshot, Status,
-    TableMeld, TurnState,
+    TableMeld, TurnPlay, TurnPlayView, TurnState,
 };
 use crate::card::Card;
 use crate::contract::{ContractCode, ContractReason, check_proposed};
@@ -138,6 +138,7 @@ impl Game {
             | Action::Swap { .. }
             | Action::MoveJoker { .. }
             | Action::TakeBack
+            | Action::TakeBackPlay { .. }
                 if self.phase != Phase::Play =>
             {
                 Err(ActionError::WrongPhase("draw a card first"))
@@ -168,7 +169,8 @@ impl Game {
                 to_meld,
                 to_end,
             } => self.move_joker(seat, from_meld, end, to_meld, to_end, ev),
-            Action::TakeBack => self.take_back(seat, ev),
+            Action::TakeBack => self.take_back(seat, None, ev),
+            Action::TakeBackPlay { play } => self.take_back_play(seat, play, ev),
             Action::Discard { card } => self.discard_card(seat, card, ev),
         }
     }
@@ -378,17 +380,36 @@ impl Game {
         Ok(())
     }
 
-    /// Records the table as it is before the first table play of the turn (taking back).
-    fn note_table_play(&mut self, seat: Seat) {
-        if self.turn_state.snapshot.is_none() {
-            self.turn_state.snapshot = Some(Box::new(Snapshot {
-                hand: self.hands[seat.index()].clone(),
-                table: self.table.clone(),
-                down: self.down[seat.index()],
-                next_meld_id: self.next_meld_id,
-                must_play: self.turn_state.must_play.clone(),
-            }));
+    /// Records the table as it is before a table play (taking back): before the first one
+    /// for taking back the whole turn, and in `may_i` before each one, with the play itself.
+    fn note_table_play(&mut self, seat: Seat, action: impl FnOnce() -> Action) {
+        let before = || Snapshot {
+            hand: self.hands[seat.index()].clone(),
+            table: self.table.clone(),
+            down: self.down[seat.index()],
+            next_meld_id: self.next_meld_id,
+            must_play: self.turn_state.must_play.clone(),
+        };
+        if self.variant() == Variant::MayI {
+            let play = TurnPlay {
+                action: action(),
+                before: before(),
+            };
+            self.turn_state.plays.push(play);
         }
+        if self.turn_state.snapshot.is_none() {
+            self.turn_state.snapshot = Some(Box::new(before()));
+        }
+    }
+
+    /// Puts the player's hand and the table back as `snap` has them.
+    fn restore(&mut self, seat: Seat, snap: Snapshot) {
+        let i = seat.index();
+        self.hands[i] = snap.hand;
+        self.table = snap.table;
+        self.down[i] = snap.down;
+        self.next_meld_id = snap.next_meld_id;
+        self.turn_state.must_play = snap.must_play;
     }
 
     /// Freed wilds leave `must_play` as copies of them reach the table.
@@ -434,7 +455,7 @@ impl Game {
         } else {
             check_proposed(self.rules(), self.deal, &melds).map_err(|r| self.contract_error(&melds, r))?
         };
-        self.note_table_play(seat);
+        self.note_table_play(seat, || Action::Meld { melds: melds.clone() });
         self.hands[i] = hand;
         self.played_to_table(&cards);
         let mut laid = Vec::with_capacity(readings.len());
@@ -539,7 +560,11 @@ impl Game {
             .lay_off(self.rules(), cards, wilds)
             .into_single()
             .map_err(|e| meld_error(None, e))?;
-        self.note_table_play(seat);
+        self.note_table_play(seat, || Action::LayOff {
+            meld_id,
+            cards: cards.to_vec(),
+            wilds: wilds.to_vec(),
+        });
         self.hands[i] = hand;
         self.played_to_table(cards);
         self.table[m].reading = reading.clone();
@@ -615,7 +640,7 @@ impl Game {
             hand.push(freed);
             (r, Some(freed))
         };
-        self.note_table_play(seat);
+        self.note_table_play(seat, || Action::Swap { meld_id, card, end });
         self.hands[i] = hand;
         self.played_to_table(&[card]);
         if let Some(f) = freed {
@@ -699,7 +724,9 @@ impl Game {
         Ok(())
     }
 
-    fn take_back(&mut self, seat: Seat, ev: &mut Vec<Event>) -> Result<(), ActionError> {
+    /// Takes back every table play of this turn (`play` names the one asked for, when it was
+    /// going down, which comes back whole with everything after it).
+    fn take_back(&mut self, seat: Seat, play: Option<u32>, ev: &mut Vec<Event>) -> Result<(), ActionError> {
         if self.variant() != Variant::MayI {
             return Err(ActionError::NotInVariant(
                 "only may_i lets a player take back table plays",
@@ -709,11 +736,60 @@ impl Game {
         let Some(snap) = self.turn_state.snapshot.take() else {
             return Err(ActionError::NothingToTakeBack);
         };
-        let i = seat.index();
-        // Back to hand: what the old hand had and the current one lacks; back to the table:
-        // freed wilds that were still in hand.
-        let mut returned = snap.hand.clone();
-        let mut to_table = self.hands[i].clone();
+        let before = self.hands[seat.index()].clone();
+        self.restore(seat, *snap);
+        self.turn_state.went_down = false;
+        self.turn_state.plays.clear();
+        self.push_took_back(seat, &before, play, ev);
+        Ok(())
+    }
+
+    /// Takes back one play of this turn: the game goes back to just before it, and every
+    /// later play of the turn is made again as it was. What comes out is the table as if the
+    /// play had never been made; if a later play cannot be made again without it, the take
+    /// back is refused, so nothing is ever stranded (RULES.md §2 "Taking back").
+    fn take_back_play(&mut self, seat: Seat, play: u32, ev: &mut Vec<Event>) -> Result<(), ActionError> {
+        if self.variant() != Variant::MayI {
+            return Err(ActionError::NotInVariant(
+                "only may_i lets a player take back table plays",
+            ));
+        }
+        self.require_play()?;
+        let k = usize::try_from(play).map_err(|_| ActionError::UnknownPlay(play))?;
+        let Some(target) = self.turn_state.plays.get(k).cloned() else {
+            return Err(ActionError::UnknownPlay(play));
+        };
+        if matches!(target.action, Action::Meld { .. }) {
+            // Going down comes back only whole, and every later play of the turn needed it.
+            return self.take_back(seat, Some(play), ev);
+        }
+        let later: Vec<TurnPlay> = self.turn_state.plays[k + 1..].to_vec();
+        let before = self.hands[seat.index()].clone();
+        let mut next = self.clone();
+        next.restore(seat, target.before);
+        next.turn_state.plays.truncate(k);
+        if k == 0 {
+            next.turn_state.snapshot = None;
+        }
+        for (j, p) in (k + 1..).zip(later) {
+            let mut replayed = Vec::new();
+            if next.act(seat, p.action, &mut replayed).is_err() || next.status != Status::Playing {
+                return Err(ActionError::TakeBackBlocked {
+                    play,
+                    later: u32::try_from(j).expect("a turn holds few plays"),
+                });
+            }
+        }
+        *self = next;
+        self.push_took_back(seat, &before, Some(play), ev);
+        Ok(())
+    }
+
+    /// The event of a take back: cards that came back to hand, and freed wilds that went
+    /// from hand back to the table.
+    fn push_took_back(&self, seat: Seat, before: &[Card], play: Option<u32>, ev: &mut Vec<Event>) {
+        let mut returned = self.hands[seat.index()].clone();
+        let mut to_table = before.to_vec();
         returned.retain(|c| match to_table.iter().position(|h| h == c) {
             Some(k) => {
                 to_table.swap_remove(k);
@@ -721,18 +797,31 @@ impl Game {
             }
             None => true,
         });
-        self.hands[i] = snap.hand;
-        self.table = snap.table;
-        self.down[i] = snap.down;
-        self.next_meld_id = snap.next_meld_id;
-        self.turn_state.must_play = snap.must_play;
-        self.turn_state.went_down = false;
         ev.push(Event::TookBack {
             seat,
             cards: returned,
             to_table,
+            play,
         });
-        Ok(())
+    }
+
+    /// `may_i`: this turn's table plays of `seat` (empty unless it is their turn), each with
+    /// whether [`Action::TakeBackPlay`] would take it back now.
+    pub fn turn_plays(&self, seat: Seat) -> Vec<TurnPlayView> {
+        if seat != self.turn || self.phase != Phase::Play || self.status != Status::Playing {
+            return Vec::new();
+        }
+        (0u32..)
+            .zip(&self.turn_state.plays)
+            .map(|(k, p)| {
+                let can_take_back = self.apply(seat, Action::TakeBackPlay { play: k }).is_ok();
+                TurnPlayView {
+                    play: k,
+                    action: p.action.clone(),
+                    can_take_back,
+                }
+            })
+            .collect()
     }
 
     fn discard_card(&mut self, seat: Seat, card: Card, ev: &mut Vec<Event>) -> Result<(), ActionError> {

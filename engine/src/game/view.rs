@@ -28,6 +28,21 @@ pub struct YouView {
     /// Freed wilds that must reach the table before this turn ends.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub must_play: Vec<Card>,
+    /// `may_i`, in turn: this turn's table plays, each of which may be taken back on its own
+    /// ([`super::Action::TakeBackPlay`]) when `can_take_back` says so.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plays: Vec<TurnPlayView>,
+}
+
+/// A table play of this turn (`may_i` taking back).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnPlayView {
+    /// Its index among this turn's plays: the `play` of [`super::Action::TakeBackPlay`].
+    pub play: u32,
+    /// The play as it was made.
+    pub action: super::Action,
+    /// Whether taking it back alone is accepted now (not while a later play depends on it).
+    pub can_take_back: bool,
 }
 
 /// A seat as every viewer sees it.
@@ -118,7 +133,8 @@ pub enum LegalAction {
         /// Ids of the seat's runs with a joker at an end.
         meld_ids: Vec<u32>,
     },
-    /// `may_i`: take back this turn's table plays.
+    /// `may_i`: take back this turn's table plays, all at once; one by one with
+    /// [`super::Action::TakeBackPlay`], listed in [`YouView::plays`].
     TakeBack,
     /// Discard one of these cards.
     Discard {
@@ -194,6 +210,7 @@ impl Game {
                 } else {
                     Vec::new()
                 },
+                plays: self.turn_plays(s),
             }),
             _ => None,
         };

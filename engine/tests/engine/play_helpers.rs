@@ -84,6 +84,7 @@ pub fn assert_hand_sizes(before: &Game, after: &Game, events: &[Event], context:
                 seat,
                 cards,
                 to_table,
+                ..
             } => want[seat.index()] += cards.len() as i64 - to_table.len() as i64,
             Event::Discarded { seat, .. } => want[seat.index()] -= 1,
             Event::Left { seat } => want[seat.index()] = 0,
@@ -99,9 +100,15 @@ pub fn assert_hand_sizes(before: &Game, after: &Game, events: &[Event], context:
     }
 }
 
-/// The concrete actions listed for `seat` (draws, claim, take back, each discard, leave).
+/// The concrete actions listed for `seat` (draws, claim, take back, each discard, leave), and
+/// each play of the turn the view says may be taken back on its own.
 pub fn concrete_actions(game: &Game, seat: Seat) -> Vec<Action> {
-    let mut out = Vec::new();
+    let mut out: Vec<Action> = game
+        .turn_plays(seat)
+        .into_iter()
+        .filter(|p| p.can_take_back)
+        .map(|p| Action::TakeBackPlay { play: p.play })
+        .collect();
     for la in game.legal_actions(seat) {
         match la {
             LegalAction::Draw { source } => out.push(Action::Draw { source }),

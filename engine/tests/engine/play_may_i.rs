@@ -652,7 +652,8 @@ fn rules_2_taking_back_a_swap_returns_the_freed_wild_to_its_run() {
         vec![Event::TookBack {
             seat: Seat(0),
             cards: vec![card("7H")],
-            to_table: vec![Card::JOKER]
+            to_table: vec![Card::JOKER],
+            play: None,
         }],
         "§2 the natural comes back to hand and the freed wild goes back to its run"
     );
@@ -664,5 +665,179 @@ fn rules_2_taking_back_a_swap_returns_the_freed_wild_to_its_run() {
     assert!(
         game.must_play().is_empty() && game.is_down(Seat(0)),
         "§2 earlier turns' plays stay"
+    );
+}
+
+fn take_back(play: u32) -> Action {
+    Action::TakeBackPlay { play }
+}
+
+#[test]
+fn rules_2_taking_back_one_lay_off_keeps_going_down() {
+    let rules = may_i();
+    let deck = stacked_deck(&rules, 2, 0, 1, &["", "3C 3D 3S 4C 4D 4S 3H 4H"], "KS", "9C");
+    let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    let start = [(1, draw(DrawSource::Stock)), (1, meld(&["3C 3D 3S", "4C 4D 4S"]))];
+    let (down, _) = play_all(&game, &start);
+    let (game, _) = play_all(&down, &[(1, layoff(1, "3H")), (1, layoff(2, "4H"))]);
+    // The same turn with the 3H lay-off never made.
+    let (never, _) = play_all(&down, &[(1, layoff(2, "4H"))]);
+    let (game, events) = play_all(&game, &[(1, take_back(1))]);
+    assert_eq!(
+        events,
+        vec![Event::TookBack {
+            seat: Seat(1),
+            cards: vec![card("3H")],
+            to_table: Vec::new(),
+            play: Some(1),
+        }],
+        "§2 taking back: only the 3H comes back"
+    );
+    assert!(
+        game.is_down(Seat(1)),
+        "§2 taking back one lay-off keeps going down"
+    );
+    assert_eq!(
+        game.table(),
+        never.table(),
+        "§2 taking back: the table is exactly as if the lay-off had not been made"
+    );
+    let mut hand = game.hand(Seat(1)).to_vec();
+    let mut want = never.hand(Seat(1)).to_vec();
+    hand.sort();
+    want.sort();
+    assert_eq!(hand, want, "§2 taking back: the hand too");
+    let plays: Vec<Action> = game.turn_plays(Seat(1)).into_iter().map(|p| p.action).collect();
+    assert_eq!(
+        plays,
+        vec![meld(&["3C 3D 3S", "4C 4D 4S"]), layoff(2, "4H")],
+        "the view lists the plays left this turn"
+    );
+    // The card taken back may be played elsewhere.
+    let (game, _) = play_all(&game, &[(1, layoff(1, "3H"))]);
+    assert_eq!(game.table()[0].reading.len(), 4);
+    assert_eq!(
+        refused(&game, 1, take_back(3)),
+        "unknown_play",
+        "§2 only plays made this turn can be taken back"
+    );
+    let (game, events) = play_all(&game, &[(1, take_back(0))]);
+    assert!(
+        !game.is_down(Seat(1)) && game.table().is_empty(),
+        "§2 going down is taken back only whole, with every play that needed it"
+    );
+    assert!(matches!(&events[0], Event::TookBack { cards, play: Some(0), .. } if cards.len() == 8));
+    assert!(game.turn_plays(Seat(1)).is_empty());
+}
+
+#[test]
+fn rules_2_taking_back_a_lay_off_a_later_play_depends_on_is_refused() {
+    let rules = may_i();
+    let deck = stacked_deck(&rules, 2, 0, 1, &["", "3C 3D JK 4C 4D 4S 3H JK AH"], "KS", "9C");
+    let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    let (game, _) = play_all(
+        &game,
+        &[
+            (1, draw(DrawSource::Stock)),
+            (1, meld(&["3C 3D JK", "4C 4D 4S"])),
+            (1, layoff(1, "3H")),
+            // Three naturals hold three wilds; without the 3H they could not.
+            (1, layoff(1, "JK AH")),
+        ],
+    );
+    let table = game.table().to_vec();
+    assert_eq!(
+        refused(&game, 1, take_back(1)),
+        "take_back_blocked",
+        "§2 taking back: a play that a later play of the turn needs is refused (wild limit)"
+    );
+    assert_eq!(game.table(), &table[..], "a refused take back changes nothing");
+    let listed: Vec<(u32, bool)> = game
+        .turn_plays(Seat(1))
+        .into_iter()
+        .map(|p| (p.play, p.can_take_back))
+        .collect();
+    assert_eq!(
+        listed,
+        vec![(0, true), (1, false), (2, true)],
+        "the view says which plays may be taken back alone"
+    );
+    let (game, _) = play_all(&game, &[(1, take_back(2)), (1, take_back(1))]);
+    assert!(game.is_down(Seat(1)), "§2 going down stays");
+    assert_eq!(
+        game.table()[0].reading.len(),
+        3,
+        "§2 taken back in reverse order, both lay-offs are undone"
+    );
+}
+
+#[test]
+fn rules_2_taking_back_only_a_swap() {
+    let rules = may_i();
+    let deal2 = stacked_deck(
+        &rules,
+        2,
+        1,
+        2,
+        &["7C 7D JK 5H 6H JK 8H 7H 9D 7S", ""],
+        "KS",
+        "2C",
+    );
+    let (game, _) = stacked_game(rules.clone(), 2, 0, vec![quick_out_deck(&rules, 2, 0), deal2]);
+    let (game, _) = play_all(&game, &quick_out_actions(&rules, 2, 0));
+    let (game, _) = play_all(
+        &game,
+        &[
+            (0, draw(DrawSource::Stock)),
+            (0, meld(&["7C 7D JK", "5H 6H JK 8H"])),
+        ],
+    );
+    let (set, run) = (game.table()[0].id, game.table()[1].id);
+    let (game, _) = play_all(&game, &[(0, discard("9D")), (1, draw(DrawSource::Stock))]);
+    let last = *game.hand(Seat(1)).last().expect("card");
+    let (game, _) = play_all(
+        &game,
+        &[(1, Action::Discard { card: last }), (0, draw(DrawSource::Stock))],
+    );
+    let swap = Action::Swap {
+        meld_id: run,
+        card: card("7H"),
+        end: None,
+    };
+    let (before, _) = play_all(&game, &[(0, layoff(set, "7S"))]);
+    let (game, _) = play_all(&before, &[(0, swap.clone()), (0, layoff(set, "JK"))]);
+    assert_eq!(
+        refused(&game, 0, take_back(1)),
+        "take_back_blocked",
+        "§2 a swap whose freed wild was played since cannot be taken back alone"
+    );
+    let (game, events) = play_all(&game, &[(0, take_back(2))]);
+    assert_eq!(
+        game.must_play(),
+        &[Card::JOKER],
+        "§2 the freed wild is back in hand"
+    );
+    assert!(matches!(&events[0], Event::TookBack { cards, play: Some(2), .. } if cards == &[Card::JOKER]));
+    let (game, events) = play_all(&game, &[(0, take_back(1))]);
+    assert_eq!(
+        events,
+        vec![Event::TookBack {
+            seat: Seat(0),
+            cards: vec![card("7H")],
+            to_table: vec![Card::JOKER],
+            play: Some(1),
+        }],
+        "§2 taking back just the swap: the natural to hand, the wild to its run"
+    );
+    assert_eq!(
+        game.table(),
+        before.table(),
+        "§2 the 7S lay-off made before the swap stays on the table"
+    );
+    assert!(game.must_play().is_empty() && game.is_down(Seat(0)));
+    let (_, events) = play_all(&game, &[(0, discard("2C"))]);
+    assert!(
+        events.iter().any(|e| matches!(e, Event::Discarded { .. })),
+        "the turn can end"
     );
 }

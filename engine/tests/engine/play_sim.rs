@@ -166,6 +166,23 @@ fn check_refusals(game: &Game, rng: &mut TestRng, context: &str) {
             );
         }
     }
+    // Plays of the turn that the view says may not be taken back alone are refused, and so
+    // is a play that was never made.
+    let plays = game.turn_plays(turn);
+    for p in plays.iter().filter(|p| !p.can_take_back) {
+        assert!(
+            game.apply(turn, Action::TakeBackPlay { play: p.play }).is_err(),
+            "{context}: play {} taken back though listed as blocked",
+            p.play
+        );
+    }
+    let unknown = Action::TakeBackPlay {
+        play: u32::try_from(plays.len()).expect("few plays"),
+    };
+    assert!(
+        game.apply(turn, unknown).is_err(),
+        "{context}: a play never made was taken back"
+    );
     if let Some(card) = Card::suited().find(|c| !game.hand(turn).contains(c)) {
         assert!(
             game.apply(turn, Action::Discard { card }).is_err(),
