@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
-use sqlx::{PgPool, Row, SqlitePool};
+use sqlx::{AssertSqlSafe, PgPool, Row, SqlitePool};
 use uuid::Uuid;
 
 use crate::config::DatabaseSettings;
@@ -76,9 +76,20 @@ pub struct StoredResponse {
     pub body: Vec<u8>,
 }
 
+/// Where an idempotency key lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyScope {
+    /// Per game and seat (moves; joins use seat -1, as the seat is not known yet).
+    Game,
+    /// Global, for creating a game (game is the nil UUID, seat -1).
+    Creation,
+}
+
 /// An idempotency key as presented by a request.
 #[derive(Clone, Debug)]
 pub struct KeyRef {
+    /// Which table holds it.
+    pub scope: KeyScope,
     /// The game.
     pub game: Uuid,
     /// The acting seat.
@@ -100,6 +111,16 @@ pub enum KeyClaim {
     Running,
     /// The key was used with another request.
     Mismatch,
+}
+
+impl KeyRef {
+    /// The table of this key's scope.
+    fn table(&self) -> &'static str {
+        match self.scope {
+            KeyScope::Game => "idempotency_keys",
+            KeyScope::Creation => "creation_keys",
+        }
+    }
 }
 
 /// A new game with its seats and first events.
@@ -156,8 +177,13 @@ pub trait Store {
     async fn ready(&self) -> Result<(), ApiError>;
     /// The seat-token secret stored in the database; `generated` is stored first if there is none.
     async fn jwt_secret(&self, generated: String) -> Result<String, ApiError>;
-    /// Inserts a new game, its seats and its first events.
-    async fn create_game(&self, new: &NewGame) -> Result<(), ApiError>;
+    /// Inserts a new game, its seats and its first events, and in the same transaction the
+    /// response of the request's idempotency key, if it has one.
+    async fn create_game(
+        &self,
+        new: &NewGame,
+        key: Option<(&KeyRef, &StoredResponse)>,
+    ) -> Result<(), ApiError>;
     /// The game, if it exists.
     async fn game(&self, id: Uuid) -> Result<Option<GameRow>, ApiError>;
     /// Events of `id` with `seq > after`, at most `limit`.
@@ -209,7 +235,7 @@ macro_rules! sql_store {
                 Ok(row.try_get("value")?)
             }
 
-            async fn create_game(&self, new: &NewGame) -> Result<(), ApiError> {
+            async fn create_game(&self, new: &NewGame, key: Option<(&KeyRef, &StoredResponse)>) -> Result<(), ApiError> {
                 let mut tx = self.pool.begin_with($begin).await?;
                 let g = &new.game;
                 let at = now();
@@ -246,6 +272,9 @@ macro_rules! sql_store {
                         .execute(&mut *tx)
                         .await?;
                 }
+                if let Some((key, response)) = key {
+                    store_response(&mut *tx, key, response).await?;
+                }
                 tx.commit().await?;
                 Ok(())
             }
@@ -279,10 +308,11 @@ macro_rules! sql_store {
 
             async fn claim_key(&self, key: &KeyRef) -> Result<KeyClaim, ApiError> {
                 let mut tx = self.pool.begin_with($begin).await?;
-                let inserted = sqlx::query(
-                    "INSERT INTO idempotency_keys (game_id, seat, key, request_hash, status, created_at) \
+                let inserted = sqlx::query(AssertSqlSafe(format!(
+                    "INSERT INTO {} (game_id, seat, key, request_hash, status, created_at) \
                      VALUES ($1, $2, $3, $4, 'running', $5) ON CONFLICT (game_id, seat, key) DO NOTHING",
-                )
+                    key.table()
+                )))
                 .bind(key.game)
                 .bind(key.seat)
                 .bind(&key.key)
@@ -294,10 +324,11 @@ macro_rules! sql_store {
                 let claim = if inserted == 1 {
                     KeyClaim::Fresh
                 } else {
-                    let row = sqlx::query(
+                    let row = sqlx::query(AssertSqlSafe(format!(
                         "SELECT request_hash, status, response_status, response_headers, response_body, created_at \
-                         FROM idempotency_keys WHERE game_id = $1 AND seat = $2 AND key = $3",
-                    )
+                         FROM {} WHERE game_id = $1 AND seat = $2 AND key = $3",
+                        key.table()
+                    )))
                     .bind(key.game)
                     .bind(key.seat)
                     .bind(&key.key)
@@ -313,10 +344,11 @@ macro_rules! sql_store {
                         // A request that has run this long died with its process: let the
                         // retry take the key over rather than answer 409 forever.
                         let taken = started < at - STALE_RUNNING_SECS
-                            && sqlx::query(
-                                "UPDATE idempotency_keys SET created_at = $4 \
+                            && sqlx::query(AssertSqlSafe(format!(
+                                "UPDATE {} SET created_at = $4 \
                                  WHERE game_id = $1 AND seat = $2 AND key = $3 AND status = 'running' AND created_at = $5",
-                            )
+                                key.table()
+                            )))
                             .bind(key.game)
                             .bind(key.seat)
                             .bind(&key.key)
@@ -343,23 +375,14 @@ macro_rules! sql_store {
             }
 
             async fn finish_key(&self, key: &KeyRef, response: &StoredResponse) -> Result<(), ApiError> {
-                sqlx::query(
-                    "UPDATE idempotency_keys SET status = 'done', response_status = $4, response_headers = $5, \
-                     response_body = $6 WHERE game_id = $1 AND seat = $2 AND key = $3",
-                )
-                .bind(key.game)
-                .bind(key.seat)
-                .bind(&key.key)
-                .bind(i64::from(response.status))
-                .bind(&response.etag)
-                .bind(&response.body)
-                .execute(&self.pool)
-                .await?;
-                Ok(())
+                store_response(&self.pool, key, response).await
             }
 
             async fn release_key(&self, key: &KeyRef) -> Result<(), ApiError> {
-                sqlx::query("DELETE FROM idempotency_keys WHERE game_id = $1 AND seat = $2 AND key = $3")
+                sqlx::query(AssertSqlSafe(format!(
+                    "DELETE FROM {} WHERE game_id = $1 AND seat = $2 AND key = $3",
+                    key.table()
+                )))
                     .bind(key.game)
                     .bind(key.seat)
                     .bind(&key.key)
@@ -428,24 +451,40 @@ macro_rules! sql_store {
                     }
                 }
                 if let (Some(key), Some(response)) = (key, &update.response) {
-                    sqlx::query(
-                        "UPDATE idempotency_keys SET status = 'done', response_status = $4, response_headers = $5, \
-                         response_body = $6 WHERE game_id = $1 AND seat = $2 AND key = $3",
-                    )
-                    .bind(key.game)
-                    .bind(key.seat)
-                    .bind(&key.key)
-                    .bind(i64::from(response.status))
-                    .bind(&response.etag)
-                    .bind(&response.body)
-                    .execute(&mut *tx)
-                    .await?;
+                    store_response(&mut *tx, key, response).await?;
                 }
                 tx.commit().await?;
                 Ok(value)
             }
         }
     };
+}
+
+/// Marks `key` done with the response to replay.
+async fn store_response<'e, E>(executor: E, key: &KeyRef, response: &StoredResponse) -> Result<(), ApiError>
+where
+    E: sqlx::Executor<'e>,
+    Uuid: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
+    String: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
+    Option<String>: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
+    i64: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
+    Vec<u8>: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
+    <E::Database as sqlx::Database>::Arguments: sqlx::IntoArguments<E::Database>,
+{
+    sqlx::query(AssertSqlSafe(format!(
+        "UPDATE {} SET status = 'done', response_status = $4, response_headers = $5, \
+         response_body = $6 WHERE game_id = $1 AND seat = $2 AND key = $3",
+        key.table()
+    )))
+    .bind(key.game)
+    .bind(key.seat)
+    .bind(key.key.clone())
+    .bind(i64::from(response.status))
+    .bind(response.etag.clone())
+    .bind(response.body.clone())
+    .execute(executor)
+    .await?;
+    Ok(())
 }
 
 fn game_row<R: Row>(r: &R) -> Result<GameRow, ApiError>
@@ -539,8 +578,12 @@ impl Store for Database {
     async fn jwt_secret(&self, generated: String) -> Result<String, ApiError> {
         dispatch!(self, s => s.jwt_secret(generated).await)
     }
-    async fn create_game(&self, new: &NewGame) -> Result<(), ApiError> {
-        dispatch!(self, s => s.create_game(new).await)
+    async fn create_game(
+        &self,
+        new: &NewGame,
+        key: Option<(&KeyRef, &StoredResponse)>,
+    ) -> Result<(), ApiError> {
+        dispatch!(self, s => s.create_game(new, key).await)
     }
     async fn game(&self, id: Uuid) -> Result<Option<GameRow>, ApiError> {
         dispatch!(self, s => s.game(id).await)

@@ -22,7 +22,8 @@ use crate::play::{SeatKind, SeatRecord, StoredGame, etag, new_game_id, random_se
 use crate::routes::rules::{DesignationRequest, MeldRequest};
 use crate::startup::{AppState, hex};
 use crate::store::{
-    GameRow, GameUpdate, KeyClaim, KeyRef, NewEvent, NewGame, Outcome, SeatRow, Store, StoredResponse,
+    GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope, NewEvent, NewGame, Outcome, SeatRow, Store,
+    StoredResponse,
 };
 use crate::view::GameView;
 
@@ -176,6 +177,7 @@ fn token_claims_seat(state: &AppState, req: &HttpRequest, id: Uuid) -> Result<u8
 /// Creates a game.
 #[utoipa::path(
     post, path = "/v1/games", tag = "games",
+    params(("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and body returns the first response (the same game and tokens) and creates no second game; keys of creations are global.")),
     request_body(content = CreateGameRequest, examples(
         ("two players and an open seat" = (value = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}, {"open": true}]}))),
         ("against two bots" = (value = json!({"variant": "contract_7", "seats": [{"name": "Ann"}, {"bot": true}, {"bot": true}]}))),
@@ -187,6 +189,8 @@ fn token_claims_seat(state: &AppState, req: &HttpRequest, id: Uuid) -> Result<u8
         (status = 400, description = "Malformed body, unknown variant, bad options, wrong player count (`player_count`), \
             a seat that is not a name, open or bot (`invalid_seat`), or test-mode fields outside test mode (`test_mode_only`).",
             body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A request with this Idempotency-Key is still running (`request_in_progress`).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The Idempotency-Key was used with another body (`idempotency_key_reused`).", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit.", body = Problem, content_type = "application/problem+json")
     )
 )]
@@ -194,9 +198,40 @@ fn token_claims_seat(state: &AppState, req: &HttpRequest, id: Uuid) -> Result<u8
 #[tracing::instrument(skip_all)]
 pub async fn create_game(
     state: web::Data<AppState>,
+    request: HttpRequest,
     body: JsonBody<CreateGameRequest, CREATE_LIMIT>,
 ) -> Result<HttpResponse, ApiError> {
-    let req = body.value;
+    // No game or seat yet: a creation key is global.
+    let key = idempotency_key(&request, KeyScope::Creation, Uuid::nil(), -1, &body.raw)?;
+    if let Some(replay) = claim(&state, key.as_ref()).await? {
+        return Ok(created(replay));
+    }
+    let result = new_game(&state, body.value, key.as_ref()).await;
+    if let Err(e) = &result {
+        settle_failure(&state, key.as_ref(), e).await?;
+    }
+    Ok(created(result?))
+}
+
+/// A created game's response with its `Location`, also on a replay.
+fn created(r: StoredResponse) -> HttpResponse {
+    let location = (r.status == 201)
+        .then(|| serde_json::from_slice::<CreateGameResponse>(&r.body).ok())
+        .flatten()
+        .map(|c| format!("/v1/games/{}", c.id));
+    let mut res = stored_response(r.status, r.body, r.etag);
+    if let Some(value) = location.and_then(|l| header::HeaderValue::from_str(&l).ok()) {
+        res.headers_mut().insert(header::LOCATION, value);
+    }
+    res
+}
+
+/// Builds and stores a new game (with the response of its idempotency key, if any).
+async fn new_game(
+    state: &AppState,
+    req: CreateGameRequest,
+    key: Option<&KeyRef>,
+) -> Result<StoredResponse, ApiError> {
     if !state.test_mode && (req.seed.is_some() || req.first_dealer.is_some() || req.stacked_decks.is_some()) {
         return Err(ApiError::bad_request(
             "test_mode_only",
@@ -265,20 +300,22 @@ pub async fn create_game(
         seats: seat_rows(&stored),
         events: engine_events(&started.events)?,
     };
-    state.db.create_game(&new).await?;
-    state.metrics.game_created();
-    tracing::info!(game = %id, variant = %new.game.variant, "game created");
-    Ok(HttpResponse::Created()
-        .insert_header((header::LOCATION, format!("/v1/games/{id}")))
-        .insert_header((header::ETAG, etag(version)))
-        .json(CreateGameResponse {
+    let response = StoredResponse {
+        status: 201,
+        etag: Some(etag(version)),
+        body: serde_json::to_vec(&CreateGameResponse {
             id,
             variant: new.game.variant.clone(),
             status: new.game.status.clone(),
             version,
             seats: created,
             seed_commitment: new.game.seed_commitment.clone(),
-        }))
+        })?,
+    };
+    state.db.create_game(&new, key.map(|k| (k, &response))).await?;
+    state.metrics.game_created();
+    tracing::info!(game = %id, variant = %new.game.variant, "game created");
+    Ok(response)
 }
 
 fn seat_rows(stored: &StoredGame) -> Vec<SeatRow> {
@@ -345,16 +382,18 @@ pub struct JoinResponse {
 #[utoipa::path(
     post, path = "/v1/games/{id}/join", tag = "games",
     params(("id" = Uuid, Path, description = "Game id."),
-        ("If-Match" = Option<String>, Header, description = "Act only if the game is at this version (its ETag).")),
+        ("If-Match" = Option<String>, Header, description = "Act only if the game is at this version (its ETag)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and body returns the first response (the same seat and token) and takes no second seat; keys of joins are per game.")),
     request_body(content = JoinRequest, example = json!({"name": "Cleo"})),
     responses(
         (status = 200, description = "The seat and its token; the game deals when every seat is taken.", body = JoinResponse,
             headers(("ETag" = String, description = "The game's version."))),
         (status = 400, description = "Malformed body or name (`invalid_name`).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game (`game_not_found`).", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Every seat is taken (`no_open_seat`).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Every seat is taken (`no_open_seat`), or a request with this Idempotency-Key is still running (`request_in_progress`).", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "`If-Match` names an old version (`stale_version`).", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "The body is larger than the limit.", body = Problem, content_type = "application/problem+json")
+        (status = 413, description = "The body is larger than the limit.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The Idempotency-Key was used with another body (`idempotency_key_reused`).", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[post("/v1/games/{id}/join")]
@@ -366,11 +405,32 @@ pub async fn join_game(
     body: JsonBody<JoinRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let name = check_name(body.value.name)?;
-    let if_match = if_match(&req)?;
-    let (seat, status, version) = state
+    // The seat is not known before joining: join keys are per game (seat -1).
+    let key = idempotency_key(&req, KeyScope::Game, id, -1, &body.raw)?;
+    if let Some(r) = claim(&state, key.as_ref()).await? {
+        return Ok(stored_response(r.status, r.body, r.etag));
+    }
+    let result = join(&state, &req, id, body.value, key.as_ref()).await;
+    if let Err(e) = &result {
+        settle_failure(&state, key.as_ref(), e).await?;
+    }
+    let r = result?;
+    Ok(stored_response(r.status, r.body, r.etag))
+}
+
+/// Takes the first open seat in one transaction, with the response of its idempotency key.
+async fn join(
+    state: &AppState,
+    req: &HttpRequest,
+    id: Uuid,
+    body: JoinRequest,
+    key: Option<&KeyRef>,
+) -> Result<StoredResponse, ApiError> {
+    let name = check_name(body.name)?;
+    let if_match = if_match(req)?;
+    state
         .db
-        .transact(id, None, |row| {
+        .transact(id, key, |row| {
             check_version(if_match.as_deref(), row.version)?;
             let mut stored = StoredGame::from_json(&row.state)?;
             let seat = stored.join(name.clone())?;
@@ -383,33 +443,34 @@ pub async fn join_game(
             // The join, then every bot action the deal set off.
             let version = row.version + 1 + started.actions;
             let status = stored.status().to_owned();
+            let response = StoredResponse {
+                status: 200,
+                etag: Some(etag(version)),
+                body: serde_json::to_vec(&JoinResponse {
+                    id,
+                    seat,
+                    name: name.clone(),
+                    token: state.keys.issue(id, seat)?,
+                    status: status.clone(),
+                    version,
+                })?,
+            };
             Ok(Outcome {
                 update: Some(GameUpdate {
                     version,
-                    status: status.clone(),
+                    status,
                     state: stored.to_json()?,
                     seats: seat_rows(&stored)
                         .into_iter()
                         .filter(|s| s.seat == i64::from(seat))
                         .collect(),
                     events,
-                    response: None,
+                    response: key.is_some().then(|| response.clone()),
                 }),
-                value: (seat, status, version),
+                value: response,
             })
         })
-        .await?;
-    let token = state.keys.issue(id, seat)?;
-    Ok(HttpResponse::Ok()
-        .insert_header((header::ETAG, etag(version)))
-        .json(JoinResponse {
-            id,
-            seat,
-            name,
-            token,
-            status,
-            version,
-        }))
+        .await
 }
 
 /// The game as the token's seat may see it.
@@ -500,8 +561,15 @@ fn check_version(if_match: Option<&str>, version: i64) -> Result<(), ApiError> {
     }
 }
 
-/// The request's idempotency key, bound to the game, the seat and a hash of the request.
-fn idempotency_key(req: &HttpRequest, game: Uuid, seat: u8, body: &[u8]) -> Result<Option<KeyRef>, ApiError> {
+/// The request's idempotency key, bound to its scope (the game and seat, or none for a new
+/// game) and a hash of the request.
+fn idempotency_key(
+    req: &HttpRequest,
+    scope: KeyScope,
+    game: Uuid,
+    seat: i64,
+    body: &[u8],
+) -> Result<Option<KeyRef>, ApiError> {
     let Some(value) = req.headers().get("idempotency-key") else {
         return Ok(None);
     };
@@ -523,11 +591,52 @@ fn idempotency_key(req: &HttpRequest, game: Uuid, seat: u8, body: &[u8]) -> Resu
     hasher.update(b"\n");
     hasher.update(body);
     Ok(Some(KeyRef {
+        scope,
         game,
-        seat: i64::from(seat),
+        seat,
         key: key.to_owned(),
         request_hash: hex(&hasher.finalize()),
     }))
+}
+
+/// Claims `key` for a request: `None` to go on and act, `Some` to answer at once with the
+/// first response (a retry); a 409 while the first still runs, a 422 for another body.
+async fn claim(state: &AppState, key: Option<&KeyRef>) -> Result<Option<StoredResponse>, ApiError> {
+    let Some(k) = key else { return Ok(None) };
+    match state.db.claim_key(k).await? {
+        KeyClaim::Fresh => Ok(None),
+        KeyClaim::Replay(r) => Ok(Some(r)),
+        KeyClaim::Running => Err(ApiError::conflict(
+            "request_in_progress",
+            "a request with this Idempotency-Key is still running: retry later",
+        )),
+        KeyClaim::Mismatch => Err(ApiError::unprocessable(
+            "idempotency_key_reused",
+            "this Idempotency-Key was used with another request",
+        )),
+    }
+}
+
+/// After a keyed request failed: keep its problem as the key's response, or free the key
+/// after an unexpected error (nothing was written) so that a retry runs again.
+async fn settle_failure(state: &AppState, key: Option<&KeyRef>, e: &ApiError) -> Result<(), ApiError> {
+    let Some(k) = key else { return Ok(()) };
+    if matches!(e, ApiError::Unexpected(_)) {
+        return state.db.release_key(k).await;
+    }
+    let body = serde_json::to_vec(&e.problem())?;
+    let status = actix_web::ResponseError::status_code(e).as_u16();
+    state
+        .db
+        .finish_key(
+            k,
+            &StoredResponse {
+                status,
+                etag: None,
+                body,
+            },
+        )
+        .await
 }
 
 /// One move: token, idempotency key, one transaction, the seat's new view.
@@ -542,24 +651,9 @@ async fn perform(
     let seat = token_claims_seat(state, req, id)?;
     tracing::Span::current().record("seat", seat);
     let if_match = if_match(req)?;
-    let key = idempotency_key(req, id, seat, raw)?;
-    if let Some(k) = &key {
-        match state.db.claim_key(k).await? {
-            KeyClaim::Fresh => {}
-            KeyClaim::Replay(r) => return Ok(stored_response(r.status, r.body, r.etag)),
-            KeyClaim::Running => {
-                return Err(ApiError::conflict(
-                    "request_in_progress",
-                    "a request with this Idempotency-Key is still running: retry later",
-                ));
-            }
-            KeyClaim::Mismatch => {
-                return Err(ApiError::unprocessable(
-                    "idempotency_key_reused",
-                    "this Idempotency-Key was used with another request",
-                ));
-            }
-        }
+    let key = idempotency_key(req, KeyScope::Game, id, i64::from(seat), raw)?;
+    if let Some(r) = claim(state, key.as_ref()).await? {
+        return Ok(stored_response(r.status, r.body, r.etag));
     }
     let keep = key.is_some();
     let result = state
@@ -602,26 +696,7 @@ async fn perform(
         Err(e) => {
             state.metrics.action(false);
             tracing::info!(code = e.code(), "move refused");
-            if let Some(k) = &key {
-                if matches!(e, ApiError::Unexpected(_)) {
-                    // Let a retry run again: nothing was written.
-                    state.db.release_key(k).await?;
-                } else {
-                    let body = serde_json::to_vec(&e.problem())?;
-                    let status = actix_web::ResponseError::status_code(&e).as_u16();
-                    state
-                        .db
-                        .finish_key(
-                            k,
-                            &StoredResponse {
-                                status,
-                                etag: None,
-                                body,
-                            },
-                        )
-                        .await?;
-                }
-            }
+            settle_failure(state, key.as_ref(), &e).await?;
             Err(e)
         }
     }

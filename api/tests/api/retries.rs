@@ -357,3 +357,107 @@ on_every_backend!(
     a_running_key_answers_409_until_it_is_stale_on_every_backend,
     a_running_key_answers_409_until_it_is_stale
 );
+
+/// API.md: a retried `POST /v1/games` with the same `Idempotency-Key` and body returns the
+/// first response and creates no second game; another body with that key is a 422.
+async fn idempotent_create(app: &TestApp) {
+    let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}, {"open": true}]});
+    let key = [("idempotency-key", "create-1")];
+    let bytes = serde_json::to_vec(&body).expect("JSON");
+    let first = app.send("POST", "/v1/games", Some(&bytes), &key).await;
+    assert_eq!(
+        first.status.as_u16(),
+        201,
+        "{}",
+        String::from_utf8_lossy(&first.body)
+    );
+    let again = app.send("POST", "/v1/games", Some(&bytes), &key).await;
+    assert_eq!(again.status, first.status, "a retry gets the first status");
+    assert_eq!(again.body, first.body, "the same game and tokens, byte for byte");
+    assert_eq!(again.header("etag"), first.header("etag"), "and its ETag");
+    assert_eq!(
+        again.header("location"),
+        first.header("location"),
+        "and its Location"
+    );
+    // Racing copies of one keyed create: one game, the others get its response or a 409.
+    let key2 = [("idempotency-key", "create-2")];
+    let replies = join_all((0..8).map(|_| app.send("POST", "/v1/games", Some(&bytes), &key2))).await;
+    let mut ids: Vec<String> = replies
+        .iter()
+        .filter(|r| r.status.as_u16() == 201)
+        .map(|r| r.json()["id"].as_str().expect("id").to_owned())
+        .collect();
+    assert!(
+        replies.iter().all(|r| matches!(r.status.as_u16(), 201 | 409)),
+        "each copy gets the first response or request_in_progress"
+    );
+    ids.dedup();
+    assert_eq!(ids.len(), 1, "one key, one game: {ids:?}");
+    let other = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}]});
+    app.send(
+        "POST",
+        "/v1/games",
+        Some(&serde_json::to_vec(&other).expect("JSON")),
+        &key,
+    )
+    .await
+    .assert_problem(422, "idempotency_key_reused", "the same key with another body");
+    let fresh = app
+        .send(
+            "POST",
+            "/v1/games",
+            Some(&bytes),
+            &[("idempotency-key", "create-3")],
+        )
+        .await;
+    assert_ne!(
+        fresh.json()["id"],
+        first.json()["id"],
+        "another key creates another game"
+    );
+}
+on_every_backend!(idempotent_create_on_every_backend, idempotent_create);
+
+/// API.md: a retried join with the same key and body returns the same seat and token and takes
+/// no second seat; another body with that key is a 422. Keys are per game.
+async fn idempotent_join(app: &TestApp) {
+    let created = app
+        .post(
+            "/v1/games",
+            &json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"open": true}, {"open": true}]}),
+        )
+        .await
+        .json();
+    let id = created["id"].as_str().expect("id");
+    let path = format!("/v1/games/{id}/join");
+    let key = [("idempotency-key", "join-1")];
+    let cleo = serde_json::to_vec(&json!({"name": "Cleo"})).expect("JSON");
+    let first = app.send("POST", &path, Some(&cleo), &key).await;
+    assert_eq!(
+        first.status.as_u16(),
+        200,
+        "{}",
+        String::from_utf8_lossy(&first.body)
+    );
+    assert_eq!(first.json()["seat"], 1, "the first open seat");
+    let again = app.send("POST", &path, Some(&cleo), &key).await;
+    assert_eq!(again.status, first.status, "a retry gets the first status");
+    assert_eq!(again.body, first.body, "the same seat and token, byte for byte");
+    assert_eq!(again.header("etag"), first.header("etag"), "and its ETag");
+    let dan = serde_json::to_vec(&json!({"name": "Dan"})).expect("JSON");
+    app.send("POST", &path, Some(&dan), &key).await.assert_problem(
+        422,
+        "idempotency_key_reused",
+        "the same key with another body",
+    );
+    let next = app.send("POST", &path, Some(&dan), &[]).await;
+    assert_eq!(
+        next.json()["seat"],
+        2,
+        "the retry took no second seat: seat 2 is still open: {}",
+        String::from_utf8_lossy(&next.body)
+    );
+    assert_eq!(next.json()["status"], "playing", "the last seat deals");
+}
+on_every_backend!(idempotent_join_on_every_backend, idempotent_join);

@@ -1,0 +1,16 @@
+-- Idempotency keys of `POST /v1/games`. There is no game or seat yet, so a key is global:
+-- `game_id` is always the nil UUID and `seat` -1, which lets the same SQL serve both tables.
+
+CREATE TABLE creation_keys (
+    game_id BLOB NOT NULL,
+    seat INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    -- 'running' until the first request's response is stored, then 'done'.
+    status TEXT NOT NULL,
+    response_status INTEGER,
+    response_headers TEXT,
+    response_body BLOB,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seat, key)
+);
