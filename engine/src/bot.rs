@@ -100,12 +100,8 @@ fn play_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
         }
     }
     if !game.must_play().is_empty() {
-        // may_i: undo only the swaps whose wild fits nowhere, keeping the rest of the turn.
-        for p in game.turn_plays(seat).iter().rev() {
-            if p.can_take_back && matches!(p.action, Action::Swap { .. }) {
-                out.push(Action::TakeBackPlay { play: p.play });
-            }
-        }
+        // may_i: the whole turn comes back (the service's take_back endpoint takes no play
+        // yet; random players in the simulations take plays back one by one).
         out.push(Action::TakeBack);
         return out;
     }

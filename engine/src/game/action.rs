@@ -17,8 +17,17 @@ pub enum DrawSource {
 }
 
 /// Everything a seat can do: the one closed set of moves (RULES.md §1 "Turn" and each variant).
+///
+/// In JSON, `{"type": "take_back"}` is [`Action::TakeBack`] and `{"type": "take_back", "play":
+/// 2}` is [`Action::TakeBackPlay`]: the optional `play` came later, and clients that never send
+/// it keep taking back the whole turn.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    deny_unknown_fields,
+    from = "wire::Action"
+)]
 pub enum Action {
     /// Draw one card (`push`: from the stock with a discard on the pile, the push draw).
     Draw {
@@ -75,6 +84,7 @@ pub enum Action {
     /// made. Going down comes back whole, with every play made after it this turn (they all
     /// needed it). Any other play is refused (`take_back_blocked`) while a later play of the
     /// turn depends on it: take that one back first.
+    #[serde(rename = "take_back")]
     TakeBackPlay {
         /// Which play of this turn.
         play: u32,
@@ -99,9 +109,96 @@ impl Action {
             Action::Swap { .. } => "swap",
             Action::MoveJoker { .. } => "move_joker",
             Action::TakeBack => "take_back",
-            Action::TakeBackPlay { .. } => "take_back_play",
+            Action::TakeBackPlay { .. } => "take_back",
             Action::Discard { .. } => "discard",
             Action::Leave => "leave",
+        }
+    }
+}
+
+/// The JSON form of [`Action`] as it is read: the same as it is written, except that
+/// `take_back` carries an optional `play`.
+mod wire {
+    use serde::Deserialize;
+
+    use crate::card::Card;
+    use crate::reading::{Designation, ProposedMeld, RunEnd};
+
+    use super::DrawSource;
+
+    #[derive(Deserialize)]
+    #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+    pub(super) enum Action {
+        Draw {
+            source: DrawSource,
+        },
+        Claim,
+        Meld {
+            melds: Vec<ProposedMeld>,
+        },
+        #[serde(rename = "layoff")]
+        LayOff {
+            meld_id: u32,
+            cards: Vec<Card>,
+            #[serde(default)]
+            wilds: Vec<Designation>,
+        },
+        Swap {
+            meld_id: u32,
+            card: Card,
+            #[serde(default)]
+            end: Option<RunEnd>,
+        },
+        MoveJoker {
+            from_meld: u32,
+            end: RunEnd,
+            to_meld: u32,
+            #[serde(default)]
+            to_end: Option<RunEnd>,
+        },
+        TakeBack {
+            #[serde(default)]
+            play: Option<u32>,
+        },
+        Discard {
+            card: Card,
+        },
+        Leave,
+    }
+
+    impl From<Action> for super::Action {
+        fn from(a: Action) -> Self {
+            use super::Action as A;
+            match a {
+                Action::Draw { source } => A::Draw { source },
+                Action::Claim => A::Claim,
+                Action::Meld { melds } => A::Meld { melds },
+                Action::LayOff {
+                    meld_id,
+                    cards,
+                    wilds,
+                } => A::LayOff {
+                    meld_id,
+                    cards,
+                    wilds,
+                },
+                Action::Swap { meld_id, card, end } => A::Swap { meld_id, card, end },
+                Action::MoveJoker {
+                    from_meld,
+                    end,
+                    to_meld,
+                    to_end,
+                } => A::MoveJoker {
+                    from_meld,
+                    end,
+                    to_meld,
+                    to_end,
+                },
+                Action::TakeBack { play: None } => A::TakeBack,
+                Action::TakeBack { play: Some(play) } => A::TakeBackPlay { play },
+                Action::Discard { card } => A::Discard { card },
+                Action::Leave => A::Leave,
+            }
         }
     }
 }

@@ -271,7 +271,10 @@ impl Game {
 
     /// What `seat` may do now. Draw, claim, discard, take back and leave are exact: each one
     /// listed is accepted as it stands. Meld, lay off, swap and joker moves say that the
-    /// phase allows them; the cards decide.
+    /// phase allows them; the cards decide. `leave` is always listed for a seat still in a
+    /// game being played, so no seat is ever without a legal action (a player holding a freed
+    /// wild may not discard, RULES.md §2 and §5, but may still leave). The plays of this turn
+    /// that `take_back` with a `play` accepts are listed in the view's `you.plays`.
     pub fn legal_actions(&self, seat: Seat) -> Vec<LegalAction> {
         let mut out = Vec::new();
         if self.status != Status::Playing || !self.is_active(seat) {

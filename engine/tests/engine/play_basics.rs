@@ -201,6 +201,7 @@ fn api_1_actions_and_views_have_the_api_json_shape() {
             "move_joker",
         ),
         (r#"{"type":"take_back"}"#, "take_back"),
+        (r#"{"type":"take_back","play":1}"#, "take_back"),
         (r#"{"type":"discard","card":"10d"}"#, "discard"),
         (r#"{"type":"leave"}"#, "leave"),
     ];
@@ -214,6 +215,21 @@ fn api_1_actions_and_views_have_the_api_json_shape() {
     assert!(
         serde_json::from_str::<Action>(r#"{"type":"draw","source":"stock","extra":1}"#).is_err(),
         "unknown fields are refused"
+    );
+    assert_eq!(
+        serde_json::from_str::<Action>(r#"{"type":"take_back"}"#).expect("json"),
+        Action::TakeBack,
+        "§2 taking back without a play: the whole turn, as before"
+    );
+    assert_eq!(
+        serde_json::from_str::<Action>(r#"{"type":"take_back","play":2}"#).expect("json"),
+        Action::TakeBackPlay { play: 2 },
+        "§2 taking back one play: take_back with a play"
+    );
+    assert!(
+        serde_json::from_str::<Action>(r#"{"type":"take_back","play":-1}"#).is_err()
+            && serde_json::from_str::<Action>(r#"{"type":"swap","meld_id":1,"card":"7H","x":1}"#).is_err(),
+        "bad play numbers and unknown fields are refused"
     );
     assert!(
         serde_json::from_str::<Action>(r#"{"type":"fly"}"#).is_err(),
