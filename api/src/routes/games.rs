@@ -1161,7 +1161,13 @@ pub async fn get_hints(
             None,
         )
     };
-    let layoffs = if game.is_down(Seat(seat)) {
+    // contract_7 (RULES.md §3): a player may not meld or lay off their last card; a lay-off
+    // hint is one card, so none is legal with one card in hand.
+    let keeps_last_card = rules.variant() == Variant::Contract7;
+    let contract = contract.filter(|melds: &Vec<ReadingView>| {
+        !keeps_last_card || melds.iter().map(|m| m.cards.len()).sum::<usize>() < hand.len()
+    });
+    let layoffs = if game.is_down(Seat(seat)) && !(keeps_last_card && hand.len() <= 1) {
         let table: Vec<engine::Reading> = game.table().iter().map(|m| m.reading.clone()).collect();
         engine::find_layoffs(rules, hand, &table)
             .iter()

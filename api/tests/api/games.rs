@@ -284,3 +284,75 @@ on_every_backend!(
     version_counts_bot_actions_on_every_backend,
     version_counts_bot_actions
 );
+
+/// RULES.md §3 (`contract_7`): a player may not lay off their last card, so `/hints` offers no
+/// lay-off of it; with a card to spare the same lay-off is offered.
+async fn hints_keep_the_last_card_in_contract_7(app: &TestApp) {
+    let wanted = ["7H", "7S", "7D", "QC", "QD", "QH", "7C"];
+    let (seat, deck) = crate::meld_problems::deck_with(Variant::Contract7, 2, &wanted);
+    let deck: Vec<String> = deck.iter().map(ToString::to_string).collect();
+    let table = create(app, "contract_7", 2, 1, json!({"stacked_decks": [deck]})).await;
+    let token = &table.tokens[usize::from(seat.0)];
+    let game = format!("/v1/games/{}", table.id);
+    let drawn = app
+        .post_as(&format!("{game}/draw"), token, &json!({"source": "stock"}), &[])
+        .await;
+    assert_eq!(
+        drawn.status.as_u16(),
+        200,
+        "{}",
+        String::from_utf8_lossy(&drawn.body)
+    );
+    let down = app
+        .post_as(
+            &format!("{game}/melds"),
+            token,
+            &json!({"melds": [{"cards": ["7H", "7S", "7D"]}, {"cards": ["QC", "QD", "QH"]}]}),
+            &[],
+        )
+        .await;
+    assert_eq!(
+        down.status.as_u16(),
+        200,
+        "{}",
+        String::from_utf8_lossy(&down.body)
+    );
+    let hand: Vec<String> = down.json()["you"]["hand"]
+        .as_array()
+        .expect("a hand")
+        .iter()
+        .map(|c| c.as_str().expect("a card").to_owned())
+        .collect();
+    assert_eq!(hand.len(), 2, "7C and the drawn card: {hand:?}");
+    let offers_7c = |hints: &Value| {
+        hints["layoffs"]
+            .as_array()
+            .expect("layoffs")
+            .iter()
+            .any(|l| l["card"] == "7C")
+    };
+    let hints = app.get_as(&format!("{game}/hints"), token).await.json();
+    assert!(
+        offers_7c(&hints),
+        "with two cards, 7C may go on the sevens: {hints}"
+    );
+    let spare = if hand[0] == "7C" { &hand[1] } else { &hand[0] };
+    let discarded = app
+        .post_as(&format!("{game}/discard"), token, &json!({"card": spare}), &[])
+        .await;
+    assert_eq!(
+        discarded.status.as_u16(),
+        200,
+        "{}",
+        String::from_utf8_lossy(&discarded.body)
+    );
+    let hints = app.get_as(&format!("{game}/hints"), token).await.json();
+    assert!(
+        !offers_7c(&hints),
+        "§3: the last card may not be laid off, so it is not suggested: {hints}"
+    );
+}
+on_every_backend!(
+    hints_keep_the_last_card_in_contract_7_on_every_backend,
+    hints_keep_the_last_card_in_contract_7
+);

@@ -15,7 +15,7 @@ fn card(s: &str) -> Card {
 /// A deal-1 deck of `variant` for `players` (seat 0 dealing) in which the seat in turn holds
 /// `wanted`: start from the sorted pack and swap card names throughout the pack (each name
 /// appears as often as any other, so the result is still a permutation of the pack).
-fn deck_with(variant: Variant, players: usize, wanted: &[&str]) -> (Seat, Vec<Card>) {
+pub fn deck_with(variant: Variant, players: usize, wanted: &[&str]) -> (Seat, Vec<Card>) {
     let ruleset = Ruleset::default_for(variant);
     let mut deck = ruleset.pack(players);
     let config = GameConfig {
