@@ -28,6 +28,21 @@ pub struct YouDto {
     pub hand: Vec<String>,
     /// Cards that must go to the table before the turn ends (a freed wild).
     pub must_play: Vec<String>,
+    /// `may_i`, in turn: this turn's table plays, each of which may be taken back on its own
+    /// with `POST /v1/games/{id}/take_back` `{"play": n}`.
+    pub plays: Vec<TurnPlayDto>,
+}
+
+/// A table play made this turn (`may_i` taking back).
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct TurnPlayDto {
+    /// Its index among this turn's plays: the `play` to send to `take_back`.
+    pub play: u32,
+    /// The play as it was made (an action: `type` `meld`, `layoff` or `swap` and its fields).
+    #[schema(value_type = Object, example = json!({"type": "layoff", "meld_id": 1, "cards": ["3H"]}))]
+    pub action: serde_json::Value,
+    /// Whether taking it back alone is accepted now (not while a later play depends on it).
+    pub can_take_back: bool,
 }
 
 /// One seat as everyone sees it.
@@ -276,6 +291,7 @@ impl GameView {
                     seat,
                     hand: Vec::new(),
                     must_play: Vec::new(),
+                    plays: Vec::new(),
                 },
                 players: (0..stored.seats.len())
                     .map(|i| {
@@ -335,11 +351,21 @@ impl GameView {
                     seat,
                     hand: Vec::new(),
                     must_play: Vec::new(),
+                    plays: Vec::new(),
                 },
                 |y| YouDto {
                     seat: y.seat.0,
                     hand: cards(&y.hand),
                     must_play: cards(&y.must_play),
+                    plays: y
+                        .plays
+                        .iter()
+                        .map(|p| TurnPlayDto {
+                            play: p.play,
+                            action: serde_json::to_value(&p.action).unwrap_or_default(),
+                            can_take_back: p.can_take_back,
+                        })
+                        .collect(),
                 },
             ),
             players: v

@@ -717,6 +717,17 @@ pub struct DrawRequest {
 #[serde(deny_unknown_fields)]
 pub struct EmptyRequest {}
 
+/// `POST /v1/games/{id}/take_back` request: no `play` takes back the whole turn's table plays.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"play": 1}))]
+pub struct TakeBackRequest {
+    /// Take back only this play of the turn (its `play` in `you.plays`); going down comes back
+    /// whole, with every later play that needed it.
+    #[serde(default)]
+    pub play: Option<u32>,
+}
+
 /// `POST /v1/games/{id}/melds` request.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -885,9 +896,9 @@ move_endpoint!(
     |b| Action::try_from(b)
 );
 move_endpoint!(
-    /// `may_i`: takes back this turn's plays to the table.
-    take_back_plays, "/v1/games/{id}/take_back", EmptyRequest, json!({}),
-    |_b| Ok(Action::TakeBack)
+    /// `may_i`: takes back this turn's plays to the table, or one of them (`{"play": n}`).
+    take_back_plays, "/v1/games/{id}/take_back", TakeBackRequest, json!({"play": 1}),
+    |b| Ok(b.play.map_or(Action::TakeBack, |play| Action::TakeBackPlay { play }))
 );
 move_endpoint!(
     /// Discards a card, ending the turn.

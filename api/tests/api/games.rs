@@ -356,3 +356,82 @@ on_every_backend!(
     hints_keep_the_last_card_in_contract_7_on_every_backend,
     hints_keep_the_last_card_in_contract_7
 );
+
+/// RULES.md §2 (`may_i`): before discarding, a player may take back one play of this turn
+/// (`{"play": n}`) and keep the rest, going down included; `you.plays` lists the plays.
+async fn taking_back_one_play(app: &TestApp) {
+    let wanted = ["3C", "3D", "3S", "4C", "4D", "4S", "3H", "4H"];
+    let (seat, deck) = crate::meld_problems::deck_with(Variant::MayI, 2, &wanted);
+    let deck: Vec<String> = deck.iter().map(ToString::to_string).collect();
+    let table = create(app, "may_i", 2, 1, json!({"stacked_decks": [deck]})).await;
+    let token = &table.tokens[usize::from(seat.0)];
+    let game = format!("/v1/games/{}", table.id);
+    let act = |path: &'static str, body: Value| {
+        let url = format!("{game}/{path}");
+        async move { app.post_as(&url, token, &body, &[]).await }
+    };
+    let ok = |reply: &Reply, step: &str| {
+        assert_eq!(
+            reply.status.as_u16(),
+            200,
+            "{step}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        reply.json()
+    };
+    ok(&act("draw", json!({"source": "stock"})).await, "draw");
+    let down = ok(
+        &act(
+            "melds",
+            json!({"melds": [{"cards": ["3C", "3D", "3S"]}, {"cards": ["4C", "4D", "4S"]}]}),
+        )
+        .await,
+        "going down",
+    );
+    let threes = down["table"][0]["id"].as_u64().expect("a meld id");
+    let fours = down["table"][1]["id"].as_u64().expect("a meld id");
+    ok(
+        &act("layoffs", json!({"meld_id": threes, "cards": ["3H"]})).await,
+        "3H",
+    );
+    let before = ok(
+        &act("layoffs", json!({"meld_id": fours, "cards": ["4H"]})).await,
+        "4H",
+    );
+    let plays = before["you"]["plays"].as_array().expect("plays");
+    assert_eq!(plays.len(), 3, "going down and two lay-offs: {plays:?}");
+    assert_eq!(
+        plays[1]["action"]["cards"],
+        json!(["3H"]),
+        "play 1 is the 3H lay-off"
+    );
+    assert_eq!(plays[1]["can_take_back"], json!(true));
+
+    let after = ok(&act("take_back", json!({"play": 1})).await, "taking back the 3H");
+    let hand = after["you"]["hand"].as_array().expect("hand");
+    assert!(hand.contains(&json!("3H")), "the 3H is back in hand: {hand:?}");
+    assert!(
+        !hand.contains(&json!("4H")),
+        "the 4H stays on the table: {hand:?}"
+    );
+    let me = &after["players"][usize::from(seat.0)];
+    assert_eq!(me["down"], json!(true), "going down is kept");
+    assert_eq!(
+        after["table"][0]["cards"].as_array().map(Vec::len),
+        Some(3),
+        "threes as melded"
+    );
+    assert_eq!(
+        after["table"][1]["cards"].as_array().map(Vec::len),
+        Some(4),
+        "fours keep the 4H"
+    );
+
+    act("take_back", json!({"play": 9}))
+        .await
+        .assert_problem(422, "unknown_play", "no such play");
+    act("take_back", json!({"play": "one"}))
+        .await
+        .assert_problem(400, "invalid_body", "play is a number");
+}
+on_every_backend!(taking_back_one_play_on_every_backend, taking_back_one_play);
