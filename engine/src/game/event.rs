@@ -168,7 +168,7 @@ pub enum Event {
         /// Freed wilds that went back from hand to the table.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         to_table: Vec<Card>,
-        /// The play taken back ([`Action::TakeBackPlay`]); absent when every play of the turn
+        /// The play taken back ([`super::Action::TakeBackPlay`]); absent when every play of the turn
         /// was.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         play: Option<u32>,

@@ -107,6 +107,23 @@ pub fn meld_with(rules: &Ruleset, hand: &[Card], wild: Card) -> Option<ProposedM
     None
 }
 
+/// Where the wilds that `after` has and `before` lacks lie in `after`.
+fn new_wilds(rules: &Ruleset, before: &Reading, after: &Reading) -> Vec<Designation> {
+    let mut old = before.slots().to_vec();
+    let mut out = Vec::new();
+    for s in after.slots() {
+        if let Some(k) = old.iter().position(|o| o == s) {
+            old.swap_remove(k);
+        } else if rules.is_wild(s.card) {
+            out.push(Designation {
+                card: s.card,
+                represents: s.represents,
+            });
+        }
+    }
+    out
+}
+
 fn card_at(value: u8, suit: crate::card::Suit) -> Card {
     Card::new(
         crate::card::Rank::from_number(value).unwrap_or(crate::card::Rank::Ace),
@@ -560,11 +577,14 @@ impl Game {
             .lay_off(self.rules(), cards, wilds)
             .into_single()
             .map_err(|e| meld_error(None, e))?;
-        self.note_table_play(seat, || Action::LayOff {
+        // Recorded with every new wild pinned where it lies, so that making it again after an
+        // earlier play is taken back puts it in the same place, or fails.
+        let recorded = Action::LayOff {
             meld_id,
             cards: cards.to_vec(),
-            wilds: wilds.to_vec(),
-        });
+            wilds: new_wilds(self.rules(), &self.table[m].reading, &reading),
+        };
+        self.note_table_play(seat, || recorded);
         self.hands[i] = hand;
         self.played_to_table(cards);
         self.table[m].reading = reading.clone();
