@@ -841,3 +841,32 @@ fn rules_2_taking_back_only_a_swap() {
         "the turn can end"
     );
 }
+
+#[test]
+fn rules_2_taking_back_in_a_game_saved_before_plays_were_recorded() {
+    let rules = may_i();
+    let deck = stacked_deck(&rules, 2, 0, 1, &["", "3C 3D 3S 4C 4D 4S 3H"], "KS", "9C");
+    let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    let (game, _) = play_all(
+        &game,
+        &[
+            (1, draw(DrawSource::Stock)),
+            (1, meld(&["3C 3D 3S", "4C 4D 4S"])),
+            (1, layoff(1, "3H")),
+        ],
+    );
+    let mut saved = serde_json::to_value(&game).expect("json");
+    let turn = saved["turn_state"].as_object_mut().expect("turn state");
+    assert!(turn.remove("plays").is_some(), "plays are saved");
+    let old: engine::Game = serde_json::from_value(saved).expect("an earlier save still loads");
+    assert_eq!(
+        refused(&old, 1, take_back(0)),
+        "unknown_play",
+        "plays not recorded cannot be taken back one by one"
+    );
+    let (old, _) = play_all(&old, &[(1, Action::TakeBack)]);
+    assert!(
+        !old.is_down(Seat(1)) && old.table().is_empty(),
+        "§2 the whole turn still comes back"
+    );
+}
