@@ -34,6 +34,10 @@ pub struct Claims {
     pub game: Uuid,
     /// The seat it acts for.
     pub seat: u8,
+    /// The seat's generation when issued: a seat given up before the start and taken again
+    /// gets a new generation, so the earlier holder's token stops working.
+    #[serde(default)]
+    pub generation: u32,
 }
 
 /// The keys seat tokens are signed and checked with.
@@ -70,7 +74,7 @@ impl Keys {
     ///
     /// # Errors
     /// Only if signing fails, which HS256 does not.
-    pub fn issue(&self, game: Uuid, seat: u8) -> Result<String, ApiError> {
+    pub fn issue(&self, game: Uuid, seat: u8, generation: u32) -> Result<String, ApiError> {
         let iat = jsonwebtoken::get_current_timestamp();
         let claims = Claims {
             iss: ISSUER.into(),
@@ -80,6 +84,7 @@ impl Keys {
             iat,
             game,
             seat,
+            generation,
         };
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .map_err(ApiError::unexpected)
@@ -133,7 +138,7 @@ mod tests {
     fn a_token_round_trips_and_binds_game_and_seat() {
         let keys = Keys::new(b"secret");
         let game = Uuid::new_v4();
-        let token = keys.issue(game, 3).expect("issue");
+        let token = keys.issue(game, 3, 0).expect("issue");
         let claims = keys.verify(&token).expect("valid");
         assert_eq!((claims.game, claims.seat), (game, 3));
         assert!(

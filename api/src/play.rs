@@ -38,6 +38,10 @@ pub struct SeatRecord {
     pub name: Option<String>,
     /// Who sits there.
     pub kind: SeatKind,
+    /// Bumped each time the seat is given up before the start: tokens carry it, so a token
+    /// of an earlier holder no longer opens the seat.
+    #[serde(default)]
+    pub generation: u32,
 }
 
 /// Everything stored about a game, as the `state` JSON of its row.
@@ -132,6 +136,24 @@ impl StoredGame {
         seat.kind = SeatKind::Player;
         seat.name = Some(name);
         u8::try_from(i).map_err(ApiError::unexpected)
+    }
+
+    /// Gives up `seat` before the game starts: it is open again, under a new generation.
+    ///
+    /// # Errors
+    /// 409 `game_started` once the game has been dealt.
+    pub fn vacate(&mut self, seat: u8) -> Result<(), ApiError> {
+        if self.game.is_some() {
+            return Err(ApiError::conflict("game_started", "the game has started"));
+        }
+        let record = self
+            .seats
+            .get_mut(usize::from(seat))
+            .ok_or_else(|| ApiError::Forbidden("no such seat".into()))?;
+        record.kind = SeatKind::Open;
+        record.name = None;
+        record.generation += 1;
+        Ok(())
     }
 
     /// Applies `action` for `seat`, then lets the bots play. Returns every event in order and

@@ -75,7 +75,11 @@ impl TryFrom<SeatSpec> for SeatRecord {
                 ));
             }
         };
-        Ok(SeatRecord { name, kind })
+        Ok(SeatRecord {
+            name,
+            kind,
+            generation: 0,
+        })
     }
 }
 
@@ -170,8 +174,10 @@ fn stored_response(status: u16, body: Vec<u8>, etag: Option<String>) -> HttpResp
     res.body(body)
 }
 
-fn token_claims_seat(state: &AppState, req: &HttpRequest, id: Uuid) -> Result<u8, ApiError> {
-    Ok(state.keys.seat_for(req, id)?.seat)
+/// The token's seat and the seat generation it was issued for.
+fn token_claims_seat(state: &AppState, req: &HttpRequest, id: Uuid) -> Result<(u8, u32), ApiError> {
+    let claims = state.keys.seat_for(req, id)?;
+    Ok((claims.seat, claims.generation))
 }
 
 /// Creates a game.
@@ -277,7 +283,7 @@ async fn new_game(
     for (i, s) in stored.seats.iter().enumerate() {
         let seat = u8::try_from(i).map_err(ApiError::unexpected)?;
         let token = match s.kind {
-            SeatKind::Player => Some(state.keys.issue(id, seat)?),
+            SeatKind::Player => Some(state.keys.issue(id, seat, s.generation)?),
             _ => None,
         };
         created.push(CreatedSeat {
@@ -434,6 +440,7 @@ async fn join(
             check_version(if_match.as_deref(), row.version)?;
             let mut stored = StoredGame::from_json(&row.state)?;
             let seat = stored.join(name.clone())?;
+            let generation = stored.seats.get(usize::from(seat)).map_or(0, |s| s.generation);
             let mut events = vec![NewEvent {
                 seat: Some(i64::from(seat)),
                 body: serde_json::json!({"type": "seat_joined", "seat": seat, "name": name}).to_string(),
@@ -450,7 +457,7 @@ async fn join(
                     id,
                     seat,
                     name: name.clone(),
-                    token: state.keys.issue(id, seat)?,
+                    token: state.keys.issue(id, seat, generation)?,
                     status: status.clone(),
                     version,
                 })?,
@@ -495,10 +502,10 @@ pub async fn get_game(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let seat = token_claims_seat(&state, &req, id)?;
+    let (seat, generation) = token_claims_seat(&state, &req, id)?;
     let row = load(&state, id).await?;
     let stored = StoredGame::from_json(&row.state)?;
-    check_seat(&stored, seat)?;
+    check_seat(&stored, seat, generation)?;
     let tag = etag(row.version);
     let unchanged = req
         .headers()
@@ -523,9 +530,9 @@ async fn load(state: &AppState, id: Uuid) -> Result<GameRow, ApiError> {
         .ok_or_else(|| ApiError::not_found("game_not_found", format!("no game {id}")))
 }
 
-fn check_seat(stored: &StoredGame, seat: u8) -> Result<(), ApiError> {
+fn check_seat(stored: &StoredGame, seat: u8, generation: u32) -> Result<(), ApiError> {
     match stored.seats.get(usize::from(seat)) {
-        Some(s) if s.kind == SeatKind::Player => Ok(()),
+        Some(s) if s.kind == SeatKind::Player && s.generation == generation => Ok(()),
         _ => Err(ApiError::Forbidden(
             "this token's seat is not a player's seat of this game".into(),
         )),
@@ -648,7 +655,7 @@ async fn perform(
     raw: &Bytes,
     action: impl FnOnce(u8) -> Result<Action, ApiError>,
 ) -> Result<HttpResponse, ApiError> {
-    let seat = token_claims_seat(state, req, id)?;
+    let (seat, generation) = token_claims_seat(state, req, id)?;
     tracing::Span::current().record("seat", seat);
     let if_match = if_match(req)?;
     let key = idempotency_key(req, KeyScope::Game, id, i64::from(seat), raw)?;
@@ -661,10 +668,20 @@ async fn perform(
         .transact(id, key.as_ref(), |row| {
             check_version(if_match.as_deref(), row.version)?;
             let mut stored = StoredGame::from_json(&row.state)?;
-            check_seat(&stored, seat)?;
+            check_seat(&stored, seat, generation)?;
             let action = action(seat)?;
             tracing::Span::current().record("action", action.kind());
-            let applied = stored.apply(Seat(seat), action)?;
+            // Leaving before the deal gives the seat up: it opens again for someone else.
+            let leaves_early = stored.game.is_none() && matches!(action, Action::Leave);
+            let applied = if leaves_early {
+                stored.vacate(seat)?;
+                crate::play::Applied {
+                    events: Vec::new(),
+                    actions: 1,
+                }
+            } else {
+                stored.apply(Seat(seat), action)?
+            };
             // One per accepted action: this one and each bot move it set off.
             let version = row.version + applied.actions;
             tracing::Span::current().record("version", version);
@@ -679,8 +696,22 @@ async fn perform(
                     version,
                     status: stored.status().to_owned(),
                     state: stored.to_json()?,
-                    seats: Vec::new(),
-                    events: engine_events(&applied.events)?,
+                    seats: if leaves_early {
+                        seat_rows(&stored)
+                            .into_iter()
+                            .filter(|s| s.seat == i64::from(seat))
+                            .collect()
+                    } else {
+                        Vec::new()
+                    },
+                    events: if leaves_early {
+                        vec![NewEvent {
+                            seat: Some(i64::from(seat)),
+                            body: serde_json::json!({"type": "seat_vacated", "seat": seat}).to_string(),
+                        }]
+                    } else {
+                        engine_events(&applied.events)?
+                    },
                     response: keep.then(|| response.clone()),
                 }),
                 value: response,
@@ -907,6 +938,9 @@ move_endpoint!(
 );
 move_endpoint!(
     /// Leaves the game for good (scored as RULES.md says).
+    ///
+    /// Before the deal it gives the seat up instead: the seat is open again for someone to
+    /// join, and this seat token stops working.
     leave_game, "/v1/games/{id}/leave", EmptyRequest, json!({}),
     |_b| Ok(Action::Leave)
 );
@@ -997,9 +1031,9 @@ pub async fn list_events(
     query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let seat = token_claims_seat(&state, &req, id)?;
+    let (seat, generation) = token_claims_seat(&state, &req, id)?;
     let stored = StoredGame::from_json(&load(&state, id).await?.state)?;
-    check_seat(&stored, seat)?;
+    check_seat(&stored, seat, generation)?;
     let limit = query.limit.unwrap_or(1000).clamp(1, 1000);
     let events = events_for(&state, id, seat, query.after.max(0), limit).await?;
     let last_seq = events.last().map_or(query.after.max(0), |e| e.seq);
@@ -1031,9 +1065,9 @@ pub async fn stream_events(
     query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let seat = token_claims_seat(&state, &req, id)?;
+    let (seat, generation) = token_claims_seat(&state, &req, id)?;
     let stored = StoredGame::from_json(&load(&state, id).await?.state)?;
-    check_seat(&stored, seat)?;
+    check_seat(&stored, seat, generation)?;
     let resume = req
         .headers()
         .get("last-event-id")
@@ -1147,9 +1181,9 @@ pub async fn get_hints(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let seat = token_claims_seat(&state, &req, id)?;
+    let (seat, generation) = token_claims_seat(&state, &req, id)?;
     let stored = StoredGame::from_json(&load(&state, id).await?.state)?;
-    check_seat(&stored, seat)?;
+    check_seat(&stored, seat, generation)?;
     let game = stored
         .game
         .as_ref()

@@ -280,3 +280,59 @@ async fn event_stream_and_hints(app: &TestApp) {
     }
 }
 on_every_backend!(event_stream_and_hints_on_every_backend, event_stream_and_hints);
+
+/// A seated player may give up their seat before the deal: the seat opens again, and their
+/// token no longer opens it, not even once someone else has taken it.
+async fn leaving_before_the_start_reopens_the_seat(app: &TestApp) {
+    let created = app
+        .post(
+            "/v1/games",
+            &json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}, {"open": true}]}),
+        )
+        .await
+        .json();
+    let id = created["id"].as_str().expect("id");
+    let bob = created["seats"][1]["token"].as_str().expect("token");
+    let left = app
+        .post_as(&format!("/v1/games/{id}/leave"), bob, &json!({}), &[])
+        .await;
+    assert_eq!(
+        left.status.as_u16(),
+        200,
+        "{}",
+        String::from_utf8_lossy(&left.body)
+    );
+    app.get_as(&format!("/v1/games/{id}"), bob).await.assert_problem(
+        403,
+        "forbidden",
+        "the seat given up no longer answers to its token",
+    );
+    let cleo = app
+        .post(&format!("/v1/games/{id}/join"), &json!({"name": "Cleo"}))
+        .await
+        .json();
+    assert_eq!(cleo["seat"], 1, "Bob's seat is the first open one again: {cleo}");
+    let cleo_token = cleo["token"].as_str().expect("token");
+    let view = app.get_as(&format!("/v1/games/{id}"), cleo_token).await;
+    assert_eq!(view.status.as_u16(), 200, "the new holder's token works");
+    app.get_as(&format!("/v1/games/{id}"), bob).await.assert_problem(
+        403,
+        "forbidden",
+        "the old token does not open the re-taken seat",
+    );
+    app.post_as(&format!("/v1/games/{id}/leave"), bob, &json!({}), &[])
+        .await
+        .assert_problem(403, "forbidden", "nor may it give it up again");
+    let dan = app
+        .post(&format!("/v1/games/{id}/join"), &json!({"name": "Dan"}))
+        .await
+        .json();
+    assert_eq!(
+        dan["status"], "playing",
+        "the game deals when the seats are full: {dan}"
+    );
+}
+on_every_backend!(
+    leaving_before_the_start_reopens_the_seat_on_every_backend,
+    leaving_before_the_start_reopens_the_seat
+);

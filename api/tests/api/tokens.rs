@@ -21,6 +21,7 @@ fn claims(game: &str, seat: u8, exp_offset: i64) -> Claims {
         iat: now,
         game,
         seat,
+        generation: 0,
     }
 }
 
