@@ -180,6 +180,19 @@ fn token_claims_seat(state: &AppState, req: &HttpRequest, id: Uuid) -> Result<(u
     Ok((claims.seat, claims.generation))
 }
 
+/// What every read of a game starts with: the token's seat, checked against the stored game.
+async fn load_for_seat(
+    state: &AppState,
+    req: &HttpRequest,
+    id: Uuid,
+) -> Result<(GameRow, StoredGame, u8), ApiError> {
+    let (seat, generation) = token_claims_seat(state, req, id)?;
+    let row = load(state, id).await?;
+    let stored = StoredGame::from_json(&row.state)?;
+    check_seat(&stored, seat, generation)?;
+    Ok((row, stored, seat))
+}
+
 /// Creates a game.
 #[utoipa::path(
     post, path = "/v1/games", tag = "games",
@@ -502,10 +515,7 @@ pub async fn get_game(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let (seat, generation) = token_claims_seat(&state, &req, id)?;
-    let row = load(&state, id).await?;
-    let stored = StoredGame::from_json(&row.state)?;
-    check_seat(&stored, seat, generation)?;
+    let (row, stored, seat) = load_for_seat(&state, &req, id).await?;
     let tag = etag(row.version);
     let unchanged = req
         .headers()
@@ -1031,9 +1041,7 @@ pub async fn list_events(
     query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let (seat, generation) = token_claims_seat(&state, &req, id)?;
-    let stored = StoredGame::from_json(&load(&state, id).await?.state)?;
-    check_seat(&stored, seat, generation)?;
+    let (_, _, seat) = load_for_seat(&state, &req, id).await?;
     let limit = query.limit.unwrap_or(1000).clamp(1, 1000);
     let events = events_for(&state, id, seat, query.after.max(0), limit).await?;
     let last_seq = events.last().map_or(query.after.max(0), |e| e.seq);
@@ -1065,9 +1073,7 @@ pub async fn stream_events(
     query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let (seat, generation) = token_claims_seat(&state, &req, id)?;
-    let stored = StoredGame::from_json(&load(&state, id).await?.state)?;
-    check_seat(&stored, seat, generation)?;
+    let (_, _, seat) = load_for_seat(&state, &req, id).await?;
     let resume = req
         .headers()
         .get("last-event-id")
@@ -1181,9 +1187,7 @@ pub async fn get_hints(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let (seat, generation) = token_claims_seat(&state, &req, id)?;
-    let stored = StoredGame::from_json(&load(&state, id).await?.state)?;
-    check_seat(&stored, seat, generation)?;
+    let (_, stored, seat) = load_for_seat(&state, &req, id).await?;
     let game = stored
         .game
         .as_ref()
