@@ -4,9 +4,7 @@
 //! seats it.
 
 use crate::card::Card;
-use crate::game::{
-    Action, DrawSource, Game, LegalAction, Phase, Seat, Status, meld_with, pinned, wild_places,
-};
+use crate::game::{Action, DrawSource, Game, LegalAction, Phase, Seat, Status, meld_with, wild_places};
 use crate::reading::{Designation, Reading, Slot};
 use crate::ruleset::{Ruleset, Variant};
 use crate::search::{find_contract, find_go_out, find_layoffs};
@@ -141,7 +139,7 @@ fn play_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
 
 fn meld_action(rules: &Ruleset, melds: &[Reading]) -> Action {
     Action::Meld {
-        melds: melds.iter().map(|r| pinned(rules, r)).collect(),
+        melds: melds.iter().map(|r| r.pinned(rules)).collect(),
     }
 }
 

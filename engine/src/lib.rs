@@ -64,7 +64,7 @@ pub use contract::{
 pub use game::{
     Action, ActionError, ClaimsView, DealEnd, DiscardView, DrawSource, Event, GAME_FORMAT, Game, GameConfig,
     LaidMeld, LegalAction, MeldView, Phase, PlayerView, Seat, Seed, SetupError, Standing, Status, TableMeld,
-    TurnPlayView, TurnView, View, Viewer, YouView, meld_with, pinned, wild_places,
+    TurnPlayView, TurnView, View, Viewer, YouView, meld_with, wild_places,
 };
 pub use reading::{
     Analysis, Designation, MAX_RUN, MeldError, MeldKind, ProposedMeld, Reading, Reason, ReasonCode, RunEnd,

@@ -230,16 +230,22 @@ impl Reading {
         limit_reason(rules, &piece).is_none().then_some(piece)
     }
 
-    /// The designations that pin every wild-capable card of this meld where it is.
-    fn pins(&self, rules: &Ruleset) -> Vec<Designation> {
-        self.slots
-            .iter()
-            .filter(|s| rules.is_wild(s.card))
-            .map(|s| Designation {
-                card: s.card,
-                represents: s.represents,
-            })
-            .collect()
+    /// This meld as a proposal that pins every wild-capable card where it lies: submitting it
+    /// gives back exactly this reading.
+    pub fn pinned(&self, rules: &Ruleset) -> ProposedMeld {
+        ProposedMeld {
+            cards: self.cards().collect(),
+            kind: Some(self.kind),
+            wilds: self
+                .slots
+                .iter()
+                .filter(|s| rules.is_wild(s.card))
+                .map(|s| Designation {
+                    card: s.card,
+                    represents: s.represents,
+                })
+                .collect(),
+        }
     }
 
     /// Whether every slot of `self` stands, unchanged, in `other`.
@@ -273,11 +279,8 @@ impl Reading {
                 "only wild cards may be laid off on a set of wilds",
             ));
         }
-        let mut proposal = ProposedMeld {
-            cards: self.cards().chain(cards.iter().copied()).collect(),
-            kind: Some(self.kind),
-            wilds: self.pins(rules),
-        };
+        let mut proposal = self.pinned(rules);
+        proposal.cards.extend_from_slice(cards);
         proposal.wilds.extend_from_slice(wilds);
         let mut analysis = analyse(rules, &proposal);
         if analysis.readings.is_empty() {

@@ -16,7 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use action::{Action, ActionError, DrawSource};
 pub use event::{DealEnd, Event, LaidMeld};
-pub use play::{meld_with, pinned, wild_places};
+pub use play::{meld_with, wild_places};
 pub use view::{
     ClaimsView, DiscardView, LegalAction, MeldView, PlayerView, TurnPlayView, TurnView, View, YouView,
 };

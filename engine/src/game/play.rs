@@ -45,24 +45,6 @@ fn meld_error(meld: Option<usize>, e: MeldError) -> ActionError {
     }
 }
 
-/// The designations that pin every wild-capable card of `reading` where it lies: submitting
-/// them with the cards gives back exactly this reading.
-pub fn pinned(rules: &Ruleset, reading: &Reading) -> ProposedMeld {
-    ProposedMeld {
-        cards: reading.cards().collect(),
-        kind: Some(reading.kind()),
-        wilds: reading
-            .slots()
-            .iter()
-            .filter(|s| rules.is_wild(s.card))
-            .map(|s| Designation {
-                card: s.card,
-                represents: s.represents,
-            })
-            .collect(),
-    }
-}
-
 /// The places a wild could be laid off on `reading`: the set's rank (anything on a wild
 /// trio), or either free end of a run.
 pub fn wild_places(reading: &Reading) -> Vec<Stands> {
@@ -100,7 +82,7 @@ pub fn meld_with(rules: &Ruleset, hand: &[Card], wild: Card) -> Option<ProposedM
                 wilds: Vec::new(),
             };
             if let Some(reading) = reading::analyse(rules, &proposed).readings.first() {
-                return Some(pinned(rules, reading));
+                return Some(reading.pinned(rules));
             }
         }
     }

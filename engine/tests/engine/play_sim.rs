@@ -5,7 +5,7 @@
 
 use engine::{
     Action, Card, DrawSource, Game, GameConfig, LegalAction, Phase, Reading, Ruleset, Seat, Seed, Status,
-    Variant, bot, find_contract, find_go_out, find_layoffs, pinned, replay,
+    Variant, bot, find_contract, find_go_out, find_layoffs, replay,
 };
 
 use crate::play_helpers::{TestRng, assert_conserved, concrete_actions, play_checked};
@@ -39,7 +39,7 @@ fn random_action(game: &Game, seat: Seat, rng: &mut TestRng) -> Option<Action> {
         };
         if let Some(melds) = melds {
             let action = Action::Meld {
-                melds: melds.iter().map(|r| pinned(rules, r)).collect(),
+                melds: melds.iter().map(|r| r.pinned(rules)).collect(),
             };
             if game.apply(seat, action.clone()).is_ok() {
                 options.push(action);

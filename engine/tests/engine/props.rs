@@ -2,8 +2,8 @@
 //! the checks (RULES.md §1 "Reading a meld", "Contracts"; §4 going out).
 
 use engine::{
-    Card, Contract, Designation, GO_OUT_PATTERNS, MeldKind, ProposedMeld, Rank, Reading, Ruleset, Suit,
-    Variant, analyse, check_contract, find_contract, find_go_out, find_layoffs,
+    Card, Contract, GO_OUT_PATTERNS, MeldKind, ProposedMeld, Rank, Reading, Ruleset, Suit, Variant, analyse,
+    check_contract, find_contract, find_go_out, find_layoffs,
 };
 use proptest::prelude::*;
 
@@ -103,25 +103,8 @@ fn meldish(rules: &Ruleset, rng: &mut Rng) -> Vec<Card> {
     cards
 }
 
-/// The proposal that pins `r` down: its cards, its kind, and every wild where it lies.
-fn pinned(rules: &Ruleset, r: &Reading) -> ProposedMeld {
-    ProposedMeld {
-        cards: r.cards().collect(),
-        kind: Some(r.kind()),
-        wilds: r
-            .slots()
-            .iter()
-            .filter(|s| rules.is_wild(s.card))
-            .map(|s| Designation {
-                card: s.card,
-                represents: s.represents,
-            })
-            .collect(),
-    }
-}
-
 fn revalidates(rules: &Ruleset, r: &Reading) -> Result<(), TestCaseError> {
-    let again = analyse(rules, &pinned(rules, r));
+    let again = analyse(rules, &r.pinned(rules));
     prop_assert_eq!(
         &again.readings,
         &vec![r.clone()],
