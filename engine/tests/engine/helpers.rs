@@ -84,3 +84,18 @@ pub fn describe(r: &Reading) -> String {
         .collect();
     format!("{head}: {} (n{} w{})", slots.join(" "), r.naturals(), r.wilds())
 }
+
+/// The cards of `melds` are a sub-multiset of `hand`.
+pub fn uses_hand(hand: &[Card], melds: &[Reading]) -> bool {
+    let mut left = hand.to_vec();
+    melds
+        .iter()
+        .flat_map(Reading::cards)
+        .all(|c| match left.iter().position(|h| *h == c) {
+            Some(i) => {
+                left.swap_remove(i);
+                true
+            }
+            None => false,
+        })
+}

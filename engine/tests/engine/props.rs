@@ -1,6 +1,7 @@
 //! Property tests: readings re-validate, order does not matter, and the search agrees with
 //! the checks (RULES.md §1 "Reading a meld", "Contracts"; §4 going out).
 
+use crate::helpers::uses_hand;
 use engine::{
     Card, Contract, GO_OUT_PATTERNS, MeldKind, ProposedMeld, Rank, Reading, Ruleset, Suit, Variant, analyse,
     check_contract, find_contract, find_go_out, find_layoffs,
@@ -153,20 +154,6 @@ fn build_meld(rules: &Ruleset, kind: MeldKind, min_len: usize, rng: &mut Rng) ->
         }
     }
     cards
-}
-
-fn uses_hand(hand: &[Card], melds: &[Reading]) -> bool {
-    let mut left = hand.to_vec();
-    melds
-        .iter()
-        .flat_map(Reading::cards)
-        .all(|c| match left.iter().position(|h| *h == c) {
-            Some(i) => {
-                left.swap_remove(i);
-                true
-            }
-            None => false,
-        })
 }
 
 proptest! {

@@ -7,22 +7,7 @@ use engine::{
 };
 use serde_json::json;
 
-use crate::helpers::{card, cards, describe, reading, rules, rules_with};
-
-/// The cards of `melds` are a sub-multiset of `hand`.
-fn uses_hand(hand: &[Card], melds: &[Reading]) -> bool {
-    let mut left = hand.to_vec();
-    melds
-        .iter()
-        .flat_map(Reading::cards)
-        .all(|c| match left.iter().position(|h| *h == c) {
-            Some(i) => {
-                left.swap_remove(i);
-                true
-            }
-            None => false,
-        })
-}
+use crate::helpers::{card, cards, describe, reading, rules, rules_with, uses_hand};
 
 fn found(rules: &Ruleset, deal: u8, hand: &str, why: &str) -> Vec<Reading> {
     let hand = cards(hand);
