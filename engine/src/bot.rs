@@ -4,10 +4,12 @@
 //! seats it.
 
 use crate::card::Card;
-use crate::game::{Action, DrawSource, Game, LegalAction, Phase, Seat, Status, meld_with, wild_places};
-use crate::reading::{Designation, Reading, Slot};
-use crate::ruleset::{Ruleset, Variant};
-use crate::search::{find_contract, find_go_out, find_layoffs};
+use crate::game::{
+    Action, DrawSource, Game, LayoffHint, LegalAction, Phase, Seat, Status, meld_with, wild_places,
+};
+use crate::reading::{Designation, Reading};
+use crate::ruleset::Ruleset;
+use crate::search::find_layoffs;
 
 /// Claims won in a deal past which the bot stops asking: each costs a penalty card.
 const CLAIM_APPETITE: u32 = 2;
@@ -35,13 +37,15 @@ pub fn choose(game: &Game, seat: Seat) -> Option<Action> {
 
 fn draw_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
     let rules = game.rules();
-    let hand = game.hand(seat);
     let mut out = Vec::new();
-    if legal.contains(&LegalAction::Meld { contract: true })
-        && let Some(go) = find_go_out(rules, hand)
-        && go.discard.is_none()
-    {
-        out.push(meld_action(rules, &go.melds));
+    if legal.contains(&LegalAction::Meld { contract: true }) {
+        // Going out before the draw (`continental`): all fifteen cards, nothing to discard.
+        let hints = game.hints(seat);
+        if hints.discard.is_none()
+            && let Some(meld) = hints.meld(rules)
+        {
+            out.push(meld);
+        }
     }
     let top = game.discard_pile().last().copied();
     let can_take = legal.contains(&LegalAction::Draw {
@@ -85,7 +89,7 @@ fn play_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
             }
         }
     }
-    if rules.variant() == Variant::Push {
+    if rules.melds_after_going_down() {
         // Push: a rescued wild that fits nowhere on the table starts a new meld.
         for &wild in game.must_play() {
             let mut rest = hand.to_vec();
@@ -100,30 +104,17 @@ fn play_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
     if !game.must_play().is_empty() {
         // may_i: the whole turn comes back (the service's take_back endpoint takes no play
         // yet; random players in the simulations take plays back one by one).
-        out.push(Action::TakeBack);
+        out.push(Action::TakeBack { play: None });
         return out;
     }
-    if legal.contains(&LegalAction::Meld { contract: true }) {
-        if rules.variant() == Variant::Continental {
-            if let Some(go) = find_go_out(rules, hand) {
-                out.push(meld_action(rules, &go.melds));
-            }
-        } else if let Some(melds) = find_contract(rules, game.deal(), hand) {
-            out.push(meld_action(rules, &melds));
-        }
+    let hints = game.hints(seat);
+    if legal.contains(&LegalAction::Meld { contract: true })
+        && let Some(meld) = hints.meld(rules)
+    {
+        out.push(meld);
     }
     if legal.iter().any(|a| matches!(a, LegalAction::LayOff { .. })) {
-        let table: Vec<Reading> = game.table().iter().map(|m| m.reading.clone()).collect();
-        for layoff in find_layoffs(rules, hand, &table) {
-            let Some(meld) = game.table().get(layoff.meld) else {
-                continue;
-            };
-            out.push(Action::LayOff {
-                meld_id: meld.id,
-                cards: vec![layoff.card],
-                wilds: new_wilds(rules, &meld.reading, &layoff.reading),
-            });
-        }
+        out.extend(hints.layoffs.iter().map(LayoffHint::action));
     }
     if let Some(card) = costliest_dead_card(rules, hand) {
         out.push(Action::Discard { card });
@@ -132,29 +123,6 @@ fn play_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
     for a in legal {
         if let LegalAction::Discard { cards } = a {
             out.extend(cards.iter().map(|&card| Action::Discard { card }));
-        }
-    }
-    out
-}
-
-fn meld_action(rules: &Ruleset, melds: &[Reading]) -> Action {
-    Action::Meld {
-        melds: melds.iter().map(|r| r.pinned(rules)).collect(),
-    }
-}
-
-/// The designations of the wilds `after` holds and `before` did not.
-fn new_wilds(rules: &Ruleset, before: &Reading, after: &Reading) -> Vec<Designation> {
-    let mut old: Vec<Slot> = before.slots().to_vec();
-    let mut out = Vec::new();
-    for s in after.slots() {
-        if let Some(i) = old.iter().position(|o| o == s) {
-            old.swap_remove(i);
-        } else if rules.is_wild(s.card) {
-            out.push(Designation {
-                card: s.card,
-                represents: s.represents,
-            });
         }
     }
     out
@@ -189,7 +157,7 @@ fn fits(rules: &Ruleset, hand: &[Card], card: Card) -> usize {
 fn wants_discard(game: &Game, seat: Seat, top: Card) -> bool {
     let rules = game.rules();
     let hand = game.hand(seat);
-    if game.is_down(seat) && rules.variant() != Variant::Push {
+    if game.is_down(seat) && !rules.melds_after_going_down() {
         let table: Vec<Reading> = game.table().iter().map(|m| m.reading.clone()).collect();
         return !find_layoffs(rules, &[top], &table).is_empty();
     }

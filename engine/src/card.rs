@@ -180,8 +180,17 @@ pub enum Card {
 pub const DISTINCT_CARDS: usize = 53;
 
 impl Card {
+    /// The card at `value` of a run of `suit`: 1 is the low ace, 14 the high ace.
+    pub(crate) fn in_run(value: u8, suit: Suit) -> Card {
+        Card::new(Rank::from_number(value).unwrap_or(Rank::Ace), suit)
+    }
+
     /// The joker.
     pub const JOKER: Card = Card::Joker;
+
+    /// Every way a card is written in JSON (ranks and suits in either case; the service writes
+    /// capitals and `T`).
+    pub const PATTERN: &'static str = "^(?:(?:[2-9TJQKAtjqka]|10)[CDHScdhs]|[Jj][Kk])$";
 
     /// A suited card.
     pub const fn new(rank: Rank, suit: Suit) -> Card {
@@ -296,6 +305,11 @@ impl Serialize for Card {
 impl<'de> Deserialize<'de> for Card {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        // JSON takes the card as written, without the spaces a person's input may carry: what
+        // it accepts is exactly `Card::PATTERN`.
+        if s.trim() != s {
+            return Err(serde::de::Error::custom(CardError::UnknownCard(s.into_owned())));
+        }
         s.parse().map_err(serde::de::Error::custom)
     }
 }

@@ -5,56 +5,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::reading::{self, MeldKind, ProposedMeld, Reading, Reason};
 use crate::ruleset::Ruleset;
-
-/// One meld a contract asks for: its kind and fewest cards.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Requirement {
-    /// Set or run.
-    pub kind: MeldKind,
-    /// The fewest cards it may have (contract melds may be longer).
-    pub min_len: usize,
-}
-
-/// `continental`'s ways to lay down 15 cards: lengths of the sequences.
-pub const GO_OUT_PATTERNS: [&[usize]; 3] = [&[3, 3, 3, 3, 3], &[4, 4, 4, 3], &[5, 4, 3, 3]];
-
-/// Cards laid down when going out in `continental`.
-pub const GO_OUT_CARDS: usize = 15;
-
-/// What a deal's first meld must be.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Contract {
-    /// Exactly these melds, all at once.
-    Melds(Vec<Requirement>),
-    /// `continental`: all 15 cards at once as one of [`GO_OUT_PATTERNS`].
-    GoOut,
-}
-
-impl Contract {
-    /// The fewest cards that can fulfil it.
-    pub fn min_cards(&self) -> usize {
-        match self {
-            Contract::Melds(reqs) => reqs.iter().map(|r| r.min_len).sum(),
-            Contract::GoOut => GO_OUT_CARDS,
-        }
-    }
-
-    /// Human wording, like "two sets and one run".
-    pub fn describe(&self) -> String {
-        match self {
-            Contract::GoOut => "all 15 cards as five sequences of 3; or 4+4+4+3; or 5+4+3+3".into(),
-            Contract::Melds(reqs) => reqs
-                .iter()
-                .map(|r| format!("a {} of {}+", r.kind, r.min_len))
-                .collect::<Vec<_>>()
-                .join(", "),
-        }
-    }
-}
+pub use crate::vocabulary::{Contract, GO_OUT_CARDS, GO_OUT_PATTERNS, Requirement};
 
 /// Stable codes for why melds do not fulfil a contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ContractCode {
     /// Not as many melds as the contract asks for (more is illegal too).
@@ -69,10 +24,13 @@ pub enum ContractCode {
     WrongCardCount,
     /// `continental`: the sequences cannot be cut into any of the three patterns.
     NoPattern,
+    /// The melds together hold more copies of a card than the variant's packs.
+    TooManyCopies,
 }
 
 /// One reason a contract is not met.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct ContractReason {
     /// Stable code.
     pub code: ContractCode,
@@ -257,6 +215,17 @@ pub fn check_proposed(
             });
         }
         options.push(analysis.readings);
+    }
+    if reasons.is_empty() {
+        // Each meld may be possible alone and the whole still more than the packs hold.
+        reasons.extend(
+            crate::supply::excess(rules, melds.iter().flat_map(|m| &m.cards)).map(|message| ContractReason {
+                code: ContractCode::TooManyCopies,
+                message,
+                meld: None,
+                meld_reasons: Vec::new(),
+            }),
+        );
     }
     if !reasons.is_empty() {
         return Err(reasons);

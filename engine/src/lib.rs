@@ -46,15 +46,26 @@
 //! assert_eq!(out.discard.map(|c| c.to_string()).as_deref(), Some("KS"));
 //! assert_eq!(out.melds.iter().map(|m| m.len()).sum::<usize>(), 15);
 //! ```
+//!
+//! A game is a [`Game`], changed only by [`Game::apply`]; [`Game::hints`] suggests what a
+//! seat's hand allows, as actions `apply` accepts. Each variant's house options are declared
+//! once and listed by [`Variant::house_options`]; how variants differ is asked of the
+//! [`Ruleset`] (`goes_out_all_at_once`, `takes_back`, `wild_swap`, ...). With the feature
+//! `utoipa` the wire types derive `ToSchema`.
 
 pub mod bot;
 mod card;
 mod contract;
 mod game;
+mod options;
 mod reading;
 mod replay;
 mod ruleset;
+#[cfg(feature = "utoipa")]
+mod schema;
 mod search;
+mod supply;
+mod vocabulary;
 
 pub use card::{Card, CardError, DISTINCT_CARDS, Rank, Suit, parse_cards};
 pub use contract::{
@@ -62,9 +73,13 @@ pub use contract::{
     check as check_contract, check_proposed as check_proposed_contract,
 };
 pub use game::{
-    Action, ActionError, ClaimsView, DealEnd, DiscardView, DrawSource, Event, GAME_FORMAT, Game, GameConfig,
-    LaidMeld, LegalAction, MeldView, Phase, PlayerView, Seat, Seed, SetupError, Standing, Status, TableMeld,
-    TurnPlayView, TurnView, View, Viewer, YouView, meld_with, wild_places,
+    Action, ActionError, BySeat, ClaimsView, DealEnd, DiscardView, DrawSource, Event, GAME_FORMAT, Game,
+    GameConfig, Hints, LaidMeld, LayoffHint, LegalAction, MeldView, Phase, PlayerView, Seat, Seed,
+    SetupError, Standing, Status, TableMeld, TurnPlayView, TurnView, View, Viewer, YouView, meld_with,
+    wild_places,
+};
+pub use options::{
+    ContinentalOptions, Contract7Options, HouseOption, MayIOptions, OptionKind, OptionValue, PushOptions,
 };
 pub use reading::{
     Analysis, Designation, MAX_RUN, MeldError, MeldKind, ProposedMeld, Reading, Reason, ReasonCode, RunEnd,
@@ -72,6 +87,6 @@ pub use reading::{
 };
 pub use replay::{ReplayError, replay};
 pub use ruleset::{
-    ContinentalOptions, Contract7Options, MayIOptions, PushOptions, Ruleset, RulesetError, Variant, WildLimit,
+    FirstDealerDraw, RanklessSet, Restock, Ruleset, RulesetError, Variant, WildLimit, WildSwap,
 };
 pub use search::{GoOut, Layoff, find_contract, find_go_out, find_layoffs};

@@ -3,6 +3,9 @@
 //! A [`ProposedMeld`] is what a player or client submits: cards in any order, maybe a kind,
 //! maybe what some wilds represent. It is not a meld. The only way to a [`Reading`] is
 //! [`analyse`] (or the extension methods on [`Reading`]), which check every rule.
+//!
+//! Wilds inside a run fill its inner gaps in the order they were submitted, so the only choice
+//! a run's wilds leave is which end the surplus ones go to.
 
 use std::fmt;
 use std::str::FromStr;
@@ -10,32 +13,14 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::card::{Card, CardError, DISTINCT_CARDS, Rank, Suit};
-use crate::ruleset::{Ruleset, Variant, WildLimit};
+use crate::ruleset::{RanklessSet, Ruleset, WildLimit, WildSwap};
+pub use crate::vocabulary::MeldKind;
 
 /// Longest possible run: ace to king.
 pub const MAX_RUN: usize = 13;
 
 /// Readings past this many are not listed: no real meld comes near it.
 const MAX_READINGS: usize = 512;
-
-/// The two kinds of meld.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MeldKind {
-    /// Three or more cards of one rank (a trio).
-    Set,
-    /// Cards of one suit in consecutive ranks (a straight, a sequence).
-    Run,
-}
-
-impl fmt::Display for MeldKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            MeldKind::Set => "set",
-            MeldKind::Run => "run",
-        })
-    }
-}
 
 /// What a card in a meld stands for. Written `"5H"` (exactly that card, in runs), `"5"` (any
 /// five, in sets) or `"*"` (anything: the wilds of a wild trio).
@@ -85,12 +70,22 @@ impl Serialize for Stands {
 impl<'de> Deserialize<'de> for Stands {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        // As for cards: JSON takes exactly what `Stands::PATTERN` describes.
+        if s.trim() != s {
+            return Err(serde::de::Error::custom(CardError::UnknownCard(s.into_owned())));
+        }
         s.parse().map_err(serde::de::Error::custom)
     }
 }
 
+impl Stands {
+    /// Every way a designation is written in JSON: a suited card, a rank, or `*`.
+    pub const PATTERN: &'static str = "^(?:\\*|(?:[2-9TJQKAtjqka]|10)[CDHScdhs]?)$";
+}
+
 /// One card in a meld and what it represents there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct Slot {
     /// The card lying there.
     pub card: Card,
@@ -102,6 +97,7 @@ pub struct Slot {
 
 /// A wild card's designation in a request: `{"card": "JK", "represents": "5H"}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Designation {
     /// A wild card of the meld.
@@ -112,6 +108,7 @@ pub struct Designation {
 
 /// A meld as submitted: not yet checked against any rule.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ProposedMeld {
     /// The cards, in any order.
@@ -137,6 +134,7 @@ impl ProposedMeld {
 /// A legal way the cards of a meld lie: its kind, its rank or suit, and what every card
 /// represents. Runs list their slots from low to high.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct Reading {
     kind: MeldKind,
     /// The set's rank (`null` for a wild trio).
@@ -214,7 +212,9 @@ impl Reading {
     pub fn span(&self) -> Option<(u8, u8)> {
         self.low.map(|l| (l, l + self.slots.len() as u8 - 1))
     }
-    /// A set made only of wilds (`may_i`), onto which only wilds may be laid off.
+    /// A set made only of wilds with no rank: `may_i`'s wild trio, onto which only wilds may
+    /// be laid off, or `push`'s set named only by its kind, whose rank the first natural laid
+    /// off on it fixes ([`RanklessSet`]).
     pub fn is_wild_trio(&self) -> bool {
         self.kind == MeldKind::Set && self.rank.is_none()
     }
@@ -248,6 +248,24 @@ impl Reading {
         }
     }
 
+    /// The designations of the wilds this reading holds and `before` did not: what a lay-off
+    /// that turned `before` into `self` must name to lie the same way again.
+    pub(crate) fn added_wilds(&self, rules: &Ruleset, before: &Reading) -> Vec<Designation> {
+        let mut old = before.slots.clone();
+        let mut out = Vec::new();
+        for s in &self.slots {
+            if let Some(k) = old.iter().position(|o| o == s) {
+                old.swap_remove(k);
+            } else if rules.is_wild(s.card) {
+                out.push(Designation {
+                    card: s.card,
+                    represents: s.represents,
+                });
+            }
+        }
+        out
+    }
+
     /// Whether every slot of `self` stands, unchanged, in `other`.
     fn kept_in(&self, other: &Reading) -> bool {
         let mut left: Vec<Slot> = other.slots.clone();
@@ -272,7 +290,11 @@ impl Reading {
         if cards.is_empty() {
             return Analysis::refused(Reason::new(ReasonCode::Empty, None, "no cards to lay off"));
         }
-        if self.is_wild_trio() && cards.iter().any(|c| !rules.is_wild(*c)) {
+        let first_natural = cards.iter().find(|c| !rules.is_wild(**c)).and_then(|c| c.rank());
+        if let (true, Some(rank)) = (self.is_wild_trio(), first_natural) {
+            if rules.rankless_set() == Some(RanklessSet::RankFromFirstNatural) {
+                return self.fix_rank(rules, rank, cards, wilds);
+            }
             return Analysis::refused(Reason::new(
                 ReasonCode::WildTrioTakesOnlyWilds,
                 Some(MeldKind::Set),
@@ -305,6 +327,34 @@ impl Reading {
         analysis
     }
 
+    /// `push`: lays `cards` off on this rankless set, the first natural of which gives the
+    /// whole set its `rank` (every wild already there now stands for it).
+    fn fix_rank(&self, rules: &Ruleset, rank: Rank, cards: &[Card], wilds: &[Designation]) -> Analysis {
+        let mut proposal = ProposedMeld {
+            cards: self.cards().collect(),
+            kind: Some(MeldKind::Set),
+            wilds: self
+                .cards()
+                .map(|card| Designation {
+                    card,
+                    represents: Stands::Rank(rank),
+                })
+                .collect(),
+        };
+        proposal.cards.extend_from_slice(cards);
+        proposal.wilds.extend_from_slice(wilds);
+        let mut analysis = analyse(rules, &proposal);
+        analysis.readings.retain(|r| r.rank == Some(rank));
+        if analysis.readings.is_empty() {
+            analysis.reasons.push(Reason::new(
+                ReasonCode::DoesNotFit,
+                Some(MeldKind::Set),
+                &format!("{} cannot be laid off on this set", list(cards)),
+            ));
+        }
+        analysis
+    }
+
     /// Replaces the wild that represents `natural` by `natural` itself; returns the new
     /// reading and the freed wild. `may_i` replaces wilds in runs only; `push` rescues from
     /// any meld; `contract_7` moves jokers instead ([`Reading::move_joker_to_end`]).
@@ -312,17 +362,17 @@ impl Reading {
     /// # Errors
     /// [`SwapError`] when the variant does not allow it here or no wild represents `natural`.
     pub fn replace_wild(&self, rules: &Ruleset, natural: Card) -> Result<(Reading, Card), SwapError> {
-        match (rules.variant(), self.kind) {
-            (Variant::MayI, MeldKind::Run) | (Variant::Push, _) => {}
-            (Variant::MayI, MeldKind::Set) => {
+        match (rules.wild_swap(), self.kind) {
+            (WildSwap::InRuns, MeldKind::Run) | (WildSwap::Anywhere, _) => {}
+            (WildSwap::InRuns, MeldKind::Set) => {
                 return Err(SwapError::NotAllowed("wilds in sets are never replaced"));
             }
-            (Variant::Contract7, _) => {
+            (WildSwap::JokerToRunEnd, _) => {
                 return Err(SwapError::NotAllowed(
                     "in contract_7 a joker moves to the end of its run: name the end",
                 ));
             }
-            (Variant::Continental, _) => {
+            (WildSwap::Never, _) => {
                 return Err(SwapError::NotAllowed(
                     "continental has no table play after going out",
                 ));
@@ -389,7 +439,7 @@ impl Reading {
         };
         let joker = Slot {
             card: Card::JOKER,
-            represents: Stands::Card(card_at(value, suit)),
+            represents: Stands::Card(Card::in_run(value, suit)),
             natural: false,
         };
         match end {
@@ -437,6 +487,7 @@ impl Reading {
 
 /// An end of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RunEnd {
     /// The low end.
@@ -484,6 +535,7 @@ impl SwapError {
 
 /// Stable codes for why cards do not make a meld.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ReasonCode {
     /// No cards.
@@ -519,10 +571,13 @@ pub enum ReasonCode {
     WildTrioTakesOnlyWilds,
     /// The cards do not extend this meld without moving what is there.
     DoesNotFit,
+    /// More copies of a card than the variant's packs hold.
+    TooManyCopies,
 }
 
 /// One reason why cards are not a legal meld, with its kind when it concerns one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct Reason {
     /// Stable code.
     pub code: ReasonCode,
@@ -545,6 +600,7 @@ impl Reason {
 
 /// Every legal reading of some cards, or why there is none.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct Analysis {
     /// Every legal reading, in a stable order.
     pub readings: Vec<Reading>,
@@ -662,6 +718,12 @@ pub fn analyse(rules: &Ruleset, meld: &ProposedMeld) -> Analysis {
             name_few_naturals(meld, &mut found, &mut out.reasons);
         }
         out.readings.append(&mut found);
+    }
+    if let Some(message) = crate::supply::excess(rules, cards) {
+        // However the cards would read, no table holds them all.
+        out.readings.clear();
+        out.reasons
+            .push(Reason::new(ReasonCode::TooManyCopies, None, &message));
     }
     out.readings.sort();
     out.readings.dedup();
@@ -852,7 +914,15 @@ fn set_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>)
         let r = Reading::new(MeldKind::Set, Some(rank), None, None, slots);
         keep_if_within_limit(rules, r, &mut out, reasons);
     }
-    if all_wild && designated.is_empty() && rules.variant() == Variant::MayI {
+    let rankless = all_wild
+        && designated.is_empty()
+        && match rules.rankless_set() {
+            Some(RanklessSet::WildsOnly) => true,
+            // Twos that can be a set of twos are read so; `*` asks for the rankless set.
+            Some(RanklessSet::RankFromFirstNatural) => wants_any || out.is_empty(),
+            None => false,
+        };
+    if rankless {
         let mut slots: Vec<Slot> = cards
             .iter()
             .map(|&card| Slot {
@@ -884,10 +954,6 @@ fn join<T: fmt::Display>(items: &[T]) -> String {
 }
 
 /// The suited card of `suit` at run value `value` (1 and 14 are both the ace).
-fn card_at(value: u8, suit: Suit) -> Card {
-    Card::new(Rank::from_number(value).unwrap_or(Rank::Ace), suit)
-}
-
 fn value_of(rank: Rank, ace: u8) -> u8 {
     if rank == Rank::Ace { ace } else { rank.number() }
 }
@@ -946,16 +1012,11 @@ fn run_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>)
         ));
         return Vec::new();
     }
-    // The free wilds: every wild card not pinned by a designation.
-    let mut free = counts(
-        &cards
-            .iter()
-            .copied()
-            .filter(|c| rules.is_wild(*c))
-            .collect::<Vec<_>>(),
-    );
+    // The free wilds, in the order they were submitted: every wild card not pinned by a
+    // designation. Inner gaps take them in this order (§1).
+    let mut free: Vec<Card> = cards.iter().copied().filter(|c| rules.is_wild(*c)).collect();
     for (card, _) in &designated {
-        free[card.index()] -= 1;
+        take_one(&mut free, *card);
     }
     if suits.is_empty() {
         // Nothing natural fixes the suit: only a wild standing for itself can.
@@ -997,7 +1058,7 @@ fn run_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>)
                     ace,
                     naturals: &naturals,
                     designated: &designated,
-                    free,
+                    free: &free,
                     n,
                 },
                 &mut out,
@@ -1016,8 +1077,16 @@ struct RunInput<'a> {
     ace: u8,
     naturals: &'a [Card],
     designated: &'a [(Card, Card)],
-    free: [u8; DISTINCT_CARDS],
+    /// The undesignated wilds in submission order.
+    free: &'a [Card],
     n: usize,
+}
+
+/// Removes one `card` from `cards` (identical cards are interchangeable: the first one).
+fn take_one(cards: &mut Vec<Card>, card: Card) {
+    if let Some(i) = cards.iter().position(|c| *c == card) {
+        cards.remove(i);
+    }
 }
 
 fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, reasons: &mut Vec<Reason>) {
@@ -1065,8 +1134,8 @@ fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, rea
     }
     // Free wilds that could stand for themselves here (a red ace in its own place).
     let own: Vec<Card> = (0..DISTINCT_CARDS)
-        .filter(|&i| free[i] > 0)
         .map(Card::from_index)
+        .filter(|c| free.contains(c))
         .filter(|c| c.suit() == Some(suit))
         .filter(|c| {
             let v = value_of(c.rank().unwrap_or(Rank::Ace), ace);
@@ -1075,10 +1144,10 @@ fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, rea
         .collect();
     for mask in 0u32..(1 << own.len()) {
         let mut fixed = fixed.clone();
-        let mut free = free;
+        let mut free = free.to_vec();
         for (i, &card) in own.iter().enumerate() {
             if mask & (1 << i) != 0 {
-                free[card.index()] -= 1;
+                take_one(&mut free, card);
                 let v = value_of(card.rank().unwrap_or(Rank::Ace), ace);
                 fixed.push((
                     v,
@@ -1097,7 +1166,7 @@ fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, rea
         let lo = fixed[0].0;
         let hi = fixed[fixed.len() - 1].0;
         let span = usize::from(hi - lo) + 1;
-        let wild_count: usize = free.iter().map(|&c| usize::from(c)).sum();
+        let wild_count = free.len();
         let gaps = span - fixed.len();
         if gaps > wild_count {
             let ranks: Vec<u8> = fixed.iter().map(|(v, _)| *v).collect();
@@ -1117,6 +1186,10 @@ fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, rea
             continue;
         }
         let surplus = wild_count - gaps;
+        // The first wilds submitted fill the inner gaps, low to high; only the surplus ones
+        // are placed at the ends, in every way they can be.
+        let (inner, ends) = free.split_at(gaps);
+        let mut end_pool = counts(ends);
         for below in 0..=surplus {
             let above = surplus - below;
             if usize::from(lo) <= below || usize::from(hi) + above > 14 {
@@ -1129,18 +1202,16 @@ fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, rea
                 // is produced too. One reading, so a full run is never ambiguous.
                 continue;
             }
-            let holes: Vec<u8> = (low..=high)
-                .filter(|v| !fixed.iter().any(|(fv, _)| fv == v))
-                .collect();
-            let mut arrangement = Vec::with_capacity(holes.len());
+            let mut arrangement = Vec::with_capacity(surplus);
             arrange(
-                &mut free.clone(),
-                holes.len(),
+                &mut end_pool,
+                surplus,
                 &mut arrangement,
                 &mut |wilds: &[Card]| {
                     let mut slots: Vec<Slot> = Vec::with_capacity(n);
                     let mut f = fixed.iter().peekable();
-                    let mut w = wilds.iter();
+                    let mut at_ends = wilds.iter();
+                    let mut inside = inner.iter();
                     for v in low..=high {
                         match f.peek() {
                             Some((fv, slot)) if *fv == v => {
@@ -1148,8 +1219,13 @@ fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, rea
                                 f.next();
                             }
                             _ => {
+                                let w = if v > lo && v < hi {
+                                    &mut inside
+                                } else {
+                                    &mut at_ends
+                                };
                                 let card = *w.next().expect("a wild for every hole");
-                                let rep = card_at(v, suit);
+                                let rep = Card::in_run(v, suit);
                                 slots.push(Slot {
                                     card,
                                     represents: Stands::Card(rep),

@@ -5,11 +5,14 @@ use std::ops::RangeInclusive;
 use serde::{Deserialize, Serialize};
 
 use crate::card::{Card, Rank};
-use crate::contract::{Contract, Requirement};
-use crate::reading::MeldKind;
+use crate::options::{
+    ContinentalOptions, Contract7Options, HouseOption, HouseOptions, MayIOptions, OutOfRange, PushOptions,
+};
+use crate::vocabulary::{Contract, MeldKind, Requirement};
 
 /// The four games RULES.md settles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub enum Variant {
     /// Continental Rummy / "May I?" (RULES.md §2).
     #[serde(rename = "may_i")]
@@ -45,6 +48,19 @@ impl Variant {
     }
 }
 
+impl Variant {
+    /// The variant's house-rule options, as the catalogue lists them: made from the same
+    /// declarations that [`Ruleset::new`] checks options against.
+    pub fn house_options(self) -> Vec<HouseOption> {
+        match self {
+            Variant::MayI => MayIOptions::catalogue(),
+            Variant::Contract7 => Contract7Options::catalogue(),
+            Variant::Continental => ContinentalOptions::catalogue(),
+            Variant::Push => PushOptions::catalogue(),
+        }
+    }
+}
+
 impl std::fmt::Display for Variant {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.id())
@@ -61,70 +77,9 @@ impl std::str::FromStr for Variant {
     }
 }
 
-/// House rules of `may_i` (RULES.md §2).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct MayIOptions {
-    /// Deuces are wild too (default off).
-    pub deuces_wild: bool,
-    /// No "May I?" in this many last deals (house rule "none in the last three": 3). Default 0.
-    pub claims_disabled_last_deals: u8,
-    /// At most this many claims per player per deal; `null` is unlimited (default).
-    pub max_claims_per_deal: Option<u32>,
-}
-
-/// House rules of `contract_7` (RULES.md §3); its claims follow `may_i`'s.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Contract7Options {
-    /// No claims in this many last deals. Default 0.
-    pub claims_disabled_last_deals: u8,
-    /// At most this many claims per player per deal; `null` is unlimited (default).
-    pub max_claims_per_deal: Option<u32>,
-}
-
-/// House rules of `continental` (RULES.md §4).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ContinentalOptions {
-    /// Deuces are wild as well as jokers (default on).
-    pub deuces_wild: bool,
-    /// Jokers in each pack (default 1).
-    pub jokers_per_pack: u8,
-    /// The deal passes left instead of to the winner (seed 004; default off).
-    pub deal_passes_left: bool,
-    /// Pay the bonuses of seed 004 (default on).
-    pub bonuses: bool,
-    /// Deals in the match (default 1).
-    pub deals: u8,
-}
-
-impl Default for ContinentalOptions {
-    fn default() -> Self {
-        ContinentalOptions {
-            deuces_wild: true,
-            jokers_per_pack: 1,
-            deal_passes_left: false,
-            bonuses: true,
-            deals: 1,
-        }
-    }
-}
-
-/// House rules of `push` (RULES.md §5).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PushOptions {
-    /// No partnerships: 4 to 6 players each for themselves (default off).
-    pub individual: bool,
-    /// Deal ten cards in every deal (default off: 6, 7, 8, 9, 10).
-    pub ten_every_deal: bool,
-    /// Deal 5's contract is a run of three and a run of seven (default off: two runs of five).
-    pub three_and_seven: bool,
-}
-
 /// A variant with its options: everything the engine needs to referee a game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(tag = "variant", content = "options")]
 pub enum Ruleset {
     /// `may_i`
@@ -161,7 +116,7 @@ pub enum RulesetError {
         /// The option's name.
         option: &'static str,
         /// The range it must be in.
-        expected: &'static str,
+        expected: String,
     },
     /// The variant is not played by this many players.
     #[error("{variant} is played by {min} to {max} players, not {players}")]
@@ -190,6 +145,7 @@ impl RulesetError {
 
 /// How many wild cards a meld may hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum WildLimit {
     /// Wilds may not outnumber naturals, except an all-wild set (`may_i`'s wild trio).
@@ -198,6 +154,54 @@ pub enum WildLimit {
     AtLeastOneNatural,
     /// Any number; a meld with at most one natural must name its kind and wilds (`push`).
     Any,
+}
+
+/// How a natural card may take a wild's place on the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WildSwap {
+    /// Never (`continental`).
+    Never,
+    /// A natural replaces a wild of a run; the wild comes to hand (`may_i`).
+    InRuns,
+    /// A natural replaces a wild of any meld; the wild comes to hand (`push`).
+    Anywhere,
+    /// In the player's own run the natural takes the joker's place and the joker moves to an
+    /// end of the same run (`contract_7`).
+    JokerToRunEnd,
+}
+
+/// What happens when a card must come from an empty stock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Restock {
+    /// The whole discard pile, the first time only; the next time the deal ends.
+    WholePileOnce,
+    /// The pile but its top card, as often as there is more than one card.
+    AllButTop,
+    /// Never: the deal ends.
+    Never,
+}
+
+/// How the first dealer is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FirstDealerDraw {
+    /// A random seat.
+    RandomSeat,
+    /// The seat drawing the highest card.
+    HighestCard,
+    /// The seat drawing the lowest card.
+    LowestCard,
+}
+
+/// A set made only of wilds that has no rank: what it is and what may be laid off on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RanklessSet {
+    /// `may_i`'s wild trio (§2): read whenever the cards are all wild; only wilds may be laid
+    /// off on it, and it never gets a rank.
+    WildsOnly,
+    /// `push` (§5): an all-wild set that names only its kind (or designates `*`); the first
+    /// natural card laid off on it fixes its rank. Wilds laid off leave it rankless.
+    RankFromFirstNatural,
 }
 
 impl Ruleset {
@@ -236,37 +240,13 @@ impl Ruleset {
     }
 
     fn check_ranges(&self) -> Result<(), RulesetError> {
-        let out = |option, expected| Err(RulesetError::OptionOutOfRange { option, expected });
         match self {
-            Ruleset::MayI(MayIOptions {
-                claims_disabled_last_deals,
-                max_claims_per_deal,
-                ..
-            })
-            | Ruleset::Contract7(Contract7Options {
-                claims_disabled_last_deals,
-                max_claims_per_deal,
-            }) => {
-                if *claims_disabled_last_deals > 7 {
-                    return out("claims_disabled_last_deals", "between 0 and 7");
-                }
-                if *max_claims_per_deal == Some(0) {
-                    // Zero claims is what claims_disabled_last_deals = 7 says; refuse the
-                    // ambiguous spelling rather than guess.
-                    return out("max_claims_per_deal", "at least 1, or null for unlimited");
-                }
-            }
-            Ruleset::Continental(o) => {
-                if o.jokers_per_pack > 4 {
-                    return out("jokers_per_pack", "between 0 and 4");
-                }
-                if !(1..=20).contains(&o.deals) {
-                    return out("deals", "between 1 and 20");
-                }
-            }
-            Ruleset::Push(_) => {}
+            Ruleset::MayI(o) => o.check_ranges(),
+            Ruleset::Contract7(o) => o.check_ranges(),
+            Ruleset::Continental(o) => o.check_ranges(),
+            Ruleset::Push(o) => o.check_ranges(),
         }
-        Ok(())
+        .map_err(|OutOfRange { option, expected }| RulesetError::OptionOutOfRange { option, expected })
     }
 
     /// The variant these rules are of.
@@ -371,6 +351,21 @@ impl Ruleset {
         }
     }
 
+    /// What a set made only of wilds, with no rank, may be and take; `None` where there is
+    /// no such set (`contract_7`, `continental`).
+    pub const fn rankless_set(&self) -> Option<RanklessSet> {
+        match self {
+            Ruleset::MayI(_) => Some(RanklessSet::WildsOnly),
+            Ruleset::Push(_) => Some(RanklessSet::RankFromFirstNatural),
+            Ruleset::Contract7(_) | Ruleset::Continental(_) => None,
+        }
+    }
+
+    /// Whether a game may be suspended between deals and resumed (`may_i`, RULES.md §2).
+    pub const fn can_suspend(&self) -> bool {
+        matches!(self, Ruleset::MayI(_))
+    }
+
     /// Whether sets (trios) are melds in this variant (not in `continental`).
     pub const fn sets_allowed(&self) -> bool {
         !matches!(self, Ruleset::Continental(_))
@@ -473,9 +468,125 @@ impl Ruleset {
         })
     }
 
+    /// Whether a deal is won by laying down the whole hand at once, with no lay-offs or other
+    /// table play, and before the first draw too (`continental`, RULES.md §4).
+    pub const fn goes_out_all_at_once(&self) -> bool {
+        matches!(self, Ruleset::Continental(_))
+    }
+
+    /// Whether a player who is down may start new melds (`push`, RULES.md §5).
+    pub const fn melds_after_going_down(&self) -> bool {
+        matches!(self, Ruleset::Push(_))
+    }
+
+    /// Whether this turn's table plays may be taken back (`may_i`, RULES.md §2).
+    pub const fn takes_back(&self) -> bool {
+        matches!(self, Ruleset::MayI(_))
+    }
+
+    /// How a natural card may take a wild's place on the table.
+    pub const fn wild_swap(&self) -> WildSwap {
+        match self {
+            Ruleset::MayI(_) => WildSwap::InRuns,
+            Ruleset::Contract7(_) => WildSwap::JokerToRunEnd,
+            Ruleset::Continental(_) => WildSwap::Never,
+            Ruleset::Push(_) => WildSwap::Anywhere,
+        }
+    }
+
+    /// Whether a joker at an end of a player's run may move to another run (`contract_7`).
+    pub const fn moves_jokers(&self) -> bool {
+        matches!(self, Ruleset::Contract7(_))
+    }
+
+    /// Whether drawing from the stock with a discard on the pile pushes the discard and a
+    /// stock card to the next player (`push`, RULES.md §5).
+    pub const fn push_draw(&self) -> bool {
+        matches!(self, Ruleset::Push(_))
+    }
+
+    /// Whether a wild upcard is buried in the stock (`push`).
+    pub const fn buries_wild_upcard(&self) -> bool {
+        matches!(self, Ruleset::Push(_))
+    }
+
+    /// Cards dealt to each player at a time (`continental` deals three at a time).
+    pub const fn deal_packet(&self) -> usize {
+        if matches!(self, Ruleset::Continental(_)) {
+            3
+        } else {
+            1
+        }
+    }
+
+    /// What happens when a card must come from an empty stock.
+    pub const fn restock(&self) -> Restock {
+        match self {
+            Ruleset::MayI(_) | Ruleset::Contract7(_) => Restock::WholePileOnce,
+            Ruleset::Continental(_) => Restock::AllButTop,
+            Ruleset::Push(_) => Restock::Never,
+        }
+    }
+
+    /// How the first dealer is chosen (RULES.md §1 "Dealer").
+    pub const fn first_dealer_draw(&self) -> FirstDealerDraw {
+        match self {
+            Ruleset::MayI(_) => FirstDealerDraw::HighestCard,
+            Ruleset::Contract7(_) | Ruleset::Continental(_) => FirstDealerDraw::LowestCard,
+            Ruleset::Push(_) => FirstDealerDraw::RandomSeat,
+        }
+    }
+
+    /// Whether the highest total wins (`continental` pays the winner); elsewhere the lowest.
+    pub const fn highest_total_wins(&self) -> bool {
+        matches!(self, Ruleset::Continental(_))
+    }
+
+    /// The score of a player who goes down with the whole contract and goes out in the same
+    /// turn, when the variant rewards it (`contract_7`: -10).
+    pub const fn down_and_out_score(&self) -> Option<i32> {
+        if matches!(self, Ruleset::Contract7(_)) {
+            Some(-10)
+        } else {
+            None
+        }
+    }
+
+    /// Which melds may be all wild: `may_i`'s wild trio (a set), any meld in `push` (naming
+    /// what the wilds represent); none elsewhere.
+    pub const fn all_wild_allowed(&self, kind: MeldKind) -> bool {
+        match self {
+            Ruleset::MayI(_) => matches!(kind, MeldKind::Set),
+            Ruleset::Push(_) => true,
+            Ruleset::Contract7(_) | Ruleset::Continental(_) => false,
+        }
+    }
+
+    /// Whether wilds alone with nothing named make a set that stands for any rank (`may_i`'s
+    /// wild trio, RULES.md §2).
+    pub const fn has_wild_trio(&self) -> bool {
+        matches!(self, Ruleset::MayI(_))
+    }
+
+    /// Whether a player must keep a card to discard: no meld or lay-off may empty the hand
+    /// (`contract_7`, RULES.md §3).
+    pub const fn keeps_last_card(&self) -> bool {
+        matches!(self, Ruleset::Contract7(_))
+    }
+
     /// Whether this variant has out-of-turn claims ("May I?").
     pub const fn has_claims(&self) -> bool {
         matches!(self, Ruleset::MayI(_) | Ruleset::Contract7(_))
+    }
+
+    /// Whether the deal's first upcard is on offer to claims (option `first_upcard_claims`,
+    /// default on; RULES.md is silent and tables play it both ways). Never without claims.
+    pub const fn first_upcard_claims(&self) -> bool {
+        match self {
+            Ruleset::MayI(o) => o.first_upcard_claims,
+            Ruleset::Contract7(o) => o.first_upcard_claims,
+            Ruleset::Continental(_) | Ruleset::Push(_) => false,
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use crate::card::{Card, DISTINCT_CARDS, Rank, Suit};
 use crate::contract::{self, Contract, GO_OUT_CARDS, GO_OUT_PATTERNS, Requirement};
 use crate::reading::{self, Designation, MAX_RUN, MeldKind, ProposedMeld, Reading, Stands};
-use crate::ruleset::{Ruleset, Variant, WildLimit};
+use crate::ruleset::{RanklessSet, Ruleset, WildLimit};
 
 /// `continental`: how to go out.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,16 +91,6 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Whether a meld of `kind` may be made of wilds only (`may_i`'s wild trio; `push`,
-    /// naming what they represent).
-    fn all_wild_allowed(&self, kind: MeldKind) -> bool {
-        match self.rules.variant() {
-            Variant::MayI => kind == MeldKind::Set,
-            Variant::Push => true,
-            Variant::Contract7 | Variant::Continental => false,
-        }
-    }
-
     /// Every plan of a meld of `kind` with exactly `len` cards from `counts`, with at most
     /// `budget` holes. Plans using the same naturals and as many holes are equivalent for
     /// the search, so only one of them is kept. Plans with fewer holes come first.
@@ -138,7 +128,7 @@ impl<'a> Search<'a> {
             MeldKind::Run => {
                 for suit in Suit::ALL {
                     for low in 1..=(15 - len) as u8 {
-                        let cards: Vec<Card> = (0..len as u8).map(|i| card_at(low + i, suit)).collect();
+                        let cards: Vec<Card> = (0..len as u8).map(|i| Card::in_run(low + i, suit)).collect();
                         let present: Vec<usize> =
                             (0..len).filter(|&i| counts[cards[i].index()] > 0).collect();
                         if present.len() < min_nat {
@@ -168,7 +158,7 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        if self.all_wild_allowed(kind) && len <= budget {
+        if self.rules.all_wild_allowed(kind) && len <= budget {
             out.push(self.all_wild(kind, len));
         }
         // Same naturals, same holes: the same for the search.
@@ -187,7 +177,7 @@ impl<'a> Search<'a> {
         let low = if len + 2 <= 14 { 3 } else { 1 };
         Plan {
             kind,
-            rank: (kind == MeldKind::Set && self.rules.variant() == Variant::Push).then_some(Rank::King),
+            rank: (kind == MeldKind::Set && !self.rules.has_wild_trio()).then_some(Rank::King),
             suit: Suit::Spades,
             low,
             places: vec![None; len],
@@ -215,7 +205,7 @@ impl<'a> Search<'a> {
                 cards.push(card);
                 if self.wild[card.index()] {
                     let represents = match (plan.kind, plan.rank) {
-                        (MeldKind::Run, _) => Stands::Card(card_at(plan.low + i as u8, plan.suit)),
+                        (MeldKind::Run, _) => Stands::Card(Card::in_run(plan.low + i as u8, plan.suit)),
                         (MeldKind::Set, Some(rank)) => Stands::Rank(rank),
                         (MeldKind::Set, None) => Stands::Any,
                     };
@@ -371,7 +361,7 @@ impl<'a> Search<'a> {
                 let lowest = value.saturating_sub(len as u8 - 1).max(1);
                 let highest = value.min((15 - len) as u8);
                 for low in lowest..=highest {
-                    let cards: Vec<Card> = (0..len as u8).map(|i| card_at(low + i, suit)).collect();
+                    let cards: Vec<Card> = (0..len as u8).map(|i| Card::in_run(low + i, suit)).collect();
                     let at = usize::from(value - low);
                     let mut rest = *counts;
                     rest[anchor.index()] -= 1;
@@ -483,10 +473,6 @@ fn counts_of(hand: &[Card]) -> Counts {
 }
 
 /// The suited card of `suit` at run value `value` (1 and 14 are both the ace).
-fn card_at(value: u8, suit: Suit) -> Card {
-    Card::new(Rank::from_number(value).unwrap_or(Rank::Ace), suit)
-}
-
 /// Melds from `hand` that fulfil deal `deal`'s contract, if any: each meld as short as the
 /// contract allows. In `continental` this is [`find_go_out`]'s melds.
 ///
@@ -514,7 +500,7 @@ pub fn find_contract(rules: &Ruleset, deal: u8, hand: &[Card]) -> Option<Vec<Rea
 /// pattern, and the card left to discard when the hand has 16. `None` when there is none,
 /// or in another variant.
 pub fn find_go_out(rules: &Ruleset, hand: &[Card]) -> Option<GoOut> {
-    if rules.variant() != Variant::Continental || !(GO_OUT_CARDS..=GO_OUT_CARDS + 1).contains(&hand.len()) {
+    if !rules.goes_out_all_at_once() || !(GO_OUT_CARDS..=GO_OUT_CARDS + 1).contains(&hand.len()) {
         return None;
     }
     let mut search = Search::new(rules);
@@ -530,7 +516,7 @@ pub fn find_go_out(rules: &Ruleset, hand: &[Card]) -> Option<GoOut> {
 /// per end. Empty in `continental`, which has no lay-offs.
 pub fn find_layoffs(rules: &Ruleset, hand: &[Card], table: &[Reading]) -> Vec<Layoff> {
     let mut out = Vec::new();
-    if rules.variant() == Variant::Continental {
+    if rules.goes_out_all_at_once() {
         return out;
     }
     let mut cards = hand.to_vec();
@@ -546,7 +532,7 @@ pub fn find_layoffs(rules: &Ruleset, hand: &[Card], table: &[Reading]) -> Vec<La
                     }
                     let ends = [(low > 1).then(|| low - 1), (high < 14).then(|| high + 1)];
                     for value in ends.into_iter().flatten() {
-                        let place = card_at(value, suit);
+                        let place = Card::in_run(value, suit);
                         let designation;
                         let wilds: &[Designation] = if wild {
                             designation = [Designation {
@@ -569,7 +555,11 @@ pub fn find_layoffs(rules: &Ruleset, hand: &[Card], table: &[Reading]) -> Vec<La
                     }
                 }
                 (MeldKind::Set, ..) => {
-                    if !wild && (meld.rank().is_none() || card.rank() != meld.rank()) {
+                    let fits = match meld.rank() {
+                        Some(rank) => card.rank() == Some(rank),
+                        None => rules.rankless_set() == Some(RanklessSet::RankFromFirstNatural),
+                    };
+                    if !wild && !fits {
                         continue;
                     }
                     for reading in meld.lay_off(rules, &[card], &[]).readings {

@@ -8,6 +8,7 @@ use crate::reading::{Designation, ProposedMeld, Reading, Reason, RunEnd, SwapErr
 
 /// Where a drawn card comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DrawSource {
     /// The top of the stock (in `push`, with a discard to push: the push draw).
@@ -18,16 +19,11 @@ pub enum DrawSource {
 
 /// Everything a seat can do: the one closed set of moves (RULES.md §1 "Turn" and each variant).
 ///
-/// In JSON, `{"type": "take_back"}` is [`Action::TakeBack`] and `{"type": "take_back", "play":
-/// 2}` is [`Action::TakeBackPlay`]: the optional `play` came later, and clients that never send
-/// it keep taking back the whole turn.
+/// In JSON each action is an object whose `type` names it: `{"type": "take_back"}` takes back
+/// the whole turn and `{"type": "take_back", "play": 2}` one play of it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "snake_case",
-    deny_unknown_fields,
-    from = "wire::Action"
-)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Action {
     /// Draw one card (`push`: from the stock with a discard on the pile, the push draw).
     Draw {
@@ -77,17 +73,17 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         to_end: Option<RunEnd>,
     },
-    /// `may_i`: pick up every card played to the table this turn (going down comes back whole).
-    TakeBack,
-    /// `may_i`: take back one of this turn's table plays (0-based, in the order they were
-    /// made; [`crate::YouView::plays`] lists them), leaving the table as if it had never been
-    /// made. Going down comes back whole, with every play made after it this turn (they all
-    /// needed it). Any other play is refused (`take_back_blocked`) while a later play of the
-    /// turn depends on it: take that one back first.
-    #[serde(rename = "take_back")]
-    TakeBackPlay {
-        /// Which play of this turn.
-        play: u32,
+    /// `may_i`: without `play`, pick up every card played to the table this turn (going down
+    /// comes back whole). With `play`, take back that one of this turn's table plays
+    /// (0-based, in the order they were made; [`crate::YouView::plays`] lists them), leaving
+    /// the table as if it had never been made. Going down comes back whole, with every play
+    /// made after it this turn (they all needed it). Any other play is refused
+    /// (`take_back_blocked`) while a later play of the turn depends on it: take that one back
+    /// first. `play` came later: clients that never send it keep taking back the whole turn.
+    TakeBack {
+        /// Which play of this turn; absent for all of them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        play: Option<u32>,
     },
     /// Discard one card, ending the turn.
     Discard {
@@ -96,6 +92,16 @@ pub enum Action {
     },
     /// Leave the game for good (RULES.md §2 "Leaving").
     Leave,
+    /// `may_i`, between deals: ask to suspend the game (RULES.md §2 "Suspend and resume").
+    /// When every seat still in the game has asked, the game is suspended.
+    Suspend,
+    /// Ask to resume a suspended game; when every seat still in the game has asked, play goes
+    /// on. `year` is the calendar year (UTC) now, from the caller's clock: a game resumes only
+    /// within the year it started in ([`super::GameConfig::start_year`]).
+    Resume {
+        /// The calendar year (UTC) of the request.
+        year: i32,
+    },
 }
 
 impl Action {
@@ -108,98 +114,17 @@ impl Action {
             Action::LayOff { .. } => "layoff",
             Action::Swap { .. } => "swap",
             Action::MoveJoker { .. } => "move_joker",
-            Action::TakeBack => "take_back",
-            Action::TakeBackPlay { .. } => "take_back",
+            Action::TakeBack { .. } => "take_back",
             Action::Discard { .. } => "discard",
             Action::Leave => "leave",
+            Action::Suspend => "suspend",
+            Action::Resume { .. } => "resume",
         }
     }
-}
 
-/// The JSON form of [`Action`] as it is read: the same as it is written, except that
-/// `take_back` carries an optional `play`.
-mod wire {
-    use serde::Deserialize;
-
-    use crate::card::Card;
-    use crate::reading::{Designation, ProposedMeld, RunEnd};
-
-    use super::DrawSource;
-
-    #[derive(Deserialize)]
-    #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-    pub(super) enum Action {
-        Draw {
-            source: DrawSource,
-        },
-        Claim,
-        Meld {
-            melds: Vec<ProposedMeld>,
-        },
-        #[serde(rename = "layoff")]
-        LayOff {
-            meld_id: u32,
-            cards: Vec<Card>,
-            #[serde(default)]
-            wilds: Vec<Designation>,
-        },
-        Swap {
-            meld_id: u32,
-            card: Card,
-            #[serde(default)]
-            end: Option<RunEnd>,
-        },
-        MoveJoker {
-            from_meld: u32,
-            end: RunEnd,
-            to_meld: u32,
-            #[serde(default)]
-            to_end: Option<RunEnd>,
-        },
-        TakeBack {
-            #[serde(default)]
-            play: Option<u32>,
-        },
-        Discard {
-            card: Card,
-        },
-        Leave,
-    }
-
-    impl From<Action> for super::Action {
-        fn from(a: Action) -> Self {
-            use super::Action as A;
-            match a {
-                Action::Draw { source } => A::Draw { source },
-                Action::Claim => A::Claim,
-                Action::Meld { melds } => A::Meld { melds },
-                Action::LayOff {
-                    meld_id,
-                    cards,
-                    wilds,
-                } => A::LayOff {
-                    meld_id,
-                    cards,
-                    wilds,
-                },
-                Action::Swap { meld_id, card, end } => A::Swap { meld_id, card, end },
-                Action::MoveJoker {
-                    from_meld,
-                    end,
-                    to_meld,
-                    to_end,
-                } => A::MoveJoker {
-                    from_meld,
-                    end,
-                    to_meld,
-                    to_end,
-                },
-                Action::TakeBack { play: None } => A::TakeBack,
-                Action::TakeBack { play: Some(play) } => A::TakeBackPlay { play },
-                Action::Discard { card } => A::Discard { card },
-                Action::Leave => A::Leave,
-            }
-        }
+    /// Whether the action is about suspending the game rather than playing the deal.
+    pub fn is_suspension(&self) -> bool {
+        matches!(self, Action::Suspend | Action::Resume { .. })
     }
 }
 
@@ -293,6 +218,26 @@ pub enum ActionError {
     /// The action holds no cards.
     #[error("the action names no cards")]
     NoCards,
+    /// The game is suspended: only `resume` is accepted.
+    #[error("the game is suspended: only resume is accepted")]
+    Suspended,
+    /// Suspending is asked only between deals (before anyone acts in the new deal).
+    #[error("a game is suspended only between deals, not in the middle of one")]
+    NotBetweenDeals,
+    /// The seat has already asked this.
+    #[error("this seat has already asked to {0}")]
+    AlreadyAsked(&'static str),
+    /// Resuming a game that is not suspended.
+    #[error("the game is not suspended")]
+    NotSuspended,
+    /// The calendar year (UTC) in which the game started is over.
+    #[error("a game resumes only within the calendar year it started in ({started}), not in {year}")]
+    SuspensionExpired {
+        /// The year the game started.
+        started: i32,
+        /// The year of the request.
+        year: i32,
+    },
 }
 
 impl ActionError {
@@ -323,6 +268,11 @@ impl ActionError {
             ActionError::UnknownPlay(_) => "unknown_play",
             ActionError::TakeBackBlocked { .. } => "take_back_blocked",
             ActionError::NoCards => "no_cards",
+            ActionError::Suspended => "game_suspended",
+            ActionError::NotBetweenDeals => "not_between_deals",
+            ActionError::AlreadyAsked(_) => "already_asked",
+            ActionError::NotSuspended => "not_suspended",
+            ActionError::SuspensionExpired { .. } => "suspension_expired",
         }
     }
 }

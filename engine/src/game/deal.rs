@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 
 use super::{Seat, Seed};
 use crate::card::{Card, Rank};
-use crate::ruleset::{Ruleset, Variant};
+use crate::ruleset::{FirstDealerDraw, Ruleset};
 
 /// The stream used for the first-dealer draw; deal `n` shuffles on stream `n`.
 const FIRST_DEALER_STREAM: u64 = 0;
@@ -47,12 +47,7 @@ pub(super) fn shuffle(rng: &mut ChaCha20Rng, cards: &mut [Card]) {
 
 /// Hex SHA-256 of the seed.
 pub(super) fn commitment(seed: &Seed) -> String {
-    hex(&Sha256::digest(seed.0))
-}
-
-/// Lower-case hex.
-pub(super) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(seed.0))
 }
 
 /// A card's rank in the draw for dealer: aces low, a joker above the king. Suits do not
@@ -66,12 +61,13 @@ fn draw_rank(card: Card) -> u8 {
 pub(super) fn first_dealer(rules: &Ruleset, players: usize, seed: &Seed) -> (Seat, Vec<Vec<(Seat, Card)>>) {
     let mut rng = rng(seed, FIRST_DEALER_STREAM);
     let seat = |i: usize| Seat(u8::try_from(i).expect("at most 12 seats"));
-    if rules.variant() == Variant::Push {
-        return (seat(below(&mut rng, players)), Vec::new());
-    }
+    let highest = match rules.first_dealer_draw() {
+        FirstDealerDraw::RandomSeat => return (seat(below(&mut rng, players)), Vec::new()),
+        FirstDealerDraw::HighestCard => true,
+        FirstDealerDraw::LowestCard => false,
+    };
     let mut pack = rules.pack(players);
     shuffle(&mut rng, &mut pack);
-    let highest = rules.variant() == Variant::MayI;
     let mut in_draw: Vec<usize> = (0..players).collect();
     let mut rounds = Vec::new();
     let mut next = pack.into_iter().cycle();

@@ -8,6 +8,7 @@ use crate::reading::{Reading, RunEnd};
 
 /// How a deal ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum DealEnd {
     /// A player went out.
@@ -22,6 +23,7 @@ pub enum DealEnd {
 
 /// A meld as laid on the table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct LaidMeld {
     /// The table meld's id.
     pub id: u32,
@@ -32,6 +34,7 @@ pub struct LaidMeld {
 /// Something that happened in the game. Private cards are `null` in another viewer's copy
 /// (see [`Event::redacted_for`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// The draw for the first dealer (RULES.md §1 "Dealer"): each round lists the cards the
@@ -168,7 +171,7 @@ pub enum Event {
         /// Freed wilds that went back from hand to the table.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         to_table: Vec<Card>,
-        /// The play taken back ([`super::Action::TakeBackPlay`]); absent when every play of the turn
+        /// The play taken back ([`super::Action::TakeBack`] with a `play`); absent when every play of the turn
         /// was.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         play: Option<u32>,
@@ -190,6 +193,20 @@ pub enum Event {
         /// Who.
         seat: Seat,
     },
+    /// A seat asked to suspend the game, between deals (RULES.md §2).
+    SuspendAsked {
+        /// Who.
+        seat: Seat,
+    },
+    /// Every seat still in the game asked: the game is suspended.
+    Suspended,
+    /// A seat asked to resume the suspended game.
+    ResumeAsked {
+        /// Who.
+        seat: Seat,
+    },
+    /// Every seat still in the game asked: play goes on.
+    Resumed,
     /// A deal ended and was scored.
     DealEnded {
         /// 1-based deal number.
@@ -218,6 +235,38 @@ pub enum Event {
 }
 
 impl Event {
+    /// The seat that acted or was acted on (a pushed card's giver), for filing and filtering
+    /// events by seat; `None` for events of the whole table.
+    pub fn seat(&self) -> Option<Seat> {
+        match self {
+            Event::Dealt { seat, .. }
+            | Event::Drew { seat, .. }
+            | Event::ClaimAsked { seat }
+            | Event::ClaimWon { seat, .. }
+            | Event::ClaimRefused { seat, .. }
+            | Event::Melded { seat, .. }
+            | Event::LaidOff { seat, .. }
+            | Event::Swapped { seat, .. }
+            | Event::JokerMoved { seat, .. }
+            | Event::TookBack { seat, .. }
+            | Event::Discarded { seat, .. }
+            | Event::Left { seat }
+            | Event::SuspendAsked { seat }
+            | Event::ResumeAsked { seat } => Some(*seat),
+            Event::Pushed { from, .. } => Some(*from),
+            Event::FirstDealer { .. }
+            | Event::DealStarted { .. }
+            | Event::UpcardBuried { .. }
+            | Event::Upcard { .. }
+            | Event::StockTurnedOver { .. }
+            | Event::DealEnded { .. }
+            | Event::GameEnded { .. }
+            | Event::GameVoid { .. }
+            | Event::Suspended
+            | Event::Resumed => None,
+        }
+    }
+
     /// This event as `viewer` may see it: cards from the stock and dealt hands are hidden
     /// from everyone but their holder.
     pub fn redacted_for(&self, viewer: Viewer) -> Event {

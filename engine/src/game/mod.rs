@@ -6,8 +6,10 @@
 mod action;
 mod deal;
 mod event;
+mod hints;
 mod play;
 mod score;
+mod seats;
 mod view;
 
 use std::fmt;
@@ -16,7 +18,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use action::{Action, ActionError, DrawSource};
 pub use event::{DealEnd, Event, LaidMeld};
+pub use hints::{Hints, LayoffHint};
 pub use play::{meld_with, wild_places};
+pub use seats::BySeat;
 pub use view::{
     ClaimsView, DiscardView, LegalAction, MeldView, PlayerView, TurnPlayView, TurnView, View, YouView,
 };
@@ -31,6 +35,7 @@ pub const GAME_FORMAT: u32 = 1;
 
 /// A place at the table, 0-based; play passes to seat + 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct Seat(pub u8);
 
@@ -62,7 +67,7 @@ impl Seed {
 
     /// Lower-case hex of the 32 bytes.
     pub fn to_hex(&self) -> String {
-        deal::hex(&self.0)
+        hex::encode(self.0)
     }
 
     /// Parses 64 hex digits.
@@ -70,15 +75,8 @@ impl Seed {
     /// # Errors
     /// A message when the text is not 64 hex digits.
     pub fn from_hex(s: &str) -> Result<Seed, String> {
-        let bytes = s.as_bytes();
-        if bytes.len() != 64 || !s.is_ascii() {
-            return Err("a seed is 64 hex digits".into());
-        }
         let mut out = [0u8; 32];
-        for (i, pair) in bytes.chunks(2).enumerate() {
-            let text = std::str::from_utf8(pair).map_err(|e| e.to_string())?;
-            out[i] = u8::from_str_radix(text, 16).map_err(|_| "a seed is 64 hex digits".to_owned())?;
-        }
+        hex::decode_to_slice(s, &mut out).map_err(|_| "a seed is 64 hex digits".to_owned())?;
         Ok(Seed(out))
     }
 }
@@ -104,6 +102,7 @@ impl<'de> Deserialize<'de> for Seed {
 
 /// Who is looking at the game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Viewer {
     /// A player, who sees their own hand.
@@ -114,6 +113,7 @@ pub enum Viewer {
 
 /// Everything fixed when a game is created.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct GameConfig {
     /// Variant and options.
     pub ruleset: Ruleset,
@@ -126,6 +126,10 @@ pub struct GameConfig {
     /// first. Deals past the last deck given are shuffled from the seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stacked_decks: Option<Vec<Vec<Card>>>,
+    /// The calendar year (UTC) the game started in, from the creator's clock (the engine reads
+    /// none): a suspended game resumes only within it (RULES.md §2). `None`: no limit known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_year: Option<i32>,
 }
 
 impl GameConfig {
@@ -136,6 +140,7 @@ impl GameConfig {
             players,
             first_dealer: None,
             stacked_decks: None,
+            start_year: None,
         }
     }
 }
@@ -172,10 +177,13 @@ impl SetupError {
 
 /// Whether the game goes on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Deals are being played.
     Playing,
+    /// Every seat asked to suspend between deals; only `resume` is accepted (RULES.md §2).
+    Suspended,
     /// Every deal was played; standings are known.
     Finished,
     /// Fewer than two players finished: no standings (RULES.md §2 "Leaving").
@@ -184,6 +192,7 @@ pub enum Status {
 
 /// The two halves of a turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Before the draw.
@@ -194,6 +203,7 @@ pub enum Phase {
 
 /// A meld on the table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct TableMeld {
     /// Its id, unique within the deal.
     pub id: u32,
@@ -205,6 +215,7 @@ pub struct TableMeld {
 
 /// One line of the final standings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct Standing {
     /// The seat.
     pub seat: Seat,
@@ -287,9 +298,9 @@ pub struct Game {
     dealer: Seat,
     turn: Seat,
     phase: Phase,
-    hands: Vec<Vec<Card>>,
+    hands: BySeat<Vec<Card>>,
     /// Leavers' hands, face down for the rest of the deal.
-    set_aside: Vec<Vec<Card>>,
+    set_aside: BySeat<Vec<Card>>,
     /// Top card last.
     stock: Vec<Card>,
     /// Top card last.
@@ -299,19 +310,25 @@ pub struct Game {
     pending: Vec<Seat>,
     table: Vec<TableMeld>,
     next_meld_id: u32,
-    down: Vec<bool>,
-    active: Vec<bool>,
+    down: BySeat<bool>,
+    active: BySeat<bool>,
     turn_state: TurnState,
-    claims_won: Vec<u32>,
-    draws: Vec<u32>,
+    claims_won: BySeat<u32>,
+    draws: BySeat<u32>,
     exhaustions: u8,
     /// Actions accepted since the current deal was dealt (0: between deals, RULES.md §2
     /// "Suspend and resume"). Absent in early saves of format 1, hence the default.
     #[serde(default)]
     deal_actions: u32,
     deal_scores: Vec<Vec<i32>>,
-    totals: Vec<i32>,
+    totals: BySeat<i32>,
     standings: Option<Vec<Standing>>,
+    /// Seats that asked to suspend, between deals (RULES.md §2), in the order they asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    suspend_requests: Vec<Seat>,
+    /// While suspended: seats that asked to resume, in the order they asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    resume_requests: Vec<Seat>,
 }
 
 fn known_format<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
@@ -378,8 +395,8 @@ impl Game {
             dealer,
             turn: dealer,
             phase: Phase::Draw,
-            hands: vec![Vec::new(); players],
-            set_aside: vec![Vec::new(); players],
+            hands: BySeat::new(players, Vec::new()),
+            set_aside: BySeat::new(players, Vec::new()),
             stock: Vec::new(),
             discard: Vec::new(),
             dead: false,
@@ -387,16 +404,18 @@ impl Game {
             pending: Vec::new(),
             table: Vec::new(),
             next_meld_id: 1,
-            down: vec![false; players],
-            active: vec![true; players],
+            down: BySeat::new(players, false),
+            active: BySeat::new(players, true),
             turn_state: TurnState::default(),
-            claims_won: vec![0; players],
-            draws: vec![0; players],
+            claims_won: BySeat::new(players, 0),
+            draws: BySeat::new(players, 0),
             exhaustions: 0,
             deal_actions: 0,
             deal_scores: Vec::new(),
-            totals: vec![0; players],
+            totals: BySeat::new(players, 0),
             standings: None,
+            suspend_requests: Vec::new(),
+            resume_requests: Vec::new(),
         };
         game.start_deal(&mut events);
         Ok((game, events))
@@ -412,9 +431,10 @@ impl Game {
         deal::commitment(&self.seed)
     }
 
-    /// The seed, once the game is over (finished or void); `None` while it is played.
+    /// The seed, once the game is over (finished or void); `None` while it is played or
+    /// suspended.
     pub fn revealed_seed(&self) -> Option<&Seed> {
-        (self.status != Status::Playing).then_some(&self.seed)
+        matches!(self.status, Status::Finished | Status::Void).then_some(&self.seed)
     }
 
     /// Plays `action` for `seat`: the new game and what happened, or why not (and `self` is
@@ -428,9 +448,14 @@ impl Game {
         let mut next = self.clone();
         let mut events = Vec::new();
         let deal = next.deal;
+        let playing = !action.is_suspension();
         next.act(seat, action, &mut events)?;
-        if next.deal == deal {
-            next.deal_actions += 1;
+        if playing {
+            // Play went on: the moment between deals, and any asking to suspend in it, is over.
+            next.suspend_requests.clear();
+            if next.deal == deal {
+                next.deal_actions += 1;
+            }
         }
         Ok((next, events))
     }
@@ -528,9 +553,17 @@ impl Game {
     }
     /// Whether the game stands between deals: the current deal has been dealt and nobody has
     /// acted in it yet. The only moment a game may be suspended (RULES.md §2 "Suspend and
-    /// resume"; the consent and the calendar year are the service's to check).
+    /// resume").
     pub fn between_deals(&self) -> bool {
         self.status == Status::Playing && self.deal_actions == 0
+    }
+    /// Seats that asked to suspend the game, between deals.
+    pub fn suspend_requests(&self) -> &[Seat] {
+        &self.suspend_requests
+    }
+    /// Seats that asked to resume the suspended game.
+    pub fn resume_requests(&self) -> &[Seat] {
+        &self.resume_requests
     }
     /// Cards drawn by each seat in this deal (`continental`'s bonuses).
     pub fn draws(&self) -> &[u32] {
@@ -546,7 +579,7 @@ impl Game {
         let n = self.players();
         (1..=n)
             .map(|k| Self::seat_of((seat.index() + k) % n))
-            .find(|s| self.active[s.index()])
+            .find(|s| self.active[*s])
             .unwrap_or(seat)
     }
 
@@ -555,7 +588,7 @@ impl Game {
         let n = self.players();
         (1..=n)
             .map(|k| Self::seat_of((seat.index() + k) % n))
-            .filter(|s| self.active[s.index()])
+            .filter(|s| self.active[*s])
             .collect()
     }
 
@@ -582,18 +615,18 @@ impl Game {
                 pack
             }
         };
-        self.hands = vec![Vec::new(); players];
-        self.set_aside = vec![Vec::new(); players];
+        self.hands = BySeat::new(players, Vec::new());
+        self.set_aside = BySeat::new(players, Vec::new());
         self.discard.clear();
         self.dead = false;
         self.offer = None;
         self.pending.clear();
         self.table.clear();
         self.next_meld_id = 1;
-        self.down = vec![false; players];
+        self.down = BySeat::new(players, false);
         self.turn_state = TurnState::default();
-        self.claims_won = vec![0; players];
-        self.draws = vec![0; players];
+        self.claims_won = BySeat::new(players, 0);
+        self.draws = BySeat::new(players, 0);
         self.exhaustions = 0;
         self.deal_actions = 0;
         let size = rules.hand_size(self.deal);
@@ -604,18 +637,14 @@ impl Game {
         });
         let order = self.rotation_from(self.dealer);
         // Continental deals three at a time; the others one at a time.
-        let packet = if rules.variant() == Variant::Continental {
-            3
-        } else {
-            1
-        };
+        let packet = rules.deal_packet();
         let mut dealt = 0;
         while dealt < size {
             let take = packet.min(size - dealt);
             for seat in &order {
                 for _ in 0..take {
                     let card = deck.pop().expect("every pack holds enough cards for the deal");
-                    self.hands[seat.index()].push(card);
+                    self.hands[*seat].push(card);
                 }
             }
             dealt += take;
@@ -623,12 +652,12 @@ impl Game {
         for seat in &order {
             events.push(Event::Dealt {
                 seat: *seat,
-                cards: Some(self.hands[seat.index()].clone()),
+                cards: Some(self.hands[*seat].clone()),
             });
         }
         let mut up = deck.pop().expect("a card for the upcard");
         // Push: a wild upcard is buried at a random place in the stock (never on top).
-        while rules.variant() == Variant::Push && rules.is_wild(up) && !deck.is_empty() {
+        while rules.buries_wild_upcard() && rules.is_wild(up) && !deck.is_empty() {
             events.push(Event::UpcardBuried { card: up });
             let place = deal::below(&mut rng, deck.len());
             deck.insert(place, up);
@@ -640,7 +669,7 @@ impl Game {
             card: up,
             stock_count: self.stock.len(),
         });
-        if rules.has_claims() {
+        if rules.first_upcard_claims() {
             self.offer = Some(Offer {
                 card: up,
                 discarder: None,

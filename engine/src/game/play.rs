@@ -6,8 +6,8 @@ use super::{
 };
 use crate::card::Card;
 use crate::contract::{ContractCode, ContractReason, check_proposed};
-use crate::reading::{self, Designation, MeldError, ProposedMeld, Reading, RunEnd, Stands};
-use crate::ruleset::{Ruleset, Variant};
+use crate::reading::{self, Designation, MeldError, MeldKind, ProposedMeld, Reading, RunEnd, Stands};
+use crate::ruleset::{Restock, Ruleset, WildSwap};
 
 /// Takes `cards` out of `hand` as a multiset, or names the ones missing (hand untouched).
 pub(super) fn take_cards(hand: &mut Vec<Card>, cards: &[Card]) -> Result<(), ActionError> {
@@ -38,6 +38,15 @@ pub(super) fn take_cards(hand: &mut Vec<Card>, cards: &[Card]) -> Result<(), Act
     Ok(())
 }
 
+/// `contract_7` (RULES.md §3): a table play may not leave the hand empty, for the last card
+/// must be discarded. `cards_left` is the size of the hand the play would leave.
+pub(super) fn check_last_card(rules: &Ruleset, cards_left: usize) -> Result<(), ActionError> {
+    if rules.keeps_last_card() && cards_left == 0 {
+        return Err(ActionError::FinalDiscardRequired);
+    }
+    Ok(())
+}
+
 fn meld_error(meld: Option<usize>, e: MeldError) -> ActionError {
     match e {
         MeldError::Illegal(reasons) => ActionError::IllegalMeld { meld, reasons },
@@ -53,10 +62,10 @@ pub fn wild_places(reading: &Reading) -> Vec<Stands> {
             let mut out = Vec::new();
             if reading.len() < reading::MAX_RUN {
                 if low > 1 {
-                    out.push(Stands::Card(card_at(low - 1, suit)));
+                    out.push(Stands::Card(Card::in_run(low - 1, suit)));
                 }
                 if high < 14 {
-                    out.push(Stands::Card(card_at(high + 1, suit)));
+                    out.push(Stands::Card(Card::in_run(high + 1, suit)));
                 }
             }
             out
@@ -89,43 +98,23 @@ pub fn meld_with(rules: &Ruleset, hand: &[Card], wild: Card) -> Option<ProposedM
     None
 }
 
-/// Where the wilds that `after` has and `before` lacks lie in `after`.
-fn new_wilds(rules: &Ruleset, before: &Reading, after: &Reading) -> Vec<Designation> {
-    let mut old = before.slots().to_vec();
-    let mut out = Vec::new();
-    for s in after.slots() {
-        if let Some(k) = old.iter().position(|o| o == s) {
-            old.swap_remove(k);
-        } else if rules.is_wild(s.card) {
-            out.push(Designation {
-                card: s.card,
-                represents: s.represents,
-            });
-        }
-    }
-    out
-}
-
-fn card_at(value: u8, suit: crate::card::Suit) -> Card {
-    Card::new(
-        crate::card::Rank::from_number(value).unwrap_or(crate::card::Rank::Ace),
-        suit,
-    )
-}
-
 impl Game {
     /// The refusals that depend only on who acts and when.
     pub(super) fn precheck(&self, seat: Seat, action: &Action) -> Result<(), ActionError> {
-        if self.status != Status::Playing {
-            return Err(ActionError::GameOver);
+        match (self.status, action) {
+            (Status::Finished | Status::Void, _) => return Err(ActionError::GameOver),
+            (Status::Suspended, Action::Resume { .. }) | (Status::Playing, _) => {}
+            (Status::Suspended, _) => return Err(ActionError::Suspended),
         }
         if seat.index() >= self.players() {
             return Err(ActionError::UnknownSeat(seat.0));
         }
-        if !self.active[seat.index()] {
+        if !self.active[seat] {
             return Err(ActionError::SeatLeft);
         }
         match action {
+            Action::Suspend => self.check_suspend(seat),
+            Action::Resume { year } => self.check_resume(seat, *year),
             Action::Leave => Ok(()),
             Action::Claim => self.check_claim(seat),
             _ if seat != self.turn => Err(ActionError::NotYourTurn),
@@ -136,8 +125,7 @@ impl Game {
             | Action::LayOff { .. }
             | Action::Swap { .. }
             | Action::MoveJoker { .. }
-            | Action::TakeBack
-            | Action::TakeBackPlay { .. }
+            | Action::TakeBack { .. }
                 if self.phase != Phase::Play =>
             {
                 Err(ActionError::WrongPhase("draw a card first"))
@@ -149,6 +137,14 @@ impl Game {
     pub(super) fn act(&mut self, seat: Seat, action: Action, ev: &mut Vec<Event>) -> Result<(), ActionError> {
         self.precheck(seat, &action)?;
         match action {
+            Action::Suspend => {
+                self.ask(seat, Status::Suspended, ev);
+                Ok(())
+            }
+            Action::Resume { .. } => {
+                self.ask(seat, Status::Playing, ev);
+                Ok(())
+            }
             Action::Leave => {
                 self.leave(seat, ev);
                 Ok(())
@@ -168,9 +164,73 @@ impl Game {
                 to_meld,
                 to_end,
             } => self.move_joker(seat, from_meld, end, to_meld, to_end, ev),
-            Action::TakeBack => self.take_back(seat, None, ev),
-            Action::TakeBackPlay { play } => self.take_back_play(seat, play, ev),
+            Action::TakeBack { play: None } => self.take_back(seat, None, ev),
+            Action::TakeBack { play: Some(play) } => self.take_back_play(seat, play, ev),
             Action::Discard { card } => self.discard_card(seat, card, ev),
+        }
+    }
+
+    /// RULES.md §2 "Suspend and resume": `may_i`, between deals, once per seat.
+    pub(super) fn check_suspend(&self, seat: Seat) -> Result<(), ActionError> {
+        if !self.rules().can_suspend() {
+            return Err(ActionError::NotInVariant(
+                "only may_i games are suspended and resumed",
+            ));
+        }
+        if !self.between_deals() {
+            return Err(ActionError::NotBetweenDeals);
+        }
+        if self.suspend_requests.contains(&seat) {
+            return Err(ActionError::AlreadyAsked("suspend"));
+        }
+        Ok(())
+    }
+
+    /// RULES.md §2: a suspended game resumes only within the calendar year it started in.
+    pub(super) fn check_resume(&self, seat: Seat, year: i32) -> Result<(), ActionError> {
+        if self.status != Status::Suspended {
+            return Err(ActionError::NotSuspended);
+        }
+        if let Some(started) = self.config.start_year
+            && year > started
+        {
+            return Err(ActionError::SuspensionExpired { started, year });
+        }
+        if self.resume_requests.contains(&seat) {
+            return Err(ActionError::AlreadyAsked("resume"));
+        }
+        Ok(())
+    }
+
+    /// Whether every seat still in the game is in `asked`.
+    fn all_asked(&self, asked: &[Seat]) -> bool {
+        (0..self.players())
+            .map(Game::seat_of)
+            .filter(|s| self.active[s.index()])
+            .all(|s| asked.contains(&s))
+    }
+
+    /// `seat` asks to suspend (`to` is [`Status::Suspended`]) or to resume (`to` is
+    /// [`Status::Playing`]); once every seat still in the game has asked, the game goes `to`.
+    fn ask(&mut self, seat: Seat, to: Status, ev: &mut Vec<Event>) {
+        let resume = to == Status::Playing;
+        let asked = if resume {
+            &mut self.resume_requests
+        } else {
+            &mut self.suspend_requests
+        };
+        asked.push(seat);
+        let asked = asked.clone();
+        ev.push(if resume {
+            Event::ResumeAsked { seat }
+        } else {
+            Event::SuspendAsked { seat }
+        });
+        if self.all_asked(&asked) {
+            self.suspend_requests.clear();
+            self.resume_requests.clear();
+            self.status = to;
+            ev.push(if resume { Event::Resumed } else { Event::Suspended });
         }
     }
 
@@ -185,11 +245,9 @@ impl Game {
     /// (as the variant says). `None` means the deal has ended for want of a card.
     fn take_stock_card(&mut self, ev: &mut Vec<Event>) -> Option<Card> {
         if self.stock.is_empty() {
-            let turned: Vec<Card> = match self.variant() {
-                Variant::MayI | Variant::Contract7 if self.exhaustions == 0 => {
-                    std::mem::take(&mut self.discard)
-                }
-                Variant::Continental if self.discard.len() > 1 => {
+            let turned: Vec<Card> = match self.rules().restock() {
+                Restock::WholePileOnce if self.exhaustions == 0 => std::mem::take(&mut self.discard),
+                Restock::AllButTop if self.discard.len() > 1 => {
                     let top = self.discard.pop().expect("more than one card");
                     std::mem::replace(&mut self.discard, vec![top])
                 }
@@ -246,14 +304,16 @@ impl Game {
                     card: Some(card),
                 });
             }
-            DrawSource::Stock if self.variant() == Variant::Push && !self.discard.is_empty() => {
+            DrawSource::Stock if self.rules().push_draw() && !self.discard.is_empty() => {
                 // The push draw: the top discard and a face-down stock card go to the left.
+                // With one stock card left they still go, and the drawer's own draw then
+                // finds the stock empty, which ends the deal (a choice RULES.md leaves open).
                 let Some(pushed) = self.take_stock_card(ev) else {
                     return Ok(());
                 };
                 let top = self.discard.pop().expect("not empty");
                 let to = self.next_active(seat);
-                self.hands[to.index()].extend([top, pushed]);
+                self.hands[to].extend([top, pushed]);
                 ev.push(Event::Pushed {
                     from: seat,
                     to,
@@ -315,10 +375,10 @@ impl Game {
     fn award_claim(&mut self, seat: Seat, ev: &mut Vec<Event>) {
         let card = self.discard.pop().expect("the offered card is on top");
         let penalty = self.stock.pop().expect("claims are refused on an empty stock");
-        self.hands[seat.index()].extend([card, penalty]);
+        self.hands[seat].extend([card, penalty]);
         self.dead = true;
         self.offer = None;
-        self.claims_won[seat.index()] += 1;
+        self.claims_won[seat] += 1;
         ev.push(Event::ClaimWon {
             seat,
             card,
@@ -355,7 +415,7 @@ impl Game {
         if self.pending.contains(&seat) {
             return Err(ActionError::ClaimNotAllowed("you have already asked"));
         }
-        if max.is_some_and(|m| self.claims_won[seat.index()] >= m) {
+        if max.is_some_and(|m| self.claims_won[seat] >= m) {
             return Err(ActionError::ClaimNotAllowed(
                 "you have made all the claims allowed this deal",
             ));
@@ -383,13 +443,13 @@ impl Game {
     /// for taking back the whole turn, and in `may_i` before each one, with the play itself.
     fn note_table_play(&mut self, seat: Seat, action: impl FnOnce() -> Action) {
         let before = || Snapshot {
-            hand: self.hands[seat.index()].clone(),
+            hand: self.hands[seat].clone(),
             table: self.table.clone(),
-            down: self.down[seat.index()],
+            down: self.down[seat],
             next_meld_id: self.next_meld_id,
             must_play: self.turn_state.must_play.clone(),
         };
-        if self.variant() == Variant::MayI {
+        if self.rules().takes_back() {
             let play = TurnPlay {
                 action: action(),
                 before: before(),
@@ -422,8 +482,8 @@ impl Game {
 
     fn meld(&mut self, seat: Seat, melds: Vec<ProposedMeld>, ev: &mut Vec<Event>) -> Result<(), ActionError> {
         let i = seat.index();
-        let variant = self.variant();
-        if variant == Variant::Continental {
+        let all_at_once = self.rules().goes_out_all_at_once();
+        if all_at_once {
             if self.phase == Phase::Draw && self.draws[i] > 0 {
                 return Err(ActionError::WrongPhase(
                     "only a player who has not drawn yet this deal may go out before drawing",
@@ -438,12 +498,10 @@ impl Game {
         let cards: Vec<Card> = melds.iter().flat_map(|m| m.cards.iter().copied()).collect();
         let mut hand = self.hands[i].clone();
         take_cards(&mut hand, &cards)?;
-        if variant == Variant::Contract7 && hand.is_empty() {
-            return Err(ActionError::FinalDiscardRequired);
-        }
+        check_last_card(self.rules(), hand.len())?;
         let was_down = self.down[i];
         let readings = if was_down {
-            if variant != Variant::Push {
+            if !self.rules().melds_after_going_down() {
                 return Err(ActionError::AlreadyDown);
             }
             let mut out = Vec::with_capacity(melds.len());
@@ -477,7 +535,7 @@ impl Game {
             contract: !was_down,
             melds: laid,
         });
-        if variant == Variant::Continental {
+        if all_at_once {
             // Going out: 15 cards down; after a draw the one left is discarded.
             if let Some(last) = self.hands[i].pop() {
                 self.discard.push(last);
@@ -520,16 +578,51 @@ impl Game {
             .ok_or(ActionError::UnknownMeld(id))
     }
 
+    /// The variant's rule on which melds `seat` may swap a natural card into: `may_i` runs,
+    /// `push` any meld, `contract_7` the seat's own runs. The cards decide the rest.
+    pub(super) fn swap_rule(&self, seat: Seat, meld: &TableMeld) -> Result<(), ActionError> {
+        match self.rules().wild_swap() {
+            WildSwap::JokerToRunEnd if meld.owner != seat => Err(ActionError::NotYourMeld(meld.id)),
+            WildSwap::InRuns if meld.reading.kind() != MeldKind::Run => Err(ActionError::Swap(
+                reading::SwapError::NotAllowed("wilds in sets are never replaced"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether `meld` holds a wild a natural card could take the place of: any wild, or in
+    /// `contract_7` a joker of a run; never in a wild trio.
+    pub(super) fn holds_swappable_wild(&self, meld: &TableMeld) -> bool {
+        let joker_only = self.rules().wild_swap() == WildSwap::JokerToRunEnd;
+        let reading = &meld.reading;
+        let fits = !joker_only || reading.kind() == MeldKind::Run;
+        fits && !reading.is_wild_trio()
+            && reading
+                .slots()
+                .iter()
+                .any(|s| !s.natural && (!joker_only || s.card.is_joker()))
+    }
+
+    /// Whether `seat` may move a joker at an end of `meld` to another run (`contract_7`): the
+    /// same test [`Reading::take_end_joker`] applies when the move is made.
+    pub(super) fn joker_movable(&self, seat: Seat, meld: &TableMeld) -> bool {
+        let min = self.rules().min_len(MeldKind::Run);
+        meld.owner == seat
+            && [RunEnd::Low, RunEnd::High]
+                .into_iter()
+                .any(|end| meld.reading.take_end_joker(end, min).is_ok())
+    }
+
     /// Lay-offs and swaps: the variant allows table play, the player is down, it is the play
     /// phase.
     fn require_table_play(&self, seat: Seat) -> Result<(), ActionError> {
-        if self.variant() == Variant::Continental {
+        if self.rules().goes_out_all_at_once() {
             return Err(ActionError::NotInVariant(
                 "continental has no lay-offs: go out all at once",
             ));
         }
         self.require_play()?;
-        if !self.down[seat.index()] {
+        if !self.down[seat] {
             return Err(ActionError::NotDown);
         }
         Ok(())
@@ -551,9 +644,7 @@ impl Game {
         let i = seat.index();
         let mut hand = self.hands[i].clone();
         take_cards(&mut hand, cards)?;
-        if self.variant() == Variant::Contract7 && hand.is_empty() {
-            return Err(ActionError::FinalDiscardRequired);
-        }
+        check_last_card(self.rules(), hand.len())?;
         let reading = self.table[m]
             .reading
             .lay_off(self.rules(), cards, wilds)
@@ -564,7 +655,7 @@ impl Game {
         let recorded = Action::LayOff {
             meld_id,
             cards: cards.to_vec(),
-            wilds: new_wilds(self.rules(), &self.table[m].reading, &reading),
+            wilds: reading.added_wilds(self.rules(), &self.table[m].reading),
         };
         self.note_table_play(seat, || recorded);
         self.hands[i] = hand;
@@ -596,14 +687,10 @@ impl Game {
         let mut hand = self.hands[i].clone();
         take_cards(&mut hand, &[card])?;
         let rules = self.rules().clone();
-        let (reading, freed) = if self.variant() == Variant::Contract7 {
+        self.swap_rule(seat, &self.table[m])?;
+        let (reading, freed) = if rules.wild_swap() == WildSwap::JokerToRunEnd {
             // Contract_7 moves the joker to an end of a run the player dropped.
-            if self.table[m].owner != seat {
-                return Err(ActionError::NotYourMeld(meld_id));
-            }
-            if hand.is_empty() {
-                return Err(ActionError::FinalDiscardRequired);
-            }
+            check_last_card(self.rules(), hand.len())?;
             let r = self.table[m]
                 .reading
                 .move_joker_to_end(card, end)
@@ -614,8 +701,8 @@ impl Game {
                 .reading
                 .replace_wild(&rules, card)
                 .map_err(ActionError::Swap)?;
-            if self.variant() == Variant::Push {
-                // Push has no taking back, so a rescue must never leave the turn unable to end:
+            if !rules.takes_back() {
+                // Without taking back (push), a rescue must never leave the turn unable to end:
                 // the wild must fit on a meld of the table, or (new melds being allowed after
                 // the contract, RULES.md §5) in a new meld with cards of the hand.
                 let mut table: Vec<Reading> = self.table.iter().map(|t| t.reading.clone()).collect();
@@ -668,7 +755,7 @@ impl Game {
         to_end: Option<RunEnd>,
         ev: &mut Vec<Event>,
     ) -> Result<(), ActionError> {
-        if self.variant() != Variant::Contract7 {
+        if !self.rules().moves_jokers() {
             return Err(ActionError::NotInVariant(
                 "only contract_7 moves jokers between runs",
             ));
@@ -687,7 +774,7 @@ impl Game {
         let rules = self.rules().clone();
         let from_reading = self.table[from]
             .reading
-            .take_end_joker(end, rules.min_len(crate::reading::MeldKind::Run))
+            .take_end_joker(end, rules.min_len(MeldKind::Run))
             .map_err(ActionError::Swap)?;
         let target = &self.table[to].reading;
         if target.kind() != crate::reading::MeldKind::Run {
@@ -704,7 +791,7 @@ impl Game {
                 };
                 vec![Designation {
                     card: Card::JOKER,
-                    represents: Stands::Card(card_at(value, suit)),
+                    represents: Stands::Card(Card::in_run(value, suit)),
                 }]
             }
             _ => Vec::new(),
@@ -729,7 +816,7 @@ impl Game {
     /// Takes back every table play of this turn (`play` names the one asked for, when it was
     /// going down, which comes back whole with everything after it).
     fn take_back(&mut self, seat: Seat, play: Option<u32>, ev: &mut Vec<Event>) -> Result<(), ActionError> {
-        if self.variant() != Variant::MayI {
+        if !self.rules().takes_back() {
             return Err(ActionError::NotInVariant(
                 "only may_i lets a player take back table plays",
             ));
@@ -738,7 +825,7 @@ impl Game {
         let Some(snap) = self.turn_state.snapshot.take() else {
             return Err(ActionError::NothingToTakeBack);
         };
-        let before = self.hands[seat.index()].clone();
+        let before = self.hands[seat].clone();
         self.restore(seat, *snap);
         self.turn_state.went_down = false;
         self.turn_state.plays.clear();
@@ -751,7 +838,7 @@ impl Game {
     /// play had never been made; if a later play cannot be made again without it, the take
     /// back is refused, so nothing is ever stranded (RULES.md §2 "Taking back").
     fn take_back_play(&mut self, seat: Seat, play: u32, ev: &mut Vec<Event>) -> Result<(), ActionError> {
-        if self.variant() != Variant::MayI {
+        if !self.rules().takes_back() {
             return Err(ActionError::NotInVariant(
                 "only may_i lets a player take back table plays",
             ));
@@ -766,7 +853,7 @@ impl Game {
             return self.take_back(seat, Some(play), ev);
         }
         let later: Vec<TurnPlay> = self.turn_state.plays[k + 1..].to_vec();
-        let before = self.hands[seat.index()].clone();
+        let before = self.hands[seat].clone();
         let mut next = self.clone();
         next.restore(seat, target.before);
         next.turn_state.plays.truncate(k);
@@ -790,7 +877,7 @@ impl Game {
     /// The event of a take back: cards that came back to hand, and freed wilds that went
     /// from hand back to the table.
     fn push_took_back(&self, seat: Seat, before: &[Card], play: Option<u32>, ev: &mut Vec<Event>) {
-        let mut returned = self.hands[seat.index()].clone();
+        let mut returned = self.hands[seat].clone();
         let mut to_table = before.to_vec();
         returned.retain(|c| match to_table.iter().position(|h| h == c) {
             Some(k) => {
@@ -808,7 +895,7 @@ impl Game {
     }
 
     /// `may_i`: this turn's table plays of `seat` (empty unless it is their turn), each with
-    /// whether [`Action::TakeBackPlay`] would take it back now.
+    /// whether [`Action::TakeBack`] with a `play` would take it back now.
     pub fn turn_plays(&self, seat: Seat) -> Vec<TurnPlayView> {
         if seat != self.turn || self.phase != Phase::Play || self.status != Status::Playing {
             return Vec::new();
@@ -816,7 +903,7 @@ impl Game {
         (0u32..)
             .zip(&self.turn_state.plays)
             .map(|(k, p)| {
-                let can_take_back = self.apply(seat, Action::TakeBackPlay { play: k }).is_ok();
+                let can_take_back = self.apply(seat, Action::TakeBack { play: Some(k) }).is_ok();
                 TurnPlayView {
                     play: k,
                     action: p.action.clone(),

@@ -2,7 +2,7 @@
 
 use super::{DealEnd, Event, Game, Seat, Standing, Status};
 use crate::card::{Card, Rank};
-use crate::ruleset::{Ruleset, Variant};
+use crate::ruleset::Ruleset;
 
 /// `continental`'s payment from each loser to the winner (RULES.md §4 "Payments"): 1 for the
 /// game, 2 a joker, 1 a deuce used as a wild, and the bonuses.
@@ -63,11 +63,11 @@ impl Game {
                     scores[i] = self.hand_value(&self.hands[i]);
                 }
                 if let Some(w) = winner
-                    && self.variant() == Variant::Contract7
+                    && let Some(score) = self.rules().down_and_out_score()
                     && self.turn_state.went_down
                 {
                     // Dropped the whole contract and went out in the same turn.
-                    scores[w.index()] = -10;
+                    scores[w.index()] = score;
                 }
             }
             Ruleset::Continental(_) => {
@@ -78,7 +78,7 @@ impl Game {
                         .filter(|m| m.owner == w)
                         .map(|m| &m.reading)
                         .collect();
-                    let pay = continental_payment(self.rules(), &melds, self.draws[w.index()]);
+                    let pay = continental_payment(self.rules(), &melds, self.draws[w]);
                     for &i in &active {
                         if i != w.index() {
                             scores[i] = -pay;
@@ -100,7 +100,8 @@ impl Game {
                 if o.individual {
                     scores = own;
                 } else {
-                    // Partners sit opposite: the team of seat i is i % 2.
+                    // Partners sit opposite: the team of seat i is i % 2. A leaver's hand counts
+                    // 0, so a team with a leaver scores the partner's hand alone.
                     let mut team = [0i32; 2];
                     for (i, v) in own.iter().enumerate() {
                         team[i % 2] += v;
@@ -126,9 +127,9 @@ impl Game {
         ev.push(Event::DealEnded {
             deal: self.deal,
             end,
-            hands: self.hands.clone(),
+            hands: self.hands.to_vec(),
             scores,
-            totals: self.totals.clone(),
+            totals: self.totals.to_vec(),
         });
         if self.deal >= self.rules().deals() {
             self.finish(ev);
@@ -139,7 +140,8 @@ impl Game {
             _ => true,
         };
         self.dealer = match winner {
-            Some(w) if !passes_left && self.active[w.index()] => w,
+            Some(w) if !passes_left && self.active[w] => w,
+            // No winner (continental's "no stock left"), or a winner who left: to the left.
             _ => self.next_active(self.dealer),
         };
         self.deal += 1;
@@ -164,7 +166,7 @@ impl Game {
             });
             return;
         }
-        let highest_wins = self.variant() == Variant::Continental;
+        let highest_wins = self.rules().highest_total_wins();
         let mut sorted: Vec<i32> = finishers.iter().map(|&i| self.totals[i]).collect();
         sorted.sort_unstable();
         // RULES.md §2: a leaver's total is the sum of the two highest finishers' totals. In

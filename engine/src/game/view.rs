@@ -11,6 +11,7 @@ use crate::ruleset::{Ruleset, Variant};
 
 /// Whose turn and which half of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct TurnView {
     /// The player in turn.
     pub seat: Seat,
@@ -20,6 +21,7 @@ pub struct TurnView {
 
 /// The viewer's own seat and hand.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct YouView {
     /// The viewer's seat.
     pub seat: Seat,
@@ -29,15 +31,16 @@ pub struct YouView {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub must_play: Vec<Card>,
     /// `may_i`, in turn: this turn's table plays, each of which may be taken back on its own
-    /// ([`super::Action::TakeBackPlay`]) when `can_take_back` says so.
+    /// ([`super::Action::TakeBack`] with a `play`) when `can_take_back` says so.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub plays: Vec<TurnPlayView>,
 }
 
 /// A table play of this turn (`may_i` taking back).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct TurnPlayView {
-    /// Its index among this turn's plays: the `play` of [`super::Action::TakeBackPlay`].
+    /// Its index among this turn's plays: the `play` of [`super::Action::TakeBack`].
     pub play: u32,
     /// The play as it was made.
     pub action: super::Action,
@@ -47,6 +50,7 @@ pub struct TurnPlayView {
 
 /// A seat as every viewer sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct PlayerView {
     /// The seat.
     pub seat: Seat,
@@ -67,6 +71,7 @@ pub struct PlayerView {
 
 /// A meld on the table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct MeldView {
     /// Its id.
     pub id: u32,
@@ -82,6 +87,7 @@ pub struct MeldView {
 
 /// The discard pile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct DiscardView {
     /// The top card, if any.
     pub top: Option<Card>,
@@ -93,6 +99,7 @@ pub struct DiscardView {
 
 /// "May I?" as it stands.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct ClaimsView {
     /// The discard on offer, if one may be claimed.
     pub offered: Option<Card>,
@@ -102,6 +109,7 @@ pub struct ClaimsView {
 
 /// An action a seat may take now: its type, and where it helps, the choices.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LegalAction {
     /// Draw from this source.
@@ -134,7 +142,7 @@ pub enum LegalAction {
         meld_ids: Vec<u32>,
     },
     /// `may_i`: take back this turn's table plays, all at once; one by one with
-    /// [`super::Action::TakeBackPlay`], listed in [`YouView::plays`].
+    /// [`super::Action::TakeBack`] with a `play`, listed in [`YouView::plays`].
     TakeBack,
     /// Discard one of these cards.
     Discard {
@@ -143,16 +151,21 @@ pub enum LegalAction {
     },
     /// Leave the game.
     Leave,
+    /// `may_i`, between deals: ask to suspend the game.
+    Suspend,
+    /// Ask to resume the suspended game.
+    Resume,
 }
 
 /// A game as one viewer may see it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct View {
     /// Variant and options.
     pub ruleset: Ruleset,
     /// The variant id.
     pub variant: Variant,
-    /// `playing`, `finished` or `void`.
+    /// `playing`, `suspended`, `finished` or `void`.
     pub status: Status,
     /// 1-based deal number.
     pub deal: u8,
@@ -186,6 +199,10 @@ pub struct View {
     /// Once finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub standings: Option<Vec<Standing>>,
+    /// Seats that asked to suspend the game, between deals (RULES.md §2).
+    pub suspend_requests: Vec<Seat>,
+    /// Seats that asked to resume the suspended game.
+    pub resume_requests: Vec<Seat>,
     /// SHA-256 of the seed, hex.
     pub seed_commitment: String,
     /// The seed, hex, once the game is over.
@@ -204,7 +221,7 @@ impl Game {
         let you = match viewer {
             Viewer::Seat(s) if s.index() < self.players() => Some(YouView {
                 seat: s,
-                hand: self.hands[s.index()].clone(),
+                hand: self.hands[s].clone(),
                 must_play: if s == self.turn {
                     self.turn_state.must_play.clone()
                 } else {
@@ -264,6 +281,8 @@ impl Game {
                 Viewer::Spectator => Vec::new(),
             },
             standings: self.standings.clone(),
+            suspend_requests: self.suspend_requests.clone(),
+            resume_requests: self.resume_requests.clone(),
             seed_commitment: self.commitment(),
             seed: self.revealed_seed().map(super::Seed::to_hex),
         }
@@ -277,11 +296,21 @@ impl Game {
     /// that `take_back` with a `play` accepts are listed in the view's `you.plays`.
     pub fn legal_actions(&self, seat: Seat) -> Vec<LegalAction> {
         let mut out = Vec::new();
+        if self.status == Status::Suspended && self.is_active(seat) {
+            // The year is the caller's: `resume` is listed while this seat has not asked.
+            if !self.resume_requests.contains(&seat) {
+                out.push(LegalAction::Resume);
+            }
+            return out;
+        }
         if self.status != Status::Playing || !self.is_active(seat) {
             return out;
         }
+        if self.check_suspend(seat).is_ok() {
+            out.push(LegalAction::Suspend);
+        }
         let i = seat.index();
-        let variant = self.variant();
+        let rules = self.rules();
         if self.check_claim(seat).is_ok() {
             out.push(LegalAction::Claim);
         }
@@ -296,38 +325,25 @@ impl Game {
                             source: DrawSource::Discard,
                         });
                     }
-                    if variant == Variant::Continental && self.draws[i] == 0 {
+                    if rules.goes_out_all_at_once() && self.draws[i] == 0 {
                         out.push(LegalAction::Meld { contract: true });
                     }
                 }
                 Phase::Play => {
                     let down = self.down[i];
-                    match variant {
-                        Variant::Continental => out.push(LegalAction::Meld { contract: true }),
-                        Variant::Push if down => out.push(LegalAction::Meld { contract: false }),
-                        _ if !down => out.push(LegalAction::Meld { contract: true }),
-                        _ => {}
+                    if rules.goes_out_all_at_once() || !down {
+                        out.push(LegalAction::Meld { contract: true });
+                    } else if rules.melds_after_going_down() {
+                        out.push(LegalAction::Meld { contract: false });
                     }
-                    if down && variant != Variant::Continental && !self.table.is_empty() {
+                    if down && !rules.goes_out_all_at_once() && !self.table.is_empty() {
                         out.push(LegalAction::LayOff {
                             meld_ids: self.table.iter().map(|m| m.id).collect(),
                         });
                         let swappable: Vec<u32> = self
                             .table
                             .iter()
-                            .filter(|m| {
-                                let wild = m.reading.slots().iter().any(|s| {
-                                    !s.natural && (variant != Variant::Contract7 || s.card.is_joker())
-                                });
-                                let kind_ok = match variant {
-                                    Variant::MayI => m.reading.kind() == MeldKind::Run,
-                                    Variant::Contract7 => {
-                                        m.owner == seat && m.reading.kind() == MeldKind::Run
-                                    }
-                                    _ => true,
-                                };
-                                wild && kind_ok && !m.reading.is_wild_trio()
-                            })
+                            .filter(|m| self.swap_rule(seat, m).is_ok() && self.holds_swappable_wild(m))
                             .map(|m| m.id)
                             .collect();
                         if !swappable.is_empty() {
@@ -335,16 +351,11 @@ impl Game {
                                 meld_ids: swappable.clone(),
                             });
                         }
-                        if variant == Variant::Contract7 {
+                        if rules.moves_jokers() {
                             let movable: Vec<u32> = self
                                 .table
                                 .iter()
-                                .filter(|m| m.owner == seat && m.reading.kind() == MeldKind::Run)
-                                .filter(|m| {
-                                    let s = m.reading.slots();
-                                    let end_joker = |k: usize| s[k].card.is_joker() && !s[k].natural;
-                                    m.reading.len() > 4 && (end_joker(0) || end_joker(s.len() - 1))
-                                })
+                                .filter(|m| self.joker_movable(seat, m))
                                 .map(|m| m.id)
                                 .collect();
                             if !movable.is_empty() {
@@ -352,7 +363,7 @@ impl Game {
                             }
                         }
                     }
-                    if variant == Variant::MayI && self.turn_state.snapshot.is_some() {
+                    if rules.takes_back() && self.turn_state.snapshot.is_some() {
                         out.push(LegalAction::TakeBack);
                     }
                     if self.turn_state.must_play.is_empty() {

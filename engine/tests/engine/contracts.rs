@@ -269,8 +269,8 @@ fn continental_going_out() {
     accepts(
         &cont,
         1,
-        &["3C 4C 5C", "3C 4C 5C", "3C 4C 5C", "3C 4C 5C", "3C 4C 5C"],
-        "§4 sequences may share a suit",
+        &["3C 4C 5C", "3C 4C 5C", "6C 7C 8C", "6C 7C 8C", "9C TC JC"],
+        "§4 sequences may share a suit (and cards, as far as the packs go)",
     );
 
     // A long sequence is split to fit: 8 = 5 + 3 and 7 = 4 + 3.

@@ -184,6 +184,27 @@ fn lay_offs() {
             "2S",
             Ok(&["set 9: 9C 9D 9H 2S=9 (n3 w1)"]),
         ),
+        lay(
+            "§5 the first natural laid off on a rankless set fixes its rank",
+            Push,
+            ("JK JK JK", Some(Set), ""),
+            "9C",
+            Ok(&["set 9: 9C JK=9 JK=9 JK=9 (n1 w3)"]),
+        ),
+        lay(
+            "§5 a wild laid off on a rankless set leaves it rankless",
+            Push,
+            ("JK JK JK", Some(Set), ""),
+            "2S",
+            Ok(&["set *: 2S=* JK=* JK=* JK=* (n0 w4)"]),
+        ),
+        lay(
+            "§5 naturals of two ranks cannot fix one rank",
+            Push,
+            ("JK JK JK", Some(Set), ""),
+            "9C 8C",
+            Err(MixedRanks),
+        ),
         lay("§1 no cards", MayI, run_5_8, "", Err(Empty)),
     ];
     let mut failures = Vec::new();

@@ -3,6 +3,7 @@
 mod contracts;
 mod extending;
 mod helpers;
+mod hints;
 mod melds;
 mod play_basics;
 mod play_bot;
@@ -14,4 +15,7 @@ mod play_push;
 mod play_sim;
 mod props;
 mod rulesets;
+#[cfg(feature = "utoipa")]
+mod schema;
 mod search;
+mod supply;

@@ -218,12 +218,12 @@ fn api_1_actions_and_views_have_the_api_json_shape() {
     );
     assert_eq!(
         serde_json::from_str::<Action>(r#"{"type":"take_back"}"#).expect("json"),
-        Action::TakeBack,
+        Action::TakeBack { play: None },
         "§2 taking back without a play: the whole turn, as before"
     );
     assert_eq!(
         serde_json::from_str::<Action>(r#"{"type":"take_back","play":2}"#).expect("json"),
-        Action::TakeBackPlay { play: 2 },
+        Action::TakeBack { play: Some(2) },
         "§2 taking back one play: take_back with a play"
     );
     assert!(
@@ -341,5 +341,37 @@ fn api_1_every_event_round_trips_through_json_and_redaction_hides_private_cards(
                 ),
             }
         }
+    }
+}
+
+#[test]
+fn every_event_names_the_seat_it_serialises() {
+    for variant in Variant::ALL {
+        let players = if variant == Variant::Push { 4 } else { 3 };
+        let config = GameConfig::new(Ruleset::default_for(variant), players);
+        let (mut game, mut events) = Game::new(config, Seed::from_u64(7)).expect("setup");
+        let mut steps = 0;
+        while game.status() == Status::Playing && steps < 2000 {
+            let (seat, _) = game.turn().expect("playing");
+            let action = engine::bot::choose(&game, seat).expect("the bot acts in turn");
+            let (next, more) = game.apply(seat, action).expect("accepted");
+            events.extend(more);
+            game = next;
+            steps += 1;
+        }
+        let mut seated = 0;
+        for e in &events {
+            let json = serde_json::to_value(e).expect("events serialise");
+            let written = json
+                .get("seat")
+                .or_else(|| json.get("from"))
+                .and_then(|s| s.as_u64());
+            assert_eq!(e.seat().map(|s| u64::from(s.0)), written, "{variant}: {json}");
+            seated += usize::from(e.seat().is_some());
+        }
+        assert!(
+            seated > 0 && seated < events.len(),
+            "{variant}: both kinds of events"
+        );
     }
 }

@@ -259,11 +259,7 @@ fn rules_4_no_stock_left_ends_the_deal_without_winner() {
         0,
         vec![stacked_deck(&rules, 2, 0, 1, &[], "KS", "")],
     );
-    let mut state = serde_json::to_value(&game).expect("json");
-    let stock = state["stock"].take();
-    state["stock"] = serde_json::json!([]);
-    state["set_aside"][0] = stock;
-    let game: engine::Game = serde_json::from_value(state).expect("state");
+    let game = crate::play_helpers::with_stock(&game, 0);
     let (_, events) = play_all(&game, &[(1, draw(DrawSource::Stock))]);
     assert_eq!(
         deal_ended(&events),
@@ -301,5 +297,59 @@ fn rules_2_leaving_in_continental_the_leaver_scores_the_two_lowest_totals() {
     assert!(
         leaver.left && leaver.place == 4,
         "§2 leavers are placed after finishers"
+    );
+}
+
+#[test]
+fn rules_1_inner_gaps_take_the_wilds_in_the_order_laid_down() {
+    let rules = continental();
+    let hand = "5S 2C 7S JK 9S 3H 4H 5H 6H 8D 9D TD JC QC KC";
+    let (game, _) = stacked_game(
+        rules.clone(),
+        2,
+        0,
+        vec![stacked_deck(&rules, 2, 0, 1, &["", hand], "KS", "")],
+    );
+    let (_, events) = play_all(
+        &game,
+        &[(
+            1,
+            meld(&["5S 2C 7S JK 9S", "3H 4H 5H 6H", "8D 9D TD", "JC QC KC"]),
+        )],
+    );
+    let run = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Melded { melds, .. } => Some(melds[0].reading.clone()),
+            _ => None,
+        })
+        .expect("melded");
+    assert_eq!(
+        crate::play_helpers::places(&run),
+        ["5S=5S", "2C=6S", "7S=7S", "JK=8S", "9S=9S"],
+        "§1 one reading: the deuce fills the first gap, the joker the second"
+    );
+    assert_eq!(deal_ended(&events), Some(DealEnd::WentOut { seat: Seat(1) }));
+}
+
+/// Where RULES.md is silent, written down: a deal with no winner (no stock left) passes the
+/// deal to the left, even where the winner would deal next.
+#[test]
+fn choice_continental_a_deal_without_winner_passes_left() {
+    let rules = rules_with(Variant::Continental, serde_json::json!({"deals": 2}));
+    let (game, _) = stacked_game(
+        rules.clone(),
+        3,
+        0,
+        vec![stacked_deck(&rules, 3, 0, 1, &[], "KS", "")],
+    );
+    let game = crate::play_helpers::with_stock(&game, 0);
+    let (game, events) = play_all(&game, &[(1, draw(DrawSource::Stock))]);
+    assert_eq!(deal_ended(&events), Some(DealEnd::StockExhausted));
+    assert_eq!(deal_scores(&events), vec![0, 0, 0], "no winner, no payments");
+    assert_eq!(
+        (game.deal(), game.dealer()),
+        (2, Seat(1)),
+        "no winner to deal: the deal passes left"
     );
 }

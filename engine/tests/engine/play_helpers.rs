@@ -107,13 +107,13 @@ pub fn concrete_actions(game: &Game, seat: Seat) -> Vec<Action> {
         .turn_plays(seat)
         .into_iter()
         .filter(|p| p.can_take_back)
-        .map(|p| Action::TakeBackPlay { play: p.play })
+        .map(|p| Action::TakeBack { play: Some(p.play) })
         .collect();
     for la in game.legal_actions(seat) {
         match la {
             LegalAction::Draw { source } => out.push(Action::Draw { source }),
             LegalAction::Claim => out.push(Action::Claim),
-            LegalAction::TakeBack => out.push(Action::TakeBack),
+            LegalAction::TakeBack => out.push(Action::TakeBack { play: None }),
             LegalAction::Discard { cards } => {
                 out.extend(cards.into_iter().map(|card| Action::Discard { card }))
             }
@@ -217,6 +217,7 @@ pub fn stacked_game(rules: Ruleset, players: usize, dealer: u8, decks: Vec<Vec<C
         players,
         first_dealer: Some(Seat(dealer)),
         stacked_decks: Some(decks),
+        start_year: None,
     };
     Game::new(config, Seed::from_u64(7)).expect("stacked setup")
 }
@@ -342,4 +343,25 @@ pub fn meld_as(melds: &[(&str, &str)]) -> Action {
             })
             .collect(),
     }
+}
+
+/// What each card of a reading stands for, as `card=represents` in table order.
+pub fn places(reading: &engine::Reading) -> Vec<String> {
+    reading
+        .slots()
+        .iter()
+        .map(|s| format!("{}={}", s.card, s.represents))
+        .collect()
+}
+
+/// `game` with only the top `keep` cards left in its stock; the rest is set aside (with seat
+/// 0's leaver pile), so every card is still counted. For the ends of a stock that play reaches
+/// only slowly.
+pub fn with_stock(game: &Game, keep: usize) -> Game {
+    let mut state = serde_json::to_value(game).expect("json");
+    let mut stock: Vec<serde_json::Value> = state["stock"].as_array().expect("stock").clone();
+    let kept = stock.split_off(stock.len() - keep);
+    state["stock"] = serde_json::Value::Array(kept);
+    state["set_aside"][0] = serde_json::Value::Array(stock);
+    serde_json::from_value(state).expect("state")
 }

@@ -374,7 +374,7 @@ fn rules_2_taking_back_this_turns_table_plays() {
             (1, layoff(1, "3H")),
         ],
     );
-    let (game, events) = play_all(&game, &[(1, Action::TakeBack)]);
+    let (game, events) = play_all(&game, &[(1, Action::TakeBack { play: None })]);
     assert!(
         !game.is_down(Seat(1)) && game.table().is_empty(),
         "§2 going down is taken back whole"
@@ -391,7 +391,7 @@ fn rules_2_taking_back_this_turns_table_plays() {
     );
     let (game, _) = play_all(&game, &[(0, draw(DrawSource::Stock))]);
     assert_eq!(
-        refused(&game, 0, Action::TakeBack),
+        refused(&game, 0, Action::TakeBack { play: None }),
         "nothing_to_take_back",
         "§2 earlier turns stay where they are"
     );
@@ -646,7 +646,7 @@ fn rules_2_taking_back_a_swap_returns_the_freed_wild_to_its_run() {
             },
         )],
     );
-    let (game, events) = play_all(&game, &[(0, Action::TakeBack)]);
+    let (game, events) = play_all(&game, &[(0, Action::TakeBack { play: None })]);
     assert_eq!(
         events,
         vec![Event::TookBack {
@@ -669,7 +669,7 @@ fn rules_2_taking_back_a_swap_returns_the_freed_wild_to_its_run() {
 }
 
 fn take_back(play: u32) -> Action {
-    Action::TakeBackPlay { play }
+    Action::TakeBack { play: Some(play) }
 }
 
 #[test]
@@ -864,9 +864,182 @@ fn rules_2_taking_back_in_a_game_saved_before_plays_were_recorded() {
         "unknown_play",
         "plays not recorded cannot be taken back one by one"
     );
-    let (old, _) = play_all(&old, &[(1, Action::TakeBack)]);
+    let (old, _) = play_all(&old, &[(1, Action::TakeBack { play: None })]);
     assert!(
         !old.is_down(Seat(1)) && old.table().is_empty(),
         "§2 the whole turn still comes back"
     );
+}
+
+#[test]
+fn rules_1_inner_gaps_take_the_wilds_in_the_order_laid_down() {
+    let rules = may_i();
+    let deal2 = stacked_deck(&rules, 2, 1, 2, &["3C 3D 3S 5S AH 7S JK 9S KD", ""], "KS", "QC");
+    let (game, _) = stacked_game(rules.clone(), 2, 0, vec![quick_out_deck(&rules, 2, 0), deal2]);
+    let (game, _) = play_all(&game, &quick_out_actions(&rules, 2, 0));
+    let (game, _) = play_all(
+        &game,
+        &[
+            (0, draw(DrawSource::Stock)),
+            (0, meld(&["3C 3D 3S", "5S AH 7S JK 9S"])),
+        ],
+    );
+    assert_eq!(
+        crate::play_helpers::places(&game.table()[1].reading),
+        ["5S=5S", "AH=6S", "7S=7S", "JK=8S", "9S=9S"],
+        "§1 one reading, no choice: the first wild laid fills the first gap"
+    );
+}
+
+/// A 3-player `may_i` game started in 2026, between deals 1 and 2.
+fn between_deals_of_2026() -> engine::Game {
+    let rules = may_i();
+    let (game, _) = stacked_game(rules.clone(), 3, 0, vec![quick_out_deck(&rules, 3, 0)]);
+    let mut config = game.config().clone();
+    config.start_year = Some(2026);
+    let (game, _) = engine::Game::new(config, engine::Seed::from_u64(7)).expect("setup");
+    let (game, _) = play_all(&game, &quick_out_actions(&rules, 3, 0));
+    assert_eq!(game.deal(), 2);
+    game
+}
+
+#[test]
+fn rules_2_suspend_between_deals_with_every_player_and_resume_within_the_year() {
+    let game = between_deals_of_2026();
+    assert!(
+        game.legal_actions(Seat(0))
+            .contains(&engine::LegalAction::Suspend)
+    );
+    let (game, _) = play_all(&game, &[(0, Action::Suspend), (2, Action::Suspend)]);
+    assert_eq!(game.suspend_requests(), &[Seat(0), Seat(2)]);
+    assert_eq!(game.status(), Status::Playing, "§2 not until every player agrees");
+    assert_eq!(refused(&game, 0, Action::Suspend), "already_asked");
+    let (game, events) = play_all(&game, &[(1, Action::Suspend)]);
+    assert!(events.contains(&Event::Suspended));
+    assert_eq!(game.status(), Status::Suspended, "§2 every player agreed");
+    assert!(game.suspend_requests().is_empty());
+    assert!(
+        game.revealed_seed().is_none(),
+        "a suspended game keeps its seed secret"
+    );
+    let first = Seat((game.dealer().0 + 1) % 3);
+    assert_eq!(
+        refused(&game, first.0, draw(DrawSource::Stock)),
+        "game_suspended",
+        "§2 nothing but resume while suspended"
+    );
+    assert_eq!(refused(&game, 0, Action::Leave), "game_suspended");
+    assert_eq!(game.legal_actions(Seat(0)), vec![engine::LegalAction::Resume]);
+    let view = game.view(Viewer::Seat(Seat(0)));
+    assert_eq!(view.status, Status::Suspended);
+    assert!(view.turn.is_none());
+    let resume = Action::Resume { year: 2026 };
+    let (game, _) = play_all(&game, &[(2, resume.clone()), (0, resume.clone())]);
+    assert_eq!(game.resume_requests(), &[Seat(2), Seat(0)]);
+    assert_eq!(
+        game.status(),
+        Status::Suspended,
+        "§2 only when every player is back"
+    );
+    assert_eq!(refused(&game, 0, resume.clone()), "already_asked");
+    assert!(game.legal_actions(Seat(0)).is_empty());
+    let (game, events) = play_all(&game, &[(1, resume)]);
+    assert!(events.contains(&Event::Resumed));
+    assert_eq!(game.status(), Status::Playing, "§2 play goes on");
+    assert!(game.resume_requests().is_empty());
+    let (game, _) = play_all(&game, &[(first.0, draw(DrawSource::Stock))]);
+    assert_eq!(game.hand(first).len(), 13, "the deal goes on where it stood");
+    assert_eq!(
+        refused(&game, 0, Action::Suspend),
+        "not_between_deals",
+        "§2 never in the middle of a deal"
+    );
+    assert_eq!(refused(&game, 0, Action::Resume { year: 2026 }), "not_suspended");
+}
+
+#[test]
+fn rules_2_resuming_after_the_calendar_year_is_refused() {
+    let game = between_deals_of_2026();
+    let (game, _) = play_all(
+        &game,
+        &[(0, Action::Suspend), (1, Action::Suspend), (2, Action::Suspend)],
+    );
+    assert_eq!(
+        refused(&game, 0, Action::Resume { year: 2027 }),
+        "suspension_expired",
+        "§2 only within the calendar year it started in"
+    );
+    assert_eq!(game.status(), Status::Suspended);
+}
+
+#[test]
+fn rules_2_asking_to_suspend_lapses_when_play_goes_on() {
+    let game = between_deals_of_2026();
+    let first = Seat((game.dealer().0 + 1) % 3);
+    let asker = Seat((first.0 + 1) % 3);
+    let (game, _) = play_all(&game, &[(asker.0, Action::Suspend)]);
+    assert_eq!(game.suspend_requests(), &[asker]);
+    let (game, _) = play_all(&game, &[(first.0, draw(DrawSource::Stock))]);
+    assert!(
+        game.suspend_requests().is_empty(),
+        "§2 the deal began: no suspending now"
+    );
+    assert!(!game.legal_actions(asker).contains(&engine::LegalAction::Suspend));
+}
+
+#[test]
+fn rules_2_only_may_i_is_suspended() {
+    for variant in [Variant::Contract7, Variant::Continental, Variant::Push] {
+        let game = crate::play_helpers::new_game(variant, 4, 3);
+        assert_eq!(refused(&game, 0, Action::Suspend), "not_in_variant", "{variant}");
+        assert!(
+            !game
+                .legal_actions(Seat(0))
+                .contains(&engine::LegalAction::Suspend)
+        );
+    }
+}
+
+#[test]
+fn house_option_first_upcard_claims() {
+    for (variant, on) in [
+        (Variant::MayI, true),
+        (Variant::MayI, false),
+        (Variant::Contract7, true),
+        (Variant::Contract7, false),
+    ] {
+        let rules = rules_with(variant, serde_json::json!({ "first_upcard_claims": on }));
+        let deck = stacked_deck(&rules, 3, 0, 1, &[], "KS", "9C QD 7H");
+        let (game, _) = stacked_game(rules, 3, 0, vec![deck]);
+        // Seat 1 is in turn; seat 2 would like the upcard.
+        assert_eq!(
+            game.legal_actions(Seat(2)).contains(&engine::LegalAction::Claim),
+            on,
+            "{variant}: the upcard is on offer only with the option on"
+        );
+        if on {
+            let (game, _) = play_all(&game, &[(2, Action::Claim), (1, draw(DrawSource::Stock))]);
+            assert_eq!(
+                game.hand(Seat(2)).len(),
+                rules_hand(variant) + 2,
+                "{variant}: claimed"
+            );
+        } else {
+            assert_eq!(refused(&game, 2, Action::Claim), "claim_not_allowed", "{variant}");
+            // The next discard is on offer as usual.
+            let (game, _) = play_all(&game, &[(1, draw(DrawSource::Stock)), (1, discard("9C"))]);
+            assert!(
+                game.legal_actions(Seat(0)).contains(&engine::LegalAction::Claim),
+                "{variant}"
+            );
+        }
+    }
+    assert!(
+        Ruleset::default_for(Variant::MayI).first_upcard_claims(),
+        "default: the first upcard may be claimed, as before"
+    );
+}
+
+fn rules_hand(variant: Variant) -> usize {
+    Ruleset::default_for(variant).hand_size(1)
 }

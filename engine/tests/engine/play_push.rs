@@ -201,6 +201,13 @@ fn rules_5_after_the_contract_new_melds_and_lay_offs() {
         "contract_not_met",
         "§5 each player must fulfil their own contract first"
     );
+    // A choice RULES.md leaves open: going down is exactly the contract, so more melds in the
+    // same request are refused; they follow in a second request of the same turn (below).
+    assert_eq!(
+        refused(&game, 1, meld(&["3C 3D 3S", "4C 4D 4S", "7H 8H 9H"])),
+        "contract_not_met",
+        "more melds than the contract in one request"
+    );
     let (game, _) = play_all(
         &game,
         &[(1, meld(&["3C 3D 3S", "4C 4D 4S"])), (1, meld(&["7H 8H 9H"]))],
@@ -463,5 +470,158 @@ fn rules_5_rescuing_a_wild_refused_when_it_could_go_nowhere() {
         refused(&game, 1, swap),
         "swap_not_allowed",
         "§5 a rescue whose wild could go nowhere this turn is refused (push has no taking back)"
+    );
+}
+
+#[test]
+fn rules_5_an_all_wild_set_takes_its_rank_from_the_first_natural_laid_off() {
+    let rules = push();
+    // Deal 2 (a set and a run of four): seat 2 goes down with three jokers named only as a
+    // set, then lays off a natural nine on them.
+    let deal2 = stacked_deck(&rules, 4, 1, 2, &["", "", "JK JK JK 5H 6H 7H 8H"], "9C", "");
+    let (game, _) = stacked_game(
+        rules.clone(),
+        4,
+        0,
+        vec![
+            stacked_deck(&rules, 4, 0, 1, &["", "3C 3D 3S 4C 4D 4S"], "9D", ""),
+            deal2,
+        ],
+    );
+    let (game, _) = play_all(
+        &game,
+        &[
+            (1, draw(DrawSource::Discard)),
+            (1, meld(&["3C 3D 3S", "4C 4D 4S"])),
+            (1, discard("9D")),
+        ],
+    );
+    assert_eq!((game.deal(), game.turn().expect("playing").0), (2, Seat(2)));
+    let set_of_jokers = engine::ProposedMeld {
+        cards: crate::play_helpers::cards("JK JK JK"),
+        kind: Some(engine::MeldKind::Set),
+        wilds: Vec::new(),
+    };
+    let go_down = Action::Meld {
+        melds: vec![
+            set_of_jokers,
+            engine::ProposedMeld::of(&crate::play_helpers::cards("5H 6H 7H 8H")),
+        ],
+    };
+    let (game, _) = play_all(&game, &[(2, draw(DrawSource::Discard)), (2, go_down)]);
+    let set = &game.table()[0];
+    assert_eq!(
+        set.reading.rank(),
+        None,
+        "§5 an all-wild set naming only its kind has no rank yet"
+    );
+    // Laying off the last card goes out; the event holds the set as it then lay.
+    let (_, events) = play_all(&game, &[(2, layoff(set.id, "9C"))]);
+    let set = events
+        .iter()
+        .find_map(|e| match e {
+            Event::LaidOff { reading, .. } => Some(reading.clone()),
+            _ => None,
+        })
+        .expect("laid off");
+    assert_eq!(
+        set.rank(),
+        Some(engine::Rank::Nine),
+        "§5 the first natural laid off fixes the rank"
+    );
+    assert!(
+        set.slots()
+            .iter()
+            .all(|s| s.represents == engine::Stands::Rank(engine::Rank::Nine)),
+        "§5 every joker now stands for a nine"
+    );
+}
+
+/// Where RULES.md is silent, written down: the push draw with one stock card left pushes the
+/// top discard and that last card to the left; the drawer then finds the stock empty and the
+/// deal ends there (§5 "Stock exhausted"), the pushed cards counting in the left player's hand.
+#[test]
+fn choice_push_draw_with_one_stock_card_left() {
+    let rules = push();
+    let (game, _) = stacked_game(
+        rules.clone(),
+        4,
+        0,
+        vec![stacked_deck(&rules, 4, 0, 1, &[], "9C", "")],
+    );
+    let game = crate::play_helpers::with_stock(&game, 1);
+    let state = serde_json::to_value(&game).expect("json");
+    let last: Card = serde_json::from_value(state["stock"][0].clone()).expect("the one stock card");
+    let left_hand = game.hand(Seat(2)).len();
+    let (game, events) = play_all(&game, &[(1, draw(DrawSource::Stock))]);
+    let pushed = events.iter().find_map(|e| match e {
+        Event::Pushed {
+            to, discard, stock, ..
+        } => Some((*to, *discard, *stock)),
+        _ => None,
+    });
+    assert_eq!(
+        pushed,
+        Some((Seat(2), card("9C"), Some(last))),
+        "the upcard and the last stock card go left"
+    );
+    assert_eq!(
+        deal_ended(&events),
+        Some(DealEnd::StockExhausted),
+        "then the stock is empty"
+    );
+    let hands = events
+        .iter()
+        .find_map(|e| match e {
+            Event::DealEnded { hands, .. } => Some(hands.clone()),
+            _ => None,
+        })
+        .expect("the hands at the end");
+    assert_eq!(
+        hands[2].len(),
+        left_hand + 2,
+        "the pushed cards count for the left player"
+    );
+    assert_eq!(hands[1].len(), 6, "the drawer got nothing");
+    let team0 = value(&rules, &hands[0]) + value(&rules, &hands[2]);
+    let team1 = value(&rules, &hands[1]) + value(&rules, &hands[3]);
+    assert_eq!(
+        deal_scores(&events),
+        vec![team0, team1, team0, team1],
+        "both teams score"
+    );
+    assert_eq!(game.deal(), 2);
+}
+
+/// Where RULES.md is silent, written down: a leaver in push partnerships. The leaver's hand is
+/// set aside and counts for nothing; the partner plays on for the team, whose deal score is
+/// the partner's hand (0 when the team went out) and is added to the partner's total only.
+#[test]
+fn choice_push_a_leaver_in_partnerships() {
+    let rules = push();
+    let deck = stacked_deck(&rules, 4, 0, 1, &["", "3C 3D 3S 4C 4D 4S"], "9C", "");
+    let (game, _) = stacked_game(rules.clone(), 4, 0, vec![deck]);
+    let (game, _) = play_all(&game, &[(2, Action::Leave)]);
+    let opponents = value(&rules, game.hand(Seat(1))) + value(&rules, game.hand(Seat(3)));
+    let partner = value(&rules, game.hand(Seat(0)));
+    let (game, events) = play_all(
+        &game,
+        &[
+            (1, draw(DrawSource::Discard)),
+            (1, meld(&["3C 3D 3S", "4C 4D 4S"])),
+            (1, discard("9C")),
+        ],
+    );
+    assert_eq!(deal_ended(&events), Some(DealEnd::WentOut { seat: Seat(1) }));
+    assert!(opponents > 0);
+    assert_eq!(
+        deal_scores(&events),
+        vec![partner, 0, 0, 0],
+        "team 0 scores the partner's hand alone; the leaver's deal score is 0"
+    );
+    assert_eq!(
+        game.totals()[..3],
+        [partner, 0, 0],
+        "only the partner's total grows"
     );
 }

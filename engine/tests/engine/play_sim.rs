@@ -134,7 +134,7 @@ fn check_refusals(game: &Game, rng: &mut TestRng, context: &str) {
             source: DrawSource::Stock,
         },
         Action::Discard { card: Card::JOKER },
-        Action::TakeBack,
+        Action::TakeBack { play: None },
     ] {
         assert!(
             game.apply(other, a.clone()).is_err(),
@@ -157,7 +157,7 @@ fn check_refusals(game: &Game, rng: &mut TestRng, context: &str) {
             source: DrawSource::Stock,
         },
         Action::Claim,
-        Action::TakeBack,
+        Action::TakeBack { play: None },
     ] {
         if !listed.contains(&a) {
             assert!(
@@ -166,18 +166,27 @@ fn check_refusals(game: &Game, rng: &mut TestRng, context: &str) {
             );
         }
     }
+    // Asking to suspend (RULES.md §2) is accepted exactly when it is listed.
+    for seat in [turn, other] {
+        let listed = game.legal_actions(seat).contains(&LegalAction::Suspend);
+        assert_eq!(
+            game.apply(seat, Action::Suspend).is_ok(),
+            listed,
+            "{context}: suspend by {seat} accepted iff listed"
+        );
+    }
     // Plays of the turn that the view says may not be taken back alone are refused, and so
     // is a play that was never made.
     let plays = game.turn_plays(turn);
     for p in plays.iter().filter(|p| !p.can_take_back) {
         assert!(
-            game.apply(turn, Action::TakeBackPlay { play: p.play }).is_err(),
+            game.apply(turn, Action::TakeBack { play: Some(p.play) }).is_err(),
             "{context}: play {} taken back though listed as blocked",
             p.play
         );
     }
-    let unknown = Action::TakeBackPlay {
-        play: u32::try_from(plays.len()).expect("few plays"),
+    let unknown = Action::TakeBack {
+        play: Some(u32::try_from(plays.len()).expect("few plays")),
     };
     assert!(
         game.apply(turn, unknown).is_err(),

@@ -183,11 +183,27 @@ proptest! {
         let cards = meldish(&rules, &mut rng);
         let mut shuffled = cards.clone();
         rng.shuffle(&mut shuffled);
+        // The same shuffle with the wilds put back in their first order among themselves.
+        let mut wilds_in_order = cards.iter().filter(|c| rules.is_wild(**c));
+        let same_wild_order: Vec<Card> = shuffled
+            .iter()
+            .map(|&c| if rules.is_wild(c) { *wilds_in_order.next().unwrap_or(&c) } else { c })
+            .collect();
         let a = analyse(&rules, &ProposedMeld::of(&cards));
-        let b = analyse(&rules, &ProposedMeld::of(&shuffled));
+        let b = analyse(&rules, &ProposedMeld::of(&same_wild_order));
         prop_assert_eq!(&a.readings, &b.readings, "§1 cards may come in any order");
         let codes = |x: &engine::Analysis| x.reasons.iter().map(|r| r.code).collect::<Vec<_>>();
         prop_assert_eq!(codes(&a), codes(&b));
+        // Reordering the wilds only changes which wild fills which inner gap of a run (§1):
+        // never the melds the cards can make.
+        let c = analyse(&rules, &ProposedMeld::of(&shuffled));
+        let shapes = |x: &engine::Analysis| {
+            let mut s: Vec<_> = x.readings.iter().map(|r| (r.kind(), r.rank(), r.suit(), r.span())).collect();
+            s.dedup();
+            s
+        };
+        prop_assert_eq!(shapes(&a), shapes(&c), "§1 the order of the wilds picks their places, not the meld");
+        prop_assert_eq!(codes(&a).is_empty(), codes(&c).is_empty());
     }
 
     #[test]
@@ -208,6 +224,12 @@ proptest! {
         for _ in 0..rng.below(5) {
             hand.push(any_card(&mut rng));
         }
+        // A hand holds no more copies of a card than the largest table's packs.
+        let (packs, jokers) = rules.packs(*rules.players().end());
+        prop_assume!(hand.iter().all(|c| {
+            let copies = hand.iter().filter(|x| *x == c).count();
+            copies <= if c.is_joker() { jokers } else { packs }
+        }));
         rng.shuffle(&mut hand);
         let melds = find_contract(&rules, deal, &hand);
         prop_assert!(melds.is_some(), "§1 the contract built into {:?} is found", hand.iter().map(Card::to_string).collect::<Vec<_>>());

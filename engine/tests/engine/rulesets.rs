@@ -181,3 +181,108 @@ fn rulesets_describe_themselves() {
     let err = Ruleset::new(Push, Some(json!({"deuces_wild": true}))).expect_err("not a push option");
     assert_eq!(err.code(), "invalid_options");
 }
+
+#[test]
+fn every_listed_option_is_accepted_at_its_bounds_and_refused_beyond() {
+    for variant in Variant::ALL {
+        let catalogue = variant.house_options();
+        assert!(!catalogue.is_empty(), "{variant} lists its options");
+        for option in &catalogue {
+            for (value, accepted) in option.edge_values() {
+                let options = json!({ option.name.as_str(): value });
+                let result = Ruleset::new(variant, Some(options.clone()));
+                match result {
+                    Ok(_) => assert!(accepted, "{variant} accepted {options} beyond its bounds"),
+                    Err(e) => {
+                        assert!(!accepted, "{variant} refused {options}: {e}");
+                        assert_eq!(e.code(), "invalid_options", "{variant} {options}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_catalogue_lists_every_option_with_its_default() {
+    for variant in Variant::ALL {
+        let defaults = serde_json::to_value(Ruleset::default_for(variant)).expect("rules serialise");
+        let defaults = defaults["options"].as_object().expect("options object").clone();
+        let listed: serde_json::Map<String, serde_json::Value> = variant
+            .house_options()
+            .into_iter()
+            .map(|o| {
+                (
+                    o.name,
+                    serde_json::to_value(o.default).expect("a default serialises"),
+                )
+            })
+            .collect();
+        assert_eq!(listed, defaults, "{variant}: catalogue names and defaults");
+    }
+    let may_i = MayI.house_options();
+    let names: Vec<&str> = may_i.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "deuces_wild",
+            "claims_disabled_last_deals",
+            "max_claims_per_deal",
+            "first_upcard_claims"
+        ],
+        "declaration order"
+    );
+    for variant in [MayI, Contract7] {
+        let upcard = variant
+            .house_options()
+            .into_iter()
+            .find(|o| o.name == "first_upcard_claims")
+            .expect("variants with claims list first_upcard_claims");
+        assert_eq!(
+            upcard.default,
+            Some(engine::OptionValue::Boolean(true)),
+            "{variant}: claims on the first upcard are allowed by default"
+        );
+    }
+    let max_claims = serde_json::to_value(&may_i[2]).expect("entry serialises");
+    assert_eq!(
+        max_claims,
+        json!({"name": "max_claims_per_deal", "type": "integer", "nullable": true, "default": null,
+            "minimum": 1, "maximum": u32::MAX,
+            "description": "At most this many claims per player per deal; null is unlimited."}),
+        "typed entry: an optional default is null"
+    );
+    let deuces = serde_json::to_value(&may_i[0]).expect("entry serialises");
+    assert_eq!(deuces["default"], json!(false), "a bool default is a JSON bool");
+    assert!(deuces.get("minimum").is_none(), "no bounds on a bool");
+}
+
+#[test]
+fn out_of_range_options_say_the_range() {
+    let rows = [
+        (
+            MayI,
+            json!({"claims_disabled_last_deals": 8}),
+            "option claims_disabled_last_deals must be between 0 and 7",
+        ),
+        (
+            MayI,
+            json!({"max_claims_per_deal": 0}),
+            "option max_claims_per_deal must be at least 1, or null for unlimited",
+        ),
+        (
+            Continental,
+            json!({"deals": 21}),
+            "option deals must be between 1 and 20",
+        ),
+        (
+            Continental,
+            json!({"jokers_per_pack": 5}),
+            "option jokers_per_pack must be between 0 and 4",
+        ),
+    ];
+    for (variant, options, message) in rows {
+        let e = Ruleset::new(variant, Some(options)).expect_err(message);
+        assert_eq!(e.to_string(), message);
+    }
+}

@@ -1,0 +1,103 @@
+//! Suggestions for a seat: the contract (or `continental`'s way out) and the lay-offs its
+//! hand allows, found by the search and kept only where the rules of play accept them.
+
+use serde::{Deserialize, Serialize};
+
+use super::play::check_last_card;
+use super::{Action, Game, Seat};
+use crate::card::Card;
+use crate::contract::Contract;
+use crate::reading::{Designation, Reading};
+use crate::ruleset::Ruleset;
+use crate::search::{find_contract, find_go_out, find_layoffs};
+
+/// What a seat's hand allows now: each suggestion, made in the play phase of the seat's
+/// turn, is accepted as it stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+pub struct Hints {
+    /// Melds from the hand that meet the deal's contract (in `continental`: go out), while
+    /// the seat is not down. [`Hints::meld`] is the action that lays them.
+    pub contract: Option<Vec<Reading>>,
+    /// `continental`: the card to discard after going out from 16 cards.
+    pub discard: Option<Card>,
+    /// Single cards that can be laid off, and where (once down).
+    pub layoffs: Vec<LayoffHint>,
+}
+
+/// One card of the hand that can be laid off on a table meld.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+pub struct LayoffHint {
+    /// The table meld's id.
+    pub meld_id: u32,
+    /// The card from the hand.
+    pub card: Card,
+    /// What the wild laid off represents, when it is one.
+    pub wilds: Vec<Designation>,
+    /// The meld as it would lie.
+    pub reading: Reading,
+}
+
+impl LayoffHint {
+    /// The lay-off as an action.
+    pub fn action(&self) -> Action {
+        Action::LayOff {
+            meld_id: self.meld_id,
+            cards: vec![self.card],
+            wilds: self.wilds.clone(),
+        }
+    }
+}
+
+impl Hints {
+    /// The contract as an action, every meld pinned to the reading suggested.
+    pub fn meld(&self, rules: &Ruleset) -> Option<Action> {
+        let melds = self.contract.as_ref()?;
+        Some(Action::Meld {
+            melds: melds.iter().map(|r| r.pinned(rules)).collect(),
+        })
+    }
+}
+
+impl Game {
+    /// What `seat`'s hand allows: a way to meet the contract (or go out) while not down, and
+    /// single-card lay-offs once down. Whether it is the seat's turn is not considered: the
+    /// suggestions hold in the play phase of its turn, with this hand.
+    pub fn hints(&self, seat: Seat) -> Hints {
+        let rules = self.rules();
+        let hand = self.hand(seat);
+        let down = self.is_down(seat);
+        let (contract, discard) = match rules.contract(self.deal) {
+            _ if down => (None, None),
+            Contract::GoOut => find_go_out(rules, hand).map_or((None, None), |g| (Some(g.melds), g.discard)),
+            Contract::Melds(_) => (find_contract(rules, self.deal, hand), None),
+        };
+        let contract = contract.filter(|melds| {
+            let laid = melds.iter().map(Reading::len).sum::<usize>();
+            check_last_card(rules, hand.len().saturating_sub(laid)).is_ok()
+        });
+        let layoffs = if down && check_last_card(rules, hand.len().saturating_sub(1)).is_ok() {
+            let table: Vec<Reading> = self.table.iter().map(|m| m.reading.clone()).collect();
+            find_layoffs(rules, hand, &table)
+                .into_iter()
+                .filter_map(|l| {
+                    let meld = self.table.get(l.meld)?;
+                    Some(LayoffHint {
+                        meld_id: meld.id,
+                        card: l.card,
+                        wilds: l.reading.added_wilds(rules, &meld.reading),
+                        reading: l.reading,
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Hints {
+            contract,
+            discard,
+            layoffs,
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! Hints (issue 8): what the engine suggests to a seat is what `apply` accepts, and no
+//! suggestion breaks a rule the engine enforces (`contract_7`'s last card).
+
+use engine::{DrawSource, Game, Phase, Ruleset, Seat, Status, Variant, bot};
+
+use crate::play_helpers::{draw, meld, new_game, play_all, stacked_deck, stacked_game};
+
+/// Every hint for the player in turn, in the play phase, is accepted as it stands.
+fn assert_hints_accepted(game: &Game, context: &str) -> usize {
+    let Some((seat, Phase::Play)) = game.turn() else {
+        return 0;
+    };
+    let hints = game.hints(seat);
+    let mut tried = 0;
+    if let Some(action) = hints.meld(game.rules()) {
+        let result = game.apply(seat, action.clone());
+        assert!(
+            result.is_ok(),
+            "{context}: hinted {action:?} refused: {:?}",
+            result.err()
+        );
+        tried += 1;
+    }
+    for layoff in &hints.layoffs {
+        let result = game.apply(seat, layoff.action());
+        assert!(
+            result.is_ok(),
+            "{context}: hinted {layoff:?} refused: {:?}",
+            result.err()
+        );
+        let after = result.expect("accepted").0;
+        if after.deal() == game.deal() && after.status() == Status::Playing {
+            let laid = after.table().iter().find(|m| m.id == layoff.meld_id);
+            assert_eq!(
+                laid.map(|m| &m.reading),
+                Some(&layoff.reading),
+                "{context}: the lay-off lies as hinted"
+            );
+        }
+        tried += 1;
+    }
+    tried
+}
+
+#[test]
+fn every_hint_in_bot_games_is_accepted() {
+    for variant in Variant::ALL {
+        let players = if variant == Variant::Push { 4 } else { 3 };
+        let mut tried = 0;
+        for seed in 0..6 {
+            let mut game = new_game(variant, players, seed);
+            let mut steps = 0;
+            while game.status() == Status::Playing && steps < 3000 {
+                tried += assert_hints_accepted(&game, &format!("{variant} seed {seed} step {steps}"));
+                let (seat, _) = game.turn().expect("playing");
+                let action = bot::choose(&game, seat).expect("the bot acts in turn");
+                game = game.apply(seat, action).expect("the bot's action is accepted").0;
+                steps += 1;
+            }
+        }
+        assert!(tried > 0, "{variant}: some hints were tried");
+    }
+}
+
+#[test]
+fn contract_7_hints_keep_the_last_card() {
+    let rules = Ruleset::default_for(Variant::Contract7);
+    let deck = stacked_deck(&rules, 2, 0, 1, &["", "3C 3D 3S 4C 4D 4S 4H"], "KS", "3H");
+    let (game, _) = stacked_game(rules.clone(), 2, 0, vec![deck]);
+    let (game, _) = play_all(&game, &[(1, draw(DrawSource::Stock))]);
+    let hints = game.hints(Seat(1));
+    if let Some(melds) = &hints.contract {
+        let laid: usize = melds.iter().map(|m| m.len()).sum();
+        assert!(
+            laid < game.hand(Seat(1)).len(),
+            "§3: a hinted contract leaves a card to discard"
+        );
+        assert!(
+            game.apply(Seat(1), hints.meld(&rules).expect("the action"))
+                .is_ok()
+        );
+    }
+    let (game, _) = play_all(&game, &[(1, meld(&["3C 3D 3S", "4C 4D 4S 4H"]))]);
+    assert_eq!(game.hand(Seat(1)).len(), 1, "3H left");
+    assert!(
+        game.hints(Seat(1)).layoffs.is_empty(),
+        "§3: 3H fits the set of threes, but the last card must be discarded"
+    );
+
+    // The same hand in may_i may lay its last card off.
+    let rules = Ruleset::default_for(Variant::MayI);
+    let deck = stacked_deck(
+        &rules,
+        2,
+        0,
+        1,
+        &["", "3C 3D 3S 4C 4D 4S 4H JS JH QS QH"],
+        "KS",
+        "3H",
+    );
+    let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    let (game, _) = play_all(
+        &game,
+        &[
+            (1, draw(DrawSource::Stock)),
+            (1, meld(&["3C 3D 3S", "4C 4D 4S 4H"])),
+        ],
+    );
+    let hints = game.hints(Seat(1));
+    assert!(
+        hints.layoffs.iter().any(|l| l.card.to_string() == "3H"),
+        "may_i has no last-card rule: {hints:?}"
+    );
+}
