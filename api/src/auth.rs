@@ -1,4 +1,4 @@
-//! Seat tokens: HS256 JWTs bound to one game and one seat.
+//! Seat and spectator tokens: HS256 JWTs bound to one game, and for a seat token one seat.
 
 use actix_web::HttpRequest;
 use actix_web::http::header;
@@ -6,12 +6,35 @@ use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::error::ApiError;
+/// Why a request's seat token is refused. Mapped to a status in `error.rs`.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    /// No `Authorization` header.
+    #[error("a seat token is required: Authorization: Bearer <token>")]
+    Missing,
+    /// An `Authorization` header that is not `Bearer <token>`.
+    #[error("the Authorization header must be `Bearer <token>`")]
+    Malformed,
+    /// A token that is expired, tampered with or not ours.
+    #[error("{0}")]
+    Invalid(String),
+    /// A valid token of another game.
+    #[error("this seat token is for another game")]
+    OtherGame,
+    /// A spectator token where a seat's is needed: spectators read and never act.
+    #[error("a spectator token reads the game and cannot act")]
+    Spectator,
+    /// Signing a token failed (HS256 does not).
+    #[error("could not sign a seat token")]
+    Signing(#[source] jsonwebtoken::errors::Error),
+}
 
 /// Token issuer.
 pub const ISSUER: &str = "continental";
 /// Token audience: seat tokens are only good for the game endpoints.
 pub const AUDIENCE: &str = "continental:seat";
+/// Token audience of spectator tokens: they only read a game.
+pub const SPECTATOR_AUDIENCE: &str = "continental:spectator";
 /// How long a seat token lasts: long enough for a slow game.
 pub const TOKEN_LIFETIME_SECS: u64 = 30 * 24 * 3600;
 /// Clock skew tolerated on `exp`.
@@ -40,12 +63,74 @@ pub struct Claims {
     pub generation: u32,
 }
 
+/// Why a token is refused, in words a client can act on: never the library's own message.
+fn refusal(kind: &jsonwebtoken::errors::ErrorKind) -> &'static str {
+    use jsonwebtoken::errors::ErrorKind as K;
+    match kind {
+        K::ExpiredSignature => "the seat token has expired",
+        K::ImmatureSignature => "the seat token is not valid yet",
+        K::InvalidSignature => {
+            "the seat token's signature does not match: it was altered or issued by another server"
+        }
+        K::InvalidAlgorithm | K::InvalidAlgorithmName | K::UnsupportedAlgorithm | K::MissingAlgorithm => {
+            "the seat token must be signed with HS256, as the tokens this server issues are"
+        }
+        K::InvalidIssuer | K::InvalidAudience | K::InvalidSubject => {
+            "the seat token was not issued for this service's games"
+        }
+        K::MissingRequiredClaim(_) | K::InvalidClaimFormat(_) => {
+            "the seat token lacks a claim or has one of the wrong type: use a token as issued on create or join"
+        }
+        // Bad shape, base64, JSON (an unknown algorithm such as `none` lands here) or UTF-8.
+        _ => {
+            "the seat token is not a well-formed JWT signed with HS256: use a token as issued on create or join"
+        }
+    }
+}
+
+/// What a spectator token says.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpectatorClaims {
+    /// Issuer: [`ISSUER`].
+    pub iss: String,
+    /// Audience: [`SPECTATOR_AUDIENCE`].
+    pub aud: String,
+    /// Subject: `game/{game}/spectator`.
+    pub sub: String,
+    /// Expiry, seconds since the epoch.
+    pub exp: u64,
+    /// Issued at.
+    pub iat: u64,
+    /// The game this token reads.
+    pub game: Uuid,
+}
+
+/// Who reads a game: one of its seats, or a spectator, who sees no hand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reader {
+    /// A seat token's holder.
+    Seat(Claims),
+    /// A spectator token's holder.
+    Spectator,
+}
+
+impl Reader {
+    /// Whom the engine shows the game to: this seat, or a spectator.
+    pub fn viewer(&self) -> engine::Viewer {
+        match self {
+            Reader::Seat(claims) => engine::Viewer::Seat(engine::Seat(claims.seat)),
+            Reader::Spectator => engine::Viewer::Spectator,
+        }
+    }
+}
+
 /// The keys seat tokens are signed and checked with.
 #[derive(Clone)]
 pub struct Keys {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
+    spectator_validation: Validation,
 }
 
 impl std::fmt::Debug for Keys {
@@ -57,26 +142,73 @@ impl std::fmt::Debug for Keys {
 impl Keys {
     /// Keys from a shared secret.
     pub fn new(secret: &[u8]) -> Keys {
-        let mut validation = Validation::new(Algorithm::HS256);
-        validation.algorithms = vec![Algorithm::HS256];
-        validation.leeway = LEEWAY_SECS;
-        validation.set_issuer(&[ISSUER]);
-        validation.set_audience(&[AUDIENCE]);
-        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        let validation_for = |audience: &str| {
+            let mut validation = Validation::new(Algorithm::HS256);
+            validation.algorithms = vec![Algorithm::HS256];
+            validation.leeway = LEEWAY_SECS;
+            validation.set_issuer(&[ISSUER]);
+            validation.set_audience(&[audience]);
+            validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+            validation
+        };
         Keys {
             encoding: EncodingKey::from_secret(secret),
             decoding: DecodingKey::from_secret(secret),
-            validation,
+            validation: validation_for(AUDIENCE),
+            spectator_validation: validation_for(SPECTATOR_AUDIENCE),
         }
+    }
+
+    /// A spectator token for `game`.
+    ///
+    /// # Errors
+    /// Only if signing fails, which HS256 does not.
+    pub fn issue_spectator(&self, game: Uuid) -> Result<String, AuthError> {
+        let iat = jsonwebtoken::get_current_timestamp();
+        self.sign(&SpectatorClaims {
+            iss: ISSUER.into(),
+            aud: SPECTATOR_AUDIENCE.into(),
+            sub: format!("game/{game}/spectator"),
+            exp: iat + TOKEN_LIFETIME_SECS,
+            iat,
+            game,
+        })
+    }
+
+    /// Checks a spectator token's signature, algorithm and claims.
+    ///
+    /// # Errors
+    /// [`AuthError::Invalid`] for anything but a valid, unexpired spectator token of ours.
+    pub fn verify_spectator(&self, token: &str) -> Result<SpectatorClaims, AuthError> {
+        let claims: SpectatorClaims = self.decode(token, &self.spectator_validation)?;
+        subject_matches(&claims.sub, format!("game/{}/spectator", claims.game))?;
+        Ok(claims)
+    }
+
+    /// Signs `claims` with HS256.
+    fn sign(&self, claims: &impl Serialize) -> Result<String, AuthError> {
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding)
+            .map_err(AuthError::Signing)
+    }
+
+    /// Checks a token's signature, algorithm and the claims `validation` asks for.
+    fn decode<C: serde::de::DeserializeOwned>(
+        &self,
+        token: &str,
+        validation: &Validation,
+    ) -> Result<C, AuthError> {
+        jsonwebtoken::decode::<C>(token, &self.decoding, validation)
+            .map(|data| data.claims)
+            .map_err(|e| AuthError::Invalid(refusal(e.kind()).into()))
     }
 
     /// A token for `seat` of `game`.
     ///
     /// # Errors
     /// Only if signing fails, which HS256 does not.
-    pub fn issue(&self, game: Uuid, seat: u8, generation: u32) -> Result<String, ApiError> {
+    pub fn issue(&self, game: Uuid, seat: u8, generation: u32) -> Result<String, AuthError> {
         let iat = jsonwebtoken::get_current_timestamp();
-        let claims = Claims {
+        self.sign(&Claims {
             iss: ISSUER.into(),
             aud: AUDIENCE.into(),
             sub: format!("game/{game}/seat/{seat}"),
@@ -85,49 +217,76 @@ impl Keys {
             game,
             seat,
             generation,
-        };
-        jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
-            .map_err(ApiError::unexpected)
+        })
     }
 
     /// Checks a token's signature, algorithm and claims.
     ///
     /// # Errors
-    /// 401 for anything but a valid, unexpired HS256 token of ours.
-    pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
-        let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
-            .map_err(|e| ApiError::Unauthorized(format!("invalid seat token: {e}")))?;
-        let claims = data.claims;
-        if claims.sub != format!("game/{}/seat/{}", claims.game, claims.seat) {
-            return Err(ApiError::Unauthorized(
-                "invalid seat token: subject does not match".into(),
-            ));
-        }
+    /// [`AuthError::Invalid`] for anything but a valid, unexpired HS256 token of ours.
+    pub fn verify(&self, token: &str) -> Result<Claims, AuthError> {
+        let claims: Claims = self.decode(token, &self.validation)?;
+        subject_matches(&claims.sub, format!("game/{}/seat/{}", claims.game, claims.seat))?;
         Ok(claims)
     }
 
     /// The claims of the request's bearer token, checked to be for `game`.
     ///
     /// # Errors
-    /// 401 without a valid token; 403 for a valid token of another game.
-    pub fn seat_for(&self, req: &HttpRequest, game: Uuid) -> Result<Claims, ApiError> {
-        let value = req.headers().get(header::AUTHORIZATION).ok_or_else(|| {
-            ApiError::Unauthorized("a seat token is required: Authorization: Bearer <token>".into())
-        })?;
+    /// [`AuthError`] without a valid token, or for a valid token of another game.
+    /// A spectator's token answers [`AuthError::Spectator`]: it never acts.
+    pub fn seat_for(&self, req: &HttpRequest, game: Uuid) -> Result<Claims, AuthError> {
+        match self.reader_for(req, game)? {
+            Reader::Seat(claims) => Ok(claims),
+            Reader::Spectator => Err(AuthError::Spectator),
+        }
+    }
+
+    /// Who the request's bearer token lets read `game`: a seat, or a spectator.
+    ///
+    /// # Errors
+    /// [`AuthError`] without a valid token, or for a valid token of another game.
+    pub fn reader_for(&self, req: &HttpRequest, game: Uuid) -> Result<Reader, AuthError> {
+        let value = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .ok_or(AuthError::Missing)?;
         let token = value
             .to_str()
             .ok()
             .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
             .map(str::trim)
-            .ok_or_else(|| {
-                ApiError::Unauthorized("the Authorization header must be `Bearer <token>`".into())
-            })?;
-        let claims = self.verify(token)?;
-        if claims.game != game {
-            return Err(ApiError::Forbidden("this seat token is for another game".into()));
+            .ok_or(AuthError::Malformed)?;
+        let (token_game, reader) = match self.verify(token) {
+            Ok(claims) => (claims.game, Reader::Seat(claims)),
+            // Not a seat token: a spectator's, or the seat token's refusal stands.
+            Err(refused) => match self.verify_spectator(token) {
+                Ok(claims) => (claims.game, Reader::Spectator),
+                Err(_) => return Err(refused),
+            },
+        };
+        if token_game != game {
+            return Err(AuthError::OtherGame);
         }
-        Ok(claims)
+        Ok(reader)
     }
+}
+
+/// A token's subject must say what its other claims say.
+fn subject_matches(sub: &str, expected: String) -> Result<(), AuthError> {
+    if sub == expected {
+        Ok(())
+    } else {
+        Err(AuthError::Invalid("subject does not match".into()))
+    }
+}
+
+/// A fresh random secret for seat tokens: 32 bytes as hex.
+pub fn new_secret() -> String {
+    use rand::RngCore;
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    hex::encode(bytes)
 }
 
 #[cfg(test)]
@@ -144,6 +303,23 @@ mod tests {
         assert!(
             Keys::new(b"other").verify(&token).is_err(),
             "another secret must not verify"
+        );
+    }
+
+    #[test]
+    fn seat_and_spectator_tokens_are_not_interchangeable() {
+        let keys = Keys::new(b"secret");
+        let game = Uuid::new_v4();
+        let spectator = keys.issue_spectator(game).expect("issue");
+        assert_eq!(keys.verify_spectator(&spectator).expect("valid").game, game);
+        assert!(
+            keys.verify(&spectator).is_err(),
+            "a spectator token is no seat token"
+        );
+        let seat = keys.issue(game, 0, 0).expect("issue");
+        assert!(
+            keys.verify_spectator(&seat).is_err(),
+            "a seat token is no spectator token"
         );
     }
 }

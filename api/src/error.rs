@@ -1,14 +1,22 @@
-//! The service's one error type and its single mapping to `application/problem+json` (RFC 9457).
+//! The service's one error type, every mapping of a module's error to a status, and the
+//! answer as `application/problem+json` (RFC 9457).
+//!
+//! The table ([`TableError`]), the store ([`StoreError`]), the tokens ([`AuthError`]) and the
+//! wire ([`Invalid`], [`StaleVersion`]) each speak their own error; the `From` impls here are
+//! the only place they become HTTP.
 
 use std::borrow::Cow;
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, ResponseError};
-use serde::Serialize;
-use utoipa::ToSchema;
+use engine::ActionError;
 
-use crate::dto::{ReadingView, ReasonView};
+use crate::auth::AuthError;
+use crate::domain::TableError;
+use crate::server_keys::KeyError;
+use crate::store::{KeyRefused, StoreError};
+use crate::wire::{Extensions, Invalid, Problem, ProblemReason, ReadingView, StaleVersion};
 
 /// Media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -39,8 +47,7 @@ pub enum ApiError {
         /// What was not found.
         detail: String,
     },
-    /// The request clashes with the state of the resource (not your turn, no open seat, a retry
-    /// still running).
+    /// The request clashes with the state of the resource (not your turn, no open seat).
     #[error("{detail}")]
     Conflict {
         /// Stable code.
@@ -62,6 +69,15 @@ pub enum ApiError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// A body whose `Content-Type` is not JSON.
+    #[error("the request body must be application/json")]
+    UnsupportedMediaType,
+    /// A known path asked with a method it does not take.
+    #[error("this endpoint takes {allow}")]
+    MethodNotAllowed {
+        /// The methods it takes, as the `Allow` header lists them.
+        allow: String,
+    },
     /// A well-formed request the rules refuse (illegal meld, contract not met, card not in hand...),
     /// or an idempotency key reused with another body.
     #[error("{detail}")]
@@ -72,6 +88,32 @@ pub enum ApiError {
         detail: String,
         /// What the engine says besides: the readings to choose from, the reasons.
         extensions: Box<Extensions>,
+    },
+    /// The client took too long to send its request (`request_timeout`); the connection is
+    /// closed after the answer.
+    #[error("the request was not received in time ({seconds:.1} s): send it whole, then wait for the answer")]
+    RequestTimeout {
+        /// The limit, in seconds.
+        seconds: f64,
+    },
+    /// The client sent more requests than its rate limit allows (`rate_limited`).
+    #[error("too many requests: retry in {retry_after} s")]
+    TooManyRequests {
+        /// Seconds until a request will be accepted again.
+        retry_after: u64,
+    },
+    /// A dependency (the database) is unreachable, saturated or too slow, or the game is
+    /// locked by another move for longer than the lock timeout: nothing was applied, a retry
+    /// after `Retry-After` may succeed. Logged with its cause, answered 503.
+    #[error("{detail}")]
+    Unavailable {
+        /// Stable code: `service_unavailable` or `game_busy`.
+        code: &'static str,
+        /// What a client can do.
+        detail: &'static str,
+        /// The cause, for the log.
+        #[source]
+        cause: Box<dyn std::error::Error + Send + Sync>,
     },
     /// Anything we did not expect: logged with its cause, answered with an opaque 500.
     #[error("unexpected error")]
@@ -125,6 +167,15 @@ impl ApiError {
         }
     }
 
+    /// A 503: the database could not be reached, or did not answer, in time.
+    pub fn unavailable(cause: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ApiError {
+        ApiError::Unavailable {
+            code: "service_unavailable",
+            detail: "the service cannot reach its database just now: retry shortly",
+            cause: cause.into(),
+        }
+    }
+
     /// An unexpected failure, kept for the log.
     pub fn unexpected(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ApiError {
         ApiError::Unexpected(e.into())
@@ -141,6 +192,11 @@ impl ApiError {
             ApiError::Forbidden(_) => "forbidden",
             ApiError::StaleVersion { .. } => "stale_version",
             ApiError::PayloadTooLarge { .. } => "body_too_large",
+            ApiError::RequestTimeout { .. } => "request_timeout",
+            ApiError::TooManyRequests { .. } => "rate_limited",
+            ApiError::Unavailable { code, .. } => code,
+            ApiError::UnsupportedMediaType => "unsupported_media_type",
+            ApiError::MethodNotAllowed { .. } => "method_not_allowed",
             ApiError::Unexpected(_) => "internal_error",
         }
     }
@@ -168,15 +224,198 @@ impl ApiError {
     }
 }
 
-impl From<sqlx::Error> for ApiError {
-    fn from(e: sqlx::Error) -> Self {
-        ApiError::unexpected(e)
+/// Seconds a client should wait before retrying after a 503.
+pub const RETRY_AFTER_UNAVAILABLE: u64 = 1;
+
+impl ApiError {
+    /// Whether the database failed this request: `Some(true)` unavailable (timed out,
+    /// unreachable, busy), `Some(false)` another database error, `None` not the database.
+    pub fn database_failure(&self) -> Option<bool> {
+        match self {
+            ApiError::Unavailable { .. } => Some(true),
+            ApiError::Unexpected(cause) => cause.downcast_ref::<StoreError>().map(|_| false),
+            _ => None,
+        }
+    }
+}
+
+/// SQLSTATEs (PostgreSQL) after which a retry may succeed: the server is shutting down,
+/// starting, out of connections, or our own statement or lock timeout fired.
+fn pg_transient(code: &str) -> Option<&'static str> {
+    match code {
+        // lock_not_available: another transaction holds this game's row past lock_timeout.
+        "55P03" => Some("game_busy"),
+        // query_canceled (statement_timeout), too_many_connections, admin/crash shutdown,
+        // cannot_connect_now, serialization and deadlock failures.
+        "57014" | "53300" | "57P01" | "57P02" | "57P03" | "40001" | "40P01" => Some("service_unavailable"),
+        c if c.starts_with("08") => Some("service_unavailable"),
+        _ => None,
+    }
+}
+
+/// A database error: 503 if a retry may succeed, else 500.
+fn from_database(e: StoreError) -> ApiError {
+    let StoreError::Database(db_error) = &e else {
+        return ApiError::unexpected(e);
+    };
+    let code = match db_error {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::WorkerCrashed => Some("service_unavailable"),
+        sqlx::Error::Database(db) => match db.code() {
+            // SQLite's primary result codes BUSY (5) and LOCKED (6): the file is locked past
+            // the busy timeout.
+            Some(c) if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() => c
+                .parse::<i32>()
+                .ok()
+                .filter(|n| matches!(n & 0xff, 5 | 6))
+                .map(|_| "service_unavailable"),
+            Some(c) => pg_transient(&c),
+            None => None,
+        },
+        _ => None,
+    };
+    match code {
+        Some("game_busy") => ApiError::Unavailable {
+            code: "game_busy",
+            detail: "this game is busy with another move: retry shortly",
+            cause: Box::new(e),
+        },
+        Some(_) => ApiError::unavailable(e),
+        None => ApiError::unexpected(e),
     }
 }
 
 impl From<serde_json::Error> for ApiError {
     fn from(e: serde_json::Error) -> Self {
         ApiError::unexpected(e)
+    }
+}
+
+impl From<Invalid> for ApiError {
+    fn from(e: Invalid) -> Self {
+        ApiError::BadRequest {
+            code: e.code,
+            detail: e.detail,
+        }
+    }
+}
+
+impl From<StaleVersion> for ApiError {
+    fn from(e: StaleVersion) -> Self {
+        ApiError::StaleVersion {
+            expected: e.expected,
+            current: e.current,
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::GameNotFound(id) => ApiError::not_found("game_not_found", format!("no game {id}")),
+            StoreError::TimedOut(_) => ApiError::unavailable(e),
+            // Seen only if the first request's key vanished before this one could replay it.
+            StoreError::KeyTaken => ApiError::conflict(
+                "request_in_progress",
+                "a request with this Idempotency-Key has just acted: retry to get its answer",
+            ),
+            other => from_database(other),
+        }
+    }
+}
+
+impl From<KeyRefused> for ApiError {
+    fn from(e: KeyRefused) -> Self {
+        match e {
+            KeyRefused::Reused => ApiError::unprocessable("idempotency_key_reused", e.to_string()),
+        }
+    }
+}
+
+impl From<AuthError> for ApiError {
+    fn from(e: AuthError) -> Self {
+        match e {
+            AuthError::Missing | AuthError::Malformed | AuthError::Invalid(_) => {
+                ApiError::Unauthorized(e.to_string())
+            }
+            AuthError::OtherGame | AuthError::Spectator => ApiError::Forbidden(e.to_string()),
+            AuthError::Signing(_) => ApiError::unexpected(e),
+        }
+    }
+}
+
+impl From<KeyError> for ApiError {
+    fn from(e: KeyError) -> Self {
+        ApiError::Unauthorized(e.to_string())
+    }
+}
+
+impl From<TableError> for ApiError {
+    fn from(e: TableError) -> Self {
+        match e {
+            TableError::NoOpenSeat => ApiError::conflict("no_open_seat", e.to_string()),
+            TableError::Started => ApiError::conflict("game_started", e.to_string()),
+            TableError::NotStarted => ApiError::conflict("game_not_started", e.to_string()),
+            TableError::NoSuchSeat | TableError::NotAPlayer => ApiError::Forbidden(e.to_string()),
+            TableError::TokenReplaced => ApiError::Unauthorized(e.to_string()),
+            TableError::UnknownSeat(_) => ApiError::not_found("seat_not_found", e.to_string()),
+            TableError::NoToken { .. } => ApiError::conflict("seat_has_no_token", e.to_string()),
+            TableError::Setup(e) => ApiError::bad_request(e.code(), e.to_string()),
+            TableError::Action(e) => ApiError::from(e),
+            TableError::Corrupt(e) => ApiError::unexpected(e),
+        }
+    }
+}
+
+/// The engine's refusal: turn order, phase and suspension are conflicts with the game's state (409);
+/// everything else is a well-formed move the rules refuse (422), with the readings to choose
+/// from or the reasons as problem extension members where the engine gives them (RULES.md §1).
+impl From<ActionError> for ApiError {
+    fn from(e: ActionError) -> Self {
+        let code = e.code();
+        let detail = e.to_string();
+        match e {
+            ActionError::NotYourTurn
+            | ActionError::WrongPhase(_)
+            | ActionError::GameOver
+            | ActionError::SeatLeft
+            | ActionError::Suspended
+            | ActionError::NotBetweenDeals
+            | ActionError::AlreadyAsked(_)
+            | ActionError::NotSuspended
+            | ActionError::SuspensionExpired { .. } => ApiError::conflict(code, detail),
+            ActionError::AmbiguousMeld { meld, readings } => ApiError::unprocessable_with(
+                code,
+                detail,
+                Extensions {
+                    meld,
+                    readings: Some(readings.iter().map(ReadingView::from).collect()),
+                    reasons: None,
+                },
+            ),
+            ActionError::IllegalMeld { meld, reasons } => ApiError::unprocessable_with(
+                code,
+                detail,
+                Extensions {
+                    meld,
+                    readings: None,
+                    reasons: Some(reasons.iter().map(ProblemReason::from).collect()),
+                },
+            ),
+            ActionError::ContractNotMet(reasons) => ApiError::unprocessable_with(
+                code,
+                detail,
+                Extensions {
+                    meld: None,
+                    readings: None,
+                    reasons: Some(reasons.iter().map(ProblemReason::from).collect()),
+                },
+            ),
+            _ => ApiError::unprocessable(code, detail),
+        }
     }
 }
 
@@ -190,91 +429,66 @@ impl ResponseError for ApiError {
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::StaleVersion { .. } => StatusCode::PRECONDITION_FAILED,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
+            ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Unexpected(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
     fn error_response(&self) -> HttpResponse {
-        if let ApiError::Unexpected(cause) = self {
-            let mut chain = cause.to_string();
-            let mut source = cause.source();
-            while let Some(s) = source {
-                chain.push_str(": ");
-                chain.push_str(&s.to_string());
-                source = s.source();
+        match self {
+            ApiError::Unexpected(cause) => {
+                tracing::error!(cause = %chain(cause.as_ref()), "unexpected error")
             }
-            tracing::error!(cause = %chain, "unexpected error");
+            ApiError::Unavailable { cause, .. } => {
+                tracing::warn!(cause = %chain(cause.as_ref()), code = self.code(), "unavailable");
+            }
+            _ => {}
         }
         let body = serde_json::to_vec(&self.problem()).unwrap_or_default();
         let mut response = HttpResponse::build(self.status_code());
         response.insert_header((header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON)));
-        if matches!(self, ApiError::Unauthorized(_)) {
-            response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
+        match self {
+            ApiError::Unauthorized(_) => {
+                response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
+            }
+            ApiError::TooManyRequests { retry_after } => {
+                response.insert_header((header::RETRY_AFTER, retry_after.to_string()));
+            }
+            ApiError::Unavailable { .. } => {
+                response.insert_header((header::RETRY_AFTER, RETRY_AFTER_UNAVAILABLE.to_string()));
+            }
+            // The rest of a slow body may still come: close rather than read it as a request.
+            ApiError::RequestTimeout { .. } => {
+                response.force_close();
+            }
+            // The client learns the version to retry with without another read.
+            ApiError::StaleVersion { current, .. } => {
+                response.insert_header((header::ETAG, crate::wire::etag(*current)));
+            }
+            ApiError::MethodNotAllowed { allow } => {
+                response.insert_header((header::ALLOW, allow.as_str()));
+            }
+            _ => {}
         }
         response.body(body)
     }
 }
 
-/// An error body (RFC 9457 problem details) with our stable `code`.
-#[derive(Debug, Serialize, serde::Deserialize, ToSchema)]
-#[schema(example = json!({
-    "type": "urn:continental:problem:not_your_turn",
-    "title": "Conflict",
-    "status": 409,
-    "detail": "it is seat 2's turn",
-    "code": "not_your_turn"
-}))]
-pub struct Problem {
-    /// A URI naming the kind of problem: `urn:continental:problem:{code}`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// The HTTP reason phrase of the status.
-    pub title: String,
-    /// The HTTP status.
-    pub status: u16,
-    /// A sentence a person can read.
-    pub detail: String,
-    /// Stable machine-readable code, such as `not_your_turn`, `illegal_meld`, `stale_version`.
-    pub code: String,
-    /// RFC 9457 extension members, present only where the engine gives them.
-    #[serde(flatten)]
-    pub extensions: Extensions,
-}
-
-/// Extension members of a problem about melds (RULES.md §1: an ambiguous meld's error lists
-/// the readings to choose from; an illegal one says why).
-#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, ToSchema)]
-pub struct Extensions {
-    /// The meld of the request the problem concerns (index from 0), when there are several.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub meld: Option<usize>,
-    /// `ambiguous_meld`: every legal reading, as `POST /v1/melds/validate` shows them; send
-    /// the chosen one's `kind` and the `represents` of its wilds to fix it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub readings: Option<Vec<ReadingView>>,
-    /// `illegal_meld`, `contract_not_met`: why, each with a stable `code` and a `message`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasons: Option<Vec<ProblemReason>>,
-}
-
-/// One reason an action's melds are refused.
-#[derive(Clone, Debug, Serialize, serde::Deserialize, ToSchema)]
-pub struct ProblemReason {
-    /// Stable code, like `too_many_wilds`, `gap`, `wrong_meld_count`.
-    #[schema(example = "too_many_wilds")]
-    pub code: String,
-    /// A sentence a player can read.
-    pub message: String,
-    /// The kind of meld this reason rules out, when it concerns one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    /// `contract_not_met`: the meld of the request it concerns (index from 0), if one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub meld: Option<usize>,
-    /// `contract_not_met`: that meld's own reasons, when it is not a legal meld.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub meld_reasons: Vec<ReasonView>,
+/// An error and its causes on one line, for the log.
+fn chain(cause: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = cause.to_string();
+    let mut source = cause.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
 }
 
 /// Answers malformed path segments (such as a game id that is not a UUID) with a problem.
@@ -285,4 +499,56 @@ pub fn path_error(err: actix_web::error::PathError, _req: &HttpRequest) -> actix
 /// Answers malformed query strings with a problem.
 pub fn query_error(err: actix_web::error::QueryPayloadError, _req: &HttpRequest) -> actix_web::Error {
     ApiError::bad_request("invalid_query", format!("invalid query string: {err}")).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_that_may_come_back_is_a_503_with_retry_after() {
+        let cases: Vec<(StoreError, u16, &str, &str)> = vec![
+            (
+                StoreError::Database(sqlx::Error::PoolTimedOut),
+                503,
+                "service_unavailable",
+                "pool exhausted",
+            ),
+            (
+                StoreError::Database(sqlx::Error::Io(std::io::ErrorKind::ConnectionReset.into())),
+                503,
+                "service_unavailable",
+                "connection lost",
+            ),
+            (
+                StoreError::Database(sqlx::Error::RowNotFound),
+                500,
+                "internal_error",
+                "a bug, not an outage",
+            ),
+            (
+                StoreError::KeyTaken,
+                409,
+                "request_in_progress",
+                "a duplicate acted first",
+            ),
+        ];
+        for (error, status, code, what) in cases {
+            let e = ApiError::from(error);
+            assert_eq!((e.status_code().as_u16(), e.code()), (status, code), "{what}");
+            let response = e.error_response();
+            assert_eq!(
+                response.headers().contains_key(header::RETRY_AFTER),
+                status == 503,
+                "{what}: Retry-After with every 503 and only then"
+            );
+        }
+        assert_eq!(pg_transient("55P03"), Some("game_busy"), "lock_timeout");
+        assert_eq!(
+            pg_transient("57014"),
+            Some("service_unavailable"),
+            "statement_timeout"
+        );
+        assert_eq!(pg_transient("23505"), None, "a unique violation is no outage");
+    }
 }

@@ -3,9 +3,9 @@
 use continental::config::Settings;
 use continental::startup::Application;
 
-#[tokio::main]
+// actix's runtime: the background work (webhooks, deadlines) runs on its local tasks.
+#[actix_web::main]
 async fn main() -> std::process::ExitCode {
-    continental::telemetry::init();
     let settings = match Settings::from_sources(std::env::args().skip(1), |k| std::env::var(k).ok()) {
         Ok(s) => s,
         Err(message) if message == continental::config::USAGE => {
@@ -17,7 +17,8 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    tracing::info!(database = ?settings.database, bind = %settings.bind, test_mode = settings.test_mode, "starting");
+    continental::telemetry::init(settings.log_format);
+    tracing::info!(database = ?settings.database, bind = %settings.bind, test_mode = settings.test_mode, tenants = ?settings.api_keys, "starting");
     let app = match Application::build(settings).await {
         Ok(app) => app,
         Err(e) => {

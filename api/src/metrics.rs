@@ -1,73 +1,234 @@
-//! A few counters in the Prometheus text format. Hand-rolled: four numbers do not need a crate.
+//! The service's metrics, kept in a `prometheus` registry of its own (one per application, so
+//! several in one process do not mix) and served in the Prometheus text format.
 
-use std::fmt::Write;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
-/// The service's counters.
-#[derive(Debug, Default)]
+use prometheus::{
+    Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
+};
+
+/// Every metric the service serves; the names here are the names served.
+#[derive(Clone, Debug)]
 pub struct Metrics {
-    responses: [AtomicU64; 5],
-    games_created: AtomicU64,
-    actions_applied: AtomicU64,
-    actions_refused: AtomicU64,
+    registry: Registry,
+    requests: IntCounterVec,
+    latency: HistogramVec,
+    pool: IntGaugeVec,
+    streams: IntGauge,
+    moves: IntCounterVec,
+    games_created: IntCounterVec,
+    database_errors: IntCounterVec,
+    webhooks: IntCounterVec,
+    timeouts: prometheus::IntCounter,
+}
+
+/// How a webhook delivery attempt ended, for `continental_webhook_deliveries_total`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WebhookResult {
+    /// Answered 2xx.
+    Delivered,
+    /// Failed; to be retried.
+    Retried,
+    /// Failed for the last time, after a day: given up.
+    GivenUp,
+}
+
+/// What a move came to, for `continental_moves_total`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveOutcome {
+    /// Accepted and stored.
+    Applied,
+    /// Refused by the rules or the request's preconditions (a 4xx).
+    Refused,
+    /// Could not complete: the database was unavailable or something unexpected failed.
+    Failed,
+}
+
+impl MoveOutcome {
+    fn label(self) -> &'static str {
+        match self {
+            MoveOutcome::Applied => "applied",
+            MoveOutcome::Refused => "refused",
+            MoveOutcome::Failed => "failed",
+        }
+    }
+}
+
+/// Keeps `continental_open_streams` one higher while it lives.
+#[derive(Debug)]
+pub struct StreamGuard(IntGauge);
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics::new()
+    }
 }
 
 impl Metrics {
-    /// Counts one response with this status.
-    pub fn response(&self, status: u16) {
-        let class = usize::from(status / 100).clamp(1, 5) - 1;
-        self.responses[class].fetch_add(1, Ordering::Relaxed);
+    /// A fresh registry with every metric at zero.
+    ///
+    /// # Panics
+    /// Never: the fixed names and labels below are valid and registered once.
+    pub fn new() -> Metrics {
+        let registry = Registry::new();
+        let requests = IntCounterVec::new(
+            Opts::new(
+                "continental_http_requests_total",
+                "HTTP requests answered, by route pattern, method and status.",
+            ),
+            &["route", "method", "status"],
+        )
+        .expect("valid metric");
+        let latency = HistogramVec::new(
+            HistogramOpts::new(
+                "continental_http_request_duration_seconds",
+                "Time from a request's headers to its response, by route pattern, method and status.",
+            )
+            .buckets(vec![
+                0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+            ]),
+            &["route", "method", "status"],
+        )
+        .expect("valid metric");
+        let pool = IntGaugeVec::new(
+            Opts::new(
+                "continental_db_pool_connections",
+                "Database connections of the pool, by state (in_use, idle).",
+            ),
+            &["state"],
+        )
+        .expect("valid metric");
+        let streams =
+            IntGauge::new("continental_open_streams", "Event streams open now.").expect("valid metric");
+        let moves = IntCounterVec::new(
+            Opts::new(
+                "continental_moves_total",
+                "Moves by variant, action and outcome (applied, refused, failed).",
+            ),
+            &["variant", "action", "outcome"],
+        )
+        .expect("valid metric");
+        let games_created = IntCounterVec::new(
+            Opts::new("continental_games_created_total", "Games created, by variant."),
+            &["variant"],
+        )
+        .expect("valid metric");
+        let database_errors = IntCounterVec::new(
+            Opts::new(
+                "continental_database_errors_total",
+                "Requests failed by the database, by kind (unavailable: timed out or unreachable; other).",
+            ),
+            &["kind"],
+        )
+        .expect("valid metric");
+        let webhooks = IntCounterVec::new(
+            Opts::new(
+                "continental_webhook_deliveries_total",
+                "Webhook delivery attempts by result (delivered, retried, given_up: after a day of failures).",
+            ),
+            &["result"],
+        )
+        .expect("valid metric");
+        let timeouts = prometheus::IntCounter::new(
+            "continental_turns_timed_out_total",
+            "Turns the server played because their deadline passed.",
+        )
+        .expect("valid metric");
+        for c in [
+            Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(webhooks.clone()),
+            Box::new(timeouts.clone()),
+            Box::new(latency.clone()),
+            Box::new(pool.clone()),
+            Box::new(streams.clone()),
+            Box::new(moves.clone()),
+            Box::new(games_created.clone()),
+            Box::new(database_errors.clone()),
+        ] {
+            registry.register(c).expect("each metric registered once");
+        }
+        Metrics {
+            registry,
+            requests,
+            latency,
+            pool,
+            streams,
+            moves,
+            games_created,
+            database_errors,
+            webhooks,
+            timeouts,
+        }
+    }
+
+    /// Counts a webhook delivery attempt.
+    pub fn webhook(&self, result: WebhookResult) {
+        let label = match result {
+            WebhookResult::Delivered => "delivered",
+            WebhookResult::Retried => "retried",
+            WebhookResult::GivenUp => "given_up",
+        };
+        self.webhooks.with_label_values(&[label]).inc();
+    }
+
+    /// Counts a turn the server played because its deadline passed.
+    pub fn turn_timed_out(&self) {
+        self.timeouts.inc();
+    }
+
+    /// Counts one answered request and its latency. `route` is the matched pattern (never the
+    /// raw path, which would make a series per game).
+    pub fn request(&self, route: &str, method: &str, status: u16, elapsed: Duration) {
+        let status = status.to_string();
+        let labels = [route, method, status.as_str()];
+        self.requests.with_label_values(&labels).inc();
+        self.latency
+            .with_label_values(&labels)
+            .observe(elapsed.as_secs_f64());
     }
 
     /// Counts a created game.
-    pub fn game_created(&self) {
-        self.games_created.fetch_add(1, Ordering::Relaxed);
+    pub fn game_created(&self, variant: &str) {
+        self.games_created.with_label_values(&[variant]).inc();
     }
 
-    /// Counts an action, applied or refused.
-    pub fn action(&self, applied: bool) {
-        let counter = if applied {
-            &self.actions_applied
-        } else {
-            &self.actions_refused
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
+    /// Counts a move.
+    pub fn moved(&self, variant: &str, action: &str, outcome: MoveOutcome) {
+        self.moves
+            .with_label_values(&[variant, action, outcome.label()])
+            .inc();
     }
 
-    /// The counters in the Prometheus text exposition format.
+    /// Counts a request the database failed: `unavailable` or not.
+    pub fn database_error(&self, unavailable: bool) {
+        let kind = if unavailable { "unavailable" } else { "other" };
+        self.database_errors.with_label_values(&[kind]).inc();
+    }
+
+    /// An open stream, counted until the guard is dropped.
+    pub fn stream_opened(&self) -> StreamGuard {
+        self.streams.inc();
+        StreamGuard(self.streams.clone())
+    }
+
+    /// Records the pool's connections as last seen.
+    pub fn pool(&self, in_use: u32, idle: u32) {
+        self.pool.with_label_values(&["in_use"]).set(i64::from(in_use));
+        self.pool.with_label_values(&["idle"]).set(i64::from(idle));
+    }
+
+    /// Everything in the Prometheus text exposition format.
     pub fn render(&self) -> String {
-        let mut out = String::new();
-        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
-        out.push_str("# HELP continental_http_responses_total HTTP responses by status class.\n");
-        out.push_str("# TYPE continental_http_responses_total counter\n");
-        for (i, c) in self.responses.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "continental_http_responses_total{{class=\"{}xx\"}} {}",
-                i + 1,
-                get(c)
-            );
-        }
-        out.push_str("# HELP continental_games_created_total Games created.\n");
-        out.push_str("# TYPE continental_games_created_total counter\n");
-        let _ = writeln!(
-            out,
-            "continental_games_created_total {}",
-            get(&self.games_created)
-        );
-        out.push_str("# HELP continental_actions_total Game actions by result.\n");
-        out.push_str("# TYPE continental_actions_total counter\n");
-        let _ = writeln!(
-            out,
-            "continental_actions_total{{result=\"applied\"}} {}",
-            get(&self.actions_applied)
-        );
-        let _ = writeln!(
-            out,
-            "continental_actions_total{{result=\"refused\"}} {}",
-            get(&self.actions_refused)
-        );
-        out
+        let mut out = Vec::new();
+        // Encoding our own registry into memory does not fail; an empty page would show it.
+        let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);
+        String::from_utf8(out).unwrap_or_default()
     }
 }
 
@@ -76,19 +237,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counts_show_up_by_class() {
-        let m = Metrics::default();
-        m.response(200);
-        m.response(201);
-        m.response(404);
+    fn requests_show_up_by_route_and_status() {
+        let m = Metrics::new();
+        m.request("/v1/games/{id}", "GET", 200, Duration::from_millis(3));
+        m.request("/v1/games/{id}", "GET", 200, Duration::from_millis(4));
+        m.request("/v1/games/{id}", "GET", 404, Duration::from_millis(1));
         let text = m.render();
         assert!(
-            text.contains("continental_http_responses_total{class=\"2xx\"} 2"),
+            text.contains(
+                "continental_http_requests_total{method=\"GET\",route=\"/v1/games/{id}\",status=\"200\"} 2"
+            ),
             "{text}"
         );
         assert!(
-            text.contains("continental_http_responses_total{class=\"4xx\"} 1"),
+            text.contains("continental_http_request_duration_seconds_count{method=\"GET\",route=\"/v1/games/{id}\",status=\"404\"} 1"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_stream_guard_counts_while_it_lives() {
+        let m = Metrics::new();
+        let a = m.stream_opened();
+        let b = m.stream_opened();
+        drop(a);
+        assert!(
+            m.render().contains("continental_open_streams 1"),
+            "{}",
+            m.render()
+        );
+        drop(b);
+        assert!(m.render().contains("continental_open_streams 0"));
     }
 }

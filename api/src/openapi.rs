@@ -1,9 +1,9 @@
 //! The OpenAPI document, generated from the handlers' `#[utoipa::path]` attributes.
 
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::routes;
+use crate::http;
 
 /// The whole API.
 #[derive(OpenApi)]
@@ -13,41 +13,31 @@ use crate::routes;
         description = "Games of Continental Rummy (may_i, contract_7, continental, push) over HTTP. \
             Errors are application/problem+json with a stable `code`. Game endpoints take a seat token \
             (`Authorization: Bearer …`) returned when a game is created or a seat joined.",
-        license(name = "MIT OR Apache-2.0")
+        license(name = "MIT OR Apache-2.0", identifier = "MIT OR Apache-2.0"),
+        contact(name = "continental maintainers", url = "https://github.com/continental-rummy/continental")
     ),
-    paths(
-        routes::health::healthz,
-        routes::health::readyz,
-        routes::health::metrics,
-        routes::rules::validate_meld,
-        routes::rules::validate_contract,
-        routes::rules::rulesets,
-        routes::games::create_game,
-        routes::games::join_game,
-        routes::games::get_game,
-        routes::games::draw_card,
-        routes::games::claim_discard,
-        routes::games::lay_melds,
-        routes::games::lay_off,
-        routes::games::swap_wild,
-        routes::games::take_back_plays,
-        routes::games::discard_card,
-        routes::games::leave_game,
-        routes::games::list_events,
-        routes::games::stream_events,
-        routes::games::get_hints,
-    ),
-    components(schemas(crate::error::Problem)),
-    modifiers(&BearerAuth),
+    servers((url = "http://127.0.0.1:8080", description = "The service as `cargo run --release` starts it (`CONTINENTAL_BIND`).")),
+    components(schemas(crate::wire::Problem)),
+    modifiers(&Endpoints, &BearerAuth, &NotNow),
     tags(
         (name = "games", description = "Creating, joining and playing games."),
+        (name = "studio", description = "A studio's back end, with a server key (X-Api-Key): its games, seat tokens reissued, spectators."),
         (name = "validation", description = "Stateless rules: melds, contracts, rulesets."),
         (name = "operations", description = "Health, readiness and metrics.")
     )
 )]
 pub struct ApiDoc;
 
-/// Adds the seat-token bearer scheme.
+/// Adds every endpoint, as `http` lists them.
+struct Endpoints;
+
+impl Modify for Endpoints {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        openapi.merge(http::document());
+    }
+}
+
+/// Adds the seat-token and spectator-token bearer schemes and the server-key scheme.
 struct BearerAuth;
 
 impl Modify for BearerAuth {
@@ -65,6 +55,98 @@ impl Modify for BearerAuth {
                     .build(),
             ),
         );
+        components.add_security_scheme(
+            "spectator_token",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .description(Some(
+                        "A spectator token from POST /v1/games/{id}/spectators: reads the view, events and stream with every hand hidden; never acts.",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "X-Api-Key",
+                "A server key of a studio's back end: a secret of CONTINENTAL_API_KEYS (tenant:secret). \
+                 It sees and manages only its tenant's games.",
+            ))),
+        );
+    }
+}
+
+/// Adds the answers every `/v1` endpoint may give whatever it does: `429` past the rate limit
+/// and `503` when the database is unreachable, hung or saturated, both with `Retry-After`;
+/// and `408` to those that read a body.
+struct NotNow;
+
+impl Modify for NotNow {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::{
+            ContentBuilder, HeaderBuilder, KnownFormat, ObjectBuilder, Ref, ResponseBuilder, SchemaFormat,
+            Type,
+        };
+
+        let problem = |description: &str, retry: bool| {
+            let mut response = ResponseBuilder::new().description(description).content(
+                crate::error::PROBLEM_JSON,
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name("Problem")))
+                    .build(),
+            );
+            if retry {
+                response = response.header(
+                    "Retry-After",
+                    HeaderBuilder::new()
+                        .schema(Some(
+                            ObjectBuilder::new()
+                                .schema_type(Type::Integer)
+                                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+                                .minimum(Some(1)),
+                        ))
+                        .description(Some("Seconds to wait before retrying."))
+                        .build(),
+                );
+            }
+            response.build()
+        };
+        let limited = problem(
+            "Past this client's rate limit (`rate_limited`): nothing was done.",
+            true,
+        );
+        let unavailable = problem(
+            "The database is unreachable, hung or saturated (`service_unavailable`), or the game is held by \
+             another move past the lock timeout (`game_busy`): nothing was done; retry, with the same \
+             Idempotency-Key if there was one.",
+            true,
+        );
+        let slow = problem(
+            "The body was not received in time (`request_timeout`); the connection is closed.",
+            false,
+        );
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            if !path.starts_with("/v1/") {
+                continue;
+            }
+            for (operation, reads_body) in [(&mut item.get, false), (&mut item.post, true)] {
+                let Some(operation) = operation else { continue };
+                let responses = &mut operation.responses.responses;
+                responses
+                    .entry("429".into())
+                    .or_insert_with(|| limited.clone().into());
+                responses
+                    .entry("503".into())
+                    .or_insert_with(|| unavailable.clone().into());
+                if reads_body {
+                    responses
+                        .entry("408".into())
+                        .or_insert_with(|| slow.clone().into());
+                }
+            }
+        }
     }
 }
 

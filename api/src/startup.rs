@@ -2,39 +2,51 @@
 
 use std::net::TcpListener;
 use std::sync::Arc;
+use std::time::Duration;
 
-use actix_web::dev::{Server, Service};
+use actix_cors::Cors;
+use actix_web::dev::{Server, ServerHandle};
+use actix_web::middleware::Condition;
+use actix_web::middleware::from_fn;
 use actix_web::{App, HttpResponse, HttpServer, web};
-use rand::RngCore;
-use tracing_actix_web::TracingLogger;
 use utoipa::OpenApi;
-use utoipa_swagger_ui::SwaggerUi;
+use utoipa_swagger_ui::{Config as SwaggerConfig, SwaggerUi};
 
-use crate::auth::Keys;
+use crate::auth::{self, Keys};
 use crate::config::Settings;
-use crate::error::{self, ApiError};
+use crate::error;
+use crate::http;
+use crate::limits::RateLimit;
+use crate::live::Live;
 use crate::metrics::Metrics;
 use crate::openapi::ApiDoc;
-use crate::routes;
-use crate::store::{Database, Store};
-
-/// What every handler may reach: the database, the token keys, the mode, the counters.
-#[derive(Debug)]
-pub struct AppState {
-    /// The store.
-    pub db: Database,
-    /// Seat-token keys.
-    pub keys: Keys,
-    /// API.md's test mode.
-    pub test_mode: bool,
-    /// Counters for `/metrics`.
-    pub metrics: Arc<Metrics>,
-}
+use crate::service;
+use crate::state::AppState;
+use crate::store::{Database, Store, now};
 
 /// A built, bound, not yet running service.
 pub struct Application {
     port: u16,
     server: Server,
+    background: Vec<tokio::task::JoinHandle<()>>,
+    sweeper: tokio::task::JoinHandle<()>,
+    stopper: Stopper,
+}
+
+/// Stops a running service: every event stream at once, then the server, gracefully.
+#[derive(Clone)]
+pub struct Stopper {
+    live: Live,
+    server: ServerHandle,
+}
+
+impl Stopper {
+    /// Closes every stream now (each is told to reconnect elsewhere), lets requests in flight
+    /// finish, and stops the server.
+    pub async fn stop(&self) {
+        self.live.close();
+        self.server.stop(true).await;
+    }
 }
 
 impl Application {
@@ -44,42 +56,60 @@ impl Application {
     /// # Errors
     /// When the database or the address is unusable.
     pub async fn build(settings: Settings) -> Result<Application, Box<dyn std::error::Error + Send + Sync>> {
-        let db = Database::connect(&settings.database).await?;
+        let live = Live::new(settings.limits.max_streams);
+        let db = Database::connect(&settings.database, &settings.limits, &live).await?;
         let secret = match &settings.jwt_secret {
             Some(s) => s.0.clone(),
-            None => {
-                let mut bytes = [0u8; 32];
-                rand::rng().fill_bytes(&mut bytes);
-                // Stored once: every replica on this database then signs with the same secret.
-                db.jwt_secret(hex(&bytes)).await?
-            }
+            // Stored once: every replica on this database then signs with the same secret.
+            None => db.jwt_secret(auth::new_secret()).await?,
         };
         let listener = TcpListener::bind(&settings.bind)?;
         let port = listener.local_addr()?.port();
         let state = web::Data::new(AppState {
             db,
             keys: Keys::new(secret.as_bytes()),
+            server_keys: settings.api_keys.clone(),
             test_mode: settings.test_mode,
-            metrics: Arc::new(Metrics::default()),
+            metrics: Arc::new(Metrics::new()),
+            limits: settings.limits.clone(),
+            rate_limit: settings.limits.rate_limit.map(RateLimit::new),
+            live: live.clone(),
+            asynchronous: settings.asynchronous.clone(),
+            outbox: Arc::default(),
         });
+        // Every replica delivers webhooks and keeps turn deadlines; the database shares the
+        // work out (leases, `SKIP LOCKED`).
+        let second = Duration::from_millis(u64::try_from(state.second_ms()).unwrap_or(1000));
+        let poll = Duration::from_secs_f64(settings.asynchronous.webhook_retry_s.clamp(0.01, 1.0));
+        // Local tasks of the running actix system (the server's own runtime).
+        let background = vec![
+            actix_web::rt::spawn(service::deliver_webhooks(state.clone(), poll)),
+            actix_web::rt::spawn(service::sweep_deadlines(
+                state.clone(),
+                second.min(Duration::from_secs(1)),
+            )),
+        ];
+        let sweeper = tokio::spawn(sweep_periodically(state.clone().into_inner()));
+        let workers = std::thread::available_parallelism().map_or(2, usize::from);
+        let limits = &settings.limits;
+        let cors_origins = settings.cors_origins.clone();
         let server = HttpServer::new(move || {
-            let metrics = state.metrics.clone();
             App::new()
-                .wrap_fn(move |req, srv| {
-                    let metrics = metrics.clone();
-                    let fut = srv.call(req);
-                    async move {
-                        let res = fut.await?;
-                        metrics.response(res.status().as_u16());
-                        Ok(crate::telemetry::echo_request_id(res))
-                    }
-                })
-                .wrap(TracingLogger::default())
+                // CORS innermost: its preflight answers are still observed and limited.
+                .wrap(Condition::new(!cors_origins.is_empty(), cors(&cors_origins)))
+                // Last wrapped runs first: every request is observed, even one refused by the limit.
+                .wrap(from_fn(crate::limits::limit))
+                .wrap(from_fn(crate::telemetry::observe))
                 .app_data(state.clone())
                 .app_data(web::PathConfig::default().error_handler(error::path_error))
                 .app_data(web::QueryConfig::default().error_handler(error::query_error))
-                .configure(routes::configure)
-                .service(SwaggerUi::new("/docs/{_:.*}").url("/api-docs/openapi.json", ApiDoc::openapi()))
+                .configure(http::configure)
+                .service(
+                    SwaggerUi::new("/docs/{_:.*}")
+                        .url("/api-docs/openapi.json", ApiDoc::openapi())
+                        // Swagger UI would send the document to validator.swagger.io otherwise.
+                        .config(SwaggerConfig::default().validator_url("none")),
+                )
                 .route(
                     "/docs",
                     web::get().to(|| async {
@@ -88,17 +118,37 @@ impl Application {
                             .finish()
                     }),
                 )
-                .default_service(web::to(|| async {
-                    Err::<HttpResponse, _>(ApiError::not_found(
-                        "no_route",
-                        "no such endpoint: see /api-docs/openapi.json",
-                    ))
-                }))
+                .default_service(web::to(http::no_route))
         })
+        .workers(workers)
+        // actix counts connections per worker.
+        .max_connections(limits.max_connections.div_ceil(workers))
+        // Headers must arrive within the request timeout (the body's own timeout is in
+        // `JsonBody`); a slow or silent client is answered 408 and closed.
+        .client_request_timeout(limits.request_timeout)
+        .client_disconnect_timeout(Duration::from_secs(1))
         .listen(listener)?
-        .shutdown_timeout(10)
+        // Signals are ours (run_until_stopped): the streams close first, at once. What is left
+        // is requests in flight, which take milliseconds.
+        .disable_signals()
+        .shutdown_timeout(5)
         .run();
-        Ok(Application { port, server })
+        let stopper = Stopper {
+            live,
+            server: server.handle(),
+        };
+        Ok(Application {
+            port,
+            server,
+            sweeper,
+            background,
+            stopper,
+        })
+    }
+
+    /// What stops this service from another task (tests; the signals do it in production).
+    pub fn stopper(&self) -> Stopper {
+        self.stopper.clone()
     }
 
     /// The port bound (useful when the address asked for port 0).
@@ -106,16 +156,126 @@ impl Application {
         self.port
     }
 
-    /// Serves until stopped; SIGTERM and SIGINT stop it gracefully (in-flight requests finish).
+    /// Serves until stopped; SIGTERM and SIGINT stop it gracefully: every event stream closes at
+    /// once, requests in flight finish.
     ///
     /// # Errors
     /// When the server fails.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let stopper = self.stopper;
+        // A task of the runtime running this (main's, or a test's), not of a server worker.
+        let signals = tokio::spawn(async move {
+            if stop_signal().await {
+                tracing::info!("stopping: closing event streams");
+                stopper.stop().await;
+            }
+        });
+        let result = self.server.await;
+        self.sweeper.abort();
+        // Deliveries in flight are abandoned: their leases run out and they go again.
+        for task in &self.background {
+            task.abort();
+        }
+        signals.abort();
+        result
+    }
+
+    /// What stops this service at once, as a crash would (for tests of what survives one).
+    pub fn kill_switch(&self) -> KillSwitch {
+        KillSwitch {
+            server: self.server.handle(),
+            background: self.background.iter().map(|t| t.abort_handle()).collect(),
+        }
     }
 }
 
-/// Lower-case hex of some bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// Waits for SIGTERM or SIGINT; `false` if no signal can be watched.
+async fn stop_signal() -> bool {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::signal::ctrl_c().await.is_ok()
+    }
+}
+
+/// Sweeps expired idempotency keys and games past their retention every sweep interval, and
+/// forgets idle clients of the rate limit. Any replica may run it: the store never sweeps a
+/// row twice. A failed sweep is logged and tried again next time.
+async fn sweep_periodically(state: Arc<AppState>) {
+    let mut every = tokio::time::interval(state.limits.sweep_interval);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        if let Some(limit) = &state.rate_limit {
+            limit.forget_idle();
+        }
+        let at = now();
+        let keys_before =
+            at.saturating_sub(i64::try_from(state.limits.idempotency_ttl.as_secs()).unwrap_or(i64::MAX));
+        let games_before =
+            at.saturating_sub(i64::try_from(state.limits.retention.as_secs()).unwrap_or(i64::MAX));
+        match state.db.sweep(keys_before, games_before).await {
+            Ok(swept) if swept.keys + swept.games > 0 => {
+                tracing::info!(
+                    keys = swept.keys,
+                    games = swept.games,
+                    "swept expired keys and games"
+                );
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "sweep failed; next try in one interval"),
+        }
+    }
+}
+
+/// CORS for browser clients from these origins (`*` for any); the headers a client sends
+/// and reads on a move are allowed and exposed.
+fn cors(origins: &[String]) -> Cors {
+    let cors = if origins.iter().any(|o| o == "*") {
+        Cors::default().allow_any_origin()
+    } else {
+        origins.iter().fold(Cors::default(), |c, o| c.allowed_origin(o))
+    };
+    cors.allowed_methods(["GET", "HEAD", "POST"])
+        .allowed_headers([
+            "authorization",
+            "content-type",
+            "if-match",
+            "if-none-match",
+            "idempotency-key",
+            "last-event-id",
+        ])
+        .expose_headers(["etag", "location", "retry-after", "x-request-id", "allow"])
+        .max_age(3600)
+}
+
+/// Stops a service at once, as a crash would: no graceful shutdown, background work (a
+/// webhook in flight, a deadline being played) cut off wherever it is.
+#[derive(Clone)]
+pub struct KillSwitch {
+    server: actix_web::dev::ServerHandle,
+    background: Vec<tokio::task::AbortHandle>,
+}
+
+impl KillSwitch {
+    /// Stops now.
+    pub async fn kill(&self) {
+        for task in &self.background {
+            task.abort();
+        }
+        self.server.stop(false).await;
+    }
 }

@@ -1,33 +1,104 @@
-//! Tracing: a subscriber for the binary, and a request id per request echoed as `X-Request-Id`.
+//! Tracing: a subscriber for the binary, and one log line and one metric sample per request,
+//! under a request id that is echoed as `X-Request-Id` (a client's own id is kept).
 
 use std::io::IsTerminal;
+use std::time::Instant;
 
-use actix_web::HttpMessage;
-use actix_web::dev::ServiceResponse;
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
-use tracing_actix_web::RequestId;
+use actix_web::middleware::Next;
+use actix_web::{HttpMessage, web};
+use tracing::Instrument;
 use tracing_subscriber::EnvFilter;
+use uuid::Uuid;
 
-/// Installs a formatted subscriber filtered by `RUST_LOG` (default `info`), writing to stdout
-/// with ANSI colours only when stdout is a terminal (log files and collectors get plain text).
-pub fn init() {
+use crate::config::LogFormat;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The header a request id travels in, both ways.
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// The id of a request: the client's `X-Request-Id` if it sent a usable one, else a new UUID.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestId(pub String);
+
+/// Installs a subscriber filtered by `RUST_LOG` (default `info`) writing to stdout: text (with
+/// ANSI colours only on a terminal) or one JSON object per line.
+pub fn init(format: LogFormat) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(std::io::stdout().is_terminal())
-        .try_init();
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    let _ = match format {
+        LogFormat::Text => builder.with_ansi(std::io::stdout().is_terminal()).try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
 }
 
-/// Echoes the request id of `req` into `res` as `X-Request-Id`.
-pub fn echo_request_id<B>(mut res: ServiceResponse<B>) -> ServiceResponse<B> {
-    let id = res
-        .request()
-        .extensions()
-        .get::<RequestId>()
-        .map(|id| id.to_string());
-    if let Some(value) = id.and_then(|id| HeaderValue::from_str(&id).ok()) {
-        res.headers_mut()
-            .insert(HeaderName::from_static("x-request-id"), value);
+/// A client's request id, if it is one we can echo and log safely.
+fn usable_id(value: &HeaderValue) -> Option<String> {
+    let text = value.to_str().ok()?.trim();
+    let fits = !text.is_empty() && text.len() <= 128 && text.bytes().all(|b| b.is_ascii_graphic());
+    fits.then(|| text.to_owned())
+}
+
+/// Middleware: gives the request its id, runs it inside a span carrying that id, then writes
+/// the one log line of the request (method, route, status, latency, id, and a refusal's code)
+/// and counts it in the metrics by route pattern.
+///
+/// # Errors
+/// Whatever the inner service fails with (handlers' errors arrive as responses).
+pub async fn observe(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let started = Instant::now();
+    let id = req
+        .headers()
+        .get(REQUEST_ID)
+        .and_then(usable_id)
+        .unwrap_or_else(|| Uuid::new_v4().to_string());
+    req.extensions_mut().insert(RequestId(id.clone()));
+    let method = req.method().to_string();
+    let metrics = req.app_data::<web::Data<AppState>>().map(|s| s.metrics.clone());
+    let span = tracing::info_span!("request", request_id = %id);
+    let result = next.call(req).instrument(span).await;
+    let elapsed = started.elapsed();
+    let (status, route, error) = match &result {
+        Ok(res) => (
+            res.status(),
+            // The matched pattern, never the raw path (one series per game otherwise).
+            res.request()
+                .match_pattern()
+                .unwrap_or_else(|| "unmatched".to_owned()),
+            res.response().error().and_then(|e| e.as_error::<ApiError>()),
+        ),
+        Err(e) => (
+            e.as_response_error().status_code(),
+            "unmatched".to_owned(),
+            e.as_error::<ApiError>(),
+        ),
+    };
+    let code = error.map(ApiError::code);
+    tracing::info!(
+        request_id = %id,
+        method = %method,
+        route = %route,
+        status = status.as_u16(),
+        latency_ms = elapsed.as_secs_f64() * 1000.0,
+        code,
+        "request"
+    );
+    if let Some(metrics) = metrics {
+        metrics.request(&route, &method, status.as_u16(), elapsed);
+        if let Some(unavailable) = error.and_then(ApiError::database_failure) {
+            metrics.database_error(unavailable);
+        }
     }
-    res
+    let mut res = result?;
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        res.headers_mut()
+            .insert(HeaderName::from_static(REQUEST_ID), value);
+    }
+    Ok(res)
 }

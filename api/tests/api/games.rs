@@ -30,15 +30,21 @@ pub async fn create(app: &TestApp, variant: &str, players: usize, seed: u64, ext
         "create {variant}: {}",
         String::from_utf8_lossy(&reply.body)
     );
-    let v = reply.json();
-    Table {
-        id: v["id"].as_str().expect("id").to_owned(),
-        tokens: v["seats"]
-            .as_array()
-            .expect("seats")
-            .iter()
-            .map(|s| s["token"].as_str().expect("a token per named seat").to_owned())
-            .collect(),
+    Table::of_created(&reply.json())
+}
+
+impl Table {
+    /// The game of a create response: its id and the tokens of its named seats, in order.
+    pub fn of_created(v: &Value) -> Table {
+        Table {
+            id: v["id"].as_str().expect("id").to_owned(),
+            tokens: v["seats"]
+                .as_array()
+                .expect("seats")
+                .iter()
+                .filter_map(|s| s["token"].as_str().map(str::to_owned))
+                .collect(),
+        }
     }
 }
 
@@ -75,12 +81,30 @@ pub async fn act(app: &TestApp, table: &Table, seat: u8, action: &Action, header
     .await
 }
 
-fn local_game(variant: Variant, players: usize, seed: u64, stacked: Option<Vec<Vec<engine::Card>>>) -> Game {
+/// A first deal from a sorted pack (consecutive cards make melds early): for the engine,
+/// and as `stacked_decks` JSON.
+pub fn sorted_first_deal(variant: Variant, players: usize) -> (Vec<Vec<engine::Card>>, Vec<Vec<String>>) {
+    let stacked = vec![Ruleset::default_for(variant).pack(players)];
+    let json = stacked
+        .iter()
+        .map(|d| d.iter().map(ToString::to_string).collect())
+        .collect();
+    (stacked, json)
+}
+
+/// The engine's own copy of a test-mode game created with `first_dealer` 0.
+pub fn local_game(
+    variant: Variant,
+    players: usize,
+    seed: u64,
+    stacked: Option<Vec<Vec<engine::Card>>>,
+) -> Game {
     let config = GameConfig {
         ruleset: Ruleset::default_for(variant),
         players,
         first_dealer: Some(Seat(0)),
         stacked_decks: stacked,
+        start_year: None,
     };
     Game::new(config, Seed::from_u64(seed))
         .expect("a valid local game")
@@ -92,13 +116,7 @@ fn local_game(variant: Variant, players: usize, seed: u64, stacked: Option<Vec<V
 /// the same standings.
 async fn full_game(app: &TestApp, variant: Variant, players: usize) {
     let seed = 20_261_121;
-    let ruleset = Ruleset::default_for(variant);
-    // Deal 1 from a stacked (sorted) pack: consecutive cards make melds early.
-    let stacked = vec![ruleset.pack(players)];
-    let stacked_json: Vec<Vec<String>> = stacked
-        .iter()
-        .map(|d| d.iter().map(ToString::to_string).collect())
-        .collect();
+    let (stacked, stacked_json) = sorted_first_deal(variant, players);
     let table = create(
         app,
         variant.id(),

@@ -4,8 +4,9 @@ use std::str::FromStr;
 
 use awc::Client;
 use awc::http::StatusCode;
-use continental::config::{DatabaseSettings, Secret, Settings};
-use continental::startup::Application;
+use continental::config::{AsyncSettings, DatabaseSettings, Limits, LogFormat, Secret, Settings};
+use continental::server_keys::ServerKeys;
+use continental::startup::{Application, KillSwitch, Stopper};
 use serde_json::Value;
 use sqlx::Connection;
 use uuid::Uuid;
@@ -31,7 +32,8 @@ pub fn backends() -> Vec<Backend> {
     out
 }
 
-fn postgres_url() -> Option<String> {
+/// The PostgreSQL server of `DATABASE_URL`, if it names one.
+pub fn postgres_url() -> Option<String> {
     std::env::var("DATABASE_URL")
         .ok()
         .filter(|u| u.starts_with("postgres://") || u.starts_with("postgresql://"))
@@ -84,6 +86,12 @@ pub struct TestApp {
     pub database: DatabaseSettings,
     /// The client.
     pub client: Client,
+    /// Stops it as a crash would.
+    pub kill_switch: KillSwitch,
+    /// Stops the service (streams first), as SIGTERM does.
+    pub stopper: Stopper,
+    /// The running server: it completes once the service has stopped.
+    pub server: actix_web::rt::task::JoinHandle<std::io::Result<()>>,
 }
 
 /// A response read whole.
@@ -147,6 +155,24 @@ pub struct Spawn {
     pub stored_secret: bool,
     /// Reuse this database instead of a fresh one.
     pub database: Option<DatabaseSettings>,
+    /// Webhooks and deadlines; `None`: [`test_async`].
+    pub asynchronous: Option<AsyncSettings>,
+    /// Limits other than the defaults.
+    pub limits: Option<Limits>,
+    /// Server keys, as `CONTINENTAL_API_KEYS` writes them (empty: none).
+    pub api_keys: String,
+    /// Origins allowed by CORS.
+    pub cors_origins: Vec<String>,
+}
+
+/// What tests run with: private webhook hosts allowed (the receivers listen on 127.0.0.1),
+/// retries after 50 ms, and a `turn_seconds` second of 10 ms.
+pub fn test_async() -> AsyncSettings {
+    AsyncSettings {
+        webhook_allow_private: true,
+        webhook_retry_s: 0.05,
+        test_second_ms: Some(10),
+    }
 }
 
 impl TestApp {
@@ -173,10 +199,17 @@ impl TestApp {
             bind: "127.0.0.1:0".into(),
             test_mode: spawn.test_mode,
             jwt_secret: (!spawn.stored_secret).then(|| Secret(TEST_SECRET.into())),
+            asynchronous: spawn.asynchronous.unwrap_or_else(test_async),
+            log_format: LogFormat::Text,
+            limits: spawn.limits.unwrap_or_default(),
+            api_keys: ServerKeys::parse(&spawn.api_keys).expect("valid test server keys"),
+            cors_origins: spawn.cors_origins,
         };
         let app = Application::build(settings).await.expect("the service starts");
         let address = format!("http://127.0.0.1:{}", app.port());
-        actix_web::rt::spawn(app.run_until_stopped());
+        let stopper = app.stopper();
+        let kill_switch = app.kill_switch();
+        let server = actix_web::rt::spawn(app.run_until_stopped());
         TestApp {
             address,
             backend: backend.clone(),
@@ -185,7 +218,25 @@ impl TestApp {
                 .disable_redirects()
                 .timeout(std::time::Duration::from_secs(60))
                 .finish(),
+            kill_switch,
+            stopper,
+            server,
         }
+    }
+
+    /// Another replica of this service, on its database, in test mode, with these webhook and
+    /// deadline settings.
+    pub async fn replica(&self, asynchronous: AsyncSettings) -> TestApp {
+        TestApp::spawn_with(
+            &self.backend,
+            Spawn {
+                test_mode: true,
+                database: Some(self.database.clone()),
+                asynchronous: Some(asynchronous),
+                ..Spawn::default()
+            },
+        )
+        .await
     }
 
     /// Sends a request with an optional raw body and extra headers.
@@ -201,7 +252,11 @@ impl TestApp {
         for (k, v) in headers {
             req = req.insert_header((*k, *v));
         }
+        let typed = headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
         let sent = match body {
+            Some(b) if typed => req.send_body(b.to_vec()).await,
             Some(b) => {
                 req.insert_header(("content-type", "application/json"))
                     .send_body(b.to_vec())
@@ -240,6 +295,52 @@ impl TestApp {
         let bytes = serde_json::to_vec(body).expect("JSON");
         let auth = format!("Bearer {token}");
         let mut all = vec![("authorization", auth.as_str())];
+        all.extend_from_slice(headers);
+        self.send("POST", path, Some(&bytes), &all).await
+    }
+}
+
+/// Server keys of the studio tests: `acme` with two secrets (a rotation), and `beta`.
+pub const STUDIO_KEYS: &str =
+    "acme:acme-secret-0000000001,acme:acme-secret-0000000002,beta:beta-secret-0000000001";
+/// `acme`'s first secret.
+pub const ACME: &str = "acme-secret-0000000001";
+/// `acme`'s second secret (the one rotated in).
+pub const ACME_ROTATED: &str = "acme-secret-0000000002";
+/// `beta`'s secret.
+pub const BETA: &str = "beta-secret-0000000001";
+
+impl TestApp {
+    /// Starts the service in test mode with [`STUDIO_KEYS`], on `database` if given (a second
+    /// replica) or a fresh one.
+    pub async fn spawn_studio(backend: &Backend, database: Option<DatabaseSettings>) -> TestApp {
+        TestApp::spawn_with(
+            backend,
+            Spawn {
+                test_mode: true,
+                database,
+                api_keys: STUDIO_KEYS.into(),
+                ..Spawn::default()
+            },
+        )
+        .await
+    }
+
+    /// GET with a server key.
+    pub async fn get_with_key(&self, path: &str, key: &str) -> Reply {
+        self.send("GET", path, None, &[("x-api-key", key)]).await
+    }
+
+    /// POST JSON with a server key and extra headers.
+    pub async fn post_with_key(
+        &self,
+        path: &str,
+        key: &str,
+        body: &Value,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        let bytes = serde_json::to_vec(body).expect("JSON");
+        let mut all = vec![("x-api-key", key)];
         all.extend_from_slice(headers);
         self.send("POST", path, Some(&bytes), &all).await
     }

@@ -1,13 +1,25 @@
 //! Black-box tests of the running service: each test starts it on port 0 with a fresh
 //! database, on SQLite always and on PostgreSQL when `DATABASE_URL` points at one.
 
+mod deadlines;
+mod faults;
 mod games;
 mod health;
 mod helpers;
+mod hints;
+mod http;
 mod meld_problems;
 mod openapi;
+mod options;
+mod packs;
 mod problems;
+mod proxy;
+mod receiver;
 mod retries;
+mod rules;
 mod seats;
+mod streams;
+mod studio;
 mod tokens;
 mod validation;
+mod webhooks;

@@ -23,6 +23,7 @@ pub fn deck_with(variant: Variant, players: usize, wanted: &[&str]) -> (Seat, Ve
         players,
         first_dealer: Some(Seat(0)),
         stacked_decks: Some(vec![deck.clone()]),
+        start_year: None,
     };
     let game = Game::new(config, Seed::from_u64(1)).expect("a game").0;
     let (seat, _) = game.turn().expect("someone leads");

@@ -1,7 +1,5 @@
 //! Malformed and hostile requests: always a 4xx problem+json with a reason, never a 5xx.
 
-use serde_json::json;
-
 use crate::helpers::TestApp;
 use crate::on_every_backend;
 
@@ -22,7 +20,7 @@ async fn hostile_bodies_get_problems(app: &TestApp) {
         ("/v1/melds/validate", b"{\"variant\": \"may_i\", \"cards\": [\"7H\"]} trailing", 400, "malformed_json", "trailing garbage"),
         ("/v1/melds/validate", b"", 400, "invalid_body", "empty body lacks required fields"),
         ("/v1/melds/validate", huge.as_bytes(), 413, "body_too_large", "bodies are bounded"),
-        ("/v1/melds/validate", deep.as_bytes(), 400, "malformed_json", "deep nesting"),
+        ("/v1/melds/validate", deep.as_bytes(), 400, "not_an_object", "deep nesting"),
         ("/v1/contracts/validate", b"{\"variant\": \"may_i\", \"deal\": 300, \"melds\": []}", 400, "invalid_body", "deal out of u8 range"),
         ("/v1/contracts/validate", b"{\"variant\": \"may_i\", \"deal\": 1, \"melds\": [{\"cards\": [\"7H\"], \"kind\": \"triangle\"}]}", 400, "invalid_body", "unknown kind"),
     ];
@@ -49,6 +47,21 @@ async fn hostile_bodies_get_problems(app: &TestApp) {
         "a wrong method is a 4xx: {}",
         wrong_method.status
     );
-    let _ = json!({});
+    // Every refusal says why: problem+json with its status, a stable code and a reason.
+    for (reply, what) in [(&bad_id, "bad id"), (&wrong_method, "wrong method")] {
+        assert_eq!(
+            reply.header("content-type").as_deref(),
+            Some("application/problem+json"),
+            "{what}: errors are problem+json"
+        );
+        let body = reply.json();
+        assert_eq!(body["status"], reply.status.as_u16(), "{what}: {body}");
+        for field in ["code", "detail"] {
+            assert!(
+                body[field].as_str().is_some_and(|v| !v.is_empty()),
+                "{what}: the problem has a {field}: {body}"
+            );
+        }
+    }
 }
 on_every_backend!(hostile_bodies_on_every_backend, hostile_bodies_get_problems);

@@ -115,7 +115,7 @@ async fn idempotency_keys(app: &TestApp) {
         .post_as(&draw, &table.tokens[seat], &json!({"source": "discard"}), &key)
         .await;
     other.assert_problem(422, "idempotency_key_reused", "the same key with another body");
-    // A refused move is kept too: its retry gets the same refusal.
+    // A refused move keeps no key: its retry is judged afresh, and refused for the same reason.
     let discard = format!("/v1/games/{}/discard", table.id);
     let hand = app
         .get_as(&format!("/v1/games/{}", table.id), &table.tokens[seat])
@@ -137,7 +137,7 @@ async fn idempotency_keys(app: &TestApp) {
     assert_eq!(
         (retry.status, retry.body),
         (refused.status, refused.body),
-        "a refused request's retry is answered the same"
+        "a refused request's retry, judged afresh, is refused the same way"
     );
 }
 on_every_backend!(idempotency_keys_on_every_backend, idempotency_keys);
@@ -210,6 +210,7 @@ async fn two_servers_on_one_database(app: &TestApp) {
             players: 2,
             first_dealer: Some(engine::Seat(0)),
             stacked_decks: None,
+            start_year: None,
         };
         engine::Game::new(config, engine::Seed::from_u64(8))
             .expect("game")
@@ -282,80 +283,33 @@ async fn a_stored_secret_is_shared_by_every_replica() {
     }
 }
 
-/// Marks an idempotency key as running since `created_at`, straight in the app's database.
-async fn mark_running(app: &TestApp, game: uuid::Uuid, seat: i64, key: &str, hash: &str, created_at: i64) {
-    let sql = "INSERT INTO idempotency_keys (game_id, seat, key, request_hash, status, created_at) \
-               VALUES ($1, $2, $3, $4, 'running', $5) \
-               ON CONFLICT (game_id, seat, key) DO UPDATE SET created_at = $5";
-    match &app.database {
-        continental::config::DatabaseSettings::Sqlite { path } => {
-            use sqlx::Connection;
-            let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
-                .await
-                .expect("sqlite");
-            sqlx::query(sql)
-                .bind(game)
-                .bind(seat)
-                .bind(key)
-                .bind(hash)
-                .bind(created_at)
-                .execute(&mut conn)
-                .await
-                .expect("insert");
-        }
-        continental::config::DatabaseSettings::Postgres { url } => {
-            use sqlx::Connection;
-            let mut conn = sqlx::PgConnection::connect(url).await.expect("postgres");
-            sqlx::query(sql)
-                .bind(game)
-                .bind(seat)
-                .bind(key)
-                .bind(hash)
-                .bind(created_at)
-                .execute(&mut conn)
-                .await
-                .expect("insert");
-        }
-    }
-}
-
-async fn a_running_key_answers_409_until_it_is_stale(app: &TestApp) {
-    use sha2::Digest;
+/// API.md: only a request that acted keeps its key. A refused one (here a stale `If-Match`)
+/// changed nothing, so a retry with the same key is judged afresh, acts once, and from then on
+/// replays.
+async fn a_refused_request_keeps_no_key(app: &TestApp) {
     let table = create(app, "may_i", 3, 10, json!({})).await;
     let seat = in_turn(app, &table).await;
     let path = format!("/v1/games/{}/draw", table.id);
     let body = json!({"source": "stock"});
-    let bytes = serde_json::to_vec(&body).expect("JSON");
-    let mut hasher = sha2::Sha256::new();
-    hasher.update(format!("POST\n{path}\n").as_bytes());
-    hasher.update(&bytes);
-    let hash: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    let game = uuid::Uuid::parse_str(&table.id).expect("id");
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("clock")
-        .as_secs() as i64;
-    let key = [("idempotency-key", "in-flight")];
-    mark_running(app, game, seat as i64, "in-flight", &hash, now).await;
-    let busy = app.post_as(&path, &table.tokens[seat], &body, &key).await;
-    busy.assert_problem(
-        409,
-        "request_in_progress",
-        "the first request with this key is still running",
-    );
-    assert_eq!(version_of(app, &table).await, 1, "the 409 changed nothing");
-    mark_running(app, game, seat as i64, "in-flight", &hash, now - 3600).await;
-    let retry = app.post_as(&path, &table.tokens[seat], &body, &key).await;
+    let key = ("idempotency-key", "refused-first");
+    let stale = app
+        .post_as(&path, &table.tokens[seat], &body, &[key, ("if-match", "\"0\"")])
+        .await;
+    stale.assert_problem(412, "stale_version", "a stale If-Match");
+    let retry = app.post_as(&path, &table.tokens[seat], &body, &[key]).await;
     assert_eq!(
         retry.status.as_u16(),
         200,
-        "a key running for an hour died with its process: the retry acts"
+        "the refusal kept no key: the retry acts: {}",
+        String::from_utf8_lossy(&retry.body)
     );
-    assert_eq!(version_of(app, &table).await, 2, "and acts once");
+    let again = app.post_as(&path, &table.tokens[seat], &body, &[key]).await;
+    assert_eq!(again.body, retry.body, "the key that acted replays");
+    assert_eq!(version_of(app, &table).await, 2, "one draw in all");
 }
 on_every_backend!(
-    a_running_key_answers_409_until_it_is_stale_on_every_backend,
-    a_running_key_answers_409_until_it_is_stale
+    a_refused_request_keeps_no_key_on_every_backend,
+    a_refused_request_keeps_no_key
 );
 
 /// API.md: a retried `POST /v1/games` with the same `Idempotency-Key` and body returns the
@@ -390,7 +344,7 @@ async fn idempotent_create(app: &TestApp) {
         .collect();
     assert!(
         replies.iter().all(|r| matches!(r.status.as_u16(), 201 | 409)),
-        "each copy gets the first response or request_in_progress"
+        "each copy gets the first response (or, at worst, request_in_progress)"
     );
     ids.dedup();
     assert_eq!(ids.len(), 1, "one key, one game: {ids:?}");

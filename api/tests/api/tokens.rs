@@ -50,34 +50,48 @@ async fn bad_tokens_are_refused(app: &TestApp) {
         URL_SAFE_NO_PAD.encode(r#"{"alg":"none","typ":"JWT"}"#),
         URL_SAFE_NO_PAD.encode(serde_json::to_string(&claims(&table.id, 0, 3600)).expect("JSON"))
     );
-    let rows: Vec<(String, u16, &str)> = vec![
-        (String::new(), 401, "no token at all"),
-        ("not.a.jwt".into(), 401, "garbage"),
-        (none, 401, "alg: none is never accepted"),
+    let rows: Vec<(String, u16, &str, &str)> = vec![
+        (String::new(), 401, "no token at all", "Authorization: Bearer"),
+        ("not.a.jwt".into(), 401, "garbage", "not a well-formed JWT"),
+        (none, 401, "alg: none is never accepted", "HS256"),
         (
             sign(Algorithm::HS384, TEST_SECRET, &claims(&table.id, 0, 3600)),
             401,
             "another algorithm (HS384)",
+            "HS256",
         ),
-        (tampered, 401, "a tampered payload breaks the signature"),
+        (
+            tampered,
+            401,
+            "a tampered payload breaks the signature",
+            "signature",
+        ),
         (
             sign(Algorithm::HS256, "another secret", &claims(&table.id, 0, 3600)),
             401,
             "signed with another secret",
+            "signature",
         ),
         (
             sign(Algorithm::HS256, TEST_SECRET, &claims(&table.id, 0, -3600)),
             401,
             "expired an hour ago",
+            "expired",
         ),
-        (other.tokens[0].clone(), 403, "a token of another game"),
+        (
+            other.tokens[0].clone(),
+            403,
+            "a token of another game",
+            "another game",
+        ),
         (
             sign(Algorithm::HS256, TEST_SECRET, &claims(&table.id, 7, 3600)),
             403,
             "a seat this game does not have",
+            "",
         ),
     ];
-    for (token, status, what) in rows {
+    for (token, status, what, says) in rows {
         let reply = if token.is_empty() {
             app.get(&path).await
         } else {
@@ -89,6 +103,17 @@ async fn bad_tokens_are_refused(app: &TestApp) {
             "forbidden"
         };
         reply.assert_problem(status, code, what);
+        let detail = reply.json()["detail"].as_str().unwrap_or_default().to_owned();
+        assert!(
+            detail.contains(says),
+            "{what}: the detail says {says:?}: {detail}"
+        );
+        for internal in ["variant", "expected one of", "Error", "Base64", "Json"] {
+            assert!(
+                !detail.contains(internal),
+                "{what}: no library internals: {detail}"
+            );
+        }
         let draw = app
             .post_as(&format!("{path}/draw"), &token, &json!({"source": "stock"}), &[])
             .await;

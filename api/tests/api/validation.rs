@@ -89,6 +89,38 @@ async fn meld_validation_verdicts(app: &TestApp) {
             None,
             "§5: sets of three",
         ),
+        (
+            "may_i",
+            json!({"cards": ["5S", "AH", "7S", "JK", "9S"]}),
+            true,
+            1,
+            None,
+            "§1: inner gaps take the wilds in the order submitted",
+        ),
+        (
+            "continental",
+            json!({"cards": ["5S", "2C", "7S", "JK", "9S"]}),
+            true,
+            1,
+            None,
+            "§1, §4: inner gaps take the wilds in the order submitted",
+        ),
+        (
+            "push",
+            json!({"cards": ["JK", "JK", "JK"], "kind": "set"}),
+            true,
+            1,
+            None,
+            "§5: an all-wild set naming only its kind",
+        ),
+        (
+            "push",
+            json!({"cards": ["JK", "JK", "JK"]}),
+            false,
+            0,
+            Some("kind_required"),
+            "§5: an all-wild meld must name its kind",
+        ),
     ];
     for (variant, extra, valid, readings, reason, rule) in rows {
         let mut body = extra.clone();
@@ -128,6 +160,35 @@ async fn meld_validation_verdicts(app: &TestApp) {
     assert_eq!(
         run["readings"][0]["slots"][2]["represents"], "7H",
         "the joker stands for 7H"
+    );
+    let gaps = app
+        .post(
+            "/v1/melds/validate",
+            &json!({"variant": "may_i", "cards": ["5S", "AH", "7S", "JK", "9S"]}),
+        )
+        .await
+        .json();
+    let places: Vec<&str> = gaps["readings"][0]["slots"]
+        .as_array()
+        .expect("slots")
+        .iter()
+        .filter_map(|s| s["represents"].as_str())
+        .collect();
+    assert_eq!(
+        (places, &gaps["readings"][0]["slots"][1]["card"]),
+        (vec!["5S", "6S", "7S", "8S", "9S"], &json!("AH")),
+        "§1: AH, laid first, is 6S; JK is 8S: {gaps}"
+    );
+    let rankless = app
+        .post(
+            "/v1/melds/validate",
+            &json!({"variant": "push", "cards": ["JK", "JK", "JK"], "kind": "set"}),
+        )
+        .await
+        .json();
+    assert_eq!(
+        rankless["readings"][0]["slots"][0]["represents"], "*",
+        "§5: no rank until a natural is laid off: {rankless}"
     );
 }
 on_every_backend!(meld_validation_on_every_backend, meld_validation_verdicts);

@@ -2,15 +2,18 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
 
 use actix_web::dev::Payload;
 use actix_web::http::header;
-use actix_web::web::{Bytes, BytesMut};
+use actix_web::web::{self, Bytes, BytesMut};
 use actix_web::{FromRequest, HttpRequest};
 use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
+use crate::state::AppState;
+use crate::wire::Invalid;
 
 /// Default limit on request bodies: a few KB is plenty for any move.
 pub const BODY_LIMIT: usize = 8 * 1024;
@@ -38,43 +41,87 @@ impl<T: DeserializeOwned + 'static, const LIMIT: usize> FromRequest for JsonBody
             .get(header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<usize>().ok());
+        let timeout = req
+            .app_data::<web::Data<AppState>>()
+            .map_or(Duration::from_secs(5), |s| s.limits.request_timeout);
+        let json_type = is_json(req);
         let mut payload = payload.take();
         Box::pin(async move {
             if declared.is_some_and(|n| n > LIMIT) {
                 return Err(ApiError::PayloadTooLarge { limit: LIMIT });
             }
-            let mut body = BytesMut::new();
-            while let Some(chunk) = payload.next().await {
-                let chunk = chunk
-                    .map_err(|e| ApiError::bad_request("unreadable_body", format!("unreadable body: {e}")))?;
-                if body.len() + chunk.len() > LIMIT {
-                    return Err(ApiError::PayloadTooLarge { limit: LIMIT });
+            let read = async {
+                let mut body = BytesMut::new();
+                while let Some(chunk) = payload.next().await {
+                    let chunk = chunk
+                        .map_err(|e| Invalid::new("unreadable_body", format!("unreadable body: {e}")))?;
+                    if body.len() + chunk.len() > LIMIT {
+                        return Err(ApiError::PayloadTooLarge { limit: LIMIT });
+                    }
+                    body.extend_from_slice(&chunk);
                 }
-                body.extend_from_slice(&chunk);
-            }
+                Ok(body)
+            };
+            // A client that sends headers and then stalls must not keep a worker's attention.
+            let body =
+                tokio::time::timeout(timeout, read)
+                    .await
+                    .map_err(|_| ApiError::RequestTimeout {
+                        seconds: timeout.as_secs_f64(),
+                    })??;
             let raw = body.freeze();
+            // An empty body needs no type (it reads as `{}`); any other must say it is JSON.
+            if !json_type && !raw.iter().all(u8::is_ascii_whitespace) {
+                return Err(ApiError::UnsupportedMediaType);
+            }
             let value = parse_json(&raw)?;
             Ok(JsonBody { value, raw })
         })
     }
 }
 
+/// Whether the request's `Content-Type` is JSON (`application/json` or `application/*+json`).
+fn is_json(req: &HttpRequest) -> bool {
+    let Some(value) = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
 /// Parses `bytes` as strict JSON, naming the offending field in the problem's detail.
 ///
 /// # Errors
-/// `malformed_json` for bad syntax, `unknown_field`, `unknown_card`, `unknown_variant` or
+/// `malformed_json` for bad syntax, `not_an_object` for JSON that is not an object (every
+/// request body is one), `unknown_field`, `unknown_card`, `unknown_variant` or
 /// `invalid_body` for well-formed JSON of the wrong shape.
-pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Invalid> {
     let text: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
         b"{}"
     } else {
         bytes
     };
+    // serde would read a struct from an array too: refuse anything but an object up front.
+    if text.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
+            Ok(_) => Invalid::new("not_an_object", "the request body must be a JSON object"),
+            Err(e) => Invalid::new("malformed_json", format!("invalid request body: {e}")),
+        });
+    }
     let mut de = serde_json::Deserializer::from_slice(text);
     let parsed: Result<T, _> = serde_path_to_error::deserialize(&mut de);
     if parsed.is_ok() {
         de.end()
-            .map_err(|e| ApiError::bad_request("malformed_json", format!("invalid request body: {e}")))?;
+            .map_err(|e| Invalid::new("malformed_json", format!("invalid request body: {e}")))?;
     }
     parsed.map_err(|e| {
         let path = e.path().to_string();
@@ -98,6 +145,6 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         } else {
             format!("invalid request body at `{path}`: {message}")
         };
-        ApiError::bad_request(code, detail)
+        Invalid::new(code, detail)
     })
 }

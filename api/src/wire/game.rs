@@ -1,21 +1,45 @@
 //! The game as one seat may see it, on the wire (API.md "Fields clients rely on").
 
-use engine::{LegalAction, Seat, Viewer};
+use engine::{
+    Card, ClaimsView, DiscardView, LegalAction, MeldKind, Seat, Standing, TurnPlayView, TurnView, Variant,
+    Viewer,
+};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::dto::{ContractView, ReadingView};
-use crate::play::{SeatKind, StoredGame};
+use super::rules::{ContractView, ReadingView};
+use crate::domain::{SeatKind, Table};
 
-/// Whose turn and at which point.
+/// Where a game is: `waiting` for players, `playing`, `suspended` between deals (`may_i`),
+/// `finished` with standings, or `void` (fewer than two players finished). The document's
+/// name for the values of `status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    /// Open seats are still to be taken.
+    Waiting,
+    /// Deals are being played.
+    Playing,
+    /// Every seat asked to suspend between deals; play resumes when every seat asks again.
+    Suspended,
+    /// Every deal was played; `standings` are known.
+    Finished,
+    /// Fewer than two players finished: no standings.
+    Void,
+}
+
+/// Whose turn and at which point, with the server's deadline for it.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct TurnDto {
-    /// The seat in turn.
-    pub seat: u8,
-    /// `draw` before the draw, `play` after it.
-    #[schema(example = "draw")]
-    pub phase: String,
+    /// The seat in turn and the phase.
+    #[serde(flatten)]
+    pub turn: TurnView,
+    /// With `options.turn_seconds`: when the server plays this turn if the seat has not
+    /// (RFC 3339, UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "2026-11-24T09:30:00Z")]
+    pub deadline: Option<String>,
 }
 
 /// The viewer's own seat and hand.
@@ -25,24 +49,12 @@ pub struct YouDto {
     pub seat: u8,
     /// The viewer's cards (empty while the game waits for players).
     #[schema(example = json!(["7H", "7S", "JK", "QD"]))]
-    pub hand: Vec<String>,
+    pub hand: Vec<Card>,
     /// Cards that must go to the table before the turn ends (a freed wild).
-    pub must_play: Vec<String>,
+    pub must_play: Vec<Card>,
     /// `may_i`, in turn: this turn's table plays, each of which may be taken back on its own
     /// with `POST /v1/games/{id}/take_back` `{"play": n}`.
-    pub plays: Vec<TurnPlayDto>,
-}
-
-/// A table play made this turn (`may_i` taking back).
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct TurnPlayDto {
-    /// Its index among this turn's plays: the `play` to send to `take_back`.
-    pub play: u32,
-    /// The play as it was made (an action: `type` `meld`, `layoff` or `swap` and its fields).
-    #[schema(value_type = Object, example = json!({"type": "layoff", "meld_id": 1, "cards": ["3H"]}))]
-    pub action: serde_json::Value,
-    /// Whether taking it back alone is accepted now (not while a later play depends on it).
-    pub can_take_back: bool,
+    pub plays: Vec<TurnPlayView>,
 }
 
 /// One seat as everyone sees it.
@@ -54,7 +66,7 @@ pub struct PlayerDto {
     pub name: Option<String>,
     /// `player`, `open` or `bot`.
     #[schema(example = "player")]
-    pub kind: String,
+    pub kind: SeatKind,
     /// Cards in hand.
     pub hand_count: usize,
     /// Whether the seat has gone down this deal.
@@ -68,6 +80,9 @@ pub struct PlayerDto {
     pub team: Option<u8>,
     /// Claims won this deal.
     pub claims: u32,
+    /// Turns in a row the server played for this seat because its deadline passed (0 again
+    /// after a move of its own).
+    pub timeouts: u32,
 }
 
 /// A meld on the table.
@@ -78,66 +93,11 @@ pub struct TableMeldDto {
     /// The seat that laid it.
     pub owner: u8,
     /// `set` or `run`.
-    pub kind: String,
+    pub kind: MeldKind,
     /// Cards in table order.
-    pub cards: Vec<String>,
+    pub cards: Vec<Card>,
     /// What every card stands for.
     pub reading: ReadingView,
-}
-
-/// The discard pile.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct DiscardDto {
-    /// The top card, or null.
-    pub top: Option<String>,
-    /// Cards in the pile.
-    pub count: usize,
-    /// Whether it is dead (a claim took the top card until the next discard).
-    pub dead: bool,
-}
-
-/// Claims ("May I?").
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct ClaimsDto {
-    /// The discard on offer, if any.
-    pub offered: Option<String>,
-    /// Seats that asked for it, in order.
-    pub pending: Vec<u8>,
-}
-
-/// Something the viewer may do now. Draw, claim, discard and leave are exact; meld, layoff
-/// and swap say the phase allows them (the cards decide).
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct LegalActionDto {
-    /// `draw`, `claim`, `meld`, `layoff`, `swap`, `move_joker`, `take_back`, `discard`, `leave`.
-    #[serde(rename = "type")]
-    #[schema(example = "draw")]
-    pub kind: String,
-    /// `draw`: `stock` or `discard`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
-    /// `meld`: whether it would be going down with the contract.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub contract: Option<bool>,
-    /// `layoff`, `swap`, `move_joker`: the melds it may concern.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub meld_ids: Option<Vec<u32>>,
-    /// `discard`: the cards that may be discarded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cards: Option<Vec<String>>,
-}
-
-/// A final place.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct StandingDto {
-    /// Seat.
-    pub seat: u8,
-    /// 1 is first; equal totals share a place.
-    pub place: usize,
-    /// Final total.
-    pub total: i32,
-    /// Whether the seat left the game.
-    pub left: bool,
 }
 
 /// The game as one seat may see it.
@@ -147,7 +107,7 @@ pub struct StandingDto {
     "options": {"claims_disabled_last_deals": 0, "deuces_wild": false, "max_claims_per_deal": null},
     "status": "playing", "version": 1, "deal": 1, "deals": 7, "dealer": 2,
     "turn": {"seat": 0, "phase": "draw"},
-    "you": {"seat": 0, "hand": ["JS", "KC", "JH", "8D", "KD", "5S", "9D", "AD", "7H", "3D", "8S", "TD"], "must_play": []},
+    "you": {"seat": 0, "hand": ["JS", "KC", "JH", "8D", "KD", "5S", "9D", "AD", "7H", "3D", "8S", "TD"], "must_play": [], "plays": []},
     "players": [
         {"seat": 0, "name": "Ann", "kind": "player", "hand_count": 12, "down": false, "total": 0, "left": false, "claims": 0},
         {"seat": 1, "name": "Bob", "kind": "player", "hand_count": 12, "down": false, "total": 0, "left": false, "claims": 0},
@@ -157,6 +117,7 @@ pub struct StandingDto {
     "contract": {"description": "a set of 3+, a set of 3+", "melds": [{"kind": "set", "min_len": 3}, {"kind": "set", "min_len": 3}], "go_out": false},
     "scores": [],
     "legal_actions": [{"type": "draw", "source": "stock"}, {"type": "draw", "source": "discard"}, {"type": "leave"}],
+    "suspend_requests": [], "resume_requests": [],
     "seed_commitment": "f5411ec7e51e46159c654bdbdf3cc20785a217b87384810ed2e541dc0016943a"
 }))]
 pub struct GameView {
@@ -164,12 +125,12 @@ pub struct GameView {
     pub id: Uuid,
     /// `may_i`, `contract_7`, `continental` or `push`.
     #[schema(example = "may_i")]
-    pub variant: String,
+    pub variant: Variant,
     /// The variant's options in force.
     #[schema(value_type = Object)]
     pub options: serde_json::Value,
-    /// `waiting`, `playing`, `finished` or `void`.
-    #[schema(example = "playing")]
+    /// `waiting`, `playing`, `suspended`, `finished` or `void`.
+    #[schema(value_type = GameStatus, example = "playing")]
     pub status: String,
     /// Incremented by every accepted action; also the `ETag`.
     pub version: i64,
@@ -181,27 +142,31 @@ pub struct GameView {
     pub dealer: Option<u8>,
     /// Whose turn, while playing.
     pub turn: Option<TurnDto>,
-    /// The viewer's seat and hand.
-    pub you: YouDto,
+    /// The viewer's seat and hand; null for a spectator.
+    pub you: Option<YouDto>,
     /// Every seat.
     pub players: Vec<PlayerDto>,
     /// Melds on the table.
     pub table: Vec<TableMeldDto>,
     /// The discard pile.
-    pub discard: DiscardDto,
+    pub discard: DiscardView,
     /// Cards in the stock.
     pub stock_count: usize,
     /// Pending claims.
-    pub claims: ClaimsDto,
+    pub claims: ClaimsView,
     /// This deal's contract (null while waiting).
     pub contract: Option<ContractView>,
     /// Scores of each finished deal, per seat.
     pub scores: Vec<Vec<i32>>,
     /// What the viewer may do now.
-    pub legal_actions: Vec<LegalActionDto>,
+    pub legal_actions: Vec<LegalAction>,
     /// Final places, once finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub standings: Option<Vec<StandingDto>>,
+    pub standings: Option<Vec<Standing>>,
+    /// `may_i`, between deals: the seats that asked to suspend the game (RULES.md §2).
+    pub suspend_requests: Vec<Seat>,
+    /// While suspended: the seats that asked to resume.
+    pub resume_requests: Vec<Seat>,
     /// SHA-256 of the seed (hex), published at creation.
     pub seed_commitment: String,
     /// The seed (hex), revealed once the game is over.
@@ -209,77 +174,53 @@ pub struct GameView {
     pub seed: Option<String>,
 }
 
-fn cards(cards: &[engine::Card]) -> Vec<String> {
-    cards.iter().map(ToString::to_string).collect()
-}
-
-fn legal(a: &LegalAction) -> LegalActionDto {
-    let mut dto = LegalActionDto {
-        kind: String::new(),
-        source: None,
-        contract: None,
-        meld_ids: None,
-        cards: None,
-    };
-    dto.kind = match a {
-        LegalAction::Draw { source } => {
-            dto.source = Some(
-                match source {
-                    engine::DrawSource::Stock => "stock",
-                    engine::DrawSource::Discard => "discard",
-                }
-                .to_owned(),
-            );
-            "draw"
-        }
-        LegalAction::Claim => "claim",
-        LegalAction::Meld { contract } => {
-            dto.contract = Some(*contract);
-            "meld"
-        }
-        LegalAction::LayOff { meld_ids } => {
-            dto.meld_ids = Some(meld_ids.clone());
-            "layoff"
-        }
-        LegalAction::Swap { meld_ids } => {
-            dto.meld_ids = Some(meld_ids.clone());
-            "swap"
-        }
-        LegalAction::MoveJoker { meld_ids } => {
-            dto.meld_ids = Some(meld_ids.clone());
-            "move_joker"
-        }
-        LegalAction::TakeBack => "take_back",
-        LegalAction::Discard { cards: c } => {
-            dto.cards = Some(cards(c));
-            "discard"
-        }
-        LegalAction::Leave => "leave",
-    }
-    .to_owned();
-    dto
+/// Unix milliseconds as RFC 3339 (UTC, whole seconds rounded up: a deadline is never shown
+/// earlier than it is).
+fn rfc3339(ms: i64) -> Option<String> {
+    let secs = ms.div_euclid(1000) + i64::from(ms.rem_euclid(1000) > 0);
+    time::OffsetDateTime::from_unix_timestamp(secs)
+        .ok()?
+        .format(&time::format_description::well_known::Rfc3339)
+        .ok()
 }
 
 impl GameView {
     /// What `seat` sees of `stored` at `version`.
-    pub fn of(id: Uuid, version: i64, stored: &StoredGame, seat: u8) -> GameView {
+    pub fn of(id: Uuid, version: i64, stored: &Table, seat: u8) -> GameView {
+        GameView::as_seen_by(id, version, stored, Viewer::Seat(Seat(seat)))
+    }
+
+    /// What `viewer` sees of `stored` at `version`: a spectator sees no hand and has no `you`.
+    pub fn as_seen_by(id: Uuid, version: i64, stored: &Table, viewer: Viewer) -> GameView {
+        let no_hand = |seat: Seat| YouDto {
+            seat: seat.0,
+            hand: Vec::new(),
+            must_play: Vec::new(),
+            plays: Vec::new(),
+        };
+        let seat = match viewer {
+            Viewer::Seat(s) => Some(s),
+            Viewer::Spectator => None,
+        };
         let rules = &stored.config.ruleset;
-        let options = match serde_json::to_value(rules) {
+        let mut options = match serde_json::to_value(rules) {
             Ok(serde_json::Value::Object(mut o)) => o.remove("options").unwrap_or_default(),
             _ => serde_json::Value::Null,
         };
+        if let (Some(secs), serde_json::Value::Object(o)) = (stored.turn_seconds, &mut options) {
+            o.insert("turn_seconds".to_owned(), secs.into());
+        }
+        let timeouts = |i: usize| stored.seats.get(i).map_or(0, |s| s.timeouts);
         let seat_info = |i: usize| {
             stored
                 .seats
                 .get(i)
-                .map_or((None, SeatKind::Open.as_str().to_owned()), |s| {
-                    (s.name.clone(), s.kind.as_str().to_owned())
-                })
+                .map_or((None, SeatKind::Open), |s| (s.name.clone(), s.kind))
         };
         let Some(game) = &stored.game else {
             return GameView {
                 id,
-                variant: rules.variant().id().to_owned(),
+                variant: rules.variant(),
                 options,
                 status: stored.status().to_owned(),
                 version,
@@ -287,12 +228,7 @@ impl GameView {
                 deals: rules.deals(),
                 dealer: None,
                 turn: None,
-                you: YouDto {
-                    seat,
-                    hand: Vec::new(),
-                    must_play: Vec::new(),
-                    plays: Vec::new(),
-                },
+                you: seat.map(no_hand),
                 players: (0..stored.seats.len())
                     .map(|i| {
                         let (name, kind) = seat_info(i);
@@ -306,17 +242,18 @@ impl GameView {
                             left: false,
                             team: None,
                             claims: 0,
+                            timeouts: timeouts(i),
                         }
                     })
                     .collect(),
                 table: Vec::new(),
-                discard: DiscardDto {
+                discard: DiscardView {
                     top: None,
                     count: 0,
                     dead: false,
                 },
                 stock_count: 0,
-                claims: ClaimsDto {
+                claims: ClaimsView {
                     offered: None,
                     pending: Vec::new(),
                 },
@@ -324,50 +261,37 @@ impl GameView {
                 scores: Vec::new(),
                 legal_actions: Vec::new(),
                 standings: None,
+                suspend_requests: Vec::new(),
+                resume_requests: Vec::new(),
                 seed_commitment: stored.seed_commitment(),
                 seed: None,
             };
         };
-        let v = game.view(Viewer::Seat(Seat(seat)));
+        let v = game.view(viewer);
         GameView {
             id,
-            variant: v.variant.id().to_owned(),
+            variant: v.variant,
             options,
             status: stored.status().to_owned(),
             version,
             deal: Some(v.deal),
             deals: v.deals,
             dealer: Some(v.dealer.0),
-            turn: v.turn.map(|t| TurnDto {
-                seat: t.seat.0,
-                phase: match t.phase {
-                    engine::Phase::Draw => "draw",
-                    engine::Phase::Play => "play",
-                }
-                .to_owned(),
+            turn: v.turn.map(|turn| TurnDto {
+                turn,
+                deadline: stored.deadline.and_then(rfc3339),
             }),
-            you: v.you.map_or(
-                YouDto {
-                    seat,
-                    hand: Vec::new(),
-                    must_play: Vec::new(),
-                    plays: Vec::new(),
-                },
-                |y| YouDto {
-                    seat: y.seat.0,
-                    hand: cards(&y.hand),
-                    must_play: cards(&y.must_play),
-                    plays: y
-                        .plays
-                        .iter()
-                        .map(|p| TurnPlayDto {
-                            play: p.play,
-                            action: serde_json::to_value(&p.action).unwrap_or_default(),
-                            can_take_back: p.can_take_back,
-                        })
-                        .collect(),
-                },
-            ),
+            you: seat.map(|s| {
+                v.you.as_ref().map_or_else(
+                    || no_hand(s),
+                    |y| YouDto {
+                        seat: y.seat.0,
+                        hand: y.hand.clone(),
+                        must_play: y.must_play.clone(),
+                        plays: y.plays.clone(),
+                    },
+                )
+            }),
             players: v
                 .players
                 .iter()
@@ -383,6 +307,7 @@ impl GameView {
                         left: p.left,
                         team: p.team,
                         claims: p.claims,
+                        timeouts: timeouts(p.seat.index()),
                     }
                 })
                 .collect(),
@@ -392,34 +317,20 @@ impl GameView {
                 .map(|m| TableMeldDto {
                     id: m.id,
                     owner: m.owner.0,
-                    kind: crate::dto::kind_str(m.kind).to_owned(),
-                    cards: cards(&m.cards),
+                    kind: m.kind,
+                    cards: m.cards.clone(),
                     reading: ReadingView::from(&m.reading),
                 })
                 .collect(),
-            discard: DiscardDto {
-                top: v.discard.top.map(|c| c.to_string()),
-                count: v.discard.count,
-                dead: v.discard.dead,
-            },
+            discard: v.discard,
             stock_count: v.stock_count,
-            claims: ClaimsDto {
-                offered: v.claims.offered.map(|c| c.to_string()),
-                pending: v.claims.pending.iter().map(|s| s.0).collect(),
-            },
+            claims: v.claims.clone(),
             contract: Some(ContractView::from(&v.contract)),
             scores: v.scores.clone(),
-            legal_actions: v.legal_actions.iter().map(legal).collect(),
-            standings: v.standings.as_ref().map(|s| {
-                s.iter()
-                    .map(|x| StandingDto {
-                        seat: x.seat.0,
-                        place: x.place,
-                        total: x.total,
-                        left: x.left,
-                    })
-                    .collect()
-            }),
+            legal_actions: v.legal_actions.clone(),
+            standings: v.standings.clone(),
+            suspend_requests: v.suspend_requests.clone(),
+            resume_requests: v.resume_requests.clone(),
             seed_commitment: v.seed_commitment.clone(),
             seed: v.seed.clone(),
         }

@@ -1,0 +1,78 @@
+//! What a game's event log holds: the engine's events and the table's own.
+
+use engine::{Event, Seat, Viewer};
+use serde::{Deserialize, Serialize};
+
+/// The table's own events, logged next to the engine's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TableEvent {
+    /// Someone took an open seat.
+    SeatJoined {
+        /// The seat.
+        seat: u8,
+        /// The name they sit under.
+        name: String,
+    },
+    /// A player gave their seat up before the deal: it is open again.
+    SeatVacated {
+        /// The seat.
+        seat: u8,
+    },
+    /// The turn passed: this seat is now to play (also the first turn of each deal).
+    Turn {
+        /// The seat now in turn.
+        seat: u8,
+    },
+    /// The seat in turn let its deadline pass: the server plays its turn as a bot would.
+    TimedOut {
+        /// The seat that timed out.
+        seat: u8,
+    },
+    /// The game is over.
+    GameFinished {
+        /// `finished`, or `void` when fewer than two players finished.
+        status: String,
+    },
+}
+
+/// One entry of a game's event log.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Logged {
+    /// A move or a deal, as the engine tells it.
+    Engine(Event),
+    /// A change of the seats.
+    Table(TableEvent),
+}
+
+impl Logged {
+    /// The seat the entry is about, for the events table's `seat` column.
+    pub fn seat(&self) -> Option<Seat> {
+        match self {
+            Logged::Engine(e) => e.seat(),
+            Logged::Table(
+                TableEvent::SeatJoined { seat, .. }
+                | TableEvent::SeatVacated { seat }
+                | TableEvent::Turn { seat }
+                | TableEvent::TimedOut { seat },
+            ) => Some(Seat(*seat)),
+            Logged::Table(TableEvent::GameFinished { .. }) => None,
+        }
+    }
+
+    /// The entry as someone with no hand sees it (a spectator, a webhook): every private card
+    /// hidden.
+    pub fn public(&self) -> Logged {
+        self.redacted_for(Viewer::Spectator)
+    }
+
+    /// The entry as `viewer` may see it: the engine's redaction for its events; the table's
+    /// own events are public.
+    pub fn redacted_for(&self, viewer: Viewer) -> Logged {
+        match self {
+            Logged::Engine(e) => Logged::Engine(e.redacted_for(viewer)),
+            Logged::Table(e) => Logged::Table(e.clone()),
+        }
+    }
+}

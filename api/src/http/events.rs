@@ -1,0 +1,123 @@
+//! A game's events: a page as JSON, or live as server-sent events.
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, route, web};
+use futures_util::StreamExt;
+use uuid::Uuid;
+
+use super::read_by;
+use crate::error::ApiError;
+use crate::live::StreamPlan;
+use crate::service;
+use crate::state::AppState;
+use crate::wire::{EventsQuery, EventsResponse, Problem};
+
+/// The game's events after a sequence number, as this seat (or a spectator) may see them.
+///
+/// Pages of at most `limit` events, oldest first; pass `last_seq` as `after` for the next
+/// page. Another seat's cards from the stock are `null`, and hands dealt to others are hidden.
+#[utoipa::path(
+    get, path = "/v1/games/{id}/events", tag = "games",
+    params(("id" = Uuid, Path, description = "Game id."), EventsQuery),
+    security(("seat_token" = []), ("spectator_token" = [])),
+    responses(
+        (status = 200, description = "The events, redacted for this seat.", body = EventsResponse),
+        (status = 400, description = "A bad query string (`invalid_query`).", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing, expired, tampered or replaced token.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A token of another game.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game.", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[route("/v1/games/{id}/events", method = "GET", method = "HEAD")]
+pub async fn list_events(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<Uuid>,
+    query: web::Query<EventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let (reader, _, _) = read_by(&state, &req, id).await?;
+    let (after, limit) = query.page()?;
+    let events = service::events_for(&state, id, reader.viewer(), after, limit).await?;
+    let last_seq = events.last().map_or(after, |e| e.seq);
+    Ok(HttpResponse::Ok().json(EventsResponse { events, last_seq }))
+}
+
+/// The same events live, as server-sent events.
+///
+/// Each message has `id` (the sequence number), `event` (the event's `type`) and `data` (the
+/// event as JSON, as `GET /v1/games/{id}/events` shows it). `Last-Event-ID` or `?after=`
+/// resumes exactly. The stream ends once the game is over and every event is sent; a comment
+/// line `: heartbeat` comes every 15 s while nothing happens. A stream that cannot go on (the
+/// service stops, the database fails, the client reads too slowly) ends with an `error` event
+/// and `retry:`; reconnect with `Last-Event-ID`.
+#[utoipa::path(
+    get, path = "/v1/games/{id}/stream", tag = "games",
+    params(("id" = Uuid, Path, description = "Game id."), EventsQuery,
+        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this sequence number.")),
+    security(("seat_token" = []), ("spectator_token" = [])),
+    responses(
+        (status = 200, description = "A `text/event-stream` of events redacted for this seat: `id: seq`, `event: type`, `data: JSON`.",
+            body = String, content_type = "text/event-stream",
+            example = "id: 7\nevent: discarded\ndata: {\"type\":\"discarded\",\"seat\":0,\"card\":\"7H\"}\n\n"),
+        (status = 400, description = "A bad query string (`invalid_query`).", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing, expired, tampered or replaced token.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A token of another game.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "This replica serves as many streams as it may (`too_many_streams`), or the database is unavailable: retry after `Retry-After` seconds.",
+            body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = String, description = "Seconds to wait.")))
+    )
+)]
+#[route("/v1/games/{id}/stream", method = "GET", method = "HEAD")]
+pub async fn stream_events(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<Uuid>,
+    query: web::Query<EventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let (reader, row, _) = read_by(&state, &req, id).await?;
+    let viewer = reader.viewer();
+    let resume = req
+        .headers()
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<i64>().ok());
+    let after = resume.unwrap_or(query.page()?.0).max(0);
+    if req.method() == actix_web::http::Method::HEAD {
+        // The headers only: a stream nobody reads would hold a subscription until the game ends.
+        return Ok(HttpResponse::Ok()
+            .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+            .insert_header((header::CACHE_CONTROL, "no-cache"))
+            .finish());
+    }
+    let subscription = state.live.subscribe(id).map_err(|full| ApiError::Unavailable {
+        code: "too_many_streams",
+        detail: "this replica serves as many event streams as it may: retry shortly, or on another replica",
+        cause: full.into(),
+    })?;
+    // Counted in `continental_open_streams` until the client goes and the body is dropped.
+    let open = state.metrics.stream_opened();
+    let body = state
+        .live
+        .stream(
+            state.db.clone(),
+            subscription,
+            StreamPlan {
+                game: id,
+                after,
+                over: matches!(row.status.as_str(), "finished" | "void"),
+                redact: move |body: &str| service::redact(body, viewer),
+            },
+        )
+        .map(move |chunk| {
+            let _ = &open;
+            chunk
+        });
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("x-accel-buffering", "no"))
+        .streaming(body))
+}

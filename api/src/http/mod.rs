@@ -1,0 +1,143 @@
+//! The HTTP edge: handlers of a few lines each (check the seat token, parse the body into
+//! engine and table types, call the service, answer), the body extractor and the idempotency
+//! protocol.
+
+pub mod events;
+pub mod extract;
+pub mod games;
+pub mod health;
+pub mod hints;
+pub mod idempotency;
+pub mod moves;
+pub mod rules;
+pub mod studio;
+
+use std::sync::LazyLock;
+
+use actix_web::http::header;
+use actix_web::web::ServiceConfig;
+use actix_web::{HttpRequest, HttpResponse};
+use utoipa::OpenApi;
+
+use uuid::Uuid;
+
+use crate::auth::{Claims, Reader};
+use crate::domain::Table;
+use crate::error::ApiError;
+use crate::openapi::ApiDoc;
+use crate::service;
+use crate::state::AppState;
+use crate::store::GameRow;
+use crate::wire::{IfMatch, Invalid};
+
+/// Lists each endpoint once: the list registers it with actix ([`configure`]) and documents
+/// it in OpenAPI ([`document`]), so neither can miss one. The moves list themselves in
+/// [`moves`].
+macro_rules! endpoints {
+    ($($module:ident::$handler:ident),* $(,)?) => {
+        /// Registers every endpoint of the API.
+        pub fn configure(cfg: &mut ServiceConfig) {
+            $(cfg.service($module::$handler);)*
+            moves::configure(cfg);
+        }
+
+        /// The `#[utoipa::path]` document of every endpoint but the moves.
+        #[derive(utoipa::OpenApi)]
+        #[openapi(paths($($module::$handler),*))]
+        struct Endpoints;
+
+        /// The `#[utoipa::path]` document of every endpoint.
+        pub fn document() -> utoipa::openapi::OpenApi {
+            use utoipa::OpenApi;
+            let mut doc = Endpoints::openapi();
+            doc.merge(moves::Endpoints::openapi());
+            doc
+        }
+    };
+}
+
+endpoints!(
+    health::healthz,
+    health::readyz,
+    health::metrics,
+    rules::validate_meld,
+    rules::validate_contract,
+    rules::rulesets,
+    games::create_game,
+    studio::list_games,
+    studio::reissue_seat_token,
+    studio::spectator_token,
+    games::join_game,
+    games::get_game,
+    games::get_webhook,
+    events::list_events,
+    events::stream_events,
+    hints::get_hints,
+);
+
+/// What every read of a game starts with: the seat token's claims, checked against game `id`.
+async fn seated(state: &AppState, req: &HttpRequest, id: Uuid) -> Result<(Claims, GameRow, Table), ApiError> {
+    let claims = state.keys.seat_for(req, id)?;
+    let (row, table) = service::load_for_seat(state, id, &claims).await?;
+    Ok((claims, row, table))
+}
+
+/// What every read of a game open to spectators starts with: who reads (a seat, checked
+/// against game `id`, or a spectator of it), and the game.
+async fn read_by(
+    state: &AppState,
+    req: &HttpRequest,
+    id: Uuid,
+) -> Result<(Reader, GameRow, Table), ApiError> {
+    let reader = state.keys.reader_for(req, id)?;
+    let (row, table) = service::load_for_reader(state, id, &reader).await?;
+    Ok((reader, row, table))
+}
+
+/// The request's `If-Match` precondition, if it sent one.
+fn if_match(req: &HttpRequest) -> Result<Option<IfMatch>, Invalid> {
+    req.headers()
+        .get(header::IF_MATCH)
+        .map(IfMatch::try_from)
+        .transpose()
+}
+
+/// Each documented path as its segments (`None` for a `{parameter}`), with the methods it takes.
+static ROUTES: LazyLock<Vec<(Vec<Option<String>>, String)>> = LazyLock::new(|| {
+    ApiDoc::openapi()
+        .paths
+        .paths
+        .iter()
+        .map(|(path, item)| {
+            let segments = path
+                .split('/')
+                .map(|s| (!s.starts_with('{')).then(|| s.to_owned()))
+                .collect();
+            let mut methods = Vec::new();
+            if item.get.is_some() {
+                // Every GET route also answers HEAD.
+                methods.extend(["GET", "HEAD"]);
+            }
+            if item.post.is_some() {
+                methods.push("POST");
+            }
+            (segments, methods.join(", "))
+        })
+        .collect()
+});
+
+/// No route matched: a `405` with `Allow` when the path is known but not the method, else `404`.
+pub async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    let segments: Vec<&str> = req.path().split('/').collect();
+    let known = ROUTES.iter().find(|(pattern, _)| {
+        pattern.len() == segments.len()
+            && pattern
+                .iter()
+                .zip(&segments)
+                .all(|(p, s)| p.as_deref().is_none_or(|p| p == *s))
+    });
+    Err(match known {
+        Some((_, allow)) => ApiError::MethodNotAllowed { allow: allow.clone() },
+        None => ApiError::not_found("no_route", "no such endpoint: see /api-docs/openapi.json"),
+    })
+}

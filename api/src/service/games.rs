@@ -1,0 +1,237 @@
+//! Creating, joining and reading a game.
+
+use engine::Seed;
+use uuid::Uuid;
+
+use super::webhooks::{check_host, new_secret};
+use super::{event_rows, seat_row, seat_rows};
+use crate::auth::{Claims, Reader};
+use crate::domain::{Logged, SeatKind, Table, TableEvent};
+use crate::error::ApiError;
+use crate::server_keys::Tenant;
+use crate::state::AppState;
+use crate::store::{
+    GameRow, GameUpdate, KeyRef, NewGame, Outcome, Store, StoreError, StoredResponse, now_ms,
+};
+use crate::wire::{
+    CreateGameResponse, CreatedSeat, IfMatch, JoinResponse, NewGameSpec, SeatName, WebhookStatus, etag,
+};
+
+/// A fresh random seed.
+fn random_seed() -> Seed {
+    use rand::RngCore;
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    Seed(bytes)
+}
+
+/// Builds and stores a new game of `tenant`, with the response of its idempotency key, if any.
+///
+/// # Errors
+/// The engine's refusal of the setup; the store's failure.
+pub async fn create_game(
+    state: &AppState,
+    tenant: &Tenant,
+    spec: NewGameSpec,
+    key: Option<&KeyRef>,
+) -> Result<StoredResponse, ApiError> {
+    let NewGameSpec {
+        mut config,
+        seed,
+        seats,
+        turn_seconds,
+        webhook_url,
+    } = spec;
+    config.start_year = Some(super::utc_year());
+    if let Some(url) = &webhook_url {
+        check_host(&url.0, state.asynchronous.webhook_allow_private).await?;
+    }
+    let webhook = webhook_url.map(|u| (u.0.to_string(), new_secret()));
+    let mut table = Table::new(config, seed.unwrap_or_else(random_seed), seats)?;
+    table.turn_seconds = turn_seconds;
+    // The bots may already have played: their accepted actions count from version 1.
+    let started = table.start_if_full()?;
+    table.rearm(started.turn_passed, now_ms(), state.second_ms());
+    let version = 1 + started.actions;
+    let id = Uuid::new_v4();
+    let mut created = Vec::with_capacity(table.seats.len());
+    for (i, s) in table.seats.iter().enumerate() {
+        let seat = u8::try_from(i).map_err(ApiError::unexpected)?;
+        let token = match s.kind {
+            SeatKind::Player => Some(state.keys.issue(id, seat, s.generation)?),
+            _ => None,
+        };
+        created.push(CreatedSeat {
+            seat,
+            name: s.name.clone(),
+            kind: s.kind,
+            token,
+        });
+    }
+    let events = event_rows(started.events, webhook.is_some())?;
+    let new = NewGame {
+        tenant: tenant.as_str().to_owned(),
+        game: GameRow {
+            id,
+            variant: table.config.ruleset.variant().id().to_owned(),
+            status: table.status().to_owned(),
+            state: table.to_json()?,
+            version,
+            last_seq: i64::try_from(events.len()).map_err(ApiError::unexpected)?,
+            seed: table.seed.to_hex(),
+            seed_commitment: table.seed_commitment(),
+            webhook_url: webhook.as_ref().map(|w| w.0.clone()),
+            deadline: table.deadline,
+        },
+        seats: seat_rows(&table).collect(),
+        events,
+        webhook,
+    };
+    let response = StoredResponse {
+        status: 201,
+        etag: Some(etag(version)),
+        body: serde_json::to_vec(&CreateGameResponse {
+            id,
+            variant: table.config.ruleset.variant(),
+            status: new.game.status.clone(),
+            version,
+            seats: created,
+            seed_commitment: new.game.seed_commitment.clone(),
+            webhook_secret: new.webhook.as_ref().map(|w| w.1.clone()),
+        })?,
+    };
+    state.db.create_game(&new, key.map(|k| (k, &response))).await?;
+    state.metrics.game_created(&new.game.variant);
+    state.outbox.notify_one();
+    tracing::debug!(game = %id, variant = %new.game.variant, tenant = %new.tenant, "game created");
+    Ok(response)
+}
+
+/// Takes the first open seat of game `id` in one transaction, with the response of its
+/// idempotency key; the game deals when it was the last.
+///
+/// # Errors
+/// `stale_version`, `no_open_seat`, a missing game, the store's failure.
+pub async fn join_game(
+    state: &AppState,
+    id: Uuid,
+    name: SeatName,
+    if_match: Option<IfMatch>,
+    key: Option<&KeyRef>,
+) -> Result<StoredResponse, ApiError> {
+    let SeatName(name) = name;
+    state
+        .db
+        .transact(id, key, |row| {
+            if let Some(m) = &if_match {
+                m.check(row.version)?;
+            }
+            let mut table = Table::from_json(&row.state)?;
+            let seat = table.join(name.clone())?;
+            let generation = table.seats.get(usize::from(seat)).map_or(0, |s| s.generation);
+            let joined = Logged::Table(TableEvent::SeatJoined {
+                seat,
+                name: name.clone(),
+            });
+            let started = table.start_if_full()?;
+            table.rearm(started.turn_passed, now_ms(), state.second_ms());
+            let events = event_rows(
+                std::iter::once(joined).chain(started.events),
+                row.webhook_url.is_some(),
+            )?;
+            // The join, then every bot action the deal set off.
+            let version = row.version + 1 + started.actions;
+            let status = table.status().to_owned();
+            let response = StoredResponse {
+                status: 200,
+                etag: Some(etag(version)),
+                body: serde_json::to_vec(&JoinResponse {
+                    id,
+                    seat,
+                    name: name.clone(),
+                    token: state.keys.issue(id, seat, generation)?,
+                    status: status.clone(),
+                    version,
+                })?,
+            };
+            Ok(Outcome {
+                update: Some(GameUpdate {
+                    version,
+                    status,
+                    state: table.to_json()?,
+                    seats: seat_row(&table, seat),
+                    events,
+                    deadline: table.deadline,
+                    response: key.is_some().then(|| response.clone()),
+                }),
+                value: response,
+            })
+        })
+        .await
+        .inspect(|_| state.outbox.notify_one())
+}
+
+/// How game `id`'s webhook deliveries stand, for a seat of it.
+///
+/// # Errors
+/// A missing game, a token whose seat is no longer a player's, `no_webhook` when the game has
+/// none, the store's failure.
+pub async fn webhook_status(state: &AppState, id: Uuid, claims: &Claims) -> Result<WebhookStatus, ApiError> {
+    let (row, _) = load_for_seat(state, id, claims).await?;
+    let url = row
+        .webhook_url
+        .ok_or_else(|| ApiError::not_found("no_webhook", "this game was created without a webhook_url"))?;
+    let counts = state.db.webhook_counts(id).await?;
+    Ok(WebhookStatus {
+        url,
+        delivered: counts.delivered,
+        pending: counts.pending,
+        failed: counts.failed,
+        last_error: counts.last_error,
+    })
+}
+
+/// Fails with a 404 unless game `id` exists: an idempotency key is stored with its game, so
+/// a keyed request for an unknown game must not reach the key.
+///
+/// # Errors
+/// A missing game, the store's failure.
+pub async fn exists(state: &AppState, id: Uuid) -> Result<(), ApiError> {
+    state.db.game(id).await?.ok_or(StoreError::GameNotFound(id))?;
+    Ok(())
+}
+
+/// What every read of a game starts with: the game, and the token's seat checked against it.
+///
+/// # Errors
+/// A missing game; a token whose seat is no longer a player's.
+pub async fn load_for_seat(
+    state: &AppState,
+    id: Uuid,
+    claims: &Claims,
+) -> Result<(GameRow, Table), ApiError> {
+    let row = state.db.game(id).await?.ok_or(StoreError::GameNotFound(id))?;
+    let table = Table::from_json(&row.state)?;
+    table.check_player(claims.seat, claims.generation)?;
+    Ok((row, table))
+}
+
+/// What every read of a game open to spectators starts with: the game, and a seat token's
+/// seat checked against it (a spectator has no seat to check).
+///
+/// # Errors
+/// A missing game; a seat token whose seat is no longer a player's.
+pub async fn load_for_reader(
+    state: &AppState,
+    id: Uuid,
+    reader: &Reader,
+) -> Result<(GameRow, Table), ApiError> {
+    match reader {
+        Reader::Seat(claims) => load_for_seat(state, id, claims).await,
+        Reader::Spectator => {
+            let row = state.db.game(id).await?.ok_or(StoreError::GameNotFound(id))?;
+            let table = Table::from_json(&row.state)?;
+            Ok((row, table))
+        }
+    }
+}

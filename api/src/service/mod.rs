@@ -1,0 +1,58 @@
+//! The use cases, one function each: read or change a game in one store transaction, with
+//! the table deciding and the engine refereeing. No HTTP here but the responses kept for
+//! idempotency keys, which must be written in the same transaction as the change.
+
+mod deadlines;
+mod events;
+mod games;
+mod hints;
+mod moves;
+mod studio;
+mod webhooks;
+
+pub use deadlines::{sweep_deadlines, time_out_due};
+pub use events::{events_for, redact};
+pub use games::{create_game, exists, join_game, load_for_reader, load_for_seat, webhook_status};
+pub use hints::hints;
+pub use moves::act;
+pub use studio::{list_games, reissue_token, spectator_token};
+pub use webhooks::{deliver_webhooks, sign};
+
+use crate::domain::{Logged, Table};
+use crate::error::ApiError;
+use crate::store::{NewEvent, SeatRow};
+
+/// The calendar year (UTC) now: the engine reads no clock, so the service gives it the year
+/// a game starts in and the year of each request to resume (RULES.md §2).
+pub fn utc_year() -> i32 {
+    time::OffsetDateTime::now_utc().year()
+}
+
+/// The seats of `table` as the seats table mirrors them.
+fn seat_rows(table: &Table) -> impl Iterator<Item = SeatRow> + '_ {
+    table.seats.iter().enumerate().map(|(i, s)| SeatRow {
+        seat: i as i64,
+        name: s.name.clone(),
+        kind: s.kind.as_str().to_owned(),
+    })
+}
+
+/// The row of seat `seat` only: what a join or a vacated seat changes.
+fn seat_row(table: &Table, seat: u8) -> Vec<SeatRow> {
+    seat_rows(table).filter(|s| s.seat == i64::from(seat)).collect()
+}
+
+/// Log entries as rows of the events table; with `webhook`, each with its public copy for
+/// the outbox.
+fn event_rows(entries: impl IntoIterator<Item = Logged>, webhook: bool) -> Result<Vec<NewEvent>, ApiError> {
+    entries
+        .into_iter()
+        .map(|e| {
+            Ok(NewEvent {
+                seat: e.seat().map(|s| i64::from(s.0)),
+                body: serde_json::to_string(&e)?,
+                public: webhook.then(|| serde_json::to_string(&e.public())).transpose()?,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,105 @@
+//! One move of a seat, from the stored game to the committed change.
+
+use engine::{Action, Seat};
+use uuid::Uuid;
+
+use super::{event_rows, seat_row};
+use crate::auth::Claims;
+use crate::domain::{Applied, Logged, Table, TableEvent};
+use crate::error::ApiError;
+use crate::metrics::MoveOutcome;
+use crate::state::AppState;
+use crate::store::{GameUpdate, KeyRef, Outcome, Store, StoredResponse, now_ms};
+use crate::wire::{GameView, IfMatch, etag};
+
+/// Plays `action` for the token's seat in one transaction: check `If-Match` and the seat,
+/// apply in the table (the engine referees, then the bots play), write state, events,
+/// version and the response kept for `key`. Answers with the seat's new view.
+///
+/// # Errors
+/// `stale_version`, a seat that is no longer the token's, the table's or the engine's
+/// refusal, a missing game, the store's failure.
+#[tracing::instrument(name = "move", skip_all, fields(game = %id, seat = claims.seat, action = action.kind(), version))]
+pub async fn act(
+    state: &AppState,
+    id: Uuid,
+    claims: &Claims,
+    if_match: Option<IfMatch>,
+    key: Option<&KeyRef>,
+    action: Action,
+) -> Result<StoredResponse, ApiError> {
+    let seat = claims.seat;
+    let kind = action.kind();
+    // For `continental_moves_total`: known once the game is read.
+    let mut variant = String::new();
+    let result: Result<StoredResponse, ApiError> = state
+        .db
+        .transact(id, key, |row| {
+            variant.clone_from(&row.variant);
+            if let Some(m) = &if_match {
+                m.check(row.version)?;
+            }
+            let mut table = Table::from_json(&row.state)?;
+            table.check_player(seat, claims.generation)?;
+            // Leaving before the deal gives the seat up: it opens again for someone else.
+            let webhook = row.webhook_url.is_some();
+            let (actions, seats, events) = if table.game.is_none() && matches!(action, Action::Leave) {
+                table.vacate(seat)?;
+                let vacated = Logged::Table(TableEvent::SeatVacated { seat });
+                (1, seat_row(&table, seat), event_rows([vacated], webhook)?)
+            } else {
+                let Applied {
+                    events,
+                    actions,
+                    turn_passed,
+                } = table.apply(Seat(seat), action)?;
+                table.rearm(turn_passed, now_ms(), state.second_ms());
+                (actions, Vec::new(), event_rows(events, webhook)?)
+            };
+            // One per accepted action: this one and each bot move it set off.
+            let version = row.version + actions;
+            tracing::Span::current().record("version", version);
+            let response = StoredResponse {
+                status: 200,
+                etag: Some(etag(version)),
+                body: serde_json::to_vec(&GameView::of(id, version, &table, seat))?,
+            };
+            Ok(Outcome {
+                update: Some(GameUpdate {
+                    version,
+                    status: table.status().to_owned(),
+                    state: table.to_json()?,
+                    seats,
+                    events,
+                    deadline: table.deadline,
+                    response: key.is_some().then(|| response.clone()),
+                }),
+                value: response,
+            })
+        })
+        .await;
+    // The request's own log line says how it ended; these are details for debugging.
+    let outcome = match &result {
+        Ok(_) => {
+            tracing::debug!("move applied");
+            MoveOutcome::Applied
+        }
+        Err(e) => {
+            tracing::debug!(code = e.code(), "move not applied");
+            match e {
+                ApiError::Unavailable { .. } | ApiError::Unexpected(_) => MoveOutcome::Failed,
+                _ => MoveOutcome::Refused,
+            }
+        }
+    };
+    let variant = if variant.is_empty() {
+        "unknown"
+    } else {
+        variant.as_str()
+    };
+    state.metrics.moved(variant, kind, outcome);
+    if result.is_ok() {
+        state.outbox.notify_one();
+    }
+    result
+}

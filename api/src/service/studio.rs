@@ -1,0 +1,128 @@
+//! A studio's back end: its games listed, a seat's token reissued, a spectator's token.
+
+use engine::TurnView;
+use uuid::Uuid;
+
+use crate::domain::Table;
+use crate::error::ApiError;
+use crate::server_keys::Tenant;
+use crate::state::AppState;
+use crate::store::{GameUpdate, Outcome, Store, StoreError};
+use crate::wire::{
+    Cursor, GameListing, GamesPage, ListedGame, ListedSeat, SeatTokenResponse, SpectatorTokenResponse,
+};
+
+/// A page of `tenant`'s games, newest first.
+///
+/// # Errors
+/// The store's failure; a stored game this release does not read.
+pub async fn list_games(
+    state: &AppState,
+    tenant: &Tenant,
+    listing: GameListing,
+) -> Result<GamesPage, ApiError> {
+    let mut rows = state.db.list_games(tenant.as_str(), &listing).await?;
+    let more = rows.len() > listing.limit as usize;
+    rows.truncate(listing.limit as usize);
+    let next_cursor = more.then(|| rows.last()).flatten().map(|r| {
+        Cursor {
+            created_us: r.created_us,
+            id: r.game.id,
+        }
+        .encode()
+    });
+    let games = rows
+        .iter()
+        .map(|r| {
+            let table = Table::from_json(&r.game.state)?;
+            Ok(ListedGame {
+                id: r.game.id,
+                variant: r.game.variant.clone(),
+                status: r.game.status.clone(),
+                version: r.game.version,
+                created_at: rfc3339(r.created_us),
+                seats: table
+                    .seats
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| ListedSeat {
+                        seat: u8::try_from(i).unwrap_or(u8::MAX),
+                        name: s.name.clone(),
+                        kind: s.kind,
+                    })
+                    .collect(),
+                turn: table
+                    .game
+                    .as_ref()
+                    .and_then(|g| g.turn())
+                    .map(|(seat, phase)| TurnView { seat, phase }),
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    Ok(GamesPage { games, next_cursor })
+}
+
+/// Microseconds since the epoch as RFC 3339 (UTC).
+fn rfc3339(us: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(us) * 1000)
+        .ok()
+        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())
+        .unwrap_or_default()
+}
+
+/// A fresh token for `seat` of `tenant`'s game `id`: the seat's generation moves on in one
+/// transaction, so every earlier token of the seat is refused by every replica from the commit on.
+///
+/// # Errors
+/// A game that is not the tenant's (or none), a seat the game lacks, an open seat or a bot's,
+/// the store's failure.
+pub async fn reissue_token(
+    state: &AppState,
+    tenant: &Tenant,
+    id: Uuid,
+    seat: u8,
+) -> Result<SeatTokenResponse, ApiError> {
+    let response = state
+        .db
+        .transact_in(tenant.as_str(), id, |row| {
+            let mut table = Table::from_json(&row.state)?;
+            let generation = table.reissue(seat)?;
+            let token = state.keys.issue(id, seat, generation)?;
+            // Not a move: the version (and so every view and ETag) stays.
+            Ok::<_, ApiError>(Outcome {
+                update: Some(GameUpdate {
+                    version: row.version,
+                    status: row.status.clone(),
+                    state: table.to_json()?,
+                    deadline: row.deadline,
+                    seats: Vec::new(),
+                    events: Vec::new(),
+                    response: None,
+                }),
+                value: SeatTokenResponse { id, seat, token },
+            })
+        })
+        .await?;
+    tracing::info!(game = %id, seat, tenant = tenant.as_str(), "seat token reissued");
+    Ok(response)
+}
+
+/// A spectator token for `tenant`'s game `id`.
+///
+/// # Errors
+/// A game that is not the tenant's (or none), the store's failure.
+pub async fn spectator_token(
+    state: &AppState,
+    tenant: &Tenant,
+    id: Uuid,
+) -> Result<SpectatorTokenResponse, ApiError> {
+    state
+        .db
+        .game_in(tenant.as_str(), id)
+        .await?
+        .ok_or(StoreError::GameNotFound(id))?;
+    Ok(SpectatorTokenResponse {
+        id,
+        token: state.keys.issue_spectator(id)?,
+    })
+}

@@ -1,0 +1,341 @@
+//! Webhooks: each event of a game with a `webhook_url` is POSTed from the outbox the action
+//! wrote in its own transaction, signed as the Standard Webhooks specification says
+//! (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`), at
+//! least once, in order per game, retried with exponential backoff for a day. Any replica
+//! delivers: claims carry a lease, and a game's next event waits for the one before it.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use hmac::{Hmac, KeyInit, Mac};
+use serde::Serialize;
+use sha2::Sha256;
+use uuid::Uuid;
+
+use crate::error::ApiError;
+use crate::metrics::WebhookResult;
+use crate::state::AppState;
+use crate::store::{Attempt, Delivery, Store, now_ms};
+
+/// Longest a receiver may take to answer.
+const TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a claimed delivery is this worker's before another may take it (well past
+/// [`TIMEOUT`]).
+const LEASE_MS: i64 = 30_000;
+/// Retries stop this long after the event (a day).
+const GIVE_UP_AFTER_MS: i64 = 24 * 60 * 60 * 1000;
+/// The longest wait between two attempts.
+const MAX_BACKOFF_MS: i64 = 60 * 60 * 1000;
+/// Deliveries claimed at once.
+const BATCH: i64 = 16;
+/// The prefix of a Standard Webhooks secret.
+const SECRET_PREFIX: &str = "whsec_";
+
+/// A fresh signing secret: `whsec_` and 32 random bytes in base64.
+pub(super) fn new_secret() -> String {
+    use rand::RngCore;
+    let mut key = [0u8; 32];
+    rand::rng().fill_bytes(&mut key);
+    format!("{SECRET_PREFIX}{}", BASE64.encode(key))
+}
+
+/// The `webhook-signature` of `body` sent as delivery `id` at `timestamp` (unix seconds):
+/// `v1,` and the base64 HMAC-SHA256, keyed by the secret's decoded key, of
+/// `"<id>.<timestamp>.<body>"`; `None` if the secret is not a `whsec_` base64 key.
+pub fn sign(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> Option<String> {
+    let key = BASE64.decode(secret.strip_prefix(SECRET_PREFIX)?).ok()?;
+    let mut mac = Hmac::<Sha256>::new_from_slice(&key).ok()?;
+    mac.update(format!("{id}.{timestamp}.").as_bytes());
+    mac.update(body);
+    Some(format!("v1,{}", BASE64.encode(mac.finalize().into_bytes())))
+}
+
+/// Whether a webhook may reach `ip`: never the service's own network (loopback, private,
+/// link-local, unspecified, shared, broadcast, multicast) unless private hosts are allowed.
+fn reachable(ip: IpAddr, allow_private: bool) -> bool {
+    if allow_private {
+        return true;
+    }
+    let ip = match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
+        v4 => v4,
+    };
+    let internal = match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                // 100.64.0.0/10, carrier-grade NAT, and 0.0.0.0/8.
+                || (a == 100 && (64..128).contains(&b))
+                || a == 0
+        }
+        IpAddr::V6(v6) => {
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_unique_local()
+                || v6.is_unicast_link_local()
+                || v6.is_multicast()
+        }
+    };
+    !internal
+}
+
+/// Resolves `url`'s host now.
+async fn resolve(url: &reqwest::Url) -> Result<Vec<IpAddr>, String> {
+    let port = url.port_or_known_default().unwrap_or(443);
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => Ok(vec![IpAddr::V4(ip)]),
+        Some(url::Host::Ipv6(ip)) => Ok(vec![IpAddr::V6(ip)]),
+        Some(url::Host::Domain(name)) => tokio::net::lookup_host((name, port))
+            .await
+            .map(|addrs| addrs.map(|a| a.ip()).collect())
+            .map_err(|e| format!("{name} does not resolve: {e}")),
+        None => Err("no host".to_owned()),
+    }
+}
+
+/// Refuses (422) a webhook URL whose host does not resolve, or resolves to an address of the
+/// service's own network.
+///
+/// # Errors
+/// `webhook_url_unresolvable`, `webhook_url_private`.
+pub(super) async fn check_host(url: &reqwest::Url, allow_private: bool) -> Result<(), ApiError> {
+    let ips = resolve(url)
+        .await
+        .map_err(|e| ApiError::unprocessable("webhook_url_unresolvable", format!("`webhook_url`: {e}")))?;
+    if ips.is_empty() || ips.iter().any(|ip| !reachable(*ip, allow_private)) {
+        return Err(ApiError::unprocessable(
+            "webhook_url_private",
+            "`webhook_url` resolves to a loopback, private, link-local or unspecified address",
+        ));
+    }
+    Ok(())
+}
+
+/// The client's resolver: the addresses a name resolves to when it is connected to, private
+/// ones refused, so a name that changes its address after the check still cannot reach
+/// inside.
+struct GuardedResolver {
+    allow_private: bool,
+}
+
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let allow_private = self.allow_private;
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
+                .await?
+                .filter(|a| reachable(a.ip(), allow_private))
+                .collect();
+            if addrs.is_empty() {
+                return Err(format!("{host} resolves to no address a webhook may reach").into());
+            }
+            Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// What a receiver gets for each event.
+#[derive(Serialize)]
+struct Payload<'a> {
+    /// The delivery id, as in `webhook-id`.
+    id: &'a str,
+    game_id: Uuid,
+    seq: i64,
+    version: i64,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    /// The event as a spectator sees it.
+    event: &'a serde_json::Value,
+}
+
+/// The delay before retry number `attempt + 1` (from 0): the base, doubled each time, at most
+/// an hour.
+fn backoff_ms(base_s: f64, attempts: i64) -> i64 {
+    let base = (base_s * 1000.0).max(1.0);
+    let factor = 2f64.powi(i32::try_from(attempts.clamp(0, 30)).unwrap_or(30));
+    (base * factor).min(MAX_BACKOFF_MS as f64) as i64
+}
+
+/// One attempt at one delivery.
+async fn attempt(client: &reqwest::Client, d: &Delivery, allow_private: bool, retry_s: f64) -> Attempt {
+    let failure = match post(client, d, allow_private).await {
+        Ok(()) => return Attempt::Delivered,
+        Err(e) => e,
+    };
+    let now = now_ms();
+    if now.saturating_sub(d.created_at) >= GIVE_UP_AFTER_MS {
+        Attempt::GivenUp { error: failure }
+    } else {
+        Attempt::Retry {
+            at: now.saturating_add(backoff_ms(retry_s, d.attempts)),
+            error: failure,
+        }
+    }
+}
+
+/// POSTs one delivery, signed; `Err` with a short reason unless the receiver answered 2xx.
+async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Result<(), String> {
+    let url = reqwest::Url::parse(&d.url).map_err(|e| e.to_string())?;
+    // A name is checked by the client's resolver; an address written in the URL here.
+    match url.host() {
+        Some(url::Host::Domain(_)) => {}
+        _ => {
+            let ips = resolve(&url).await?;
+            if ips.iter().any(|ip| !reachable(*ip, allow_private)) {
+                return Err("the webhook's address is not one a webhook may reach".to_owned());
+            }
+        }
+    }
+    let event: serde_json::Value = serde_json::from_str(&d.event).map_err(|e| e.to_string())?;
+    let kind = event.get("type").and_then(|t| t.as_str()).unwrap_or_default();
+    let body = serde_json::to_vec(&Payload {
+        id: &d.id,
+        game_id: d.game_id,
+        seq: d.seq,
+        version: d.version,
+        kind,
+        event: &event,
+    })
+    .map_err(|e| e.to_string())?;
+    let timestamp = now_ms() / 1000;
+    let signature = sign(&d.secret, &d.id, timestamp, &body).ok_or("the stored secret does not read")?;
+    let res = client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("webhook-id", &d.id)
+        .header("webhook-timestamp", timestamp.to_string())
+        .header("webhook-signature", signature)
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| {
+            use std::error::Error;
+            let mut text = e.to_string();
+            let mut cause = e.source();
+            while let Some(c) = cause {
+                text.push_str(": ");
+                text.push_str(&c.to_string());
+                cause = c.source();
+            }
+            text
+        })?;
+    if res.status().is_success() {
+        Ok(())
+    } else {
+        Err(res.status().to_string())
+    }
+}
+
+/// The worker each replica runs: claims due deliveries, POSTs them, records each outcome;
+/// waits for an action's nudge or `poll` when there is nothing to do.
+pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Duration) {
+    let allow_private = state.asynchronous.webhook_allow_private;
+    let retry_s = state.asynchronous.webhook_retry_s;
+    let client = match reqwest::Client::builder()
+        .timeout(TIMEOUT)
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!("continental/", env!("CARGO_PKG_VERSION")))
+        .dns_resolver(Arc::new(GuardedResolver { allow_private }))
+        .build()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::error!(error = %e, "no webhook client: webhooks stay in the outbox");
+            return;
+        }
+    };
+    loop {
+        let claimed = match state.db.claim_deliveries(now_ms(), LEASE_MS, BATCH).await {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(error = %e, "webhook outbox unreadable");
+                Vec::new()
+            }
+        };
+        if claimed.is_empty() {
+            // Nudged by this replica's actions; other replicas' events and retries come due
+            // on the poll.
+            let _ = tokio::time::timeout(poll, state.outbox.notified()).await;
+            continue;
+        }
+        let attempts = claimed.iter().map(|d| {
+            let client = &client;
+            let state = &state;
+            async move {
+                let outcome = attempt(client, d, allow_private, retry_s).await;
+                let result = match &outcome {
+                    Attempt::Delivered => WebhookResult::Delivered,
+                    Attempt::Retry { error, .. } => {
+                        tracing::info!(game = %d.game_id, seq = d.seq, %error, "webhook failed; will retry");
+                        WebhookResult::Retried
+                    }
+                    Attempt::GivenUp { error } => {
+                        tracing::warn!(game = %d.game_id, seq = d.seq, %error, "webhook given up after a day");
+                        WebhookResult::GivenUp
+                    }
+                };
+                state.metrics.webhook(result);
+                if let Err(e) = state.db.settle_delivery(&d.id, &outcome).await {
+                    // The lease runs out and the delivery is attempted again: at least once.
+                    tracing::warn!(error = %e, "webhook outcome not recorded");
+                }
+            }
+        });
+        futures_util::future::join_all(attempts).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signature_matches_the_specification_example() {
+        // The example of the Standard Webhooks specification.
+        let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        let body = br#"{"test": 2432232314}"#;
+        let sig = sign(secret, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body).expect("a signature");
+        assert_eq!(sig, "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+    }
+
+    #[test]
+    fn private_addresses_are_refused_unless_allowed() {
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "192.168.0.1",
+            "172.16.0.1",
+            "169.254.169.254",
+            "0.0.0.0",
+            "::1",
+            "fe80::1",
+            "fd00::1",
+            "::ffff:127.0.0.1",
+            "100.64.0.1",
+        ] {
+            let ip: IpAddr = ip.parse().expect("an address");
+            assert!(!reachable(ip, false), "{ip} is internal");
+            assert!(reachable(ip, true), "{ip} allowed when private hosts are");
+        }
+        for ip in ["93.184.216.34", "2606:2800:220:1::1"] {
+            let ip: IpAddr = ip.parse().expect("an address");
+            assert!(reachable(ip, false), "{ip} is public");
+        }
+    }
+
+    #[test]
+    fn backoff_doubles_from_the_base() {
+        assert_eq!(backoff_ms(2.0, 0), 2_000);
+        assert_eq!(backoff_ms(2.0, 1), 4_000);
+        assert_eq!(backoff_ms(2.0, 40), MAX_BACKOFF_MS);
+    }
+}

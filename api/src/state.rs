@@ -1,0 +1,48 @@
+//! What every handler may reach.
+
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+
+use crate::auth::Keys;
+use crate::config::AsyncSettings;
+use crate::config::Limits;
+use crate::limits::RateLimit;
+use crate::live::Live;
+use crate::metrics::Metrics;
+use crate::server_keys::ServerKeys;
+use crate::store::Database;
+
+/// What every handler may reach: the database, the token keys, the mode, the counters.
+#[derive(Debug)]
+pub struct AppState {
+    /// The store.
+    pub db: Database,
+    /// Seat-token keys.
+    pub keys: Keys,
+    /// Server keys of the studios' back ends (possibly none).
+    pub server_keys: ServerKeys,
+    /// API.md's test mode.
+    pub test_mode: bool,
+    /// Everything `/metrics` serves.
+    pub metrics: Arc<Metrics>,
+    /// Timeouts, caps and retention.
+    pub limits: Limits,
+    /// The per-client rate limit, when one is set.
+    pub rate_limit: Option<RateLimit>,
+    /// This replica's live events, for the streams.
+    pub live: Live,
+    /// Webhooks and turn deadlines.
+    pub asynchronous: AsyncSettings,
+    /// Wakes this replica's webhook worker when an action wrote to the outbox.
+    pub outbox: Arc<Notify>,
+}
+
+impl AppState {
+    /// How many milliseconds a second of `turn_seconds` lasts: 1000, but in tests.
+    pub fn second_ms(&self) -> i64 {
+        self.asynchronous
+            .test_second_ms
+            .map_or(1000, |ms| i64::try_from(ms).unwrap_or(1000))
+    }
+}

@@ -1,0 +1,188 @@
+//! The database chosen at start: PostgreSQL or SQLite, behind one [`Store`].
+
+use std::future::Future;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+use uuid::Uuid;
+
+use super::{
+    Attempt, Delivery, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, NewGame, Outcome, PgStore,
+    SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
+};
+use crate::config::{DatabaseSettings, Limits, default_db_pool};
+use crate::live::Live;
+use crate::wire::GameListing;
+
+/// The configured database.
+#[derive(Clone, Debug)]
+pub enum Database {
+    /// PostgreSQL.
+    Postgres(PgStore),
+    /// SQLite.
+    Sqlite(SqliteStore),
+}
+
+impl Database {
+    /// Connects (creating the SQLite file if needed) and runs the embedded migrations. Every
+    /// wait is bounded by `limits`: for a connection, a statement, a game's lock. Committed
+    /// events reach `live`: on PostgreSQL through a listener of its own, started here.
+    ///
+    /// # Errors
+    /// When the database can't be reached or a migration fails.
+    pub async fn connect(
+        settings: &DatabaseSettings,
+        limits: &Limits,
+        live: &Live,
+    ) -> Result<Database, StoreError> {
+        let size = limits.db_pool.unwrap_or_else(default_db_pool);
+        let bound = limits.db_acquire_timeout + limits.statement_timeout;
+        match settings {
+            DatabaseSettings::Postgres { url } => {
+                // Set per connection, so a move waiting on a hot game's row gives up after
+                // lock_timeout instead of holding its pooled connection for as long as it takes.
+                let options = PgConnectOptions::from_str(url)?.options([
+                    (
+                        "statement_timeout",
+                        limits.statement_timeout.as_millis().to_string(),
+                    ),
+                    ("lock_timeout", limits.lock_timeout.as_millis().to_string()),
+                    (
+                        "idle_in_transaction_session_timeout",
+                        limits.statement_timeout.as_millis().to_string(),
+                    ),
+                ]);
+                // One connection of its own: LISTEN holds it for good.
+                let listener = PgPoolOptions::new()
+                    .max_connections(1)
+                    .connect_lazy_with(options.clone());
+                let pool = PgPoolOptions::new()
+                    .max_connections(size)
+                    .acquire_timeout(limits.db_acquire_timeout)
+                    .connect_with(options)
+                    .await?;
+                sqlx::migrate!("../migrations/postgres").run(&pool).await?;
+                live.listen(listener);
+                Ok(Database::Postgres(PgStore { pool, bound }))
+            }
+            DatabaseSettings::Sqlite { path } => {
+                let options = SqliteConnectOptions::new()
+                    .filename(path)
+                    .create_if_missing(true)
+                    .journal_mode(SqliteJournalMode::Wal)
+                    // A file locked by another process answers 503 after this, not a hang.
+                    .busy_timeout(limits.lock_timeout)
+                    .foreign_keys(true);
+                let pool = SqlitePoolOptions::new()
+                    .max_connections(size)
+                    .acquire_timeout(limits.db_acquire_timeout)
+                    .connect_with(options)
+                    .await?;
+                sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
+                Ok(Database::Sqlite(SqliteStore {
+                    pool,
+                    bound,
+                    live: live.clone(),
+                }))
+            }
+        }
+    }
+
+    /// The pool's connections now: (in use, idle).
+    pub fn pool_connections(&self) -> (u32, u32) {
+        let (size, idle) = match self {
+            Database::Postgres(s) => (s.pool.size(), s.pool.num_idle()),
+            Database::Sqlite(s) => (s.pool.size(), s.pool.num_idle()),
+        };
+        let idle = u32::try_from(idle).unwrap_or(u32::MAX);
+        (size.saturating_sub(idle), idle)
+    }
+}
+
+/// `call`, or [`StoreError::TimedOut`] once it has taken longer than `bound` (a connection,
+/// then its statements). The server's own timeouts cannot fire when the network to it hangs;
+/// this one still does.
+async fn bounded<T, E: From<StoreError>>(
+    bound: Duration,
+    call: impl Future<Output = Result<T, E>>,
+) -> Result<T, E> {
+    tokio::time::timeout(bound, call)
+        .await
+        .unwrap_or_else(|elapsed| Err(E::from(StoreError::TimedOut(elapsed))))
+}
+
+/// Forwards each method to the store in use, bounded in time.
+macro_rules! dispatch {
+    ($self:ident, $s:ident => $call:expr) => {
+        match $self {
+            Database::Postgres($s) => bounded($s.bound, $call).await,
+            Database::Sqlite($s) => bounded($s.bound, $call).await,
+        }
+    };
+}
+
+impl Store for Database {
+    async fn ready(&self) -> Result<(), StoreError> {
+        dispatch!(self, s => s.ready())
+    }
+    async fn jwt_secret(&self, generated: String) -> Result<String, StoreError> {
+        dispatch!(self, s => s.jwt_secret(generated))
+    }
+    async fn create_game(
+        &self,
+        new: &NewGame,
+        key: Option<(&KeyRef, &StoredResponse)>,
+    ) -> Result<(), StoreError> {
+        dispatch!(self, s => s.create_game(new, key))
+    }
+    async fn game(&self, id: Uuid) -> Result<Option<GameRow>, StoreError> {
+        dispatch!(self, s => s.game(id))
+    }
+    async fn game_in(&self, tenant: &str, id: Uuid) -> Result<Option<GameRow>, StoreError> {
+        dispatch!(self, s => s.game_in(tenant, id))
+    }
+    async fn list_games(&self, tenant: &str, listing: &GameListing) -> Result<Vec<ListedRow>, StoreError> {
+        dispatch!(self, s => s.list_games(tenant, listing))
+    }
+    async fn events_after(&self, id: Uuid, after: i64, limit: i64) -> Result<Vec<EventRow>, StoreError> {
+        dispatch!(self, s => s.events_after(id, after, limit))
+    }
+    async fn find_key(&self, key: &KeyRef) -> Result<Option<KeyClaim>, StoreError> {
+        dispatch!(self, s => s.find_key(key))
+    }
+    async fn sweep(&self, keys_before: i64, games_before: i64) -> Result<Swept, StoreError> {
+        dispatch!(self, s => s.sweep(keys_before, games_before))
+    }
+    async fn transact<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
+    {
+        dispatch!(self, s => s.transact(id, key, act))
+    }
+    async fn transact_in<T, E, F>(&self, tenant: &str, id: Uuid, act: F) -> Result<T, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
+    {
+        dispatch!(self, s => s.transact_in(tenant, id, act))
+    }
+    async fn transact_due<T, E, F>(&self, now: i64, act: F) -> Result<Option<T>, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
+    {
+        dispatch!(self, s => s.transact_due(now, act))
+    }
+    async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
+        dispatch!(self, s => s.claim_deliveries(now, lease, limit))
+    }
+    async fn settle_delivery(&self, id: &str, attempt: &Attempt) -> Result<(), StoreError> {
+        dispatch!(self, s => s.settle_delivery(id, attempt))
+    }
+    async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError> {
+        dispatch!(self, s => s.webhook_counts(id))
+    }
+}

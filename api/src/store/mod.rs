@@ -1,0 +1,331 @@
+//! Storage: one [`Store`] trait, implemented for PostgreSQL ([`PgStore`]) and SQLite
+//! ([`SqliteStore`]) by the same SQL, and [`Database`] choosing between them at start.
+//!
+//! Every action is one transaction ([`Store::transact`]): lock the game row (`FOR UPDATE` on
+//! PostgreSQL, `BEGIN IMMEDIATE` on SQLite), let the caller apply the action, write the new
+//! state, its events, the version and the idempotent response, commit. Nothing about a game
+//! is kept in the process.
+
+mod database;
+mod sql;
+
+use uuid::Uuid;
+
+use crate::wire::GameListing;
+
+pub use database::Database;
+pub use sql::{PgStore, SqliteStore, list_sql, now, now_ms};
+
+/// Why the store failed. It knows nothing of HTTP: `error.rs` maps it to a status.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// No game with this id.
+    #[error("no game {0}")]
+    GameNotFound(Uuid),
+    /// The database failed or refused a statement.
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+    /// A migration failed at start.
+    #[error(transparent)]
+    Migration(#[from] sqlx::migrate::MigrateError),
+    /// Another request with this idempotency key acted first (it held the game, or created
+    /// first): this one changed nothing.
+    #[error("a request with this Idempotency-Key has already acted")]
+    KeyTaken,
+    /// A call took longer than its bound: the database is hung or unreachable.
+    #[error("the database did not answer in time")]
+    TimedOut(#[from] tokio::time::error::Elapsed),
+}
+
+/// What one sweep removed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Swept {
+    /// Idempotency keys past their time to live.
+    pub keys: u64,
+    /// Finished or void games past their retention, with their seats, events and keys.
+    pub games: u64,
+}
+
+/// A game as stored.
+#[derive(Clone, Debug)]
+pub struct GameRow {
+    /// Game id.
+    pub id: Uuid,
+    /// Variant id.
+    pub variant: String,
+    /// `waiting`, `playing`, `finished` or `void`.
+    pub status: String,
+    /// The serialised game as JSON text.
+    pub state: String,
+    /// Incremented by every accepted action.
+    pub version: i64,
+    /// The last event's sequence number (0: none yet).
+    pub last_seq: i64,
+    /// The shuffle seed (hex), secret until the game ends.
+    pub seed: String,
+    /// Public commitment to the seed.
+    pub seed_commitment: String,
+    /// Where its events are POSTed, if anywhere.
+    pub webhook_url: Option<String>,
+    /// When the seat in turn times out (unix ms), while a turn clock runs.
+    pub deadline: Option<i64>,
+}
+
+/// A seat as stored (a mirror of the seats in the game state, for queries).
+#[derive(Clone, Debug)]
+pub struct SeatRow {
+    /// Seat index from 0.
+    pub seat: i64,
+    /// The player's name, once known.
+    pub name: Option<String>,
+    /// `player`, `open` or `bot`.
+    pub kind: String,
+}
+
+/// A game as a tenant's listing shows it.
+#[derive(Clone, Debug)]
+pub struct ListedRow {
+    /// The game row.
+    pub game: GameRow,
+    /// When it was created, microseconds since the epoch.
+    pub created_us: i64,
+}
+
+/// An event to append.
+#[derive(Clone, Debug)]
+pub struct NewEvent {
+    /// The seat the event concerns, if any.
+    pub seat: Option<i64>,
+    /// The event as JSON text.
+    pub body: String,
+    /// The event as a spectator sees it, when the game has a webhook: written to the outbox.
+    pub public: Option<String>,
+}
+
+/// A stored event.
+#[derive(Clone, Debug)]
+pub struct EventRow {
+    /// Sequence number from 1, per game.
+    pub seq: i64,
+    /// The event as JSON text.
+    pub body: String,
+}
+
+/// A response kept for an idempotency key, returned byte for byte on a retry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredResponse {
+    /// HTTP status.
+    pub status: u16,
+    /// The `ETag` header, if any.
+    pub etag: Option<String>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+/// Where an idempotency key lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyScope {
+    /// Per game and seat (moves; joins use seat -1, as the seat is not known yet).
+    Game,
+    /// Per tenant, for creating a game (game is the tenant's creation scope, seat -1).
+    Creation,
+}
+
+/// An idempotency key as presented by a request.
+#[derive(Clone, Debug)]
+pub struct KeyRef {
+    /// Which table holds it.
+    pub scope: KeyScope,
+    /// The game.
+    pub game: Uuid,
+    /// The acting seat.
+    pub seat: i64,
+    /// The client's key.
+    pub key: String,
+    /// Hash of method, path and body.
+    pub request_hash: String,
+}
+
+/// Why a request's idempotency key does not let it run.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyRefused {
+    /// The key was used with another request.
+    #[error("this Idempotency-Key was used with another request")]
+    Reused,
+}
+
+/// What the store holds for an idempotency key: only a request that acted leaves one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyClaim {
+    /// A request with this key and body acted: answer with its response.
+    Replay(StoredResponse),
+    /// The key was used with another request.
+    Mismatch,
+}
+
+impl KeyRef {
+    /// The table of this key's scope.
+    pub(crate) fn table(&self) -> &'static str {
+        match self.scope {
+            KeyScope::Game => "idempotency_keys",
+            KeyScope::Creation => "creation_keys",
+        }
+    }
+}
+
+/// A new game with its seats and first events.
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    /// The game row (its version is the starting version).
+    pub game: GameRow,
+    /// The tenant it belongs to (`""`: the default tenant, when no server keys are set).
+    pub tenant: String,
+    /// Its seats.
+    pub seats: Vec<SeatRow>,
+    /// Its first events.
+    pub events: Vec<NewEvent>,
+    /// Its webhook's URL and signing secret, if it has one.
+    pub webhook: Option<(String, String)>,
+}
+
+/// What an accepted action changes.
+#[derive(Clone, Debug)]
+pub struct GameUpdate {
+    /// The new version: the old one plus the number of actions accepted.
+    pub version: i64,
+    /// New status.
+    pub status: String,
+    /// New state JSON.
+    pub state: String,
+    /// Seats whose name or kind changed.
+    pub seats: Vec<SeatRow>,
+    /// Events to append, in order.
+    pub events: Vec<NewEvent>,
+    /// The turn's deadline after the change (unix ms), if a clock runs.
+    pub deadline: Option<i64>,
+    /// The response to keep for the request's idempotency key, if it has one.
+    pub response: Option<StoredResponse>,
+}
+
+/// The result of a transaction: maybe an update, and what the caller wants back.
+#[derive(Debug)]
+pub struct Outcome<T> {
+    /// The change to write (none: nothing changes, the version stays).
+    pub update: Option<GameUpdate>,
+    /// The caller's result.
+    pub value: T,
+}
+
+/// A webhook delivery claimed from the outbox by one worker, under a lease.
+#[derive(Clone, Debug)]
+pub struct Delivery {
+    /// The delivery id (`webhook-id`), stable across retries.
+    pub id: String,
+    /// The game.
+    pub game_id: Uuid,
+    /// The event's sequence number.
+    pub seq: i64,
+    /// The game's version after the action that made the event.
+    pub version: i64,
+    /// The event as a spectator sees it (JSON text).
+    pub event: String,
+    /// Attempts made before this one.
+    pub attempts: i64,
+    /// When the event was written (unix ms): retries stop a day after.
+    pub created_at: i64,
+    /// Where to POST.
+    pub url: String,
+    /// The game's `whsec_` secret.
+    pub secret: String,
+}
+
+/// How a delivery attempt ended.
+#[derive(Clone, Debug)]
+pub enum Attempt {
+    /// The receiver answered 2xx.
+    Delivered,
+    /// It failed; try again at this time (unix ms).
+    Retry {
+        /// When.
+        at: i64,
+        /// What went wrong.
+        error: String,
+    },
+    /// It failed for the last time: given up.
+    GivenUp {
+        /// What went wrong.
+        error: String,
+    },
+}
+
+/// A game's webhook deliveries, counted.
+#[derive(Clone, Debug, Default)]
+pub struct WebhookCounts {
+    /// Delivered (answered 2xx).
+    pub delivered: i64,
+    /// Waiting to be delivered or retried.
+    pub pending: i64,
+    /// Given up after a day of failures.
+    pub failed: i64,
+    /// The latest error, if any attempt failed.
+    pub last_error: Option<String>,
+}
+
+/// Everything the service asks of a database.
+#[expect(async_fn_in_trait, reason = "used only inside this crate, on concrete types")]
+pub trait Store {
+    /// Checks the database answers.
+    async fn ready(&self) -> Result<(), StoreError>;
+    /// The seat-token secret stored in the database; `generated` is stored first if there is none.
+    async fn jwt_secret(&self, generated: String) -> Result<String, StoreError>;
+    /// Inserts a new game, its seats and its first events, and in the same transaction the
+    /// response of the request's idempotency key, if it has one.
+    async fn create_game(
+        &self,
+        new: &NewGame,
+        key: Option<(&KeyRef, &StoredResponse)>,
+    ) -> Result<(), StoreError>;
+    /// The game, if it exists.
+    async fn game(&self, id: Uuid) -> Result<Option<GameRow>, StoreError>;
+    /// Game `id` if it belongs to `tenant`: one query either way, so that another tenant's
+    /// game and no game at all look the same.
+    async fn game_in(&self, tenant: &str, id: Uuid) -> Result<Option<GameRow>, StoreError>;
+    /// A page of `tenant`'s games, newest first, by keyset (no offset): at most
+    /// `listing.limit + 1`, so that the caller knows whether another page follows.
+    async fn list_games(&self, tenant: &str, listing: &GameListing) -> Result<Vec<ListedRow>, StoreError>;
+    /// Events of `id` with `seq > after`, at most `limit`.
+    async fn events_after(&self, id: Uuid, after: i64, limit: i64) -> Result<Vec<EventRow>, StoreError>;
+    /// What is stored for an idempotency key: nothing unless a request with it acted.
+    async fn find_key(&self, key: &KeyRef) -> Result<Option<KeyClaim>, StoreError>;
+    /// Deletes idempotency keys created before `keys_before` and finished or void games last
+    /// changed before `games_before` (seconds since the epoch), in small batches. Rows another
+    /// replica's sweep holds are skipped (`FOR UPDATE SKIP LOCKED`), never swept twice.
+    async fn sweep(&self, keys_before: i64, games_before: i64) -> Result<Swept, StoreError>;
+    /// One action as one transaction: lock game `id`, call `act` with it, write its update
+    /// (its version, events, idempotent response under `key`), commit. An error from `act`
+    /// rolls back and changes nothing; [`StoreError::GameNotFound`] when there is no such game.
+    async fn transact<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&GameRow) -> Result<Outcome<T>, E>;
+    /// As [`Store::transact`], for a game of `tenant` only: another tenant's game is
+    /// [`StoreError::GameNotFound`], found by the same one query.
+    async fn transact_in<T, E, F>(&self, tenant: &str, id: Uuid, act: F) -> Result<T, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&GameRow) -> Result<Outcome<T>, E>;
+    /// Like [`Store::transact`], for one game whose deadline is at or before `now` (unix ms),
+    /// claimed so that no other replica takes it at the same time (`FOR UPDATE SKIP LOCKED`);
+    /// `None` when no game is due.
+    async fn transact_due<T, E, F>(&self, now: i64, act: F) -> Result<Option<T>, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&GameRow) -> Result<Outcome<T>, E>;
+    /// Claims up to `limit` due deliveries for `lease` ms: of each game only the first one not
+    /// yet delivered or given up, so that a game's events go out in order.
+    async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError>;
+    /// Records how an attempt at delivery `id` ended.
+    async fn settle_delivery(&self, id: &str, attempt: &Attempt) -> Result<(), StoreError>;
+    /// The counts of game `id`'s deliveries.
+    async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError>;
+}

@@ -1,0 +1,679 @@
+//! The SQL of both stores: one text, with what differs between PostgreSQL and SQLite passed in.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::{AssertSqlSafe, PgPool, QueryBuilder, Row, SqlitePool};
+use uuid::Uuid;
+
+use super::{
+    Attempt, Delivery, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, ListedRow, NewEvent, NewGame,
+    Outcome, Store, StoreError, StoredResponse, Swept, WebhookCounts,
+};
+use crate::live::{self, Live, Signal};
+use crate::wire::GameListing;
+
+/// Rows a sweep deletes per statement: short transactions that never hold many locks.
+const SWEEP_BATCH: i64 = 500;
+
+/// Seconds since the epoch: the clock of every stored time.
+pub fn now() -> i64 {
+    now_us() / 1_000_000
+}
+
+/// The wall clock in unix milliseconds: deadlines and deliveries are timed by it.
+pub fn now_ms() -> i64 {
+    now_us() / 1000
+}
+
+/// Microseconds since the epoch: a game's place in its tenant's listing.
+fn now_us() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+        .unwrap_or_default()
+}
+
+/// The columns of a game row, as [`game_row`] reads them.
+const GAME_COLUMNS: &str = "SELECT id, variant, status, state, version, last_seq, seed, seed_commitment, \
+     webhook_url, deadline FROM games";
+
+/// PostgreSQL storage: events are announced by `NOTIFY` in the action's transaction.
+#[derive(Clone, Debug)]
+pub struct PgStore {
+    pub(super) pool: PgPool,
+    /// The longest one call may take (see `Database`).
+    pub(super) bound: Duration,
+}
+
+/// SQLite storage: events are announced to this process's [`Live`] hub after the commit.
+#[derive(Clone, Debug)]
+pub struct SqliteStore {
+    pub(super) pool: SqlitePool,
+    /// The longest one call may take (see `Database`).
+    pub(super) bound: Duration,
+    /// Where committed events go (SQLite has one writing process: this one).
+    pub(super) live: Live,
+}
+
+impl PgStore {
+    /// Nothing to do: `NOTIFY` in the transaction announced the events on commit.
+    fn announce(&self, _game: Uuid, _last: i64, _events: &[NewEvent]) {}
+}
+
+impl SqliteStore {
+    /// Announces committed events to this process's streams.
+    fn announce(&self, game: Uuid, last: i64, events: &[NewEvent]) {
+        let rows: Arc<[EventRow]> = events
+            .iter()
+            .zip(last - events.len() as i64 + 1..)
+            .map(|(e, seq)| EventRow {
+                seq,
+                body: e.body.clone(),
+            })
+            .collect();
+        self.live.publish(
+            game,
+            Signal::Events {
+                last,
+                events: Some(rows),
+            },
+        );
+    }
+}
+
+/// The one SQL text of both stores, with what differs passed in: how a transaction that will
+/// write begins, how the game row is locked, how a sweep skips rows another one holds, and
+/// whether the update of a game row also sends the `NOTIFY` of its events.
+macro_rules! sql_store {
+    ($store:ty, $db:ty, $begin:literal, $lock:literal, $skip_locked:literal, $notifies:literal) => {
+        impl Store for $store {
+            async fn ready(&self) -> Result<(), StoreError> {
+                sqlx::query("SELECT 1").execute(&self.pool).await?;
+                Ok(())
+            }
+
+            async fn jwt_secret(&self, generated: String) -> Result<String, StoreError> {
+                sqlx::query("INSERT INTO settings (name, value) VALUES ('jwt_secret', $1) ON CONFLICT (name) DO NOTHING")
+                    .bind(generated)
+                    .execute(&self.pool)
+                    .await?;
+                let row = sqlx::query("SELECT value FROM settings WHERE name = 'jwt_secret'")
+                    .fetch_one(&self.pool)
+                    .await?;
+                Ok(row.try_get("value")?)
+            }
+
+            async fn create_game(&self, new: &NewGame, key: Option<(&KeyRef, &StoredResponse)>) -> Result<(), StoreError> {
+                let mut tx = self.pool.begin_with($begin).await?;
+                let g = &new.game;
+                let at_us = now_us();
+                let at = at_us / 1_000_000;
+                let (webhook_url, webhook_secret) = new.webhook.clone().unzip();
+                sqlx::query(
+                    "INSERT INTO games (id, variant, status, state, version, last_seq, seed, seed_commitment, created_at, updated_at, \
+                     tenant, created_us, webhook_url, webhook_secret, deadline) \
+                     VALUES ($1, $2, $3, $4, $5, $9, $6, $7, $8, $8, $10, $11, $12, $13, $14)",
+                )
+                .bind(g.id)
+                .bind(&g.variant)
+                .bind(&g.status)
+                .bind(&g.state)
+                .bind(g.version)
+                .bind(&g.seed)
+                .bind(&g.seed_commitment)
+                .bind(at)
+                .bind(new.events.len() as i64)
+                .bind(&new.tenant)
+                .bind(at_us)
+                .bind(webhook_url)
+                .bind(webhook_secret)
+                .bind(g.deadline)
+                .execute(&mut *tx)
+                .await?;
+                for s in &new.seats {
+                    sqlx::query("INSERT INTO seats (game_id, seat, name, kind) VALUES ($1, $2, $3, $4)")
+                        .bind(g.id)
+                        .bind(s.seat)
+                        .bind(&s.name)
+                        .bind(&s.kind)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                if !new.events.is_empty() {
+                    insert_events::<$db>(g.id, 1, &new.events, at).build().execute(&mut *tx).await?;
+                }
+                for (i, e) in new.events.iter().enumerate() {
+                    Self::enqueue(&mut tx, g.id, i as i64 + 1, g.version, e).await?;
+                }
+                if let Some((key, response)) = key {
+                    store_response(&mut *tx, key, response).await?;
+                }
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn game(&self, id: Uuid) -> Result<Option<GameRow>, StoreError> {
+                let row = sqlx::query(AssertSqlSafe(format!("{GAME_COLUMNS} WHERE id = $1")))
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(|r| game_row(&r)).transpose()
+            }
+
+            async fn game_in(&self, tenant: &str, id: Uuid) -> Result<Option<GameRow>, StoreError> {
+                let row = sqlx::query(AssertSqlSafe(format!("{GAME_COLUMNS} WHERE id = $1 AND tenant = $2")))
+                .bind(id)
+                .bind(tenant)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(|r| game_row(&r)).transpose()
+            }
+
+            async fn list_games(&self, tenant: &str, listing: &GameListing) -> Result<Vec<ListedRow>, StoreError> {
+                let sql = list_sql(listing);
+                let mut query = sqlx::query(AssertSqlSafe(sql)).bind(tenant);
+                if let Some(status) = &listing.status {
+                    query = query.bind(status);
+                }
+                if let Some(after) = &listing.after {
+                    query = query.bind(after.created_us).bind(after.id);
+                }
+                let rows = query.bind(i64::from(listing.limit) + 1).fetch_all(&self.pool).await?;
+                rows.iter()
+                    .map(|r| {
+                        Ok(ListedRow {
+                            game: game_row(r)?,
+                            created_us: r.try_get("created_us")?,
+                        })
+                    })
+                    .collect()
+            }
+
+            async fn events_after(&self, id: Uuid, after: i64, limit: i64) -> Result<Vec<EventRow>, StoreError> {
+                let rows = sqlx::query("SELECT seq, body FROM events WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3")
+                    .bind(id)
+                    .bind(after)
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter()
+                    .map(|r| {
+                        Ok(EventRow {
+                            seq: r.try_get("seq")?,
+                            body: r.try_get("body")?,
+                        })
+                    })
+                    .collect()
+            }
+
+            async fn find_key(&self, key: &KeyRef) -> Result<Option<KeyClaim>, StoreError> {
+                let row = sqlx::query(AssertSqlSafe(format!(
+                    "SELECT request_hash, response_status, response_headers, response_body \
+                     FROM {} WHERE game_id = $1 AND seat = $2 AND key = $3 AND status = 'done'",
+                    key.table()
+                )))
+                .bind(key.game)
+                .bind(key.seat)
+                .bind(&key.key)
+                .fetch_optional(&self.pool)
+                .await?;
+                let Some(row) = row else { return Ok(None) };
+                let hash: String = row.try_get("request_hash")?;
+                if hash != key.request_hash {
+                    return Ok(Some(KeyClaim::Mismatch));
+                }
+                let code: Option<i64> = row.try_get("response_status")?;
+                Ok(Some(KeyClaim::Replay(StoredResponse {
+                    status: u16::try_from(code.unwrap_or(500)).unwrap_or(500),
+                    etag: row.try_get("response_headers")?,
+                    body: row.try_get::<Option<Vec<u8>>, _>("response_body")?.unwrap_or_default(),
+                })))
+            }
+
+            async fn sweep(&self, keys_before: i64, games_before: i64) -> Result<Swept, StoreError> {
+                let mut swept = Swept::default();
+                for table in ["idempotency_keys", "creation_keys"] {
+                    loop {
+                        let deleted = sqlx::query(AssertSqlSafe(format!(
+                            "DELETE FROM {table} WHERE (game_id, seat, key) IN \
+                             (SELECT game_id, seat, key FROM {table} WHERE created_at < $1 LIMIT $2{})",
+                            $skip_locked
+                        )))
+                        .bind(keys_before)
+                        .bind(SWEEP_BATCH)
+                        .execute(&self.pool)
+                        .await?
+                        .rows_affected();
+                        swept.keys += deleted;
+                        if deleted < SWEEP_BATCH as u64 {
+                            break;
+                        }
+                    }
+                }
+                loop {
+                    let deleted = sqlx::query(concat!(
+                        "DELETE FROM games WHERE id IN (SELECT id FROM games \
+                         WHERE status IN ('finished', 'void') AND updated_at < $1 LIMIT $2",
+                        $skip_locked,
+                        ")"
+                    ))
+                    .bind(games_before)
+                    .bind(SWEEP_BATCH)
+                    .execute(&self.pool)
+                    .await?
+                    .rows_affected();
+                    swept.games += deleted;
+                    if deleted < SWEEP_BATCH as u64 {
+                        break;
+                    }
+                }
+                Ok(swept)
+            }
+
+            async fn transact<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
+            where
+                E: From<StoreError>,
+                F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
+            {
+                self.transact_with(None, id, key, act).await
+            }
+
+            async fn transact_in<T, E, F>(&self, tenant: &str, id: Uuid, act: F) -> Result<T, E>
+            where
+                E: From<StoreError>,
+                F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
+            {
+                self.transact_with(Some(tenant), id, None, act).await
+            }
+
+            async fn transact_due<T, E, F>(&self, now: i64, act: F) -> Result<Option<T>, E>
+            where
+                E: From<StoreError>,
+                F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
+            {
+                let mut tx = self.pool.begin_with($begin).await.map_err(StoreError::from)?;
+                // Another replica's claim is skipped, not waited for: each due game is played once.
+                let row = sqlx::query(AssertSqlSafe(format!(
+                    "{GAME_COLUMNS} WHERE deadline IS NOT NULL AND deadline <= $1 ORDER BY deadline LIMIT 1{}",
+                    $skip_locked
+                )))
+                .bind(now)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(StoreError::from)?;
+                let Some(game) = row.map(|r| game_row(&r)).transpose()? else {
+                    return Ok(None);
+                };
+                let Outcome { update, value } = act(&game)?;
+                let Some(update) = update else {
+                    tx.commit().await.map_err(StoreError::from)?;
+                    return Ok(Some(value));
+                };
+                let last = Self::write_update(&mut tx, &game, None, &update).await?;
+                tx.commit().await.map_err(StoreError::from)?;
+                // Streams hear of a timed-out turn as of any other move.
+                if !update.events.is_empty() {
+                    self.announce(game.id, last, &update.events);
+                }
+                Ok(Some(value))
+            }
+
+            async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
+                let mut tx = self.pool.begin_with($begin).await?;
+                // The first undelivered event of each game only: a later one waits for it.
+                let rows = sqlx::query(AssertSqlSafe(format!(
+                    "SELECT d.id FROM webhook_deliveries d \
+                     WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND d.lease_until <= $1 \
+                     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e \
+                        WHERE e.game_id = d.game_id AND e.status = 'pending' AND e.seq < d.seq) \
+                     ORDER BY d.next_attempt_at LIMIT $2{}",
+                    $skip_locked
+                )))
+                .bind(now)
+                .bind(limit)
+                .fetch_all(&mut *tx)
+                .await?;
+                let mut out = Vec::with_capacity(rows.len());
+                for r in rows {
+                    let id: String = r.try_get("id")?;
+                    let row = sqlx::query(
+                        "UPDATE webhook_deliveries SET lease_until = $2 WHERE id = $1 \
+                         RETURNING id, game_id, seq, version, event, attempts, created_at",
+                    )
+                    .bind(&id)
+                    .bind(now.saturating_add(lease))
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    let game_id: Uuid = row.try_get("game_id")?;
+                    let hook = sqlx::query("SELECT webhook_url, webhook_secret FROM games WHERE id = $1")
+                        .bind(game_id)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                    let (Some(url), Some(secret)) = (
+                        hook.try_get::<Option<String>, _>("webhook_url")?,
+                        hook.try_get::<Option<String>, _>("webhook_secret")?,
+                    ) else {
+                        continue;
+                    };
+                    out.push(Delivery {
+                        id,
+                        game_id,
+                        seq: row.try_get("seq")?,
+                        version: row.try_get("version")?,
+                        event: row.try_get("event")?,
+                        attempts: row.try_get("attempts")?,
+                        created_at: row.try_get("created_at")?,
+                        url,
+                        secret,
+                    });
+                }
+                tx.commit().await?;
+                Ok(out)
+            }
+
+            async fn settle_delivery(&self, id: &str, attempt: &Attempt) -> Result<(), StoreError> {
+                let (status, next, error) = match attempt {
+                    Attempt::Delivered => ("delivered", 0, None),
+                    Attempt::Retry { at, error } => ("pending", *at, Some(error.as_str())),
+                    Attempt::GivenUp { error } => ("failed", 0, Some(error.as_str())),
+                };
+                sqlx::query(
+                    "UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1, lease_until = 0, \
+                     next_attempt_at = CASE WHEN $2 = 'pending' THEN $3 ELSE next_attempt_at END, \
+                     last_error = COALESCE($4, last_error) WHERE id = $1",
+                )
+                .bind(id)
+                .bind(status)
+                .bind(next)
+                .bind(error)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError> {
+                let rows = sqlx::query("SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE game_id = $1 GROUP BY status")
+                    .bind(id)
+                    .fetch_all(&self.pool)
+                    .await?;
+                let mut counts = WebhookCounts::default();
+                for r in rows {
+                    let n: i64 = r.try_get("n")?;
+                    match r.try_get::<String, _>("status")?.as_str() {
+                        "delivered" => counts.delivered = n,
+                        "failed" => counts.failed = n,
+                        _ => counts.pending += n,
+                    }
+                }
+                counts.last_error = sqlx::query(
+                    "SELECT last_error FROM webhook_deliveries WHERE game_id = $1 AND last_error IS NOT NULL \
+                     ORDER BY seq DESC LIMIT 1",
+                )
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?
+                .map(|r| r.try_get("last_error"))
+                .transpose()?;
+                Ok(counts)
+            }
+        }
+
+        impl $store {
+            /// One transaction on game `id` (of `tenant` only, when given): see [`Store::transact`].
+            async fn transact_with<T, E, F>(&self, tenant: Option<&str>, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
+            where
+                E: From<StoreError>,
+                F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
+            {
+                let mut tx = self.pool.begin_with($begin).await.map_err(StoreError::from)?;
+                let game = Self::lock_game(&mut tx, id, tenant).await?;
+                // The game's lock serialises requests with the same key: the later one finds
+                // the earlier one's key here and acts no second time.
+                if let Some(key) = key {
+                    let taken = sqlx::query(AssertSqlSafe(format!(
+                        "SELECT 1 AS taken FROM {} WHERE game_id = $1 AND seat = $2 AND key = $3",
+                        key.table()
+                    )))
+                    .bind(key.game)
+                    .bind(key.seat)
+                    .bind(&key.key)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(StoreError::from)?;
+                    if taken.is_some() {
+                        return Err(StoreError::KeyTaken.into());
+                    }
+                }
+                // On error the transaction is dropped, which rolls it back.
+                let Outcome { update, value } = act(&game)?;
+                let Some(update) = update else {
+                    tx.commit().await.map_err(StoreError::from)?;
+                    return Ok(value);
+                };
+                let last = Self::write_update(&mut tx, &game, key, &update).await?;
+                tx.commit().await.map_err(StoreError::from)?;
+                if !update.events.is_empty() {
+                    self.announce(id, last, &update.events);
+                }
+                Ok(value)
+            }
+
+            /// Reads game `id` (of `tenant` only, when given), locking its row until the
+            /// transaction ends.
+            async fn lock_game(
+                tx: &mut sqlx::Transaction<'static, $db>,
+                id: Uuid,
+                tenant: Option<&str>,
+            ) -> Result<GameRow, StoreError> {
+                let row = match tenant {
+                    None => sqlx::query(AssertSqlSafe(format!("{GAME_COLUMNS} WHERE id = $1{}", $lock)))
+                    .bind(id)
+                    .fetch_optional(&mut **tx)
+                    .await?,
+                    Some(tenant) => sqlx::query(AssertSqlSafe(format!("{GAME_COLUMNS} WHERE id = $1 AND tenant = $2{}", $lock)))
+                    .bind(id)
+                    .bind(tenant)
+                    .fetch_optional(&mut **tx)
+                    .await?,
+                };
+                row.map(|r| game_row(&r)).transpose()?.ok_or(StoreError::GameNotFound(id))
+            }
+
+            /// Writes an accepted action: the game's state, version and last seq (announcing its
+            /// events on PostgreSQL), changed seats, the events in one statement, and the response
+            /// kept for the request's idempotency key. Returns the new last seq.
+            async fn write_update(
+                tx: &mut sqlx::Transaction<'static, $db>,
+                game: &GameRow,
+                key: Option<&KeyRef>,
+                update: &GameUpdate,
+            ) -> Result<i64, StoreError> {
+                let id = game.id;
+                let at = now();
+                // The row lock held since lock_game keeps these numbers in order.
+                let last = game.last_seq + update.events.len() as i64;
+                let announces = $notifies && !update.events.is_empty();
+                let set = sqlx::query(if announces {
+                    "UPDATE games SET status = $2, state = $3, version = $4, updated_at = $5, deadline = $6, last_seq = $7 \
+                     WHERE id = $1 RETURNING pg_notify('continental_events', $8)"
+                } else {
+                    "UPDATE games SET status = $2, state = $3, version = $4, updated_at = $5, deadline = $6, last_seq = $7 WHERE id = $1"
+                })
+                .bind(id)
+                .bind(&update.status)
+                .bind(&update.state)
+                .bind(update.version)
+                .bind(at)
+                .bind(update.deadline)
+                .bind(last);
+                let set = if announces {
+                    set.bind(live::note(id, last, &update.events))
+                } else {
+                    set
+                };
+                set.execute(&mut **tx).await?;
+                for s in &update.seats {
+                    sqlx::query("UPDATE seats SET name = $3, kind = $4 WHERE game_id = $1 AND seat = $2")
+                        .bind(id)
+                        .bind(s.seat)
+                        .bind(&s.name)
+                        .bind(&s.kind)
+                        .execute(&mut **tx)
+                        .await?;
+                }
+                if !update.events.is_empty() {
+                    insert_events::<$db>(id, game.last_seq + 1, &update.events, at)
+                        .build()
+                        .execute(&mut **tx)
+                        .await?;
+                    for (i, e) in update.events.iter().enumerate() {
+                        Self::enqueue(tx, id, game.last_seq + 1 + i as i64, update.version, e).await?;
+                    }
+                }
+                if let (Some(key), Some(response)) = (key, &update.response) {
+                    store_response(&mut **tx, key, response).await?;
+                }
+                Ok(last)
+            }
+
+            /// Writes event `seq` to the webhook outbox, in the transaction that logs it, when
+            /// the game has a webhook (the service then gives the event's public copy).
+            async fn enqueue(
+                tx: &mut sqlx::Transaction<'static, $db>,
+                game: Uuid,
+                seq: i64,
+                version: i64,
+                event: &NewEvent,
+            ) -> Result<(), StoreError> {
+                let Some(public) = &event.public else { return Ok(()) };
+                let at = now_ms();
+                sqlx::query(
+                    "INSERT INTO webhook_deliveries (id, game_id, seq, version, event, status, next_attempt_at, created_at) \
+                     VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)",
+                )
+                .bind(format!("msg_{}", Uuid::new_v4().simple()))
+                .bind(game)
+                .bind(seq)
+                .bind(version)
+                .bind(public)
+                .bind(at)
+                .execute(&mut **tx)
+                .await?;
+                Ok(())
+            }
+        }
+    };
+}
+
+/// One `INSERT` of all `events`, numbered from `first`.
+fn insert_events<'a, DB>(game: Uuid, first: i64, events: &'a [NewEvent], at: i64) -> QueryBuilder<DB>
+where
+    DB: sqlx::Database,
+    Uuid: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<i64>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    &'a str: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    let mut insert = QueryBuilder::new("INSERT INTO events (game_id, seq, seat, body, created_at) ");
+    insert.push_values(events.iter().zip(first..), |mut row, (e, seq)| {
+        row.push_bind(game)
+            .push_bind(seq)
+            .push_bind(e.seat)
+            .push_bind(e.body.as_str())
+            .push_bind(at);
+    });
+    insert
+}
+
+/// Keeps `key` with the response to replay, in the transaction of the change it answers: a
+/// request that did not commit leaves no key. A key stored meanwhile by a duplicate request
+/// (the unique primary key) is [`StoreError::KeyTaken`].
+async fn store_response<'e, E>(executor: E, key: &KeyRef, response: &StoredResponse) -> Result<(), StoreError>
+where
+    E: sqlx::Executor<'e>,
+    Uuid: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
+    String: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
+    Option<String>: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
+    i64: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
+    Vec<u8>: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
+    <E::Database as sqlx::Database>::Arguments: sqlx::IntoArguments<E::Database>,
+{
+    sqlx::query(AssertSqlSafe(format!(
+        "INSERT INTO {} (game_id, seat, key, request_hash, status, response_status, response_headers, \
+         response_body, created_at) VALUES ($1, $2, $3, $4, 'done', $5, $6, $7, $8)",
+        key.table()
+    )))
+    .bind(key.game)
+    .bind(key.seat)
+    .bind(key.key.clone())
+    .bind(key.request_hash.clone())
+    .bind(i64::from(response.status))
+    .bind(response.etag.clone())
+    .bind(response.body.clone())
+    .bind(now())
+    .execute(executor)
+    .await
+    .map_err(|e| match &e {
+        sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::KeyTaken,
+        _ => StoreError::from(e),
+    })?;
+    Ok(())
+}
+
+/// The query of a listing page: the tenant's games, newest first, from the cursor on, with
+/// the status filter if any, served by the indexes `games_by_tenant(_status)`. Parameters:
+/// `$1` tenant, then the status, then the cursor's time and id, then the limit.
+pub fn list_sql(listing: &GameListing) -> String {
+    let mut sql = String::from(
+        "SELECT id, variant, status, state, version, last_seq, seed, seed_commitment, webhook_url, deadline, created_us \
+         FROM games WHERE tenant = $1",
+    );
+    let mut n = 1;
+    if listing.status.is_some() {
+        n += 1;
+        sql.push_str(&format!(" AND status = ${n}"));
+    }
+    if listing.after.is_some() {
+        sql.push_str(&format!(" AND (created_us, id) < (${}, ${})", n + 1, n + 2));
+        n += 2;
+    }
+    sql.push_str(&format!(" ORDER BY created_us DESC, id DESC LIMIT ${}", n + 1));
+    sql
+}
+
+fn game_row<R: Row>(r: &R) -> Result<GameRow, StoreError>
+where
+    for<'a> &'a str: sqlx::ColumnIndex<R>,
+    Uuid: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    String: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    i64: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    Option<String>: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    Option<i64>: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+{
+    Ok(GameRow {
+        id: r.try_get("id")?,
+        variant: r.try_get("variant")?,
+        status: r.try_get("status")?,
+        state: r.try_get("state")?,
+        version: r.try_get("version")?,
+        last_seq: r.try_get("last_seq")?,
+        seed: r.try_get("seed")?,
+        seed_commitment: r.try_get("seed_commitment")?,
+        webhook_url: r.try_get("webhook_url")?,
+        deadline: r.try_get("deadline")?,
+    })
+}
+
+sql_store!(
+    PgStore,
+    sqlx::Postgres,
+    "BEGIN",
+    " FOR UPDATE",
+    " FOR UPDATE SKIP LOCKED",
+    true
+);
+// BEGIN IMMEDIATE takes SQLite's write lock at once, so two writers queue instead of both
+// reading the old state and one failing at commit.
+// SQLite has one writer at a time: two sweeps cannot take the same rows.
+sql_store!(SqliteStore, sqlx::Sqlite, "BEGIN IMMEDIATE", "", "", false);

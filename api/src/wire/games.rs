@@ -1,0 +1,312 @@
+//! Creating and joining games on the wire.
+
+use engine::{Card, GameConfig, Ruleset, Seat, Seed, Variant};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::Invalid;
+use crate::domain::{SeatKind, SeatRecord, TURN_SECONDS};
+
+/// Longest seat name.
+const MAX_NAME: usize = 40;
+
+/// One seat of a new game: a named player, an open seat, or a bot.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatSpec {
+    /// The player's name (a token is returned for this seat); for a bot, its display name.
+    #[serde(default)]
+    #[schema(example = "Ann")]
+    pub name: Option<String>,
+    /// An open seat, taken later with `POST /v1/games/{id}/join`.
+    #[serde(default)]
+    pub open: bool,
+    /// A seat played by the server.
+    #[serde(default)]
+    pub bot: bool,
+}
+
+impl TryFrom<SeatSpec> for SeatRecord {
+    type Error = Invalid;
+    fn try_from(s: SeatSpec) -> Result<Self, Invalid> {
+        let name = s.name.map(SeatName::try_from).transpose()?.map(|n| n.0);
+        let kind = match (s.open, s.bot, &name) {
+            (true, true, _) => {
+                return Err(Invalid::new("invalid_seat", "a seat is open or a bot, not both"));
+            }
+            (true, false, Some(_)) => {
+                return Err(Invalid::new(
+                    "invalid_seat",
+                    "an open seat takes its name when joined",
+                ));
+            }
+            (true, false, None) => SeatKind::Open,
+            (false, true, _) => SeatKind::Bot,
+            (false, false, Some(_)) => SeatKind::Player,
+            (false, false, None) => {
+                return Err(Invalid::new(
+                    "invalid_seat",
+                    "each seat needs a `name`, or `open: true`, or `bot: true`",
+                ));
+            }
+        };
+        Ok(SeatRecord {
+            name,
+            kind,
+            generation: 0,
+            timeouts: 0,
+        })
+    }
+}
+
+/// A seat's name: trimmed, 1 to 40 printable characters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatName(pub String);
+
+impl TryFrom<String> for SeatName {
+    type Error = Invalid;
+    fn try_from(name: String) -> Result<Self, Invalid> {
+        let name = name.trim().to_owned();
+        if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
+            return Err(Invalid::new(
+                "invalid_name",
+                format!("a name is 1 to {MAX_NAME} printable characters"),
+            ));
+        }
+        Ok(SeatName(name))
+    }
+}
+
+impl TryFrom<JoinRequest> for SeatName {
+    type Error = Invalid;
+    fn try_from(req: JoinRequest) -> Result<Self, Invalid> {
+        SeatName::try_from(req.name)
+    }
+}
+
+/// A new game as the table takes it: its configuration, the test-mode seed if any, the seats.
+#[derive(Debug)]
+pub struct NewGameSpec {
+    /// Rules, players and test-mode hooks.
+    pub config: GameConfig,
+    /// Test mode only: the seed asked for.
+    pub seed: Option<Seed>,
+    /// The seats in order.
+    pub seats: Vec<SeatRecord>,
+    /// `options.turn_seconds`: the turn clock, if any.
+    pub turn_seconds: Option<u32>,
+    /// Where to POST the game's events, if anywhere (its host not yet checked).
+    pub webhook_url: Option<WebhookUrl>,
+}
+
+/// A webhook URL whose scheme is `http` or `https` and which names a host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebhookUrl(pub reqwest::Url);
+
+impl TryFrom<String> for WebhookUrl {
+    type Error = Invalid;
+    fn try_from(text: String) -> Result<Self, Invalid> {
+        let bad = |why: &str| Invalid::new("invalid_webhook_url", format!("`webhook_url` {why}"));
+        if text.len() > 2048 {
+            return Err(bad("is longer than 2048 characters"));
+        }
+        let url = reqwest::Url::parse(text.trim()).map_err(|e| bad(&format!("is not a URL: {e}")))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(bad("must be an http or https URL"));
+        }
+        if url.host().is_none() || !url.username().is_empty() || url.password().is_some() {
+            return Err(bad("must name a host, without user or password"));
+        }
+        Ok(WebhookUrl(url))
+    }
+}
+
+/// Takes the service's own `turn_seconds` out of the options before the engine reads them.
+fn take_turn_seconds(options: &mut Option<serde_json::Value>) -> Result<Option<u32>, Invalid> {
+    let Some(serde_json::Value::Object(map)) = options else {
+        return Ok(None);
+    };
+    let Some(value) = map.remove("turn_seconds") else {
+        return Ok(None);
+    };
+    let out_of_range = || {
+        Invalid::new(
+            "invalid_options",
+            format!(
+                "`turn_seconds` is a whole number of seconds from {} to {}",
+                TURN_SECONDS.start(),
+                TURN_SECONDS.end()
+            ),
+        )
+    };
+    if value.is_null() {
+        return Ok(None);
+    }
+    let secs = value
+        .as_u64()
+        .and_then(|v| u32::try_from(v).ok())
+        .filter(|v| TURN_SECONDS.contains(v))
+        .ok_or_else(out_of_range)?;
+    Ok(Some(secs))
+}
+
+impl CreateGameRequest {
+    /// Parses the request; the test-mode fields only when `test_mode`.
+    ///
+    /// # Errors
+    /// `test_mode_only`, the ruleset's refusals (options, player count), `invalid_seat`, `invalid_name`.
+    pub fn parse(self, test_mode: bool) -> Result<NewGameSpec, Invalid> {
+        if !test_mode && (self.seed.is_some() || self.first_dealer.is_some() || self.stacked_decks.is_some())
+        {
+            return Err(Invalid::new(
+                "test_mode_only",
+                "seed, first_dealer and stacked_decks are accepted only when the server runs in test mode",
+            ));
+        }
+        let mut options = self.options;
+        let turn_seconds = take_turn_seconds(&mut options)?;
+        let webhook_url = self.webhook_url.map(WebhookUrl::try_from).transpose()?;
+        let ruleset = Ruleset::new(self.variant, options)?;
+        ruleset.check_players(self.seats.len())?;
+        let seats = self
+            .seats
+            .into_iter()
+            .map(SeatRecord::try_from)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(NewGameSpec {
+            config: GameConfig {
+                ruleset,
+                players: seats.len(),
+                first_dealer: self.first_dealer.map(Seat),
+                stacked_decks: self.stacked_decks,
+                // The service's clock sets it when the game is stored.
+                start_year: None,
+            },
+            seed: self.seed.map(Seed::from_u64),
+            seats,
+            turn_seconds,
+            webhook_url,
+        })
+    }
+}
+
+/// `POST /v1/games` request.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}, {"open": true}, {"bot": true}]}))]
+pub struct CreateGameRequest {
+    /// `may_i`, `contract_7`, `continental` or `push`.
+    #[schema(example = "may_i")]
+    pub variant: Variant,
+    /// House-rule options (see `GET /v1/rulesets`); absent for the defaults. Besides the
+    /// variant's own, the service's `turn_seconds` (5 to 604800): each turn's deadline, after
+    /// which the server plays the turn as its bot would.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>, example = json!({"turn_seconds": 86400}))]
+    pub options: Option<serde_json::Value>,
+    /// The seats in play order.
+    pub seats: Vec<SeatSpec>,
+    /// An `http` or `https` URL to POST each event of the game to, signed as Standard
+    /// Webhooks says; its host must not resolve to a loopback, private, link-local or
+    /// unspecified address. The response then holds `webhook_secret`.
+    #[serde(default)]
+    #[schema(example = "https://studio.example/continental/events")]
+    pub webhook_url: Option<String>,
+    /// Test mode only: the shuffle seed as an integer.
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Test mode only: the first dealer's seat, instead of the draw for dealer.
+    #[serde(default)]
+    pub first_dealer: Option<u8>,
+    /// Test mode only: one deck per deal, each a permutation of the game's full pack, top card first.
+    #[serde(default)]
+    pub stacked_decks: Option<Vec<Vec<Card>>>,
+}
+
+/// A seat of a created game.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct CreatedSeat {
+    /// Seat index from 0.
+    pub seat: u8,
+    /// The name, if any.
+    pub name: Option<String>,
+    /// `player`, `open` or `bot`.
+    pub kind: SeatKind,
+    /// The seat token, for named player seats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+/// `POST /v1/games` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "6f1c1f53-8a4e-4c39-9d0c-3f8f5b0e6a11", "variant": "may_i", "status": "waiting", "version": 1,
+    "seats": [{"seat": 0, "name": "Ann", "kind": "player", "token": "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9…"},
+              {"seat": 1, "name": null, "kind": "open"}],
+    "seed_commitment": "3f0a…"}))]
+pub struct CreateGameResponse {
+    /// The game id.
+    pub id: Uuid,
+    /// The variant.
+    pub variant: Variant,
+    /// `waiting` until every seat is taken, then `playing`.
+    #[schema(value_type = super::GameStatus)]
+    pub status: String,
+    /// The game's version (its `ETag`).
+    pub version: i64,
+    /// Every seat, with a token for each named player.
+    pub seats: Vec<CreatedSeat>,
+    /// SHA-256 of the shuffle seed (hex): the seed is revealed when the game ends.
+    pub seed_commitment: String,
+    /// With `webhook_url`: the key every delivery is signed with (`whsec_<base64 key>`), as
+    /// Standard Webhooks libraries take it. Shown only here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")]
+    pub webhook_secret: Option<String>,
+}
+
+/// `GET /v1/games/{id}/webhook`: how a game's webhook deliveries stand.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"url": "https://studio.example/continental/events", "delivered": 41, "pending": 1, "failed": 0,
+    "last_error": "503 Service Unavailable"}))]
+pub struct WebhookStatus {
+    /// Where the events go.
+    pub url: String,
+    /// Events the receiver acknowledged with a 2xx.
+    pub delivered: i64,
+    /// Events waiting for their first attempt or a retry.
+    pub pending: i64,
+    /// Events given up after a day of failed attempts.
+    pub failed: i64,
+    /// The latest failure (a status or a network error), if any.
+    pub last_error: Option<String>,
+}
+
+/// `POST /v1/games/{id}/join` request.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Cleo"}))]
+pub struct JoinRequest {
+    /// The name to sit under.
+    pub name: String,
+}
+
+/// `POST /v1/games/{id}/join` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "6f1c1f53-8a4e-4c39-9d0c-3f8f5b0e6a11", "seat": 2, "name": "Cleo",
+    "token": "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9…", "status": "playing", "version": 3}))]
+pub struct JoinResponse {
+    /// The game.
+    pub id: Uuid,
+    /// The seat taken.
+    pub seat: u8,
+    /// The name.
+    pub name: String,
+    /// The seat token.
+    pub token: String,
+    /// `waiting`, or `playing` when this was the last open seat.
+    #[schema(value_type = super::GameStatus)]
+    pub status: String,
+    /// The game's version after joining.
+    pub version: i64,
+}

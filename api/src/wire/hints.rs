@@ -1,0 +1,57 @@
+//! Hints on the wire.
+
+use engine::{Card, Hints, Ruleset};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::rules::{MeldRequest, ReadingView};
+
+/// A card that can be laid off.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct LayoffHint {
+    /// The table meld.
+    pub meld_id: u32,
+    /// The card from hand.
+    pub card: Card,
+    /// The meld as it would lie.
+    pub reading: ReadingView,
+}
+
+/// `GET /v1/games/{id}/hints` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"contract": [
+    {"cards": ["7H", "7S", "7D"], "kind": "set", "wilds": []},
+    {"cards": ["QC", "QD", "JK"], "kind": "set", "wilds": [{"card": "JK", "represents": "Q"}]}],
+    "layoffs": []}))]
+pub struct HintsResponse {
+    /// Melds from this hand that meet the deal's contract (in `continental`: go out), if any.
+    /// They are melds as `POST /v1/games/{id}/melds` takes them, with the `kind` and every
+    /// wild's `represents` pinned: send `{"melds": contract}` as is to lay them as shown.
+    pub contract: Option<Vec<MeldRequest>>,
+    /// `continental`: the card to discard after going out from 16 cards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discard: Option<Card>,
+    /// Single cards that can be laid off, and where.
+    pub layoffs: Vec<LayoffHint>,
+}
+
+impl HintsResponse {
+    /// The engine's hints, each meld pinned to the reading suggested so that it is laid as shown.
+    pub fn of(hints: Hints, rules: &Ruleset) -> HintsResponse {
+        HintsResponse {
+            contract: hints
+                .contract
+                .map(|melds| melds.iter().map(|m| MeldRequest::from(m.pinned(rules))).collect()),
+            discard: hints.discard,
+            layoffs: hints
+                .layoffs
+                .into_iter()
+                .map(|l| LayoffHint {
+                    meld_id: l.meld_id,
+                    card: l.card,
+                    reading: ReadingView::from(&l.reading),
+                })
+                .collect(),
+        }
+    }
+}

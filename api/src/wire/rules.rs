@@ -1,0 +1,357 @@
+//! The rules on the wire: submitted melds, readings, reasons, contracts and rulesets.
+
+use engine::{
+    Card, Contract, ContractReason, Designation, HouseOption, MeldKind, ProposedMeld, Rank, Reading, Reason,
+    Requirement, Ruleset, RulesetError, Slot, Suit, Variant,
+};
+
+use super::Invalid;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// One legal way cards lie as a meld.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct ReadingView {
+    /// `set` or `run`.
+    #[schema(example = "run")]
+    pub kind: MeldKind,
+    /// A set's rank (absent for runs and all-wild sets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<Rank>,
+    /// A run's suit (absent for sets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suit: Option<Suit>,
+    /// The cards in table order (runs low to high).
+    pub cards: Vec<Card>,
+    /// Every card with what it represents, in table order.
+    pub slots: Vec<Slot>,
+}
+
+impl From<&Reading> for ReadingView {
+    fn from(r: &Reading) -> Self {
+        ReadingView {
+            kind: r.kind(),
+            rank: r.rank(),
+            suit: r.suit(),
+            cards: r.cards().collect(),
+            slots: r.slots().to_vec(),
+        }
+    }
+}
+
+/// What a deal's first meld must be.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ContractView {
+    /// In words.
+    pub description: String,
+    /// The melds required, all at once (empty when `go_out`).
+    pub melds: Vec<Requirement>,
+    /// `continental`: all 15 cards at once as 3+3+3+3+3, 4+4+4+3 or 5+4+3+3 runs.
+    pub go_out: bool,
+}
+
+impl From<&Contract> for ContractView {
+    fn from(c: &Contract) -> Self {
+        let melds = match c {
+            Contract::Melds(reqs) => reqs.clone(),
+            Contract::GoOut => Vec::new(),
+        };
+        ContractView {
+            description: c.describe(),
+            melds,
+            go_out: matches!(c, Contract::GoOut),
+        }
+    }
+}
+
+/// A wild card's designation: what it stands for in this meld.
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DesignationRequest {
+    /// A wild card of the meld.
+    #[schema(example = "JK")]
+    pub card: Card,
+    /// What it stands for: a card (`"7H"`, in runs), a rank (`"7"`, in sets) or `"*"`.
+    #[schema(example = "7H")]
+    pub represents: engine::Stands,
+}
+
+/// A meld as submitted: cards in any order, maybe its kind and what its wilds represent.
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MeldRequest {
+    /// The cards, like `["5H", "6H", "JK", "8H"]`.
+    #[schema(example = json!(["5H", "6H", "JK", "8H"]))]
+    pub cards: Vec<Card>,
+    /// `set` or `run`, to fix the kind.
+    #[serde(default)]
+    #[schema(example = "run")]
+    pub kind: Option<MeldKind>,
+    /// What some wilds represent, to fix a reading.
+    #[serde(default)]
+    pub wilds: Vec<DesignationRequest>,
+}
+
+impl From<DesignationRequest> for Designation {
+    fn from(d: DesignationRequest) -> Self {
+        Designation {
+            card: d.card,
+            represents: d.represents,
+        }
+    }
+}
+
+impl From<Designation> for DesignationRequest {
+    fn from(d: Designation) -> Self {
+        DesignationRequest {
+            card: d.card,
+            represents: d.represents,
+        }
+    }
+}
+
+/// A meld the engine proposes (a hint), in the shape a request sends it.
+impl From<ProposedMeld> for MeldRequest {
+    fn from(m: ProposedMeld) -> Self {
+        MeldRequest {
+            cards: m.cards,
+            kind: m.kind,
+            wilds: m.wilds.into_iter().map(DesignationRequest::from).collect(),
+        }
+    }
+}
+
+impl From<MeldRequest> for ProposedMeld {
+    fn from(m: MeldRequest) -> Self {
+        ProposedMeld {
+            cards: m.cards,
+            kind: m.kind,
+            wilds: m.wilds.into_iter().map(Designation::from).collect(),
+        }
+    }
+}
+
+/// `POST /v1/melds/validate` request.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"variant": "may_i", "cards": ["8H", "JK", "5H", "6H"]}))]
+pub struct MeldValidationRequest {
+    /// `may_i`, `contract_7`, `continental` or `push`.
+    #[schema(example = "may_i")]
+    pub variant: Variant,
+    /// The variant's house-rule options (see `GET /v1/rulesets`); absent for the defaults.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub options: Option<serde_json::Value>,
+    /// The cards.
+    #[schema(example = json!(["8H", "JK", "5H", "6H"]))]
+    pub cards: Vec<Card>,
+    /// `set` or `run`, to fix the kind.
+    #[serde(default)]
+    pub kind: Option<MeldKind>,
+    /// What some wilds represent.
+    #[serde(default)]
+    pub wilds: Vec<DesignationRequest>,
+}
+
+/// Whether cards form a legal meld: every legal reading, or the reasons there is none.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "valid": true,
+    "readings": [{"kind": "run", "suit": "H", "cards": ["5H", "6H", "JK", "8H"], "slots": [
+        {"card": "5H", "represents": "5H", "natural": true},
+        {"card": "6H", "represents": "6H", "natural": true},
+        {"card": "JK", "represents": "7H", "natural": false},
+        {"card": "8H", "represents": "8H", "natural": true}]}],
+    "ambiguous": false,
+    "reasons": []
+}))]
+pub struct MeldValidationResponse {
+    /// At least one legal reading.
+    pub valid: bool,
+    /// Whether the cards can be read more than one way (a request to lay them must choose).
+    pub ambiguous: bool,
+    /// Every legal reading.
+    pub readings: Vec<ReadingView>,
+    /// Why the cards are not a meld (empty when valid).
+    pub reasons: Vec<Reason>,
+}
+
+/// `POST /v1/contracts/validate` request.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"variant": "may_i", "deal": 1, "melds": [{"cards": ["7H", "7S", "7D"]}, {"cards": ["QC", "QD", "JK"]}]}))]
+pub struct ContractValidationRequest {
+    /// `may_i`, `contract_7`, `continental` or `push`.
+    #[schema(example = "may_i")]
+    pub variant: Variant,
+    /// The variant's options; absent for the defaults.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub options: Option<serde_json::Value>,
+    /// The deal (1-based) whose contract to check.
+    #[schema(example = 1, minimum = 1, maximum = 255)]
+    pub deal: u8,
+    /// The melds laid down at once.
+    pub melds: Vec<MeldRequest>,
+}
+
+/// Whether melds fulfil a deal's contract, and why not.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"valid": false, "contract": {"description": "a set of 3+, a set of 3+", "melds": [
+    {"kind": "set", "min_len": 3}, {"kind": "set", "min_len": 3}], "go_out": false},
+    "melds": [], "reasons": [{"code": "wrong_meld_count", "message": "the contract asks for 2 melds, not 1"}]}))]
+pub struct ContractValidationResponse {
+    /// The melds fulfil the contract.
+    pub valid: bool,
+    /// The deal's contract.
+    pub contract: ContractView,
+    /// The melds as they would lie on the table, when valid.
+    pub melds: Vec<ReadingView>,
+    /// Why not, when not valid.
+    pub reasons: Vec<ContractReason>,
+}
+
+/// One deal of a variant.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct DealView {
+    /// 1-based.
+    pub deal: u8,
+    /// Cards dealt to each player.
+    pub hand_size: usize,
+    /// What the first meld must be.
+    pub contract: ContractView,
+}
+
+/// A variant with its defaults.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct RulesetView {
+    /// `may_i`, `contract_7`, `continental` or `push`.
+    pub variant: Variant,
+    /// Fewest players (with the default options).
+    pub min_players: usize,
+    /// Most players (with the default options).
+    pub max_players: usize,
+    /// The house-rule options and their defaults, from the declarations that check them.
+    pub options: Vec<HouseOption>,
+    /// The deals with the default options.
+    pub deals: Vec<DealView>,
+    /// Penalty points of each card left in hand (by rank, `JK` for the joker); empty where the
+    /// variant pays the winner instead (`continental`).
+    #[schema(value_type = Object, example = json!({"A": 20, "2": 5, "T": 10, "JK": 50}))]
+    pub card_values: serde_json::Map<String, serde_json::Value>,
+    /// Whether sets are melds in this variant.
+    pub sets_allowed: bool,
+    /// Whether out-of-turn claims ("May I?") exist.
+    pub claims: bool,
+    /// Fewest cards of a set and of a run.
+    pub min_set: usize,
+    /// Fewest cards of a run.
+    pub min_run: usize,
+}
+
+/// `GET /v1/rulesets` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"variants": [{"variant": "may_i", "min_players": 2, "max_players": 8,
+    "options": [{"name": "deuces_wild", "default": false, "description": "Deuces are wild as well as jokers."}],
+    "deals": [{"deal": 1, "hand_size": 12, "contract": {"description": "a set of 3+, a set of 3+",
+        "melds": [{"kind": "set", "min_len": 3}, {"kind": "set", "min_len": 3}], "go_out": false}}],
+    "card_values": {"A": 20, "2": 5, "T": 10, "J": 10, "Q": 10, "K": 10, "JK": 50},
+    "sets_allowed": true, "claims": true, "min_set": 3, "min_run": 4}]}))]
+pub struct RulesetsResponse {
+    /// Every variant.
+    pub variants: Vec<RulesetView>,
+}
+
+impl RulesetView {
+    /// A variant with its default rules.
+    pub fn of(variant: Variant) -> RulesetView {
+        let rules = Ruleset::default_for(variant);
+        let options = variant.house_options();
+        let deals = (1..=rules.deals())
+            .map(|deal| DealView {
+                deal,
+                hand_size: rules.hand_size(deal),
+                contract: ContractView::from(&rules.contract(deal)),
+            })
+            .collect();
+        let mut card_values = serde_json::Map::new();
+        for rank in Rank::ALL {
+            let card = Card::new(rank, engine::Suit::Spades);
+            if let Some(v) = rules.card_value(card) {
+                card_values.insert(rank.to_string(), v.into());
+            }
+        }
+        if let Some(v) = rules.card_value(Card::JOKER) {
+            card_values.insert("JK".into(), v.into());
+        }
+        let players = rules.players();
+        RulesetView {
+            variant,
+            min_players: *players.start(),
+            max_players: *players.end(),
+            options,
+            deals,
+            card_values,
+            sets_allowed: rules.sets_allowed(),
+            claims: rules.has_claims(),
+            min_set: rules.min_len(MeldKind::Set),
+            min_run: rules.min_len(MeldKind::Run),
+        }
+    }
+}
+
+impl From<RulesetError> for Invalid {
+    fn from(e: RulesetError) -> Invalid {
+        Invalid::new(e.code(), e.to_string())
+    }
+}
+
+impl TryFrom<MeldValidationRequest> for (Ruleset, ProposedMeld) {
+    type Error = Invalid;
+
+    fn try_from(req: MeldValidationRequest) -> Result<Self, Invalid> {
+        let rules = Ruleset::new(req.variant, req.options)?;
+        let meld = MeldRequest {
+            cards: req.cards,
+            kind: req.kind,
+            wilds: req.wilds,
+        };
+        Ok((rules, meld.into()))
+    }
+}
+
+/// A contract check as the engine takes it: rules, a deal of them, the melds.
+#[derive(Debug)]
+pub struct ContractCheck {
+    /// The rules.
+    pub rules: Ruleset,
+    /// A deal of the game (1-based).
+    pub deal: u8,
+    /// The melds laid down at once.
+    pub melds: Vec<ProposedMeld>,
+}
+
+impl TryFrom<ContractValidationRequest> for ContractCheck {
+    type Error = Invalid;
+
+    fn try_from(req: ContractValidationRequest) -> Result<Self, Invalid> {
+        let rules = Ruleset::new(req.variant, req.options)?;
+        if req.deal == 0 || req.deal > rules.deals() {
+            return Err(Invalid::new(
+                "invalid_deal",
+                format!(
+                    "{} has deals 1 to {}, not {}",
+                    rules.variant(),
+                    rules.deals(),
+                    req.deal
+                ),
+            ));
+        }
+        Ok(ContractCheck {
+            melds: req.melds.into_iter().map(ProposedMeld::from).collect(),
+            deal: req.deal,
+            rules,
+        })
+    }
+}

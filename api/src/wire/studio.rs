@@ -1,0 +1,191 @@
+//! A studio's back end on the wire: listing its games, reissued seat tokens, spectator tokens.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use engine::TurnView;
+
+use super::Invalid;
+use crate::domain::SeatKind;
+
+/// Games on a page when `limit` is not given.
+pub const DEFAULT_LIMIT: u32 = 50;
+/// Most games on a page.
+pub const MAX_LIMIT: u32 = 200;
+/// The statuses a listing may filter on.
+const STATUSES: [&str; 5] = ["waiting", "playing", "suspended", "finished", "void"];
+
+/// `GET /v1/games` query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ListGamesQuery {
+    /// Only games in this status: `waiting`, `playing`, `suspended`, `finished` or `void`.
+    #[param(example = "playing")]
+    pub status: Option<String>,
+    /// Games per page, 1 to 200 (default 50).
+    #[param(example = 50)]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the page before.
+    pub cursor: Option<String>,
+}
+
+/// Where a page of a listing starts: after the game created at `created_us` with `id`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cursor {
+    /// Creation time of the last game of the page before, microseconds since the epoch.
+    pub created_us: i64,
+    /// Its id, which orders games created in the same microsecond.
+    pub id: Uuid,
+}
+
+impl Cursor {
+    /// The opaque text clients send back.
+    pub fn encode(&self) -> String {
+        URL_SAFE_NO_PAD.encode(format!("{}.{}", self.created_us, self.id.simple()))
+    }
+
+    /// Reads a cursor sent back.
+    ///
+    /// # Errors
+    /// `invalid_cursor` for anything [`Cursor::encode`] did not write.
+    pub fn decode(text: &str) -> Result<Cursor, Invalid> {
+        let invalid = || Invalid::new("invalid_cursor", "`cursor` is not a next_cursor of this listing");
+        let bytes = URL_SAFE_NO_PAD.decode(text.trim()).map_err(|_| invalid())?;
+        let text = String::from_utf8(bytes).map_err(|_| invalid())?;
+        let (at, id) = text.split_once('.').ok_or_else(invalid)?;
+        Ok(Cursor {
+            created_us: at.parse().map_err(|_| invalid())?,
+            id: Uuid::try_parse(id).map_err(|_| invalid())?,
+        })
+    }
+}
+
+/// A listing as the store takes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameListing {
+    /// Only games in this status.
+    pub status: Option<String>,
+    /// Games per page.
+    pub limit: u32,
+    /// Where the page starts; none for the newest.
+    pub after: Option<Cursor>,
+}
+
+impl TryFrom<ListGamesQuery> for GameListing {
+    type Error = Invalid;
+    fn try_from(q: ListGamesQuery) -> Result<Self, Invalid> {
+        let limit = q.limit.unwrap_or(DEFAULT_LIMIT);
+        if !(1..=MAX_LIMIT).contains(&limit) {
+            return Err(Invalid::new(
+                "invalid_limit",
+                format!("`limit` is 1 to {MAX_LIMIT}"),
+            ));
+        }
+        if q.status.as_deref().is_some_and(|s| !STATUSES.contains(&s)) {
+            return Err(Invalid::new(
+                "invalid_status",
+                format!("`status` is one of {}", STATUSES.join(", ")),
+            ));
+        }
+        Ok(GameListing {
+            status: q.status,
+            limit,
+            after: q.cursor.as_deref().map(Cursor::decode).transpose()?,
+        })
+    }
+}
+
+/// A seat in a listing.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ListedSeat {
+    /// Seat index from 0.
+    pub seat: u8,
+    /// The name, once known.
+    pub name: Option<String>,
+    /// `player`, `open` or `bot`.
+    #[schema(value_type = String, example = "player")]
+    pub kind: SeatKind,
+}
+
+/// A game in a listing.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ListedGame {
+    /// Game id.
+    pub id: Uuid,
+    /// `may_i`, `contract_7`, `continental` or `push`.
+    #[schema(example = "may_i")]
+    pub variant: String,
+    /// `waiting`, `playing`, `suspended`, `finished` or `void`.
+    #[schema(example = "playing")]
+    pub status: String,
+    /// The game's version (its `ETag`).
+    pub version: i64,
+    /// When it was created (RFC 3339, UTC).
+    #[schema(example = "2026-11-23T06:00:00.123456Z")]
+    pub created_at: String,
+    /// Every seat.
+    pub seats: Vec<ListedSeat>,
+    /// Whose turn, while playing.
+    pub turn: Option<TurnView>,
+}
+
+/// `GET /v1/games` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"games": [{"id": "6f1c1f53-8a4e-4c39-9d0c-3f8f5b0e6a11", "variant": "may_i", "status": "playing",
+    "version": 4, "created_at": "2026-11-23T06:00:00.123456Z",
+    "seats": [{"seat": 0, "name": "Ann", "kind": "player"}, {"seat": 1, "name": "Bob", "kind": "player"}, {"seat": 2, "name": "Bot 3", "kind": "bot"}],
+    "turn": {"seat": 1, "phase": "draw"}}],
+    "next_cursor": "MTc5NTQxNDAwMDEyMzQ1Ni42ZjFjMWY1MzhhNGU0YzM5OWQwYzNmOGY1YjBlNmExMQ"}))]
+pub struct GamesPage {
+    /// The tenant's games, newest first.
+    pub games: Vec<ListedGame>,
+    /// The `cursor` of the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// `POST /v1/games/{id}/seats/{seat}/token` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "6f1c1f53-8a4e-4c39-9d0c-3f8f5b0e6a11", "seat": 1, "token": "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9…"}))]
+pub struct SeatTokenResponse {
+    /// The game.
+    pub id: Uuid,
+    /// The seat.
+    pub seat: u8,
+    /// The seat's new token; every earlier one is refused from now on.
+    pub token: String,
+}
+
+/// `POST /v1/games/{id}/spectators` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "6f1c1f53-8a4e-4c39-9d0c-3f8f5b0e6a11", "token": "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9…"}))]
+pub struct SpectatorTokenResponse {
+    /// The game.
+    pub id: Uuid,
+    /// A token that reads the game's view, events and stream with every hand hidden.
+    pub token: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_round_trips_and_garbage_is_refused() {
+        let c = Cursor {
+            created_us: 1_795_414_000_123_456,
+            id: Uuid::new_v4(),
+        };
+        assert_eq!(Cursor::decode(&c.encode()).expect("round trip"), c);
+        for bad in ["", "!!", "bm9wZQ", &URL_SAFE_NO_PAD.encode("12.not-a-uuid")] {
+            assert_eq!(
+                Cursor::decode(bad).expect_err(bad).code,
+                "invalid_cursor",
+                "{bad}"
+            );
+        }
+    }
+}

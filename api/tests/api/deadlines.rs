@@ -1,0 +1,220 @@
+//! Turn deadlines (API.md "Turn deadlines"): `options.turn_seconds`, `turn.deadline`, and the
+//! server playing an expired turn once, with no request, however many replicas run. Tests
+//! run with a `turn_seconds` second of 10 ms (the test-only `CONTINENTAL_TEST_SECOND_MS`).
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::games::{Table, create};
+use crate::helpers::{TestApp, backends, test_async};
+use crate::on_every_backend;
+
+async fn turn_seconds_are_checked_and_shown(app: &TestApp) {
+    let seats = json!([{"name": "Ann"}, {"name": "Bob"}]);
+    for (value, why) in [
+        (json!(4), "below 5"),
+        (json!(604_801), "above a week"),
+        (json!("60"), "not a number"),
+        (json!(7.5), "not whole"),
+    ] {
+        let body = json!({"variant": "may_i", "seats": seats, "options": {"turn_seconds": value}});
+        app.post("/v1/games", &body)
+            .await
+            .assert_problem(400, "invalid_options", why);
+    }
+    let clocked = create(app, "may_i", 2, 3, json!({"options": {"turn_seconds": 604_800}})).await;
+    let view = app
+        .get_as(&format!("/v1/games/{}", clocked.id), &clocked.tokens[0])
+        .await
+        .json();
+    let deadline = view["turn"]["deadline"].as_str().expect("a deadline");
+    assert!(
+        deadline.ends_with('Z') && deadline.contains('T'),
+        "RFC 3339: {deadline}"
+    );
+    assert_eq!(view["options"]["turn_seconds"], 604_800, "{view}");
+    assert!(
+        view["players"]
+            .as_array()
+            .expect("players")
+            .iter()
+            .all(|p| p["timeouts"] == 0)
+    );
+    let free = create(app, "may_i", 2, 3, json!({})).await;
+    let view = app
+        .get_as(&format!("/v1/games/{}", free.id), &free.tokens[0])
+        .await
+        .json();
+    assert!(
+        view["turn"].get("deadline").is_none(),
+        "no clock, no deadline: {view}"
+    );
+}
+on_every_backend!(
+    turn_seconds_is_checked_and_shown,
+    turn_seconds_are_checked_and_shown
+);
+
+/// The game's log as seat 0 reads it.
+async fn log(app: &TestApp, table: &Table) -> Vec<Value> {
+    let r = app
+        .get_as(
+            &format!("/v1/games/{}/events?after=0", table.id),
+            &table.tokens[0],
+        )
+        .await;
+    r.json()["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| e["event"].clone())
+        .collect()
+}
+
+/// Waits (60 s at most) until the log holds `n` `timed_out` events; returns the log.
+async fn wait_for_timeouts(app: &TestApp, table: &Table, n: usize) -> Vec<Value> {
+    for _ in 0..600 {
+        let events = log(app, table).await;
+        if events.iter().filter(|e| e["type"] == "timed_out").count() >= n {
+            return events;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("waited 60 s for {n} timeouts");
+}
+
+/// Checks, over the log, that each expired turn was played once: every `timed_out` names the
+/// seat in turn, at most one per turn, followed by that seat's own action before the turn passes.
+fn assert_each_timeout_played_once(events: &[Value], context: &str) {
+    let mut in_turn: Option<u64> = None;
+    let mut timed_out_this_turn = false;
+    let mut awaiting_move: Option<u64> = None;
+    for e in events {
+        match e["type"].as_str() {
+            Some("turn") => {
+                assert!(
+                    awaiting_move.is_none(),
+                    "{context}: a timed-out turn passed with no move: {events:?}"
+                );
+                in_turn = e["seat"].as_u64();
+                timed_out_this_turn = false;
+            }
+            Some("timed_out") => {
+                assert_eq!(
+                    e["seat"].as_u64(),
+                    in_turn,
+                    "{context}: the seat in turn times out"
+                );
+                assert!(
+                    !timed_out_this_turn,
+                    "{context}: one timeout per turn, not two: {events:?}"
+                );
+                timed_out_this_turn = true;
+                awaiting_move = in_turn;
+            }
+            _ => {
+                let actor = e["seat"].as_u64().or_else(|| e["from"].as_u64());
+                if actor.is_some() && actor == awaiting_move {
+                    awaiting_move = None;
+                }
+            }
+        }
+    }
+}
+
+#[actix_web::test]
+async fn expired_turns_are_played_once_with_two_replicas() {
+    for backend in backends() {
+        for (variant, players) in [("may_i", 2), ("contract_7", 2), ("continental", 2), ("push", 4)] {
+            let one = TestApp::spawn(&backend).await;
+            let two = one.replica(test_async()).await;
+            // 5 "seconds" of 10 ms: nobody moves, the server plays every turn.
+            let table = create(
+                &one,
+                variant,
+                players,
+                11,
+                json!({"options": {"turn_seconds": 5}}),
+            )
+            .await;
+            let events = wait_for_timeouts(&two, &table, 4).await;
+            let context = format!("{backend:?} {variant}");
+            assert_each_timeout_played_once(&events, &context);
+            let view = one
+                .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
+                .await
+                .json();
+            let timeouts: u64 = view["players"]
+                .as_array()
+                .expect("players")
+                .iter()
+                .filter_map(|p| p["timeouts"].as_u64())
+                .sum();
+            assert!(timeouts >= 1, "{context}: timeouts counted: {view}");
+            let metrics = String::from_utf8_lossy(&one.get("/metrics").await.body).into_owned()
+                + &String::from_utf8_lossy(&two.get("/metrics").await.body);
+            assert!(metrics.contains("continental_turns_timed_out_total"), "{metrics}");
+            one.kill_switch.kill().await;
+            two.kill_switch.kill().await;
+            one.clean_up().await;
+        }
+    }
+}
+
+#[actix_web::test]
+async fn deadlines_outlive_every_replica_and_a_move_resets_the_count() {
+    for backend in backends() {
+        let first = TestApp::spawn(&backend).await;
+        // Seat 0 is a person who never moves; seat 1 a bot.
+        let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"bot": true}], "seed": 5, "first_dealer": 1,
+            "options": {"turn_seconds": 5}});
+        let created = first.post("/v1/games", &body).await;
+        assert_eq!(
+            created.status.as_u16(),
+            201,
+            "{}",
+            String::from_utf8_lossy(&created.body)
+        );
+        let created = created.json();
+        let table = Table::of_created(&created);
+        // Every replica stops, as in a crash, before the deadline has been played.
+        first.kill_switch.kill().await;
+        // Started again with whole seconds: the expired deadline is played, and the next
+        // one is 5 s away, time enough for a move.
+        let second = first
+            .replica(continental::config::AsyncSettings {
+                test_second_ms: Some(1000),
+                ..test_async()
+            })
+            .await;
+        let events = wait_for_timeouts(&second, &table, 1).await;
+        assert_each_timeout_played_once(&events, &format!("{backend:?} after the restart"));
+        let view = second
+            .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
+            .await
+            .json();
+        assert!(
+            view["players"][0]["timeouts"].as_u64().is_some_and(|t| t >= 1),
+            "{view}"
+        );
+        // The bot has played its turn at once: Ann is in turn again, with 5 s to draw.
+        assert_eq!(view["turn"]["seat"], 0, "{view}");
+        assert_eq!(view["turn"]["phase"], "draw", "{view}");
+        let r = second
+            .post_as(
+                &format!("/v1/games/{}/draw", table.id),
+                &table.tokens[0],
+                &json!({"source": "stock"}),
+                &[],
+            )
+            .await;
+        assert_eq!(r.status.as_u16(), 200, "{}", String::from_utf8_lossy(&r.body));
+        assert_eq!(
+            r.json()["players"][0]["timeouts"],
+            0,
+            "a move of one's own resets the count"
+        );
+        second.clean_up().await;
+    }
+}

@@ -1,0 +1,675 @@
+//! Faults and limits: a database that hangs or goes away (through a TCP proxy), a game whose
+//! row another transaction holds, half-sent requests, rate limits, and storage that is swept.
+//! Every wait is bounded; none of the assertions is about speed.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use continental::config::{DatabaseSettings, Limits};
+use continental::store::{Database, Store, now};
+use futures_util::StreamExt;
+use futures_util::future::join_all;
+use futures_util::stream::FuturesUnordered;
+use serde_json::json;
+use sqlx::Connection;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::games::{Table, create};
+use crate::helpers::{
+    ACME, ACME_ROTATED, BETA, Backend, Reply, STUDIO_KEYS, Spawn, TestApp, backends, fresh_database,
+    postgres_url,
+};
+use crate::proxy::{Proxy, upstream_of};
+
+/// Limits that give up quickly, so a fault shows in a second or two.
+fn quick() -> Limits {
+    Limits {
+        db_acquire_timeout: Duration::from_millis(800),
+        statement_timeout: Duration::from_secs(2),
+        lock_timeout: Duration::from_millis(500),
+        request_timeout: Duration::from_secs(1),
+        ..Limits::default()
+    }
+}
+
+/// The service in test mode on a fresh database of `backend`, with these limits.
+async fn spawn_limited(backend: &Backend, limits: Limits) -> TestApp {
+    TestApp::spawn_with(
+        backend,
+        Spawn {
+            test_mode: true,
+            limits: Some(limits),
+            ..Spawn::default()
+        },
+    )
+    .await
+}
+
+/// `fut`, or a failed test after `secs` seconds: a fault test must never hang.
+async fn within<T>(secs: u64, what: &str, fut: impl Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(secs), fut)
+        .await
+        .unwrap_or_else(|_| panic!("{what}: no answer within {secs} s"))
+}
+
+/// The service on a fresh PostgreSQL database reached through a proxy; `None` without PostgreSQL.
+async fn behind_proxy(limits: Limits) -> Option<(Proxy, TestApp)> {
+    let url = postgres_url()?;
+    let proxy = Proxy::start(upstream_of(&url)).await;
+    let DatabaseSettings::Postgres { url: direct } = fresh_database(&Backend::Postgres).await else {
+        unreachable!("a PostgreSQL database")
+    };
+    let database = DatabaseSettings::Postgres {
+        url: proxy.url_through(&direct),
+    };
+    let app = TestApp::spawn_with(
+        &Backend::Postgres,
+        Spawn {
+            test_mode: true,
+            database: Some(database),
+            limits: Some(limits),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    Some((proxy, app))
+}
+
+/// The seat whose turn it is.
+async fn in_turn(app: &TestApp, table: &Table) -> usize {
+    let view = app
+        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
+        .await
+        .json();
+    view["turn"]["seat"].as_u64().expect("a seat in turn") as usize
+}
+
+fn assert_unavailable(reply: &Reply, code: &str, context: &str) {
+    reply.assert_problem(503, code, context);
+    let wait: u64 = reply
+        .header("retry-after")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{context}: a 503 says when to retry: {:?}", reply.headers));
+    assert!(wait >= 1, "{context}: Retry-After {wait}");
+}
+
+#[actix_web::test]
+async fn a_hung_database_answers_503_and_recovers() {
+    let Some((proxy, app)) = behind_proxy(quick()).await else {
+        return;
+    };
+    let table = create(&app, "may_i", 2, 3, json!({})).await;
+    let game = format!("/v1/games/{}", table.id);
+
+    proxy.hang();
+    let read = within(
+        10,
+        "a read while the database hangs",
+        app.get_as(&game, &table.tokens[0]),
+    )
+    .await;
+    assert_unavailable(&read, "service_unavailable", "a read while the database hangs");
+    let draw = within(
+        10,
+        "a move while the database hangs",
+        app.post_as(
+            &format!("{game}/draw"),
+            &table.tokens[0],
+            &json!({"source": "stock"}),
+            &[],
+        ),
+    )
+    .await;
+    assert_unavailable(&draw, "service_unavailable", "a move while the database hangs");
+    let ready = within(10, "/readyz while the database hangs", app.get("/readyz")).await;
+    assert_unavailable(&ready, "service_unavailable", "/readyz while the database hangs");
+    let health = within(10, "/healthz while the database hangs", app.get("/healthz")).await;
+    assert_eq!(
+        health.status.as_u16(),
+        200,
+        "/healthz does not depend on the database"
+    );
+
+    proxy.restore();
+    let ready = within(15, "/readyz after the database is back", async {
+        loop {
+            let r = app.get("/readyz").await;
+            if r.status.as_u16() == 200 {
+                return r;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    assert_eq!(ready.status.as_u16(), 200);
+    let read = app.get_as(&game, &table.tokens[0]).await;
+    assert_eq!(read.status.as_u16(), 200, "the service recovers with no restart");
+    let metrics = String::from_utf8_lossy(&app.get("/metrics").await.body).into_owned();
+    assert!(
+        metrics.contains("continental_database_errors_total{kind=\"unavailable\"}"),
+        "database errors are counted: {metrics}"
+    );
+    app.clean_up().await;
+}
+
+#[actix_web::test]
+async fn a_database_that_goes_away_answers_503_and_a_keyed_retry_applies_once() {
+    let Some((proxy, app)) = behind_proxy(quick()).await else {
+        return;
+    };
+    let table = create(&app, "may_i", 2, 3, json!({})).await;
+    let game = format!("/v1/games/{}", table.id);
+    let seat = in_turn(&app, &table).await;
+    let before = app.get_as(&game, &table.tokens[seat]).await.json()["version"].clone();
+    let draw = format!("{game}/draw");
+    let key = [("idempotency-key", "draw-through-the-outage")];
+    let body = json!({"source": "stock"});
+
+    proxy.cut();
+    let refused = within(10, "a keyed move while the database is down", async {
+        app.post_as(&draw, &table.tokens[seat], &body, &key).await
+    })
+    .await;
+    assert_unavailable(
+        &refused,
+        "service_unavailable",
+        "a keyed move while the database is down",
+    );
+    let ready = within(10, "/readyz while the database is down", app.get("/readyz")).await;
+    assert_unavailable(
+        &ready,
+        "service_unavailable",
+        "/readyz while the database is down",
+    );
+
+    proxy.restore();
+    let applied = within(15, "the keyed retry after the database is back", async {
+        loop {
+            let r = app.post_as(&draw, &table.tokens[seat], &body, &key).await;
+            if r.status.as_u16() != 503 {
+                return r;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    assert_eq!(
+        applied.status.as_u16(),
+        200,
+        "the retry is judged afresh and applies: {}",
+        String::from_utf8_lossy(&applied.body)
+    );
+    let again = app.post_as(&draw, &table.tokens[seat], &body, &key).await;
+    assert_eq!(
+        again.body, applied.body,
+        "a further retry replays the first answer"
+    );
+    let after = app.get_as(&game, &table.tokens[seat]).await.json()["version"].clone();
+    assert_eq!(
+        after.as_i64(),
+        before.as_i64().map(|v| v + 1),
+        "the move applied exactly once"
+    );
+    app.clean_up().await;
+}
+
+#[actix_web::test]
+async fn a_locked_game_never_stalls_the_others() {
+    let Some(_) = postgres_url() else { return };
+    let app = spawn_limited(&Backend::Postgres, quick()).await;
+    let hot = create(&app, "may_i", 2, 3, json!({})).await;
+    let other = create(&app, "may_i", 2, 4, json!({})).await;
+    let DatabaseSettings::Postgres { url } = &app.database else {
+        unreachable!("a PostgreSQL app")
+    };
+    // Another transaction holds the hot game's row, as a long move would.
+    let mut holder = sqlx::PgConnection::connect(url)
+        .await
+        .expect("a second connection");
+    sqlx::query("BEGIN").execute(&mut holder).await.expect("begin");
+    sqlx::query("SELECT id FROM games WHERE id = $1::uuid FOR UPDATE")
+        .bind(&hot.id)
+        .execute(&mut holder)
+        .await
+        .expect("lock the hot game's row");
+
+    let seat = in_turn(&app, &hot).await;
+    let draw = format!("/v1/games/{}/draw", hot.id);
+    let body = json!({"source": "stock"});
+    // More waiting moves than the pool has connections.
+    let moves = join_all((0..12).map(|_| app.post_as(&draw, &hot.tokens[seat], &body, &[])));
+    let read = async {
+        // Let the moves take their connections first.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        app.get_as(&format!("/v1/games/{}", other.id), &other.tokens[0])
+            .await
+    };
+    let (moves, read) = within(30, "moves on a locked game and a read of another", async {
+        tokio::join!(moves, read)
+    })
+    .await;
+    assert_eq!(
+        read.status.as_u16(),
+        200,
+        "another game answers: {}",
+        String::from_utf8_lossy(&read.body)
+    );
+    for r in &moves {
+        assert_unavailable(r, "game_busy", "a move on a game locked past the lock timeout");
+    }
+
+    sqlx::query("ROLLBACK")
+        .execute(&mut holder)
+        .await
+        .expect("release the row");
+    let drew = app.post_as(&draw, &hot.tokens[seat], &body, &[]).await;
+    assert_eq!(
+        drew.status.as_u16(),
+        200,
+        "the game moves again once its row is free"
+    );
+    app.clean_up().await;
+}
+
+/// Sends `head` on a fresh connection and reads until the server closes it.
+async fn half_sent(address: &str, head: &str) -> String {
+    let host = address.trim_start_matches("http://");
+    let mut socket = TcpStream::connect(host).await.expect("connect to the service");
+    socket.write_all(head.as_bytes()).await.expect("send the head");
+    let mut answer = Vec::new();
+    // read_to_end returns only once the server has closed the connection.
+    let _ = socket.read_to_end(&mut answer).await;
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+#[actix_web::test]
+async fn half_sent_requests_are_closed() {
+    for backend in backends() {
+        let app = spawn_limited(&backend, quick()).await;
+        let no_body = "POST /v1/games HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n";
+        let no_end_of_headers = "POST /v1/games HTTP/1.1\r\nHost: test\r\n";
+        let answers = within(
+            20,
+            "half-sent requests are closed",
+            join_all(
+                (0..20)
+                    .map(|i| half_sent(&app.address, if i % 2 == 0 { no_body } else { no_end_of_headers })),
+            ),
+        )
+        .await;
+        for (i, answer) in answers.iter().enumerate() {
+            assert!(
+                answer.starts_with("HTTP/1.1 408"),
+                "{backend:?} connection {i}: answered 408 before closing, got {answer:?}"
+            );
+        }
+        let after = app.get("/healthz").await;
+        assert_eq!(
+            after.status.as_u16(),
+            200,
+            "{backend:?}: the service still answers"
+        );
+        app.clean_up().await;
+    }
+}
+
+#[actix_web::test]
+async fn past_the_rate_limit_a_client_gets_429() {
+    let app = spawn_limited(
+        &Backend::Sqlite,
+        Limits {
+            rate_limit: std::num::NonZeroU32::new(1),
+            ..Limits::default()
+        },
+    )
+    .await;
+    let replies = join_all((0..5).map(|_| app.get("/v1/rulesets"))).await;
+    let limited: Vec<&Reply> = replies.iter().filter(|r| r.status.as_u16() == 429).collect();
+    assert!(
+        !limited.is_empty(),
+        "five requests at once against a limit of one per second: {:?}",
+        replies.iter().map(|r| r.status).collect::<Vec<_>>()
+    );
+    for r in limited {
+        r.assert_problem(429, "rate_limited", "past the rate limit");
+        let wait: u64 = r
+            .header("retry-after")
+            .and_then(|v| v.parse().ok())
+            .expect("Retry-After");
+        assert!(wait >= 1, "Retry-After {wait}");
+    }
+    for _ in 0..3 {
+        let health = app.get("/healthz").await;
+        assert_eq!(health.status.as_u16(), 200, "probes are never limited");
+    }
+    app.clean_up().await;
+}
+
+/// A studio's back end counts as its tenant, whichever of its keys it sends; a key no tenant
+/// holds counts as the address it comes from, so that changing it escapes nothing.
+#[actix_web::test]
+async fn the_rate_limit_counts_a_server_key_by_its_tenant() {
+    let app = TestApp::spawn_with(
+        &Backend::Sqlite,
+        Spawn {
+            test_mode: true,
+            api_keys: STUDIO_KEYS.into(),
+            limits: Some(Limits {
+                rate_limit: std::num::NonZeroU32::new(1),
+                ..Limits::default()
+            }),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    let codes = |replies: &[Reply]| replies.iter().map(|r| r.status.as_u16()).collect::<Vec<_>>();
+    let acme = join_all([ACME, ACME_ROTATED].map(|key| app.get_with_key("/v1/games", key))).await;
+    assert!(
+        codes(&acme).contains(&429),
+        "both of acme's keys at once share one request a second: {:?}",
+        codes(&acme)
+    );
+    let beta = app.get_with_key("/v1/games", BETA).await;
+    assert_eq!(beta.status.as_u16(), 200, "another tenant has its own allowance");
+    let made_up: Vec<String> = (0..5).map(|i| format!("made-up-key-{i:010}")).collect();
+    let bogus = join_all(made_up.iter().map(|key| app.get_with_key("/v1/games", key))).await;
+    assert!(
+        codes(&bogus).contains(&429),
+        "keys no tenant holds count as one address: {:?}",
+        codes(&bogus)
+    );
+    app.clean_up().await;
+}
+
+/// Draws with `key` as the seat in turn: the reply.
+async fn keyed_draw(app: &TestApp, table: &Table, seat: usize, key: &str, source: &str) -> Reply {
+    draw_with(app, table, seat, source, &[("idempotency-key", key)]).await
+}
+
+/// Draws from `source` as `seat`, with these extra headers: the reply.
+async fn draw_with(
+    app: &TestApp,
+    table: &Table,
+    seat: usize,
+    source: &str,
+    headers: &[(&str, &str)],
+) -> Reply {
+    app.post_as(
+        &format!("/v1/games/{}/draw", table.id),
+        &table.tokens[seat],
+        &json!({"source": source}),
+        headers,
+    )
+    .await
+}
+
+async fn expired_keys_and_old_games_are_swept(app: &TestApp) {
+    let ctx = format!("{:?}", app.backend);
+    let table = create(app, "may_i", 2, 3, json!({})).await;
+    let seat = in_turn(app, &table).await;
+    let first = keyed_draw(app, &table, seat, "k", "stock").await;
+    assert_eq!(first.status.as_u16(), 200, "{ctx}: the keyed draw");
+    keyed_draw(app, &table, seat, "k", "discard")
+        .await
+        .assert_problem(422, "idempotency_key_reused", &format!("{ctx}: the key is kept"));
+    // A second game, over: its other player leaves.
+    let over = create(app, "may_i", 2, 5, json!({})).await;
+    let left = app
+        .post_as(
+            &format!("/v1/games/{}/leave", over.id),
+            &over.tokens[0],
+            &json!({}),
+            &[],
+        )
+        .await;
+    assert_eq!(
+        left.status.as_u16(),
+        200,
+        "{ctx}: leave: {}",
+        String::from_utf8_lossy(&left.body)
+    );
+    let status = app
+        .get_as(&format!("/v1/games/{}", over.id), &over.tokens[1])
+        .await
+        .json()["status"]
+        .clone();
+    assert!(
+        status == "void" || status == "finished",
+        "{ctx}: a two-player game someone left is over: {status}"
+    );
+
+    let db = Database::connect(
+        &app.database,
+        &Limits::default(),
+        &continental::live::Live::new(1),
+    )
+    .await
+    .expect("a second connection to the app's database");
+    let at = now();
+    let kept = db.sweep(at - 3600, at - 3600).await.expect("sweep");
+    assert_eq!(
+        (kept.keys, kept.games),
+        (0, 0),
+        "{ctx}: nothing is swept before its time"
+    );
+    keyed_draw(app, &table, seat, "k", "discard")
+        .await
+        .assert_problem(
+            422,
+            "idempotency_key_reused",
+            &format!("{ctx}: the key is still kept"),
+        );
+
+    let swept = db.sweep(at + 1, at + 1).await.expect("sweep");
+    assert!(swept.keys >= 1, "{ctx}: the expired key is swept: {swept:?}");
+    assert_eq!(swept.games, 1, "{ctx}: only the game that is over is purged");
+    let afresh = keyed_draw(app, &table, seat, "k", "discard").await;
+    assert_ne!(
+        afresh.status.as_u16(),
+        422,
+        "{ctx}: once swept, the key is judged afresh: {}",
+        String::from_utf8_lossy(&afresh.body)
+    );
+    app.get_as(&format!("/v1/games/{}", over.id), &over.tokens[1])
+        .await
+        .assert_problem(404, "game_not_found", &format!("{ctx}: the purged game is gone"));
+    let playing = app
+        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
+        .await;
+    assert_eq!(playing.status.as_u16(), 200, "{ctx}: a game in play is kept");
+}
+crate::on_every_backend!(
+    expired_keys_and_old_games_are_swept_on_every_backend,
+    expired_keys_and_old_games_are_swept
+);
+
+#[actix_web::test]
+async fn the_periodic_sweep_expires_keys() {
+    let app = spawn_limited(
+        &Backend::Sqlite,
+        Limits {
+            idempotency_ttl: Duration::ZERO,
+            sweep_interval: Duration::from_millis(200),
+            ..Limits::default()
+        },
+    )
+    .await;
+    let table = create(&app, "may_i", 2, 3, json!({})).await;
+    let seat = in_turn(&app, &table).await;
+    assert_eq!(
+        keyed_draw(&app, &table, seat, "k", "stock").await.status.as_u16(),
+        200
+    );
+    let afresh = within(15, "the key expires and is swept", async {
+        loop {
+            let r = keyed_draw(&app, &table, seat, "k", "discard").await;
+            if r.status.as_u16() != 422 {
+                return r;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await;
+    assert_ne!(afresh.status.as_u16(), 422);
+    app.clean_up().await;
+}
+
+#[test]
+fn a_url_through_the_proxy_keeps_user_database_and_query() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    rt.block_on(async {
+        let proxy = Proxy::start(upstream_of("postgres://postgres@127.0.0.1:5432/x")).await;
+        let through = proxy.url_through("postgres://u:p@127.0.0.1:5432/db?sslmode=disable");
+        assert_eq!(
+            through,
+            format!("postgres://u:p@{}/db?sslmode=disable", proxy.address)
+        );
+        assert!(sqlx::postgres::PgConnectOptions::from_str(&through).is_ok());
+    });
+}
+
+/// What a seat can see of its game: version, hand size, last event.
+async fn footprint(app: &TestApp, table: &Table, seat: usize) -> (i64, usize, i64) {
+    let view = app
+        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[seat])
+        .await
+        .json();
+    let events = app
+        .get_as(&format!("/v1/games/{}/events", table.id), &table.tokens[seat])
+        .await
+        .json();
+    (
+        view["version"].as_i64().expect("a version"),
+        view["you"]["hand"].as_array().expect("a hand").len(),
+        events["last_seq"].as_i64().expect("a last_seq"),
+    )
+}
+
+#[actix_web::test]
+async fn a_database_lost_under_load_leaves_no_partial_move() {
+    let Some((proxy, app)) = behind_proxy(quick()).await else {
+        return;
+    };
+    let mut tables = Vec::new();
+    for seed in 0..24 {
+        let table = create(&app, "may_i", 2, 100 + seed, json!({})).await;
+        let seat = in_turn(&app, &table).await;
+        let before = footprint(&app, &table, seat).await;
+        tables.push((table, seat, before));
+    }
+    let body = json!({"source": "stock"});
+    let paths: Vec<String> = tables
+        .iter()
+        .map(|(t, _, _)| format!("/v1/games/{}/draw", t.id))
+        .collect();
+    let (app_ref, body_ref) = (&app, &body);
+    let mut draws: FuturesUnordered<_> = tables
+        .iter()
+        .zip(&paths)
+        .enumerate()
+        .map(|(i, ((t, seat, _), path))| async move {
+            (i, app_ref.post_as(path, &t.tokens[*seat], body_ref, &[]).await)
+        })
+        .collect();
+    let replies = within(20, "draws while the database goes away", async {
+        let mut replies = Vec::new();
+        // The database goes away as soon as the first draw is answered, with the rest in flight.
+        if let Some(first) = draws.next().await {
+            replies.push(first);
+        }
+        proxy.cut();
+        while let Some(next) = draws.next().await {
+            replies.push(next);
+        }
+        replies.sort_by_key(|(i, _)| *i);
+        replies.into_iter().map(|(_, r)| r).collect::<Vec<_>>()
+    })
+    .await;
+    for r in &replies {
+        assert!(
+            matches!(r.status.as_u16(), 200 | 503),
+            "a draw either applies or answers 503, never 500: {} {}",
+            r.status,
+            String::from_utf8_lossy(&r.body)
+        );
+    }
+    proxy.restore();
+    within(15, "recovery", async {
+        while app.get("/readyz").await.status.as_u16() != 200 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    for ((table, seat, (version, hand, last)), reply) in tables.iter().zip(&replies) {
+        let after = footprint(&app, table, *seat).await;
+        if after.0 == version + 1 {
+            assert!(
+                after.1 == hand + 1 && after.2 > *last,
+                "an applied draw is whole: one card more and its events ({version}, {hand}, {last}) -> {after:?}"
+            );
+        } else {
+            assert_eq!(
+                after,
+                (*version, *hand, *last),
+                "a draw that did not apply left nothing"
+            );
+            assert_eq!(reply.status.as_u16(), 503, "and was not answered as applied");
+        }
+    }
+    app.clean_up().await;
+}
+
+#[actix_web::test]
+async fn a_locked_sqlite_file_answers_503_not_a_hang() {
+    let app = spawn_limited(&Backend::Sqlite, quick()).await;
+    let table = create(&app, "may_i", 2, 3, json!({})).await;
+    let seat = in_turn(&app, &table).await;
+    let DatabaseSettings::Sqlite { path } = &app.database else {
+        unreachable!("a SQLite app")
+    };
+    // Another process's writer, as far as the service can tell.
+    let mut holder = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
+        .await
+        .expect("open the file");
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut holder)
+        .await
+        .expect("take the write lock");
+    let draw = within(
+        10,
+        "a move while the file is locked",
+        draw_with(&app, &table, seat, "stock", &[]),
+    )
+    .await;
+    assert_unavailable(
+        &draw,
+        "service_unavailable",
+        "a move while another writer holds the file",
+    );
+    let read = within(
+        10,
+        "a read while the file is locked",
+        app.get_as(&format!("/v1/games/{}", table.id), &table.tokens[0]),
+    )
+    .await;
+    assert_eq!(
+        read.status.as_u16(),
+        200,
+        "readers are not blocked by a writer (WAL)"
+    );
+    sqlx::query("ROLLBACK")
+        .execute(&mut holder)
+        .await
+        .expect("release");
+    let drew = draw_with(&app, &table, seat, "stock", &[]).await;
+    assert_eq!(
+        drew.status.as_u16(),
+        200,
+        "the move goes through once the file is free"
+    );
+    app.clean_up().await;
+}

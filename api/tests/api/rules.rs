@@ -1,0 +1,679 @@
+//! Issue 9's readings and rules through HTTP on stacked decks (RULES.md §1, §2, §5).
+
+use engine::Variant;
+use serde_json::{Value, json};
+
+use crate::games::{Table, create};
+use crate::helpers::{Reply, TestApp};
+use crate::meld_problems::deck_with;
+use crate::on_every_backend;
+
+/// The body of a 200 reply (the step says which request failed otherwise).
+fn ok(reply: &Reply, step: &str) -> Value {
+    assert_eq!(
+        reply.status.as_u16(),
+        200,
+        "{step}: {}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    reply.json()
+}
+
+/// The game's events of `kind` as `seat` sees them.
+async fn events_of(app: &TestApp, table: &Table, seat: usize, kind: &str) -> Vec<Value> {
+    let all = app
+        .get_as(
+            &format!("/v1/games/{}/events?after=0&limit=1000", table.id),
+            &table.tokens[seat],
+        )
+        .await
+        .json();
+    all["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["event"]["type"] == kind)
+        .map(|e| e["event"].clone())
+        .collect()
+}
+
+/// What each card of a stored reading stands for, as `card=represents`.
+fn places(reading: &Value) -> Vec<String> {
+    reading["slots"]
+        .as_array()
+        .expect("slots")
+        .iter()
+        .map(|s| {
+            format!(
+                "{}={}",
+                s["card"].as_str().unwrap_or("?"),
+                s["represents"].as_str().unwrap_or("?")
+            )
+        })
+        .collect()
+}
+
+/// RULES.md §1: wilds inside a run fill its gaps in the order they were submitted, so
+/// `continental`'s `5S 2C 7S JK 9S` goes out with no choice to make (2C is 6S, JK is 8S).
+async fn inner_gaps_take_the_wilds_in_order(app: &TestApp) {
+    let melds = [
+        vec!["5S", "2C", "7S", "JK", "9S"],
+        vec!["3H", "4H", "5H", "6H"],
+        vec!["8D", "9D", "TD"],
+        vec!["JC", "QC", "KC"],
+    ];
+    let hand: Vec<&str> = melds.iter().flatten().copied().collect();
+    let (seat, deck) = deck_with(Variant::Continental, 2, &hand);
+    let deck: Vec<String> = deck.iter().map(ToString::to_string).collect();
+    let table = create(app, "continental", 2, 1, json!({"stacked_decks": [deck]})).await;
+    let seat = usize::from(seat.0);
+    let body = json!({"melds": melds.iter().map(|m| json!({"cards": m})).collect::<Vec<_>>()});
+    let out = ok(
+        &app.post_as(
+            &format!("/v1/games/{}/melds", table.id),
+            &table.tokens[seat],
+            &body,
+            &[],
+        )
+        .await,
+        "going out",
+    );
+    assert_eq!(out["status"], "finished", "§4 out in one action: {out}");
+    let melded = events_of(app, &table, seat, "melded").await;
+    let run = &melded.first().expect("a melded event")["melds"][0]["reading"];
+    assert_eq!(
+        places(run),
+        ["5S=5S", "2C=6S", "7S=7S", "JK=8S", "9S=9S"],
+        "§1 the deuce, laid first, fills the first gap: {run}"
+    );
+}
+on_every_backend!(
+    inner_gaps_take_the_wilds_in_order_on_every_backend,
+    inner_gaps_take_the_wilds_in_order
+);
+
+/// RULES.md §5: an all-wild set that names only its kind is legal, has no rank, and takes its
+/// rank from the first natural card laid off on it.
+async fn an_all_wild_push_set_takes_its_rank_from_a_natural(app: &TestApp) {
+    let (seat, mut deck) = deck_with(Variant::Push, 4, &["9C", "9D", "9H"]);
+    // Three jokers into the hand by swapping places (the pack holds four jokers but two of
+    // each other card, so they cannot be traded by name). Deal 1 gives 6 cards one at a time
+    // from the dealer's (seat 0's) left.
+    let hand_places: Vec<usize> = (0..6).map(|k| k * 4 + usize::from(seat.0) - 1).collect();
+    let nines = ["9C", "9D", "9H"].map(|c| c.parse::<engine::Card>().expect("a card"));
+    let free_places: Vec<usize> = hand_places
+        .into_iter()
+        .filter(|&i| !nines.contains(&deck[i]))
+        .collect();
+    let jokers: Vec<usize> = (25..deck.len()).filter(|&i| deck[i].is_joker()).collect();
+    for (&place, &joker) in free_places.iter().zip(&jokers).take(3) {
+        deck.swap(place, joker);
+    }
+    let deck: Vec<String> = deck.iter().map(ToString::to_string).collect();
+    let table = create(app, "push", 4, 1, json!({"stacked_decks": [deck]})).await;
+    let seat = usize::from(seat.0);
+    let game = format!("/v1/games/{}", table.id);
+    let token = &table.tokens[seat];
+    let drawn = ok(
+        &app.post_as(&format!("{game}/draw"), token, &json!({"source": "discard"}), &[])
+            .await,
+        "taking the upcard",
+    );
+    let hand = drawn["you"]["hand"].as_array().expect("hand").clone();
+    let down = ok(
+        &app.post_as(
+            &format!("{game}/melds"),
+            token,
+            &json!({"melds": [
+                {"cards": ["JK", "JK", "JK"], "kind": "set"},
+                {"cards": ["9C", "9D", "9H"]}
+            ]}),
+            &[],
+        )
+        .await,
+        "going down with a set of three jokers",
+    );
+    let jokers = &down["table"][0];
+    assert_eq!(jokers["kind"], "set", "{down}");
+    let upcard = down["you"]["hand"][0].as_str().expect("one card left").to_owned();
+    assert!(hand.contains(&json!(upcard)));
+    // Laying off the last card goes out; the event holds the set as it then lay.
+    ok(
+        &app.post_as(
+            &format!("{game}/layoffs"),
+            token,
+            &json!({"meld_id": jokers["id"], "cards": [upcard]}),
+            &[],
+        )
+        .await,
+        "laying a natural off on the jokers",
+    );
+    let laid = events_of(app, &table, seat, "laid_off").await;
+    let set = &laid.first().expect("a laid_off event")["reading"];
+    let rank = &upcard[..1];
+    assert_eq!(set["rank"], rank, "§5 the natural fixes the rank: {set}");
+    assert!(
+        set["slots"]
+            .as_array()
+            .expect("slots")
+            .iter()
+            .all(|s| s["represents"] == rank),
+        "§5 every joker now stands for that rank: {set}"
+    );
+}
+on_every_backend!(
+    an_all_wild_push_set_takes_its_rank_from_a_natural_on_every_backend,
+    an_all_wild_push_set_takes_its_rank_from_a_natural
+);
+
+/// The rules of `variant` with every option at its default.
+fn defaults(variant: Variant) -> engine::Ruleset {
+    engine::Ruleset::default_for(variant)
+}
+
+/// A deal-1 deck of `rules` for `players` (cards dealt one at a time from `dealer`'s left) in which
+/// `seat` holds `hand`, the upcard is `upcard` and the stock's top card `stock_top` (either
+/// may be empty). Cards are moved by swapping places, so the deck stays a permutation of the
+/// pack whatever the duplicates.
+fn dealt_deck(
+    rules: &engine::Ruleset,
+    (players, dealer, seat): (usize, usize, usize),
+    hand: &str,
+    upcard: &str,
+    stock_top: &str,
+) -> Vec<String> {
+    let mut deck = rules.pack(players);
+    let size = rules.hand_size(1);
+    let order = (seat + 2 * players - dealer - 1) % players;
+    let mut wanted: Vec<(usize, &str)> = hand
+        .split_whitespace()
+        .enumerate()
+        .map(|(k, c)| (k * players + order, c))
+        .collect();
+    wanted.extend(
+        [(size * players, upcard), (size * players + 1, stock_top)]
+            .into_iter()
+            .filter(|(_, c)| !c.is_empty()),
+    );
+    let mut fixed: Vec<usize> = Vec::new();
+    for (place, name) in wanted {
+        let card: engine::Card = name.parse().expect("a card");
+        let from = (0..deck.len())
+            .find(|&i| deck[i] == card && !fixed.contains(&i))
+            .expect("the card is in the pack");
+        deck.swap(place, from);
+        fixed.push(place);
+    }
+    deck.iter().map(ToString::to_string).collect()
+}
+
+/// A `may_i` hand that goes out in one turn: two sets of six, then the drawn card discarded.
+const QUICK_OUT: &str = "3C 3D 3S 3H 3C 3D 4C 4D 4S 4H 4C 4D";
+
+/// The turn that goes out with [`QUICK_OUT`] (and `9C` on the stock) in `game` (its path).
+async fn go_out_quickly(app: &TestApp, game: &str, token: &str) {
+    let sets = json!({"melds": [{"cards": ["3C", "3D", "3S", "3H", "3C", "3D"]}, {"cards": ["4C", "4D", "4S", "4H", "4C", "4D"]}]});
+    for (path, body) in [
+        ("draw", json!({"source": "stock"})),
+        ("melds", sets),
+        ("discard", json!({"card": "9C"})),
+    ] {
+        ok(
+            &app.post_as(&format!("{game}/{path}"), token, &body, &[]).await,
+            path,
+        );
+    }
+}
+
+/// A 2-player `may_i` game between deals 1 and 2: seat 1 went out in its first turn.
+async fn may_i_between_deals(app: &TestApp) -> Table {
+    let deck = dealt_deck(&defaults(Variant::MayI), (2, 0, 1), QUICK_OUT, "", "9C");
+    let table = create(app, "may_i", 2, 1, json!({"stacked_decks": [deck]})).await;
+    let game = format!("/v1/games/{}", table.id);
+    let token = &table.tokens[1];
+    go_out_quickly(app, &game, token).await;
+    let view = app.get_as(&game, &table.tokens[0]).await.json();
+    assert_eq!(view["deal"], 2, "seat 1 went out: {view}");
+    table
+}
+
+/// RULES.md §2 and API.md: between deals each seat asks to suspend; when all have, the game
+/// is `suspended` and only `resume` is accepted; when all have asked to resume, play goes on.
+async fn suspend_and_resume(app: &TestApp) {
+    let table = may_i_between_deals(app).await;
+    let game = format!("/v1/games/{}", table.id);
+    let post = |seat: usize, path: &'static str, headers: &'static [(&'static str, &'static str)]| {
+        let url = format!("{game}/{path}");
+        let token = table.tokens[seat].clone();
+        async move { app.post_as(&url, &token, &json!({}), headers).await }
+    };
+    let view = app.get_as(&game, &table.tokens[0]).await.json();
+    assert!(
+        view["legal_actions"]
+            .as_array()
+            .expect("actions")
+            .contains(&json!({"type": "suspend"})),
+        "§2 suspend is offered between deals: {view}"
+    );
+    const KEYED: &[(&str, &str)] = &[("idempotency-key", "suspend-0")];
+    let first = ok(&post(0, "suspend", KEYED).await, "seat 0 asks to suspend");
+    assert_eq!(first["suspend_requests"], json!([0]), "{first}");
+    assert_eq!(first["status"], "playing", "§2 not before every seat agrees");
+    let again = ok(&post(0, "suspend", KEYED).await, "the same request again");
+    assert_eq!(
+        again, first,
+        "a retry with the same Idempotency-Key gets the first answer"
+    );
+    post(0, "suspend", &[])
+        .await
+        .assert_problem(409, "already_asked", "asked once");
+    // If-Match as for every move: an old version changes nothing.
+    post(1, "suspend", &[("if-match", "\"1\"")]).await.assert_problem(
+        412,
+        "stale_version",
+        "If-Match with an old version",
+    );
+    let suspended = ok(&post(1, "suspend", &[]).await, "seat 1 asks to suspend");
+    assert_eq!(
+        suspended["status"], "suspended",
+        "§2 every seat agreed: {suspended}"
+    );
+    assert_eq!(suspended["suspend_requests"], json!([]));
+    assert!(
+        suspended["seed"].is_null(),
+        "the seed stays secret while suspended"
+    );
+    assert_eq!(suspended["legal_actions"], json!([{"type": "resume"}]));
+    let listed = app.get_as(&game, &table.tokens[0]).await.json();
+    assert_eq!(listed["status"], "suspended", "the stored status: {listed}");
+    let first_player = (listed["dealer"].as_u64().expect("a dealer") as usize + 1) % 2;
+    app.post_as(
+        &format!("{game}/draw"),
+        &table.tokens[first_player],
+        &json!({"source": "stock"}),
+        &[],
+    )
+    .await
+    .assert_problem(409, "game_suspended", "§2 nothing but resume");
+    let one = ok(&post(1, "resume", &[]).await, "seat 1 is back");
+    assert_eq!(
+        (one["status"].clone(), one["resume_requests"].clone()),
+        (json!("suspended"), json!([1]))
+    );
+    let back = ok(&post(0, "resume", &[]).await, "seat 0 is back");
+    assert_eq!(back["status"], "playing", "§2 every seat is back: {back}");
+    assert_eq!(back["resume_requests"], json!([]));
+    ok(
+        &app.post_as(
+            &format!("{game}/draw"),
+            &table.tokens[first_player],
+            &json!({"source": "stock"}),
+            &[],
+        )
+        .await,
+        "play goes on",
+    );
+    post(0, "suspend", &[])
+        .await
+        .assert_problem(409, "not_between_deals", "§2 not in the middle of a deal");
+    post(0, "resume", &[])
+        .await
+        .assert_problem(409, "not_suspended", "nothing to resume");
+}
+on_every_backend!(suspend_and_resume_on_every_backend, suspend_and_resume);
+
+/// Changes a stored game's state straight in the app's database: what play cannot reach
+/// quickly (a new calendar year, an almost empty stock) is set up this way.
+async fn edit_state(app: &TestApp, id: &str, change: impl FnOnce(&mut Value)) {
+    let id: uuid::Uuid = id.parse().expect("a game id");
+    let edit = |state: String| {
+        let mut v: Value = serde_json::from_str(&state).expect("stored JSON");
+        change(&mut v);
+        v.to_string()
+    };
+    // The same statements on either backend's connection type.
+    macro_rules! edit_on {
+        ($conn:expr) => {{
+            use sqlx::{Connection, Row};
+            let mut conn = $conn.await.expect("the test database");
+            let row = sqlx::query("SELECT state FROM games WHERE id = $1")
+                .bind(id)
+                .fetch_one(&mut conn)
+                .await
+                .expect("the game");
+            let state = edit(row.try_get("state").expect("state"));
+            sqlx::query("UPDATE games SET state = $2 WHERE id = $1")
+                .bind(id)
+                .bind(state)
+                .execute(&mut conn)
+                .await
+                .expect("update");
+        }};
+    }
+    match &app.database {
+        continental::config::DatabaseSettings::Sqlite { path } => {
+            edit_on!(sqlx::SqliteConnection::connect(&format!("sqlite:{path}")))
+        }
+        continental::config::DatabaseSettings::Postgres { url } => edit_on!(sqlx::PgConnection::connect(url)),
+    }
+}
+
+/// Leaves one card (or none) in a stored game's stock, the rest set aside for seat 0, so that
+/// every card is still counted.
+async fn stock_down_to(app: &TestApp, id: &str, keep: usize) {
+    edit_state(app, id, |v| {
+        let game = &mut v["game"];
+        let mut stock = game["stock"].as_array().expect("a stock").clone();
+        let kept = stock.split_off(stock.len() - keep);
+        game["stock"] = Value::Array(kept);
+        game["set_aside"][0] = Value::Array(stock);
+    })
+    .await;
+}
+
+/// RULES.md §2: a suspended game resumes only within the calendar year (UTC) it started in.
+async fn resuming_after_the_year_is_refused(app: &TestApp) {
+    let table = may_i_between_deals(app).await;
+    let game = format!("/v1/games/{}", table.id);
+    for seat in 0..2 {
+        ok(
+            &app.post_as(&format!("{game}/suspend"), &table.tokens[seat], &json!({}), &[])
+                .await,
+            "suspend",
+        );
+    }
+    // The game started in 2000 (the service stamps the year it was created in).
+    edit_state(app, &table.id, |v| {
+        v["config"]["start_year"] = json!(2000);
+        v["game"]["config"]["start_year"] = json!(2000);
+    })
+    .await;
+    let refused = app
+        .post_as(&format!("{game}/resume"), &table.tokens[0], &json!({}), &[])
+        .await;
+    refused.assert_problem(409, "suspension_expired", "§2 the year it started in is over");
+    let view = app.get_as(&game, &table.tokens[0]).await.json();
+    assert_eq!(
+        (view["status"].clone(), view["resume_requests"].clone()),
+        (json!("suspended"), json!([])),
+        "nothing changed: {view}"
+    );
+}
+on_every_backend!(
+    resuming_after_the_year_is_refused_on_every_backend,
+    resuming_after_the_year_is_refused
+);
+
+/// Bots go along: a person's request to suspend or resume is seconded by every bot seat.
+async fn bots_second_suspend_and_resume(app: &TestApp) {
+    // Deal 1: Ann (seat 0, first to play) goes out at once. Deal 2: Ben (seat 1) leads, and
+    // the upcard fits nothing in the bot's hand, so the bot does not claim it.
+    let deal1 = dealt_deck(&defaults(Variant::MayI), (3, 2, 0), QUICK_OUT, "", "9C");
+    let deal2 = dealt_deck(
+        &defaults(Variant::MayI),
+        (3, 0, 2),
+        "2C 4D 6H 8C TC QD 3H 5D 7C JH KD 4H",
+        "9S",
+        "",
+    );
+    let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Ben"}, {"bot": true}],
+        "seed": 5, "first_dealer": 2, "stacked_decks": [deal1, deal2]});
+    let created = app.post("/v1/games", &body).await;
+    assert_eq!(
+        created.status.as_u16(),
+        201,
+        "{}",
+        String::from_utf8_lossy(&created.body)
+    );
+    let v = created.json();
+    let id = v["id"].as_str().expect("id");
+    let tokens: Vec<&str> = (0..2)
+        .map(|s| v["seats"][s]["token"].as_str().expect("a token"))
+        .collect();
+    let game = format!("/v1/games/{id}");
+    go_out_quickly(app, &game, tokens[0]).await;
+    let post = |seat: usize, path: &'static str| {
+        let url = format!("{game}/{path}");
+        let token = tokens[seat];
+        async move { app.post_as(&url, token, &json!({}), &[]).await }
+    };
+    let asked = ok(&post(0, "suspend").await, "Ann asks to suspend");
+    assert_eq!(
+        asked["suspend_requests"],
+        json!([0, 2]),
+        "the bot seconds Ann: {asked}"
+    );
+    let suspended = ok(&post(1, "suspend").await, "Ben asks to suspend");
+    assert_eq!(suspended["status"], "suspended", "{suspended}");
+    let asked = ok(&post(1, "resume").await, "Ben asks to resume");
+    assert_eq!(
+        asked["resume_requests"],
+        json!([1, 2]),
+        "the bot seconds Ben: {asked}"
+    );
+    let resumed = ok(&post(0, "resume").await, "Ann asks to resume");
+    assert_eq!(resumed["status"], "playing", "{resumed}");
+    // A suspension is a pause: the log (and so the webhook) announces no end of the game.
+    let log = app
+        .get_as(&format!("{game}/events?after=0&limit=1000"), tokens[0])
+        .await
+        .json();
+    let events = log["events"].as_array().expect("events");
+    assert!(
+        events.iter().all(|e| e["event"]["type"] != "game_finished"),
+        "{log}"
+    );
+}
+on_every_backend!(
+    bots_second_suspend_and_resume_on_every_backend,
+    bots_second_suspend_and_resume
+);
+
+/// A house option: claims on the deal's first upcard (default allowed), listed by
+/// `GET /v1/rulesets` for the variants with claims and honoured by a game created with it off.
+async fn first_upcard_claims_is_a_listed_option(app: &TestApp) {
+    let catalogue = app.get("/v1/rulesets").await.json();
+    for variant in catalogue["variants"].as_array().expect("variants") {
+        let option = variant["options"]
+            .as_array()
+            .expect("options")
+            .iter()
+            .find(|o| o["name"] == "first_upcard_claims")
+            .cloned();
+        let claims = matches!(variant["variant"].as_str(), Some("may_i" | "contract_7"));
+        assert_eq!(
+            option.map(|o| o["default"].clone()),
+            claims.then_some(json!(true)),
+            "listed, default on, where there are claims: {variant}"
+        );
+    }
+    for on in [true, false] {
+        let table = create(
+            app,
+            "may_i",
+            3,
+            1,
+            json!({"options": {"first_upcard_claims": on}}),
+        )
+        .await;
+        let game = format!("/v1/games/{}", table.id);
+        let view = app.get_as(&game, &table.tokens[0]).await.json();
+        // A seat that is not in turn asks for the upcard before anyone draws.
+        let other = (view["turn"]["seat"].as_u64().expect("a seat in turn") as usize + 1) % 3;
+        let reply = app
+            .post_as(&format!("{game}/claims"), &table.tokens[other], &json!({}), &[])
+            .await;
+        if on {
+            ok(&reply, "claiming the first upcard");
+        } else {
+            reply.assert_problem(422, "claim_not_allowed", "the first upcard is not on offer");
+        }
+    }
+}
+on_every_backend!(
+    first_upcard_claims_is_a_listed_option_on_every_backend,
+    first_upcard_claims_is_a_listed_option
+);
+
+/// The choices RULES.md leaves open, through HTTP. `push`: more melds than the contract in one
+/// request are refused; the extra meld follows in a second request of the same turn.
+async fn push_extra_melds_follow_the_contract(app: &TestApp) {
+    let rules = engine::Ruleset::new(Variant::Push, Some(json!({"ten_every_deal": true}))).expect("rules");
+    let deck = dealt_deck(&rules, (4, 0, 1), "3C 3D 3S 4C 4D 4S 5C 5D 5S 9H", "KS", "");
+    let table = create(
+        app,
+        "push",
+        4,
+        1,
+        json!({"options": {"ten_every_deal": true}, "stacked_decks": [deck]}),
+    )
+    .await;
+    let game = format!("/v1/games/{}", table.id);
+    let post = |path: &'static str, body: Value| {
+        let url = format!("{game}/{path}");
+        let token = table.tokens[1].clone();
+        async move { app.post_as(&url, &token, &body, &[]).await }
+    };
+    ok(&post("draw", json!({"source": "discard"})).await, "draw");
+    let sets = |list: &[&str]| json!({"melds": list.iter().map(|m| json!({"cards": m.split(' ').collect::<Vec<_>>()})).collect::<Vec<_>>()});
+    post("melds", sets(&["3C 3D 3S", "4C 4D 4S", "5C 5D 5S"]))
+        .await
+        .assert_problem(422, "contract_not_met", "deal 1 is exactly two sets");
+    ok(
+        &post("melds", sets(&["3C 3D 3S", "4C 4D 4S"])).await,
+        "going down",
+    );
+    let third = ok(&post("melds", sets(&["5C 5D 5S"])).await, "the third set");
+    assert_eq!(third["table"].as_array().map(Vec::len), Some(3), "{third}");
+}
+on_every_backend!(
+    push_extra_melds_follow_the_contract_on_every_backend,
+    push_extra_melds_follow_the_contract
+);
+
+/// `push`: the push draw with one stock card left sends the top discard and that card left,
+/// then the drawer finds the stock empty and the deal ends; both teams score.
+async fn push_draw_with_one_stock_card_left(app: &TestApp) {
+    let deck = dealt_deck(&defaults(Variant::Push), (4, 0, 1), "", "9C", "");
+    let table = create(app, "push", 4, 1, json!({"stacked_decks": [deck]})).await;
+    stock_down_to(app, &table.id, 1).await;
+    let game = format!("/v1/games/{}", table.id);
+    let left = app.get_as(&game, &table.tokens[2]).await.json();
+    let left_hand = left["you"]["hand"].as_array().map_or(0, Vec::len);
+    let drew = ok(
+        &app.post_as(
+            &format!("{game}/draw"),
+            &table.tokens[1],
+            &json!({"source": "stock"}),
+            &[],
+        )
+        .await,
+        "the push draw",
+    );
+    assert_eq!(drew["deal"], 2, "§5 the stock ran out: the deal ended: {drew}");
+    let ended = events_of(app, &table, 2, "deal_ended").await;
+    let ended = ended.first().expect("a deal_ended event");
+    assert_eq!(ended["end"]["type"], "stock_exhausted", "{ended}");
+    assert_eq!(
+        ended["hands"][2].as_array().map(Vec::len),
+        Some(left_hand + 2),
+        "the pushed cards count in the left player's hand: {ended}"
+    );
+    let scores = ended["scores"].as_array().expect("scores");
+    assert!(
+        scores[0] == scores[2]
+            && scores[1] == scores[3]
+            && scores[0].as_i64() > Some(0)
+            && scores[1].as_i64() > Some(0),
+        "§5 both teams score: {ended}"
+    );
+}
+on_every_backend!(
+    push_draw_with_one_stock_card_left_on_every_backend,
+    push_draw_with_one_stock_card_left
+);
+
+/// `push`: a leaver's hand counts for nothing; the partner's hand is the team's score, added
+/// to the partner's total only.
+async fn push_leaver_in_partnerships(app: &TestApp) {
+    let deck = dealt_deck(&defaults(Variant::Push), (4, 0, 1), "3C 3D 3S 4C 4D 4S", "9C", "");
+    let table = create(app, "push", 4, 1, json!({"stacked_decks": [deck]})).await;
+    let game = format!("/v1/games/{}", table.id);
+    ok(
+        &app.post_as(&format!("{game}/leave"), &table.tokens[2], &json!({}), &[])
+            .await,
+        "seat 2 leaves",
+    );
+    let rules = defaults(Variant::Push);
+    let partner: i32 = app.get_as(&game, &table.tokens[0]).await.json()["you"]["hand"]
+        .as_array()
+        .expect("a hand")
+        .iter()
+        .map(|c| {
+            let card: engine::Card = c.as_str().expect("a card").parse().expect("a card");
+            rules.card_value(card).expect("a value")
+        })
+        .sum();
+    for (path, body) in [
+        ("draw", json!({"source": "discard"})),
+        (
+            "melds",
+            json!({"melds": [{"cards": ["3C", "3D", "3S"]}, {"cards": ["4C", "4D", "4S"]}]}),
+        ),
+        ("discard", json!({"card": "9C"})),
+    ] {
+        ok(
+            &app.post_as(&format!("{game}/{path}"), &table.tokens[1], &body, &[])
+                .await,
+            path,
+        );
+    }
+    let view = app.get_as(&game, &table.tokens[0]).await.json();
+    assert_eq!(
+        view["scores"][0],
+        json!([partner, 0, 0, 0]),
+        "the partner's hand alone: {view}"
+    );
+}
+on_every_backend!(
+    push_leaver_in_partnerships_on_every_backend,
+    push_leaver_in_partnerships
+);
+
+/// `continental`: a deal with no winner (no stock left) passes the deal to the left.
+async fn continental_deal_without_winner_passes_left(app: &TestApp) {
+    let deck = dealt_deck(&defaults(Variant::Continental), (3, 0, 1), "", "KS", "");
+    let table = create(
+        app,
+        "continental",
+        3,
+        1,
+        json!({"options": {"deals": 2}, "stacked_decks": [deck]}),
+    )
+    .await;
+    stock_down_to(app, &table.id, 0).await;
+    let game = format!("/v1/games/{}", table.id);
+    let drew = ok(
+        &app.post_as(
+            &format!("{game}/draw"),
+            &table.tokens[1],
+            &json!({"source": "stock"}),
+            &[],
+        )
+        .await,
+        "a draw from no stock",
+    );
+    assert_eq!(
+        (
+            drew["deal"].clone(),
+            drew["dealer"].clone(),
+            drew["scores"][0].clone()
+        ),
+        (json!(2), json!(1), json!([0, 0, 0])),
+        "no winner, no payments, the deal passes left: {drew}"
+    );
+}
+on_every_backend!(
+    continental_deal_without_winner_passes_left_on_every_backend,
+    continental_deal_without_winner_passes_left
+);

@@ -1,0 +1,326 @@
+//! Live event streams: exact resume, delivery across replicas, a listener that survives its
+//! connection being killed, the cap on streams, and shutdown with streams open.
+
+use std::time::Duration;
+
+use awc::ClientResponse;
+use continental::config::Limits;
+use futures_util::StreamExt;
+use serde_json::json;
+
+use crate::games::{Table, create};
+use crate::helpers::{Backend, Spawn, TestApp, backends};
+use crate::on_every_backend;
+
+/// How long a test waits for something that should come at once (a bound, not a measure).
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// One server-sent event.
+#[derive(Debug)]
+struct Sse {
+    id: Option<i64>,
+    event: String,
+    data: String,
+}
+
+/// Reads a `text/event-stream` response event by event.
+struct SseReader<S> {
+    response: ClientResponse<S>,
+    buffer: String,
+}
+
+impl<S> SseReader<S>
+where
+    S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>> + Unpin,
+{
+    /// The next event (comments skipped), or `None` once the stream ended.
+    async fn next(&mut self) -> Option<Sse> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let mut sse = Sse {
+                    id: None,
+                    event: String::new(),
+                    data: String::new(),
+                };
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("id: ") {
+                        sse.id = v.parse().ok();
+                    } else if let Some(v) = line.strip_prefix("event: ") {
+                        sse.event = v.to_owned();
+                    } else if let Some(v) = line.strip_prefix("data: ") {
+                        sse.data = v.to_owned();
+                    }
+                }
+                if !sse.event.is_empty() {
+                    return Some(sse);
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout(PATIENCE, self.response.next())
+                .await
+                .expect("the stream sends within the time allowed")?
+                .expect("a readable chunk");
+            self.buffer.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+
+    /// Events up to and including sequence number `last`.
+    async fn until(&mut self, last: i64) -> Vec<Sse> {
+        let mut out = Vec::new();
+        while out.last().and_then(|e: &Sse| e.id).is_none_or(|id| id < last) {
+            out.push(self.next().await.expect("the stream goes on"));
+        }
+        out
+    }
+}
+
+/// Opens the stream of `table` as seat 0 with extra headers and query.
+async fn open(
+    app: &TestApp,
+    table: &Table,
+    query: &str,
+    headers: &[(&str, &str)],
+) -> SseReader<
+    impl futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>> + Unpin + use<>,
+> {
+    let mut req = app
+        .client
+        .get(format!("{}/v1/games/{}/stream{query}", app.address, table.id))
+        .timeout(Duration::from_secs(600))
+        .insert_header(("authorization", format!("Bearer {}", table.tokens[0])));
+    for (name, value) in headers {
+        req = req.insert_header((*name, *value));
+    }
+    let response = req.send().await.expect("the stream opens");
+    assert_eq!(response.status().as_u16(), 200, "the stream answers 200");
+    SseReader {
+        response,
+        buffer: String::new(),
+    }
+}
+
+/// The game's last sequence number, from the JSON events.
+async fn last_seq(app: &TestApp, table: &Table) -> i64 {
+    let events = app
+        .get_as(&format!("/v1/games/{}/events", table.id), &table.tokens[0])
+        .await
+        .json();
+    events["last_seq"].as_i64().expect("last_seq")
+}
+
+/// The seat in turn draws from the stock.
+async fn draw(app: &TestApp, table: &Table) {
+    let view = app
+        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
+        .await
+        .json();
+    let seat = view["turn"]["seat"].as_u64().expect("a seat in turn") as usize;
+    let reply = app
+        .post_as(
+            &format!("/v1/games/{}/draw", table.id),
+            &table.tokens[seat],
+            &json!({"source": "stock"}),
+            &[],
+        )
+        .await;
+    assert_eq!(
+        reply.status.as_u16(),
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+}
+
+fn ids(events: &[Sse]) -> Vec<i64> {
+    events.iter().filter_map(|e| e.id).collect()
+}
+
+async fn resumes_exactly(app: &TestApp) {
+    let table = create(app, "may_i", 3, 9, json!({})).await;
+    let last = last_seq(app, &table).await;
+    assert!(last > 3, "a dealt game has several events: {last}");
+
+    let mut by_header = open(app, &table, "", &[("last-event-id", "2")]).await;
+    let mut by_query = open(app, &table, "?after=3", &[]).await;
+    let mut header_wins = open(app, &table, "?after=1", &[("last-event-id", "3")]).await;
+    assert_eq!(
+        ids(&by_header.until(last).await),
+        (3..=last).collect::<Vec<_>>(),
+        "Last-Event-ID 2 resumes at 3, each event once"
+    );
+    assert_eq!(
+        ids(&by_query.until(last).await),
+        (4..=last).collect::<Vec<_>>(),
+        "?after=3 resumes at 4"
+    );
+    assert_eq!(
+        ids(&header_wins.until(last).await),
+        (4..=last).collect::<Vec<_>>(),
+        "Last-Event-ID wins over ?after"
+    );
+
+    // Live now: the next move's events come once each, right after the history.
+    draw(app, &table).await;
+    let after = last_seq(app, &table).await;
+    for stream in [&mut by_header, &mut by_query, &mut header_wins] {
+        let live = stream.until(after).await;
+        assert_eq!(
+            ids(&live),
+            (last + 1..=after).collect::<Vec<_>>(),
+            "no gap, no duplicate"
+        );
+        assert_eq!(live[0].event, "drew", "{live:?}");
+    }
+}
+on_every_backend!(streams_resume_exactly_on_every_backend, resumes_exactly);
+
+async fn refuses_streams_over_the_cap(backend: &Backend) {
+    let app = TestApp::spawn_with(
+        backend,
+        Spawn {
+            test_mode: true,
+            limits: Some(Limits {
+                max_streams: 1,
+                ..Limits::default()
+            }),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    let table = create(&app, "may_i", 3, 9, json!({})).await;
+    let first = open(&app, &table, "", &[]).await;
+    let refused = app
+        .get_as(&format!("/v1/games/{}/stream", table.id), &table.tokens[1])
+        .await;
+    refused.assert_problem(503, "too_many_streams", "a second stream over a cap of one");
+    assert!(
+        refused
+            .header("retry-after")
+            .is_some_and(|s| s.parse::<u32>().is_ok()),
+        "503 says when to retry"
+    );
+    drop(first);
+    app.clean_up().await;
+}
+
+#[actix_web::test]
+async fn a_replica_refuses_streams_over_its_cap() {
+    for backend in backends() {
+        refuses_streams_over_the_cap(&backend).await;
+    }
+}
+
+#[actix_web::test]
+async fn shutdown_closes_open_streams_at_once() {
+    for backend in backends() {
+        let mut app = TestApp::spawn(&backend).await;
+        let table = create(&app, "may_i", 3, 9, json!({})).await;
+        let last = last_seq(&app, &table).await;
+        let mut streams = Vec::new();
+        for _ in 0..3 {
+            let mut s = open(&app, &table, "", &[]).await;
+            s.until(last).await;
+            streams.push(s);
+        }
+        app.stopper.stop().await;
+        for s in &mut streams {
+            let end = s.next().await.expect("a last word before the end");
+            assert_eq!(end.event, "error", "a stream cut by shutdown says so: {end:?}");
+            assert!(end.data.contains("shutting_down"), "{end:?}");
+            assert!(s.next().await.is_none(), "then the stream ends");
+        }
+        drop(streams);
+        tokio::time::timeout(PATIENCE, &mut app.server)
+            .await
+            .expect("the server stops with streams open")
+            .expect("the server task")
+            .expect("the server stops cleanly");
+        app.clean_up().await;
+    }
+}
+
+/// Two replicas on one PostgreSQL database.
+async fn two_replicas() -> Option<(TestApp, TestApp)> {
+    if !backends().contains(&Backend::Postgres) {
+        return None;
+    }
+    let a = TestApp::spawn(&Backend::Postgres).await;
+    let b = TestApp::spawn_with(
+        &Backend::Postgres,
+        Spawn {
+            test_mode: true,
+            database: Some(a.database.clone()),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    Some((a, b))
+}
+
+/// A game made on `a`, its last seq, and a stream of it on `b` that has read up to there.
+async fn watched_on(
+    a: &TestApp,
+    b: &TestApp,
+) -> (
+    Table,
+    i64,
+    SseReader<
+        impl futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>> + Unpin + use<>,
+    >,
+) {
+    let table = create(a, "may_i", 3, 9, json!({})).await;
+    let last = last_seq(a, &table).await;
+    let mut stream = open(b, &table, "", &[]).await;
+    stream.until(last).await;
+    (table, last, stream)
+}
+
+#[actix_web::test]
+async fn an_event_made_on_one_replica_reaches_a_stream_on_another() {
+    let Some((a, b)) = two_replicas().await else {
+        return;
+    };
+    let (table, last, mut stream) = watched_on(&a, &b).await;
+    draw(&a, &table).await;
+    let after = last_seq(&a, &table).await;
+    let live = stream.until(after).await;
+    assert_eq!(
+        ids(&live),
+        (last + 1..=after).collect::<Vec<_>>(),
+        "pushed from replica a to b"
+    );
+    a.clean_up().await;
+}
+
+#[actix_web::test]
+async fn the_listener_survives_its_connection_being_killed() {
+    let Some((a, b)) = two_replicas().await else {
+        return;
+    };
+    let (table, last, mut stream) = watched_on(&a, &b).await;
+
+    // Kill every LISTEN session on the database (both replicas'), then move at once: the
+    // announcement may go to nobody, and the streams still get the event.
+    let url = match &a.database {
+        continental::config::DatabaseSettings::Postgres { url } => url.clone(),
+        other => panic!("a PostgreSQL database, not {other:?}"),
+    };
+    let pool = sqlx::PgPool::connect(&url).await.expect("a connection");
+    let killed: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = current_database() AND query ILIKE 'LISTEN%') AS t",
+    )
+    .fetch_one(&pool)
+    .await
+    .expect("terminate the listeners");
+    assert!(killed >= 1, "the listener sessions were found and killed");
+    pool.close().await;
+
+    draw(&a, &table).await;
+    let after = last_seq(&a, &table).await;
+    let live = stream.until(after).await;
+    assert_eq!(ids(&live), (last + 1..=after).collect::<Vec<_>>(), "nothing lost");
+    drop(stream);
+    a.clean_up().await;
+}

@@ -1,0 +1,818 @@
+//! A studio's back end: server keys, tenancy, listing, token reissue and spectators.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{ACME, ACME_ROTATED, BETA, Backend, Reply, TestApp, backends};
+
+/// A game of two named players and a bot, created with `key`.
+fn two_players_and_a_bot() -> Value {
+    json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}, {"bot": true}], "seed": 7, "first_dealer": 0})
+}
+
+/// Creates a game with a server key and answers its body.
+pub async fn create_with(app: &TestApp, key: &str, body: &Value) -> Value {
+    let reply = app.post_with_key("/v1/games", key, body, &[]).await;
+    assert_eq!(
+        reply.status.as_u16(),
+        201,
+        "create with a server key: {}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    reply.json()
+}
+
+/// Runs `check` on each backend against a fresh app with the studio keys.
+async fn on_studio_backends<F>(check: F)
+where
+    F: AsyncFn(&TestApp, &Backend),
+{
+    for backend in backends() {
+        let app = TestApp::spawn_studio(&backend, None).await;
+        check(&app, &backend).await;
+        app.clean_up().await;
+    }
+}
+
+fn status(reply: &Reply) -> u16 {
+    reply.status.as_u16()
+}
+
+/// With server keys set, creation needs a valid key; either secret of a rotating tenant works.
+#[actix_web::test]
+async fn creating_a_game_needs_a_server_key() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let body = two_players_and_a_bot();
+        app.post("/v1/games", &body).await.assert_problem(
+            401,
+            "unauthorized",
+            &format!("{backend:?}: no key"),
+        );
+        for bad in [
+            "nope",
+            "acme-secret-0000000003",
+            "",
+            "acme:acme-secret-0000000001",
+        ] {
+            app.post_with_key("/v1/games", bad, &body, &[])
+                .await
+                .assert_problem(401, "unauthorized", &format!("{backend:?}: key {bad:?}"));
+        }
+        for key in [ACME, ACME_ROTATED, BETA] {
+            let created = create_with(app, key, &body).await;
+            assert!(created["id"].is_string(), "{backend:?}: {created}");
+        }
+    })
+    .await;
+}
+
+/// Without server keys creation is open as before, and a key sent anyway changes nothing.
+#[actix_web::test]
+async fn without_server_keys_creation_is_open() {
+    for backend in backends() {
+        let app = TestApp::spawn(&backend).await;
+        let reply = app.post("/v1/games", &two_players_and_a_bot()).await;
+        assert_eq!(status(&reply), 201, "{backend:?}: open creation");
+        let reply = app
+            .post_with_key("/v1/games", "any-key-at-all-000", &two_players_and_a_bot(), &[])
+            .await;
+        assert_eq!(
+            status(&reply),
+            201,
+            "{backend:?}: a key is not checked when none is configured"
+        );
+        app.clean_up().await;
+    }
+}
+
+/// Creation idempotency keys are per tenant: the same key from two tenants makes two games,
+/// and a retry from the same tenant (either of its secrets) replays the first.
+#[actix_web::test]
+async fn creation_keys_are_scoped_by_tenant() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let body = two_players_and_a_bot();
+        let headers = [("idempotency-key", "create-1")];
+        let first = app.post_with_key("/v1/games", ACME, &body, &headers).await;
+        let again = app
+            .post_with_key("/v1/games", ACME_ROTATED, &body, &headers)
+            .await;
+        let other = app.post_with_key("/v1/games", BETA, &body, &headers).await;
+        assert_eq!(
+            (status(&first), status(&again), status(&other)),
+            (201, 201, 201),
+            "{backend:?}"
+        );
+        assert_eq!(
+            first.json()["id"],
+            again.json()["id"],
+            "{backend:?}: the same tenant's retry replays"
+        );
+        assert_ne!(
+            first.json()["id"],
+            other.json()["id"],
+            "{backend:?}: another tenant's key is its own"
+        );
+    })
+    .await;
+}
+
+/// Lists every page of `key`'s games with `query` (no `cursor`), following `next_cursor`.
+async fn list_all(app: &TestApp, key: &str, query: &str) -> Vec<Value> {
+    let mut games = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..100 {
+        let path = match &cursor {
+            Some(c) => format!("/v1/games?{query}&cursor={c}"),
+            None => format!("/v1/games?{query}"),
+        };
+        let reply = app.get_with_key(&path, key).await;
+        assert_eq!(
+            status(&reply),
+            200,
+            "{path}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        let page = reply.json();
+        games.extend(page["games"].as_array().expect("games").iter().cloned());
+        match page["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => return games,
+        }
+    }
+    panic!("a listing that never ends");
+}
+
+fn ids(games: &[Value]) -> Vec<String> {
+    games
+        .iter()
+        .map(|g| g["id"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+/// The listing holds only the key's tenant's games, newest first, each with its fields;
+/// `limit` and `cursor` page through it, `status` filters it, bad parameters are 400s.
+#[actix_web::test]
+async fn listing_a_tenants_games() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let ctx = format!("{backend:?}");
+        let waiting = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"open": true}, {"bot": true}]});
+        let mut acme = Vec::new();
+        for i in 0..5 {
+            let body = if i % 2 == 0 {
+                two_players_and_a_bot()
+            } else {
+                waiting.clone()
+            };
+            acme.push(create_with(app, if i < 3 { ACME } else { ACME_ROTATED }, &body).await["id"].clone());
+        }
+        let beta = create_with(app, BETA, &two_players_and_a_bot()).await["id"].clone();
+        acme.reverse();
+        let newest_first: Vec<String> = acme.iter().map(|v| v.as_str().expect("id").to_owned()).collect();
+
+        let all = list_all(app, ACME, "limit=50").await;
+        assert_eq!(
+            ids(&all),
+            newest_first,
+            "{ctx}: the tenant's games, newest first, none of another's"
+        );
+        let first = &all[0];
+        for field in [
+            "id",
+            "variant",
+            "status",
+            "version",
+            "created_at",
+            "seats",
+            "turn",
+        ] {
+            assert!(
+                first.get(field).is_some(),
+                "{ctx}: a listed game has `{field}`: {first}"
+            );
+        }
+        assert!(
+            time::OffsetDateTime::parse(
+                first["created_at"].as_str().expect("text"),
+                &time::format_description::well_known::Rfc3339
+            )
+            .is_ok(),
+            "{ctx}: created_at is RFC 3339: {first}"
+        );
+        assert_eq!(
+            first["seats"][1],
+            json!({"seat": 1, "name": "Bob", "kind": "player"}),
+            "{ctx}: {first}"
+        );
+        assert_eq!(first["seats"][2]["kind"], "bot", "{ctx}: {first}");
+        assert_eq!(first["status"], "playing", "{ctx}");
+        assert!(
+            first["turn"]["seat"].is_u64(),
+            "{ctx}: a game in play names whose turn: {first}"
+        );
+        assert_eq!(all[1]["status"], "waiting", "{ctx}");
+        assert!(
+            all[1]["turn"].is_null(),
+            "{ctx}: a waiting game has no turn: {}",
+            all[1]
+        );
+
+        let paged = list_all(app, ACME, "limit=2").await;
+        assert_eq!(
+            ids(&paged),
+            newest_first,
+            "{ctx}: pages of two, in order, nothing twice or lost"
+        );
+        let one = app.get_with_key("/v1/games?limit=5", ACME).await.json();
+        assert!(
+            one["next_cursor"].is_null(),
+            "{ctx}: no next page after the last: {one}"
+        );
+
+        let only_waiting = list_all(app, ACME, "status=waiting&limit=1").await;
+        assert_eq!(
+            ids(&only_waiting),
+            vec![newest_first[1].clone(), newest_first[3].clone()],
+            "{ctx}: the status filter"
+        );
+        assert_eq!(
+            ids(&list_all(app, BETA, "limit=3").await),
+            vec![beta.as_str().expect("id").to_owned()],
+            "{ctx}"
+        );
+
+        for (query, code) in [
+            ("limit=0", "invalid_limit"),
+            ("limit=201", "invalid_limit"),
+            ("limit=-1", "invalid_query"),
+            ("limit=ten", "invalid_query"),
+            ("status=over", "invalid_status"),
+            ("cursor=not-a-cursor", "invalid_cursor"),
+            ("cursor=", "invalid_cursor"),
+            ("page=2", "invalid_query"),
+        ] {
+            app.get_with_key(&format!("/v1/games?{query}"), ACME)
+                .await
+                .assert_problem(400, code, &format!("{ctx}: ?{query}"));
+        }
+        app.get("/v1/games")
+            .await
+            .assert_problem(401, "unauthorized", &format!("{ctx}: no key"));
+        app.get_with_key("/v1/games", "wrong-secret-000000")
+            .await
+            .assert_problem(401, "unauthorized", &format!("{ctx}: a wrong key"));
+    })
+    .await;
+}
+
+/// A reissued token opens the seat; every earlier one is 401 at once, for reads and moves;
+/// the game's version does not move; bots, open seats and unknown seats have no token.
+#[actix_web::test]
+async fn reissuing_a_seat_token() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let ctx = format!("{backend:?}");
+        let waiting = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}, {"open": true}, {"bot": true}]});
+        let created = create_with(app, ACME, &waiting).await;
+        let id = created["id"].as_str().expect("id");
+        let old = created["seats"][1]["token"].as_str().expect("token");
+        let view = format!("/v1/games/{id}");
+        let before = app.get_as(&view, old).await;
+        assert_eq!(status(&before), 200, "{ctx}");
+
+        let reply = app.post_with_key(&format!("/v1/games/{id}/seats/1/token"), ACME_ROTATED, &json!({}), &[]).await;
+        assert_eq!(status(&reply), 200, "{ctx}: {}", String::from_utf8_lossy(&reply.body));
+        let fresh = reply.json();
+        assert_eq!((fresh["id"].as_str(), fresh["seat"].as_u64()), (Some(id), Some(1)), "{ctx}: {fresh}");
+        let token = fresh["token"].as_str().expect("token");
+        let now = app.get_as(&view, token).await;
+        assert_eq!(status(&now), 200, "{ctx}: the new token opens the seat");
+        assert_eq!(now.json()["you"]["seat"], 1, "{ctx}");
+        assert_eq!(now.json()["version"], before.json()["version"], "{ctx}: a reissue is not a move");
+
+        app.get_as(&view, old).await.assert_problem(401, "unauthorized", &format!("{ctx}: old token, view"));
+        app.get_as(&format!("{view}/events"), old)
+            .await
+            .assert_problem(401, "unauthorized", &format!("{ctx}: old token, events"));
+        app.post_as(&format!("{view}/leave"), old, &json!({}), &[])
+            .await
+            .assert_problem(401, "unauthorized", &format!("{ctx}: old token, a move"));
+        let again = app.post_with_key(&format!("/v1/games/{id}/seats/1/token"), ACME, &json!({}), &[]).await.json();
+        app.get_as(&view, token)
+            .await
+            .assert_problem(401, "unauthorized", &format!("{ctx}: the second reissue retires the first"));
+        assert_eq!(status(&app.get_as(&view, again["token"].as_str().expect("token")).await), 200, "{ctx}");
+        let ann = created["seats"][0]["token"].as_str().expect("token");
+        assert_eq!(status(&app.get_as(&view, ann).await), 200, "{ctx}: another seat's token is untouched");
+
+        for (seat, st, code, why) in [
+            (2, 409, "seat_has_no_token", "an open seat"),
+            (3, 409, "seat_has_no_token", "a bot's seat"),
+            (4, 404, "seat_not_found", "past the last seat"),
+            (200, 404, "seat_not_found", "far past the last seat"),
+        ] {
+            app.post_with_key(&format!("/v1/games/{id}/seats/{seat}/token"), ACME, &json!({}), &[])
+                .await
+                .assert_problem(st, code, &format!("{ctx}: {why}"));
+        }
+        app.post(&format!("/v1/games/{id}/seats/1/token"), &json!({}))
+            .await
+            .assert_problem(401, "unauthorized", &format!("{ctx}: no key"));
+    })
+    .await;
+}
+
+/// Two replicas on one database: a token reissued through one is refused by the other at once.
+#[actix_web::test]
+async fn a_reissue_retires_the_old_token_on_every_replica() {
+    for backend in backends() {
+        let first = TestApp::spawn_studio(&backend, None).await;
+        let second = TestApp::spawn_studio(&backend, Some(first.database.clone())).await;
+        let created = create_with(&first, ACME, &two_players_and_a_bot()).await;
+        let id = created["id"].as_str().expect("id");
+        let old = created["seats"][0]["token"].as_str().expect("token");
+        let view = format!("/v1/games/{id}");
+        assert_eq!(
+            status(&second.get_as(&view, old).await),
+            200,
+            "{backend:?}: the other replica serves the game"
+        );
+        let fresh = first
+            .post_with_key(&format!("/v1/games/{id}/seats/0/token"), ACME, &json!({}), &[])
+            .await
+            .json();
+        second.get_as(&view, old).await.assert_problem(
+            401,
+            "unauthorized",
+            &format!("{backend:?}: old token on the other replica"),
+        );
+        second
+            .post_as(&format!("{view}/draw"), old, &json!({"source": "stock"}), &[])
+            .await
+            .assert_problem(401, "unauthorized", &format!("{backend:?}: nor may it act there"));
+        let token = fresh["token"].as_str().expect("token");
+        assert_eq!(
+            status(&second.get_as(&view, token).await),
+            200,
+            "{backend:?}: the new token works there"
+        );
+        first.clean_up().await;
+    }
+}
+
+/// `method path` for game `id` (`{id}` in `path`), with server key `key`.
+async fn on_game(app: &TestApp, method: &str, path: &str, id: &str, key: &str) -> Reply {
+    app.send(
+        method,
+        &path.replace("{id}", id),
+        Some(b"{}"),
+        &[("x-api-key", key)],
+    )
+    .await
+}
+
+/// The problem body with the game id blanked out, to compare answers about two ids.
+fn without_id(reply: &Reply, id: &str) -> String {
+    String::from_utf8_lossy(&reply.body).replace(id, "{id}")
+}
+
+/// Every endpoint that takes a server key answers another tenant's game exactly as a game
+/// that does not exist: 404, same code, same body; and the listing never shows it.
+#[actix_web::test]
+async fn another_tenants_game_is_not_there() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let ours = create_with(app, ACME, &two_players_and_a_bot()).await;
+        let id = ours["id"].as_str().expect("id");
+        let unknown = uuid::Uuid::new_v4().to_string();
+        let endpoints: [(&str, &str); 3] = [
+            ("POST", "/v1/games/{id}/seats/0/token"),
+            ("POST", "/v1/games/{id}/seats/9/token"),
+            ("POST", "/v1/games/{id}/spectators"),
+        ];
+        for (method, path) in endpoints {
+            let ctx = format!("{backend:?}: {method} {path}");
+            let theirs = on_game(app, method, path, id, BETA).await;
+            let none = on_game(app, method, path, &unknown, BETA).await;
+            theirs.assert_problem(404, "game_not_found", &format!("{ctx}, another tenant's game"));
+            none.assert_problem(404, "game_not_found", &format!("{ctx}, no game"));
+            assert_eq!(
+                without_id(&theirs, id),
+                without_id(&none, &unknown),
+                "{ctx}: the same body"
+            );
+        }
+        let seat_token = ours["seats"][0]["token"].as_str().expect("token");
+        assert_eq!(
+            status(&app.get_as(&format!("/v1/games/{id}"), seat_token).await),
+            200,
+            "{backend:?}: another tenant's attempts reissued no token"
+        );
+        for (method, path) in endpoints {
+            let ctx = format!("{backend:?}: {method} {path}");
+            let own = on_game(app, method, path, id, ACME).await;
+            let own_code = if status(&own) >= 400 {
+                own.json()["code"].clone()
+            } else {
+                Value::Null
+            };
+            assert_ne!(own_code, "game_not_found", "{ctx}: the owner reaches the game");
+        }
+        let listed = list_all(app, BETA, "limit=200").await;
+        assert!(
+            !ids(&listed).contains(&id.to_owned()),
+            "{backend:?}: not in another tenant's listing"
+        );
+    })
+    .await;
+}
+
+/// A spectator token reads the view with no `you` and no hand, and every action is 403.
+#[actix_web::test]
+async fn a_spectator_reads_and_never_acts() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let ctx = format!("{backend:?}");
+        let created = create_with(app, ACME, &two_players_and_a_bot()).await;
+        let id = created["id"].as_str().expect("id");
+        let reply = app
+            .post_with_key(&format!("/v1/games/{id}/spectators"), ACME, &json!({}), &[])
+            .await;
+        assert_eq!(
+            status(&reply),
+            200,
+            "{ctx}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        let spectator = reply.json()["token"].as_str().expect("token").to_owned();
+        let view = app.get_as(&format!("/v1/games/{id}"), &spectator).await;
+        assert_eq!(
+            status(&view),
+            200,
+            "{ctx}: {}",
+            String::from_utf8_lossy(&view.body)
+        );
+        let view = view.json();
+        assert!(view["you"].is_null(), "{ctx}: a spectator has no seat: {view}");
+        assert_eq!(view["legal_actions"], json!([]), "{ctx}: nor any action");
+        for p in view["players"].as_array().expect("players") {
+            assert!(p.get("hand").is_none(), "{ctx}: no player shows a hand: {p}");
+            assert!(
+                p["hand_count"].as_u64().is_some_and(|n| n > 0),
+                "{ctx}: only counts: {p}"
+            );
+        }
+        let events = app
+            .get_as(&format!("/v1/games/{id}/events"), &spectator)
+            .await
+            .json();
+        let dealt: Vec<&Value> = events["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .map(|e| &e["event"])
+            .filter(|e| e["type"] == "dealt")
+            .collect();
+        assert_eq!(dealt.len(), 3, "{ctx}: a deal to each seat: {events}");
+        assert!(
+            dealt.iter().all(|e| e["cards"].is_null()),
+            "{ctx}: no dealt card is shown: {dealt:?}"
+        );
+
+        let seat_token = created["seats"][0]["token"].as_str().expect("token");
+        let version = app.get_as(&format!("/v1/games/{id}"), seat_token).await.json()["version"].clone();
+        let moves: [(&str, Value); 10] = [
+            ("draw", json!({"source": "stock"})),
+            ("claims", json!({})),
+            ("melds", json!({"melds": [{"cards": ["7H", "7S", "7D"]}]})),
+            ("layoffs", json!({"meld_id": 1, "cards": ["7C"]})),
+            ("swaps", json!({"meld_id": 1, "card": "7C"})),
+            ("take_back", json!({"play": 0})),
+            ("discard", json!({"card": "7H"})),
+            ("leave", json!({})),
+            ("suspend", json!({})),
+            ("resume", json!({})),
+        ];
+        for (path, body) in moves {
+            let reply = app
+                .post_as(&format!("/v1/games/{id}/{path}"), &spectator, &body, &[])
+                .await;
+            reply.assert_problem(403, "forbidden", &format!("{ctx}: a spectator may not {path}"));
+        }
+        app.get_as(&format!("/v1/games/{id}/hints"), &spectator)
+            .await
+            .assert_problem(403, "forbidden", &format!("{ctx}: hints are a seat's"));
+        let other = create_with(app, ACME, &two_players_and_a_bot()).await;
+        let other_id = other["id"].as_str().expect("id");
+        app.get_as(&format!("/v1/games/{other_id}"), &spectator)
+            .await
+            .assert_problem(
+                403,
+                "forbidden",
+                &format!("{ctx}: a spectator token of another game"),
+            );
+        let view = app.get_as(&format!("/v1/games/{id}"), seat_token).await;
+        assert_eq!(
+            view.json()["version"],
+            version,
+            "{ctx}: nothing the spectator tried changed the game"
+        );
+    })
+    .await;
+}
+
+/// What every seat sees alike: equal values stay, anything that differs between seats (a
+/// card only its holder sees) becomes null. A spectator must see exactly this.
+fn common(values: &[&Value]) -> Value {
+    let Some(first) = values.first() else {
+        return Value::Null;
+    };
+    if values.iter().all(|v| v.is_object()) {
+        let mut keys: Vec<&String> = values
+            .iter()
+            .flat_map(|v| v.as_object().into_iter().flat_map(|o| o.keys()))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        let object = keys
+            .into_iter()
+            .map(|k| {
+                let parts: Vec<&Value> = values.iter().map(|v| v.get(k).unwrap_or(&Value::Null)).collect();
+                (k.clone(), common(&parts))
+            })
+            .collect();
+        return Value::Object(object);
+    }
+    let same_len = |v: &&Value| v.as_array().map(Vec::len) == first.as_array().map(Vec::len);
+    if values.iter().all(|v| v.is_array()) && values.iter().all(same_len) {
+        let len = first.as_array().map_or(0, Vec::len);
+        return Value::Array(
+            (0..len)
+                .map(|i| common(&values.iter().map(|v| &v[i]).collect::<Vec<_>>()))
+                .collect(),
+        );
+    }
+    if values.iter().all(|v| v == first) {
+        (*first).clone()
+    } else {
+        Value::Null
+    }
+}
+
+/// Drops what is a viewer's own from a view: `you` and what it may do.
+fn shared_part(view: &Value) -> Value {
+    let mut v = view.clone();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("you");
+        o.remove("legal_actions");
+    }
+    v
+}
+
+/// Events after `after` as one token reads them: `(seq, event)`.
+async fn events_after(app: &TestApp, id: &str, token: &str, after: i64) -> Vec<(i64, Value)> {
+    let reply = app
+        .get_as(&format!("/v1/games/{id}/events?after={after}"), token)
+        .await;
+    assert_eq!(status(&reply), 200, "{}", String::from_utf8_lossy(&reply.body));
+    reply.json()["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| (e["seq"].as_i64().expect("seq"), e["event"].clone()))
+        .collect()
+}
+
+/// The stream from `after` on, read until the event `last` arrives: `(seq, event)`.
+async fn stream_until(app: &TestApp, id: &str, token: &str, after: i64, last: i64) -> Vec<(i64, Value)> {
+    use futures_util::StreamExt;
+    let mut res = app
+        .client
+        .get(format!("{}/v1/games/{id}/stream?after={after}", app.address))
+        .insert_header(("authorization", format!("Bearer {token}")))
+        .send()
+        .await
+        .expect("the stream answers");
+    assert_eq!(res.status().as_u16(), 200, "the stream opens");
+    let mut text = String::new();
+    let mut out = Vec::new();
+    while out.last().is_none_or(|(seq, _)| *seq < last) {
+        let chunk = tokio::time::timeout(std::time::Duration::from_secs(30), res.next())
+            .await
+            .expect("the stream sends the events it has")
+            .expect("the stream stays open until they are sent")
+            .expect("a chunk");
+        text.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = text.find("\n\n") {
+            let message: String = text.drain(..end + 2).collect();
+            let field = |name: &str| {
+                message
+                    .lines()
+                    .find_map(|l| l.strip_prefix(name))
+                    .map(str::trim)
+                    .map(str::to_owned)
+            };
+            if let (Some(seq), Some(data)) = (field("id:"), field("data:")) {
+                out.push((
+                    seq.parse().expect("a seq"),
+                    serde_json::from_str(&data).expect("JSON data"),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// A whole game played by three seats, with a spectator reading after every step: its view,
+/// its events and its stream are exactly what every seat sees alike, so no card of a hand
+/// (dealt, drawn from the stock, pushed, taken as a penalty) reaches it before the table shows it.
+#[actix_web::test]
+async fn a_spectator_sees_no_hand_during_a_whole_game() {
+    use engine::{Status, Variant};
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let ctx = format!("{backend:?}");
+        let (variant, players, seed) = (Variant::MayI, 3, 20_261_123_u64);
+        let (stacked, stacked_json) = crate::games::sorted_first_deal(variant, players);
+        let created = create_with(
+            app,
+            ACME,
+            &json!({"variant": variant.id(), "seats": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cleo"}], "seed": seed,
+                "first_dealer": 0, "stacked_decks": stacked_json}),
+        )
+        .await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        let tokens: Vec<String> = (0..players)
+            .map(|i| created["seats"][i]["token"].as_str().expect("token").to_owned())
+            .collect();
+        let spectator = app
+            .post_with_key(&format!("/v1/games/{id}/spectators"), ACME, &json!({}), &[])
+            .await
+            .json()["token"]
+            .as_str()
+            .expect("token")
+            .to_owned();
+        let mut game = crate::games::local_game(variant, players, seed, Some(stacked));
+        let mut seen = 0_i64;
+        let mut steps = 0;
+        for step in 0..20_000 {
+            steps = step;
+            // The spectator's view is the seats' shared part, with no `you` and no action.
+            let views: Vec<Value> = {
+                let mut v = Vec::new();
+                for t in &tokens {
+                    v.push(app.get_as(&format!("/v1/games/{id}"), t).await.json());
+                }
+                v
+            };
+            let watched = app.get_as(&format!("/v1/games/{id}"), &spectator).await.json();
+            assert!(watched["you"].is_null(), "{ctx} step {step}: {watched}");
+            assert_eq!(watched["legal_actions"], json!([]), "{ctx} step {step}");
+            let shared: Vec<Value> = views.iter().map(shared_part).collect();
+            assert_eq!(
+                shared_part(&watched),
+                common(&shared.iter().collect::<Vec<_>>()),
+                "{ctx} step {step}: the spectator's view is what every seat sees alike"
+            );
+            // Its new events, as a page and as a stream, are what every seat sees alike.
+            let mine = events_after(app, &id, &spectator, seen).await;
+            let theirs: Vec<Vec<(i64, Value)>> = {
+                let mut v = Vec::new();
+                for t in &tokens {
+                    v.push(events_after(app, &id, t, seen).await);
+                }
+                v
+            };
+            for (i, (seq, event)) in mine.iter().enumerate() {
+                let each: Vec<&Value> = theirs.iter().map(|t| &t[i].1).collect();
+                assert!(
+                    theirs.iter().all(|t| t[i].0 == *seq),
+                    "{ctx}: the same events for all"
+                );
+                assert_eq!(
+                    *event,
+                    common(&each),
+                    "{ctx} step {step}, event {seq}: no private card"
+                );
+            }
+            if let Some(&(last, _)) = mine.last() {
+                let streamed = stream_until(app, &id, &spectator, seen, last).await;
+                assert_eq!(
+                    streamed, mine,
+                    "{ctx} step {step}: the stream says what the page says"
+                );
+                seen = last;
+            }
+            if game.status() != Status::Playing {
+                break;
+            }
+            let (seat, _) = game.turn().expect("someone is in turn while playing");
+            let action = engine::bot::choose(&game, seat).expect("the bot has a move");
+            let (path, body) = crate::games::request_of(&action);
+            let reply = app
+                .post_as(
+                    &format!("/v1/games/{id}/{path}"),
+                    &tokens[usize::from(seat.0)],
+                    &body,
+                    &[],
+                )
+                .await;
+            assert_eq!(
+                status(&reply),
+                200,
+                "{ctx} step {step}: {}",
+                String::from_utf8_lossy(&reply.body)
+            );
+            game = game.apply(seat, action).expect("the engine accepts it").0;
+        }
+        assert_eq!(
+            game.status(),
+            Status::Finished,
+            "{ctx}: the game was played to its end"
+        );
+        let last = app.get_as(&format!("/v1/games/{id}"), &spectator).await.json();
+        assert_eq!(last["status"], "finished", "{ctx}: the spectator sees the end");
+        eprintln!("{ctx}: the spectator watched {steps} steps, {seen} events");
+    })
+    .await;
+}
+
+/// The listing's query is answered from the tenant indexes (keyset, no sort, no scan of
+/// other tenants' games), with and without a status filter or a cursor, on both databases.
+#[actix_web::test]
+async fn the_listing_is_served_by_an_index() {
+    use continental::config::DatabaseSettings;
+    use continental::store::list_sql;
+    use continental::wire::{Cursor, GameListing};
+    use sqlx::{Connection, Row};
+    let cursor = Cursor {
+        created_us: 1,
+        id: uuid::Uuid::nil(),
+    };
+    let listings = [
+        (None, None),
+        (Some("playing"), None),
+        (None, Some(cursor)),
+        (Some("waiting"), Some(cursor)),
+    ];
+    for backend in backends() {
+        let app = TestApp::spawn_studio(&backend, None).await;
+        for (status, after) in listings {
+            let listing = GameListing {
+                status: status.map(str::to_owned),
+                limit: 50,
+                after,
+            };
+            let sql = list_sql(&listing);
+            let ctx = format!("{backend:?}: {sql}");
+            let plan: String = match &app.database {
+                DatabaseSettings::Postgres { url } => {
+                    let mut conn = sqlx::PgConnection::connect(url).await.expect("connect");
+                    // An empty table is best read whole and sorted, whatever the indexes: ask
+                    // whether an index can give the page in order when nothing else may.
+                    for off in ["enable_seqscan", "enable_bitmapscan", "enable_sort"] {
+                        sqlx::query(sqlx::AssertSqlSafe(format!("SET {off} = off")))
+                            .execute(&mut conn)
+                            .await
+                            .expect("set");
+                    }
+                    let mut query = sqlx::query(sqlx::AssertSqlSafe(format!("EXPLAIN {sql}"))).bind("acme");
+                    if status.is_some() {
+                        query = query.bind("x");
+                    }
+                    if let Some(c) = after {
+                        query = query.bind(c.created_us).bind(c.id);
+                    }
+                    let rows = query.bind(51_i64).fetch_all(&mut conn).await.expect("explain");
+                    rows.iter()
+                        .map(|r| r.get::<String, _>(0))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                }
+                DatabaseSettings::Sqlite { path } => {
+                    let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
+                        .await
+                        .expect("connect");
+                    let mut query =
+                        sqlx::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {sql}"))).bind("acme");
+                    if status.is_some() {
+                        query = query.bind("x");
+                    }
+                    if let Some(c) = after {
+                        query = query.bind(c.created_us).bind(c.id);
+                    }
+                    let rows = query.bind(51_i64).fetch_all(&mut conn).await.expect("explain");
+                    rows.iter()
+                        .map(|r| r.get::<String, _>("detail"))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                }
+            };
+            let index = if status.is_some() {
+                "games_by_tenant_status"
+            } else {
+                "games_by_tenant"
+            };
+            assert!(plan.contains(index), "{ctx}: served by {index}:\n{plan}");
+            assert!(
+                !plan.to_lowercase().contains("sort"),
+                "{ctx}: no sort step, the index is in order:\n{plan}"
+            );
+        }
+        app.clean_up().await;
+    }
+}
