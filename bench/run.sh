@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The benchmark harness: builds the service and the bare reference in release mode, then
+# measures side by side, in one run, on this machine:
+#   1. the meld validator vs the bare framework (wrk, alternating A B A B, servers pinned to
+#      core 0 and wrk to core 1);
+#   2. game actions through HTTP on PostgreSQL (32 clients, each its own 4-seat may_i game)
+#      vs the raw SQL of one action (pgbench -f move.sql), alternating;
+#   3. the event streams: database transactions/s with STREAMS idle streams open, delivery
+#      from one replica to streams on another (p99), SIGTERM time and memory with them open.
+# Usage: bench/run.sh   (env: PGURL=postgres://postgres@127.0.0.1:5432, STREAMS=1000, ROUNDS=2,
+#                       PHASES=123 to choose the parts, RUST_LOG for the servers' log level)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PGURL=${PGURL:-postgres://postgres@127.0.0.1:5432}
+STREAMS=${STREAMS:-1000}
+ROUNDS=${ROUNDS:-2}
+TARGET=${CARGO_TARGET_DIR:-$PWD/target}
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+need() { command -v "$1" >/dev/null || { echo "installing $2"; apt-get install -y "$2" >/dev/null; }; }
+need wrk wrk
+need pgbench postgresql-client
+need psql postgresql-client
+need taskset util-linux
+
+echo "== building (release)"
+cargo build --release -q -p continental -p continental-bench
+CARGO_TARGET_DIR="$TARGET/hello" cargo build --release -q --manifest-path bench/hello/Cargo.toml
+# Copies: another build may replace the shared binaries while this runs.
+cp "$TARGET/release/continental" "$TARGET/release/continental-bench" "$TARGET/hello/release/hello-ref" "$WORK/"
+
+wait_port() { for _ in $(seq 200); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done; echo "port $1 never opened" >&2; exit 1; }
+psql_admin() { psql "$PGURL/postgres" -qAtc "$1" >/dev/null; }
+
+PHASES=${PHASES:-123}
+BARE_RPS=(); BARE_P99=(); VAL_RPS=(); VAL_P99=(); SQL_TPS=(); SQL_P99=(); ACT_RPS=(); ACT_P99=(); STREAM_LINE=
+if [[ $PHASES == *1* ]]; then
+echo "== 1. validator vs bare framework (wrk -t2 -c64 -d5s, servers on core 0, wrk on core 1)"
+BIND=127.0.0.1:28080 taskset -c 0 "$WORK/hello-ref" & PIDS+=($!)
+CONTINENTAL_BIND=127.0.0.1:28081 DATABASE_URL="sqlite:$WORK/validator.db" taskset -c 0 "$WORK/continental" >"$WORK/validator.log" 2>&1 & PIDS+=($!)
+wait_port 28080; wait_port 28081
+wrk_run() { # url -> "rps p99_ms"
+    taskset -c 1 wrk -t2 -c64 -d5s --latency -s bench/post.lua "$1/v1/melds/validate" | awk '
+        /Requests\/sec/ { rps = $2 }
+        /^ +99%/ { v = $2; if (v ~ /us$/) { sub(/us/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms/, "", v) } else if (v ~ /s$/) { sub(/s/, "", v); v *= 1000 }; p99 = v }
+        END { printf "%.0f %.2f\n", rps, p99 }'
+}
+for r in $(seq "$ROUNDS"); do
+    read -r a b < <(wrk_run http://127.0.0.1:28080); BARE_RPS+=("$a"); BARE_P99+=("$b")
+    read -r a b < <(wrk_run http://127.0.0.1:28081); VAL_RPS+=("$a"); VAL_P99+=("$b")
+    echo "   round $r: bare ${BARE_RPS[-1]} req/s (p99 ${BARE_P99[-1]} ms), validator ${VAL_RPS[-1]} req/s (p99 ${VAL_P99[-1]} ms)"
+done
+kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
+fi
+
+psql_admin "DROP DATABASE IF EXISTS continental_bench WITH (FORCE)"
+psql_admin "CREATE DATABASE continental_bench"
+if [[ $PHASES == *2* ]]; then
+echo "== 2. game actions through HTTP vs raw SQL (32 clients, 8 s each, alternating)"
+psql_admin "DROP DATABASE IF EXISTS continental_ref WITH (FORCE)"
+psql_admin "CREATE DATABASE continental_ref"
+psql "$PGURL/continental_ref" -q -f bench/setup.sql >/dev/null
+CONTINENTAL_BIND=127.0.0.1:28081 DATABASE_URL="$PGURL/continental_bench" "$WORK/continental" >"$WORK/games.log" 2>&1 & PIDS+=($!)
+wait_port 28081
+pgbench_run() { # -> "tps p99_ms"
+    rm -f "$WORK"/pgb*
+    local tps
+    tps=$(cd "$WORK" && pgbench -n -c 32 -j 2 -T 8 -l --log-prefix=pgb -f "$OLDPWD/bench/move.sql" "$PGURL/continental_ref" 2>/dev/null |
+        awk '/^tps/ { print $3; exit }')
+    local p99
+    p99=$(cat "$WORK"/pgb* | awk '{ print $3 }' | sort -n | awk '{ a[NR] = $1 } END { i = int(NR * 0.99); if (i < 1) i = 1; printf "%.2f", a[i] / 1000 }')
+    echo "$tps $p99"
+}
+for r in $(seq "$ROUNDS"); do
+    read -r a b < <(pgbench_run); SQL_TPS+=("$a"); SQL_P99+=("$b")
+    line=$("$WORK/continental-bench" games http://127.0.0.1:28081 32 8 | grep '^RESULT')
+    ACT_RPS+=("$(sed -E 's/.*actions_per_s=([0-9.]+).*/\1/' <<<"$line")")
+    ACT_P99+=("$(sed -E 's/.*p99_ms=([0-9.]+).*/\1/' <<<"$line")")
+    echo "   round $r: raw SQL ${SQL_TPS[-1]} tx/s (p99 ${SQL_P99[-1]} ms), HTTP actions ${ACT_RPS[-1]}/s (p99 ${ACT_P99[-1]} ms)  [$line]"
+done
+kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
+fi
+
+if [[ $PHASES == *3* ]]; then
+echo "== 3. $STREAMS streams on replica A of two (one PostgreSQL database)"
+CONTINENTAL_BIND=127.0.0.1:28082 DATABASE_URL="$PGURL/continental_bench" "$WORK/continental" >"$WORK/a.log" 2>&1 & A=$!; PIDS+=($A)
+CONTINENTAL_BIND=127.0.0.1:28083 DATABASE_URL="$PGURL/continental_bench" "$WORK/continental" >"$WORK/b.log" 2>&1 & PIDS+=($!)
+wait_port 28082; wait_port 28083
+STREAM_LINE=$("$WORK/continental-bench" streams http://127.0.0.1:28082 http://127.0.0.1:28083 "$A" continental_bench "$STREAMS" | grep '^RESULT')
+wait "$A" 2>/dev/null || true
+echo "   $STREAM_LINE"
+kill "${PIDS[@]}" 2>/dev/null || true; wait 2>/dev/null || true; PIDS=()
+fi
+psql_admin "DROP DATABASE IF EXISTS continental_bench WITH (FORCE)"
+psql_admin "DROP DATABASE IF EXISTS continental_ref WITH (FORCE)"
+
+mean() { printf '%s\n' "$@" | awk 'NF { s += $1; n++ } END { if (n) printf "%.2f", s / n; else printf "-" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'; }
+field() { [[ -n $STREAM_LINE ]] && sed -E "s/.*$1=([0-9.]+).*/\1/" <<<"$STREAM_LINE" || echo -; }
+BARE=$(mean "${BARE_RPS[@]}"); VAL=$(mean "${VAL_RPS[@]}")
+SQL=$(mean "${SQL_TPS[@]}"); ACT=$(mean "${ACT_RPS[@]}")
+echo
+echo "== results (means of $ROUNDS alternating rounds; RUST_LOG=${RUST_LOG:-info})"
+row() { printf '%-46s %10s %10s %7s %9s\n' "$@"; }
+row figure service reference ratio target
+row "validator req/s (wrk)" "$VAL" "$BARE" "$(ratio "$VAL" "$BARE")" ">= 0.80"
+row "validator p99 ms" "$(mean "${VAL_P99[@]}")" "$(mean "${BARE_P99[@]}")" "" ""
+row "actions/s at 32 clients vs move.sql tx/s" "$ACT" "$SQL" "$(ratio "$ACT" "$SQL")" ">= 0.50"
+row "action p99 ms" "$(mean "${ACT_P99[@]}")" "$(mean "${SQL_P99[@]}")" "" "< 25"
+row "idle db transactions/s, $(field streams) streams" "$(field idle_db_tps)" "" "" "< 20"
+row "delivery across replicas p99 ms" "$(field delivery_p99_ms)" "" "" "< 250"
+row "SIGTERM to exit, streams open, s" "$(field sigterm_s)" "" "" "< 3"
+row "RSS with the streams open, MB" "$(field rss_mb)" "" "" "< 100"

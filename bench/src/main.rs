@@ -1,0 +1,409 @@
+//! Load for the benchmark harness (`bench/run.sh`), never part of `cargo test`.
+//!
+//! - `games URL CLIENTS SECONDS`: CLIENTS clients, each playing its own 4-seat `may_i` game
+//!   through HTTP, one action per request (draw from the stock, discard), each with an
+//!   `Idempotency-Key`; a finished game is replaced by a new one. Prints actions/s and p99.
+//! - `streams URL_A URL_B PID_A DATABASE STREAMS`: STREAMS streams open on replica A (games
+//!   made on B); prints the database's transactions/s while they idle, A's memory, the delay
+//!   from a move sent to B to its first event on A (p99), and how long A takes to exit on
+//!   SIGTERM with the streams open.
+//!
+//! Single-threaded (awc): the server, not this client, should be what is measured.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::process::Command;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use awc::Client;
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+/// A request made with a JSON answer.
+async fn call(
+    client: &Client,
+    method: &str,
+    url: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+    key: Option<&str>,
+) -> Result<Value, String> {
+    let mut req = match method {
+        "POST" => client.post(url),
+        _ => client.get(url),
+    };
+    if let Some(t) = token {
+        req = req.insert_header(("authorization", format!("Bearer {t}")));
+    }
+    if let Some(k) = key {
+        req = req.insert_header(("idempotency-key", k));
+    }
+    let mut res = match body {
+        Some(b) => req.send_json(b).await,
+        None => req.send().await,
+    }
+    .map_err(|e| e.to_string())?;
+    let bytes = res.body().limit(1 << 22).await.map_err(|e| e.to_string())?;
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+    if res.status().is_success() {
+        Ok(value)
+    } else {
+        Err(format!("{}: {value}", res.status()))
+    }
+}
+
+/// A 4-seat `may_i` game and its tokens.
+struct Table {
+    id: String,
+    tokens: Vec<String>,
+}
+
+async fn new_table(client: &Client, url: &str) -> Result<Table, String> {
+    let seats: Vec<Value> = (0..4).map(|i| json!({"name": format!("P{i}")})).collect();
+    let created = call(
+        client,
+        "POST",
+        &format!("{url}/v1/games"),
+        None,
+        Some(&json!({"variant": "may_i", "seats": seats})),
+        None,
+    )
+    .await?;
+    let id = created["id"].as_str().ok_or("no id")?.to_owned();
+    let tokens = created["seats"]
+        .as_array()
+        .ok_or("no seats")?
+        .iter()
+        .map(|s| s["token"].as_str().map(str::to_owned).ok_or("no token"))
+        .collect::<Result<_, _>>()?;
+    Ok(Table { id, tokens })
+}
+
+/// The game as `seat` sees it.
+async fn look(client: &Client, url: &str, table: &Table, seat: usize) -> Result<Value, String> {
+    let token = table.tokens.get(seat).ok_or("no such seat")?;
+    call(
+        client,
+        "GET",
+        &format!("{url}/v1/games/{}", table.id),
+        Some(token),
+        None,
+        None,
+    )
+    .await
+}
+
+/// The next action of a game from a seat's view: who acts, where, with what body.
+fn next_action(view: &Value) -> Option<(usize, &'static str, Value)> {
+    let seat = usize::try_from(view["turn"]["seat"].as_u64()?).ok()?;
+    let mine = view["you"]["seat"].as_u64() == Some(seat as u64);
+    match view["turn"]["phase"].as_str()? {
+        "draw" => Some((seat, "draw", json!({"source": "stock"}))),
+        "play" if mine => {
+            let discard = view["legal_actions"]
+                .as_array()?
+                .iter()
+                .find(|a| a["type"] == "discard")?;
+            let card = discard["cards"].as_array()?.first()?.clone();
+            Some((seat, "discard", json!({"card": card})))
+        }
+        _ => None,
+    }
+}
+
+/// Plays one table's next action; the new view of the acting seat, and the seat.
+async fn act(client: &Client, url: &str, table: &Table, view: &Value, key: &str) -> Result<Value, String> {
+    let (seat, path, body) = match next_action(view) {
+        Some(a) => a,
+        None => {
+            // Not this seat's to say: look with the seat in turn.
+            let seat = usize::try_from(view["turn"]["seat"].as_u64().ok_or("no turn")?)
+                .map_err(|e| e.to_string())?;
+            let fresh = look(client, url, table, seat).await?;
+            next_action(&fresh).ok_or("no action to take")?
+        }
+    };
+    call(
+        client,
+        "POST",
+        &format!("{url}/v1/games/{}/{path}", table.id),
+        Some(&table.tokens[seat]),
+        Some(&body),
+        Some(key),
+    )
+    .await
+}
+
+fn p99(samples: &mut [Duration]) -> Duration {
+    samples.sort_unstable();
+    samples
+        .get((samples.len() * 99 / 100).min(samples.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or_default()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+async fn games(url: String, clients: usize, seconds: u64) {
+    let client = Client::builder().timeout(Duration::from_secs(30)).finish();
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let prefix = format!("{:x}", std::process::id());
+    let mut runs = Vec::new();
+    for c in 0..clients {
+        let (client, url, prefix) = (client.clone(), url.clone(), prefix.clone());
+        runs.push(actix_rt::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut errors = 0u64;
+            let mut n = 0u64;
+            'tables: while Instant::now() < deadline {
+                let Ok(table) = new_table(&client, &url).await else {
+                    errors += 1;
+                    continue;
+                };
+                let Ok(mut view) = look(&client, &url, &table, 0).await else {
+                    errors += 1;
+                    continue;
+                };
+                while Instant::now() < deadline {
+                    if view["status"] != "playing" {
+                        continue 'tables;
+                    }
+                    n += 1;
+                    let started = Instant::now();
+                    match act(&client, &url, &table, &view, &format!("{prefix}-{c}-{n}")).await {
+                        Ok(v) => {
+                            latencies.push(started.elapsed());
+                            view = v;
+                        }
+                        Err(e) => {
+                            errors += 1;
+                            if errors < 5 {
+                                eprintln!("action refused: {e}");
+                            }
+                            continue 'tables;
+                        }
+                    }
+                }
+            }
+            (latencies, errors)
+        }));
+    }
+    let started = Instant::now();
+    let mut all = Vec::new();
+    let mut errors = 0;
+    for r in runs {
+        let (l, e) = r.await.expect("a client task");
+        all.extend(l);
+        errors += e;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let rate = all.len() as f64 / elapsed;
+    println!(
+        "RESULT actions_per_s={rate:.0} p99_ms={:.1} actions={} errors={errors}",
+        ms(p99(&mut all)),
+        all.len()
+    );
+}
+
+/// Committed transactions of `database` so far (read from the `postgres` database, so that
+/// reading does not count).
+fn xact_commit(database: &str) -> i64 {
+    let out = Command::new("psql")
+        .args(["-h", "127.0.0.1", "-U", "postgres", "-d", "postgres", "-Atc"])
+        .arg(format!(
+            "SELECT xact_commit FROM pg_stat_database WHERE datname = '{database}'"
+        ))
+        .output()
+        .expect("psql runs");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.trim().parse().ok())
+        .expect("a count from pg_stat_database")
+}
+
+/// Resident memory of a process, in MB.
+fn rss_mb(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// Whether a process has exited (gone, or a zombie waiting for its parent).
+fn exited(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(true)
+}
+
+/// What the streams of each game saw: arrival time of each sequence number (seat 0's stream).
+type Arrivals = Rc<RefCell<HashMap<String, Vec<(i64, Instant)>>>>;
+
+async fn streams(url_a: String, url_b: String, pid_a: u32, database: String, count: usize) {
+    let client = Client::builder().timeout(Duration::from_secs(30)).finish();
+    // Every stream keeps its connection: no cap on them (awc's default is 100).
+    let streamer = Client::builder()
+        .connector(awc::Connector::new().limit(0))
+        .timeout(Duration::from_secs(3600))
+        .finish();
+    let mut tables = Vec::new();
+    for _ in 0..count.div_ceil(4) {
+        tables.push(Rc::new(
+            new_table(&client, &url_b).await.expect("a game on replica B"),
+        ));
+    }
+    let arrivals: Arrivals = Rc::default();
+    let ended = Rc::new(RefCell::new(0usize));
+    let opened = Rc::new(RefCell::new(0usize));
+    for (i, table) in tables.iter().enumerate() {
+        for seat in 0..4 {
+            if i * 4 + seat >= count {
+                break;
+            }
+            let url = format!("{url_a}/v1/games/{}/stream", table.id);
+            let mut res = streamer
+                .get(&url)
+                .insert_header(("authorization", format!("Bearer {}", table.tokens[seat])))
+                .send()
+                .await
+                .expect("a stream opens on replica A");
+            assert!(res.status().is_success(), "stream: {}", res.status());
+            *opened.borrow_mut() += 1;
+            let (arrivals, ended, id) = (arrivals.clone(), ended.clone(), table.id.clone());
+            actix_rt::spawn(async move {
+                let mut buffer = String::new();
+                while let Some(Ok(chunk)) = res.next().await {
+                    let now = Instant::now();
+                    buffer.push_str(&String::from_utf8_lossy(&chunk));
+                    while let Some(end) = buffer.find("\n\n") {
+                        let block: String = buffer.drain(..end + 2).collect();
+                        let seq = block
+                            .lines()
+                            .find_map(|l| l.strip_prefix("id: ")?.parse::<i64>().ok());
+                        if let (Some(seq), 0) = (seq, seat) {
+                            arrivals
+                                .borrow_mut()
+                                .entry(id.clone())
+                                .or_default()
+                                .push((seq, now));
+                        }
+                    }
+                }
+                *ended.borrow_mut() += 1;
+            });
+        }
+    }
+    let open = *opened.borrow();
+    // PostgreSQL counts a backend's transactions up to 10 s late once it idles: let what
+    // opening the streams cost be counted before the window starts.
+    actix_rt::time::sleep(Duration::from_secs(12)).await;
+
+    // Idle: what the open streams cost the database.
+    let window = 10.0;
+    let before = xact_commit(&database);
+    actix_rt::time::sleep(Duration::from_secs_f64(window)).await;
+    let after = xact_commit(&database);
+    let idle_tps = (after - before) as f64 / window;
+    let rss = rss_mb(pid_a);
+
+    // Delivery: moves sent to B, first event of each on A (one move at a time per game).
+    let movers = tables.len().min(32);
+    let mut runs = Vec::new();
+    for table in tables.iter().take(movers).cloned() {
+        let (client, url_b, arrivals) = (client.clone(), url_b.clone(), arrivals.clone());
+        runs.push(actix_rt::spawn(async move {
+            let mut delays = Vec::new();
+            let Ok(mut view) = look(&client, &url_b, &table, 0).await else {
+                return delays;
+            };
+            for n in 0..20 {
+                let seen = arrivals
+                    .borrow()
+                    .get(&table.id)
+                    .map_or(0, |a| a.iter().map(|x| x.0).max().unwrap_or(0));
+                let sent = Instant::now();
+                let key = format!("d-{}-{n}", table.id);
+                match act(&client, &url_b, &table, &view, &key).await {
+                    Ok(v) => view = v,
+                    Err(_) => break,
+                }
+                let give_up = Instant::now() + Duration::from_secs(5);
+                loop {
+                    let first = arrivals
+                        .borrow()
+                        .get(&table.id)
+                        .and_then(|a| a.iter().find(|x| x.0 > seen).map(|x| x.1));
+                    if let Some(at) = first {
+                        delays.push(at - sent);
+                        break;
+                    }
+                    if Instant::now() > give_up {
+                        delays.push(Duration::from_secs(5));
+                        break;
+                    }
+                    actix_rt::time::sleep(Duration::from_millis(1)).await;
+                }
+            }
+            delays
+        }));
+    }
+    let mut delays = Vec::new();
+    for r in runs {
+        delays.extend(r.await.expect("a mover"));
+    }
+    let moved = delays.len();
+    let delivery = p99(&mut delays);
+
+    // SIGTERM with every stream open.
+    let still_open = open - *ended.borrow();
+    let sent = Instant::now();
+    Command::new("kill")
+        .args(["-TERM", &pid_a.to_string()])
+        .status()
+        .expect("kill runs");
+    while !exited(pid_a) && sent.elapsed() < Duration::from_secs(60) {
+        actix_rt::time::sleep(Duration::from_millis(5)).await;
+    }
+    let stop = sent.elapsed();
+    println!(
+        "RESULT streams={still_open} idle_db_tps={idle_tps:.1} rss_mb={rss:.1} delivery_p99_ms={:.1} moves={moved} sigterm_s={:.2}",
+        ms(delivery),
+        stop.as_secs_f64()
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |i: usize| args.get(i).cloned().unwrap_or_default();
+    let number = |i: usize| {
+        arg(i)
+            .parse::<u64>()
+            .unwrap_or_else(|_| panic!("argument {i} is a number"))
+    };
+    let system = actix_rt::System::new();
+    match arg(0).as_str() {
+        "games" => system.block_on(games(arg(1), number(2) as usize, number(3))),
+        "streams" => system.block_on(streams(
+            arg(1),
+            arg(2),
+            number(3) as u32,
+            arg(4),
+            number(5) as usize,
+        )),
+        _ => {
+            eprintln!(
+                "usage: continental-bench games URL CLIENTS SECONDS | streams URL_A URL_B PID_A DATABASE STREAMS"
+            );
+            std::process::exit(2);
+        }
+    }
+}
