@@ -16,7 +16,7 @@ use crate::auth::AuthError;
 use crate::domain::TableError;
 use crate::server_keys::KeyError;
 use crate::store::{KeyRefused, StoreError};
-use crate::wire::{Extensions, Invalid, Problem, ProblemReason, ReadingView, StaleVersion};
+use crate::wire::{Extensions, Invalid, Problem, ProblemReason, ReadingView, RefusedBy, StaleVersion};
 
 /// Media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -56,7 +56,7 @@ pub enum ApiError {
         detail: String,
     },
     /// `If-Match` names a version that is no longer current.
-    #[error("the game is at version {current}, not {expected}: reload it and try again")]
+    #[error("the game is at version {current}, not {}: reload it and try again", named(.expected))]
     StaleVersion {
         /// The version the client expected.
         expected: String,
@@ -118,6 +118,15 @@ pub enum ApiError {
     /// Anything we did not expect: logged with its cause, answered with an opaque 500.
     #[error("unexpected error")]
     Unexpected(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// What an `If-Match` named, for a sentence: an empty one names no version at all.
+fn named(expected: &str) -> &str {
+    if expected.trim().is_empty() {
+        "the empty If-Match"
+    } else {
+        expected
+    }
 }
 
 impl ApiError {
@@ -294,11 +303,16 @@ impl From<serde_json::Error> for ApiError {
     }
 }
 
+/// What the document refuses is a 400; what it allows and the rules refuse, a 422 (so that
+/// every request the document allows gets an answer about the game, not about its shape).
 impl From<Invalid> for ApiError {
     fn from(e: Invalid) -> Self {
-        ApiError::BadRequest {
-            code: e.code,
-            detail: e.detail,
+        match e.by {
+            RefusedBy::Document => ApiError::BadRequest {
+                code: e.code,
+                detail: e.detail,
+            },
+            RefusedBy::Rules => ApiError::unprocessable(e.code, e.detail),
         }
     }
 }
@@ -363,7 +377,9 @@ impl From<TableError> for ApiError {
             TableError::TokenReplaced => ApiError::Unauthorized(e.to_string()),
             TableError::UnknownSeat(_) => ApiError::not_found("seat_not_found", e.to_string()),
             TableError::NoToken { .. } => ApiError::conflict("seat_has_no_token", e.to_string()),
-            TableError::Setup(e) => ApiError::bad_request(e.code(), e.to_string()),
+            // A player count, first dealer or stacked deck this game cannot take: the
+            // document allows them.
+            TableError::Setup(e) => ApiError::unprocessable(e.code(), e.to_string()),
             TableError::Action(e) => ApiError::from(e),
             TableError::Corrupt(e) => ApiError::unexpected(e),
         }

@@ -18,7 +18,7 @@ use crate::http;
     ),
     servers((url = "http://127.0.0.1:8080", description = "The service as `cargo run --release` starts it (`CONTINENTAL_BIND`).")),
     components(schemas(crate::wire::Problem)),
-    modifiers(&Endpoints, &BearerAuth, &NotNow),
+    modifiers(&Endpoints, &BearerAuth, &NotNow, &OptionalBodies),
     tags(
         (name = "games", description = "Creating, joining and playing games."),
         (name = "studio", description = "A studio's back end, with a server key (X-Api-Key): its games, seat tokens reissued, spectators."),
@@ -145,6 +145,49 @@ impl Modify for NotNow {
                         .entry("408".into())
                         .or_insert_with(|| slow.clone().into());
                 }
+            }
+        }
+    }
+}
+
+/// Marks a request body optional where its schema requires no field: the body extractor reads
+/// a missing body as `{}`, so such a body may be left out (`claims`, `leave`, `take_back`...).
+struct OptionalBodies;
+
+impl Modify for OptionalBodies {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::schema::Schema;
+        use utoipa::openapi::{RefOr, Required};
+
+        let Some(components) = &openapi.components else {
+            return;
+        };
+        let all_optional = |name: &str| matches!(components.schemas.get(name), Some(RefOr::T(Schema::Object(o))) if o.required.is_empty());
+        let mut optional = Vec::new();
+        for (path, item) in &openapi.paths.paths {
+            let Some(RefOr::T(body)) = item.post.as_ref().and_then(|o| o.request_body.as_ref()) else {
+                continue;
+            };
+            let schema = body.content.get("application/json").and_then(|c| match c {
+                RefOr::T(content) => content.schema.as_ref(),
+                RefOr::Ref(_) => None,
+            });
+            if let Some(RefOr::Ref(r)) = schema {
+                let name = r.ref_location.rsplit('/').next().unwrap_or_default();
+                if all_optional(name) {
+                    optional.push(path.clone());
+                }
+            }
+        }
+        for path in optional {
+            let body = openapi
+                .paths
+                .paths
+                .get_mut(&path)
+                .and_then(|item| item.post.as_mut())
+                .and_then(|o| o.request_body.as_mut());
+            if let Some(RefOr::T(body)) = body {
+                body.required = Some(Required::False);
             }
         }
     }

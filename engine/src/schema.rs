@@ -48,3 +48,24 @@ string_schema! {
         "What a wild stands for: a card (in runs, like 7H), a rank (in sets, like 7) or * (anything, in a wild trio).",
         "7H";
 }
+
+/// The first dealer's draw ([`crate::Event::FirstDealer`]): rounds, each a list of
+/// `[seat, card]` pairs (a pair as a two-item list, which every generator reads).
+pub(crate) fn dealer_rounds() -> utoipa::openapi::schema::Array {
+    use utoipa::openapi::Ref;
+    use utoipa::openapi::schema::{ArrayBuilder, OneOfBuilder};
+
+    let pair = ArrayBuilder::new()
+        .items(
+            OneOfBuilder::new()
+                .item(Ref::from_schema_name("Seat"))
+                .item(Ref::from_schema_name("Card")),
+        )
+        .min_items(Some(2))
+        .max_items(Some(2))
+        .description(Some("`[seat, card]`: a seat and the card it turned."));
+    ArrayBuilder::new()
+        .items(ArrayBuilder::new().items(pair))
+        .description(Some("Rounds of draws, each a list of `[seat, card]`."))
+        .build()
+}

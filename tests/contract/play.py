@@ -1,6 +1,8 @@
 """A client generated from openapi/openapi.json by openapi-python-client plays a whole two-seat
 game of may_i against the service, using only the generated code: its models, its typed enums
-and its events and stream endpoints.
+and typed events (one model per event `type`), and its events and stream endpoints. The stream
+is read through the generated endpoint's request and client; each message's `data` is an event
+of the document, read with the generated models.
 
 Usage: PYTHONPATH=<dir holding continental_client> python play.py http://127.0.0.1:PORT
 """
@@ -11,6 +13,7 @@ from collections import Counter
 
 from continental_client import AuthenticatedClient, Client
 from continental_client.api.games import (
+    claim_discard,
     create_game,
     discard_card,
     draw_card,
@@ -25,9 +28,12 @@ from continental_client.api.validation import rulesets
 from continental_client.models import (
     CreateGameRequest,
     CreateGameResponse,
+    DealStartedEvent,
+    DiscardedEvent,
     DiscardRequest,
     DrawRequest,
     DrawSource,
+    EventDto,
     GameStatus,
     GameView,
     HintsResponse,
@@ -35,6 +41,7 @@ from continental_client.models import (
     MeldsRequest,
     Phase,
     Problem,
+    ProblemCode,
     SeatSpec,
     Variant,
 )
@@ -76,12 +83,11 @@ def play_turn(client, game_id, view):
         if not hints.layoffs:
             break
         hint = hints.layoffs[0]
-        view = ok(
-            lay_off.sync(game_id, client=client, body=LayoffRequest(meld_id=hint.meld_id, cards=[hint.card])),
-            "lay off",
-        )
+        # A lay-off hint is a body for POST /layoffs as it is, with what its wild represents.
+        body = LayoffRequest(meld_id=hint.meld_id, cards=[hint.card], wilds=hint.wilds)
+        view = ok(lay_off.sync(game_id, client=client, body=body), "lay off")
     if view.turn is not None and view.turn.seat == view.you.seat and view.status == GameStatus.PLAYING:
-        discards = [a for a in view.legal_actions if a.type_ == "discard"]
+        discards = [a for a in view.legal_actions if a.type_.value == "discard"]
         if discards:
             card = keep_score(list(discards[0].cards))
             view = ok(discard_card.sync(game_id, client=client, body=DiscardRequest(card=card)), "discard")
@@ -104,8 +110,12 @@ def main(url):
     game_id = created.id
     seats = [AuthenticatedClient(base_url=url, token=s.token, raise_on_unexpected_status=True) for s in created.seats]
 
-    moves = 0
+    # A refusal is a typed problem: asking "May I?" in turn is not a claim.
     view = ok(get_game.sync(game_id, client=seats[0]), "view")
+    refused = claim_discard.sync(game_id, client=seats[view.turn.seat])
+    assert isinstance(refused, Problem) and refused.code in ProblemCode, f"a refusal is a Problem: {refused}"
+
+    moves = 0
     while view.status == GameStatus.PLAYING:
         moves += 1
         if moves > MAX_MOVES:
@@ -126,14 +136,32 @@ def main(url):
             break
         events.extend(page.events)
         after = page.last_seq
-    kinds = Counter(e.event["type"] for e in events)
-    assert kinds["deal_started"] >= 1 and kinds["discarded"] >= 1, f"the game's events: {kinds}"
-    streamed = ok(stream_events.sync(game_id, client=seats[1]), "stream")
-    ids = [line[4:] for line in streamed.splitlines() if line.startswith("id: ")]
-    data = [json.loads(line[6:]) for line in streamed.splitlines() if line.startswith("data: ")]
-    assert len(ids) == len(events) == len(data), f"the stream holds every event: {len(ids)} of {len(events)}"
-    assert [d["type"] for d in data] == [e.event["type"] for e in events], "the same events in the same order"
+    kinds = Counter(e.event.type_.value for e in events)
+    assert any(isinstance(e.event, DealStartedEvent) for e in events), f"the game's events: {kinds}"
+    assert any(isinstance(e.event, DiscardedEvent) for e in events), f"the game's events: {kinds}"
+    streamed = read_stream(seats[1], game_id)
+    assert len(streamed) == len(events), f"the stream holds every event: {len(streamed)} of {len(events)}"
+    assert [s.seq for s in streamed] == [e.seq for e in events], "the same sequence numbers"
+    assert [s.event for s in streamed] == [e.event for e in events], "the same events, typed alike"
     print(f"a generated client played game {game_id} to the end: {moves} turns, {len(events)} events ({dict(kinds)})")
+
+
+def read_stream(client, game_id):
+    """The finished game's stream (it ends after the last event), each message typed as an event."""
+    request = stream_events._get_kwargs(game_id)
+    reply = client.get_httpx_client().request(**request)
+    assert reply.status_code == 200, f"stream: {reply.status_code} {reply.text}"
+    assert reply.headers["content-type"].startswith("text/event-stream"), reply.headers["content-type"]
+    out = []
+    for message in reply.text.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in message.splitlines() if not line.startswith(":"))
+        if not fields:
+            continue
+        assert fields["event"] != "error", f"the stream failed: {fields}"
+        event = EventDto.from_dict({"seq": int(fields["id"]), "event": json.loads(fields["data"])})
+        assert event.event.type_.value == fields["event"], f"`event` names the type: {fields}"
+        out.append(event)
+    return out
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ use engine::{Event, Seat, Viewer};
 use serde::{Deserialize, Serialize};
 
 /// The table's own events, logged next to the engine's.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TableEvent {
     /// Someone took an open seat.
@@ -32,8 +32,17 @@ pub enum TableEvent {
     /// The game is over.
     GameFinished {
         /// `finished`, or `void` when fewer than two players finished.
+        #[schema(schema_with = finished_or_void)]
         status: String,
     },
+}
+
+/// The schema of [`TableEvent::GameFinished`]'s `status`: the two ways a game ends.
+fn finished_or_void() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .enum_values(Some(["finished", "void"]))
+        .build()
 }
 
 /// One entry of a game's event log.

@@ -10,7 +10,7 @@ use crate::error::ApiError;
 use crate::live::StreamPlan;
 use crate::service;
 use crate::state::AppState;
-use crate::wire::{EventsQuery, EventsResponse, Problem};
+use crate::wire::{EventsQuery, EventsResponse, Problem, StreamMessage};
 
 /// The game's events after a sequence number, as this seat (or a spectator) may see them.
 ///
@@ -57,9 +57,10 @@ pub async fn list_events(
         ("Last-Event-ID" = Option<String>, Header, description = "Resume after this sequence number.")),
     security(("seat_token" = []), ("spectator_token" = [])),
     responses(
-        (status = 200, description = "A `text/event-stream` of events redacted for this seat: `id: seq`, `event: type`, `data: JSON`.",
-            body = String, content_type = "text/event-stream",
-            example = "id: 7\nevent: discarded\ndata: {\"type\":\"discarded\",\"seat\":0,\"card\":\"7H\"}\n\n"),
+        (status = 200, description = "A `text/event-stream` of events redacted for this seat, each message `id: seq`, \
+            `event: type`, `data: JSON` (the schema is one message's, as Open API 3.1 describes event streams).",
+            body = StreamMessage, content_type = "text/event-stream",
+            example = json!({"id": "7", "event": "discarded", "data": "{\"type\":\"discarded\",\"seat\":0,\"card\":\"7H\"}"})),
         (status = 400, description = "A bad query string (`invalid_query`).", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing, expired, tampered or replaced token.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "A token of another game.", body = Problem, content_type = "application/problem+json"),

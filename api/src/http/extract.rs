@@ -118,10 +118,21 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Invalid> {
         });
     }
     let mut de = serde_json::Deserializer::from_slice(text);
-    let parsed: Result<T, _> = serde_path_to_error::deserialize(&mut de);
+    let mut parsed: Result<T, _> = serde_path_to_error::deserialize(&mut de);
     if parsed.is_ok() {
         de.end()
             .map_err(|e| Invalid::new("malformed_json", format!("invalid request body: {e}")))?;
+    }
+    // JSON Schema counts `2.0` as an integer, so the document allows it where serde wants one:
+    // read such a body again with its whole-number floats as integers.
+    if parsed
+        .as_ref()
+        .is_err_and(|e| e.inner().to_string().starts_with("invalid type: floating point"))
+    {
+        let mut value: serde_json::Value = serde_json::from_slice(text)
+            .map_err(|e| Invalid::new("malformed_json", format!("invalid request body: {e}")))?;
+        whole_numbers_as_integers(&mut value);
+        parsed = serde_path_to_error::deserialize(value);
     }
     parsed.map_err(|e| {
         let path = e.path().to_string();
@@ -147,4 +158,25 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Invalid> {
         };
         Invalid::new(code, detail)
     })
+}
+
+/// Turns every float of `value` with no fractional part, within the 64-bit integers, into an
+/// integer.
+fn whole_numbers_as_integers(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64().filter(|f| n.is_f64() && f.fract() == 0.0) {
+                // `as` saturates: a float beyond the range would come back different.
+                if f >= 0.0 && f < u64::MAX as f64 {
+                    *n = (f as u64).into();
+                } else if f < 0.0 && f >= i64::MIN as f64 {
+                    *n = (f as i64).into();
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
+        Value::Object(fields) => fields.values_mut().for_each(whole_numbers_as_integers),
+        _ => {}
+    }
 }

@@ -33,15 +33,21 @@ use crate::wire::{
     responses(
         (status = 201, description = "Created: the id, a token per named seat, the seed commitment.", body = CreateGameResponse,
             headers(("Location" = String, description = "The game's URL."), ("ETag" = String, description = "The game's version."))),
-        (status = 400, description = "Malformed body, unknown variant, bad options (`invalid_options`, also `turn_seconds` \
-            outside 5 to 604800), wrong player count (`player_count`), a seat that is not a name, open or bot (`invalid_seat`), \
-            a `webhook_url` that is not an http or https URL (`invalid_webhook_url`), or test-mode fields outside test mode (`test_mode_only`).",
+        (status = 400, description = "A body the document refuses: malformed JSON (`malformed_json`), not an object \
+            (`not_an_object`), an unknown field (`unknown_field`), an unknown variant (`unknown_variant`) or card (`unknown_card`), \
+            a name that is not 1 to 40 characters (`invalid_name`), more than 12 seats or another value of the wrong type \
+            (`invalid_body`); or test-mode fields outside test mode (`test_mode_only`).",
             body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Server keys are configured and the request has no valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Rarely, a request with this Idempotency-Key acting at the same moment (`request_in_progress`).", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "The Idempotency-Key was used with another body (`idempotency_key_reused`), or the \
-            `webhook_url`'s host does not resolve (`webhook_url_unresolvable`) or resolves to a loopback, private, link-local \
-            or unspecified address (`webhook_url_private`).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A body of the documented shape that the variant or the service cannot take: \
+            options it does not have or out of their bounds (`invalid_options`, also `turn_seconds` outside 5 to 604800), a \
+            player count it does not seat (`player_count`), a seat that is not a name, open or bot (`invalid_seat`), a \
+            `webhook_url` that is not an http or https URL naming a host (`invalid_webhook_url`), whose host does not resolve \
+            (`webhook_url_unresolvable`) or resolves to a loopback, private, link-local or unspecified address \
+            (`webhook_url_private`), in test mode a `first_dealer` or `stacked_decks` this game cannot take \
+            (`invalid_first_dealer`, `invalid_stacked_deck`); or the Idempotency-Key was used with another body \
+            (`idempotency_key_reused`).", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json")
     )
@@ -90,7 +96,8 @@ fn created(r: StoredResponse) -> HttpResponse {
     responses(
         (status = 200, description = "The seat and its token; the game deals when every seat is taken.", body = JoinResponse,
             headers(("ETag" = String, description = "The game's version."))),
-        (status = 400, description = "Malformed body or name (`invalid_name`).", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "Malformed body, or a name that is not 1 to 40 characters, all spaces or with a \
+            control character (`invalid_name`); a bad `Idempotency-Key` (`invalid_idempotency_key`).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game (`game_not_found`).", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Every seat is taken (`no_open_seat`), or, rarely, a request with this Idempotency-Key acting at the same moment (`request_in_progress`).", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "`If-Match` names an old version (`stale_version`).", body = Problem, content_type = "application/problem+json"),
@@ -164,7 +171,10 @@ pub async fn get_game(
         .json(GameView::as_seen_by(id, row.version, &table, reader.viewer())))
 }
 
-/// How the game's webhook deliveries stand: delivered, pending, given up, the latest error.
+/// How the game's webhook deliveries stand.
+///
+/// The webhook's URL and its deliveries counted: delivered, pending, given up, and the latest
+/// error.
 #[utoipa::path(
     get, path = "/v1/games/{id}/webhook", tag = "games",
     params(("id" = Uuid, Path, description = "Game id.")),

@@ -63,7 +63,8 @@ macro_rules! move_endpoint {
                 (status = 412, description = "`If-Match` names an old version (`stale_version`); nothing changed.", body = Problem, content_type = "application/problem+json"),
                 (status = 413, description = "The body is larger than the limit (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
                 (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json"),
-                (status = 422, description = "The rules refuse the move (`card_not_in_hand`, `illegal_meld`, `contract_not_met`, `ambiguous_meld`, ...); \
+                (status = 422, description = "The rules refuse the move (`card_not_in_hand`, `illegal_meld`, `contract_not_met`, `ambiguous_meld`, \
+                    `invalid_swap` for a swap that mixes a wild's replacement and a joker's move, ...); \
                     an `ambiguous_meld` lists the `readings` to choose from, an `illegal_meld` or `contract_not_met` its `reasons`; \
                     or the Idempotency-Key was used with another body (`idempotency_key_reused`).", body = Problem, content_type = "application/problem+json",
                     example = json!({"type": "urn:continental:problem:card_not_in_hand", "title": "Unprocessable Entity", "status": 422, "detail": "not in your hand: 7H", "code": "card_not_in_hand"}))

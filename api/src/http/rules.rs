@@ -24,12 +24,14 @@ use crate::wire::{
     )),
     responses(
         (status = 200, description = "The verdict: `valid` with every reading, or the reasons.", body = MeldValidationResponse),
-        (status = 400, description = "Malformed body, unknown card (`unknown_card`), unknown variant (`unknown_variant`) or bad options (`invalid_options`).",
+        (status = 400, description = "Malformed body, unknown card (`unknown_card`), unknown variant (`unknown_variant`), \
+            more cards or wilds than the document allows (`invalid_body`).",
             body = Problem, content_type = "application/problem+json",
             example = json!({"type": "urn:continental:problem:unknown_card", "title": "Bad Request", "status": 400,
                 "detail": "invalid request body at `cards[1]`: unknown card \"ZZ\": write rank then suit, like 7H, TD, 10D or JK", "code": "unknown_card"})),
         (status = 413, description = "The body is larger than the limit (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json")
+        (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Options the variant does not have, or out of their bounds (`invalid_options`).", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[post("/v1/melds/validate")]
@@ -57,10 +59,12 @@ pub async fn validate_meld(
     )),
     responses(
         (status = 200, description = "The verdict, with the contract and the reasons when not met.", body = ContractValidationResponse),
-        (status = 400, description = "Malformed body, unknown card or variant, bad options, or a deal outside the game (`invalid_deal`).",
+        (status = 400, description = "Malformed body, unknown card or variant, more melds, cards or wilds than the document allows (`invalid_body`).",
             body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json")
+        (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Options the variant does not have or out of their bounds (`invalid_options`), or a deal \
+            the variant does not have (`invalid_deal`).", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[post("/v1/contracts/validate")]

@@ -12,6 +12,9 @@ use crate::wire::{
 };
 
 /// The tenant's games, newest first.
+///
+/// Only the games the key's tenant created, each with its seats and whose turn it is; pages
+/// of `limit` games, filtered by `status`; pass `next_cursor` as `cursor` for the next page.
 #[utoipa::path(
     get, path = "/v1/games", tag = "studio",
     params(ListGamesQuery),
@@ -36,7 +39,9 @@ pub async fn list_games(
     Ok(HttpResponse::Ok().json(service::list_games(&state, &tenant, listing).await?))
 }
 
-/// A fresh token for a seat (a player who lost theirs); every earlier token of the seat is
+/// A fresh token for a seat.
+///
+/// For a player who lost theirs or changed device: every earlier token of the seat is
 /// refused (`401`) from now on, on every replica.
 #[utoipa::path(
     post, path = "/v1/games/{id}/seats/{seat}/token", tag = "studio",
@@ -62,7 +67,9 @@ pub async fn reissue_seat_token(
     Ok(HttpResponse::Ok().json(service::reissue_token(&state, &tenant, id, seat).await?))
 }
 
-/// A spectator token: the view, events and stream with every hand hidden; no action.
+/// A spectator token for a game.
+///
+/// It reads the view, the events and the stream with every hand hidden, and takes no action.
 #[utoipa::path(
     post, path = "/v1/games/{id}/spectators", tag = "studio",
     params(("id" = Uuid, Path, description = "Game id.")),

@@ -1,7 +1,14 @@
 //! A game's events on the wire.
 
+use std::borrow::Cow;
+
+use engine::Event;
 use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::openapi::schema::{Discriminator, ObjectBuilder, OneOfBuilder, Schema, Type};
+use utoipa::openapi::{Ref, RefOr};
+use utoipa::{IntoParams, PartialSchema, ToSchema};
+
+use crate::domain::TableEvent;
 
 /// `?after=N&limit=M`.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -44,7 +51,7 @@ pub struct EventDto {
     /// Sequence number from 1.
     pub seq: i64,
     /// The event: `type` and its fields. Another seat's cards from the stock are `null`.
-    #[schema(value_type = Object, example = json!({"type": "drew", "seat": 1, "source": "stock", "card": null}))]
+    #[schema(value_type = GameEvent, example = json!({"type": "drew", "seat": 1, "source": "stock", "card": null}))]
     pub event: serde_json::Value,
 }
 
@@ -58,4 +65,204 @@ pub struct EventsResponse {
     pub events: Vec<EventDto>,
     /// The last sequence number returned (or `after` when none): pass it as `after` next time.
     pub last_seq: i64,
+}
+
+/// Any event of a game's log. The document shows one schema per `type` (`DrewEvent`,
+/// `SeatJoinedEvent`, ...) under a `oneOf` discriminated by `type`, built from the engine's
+/// and the table's own event types, so that it cannot drift from what is logged.
+pub struct GameEvent;
+
+/// One message of `GET /v1/games/{id}/stream`: `id` (the sequence number), `event` (the
+/// event's `type`, or `error`) and `data` (the event as JSON). The document shows one schema
+/// per event (`DrewMessage`...) under a `oneOf` discriminated by `event`.
+pub struct StreamMessage;
+
+/// Codes of the `error` message that ends a stream that cannot go on.
+pub const STREAM_ERRORS: [&str; 3] = ["shutting_down", "too_slow", "unavailable"];
+
+/// Each event `type` with its schema, in the order the types declare them.
+fn event_types() -> Vec<(String, Schema)> {
+    let unions = [
+        <Event as PartialSchema>::schema(),
+        <TableEvent as PartialSchema>::schema(),
+    ];
+    let mut out = Vec::new();
+    for union in unions {
+        let RefOr::T(Schema::OneOf(one_of)) = union else {
+            unreachable!("an event enum is tagged by `type`: a oneOf")
+        };
+        for item in one_of.items {
+            let RefOr::T(Schema::Object(object)) = item else {
+                unreachable!("each event is an object")
+            };
+            let tag = match object.properties.get("type") {
+                Some(RefOr::T(Schema::Object(t))) => t
+                    .enum_values
+                    .as_ref()
+                    .and_then(|v| v.first())
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_owned),
+                _ => None,
+            };
+            let tag = tag.unwrap_or_else(|| unreachable!("each event names its `type`"));
+            out.push((tag, Schema::Object(object)));
+        }
+    }
+    out
+}
+
+/// `drew` as `Drew`, `seat_joined` as `SeatJoined`.
+fn pascal(tag: &str) -> String {
+    tag.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// A `oneOf` of references to `names`, discriminated by `property` (value to schema name).
+fn discriminated(property: &str, names: Vec<(String, String)>, description: &str) -> RefOr<Schema> {
+    let mut one_of = OneOfBuilder::new().description(Some(description));
+    let mut discriminator = Discriminator::new(property);
+    for (value, name) in names {
+        one_of = one_of.item(Ref::from_schema_name(&name));
+        discriminator
+            .mapping
+            .insert(value, format!("#/components/schemas/{name}"));
+    }
+    one_of.discriminator(Some(discriminator)).into()
+}
+
+impl PartialSchema for GameEvent {
+    fn schema() -> RefOr<Schema> {
+        let names = event_types()
+            .into_iter()
+            .map(|(tag, _)| {
+                let name = format!("{}Event", pascal(&tag));
+                (tag, name)
+            })
+            .collect();
+        discriminated(
+            "type",
+            names,
+            "An event of the game, by its `type`. Another seat's cards from the stock are `null`.",
+        )
+    }
+}
+
+impl ToSchema for GameEvent {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("Event")
+    }
+
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        for (tag, schema) in event_types() {
+            schemas.push((format!("{}Event", pascal(&tag)), schema.into()));
+        }
+        <Event as ToSchema>::schemas(schemas);
+        <TableEvent as ToSchema>::schemas(schemas);
+    }
+}
+
+/// The schema of a stream message whose `event` is `tag` and whose `data` is JSON of `data`.
+fn message(tag: &str, data: RefOr<Schema>, description: &str) -> Schema {
+    let data = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .content_media_type("application/json")
+        .content_schema(Some(data))
+        .description(Some("The JSON text of the message."));
+    let id = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some("^[0-9]+$"))
+        .description(Some(
+            "The event's sequence number: send it as `Last-Event-ID` to resume after it.",
+        ));
+    let mut object = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .description(Some(description))
+        .property(
+            "event",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some([tag])),
+        )
+        .required("event")
+        .property("data", data)
+        .required("data")
+        .property("id", id);
+    if tag == "error" {
+        object = object.property(
+            "retry",
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .minimum(Some(0))
+                .description(Some(
+                    "Milliseconds to wait before reconnecting with `Last-Event-ID`.",
+                )),
+        );
+    } else {
+        object = object.required("id");
+    }
+    Schema::Object(object.build())
+}
+
+/// The `error` message's data: why the stream stops.
+fn stream_error() -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .property(
+            "code",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(STREAM_ERRORS))
+                .description(Some(
+                    "`shutting_down` (the service stops), `too_slow` (the client read too slowly), \
+                     `unavailable` (the database failed).",
+                )),
+        )
+        .required("code")
+        .into()
+}
+
+impl PartialSchema for StreamMessage {
+    fn schema() -> RefOr<Schema> {
+        let mut names: Vec<(String, String)> = event_types()
+            .into_iter()
+            .map(|(tag, _)| {
+                let name = format!("{}Message", pascal(&tag));
+                (tag, name)
+            })
+            .collect();
+        names.push(("error".to_owned(), "StreamErrorMessage".to_owned()));
+        discriminated(
+            "event",
+            names,
+            "A message of the stream, by its `event`: an event of the game, or `error` when the \
+             stream cannot go on (reconnect with `Last-Event-ID`).",
+        )
+    }
+}
+
+impl ToSchema for StreamMessage {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("StreamMessage")
+    }
+
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        for (tag, _) in event_types() {
+            let name = pascal(&tag);
+            let data = Ref::from_schema_name(format!("{name}Event")).into();
+            let description = format!("A `{tag}` event.");
+            schemas.push((format!("{name}Message"), message(&tag, data, &description).into()));
+        }
+        let ended = "The stream cannot go on: reconnect after `retry` ms with `Last-Event-ID`.";
+        schemas.push((
+            "StreamErrorMessage".to_owned(),
+            message("error", stream_error(), ended).into(),
+        ));
+        <GameEvent as ToSchema>::schemas(schemas);
+    }
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::Invalid;
+use super::{Invalid, MAX_SEATS, at_most};
 use crate::domain::{SeatKind, SeatRecord, TURN_SECONDS};
 
 /// Longest seat name.
@@ -16,8 +16,14 @@ const MAX_NAME: usize = 40;
 #[serde(deny_unknown_fields)]
 pub struct SeatSpec {
     /// The player's name (a token is returned for this seat); for a bot, its display name.
+    /// 1 to 40 characters, not all spaces, no control character.
     #[serde(default)]
-    #[schema(example = "Ann")]
+    #[schema(
+        example = "Ann",
+        min_length = 1,
+        max_length = 40,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\x00-\x20\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+    )]
     pub name: Option<String>,
     /// An open seat, taken later with `POST /v1/games/{id}/join`.
     #[serde(default)]
@@ -33,10 +39,13 @@ impl TryFrom<SeatSpec> for SeatRecord {
         let name = s.name.map(SeatName::try_from).transpose()?.map(|n| n.0);
         let kind = match (s.open, s.bot, &name) {
             (true, true, _) => {
-                return Err(Invalid::new("invalid_seat", "a seat is open or a bot, not both"));
+                return Err(Invalid::refused(
+                    "invalid_seat",
+                    "a seat is open or a bot, not both",
+                ));
             }
             (true, false, Some(_)) => {
-                return Err(Invalid::new(
+                return Err(Invalid::refused(
                     "invalid_seat",
                     "an open seat takes its name when joined",
                 ));
@@ -45,7 +54,7 @@ impl TryFrom<SeatSpec> for SeatRecord {
             (false, true, _) => SeatKind::Bot,
             (false, false, Some(_)) => SeatKind::Player,
             (false, false, None) => {
-                return Err(Invalid::new(
+                return Err(Invalid::refused(
                     "invalid_seat",
                     "each seat needs a `name`, or `open: true`, or `bot: true`",
                 ));
@@ -60,21 +69,26 @@ impl TryFrom<SeatSpec> for SeatRecord {
     }
 }
 
-/// A seat's name: trimmed, 1 to 40 printable characters.
+/// A seat's name: 1 to 40 characters, none a control character (Unicode `Cc`), not all
+/// spaces, exactly as the document's `maxLength` and `pattern` on every `name` say; kept
+/// without its outer spaces.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SeatName(pub String);
 
 impl TryFrom<String> for SeatName {
     type Error = Invalid;
     fn try_from(name: String) -> Result<Self, Invalid> {
-        let name = name.trim().to_owned();
-        if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
+        let length = name.chars().count();
+        if !(1..=MAX_NAME).contains(&length)
+            || name.chars().any(char::is_control)
+            || name.chars().all(|c| c == ' ')
+        {
             return Err(Invalid::new(
                 "invalid_name",
-                format!("a name is 1 to {MAX_NAME} printable characters"),
+                format!("a name is 1 to {MAX_NAME} characters, not all spaces, with no control character"),
             ));
         }
-        Ok(SeatName(name))
+        Ok(SeatName(name.trim_matches(' ').to_owned()))
     }
 }
 
@@ -107,7 +121,7 @@ pub struct WebhookUrl(pub reqwest::Url);
 impl TryFrom<String> for WebhookUrl {
     type Error = Invalid;
     fn try_from(text: String) -> Result<Self, Invalid> {
-        let bad = |why: &str| Invalid::new("invalid_webhook_url", format!("`webhook_url` {why}"));
+        let bad = |why: &str| Invalid::refused("invalid_webhook_url", format!("`webhook_url` {why}"));
         if text.len() > 2048 {
             return Err(bad("is longer than 2048 characters"));
         }
@@ -131,7 +145,7 @@ fn take_turn_seconds(options: &mut Option<serde_json::Value>) -> Result<Option<u
         return Ok(None);
     };
     let out_of_range = || {
-        Invalid::new(
+        Invalid::refused(
             "invalid_options",
             format!(
                 "`turn_seconds` is a whole number of seconds from {} to {}",
@@ -191,6 +205,18 @@ impl CreateGameRequest {
     }
 }
 
+/// Reads a seed: a whole number from 0 to 2^63 - 1, as the document's `int64` says.
+fn seed<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    let seed = Option::<u64>::deserialize(deserializer)?;
+    match seed {
+        Some(s) if i64::try_from(s).is_err() => Err(serde::de::Error::custom(format!(
+            "a seed is a whole number from 0 to {}",
+            i64::MAX
+        ))),
+        s => Ok(s),
+    }
+}
+
 /// `POST /v1/games` request.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -205,19 +231,24 @@ pub struct CreateGameRequest {
     #[serde(default)]
     #[schema(value_type = Option<Object>, example = json!({"turn_seconds": 86400}))]
     pub options: Option<serde_json::Value>,
-    /// The seats in play order.
+    /// The seats in play order: as many as the variant seats (`min_players` to `max_players`
+    /// in `GET /v1/rulesets`; another count is `422 player_count`).
+    #[serde(deserialize_with = "at_most::<MAX_SEATS, _, _>")]
+    #[schema(min_items = 2, max_items = 12)]
     pub seats: Vec<SeatSpec>,
     /// An `http` or `https` URL to POST each event of the game to, signed as Standard
     /// Webhooks says; its host must not resolve to a loopback, private, link-local or
     /// unspecified address. The response then holds `webhook_secret`.
     #[serde(default)]
-    #[schema(example = "https://studio.example/continental/events")]
+    #[schema(example = "https://studio.example/continental/events", max_length = 2048)]
     pub webhook_url: Option<String>,
     /// Test mode only: the shuffle seed as an integer.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "seed")]
+    #[schema(value_type = Option<i64>, minimum = 0)]
     pub seed: Option<u64>,
     /// Test mode only: the first dealer's seat, instead of the draw for dealer.
     #[serde(default)]
+    #[schema(maximum = 11)]
     pub first_dealer: Option<u8>,
     /// Test mode only: one deck per deal, each a permutation of the game's full pack, top card first.
     #[serde(default)]
@@ -287,7 +318,13 @@ pub struct WebhookStatus {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "Cleo"}))]
 pub struct JoinRequest {
-    /// The name to sit under.
+    /// The name to sit under: 1 to 40 characters, not all spaces, no control character.
+    #[schema(
+        example = "Cleo",
+        min_length = 1,
+        max_length = 40,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\x00-\x20\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+    )]
     pub name: String,
 }
 

@@ -4,15 +4,18 @@ use engine::{Card, Hints, Ruleset};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::rules::{MeldRequest, ReadingView};
+use super::rules::{DesignationRequest, MeldRequest, ReadingView};
 
-/// A card that can be laid off.
+/// A card that can be laid off: `{"meld_id", "cards": [card], "wilds"}` lays it as shown.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct LayoffHint {
     /// The table meld.
     pub meld_id: u32,
     /// The card from hand.
     pub card: Card,
+    /// What the card represents when it is a wild: send it as the lay-off's `wilds` so that it
+    /// lies as `reading` shows.
+    pub wilds: Vec<DesignationRequest>,
     /// The meld as it would lie.
     pub reading: ReadingView,
 }
@@ -49,6 +52,7 @@ impl HintsResponse {
                 .map(|l| LayoffHint {
                     meld_id: l.meld_id,
                     card: l.card,
+                    wilds: l.wilds.into_iter().map(DesignationRequest::from).collect(),
                     reading: ReadingView::from(&l.reading),
                 })
                 .collect(),

@@ -4,8 +4,8 @@ use engine::{Action, Card, Designation, DrawSource, RunEnd};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::Invalid;
 use super::rules::{DesignationRequest, MeldRequest};
+use super::{Invalid, MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};
 
 /// `POST /v1/games/{id}/draw` request.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -30,6 +30,7 @@ pub struct TakeBackRequest {
     /// Take back only this play of the turn (its `play` in `you.plays`); going down comes back
     /// whole, with every later play that needed it.
     #[serde(default)]
+    #[schema(value_type = Option<u64>, maximum = 4294967295_i64)]
     pub play: Option<u32>,
 }
 
@@ -39,6 +40,8 @@ pub struct TakeBackRequest {
 #[schema(example = json!({"melds": [{"cards": ["7H", "7S", "7D"]}, {"cards": ["QC", "QD", "JK"], "kind": "set"}]}))]
 pub struct MeldsRequest {
     /// The melds, laid at once.
+    #[serde(deserialize_with = "at_most::<MAX_MELDS, _, _>")]
+    #[schema(max_items = 6)]
     pub melds: Vec<MeldRequest>,
 }
 
@@ -48,11 +51,15 @@ pub struct MeldsRequest {
 #[schema(example = json!({"meld_id": 2, "cards": ["8H"]}))]
 pub struct LayoffRequest {
     /// The table meld's id.
+    #[schema(value_type = u64, maximum = 4294967295_i64)]
     pub meld_id: u32,
     /// The cards to add.
+    #[serde(deserialize_with = "at_most::<MAX_CARDS, _, _>")]
+    #[schema(max_items = 40)]
     pub cards: Vec<Card>,
     /// What added wilds represent, when more than one place fits.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "at_most::<MAX_WILDS, _, _>")]
+    #[schema(max_items = 20)]
     pub wilds: Vec<DesignationRequest>,
 }
 
@@ -64,6 +71,7 @@ pub struct LayoffRequest {
 pub struct SwapRequest {
     /// The meld holding the wild.
     #[serde(default)]
+    #[schema(value_type = Option<u64>, maximum = 4294967295_i64)]
     pub meld_id: Option<u32>,
     /// The natural card from hand that replaces it.
     #[serde(default)]
@@ -73,9 +81,11 @@ pub struct SwapRequest {
     pub end: Option<RunEnd>,
     /// `contract_7` joker move: the run the joker leaves.
     #[serde(default)]
+    #[schema(value_type = Option<u64>, maximum = 4294967295_i64)]
     pub from_meld: Option<u32>,
     /// `contract_7` joker move: the run it goes to.
     #[serde(default)]
+    #[schema(value_type = Option<u64>, maximum = 4294967295_i64)]
     pub to_meld: Option<u32>,
     /// `contract_7` joker move: the end of `to_meld` it goes to.
     #[serde(default)]
@@ -107,7 +117,8 @@ impl TryFrom<SwapRequest> for Action {
                 to_meld,
                 to_end,
             }),
-            _ => Err(Invalid::new(
+            // Every field is optional in the document: a mix of the two is the rules' refusal.
+            _ => Err(Invalid::refused(
                 "invalid_swap",
                 "a swap is {meld_id, card, end?}; a joker move is {from_meld, end, to_meld, to_end?}",
             )),

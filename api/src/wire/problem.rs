@@ -27,10 +27,116 @@ pub struct Problem {
     /// A sentence a person can read.
     pub detail: String,
     /// Stable machine-readable code, such as `not_your_turn`, `illegal_meld`, `stale_version`.
+    #[schema(schema_with = problem_code)]
     pub code: String,
     /// RFC 9457 extension members, present only where the engine gives them.
     #[serde(flatten)]
     pub extensions: Extensions,
+}
+
+/// Every `code` a problem may have: the service's own and the engine's refusals. A closed
+/// set, so that clients can match on it; the api tests check each code they meet is here.
+pub const PROBLEM_CODES: [&str; 83] = [
+    // The request itself (400, 404, 405, 408, 413, 415).
+    "malformed_json",
+    "not_an_object",
+    "unknown_field",
+    "invalid_body",
+    "unreadable_body",
+    "unknown_card",
+    "unknown_rank",
+    "unknown_variant",
+    "invalid_options",
+    "player_count",
+    "invalid_seat",
+    "invalid_name",
+    "invalid_deal",
+    "invalid_swap",
+    "invalid_query",
+    "invalid_limit",
+    "invalid_status",
+    "invalid_cursor",
+    "invalid_path",
+    "invalid_if_match",
+    "invalid_idempotency_key",
+    "invalid_webhook_url",
+    "invalid_first_dealer",
+    "invalid_stacked_deck",
+    "test_mode_only",
+    "no_route",
+    "method_not_allowed",
+    "request_timeout",
+    "body_too_large",
+    "unsupported_media_type",
+    // Who asks (401, 403) and what they ask for (404).
+    "unauthorized",
+    "forbidden",
+    "game_not_found",
+    "seat_not_found",
+    "no_webhook",
+    // The state of the game or of the request (409, 412, 422).
+    "no_open_seat",
+    "game_started",
+    "game_not_started",
+    "seat_has_no_token",
+    "request_in_progress",
+    "idempotency_key_reused",
+    "stale_version",
+    "webhook_url_private",
+    "webhook_url_unresolvable",
+    // The rules (409, 422): the engine's refusals.
+    "game_over",
+    "unknown_seat",
+    "seat_left",
+    "not_your_turn",
+    "wrong_phase",
+    "card_not_in_hand",
+    "discard_empty",
+    "discard_dead",
+    "claim_not_allowed",
+    "not_in_variant",
+    "illegal_meld",
+    "ambiguous_meld",
+    "contract_not_met",
+    "not_down",
+    "already_down",
+    "unknown_meld",
+    "not_your_meld",
+    "swap_not_allowed",
+    "no_wild_for_card",
+    "end_blocked",
+    "end_required",
+    "no_joker_at_end",
+    "run_too_short",
+    "freed_wild_in_hand",
+    "final_discard_required",
+    "nothing_to_take_back",
+    "unknown_play",
+    "take_back_blocked",
+    "no_cards",
+    "game_suspended",
+    "not_between_deals",
+    "already_asked",
+    "not_suspended",
+    "suspension_expired",
+    // Not now (429, 500, 503).
+    "rate_limited",
+    "internal_error",
+    "service_unavailable",
+    "game_busy",
+    "too_many_streams",
+];
+
+/// The schema of [`Problem::code`]: one of [`PROBLEM_CODES`].
+fn problem_code() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .enum_values(Some(PROBLEM_CODES))
+        .description(Some(
+            "Stable machine-readable code, such as `not_your_turn`, `illegal_meld`, `stale_version`.",
+        ))
+        .examples(["not_your_turn"])
+        .build()
 }
 
 /// Extension members of a problem about melds (RULES.md §1: an ambiguous meld's error lists

@@ -5,7 +5,7 @@ use engine::{
     Requirement, Ruleset, RulesetError, Slot, Suit, Variant,
 };
 
-use super::Invalid;
+use super::{Invalid, MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -81,14 +81,16 @@ pub struct DesignationRequest {
 #[serde(deny_unknown_fields)]
 pub struct MeldRequest {
     /// The cards, like `["5H", "6H", "JK", "8H"]`.
-    #[schema(example = json!(["5H", "6H", "JK", "8H"]))]
+    #[serde(deserialize_with = "at_most::<MAX_CARDS, _, _>")]
+    #[schema(example = json!(["5H", "6H", "JK", "8H"]), max_items = 40)]
     pub cards: Vec<Card>,
     /// `set` or `run`, to fix the kind.
     #[serde(default)]
     #[schema(example = "run")]
     pub kind: Option<MeldKind>,
     /// What some wilds represent, to fix a reading.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "at_most::<MAX_WILDS, _, _>")]
+    #[schema(max_items = 20)]
     pub wilds: Vec<DesignationRequest>,
 }
 
@@ -144,13 +146,15 @@ pub struct MeldValidationRequest {
     #[schema(value_type = Option<Object>)]
     pub options: Option<serde_json::Value>,
     /// The cards.
-    #[schema(example = json!(["8H", "JK", "5H", "6H"]))]
+    #[serde(deserialize_with = "at_most::<MAX_CARDS, _, _>")]
+    #[schema(example = json!(["8H", "JK", "5H", "6H"]), max_items = 40)]
     pub cards: Vec<Card>,
     /// `set` or `run`, to fix the kind.
     #[serde(default)]
     pub kind: Option<MeldKind>,
     /// What some wilds represent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "at_most::<MAX_WILDS, _, _>")]
+    #[schema(max_items = 20)]
     pub wilds: Vec<DesignationRequest>,
 }
 
@@ -193,6 +197,8 @@ pub struct ContractValidationRequest {
     #[schema(example = 1, minimum = 1, maximum = 255)]
     pub deal: u8,
     /// The melds laid down at once.
+    #[serde(deserialize_with = "at_most::<MAX_MELDS, _, _>")]
+    #[schema(max_items = 6)]
     pub melds: Vec<MeldRequest>,
 }
 
@@ -253,7 +259,8 @@ pub struct RulesetView {
 /// `GET /v1/rulesets` response.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({"variants": [{"variant": "may_i", "min_players": 2, "max_players": 8,
-    "options": [{"name": "deuces_wild", "default": false, "description": "Deuces are wild as well as jokers."}],
+    "options": [{"name": "deuces_wild", "type": "boolean", "nullable": false, "default": false,
+        "description": "Deuces are wild as well as jokers."}],
     "deals": [{"deal": 1, "hand_size": 12, "contract": {"description": "a set of 3+, a set of 3+",
         "melds": [{"kind": "set", "min_len": 3}, {"kind": "set", "min_len": 3}], "go_out": false}}],
     "card_values": {"A": 20, "2": 5, "T": 10, "J": 10, "Q": 10, "K": 10, "JK": 50},
@@ -301,9 +308,14 @@ impl RulesetView {
     }
 }
 
+/// The document names the variants but cannot say each one's options and player counts:
+/// those refusals are the rules'.
 impl From<RulesetError> for Invalid {
     fn from(e: RulesetError) -> Invalid {
-        Invalid::new(e.code(), e.to_string())
+        match e {
+            RulesetError::UnknownVariant(_) => Invalid::new(e.code(), e.to_string()),
+            _ => Invalid::refused(e.code(), e.to_string()),
+        }
     }
 }
 
@@ -338,7 +350,7 @@ impl TryFrom<ContractValidationRequest> for ContractCheck {
     fn try_from(req: ContractValidationRequest) -> Result<Self, Invalid> {
         let rules = Ruleset::new(req.variant, req.options)?;
         if req.deal == 0 || req.deal > rules.deals() {
-            return Err(Invalid::new(
+            return Err(Invalid::refused(
                 "invalid_deal",
                 format!(
                     "{} has deals 1 to {}, not {}",

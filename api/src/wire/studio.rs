@@ -24,10 +24,10 @@ const STATUSES: [&str; 5] = ["waiting", "playing", "suspended", "finished", "voi
 #[into_params(parameter_in = Query)]
 pub struct ListGamesQuery {
     /// Only games in this status: `waiting`, `playing`, `suspended`, `finished` or `void`.
-    #[param(example = "playing")]
+    #[param(example = "playing", value_type = Option<super::GameStatus>)]
     pub status: Option<String>,
     /// Games per page, 1 to 200 (default 50).
-    #[param(example = 50)]
+    #[param(example = 50, minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
     /// The `next_cursor` of the page before.
     pub cursor: Option<String>,

@@ -137,6 +137,10 @@ impl Reply {
         let body = self.json();
         assert_eq!(body["code"], code, "{context}: {body}");
         assert_eq!(body["status"], status, "{context}: {body}");
+        assert!(
+            documented_codes().iter().any(|c| c == code),
+            "{context}: the document lists the code `{code}` in Problem.code"
+        );
         for field in ["type", "title", "detail"] {
             assert!(
                 body[field].is_string(),
@@ -144,6 +148,31 @@ impl Reply {
             );
         }
     }
+}
+
+/// The generated OpenAPI document.
+pub fn document() -> Value {
+    serde_json::from_str(&continental::openapi::document()).expect("the document is JSON")
+}
+
+/// The `code`s the document lists for a problem.
+pub fn documented_codes() -> &'static [String] {
+    static CODES: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+        let doc = document();
+        let problem = &doc["components"]["schemas"]["Problem"];
+        // The extension members make the schema an `allOf`: the code is in one of its parts.
+        let parts = problem["allOf"]
+            .as_array()
+            .map_or_else(|| vec![problem], |p| p.iter().collect());
+        parts
+            .iter()
+            .find_map(|p| p["properties"]["code"]["enum"].as_array())
+            .expect("Problem.code is an enum")
+            .iter()
+            .filter_map(|c| c.as_str().map(str::to_owned))
+            .collect()
+    });
+    &CODES
 }
 
 /// Options for spawning.

@@ -153,6 +153,21 @@ async fn no_5xx_and_a_412_with_the_etag(app: &TestApp) {
         Some(current),
         "a 412 carries the current ETag"
     );
+    // An empty If-Match names no version: a 412 that says so, not "not ".
+    let empty = app
+        .post_as(
+            &format!("/v1/games/{}/draw", table.id),
+            &table.tokens[1],
+            &json!({"source": "stock"}),
+            &[("if-match", "")],
+        )
+        .await;
+    empty.assert_problem(412, "stale_version", "an empty If-Match");
+    let detail = empty.json()["detail"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        detail.contains("the empty If-Match"),
+        "the detail says what was sent: {detail}"
+    );
 }
 on_every_backend!(no_5xx_and_a_412_on_every_backend, no_5xx_and_a_412_with_the_etag);
 

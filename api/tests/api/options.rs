@@ -62,7 +62,7 @@ async fn every_listed_option_is_checked_at_its_bounds() {
                         String::from_utf8_lossy(&reply.body)
                     );
                 } else {
-                    reply.assert_problem(400, "invalid_options", &what);
+                    reply.assert_problem(422, "invalid_options", &what);
                 }
                 tried += 1;
             }

@@ -15,7 +15,7 @@ async fn hostile_bodies_get_problems(app: &TestApp) {
         ("/v1/melds/validate", b"{\"variant\": \"may_i\", \"cards\": [], \"colour\": 1}", 400, "unknown_field", "unknown fields are refused"),
         ("/v1/melds/validate", b"{\"variant\": \"may_i\", \"cards\": [\"ZZ\"]}", 400, "unknown_card", "unknown card"),
         ("/v1/melds/validate", b"{\"variant\": \"gin\", \"cards\": [\"7H\"]}", 400, "unknown_variant", "unknown variant"),
-        ("/v1/melds/validate", b"{\"variant\": \"may_i\", \"options\": {\"wild\": true}, \"cards\": [\"7H\"]}", 400, "invalid_options", "unknown option"),
+        ("/v1/melds/validate", b"{\"variant\": \"may_i\", \"options\": {\"wild\": true}, \"cards\": [\"7H\"]}", 422, "invalid_options", "an option the variant does not have"),
         ("/v1/melds/validate", b"{\"variant\": \"may_i\", \"cards\": \"7H\"}", 400, "invalid_body", "wrong type"),
         ("/v1/melds/validate", b"{\"variant\": \"may_i\", \"cards\": [\"7H\"]} trailing", 400, "malformed_json", "trailing garbage"),
         ("/v1/melds/validate", b"", 400, "invalid_body", "empty body lacks required fields"),

@@ -279,7 +279,11 @@ async fn contract_validation_verdicts(app: &TestApp) {
             &json!({"variant": "may_i", "deal": 8, "melds": []}),
         )
         .await;
-    bad.assert_problem(400, "invalid_deal", "may_i has seven deals");
+    bad.assert_problem(
+        422,
+        "invalid_deal",
+        "may_i has seven deals: a deal the document allows",
+    );
 }
 on_every_backend!(contract_validation_on_every_backend, contract_validation_verdicts);
 

@@ -346,8 +346,8 @@ async fn webhook_urls_are_checked() {
                 "webhook_url_private",
                 "a name of loopback",
             ),
-            ("ftp://example.com/x", 400, "invalid_webhook_url", "not http"),
-            ("not a url", 400, "invalid_webhook_url", "not a URL"),
+            ("ftp://example.com/x", 422, "invalid_webhook_url", "not http"),
+            ("not a url", 422, "invalid_webhook_url", "not a URL"),
         ];
         for (url, status, code, why) in cases {
             let body =

@@ -41,6 +41,7 @@ pub enum Event {
     /// seats still in the draw turned; `push` picks a random seat and has no rounds.
     FirstDealer {
         /// Rounds of draws, each `(seat, card)`.
+        #[cfg_attr(feature = "utoipa", schema(schema_with = crate::schema::dealer_rounds))]
         rounds: Vec<Vec<(Seat, Card)>>,
         /// The dealer chosen.
         dealer: Seat,
