@@ -59,3 +59,55 @@ impl HintsResponse {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use engine::{Action, Designation, Hints, MeldKind, ProposedMeld, Ruleset, Stands, Variant};
+
+    use super::HintsResponse;
+    use crate::wire::LayoffRequest;
+
+    /// `c` as a card.
+    fn card(c: &str) -> engine::Card {
+        c.parse().expect("a card")
+    }
+
+    #[test]
+    fn a_layoff_hint_posted_as_is_is_the_engines_own_action() {
+        let rules = Ruleset::default_for(Variant::MayI);
+        // A joker on the run 5H-8H fits at either end: the hint must say which.
+        let jk = Designation {
+            card: card("JK"),
+            represents: Stands::Card(card("4H")),
+        };
+        let longer = engine::read(
+            &rules,
+            &ProposedMeld {
+                cards: ["JK", "5H", "6H", "7H", "8H"].map(card).to_vec(),
+                kind: Some(MeldKind::Run),
+                wilds: vec![jk],
+            },
+        )
+        .expect("a run with its joker low");
+        let hint = engine::LayoffHint {
+            meld_id: 3,
+            card: card("JK"),
+            wilds: vec![jk],
+            reading: longer,
+        };
+        let hints = Hints {
+            contract: None,
+            discard: None,
+            layoffs: vec![hint.clone()],
+        };
+        let wire = serde_json::to_value(HintsResponse::of(hints, &rules)).expect("JSON");
+        let shown = &wire["layoffs"][0];
+        let body = serde_json::json!({"meld_id": shown["meld_id"], "cards": [shown["card"]], "wilds": shown["wilds"]});
+        let request: LayoffRequest = serde_json::from_value(body).expect("a lay-off body");
+        assert_eq!(
+            Action::from(request),
+            hint.action(),
+            "the hint's wilds travel: {shown}"
+        );
+    }
+}
