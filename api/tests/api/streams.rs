@@ -9,7 +9,7 @@ use futures_util::StreamExt;
 use serde_json::json;
 
 use crate::games::{Table, create};
-use crate::helpers::{Backend, Spawn, TestApp, backends};
+use crate::helpers::{Backend, Spawn, TestApp, backends, document};
 use crate::on_every_backend;
 
 /// How long a test waits for something that should come at once (a bound, not a measure).
@@ -228,6 +228,15 @@ async fn shutdown_closes_open_streams_at_once() {
             let end = s.next().await.expect("a last word before the end");
             assert_eq!(end.event, "error", "a stream cut by shutdown says so: {end:?}");
             assert!(end.data.contains("shutting_down"), "{end:?}");
+            let data: serde_json::Value = serde_json::from_str(&end.data).expect("JSON data");
+            let documented = &document()["components"]["schemas"]["StreamErrorMessage"]["properties"]["data"]
+                ["contentSchema"]["properties"]["code"]["enum"];
+            assert!(
+                documented
+                    .as_array()
+                    .is_some_and(|codes| codes.contains(&data["code"])),
+                "the document lists the stream's error code: {data} in {documented}"
+            );
             assert!(s.next().await.is_none(), "then the stream ends");
         }
         drop(streams);
