@@ -125,6 +125,48 @@ fn timed_out_of(events: &[Value], seat: u64) -> u64 {
     u64::try_from(n).expect("a count")
 }
 
+/// The events by which a seat plays its turn.
+const MOVES: [&str; 7] = [
+    "drew",
+    "melded",
+    "laid_off",
+    "swapped",
+    "joker_moved",
+    "took_back",
+    "discarded",
+];
+
+/// Checks, over the log of a game in which no one moves, that every deadline was played
+/// exactly once: each turn that has passed holds one `timed_out`, of the seat in turn, before
+/// any move, and every move in it is that seat's (the one bot turn played for it).
+fn assert_one_bot_turn_per_deadline(events: &[Value], context: &str) {
+    let starts: Vec<usize> = (0..events.len())
+        .filter(|&i| events[i]["type"] == "turn")
+        .collect();
+    assert!(starts.len() >= 2, "{context}: no turn has passed: {events:?}");
+    for pair in starts.windows(2) {
+        let turn = &events[pair[0]..pair[1]];
+        let seat = &turn[0]["seat"];
+        let timeouts: Vec<usize> = (0..turn.len())
+            .filter(|&i| turn[i]["type"] == "timed_out")
+            .collect();
+        assert_eq!(
+            timeouts.len(),
+            1,
+            "{context}: one timeout in the turn of seat {seat}: {turn:?}"
+        );
+        assert_eq!(&turn[timeouts[0]]["seat"], seat, "{context}: {turn:?}");
+        for (i, e) in turn.iter().enumerate() {
+            if e["type"].as_str().is_some_and(|t| MOVES.contains(&t)) {
+                assert!(
+                    i > timeouts[0] && &e["seat"] == seat,
+                    "{context}: only the timed-out seat's bot turn in its turn: {turn:?}"
+                );
+            }
+        }
+    }
+}
+
 /// Checks, over the log, that each expired turn was played once: every `timed_out` names the
 /// seat in turn, at most one per turn, followed by that seat's own action before the turn passes.
 fn assert_each_timeout_played_once(events: &[Value], context: &str) {
@@ -183,6 +225,7 @@ async fn expired_turns_are_played_once_with_two_replicas() {
             let context = format!("{backend:?} {variant}");
             let (view, events) = view_and_log(&one, &table).await;
             assert_each_timeout_played_once(&events, &context);
+            assert_one_bot_turn_per_deadline(&events, &context);
             // Nobody moves: every timeout of a seat is one more in a row.
             let counts = timeouts(&view);
             for &(seat, count) in &counts {
