@@ -160,7 +160,8 @@ pub struct AsyncSettings {
     /// further one (default 2).
     pub webhook_retry_s: f64,
     /// `CONTINENTAL_WEBHOOK_GIVE_UP_S`: how long after its event a failing delivery is still
-    /// retried, in seconds; a failure after that gives it up (default 86400, a day).
+    /// retried, in seconds; a failure after that gives it up (default 86400, a day; 0: a
+    /// single attempt).
     pub webhook_give_up_s: u64,
     /// Test only (`CONTINENTAL_TEST_SECOND_MS`, honoured in test mode alone): how many
     /// milliseconds a second of `turn_seconds` lasts, so tests need not wait whole seconds.
