@@ -510,8 +510,8 @@ fn counter(metrics: &str, sample: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
-/// A receiver that always answers 503 gets each event retried until the give-up time (one
-/// second here, `CONTINENTAL_WEBHOOK_GIVE_UP_S`), then the delivery is given up: counted as
+/// A receiver that always answers 503 gets each event retried until the give-up time (two
+/// seconds here, `CONTINENTAL_WEBHOOK_GIVE_UP_S`), then the delivery is given up: counted as
 /// failed with its last error, and in the metrics. A given-up event holds nothing back: once
 /// the receiver answers again, the game's later events reach it, in order.
 #[actix_web::test]
@@ -523,7 +523,7 @@ async fn a_delivery_that_keeps_failing_is_given_up_and_later_events_go_on() {
                 test_mode: true,
                 api_keys: STUDIO_KEYS.into(),
                 asynchronous: Some(continental::config::AsyncSettings {
-                    webhook_give_up_s: 1,
+                    webhook_give_up_s: 2,
                     ..test_async()
                 }),
                 ..Spawn::default()
