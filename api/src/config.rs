@@ -159,6 +159,10 @@ pub struct AsyncSettings {
     /// `CONTINENTAL_WEBHOOK_RETRY_S`: the first retry's delay in seconds, doubled at each
     /// further one (default 2).
     pub webhook_retry_s: f64,
+    /// `CONTINENTAL_WEBHOOK_GIVE_UP_S`: how long after its event a failing delivery is still
+    /// retried, in seconds; a failure after that gives it up (default 86400, a day; 0: a
+    /// single attempt).
+    pub webhook_give_up_s: u64,
     /// Test only (`CONTINENTAL_TEST_SECOND_MS`, honoured in test mode alone): how many
     /// milliseconds a second of `turn_seconds` lasts, so tests need not wait whole seconds.
     pub test_second_ms: Option<u64>,
@@ -169,6 +173,7 @@ impl Default for AsyncSettings {
         AsyncSettings {
             webhook_allow_private: false,
             webhook_retry_s: 2.0,
+            webhook_give_up_s: 24 * 3600,
             test_second_ms: None,
         }
     }
@@ -190,6 +195,7 @@ continental: the Continental Rummy HTTP service
 
 Usage: continental [--database-url URL] [--bind ADDR] [--test-mode] [--jwt-secret SECRET]
                    [--api-keys TENANT:SECRET,...] [--webhook-allow-private] [--webhook-retry-s SECONDS]
+                   [--webhook-give-up-s SECONDS]
                    [OPTION VALUE]...
 
 Each flag may instead be given in the environment:
@@ -215,6 +221,7 @@ Each flag may instead be given in the environment:
   --cors-origins ORIGINS  CONTINENTAL_CORS_ORIGINS  comma-separated origins browsers may call from, * for any (default: none)
   --webhook-allow-private    CONTINENTAL_WEBHOOK_ALLOW_PRIVATE  1 lets webhook URLs reach loopback and private addresses
   --webhook-retry-s SECONDS  CONTINENTAL_WEBHOOK_RETRY_S        first webhook retry after this long, doubling (default 2)
+  --webhook-give-up-s SECONDS  CONTINENTAL_WEBHOOK_GIVE_UP_S    stop retrying a delivery this long after its event (default 86400)
 Test only, in test mode: CONTINENTAL_TEST_SECOND_MS makes a second of turn_seconds last that many ms.
 Flags win over the environment.";
 
@@ -299,6 +306,7 @@ impl Settings {
         let truthy = |v: &str| matches!(v.trim(), "1" | "true" | "yes");
         let mut allow_private = env("CONTINENTAL_WEBHOOK_ALLOW_PRIVATE").map(|v| truthy(&v));
         let mut retry_s = env("CONTINENTAL_WEBHOOK_RETRY_S");
+        let mut give_up_s = env("CONTINENTAL_WEBHOOK_GIVE_UP_S");
         let second_ms = env("CONTINENTAL_TEST_SECOND_MS");
         let mut log_format = env("CONTINENTAL_LOG_FORMAT");
         let mut numbers: Vec<(&str, String)> = NUMBERS
@@ -329,6 +337,7 @@ impl Settings {
                 "--test-mode" => test_mode = Some(inline.as_deref().is_none_or(|v| v == "1" || v == "true")),
                 "--webhook-allow-private" => allow_private = Some(inline.as_deref().is_none_or(truthy)),
                 "--webhook-retry-s" => retry_s = Some(value("--webhook-retry-s")?),
+                "--webhook-give-up-s" => give_up_s = Some(value("--webhook-give-up-s")?),
                 "-h" | "--help" => return Err(USAGE.to_owned()),
                 other => match NUMBERS.iter().find(|(name, _, _)| *name == other) {
                     Some((name, _, _)) => numbers.push((name, value(name)?)),
@@ -356,6 +365,10 @@ impl Settings {
                 .filter(|s| s.is_finite() && *s > 0.0 && *s <= 3600.0)
                 .ok_or("CONTINENTAL_WEBHOOK_RETRY_S must be a number of seconds above 0, at most 3600")?,
         };
+        let webhook_give_up_s = match give_up_s {
+            None => AsyncSettings::default().webhook_give_up_s,
+            Some(v) => number("CONTINENTAL_WEBHOOK_GIVE_UP_S", &v)?,
+        };
         let test_second_ms = match second_ms {
             None => None,
             Some(v) => Some(
@@ -371,6 +384,7 @@ impl Settings {
             asynchronous: AsyncSettings {
                 webhook_allow_private: allow_private.unwrap_or(false),
                 webhook_retry_s,
+                webhook_give_up_s,
                 test_second_ms: test_second_ms.filter(|_| test_mode),
             },
             database: DatabaseSettings::from_url(database_url.as_deref())?,
@@ -434,11 +448,22 @@ mod tests {
         let env = env_of(&[
             ("CONTINENTAL_WEBHOOK_ALLOW_PRIVATE", "1"),
             ("CONTINENTAL_WEBHOOK_RETRY_S", "0.05"),
+            ("CONTINENTAL_WEBHOOK_GIVE_UP_S", "60"),
             ("CONTINENTAL_TEST_SECOND_MS", "20"),
         ]);
         let s = Settings::from_sources(["--test-mode".to_owned()], env).expect("settings");
         assert!(s.asynchronous.webhook_allow_private);
         assert!((s.asynchronous.webhook_retry_s - 0.05).abs() < 1e-9);
+        assert_eq!(s.asynchronous.webhook_give_up_s, 60);
+        let env = env_of(&[("CONTINENTAL_WEBHOOK_GIVE_UP_S", "60")]);
+        let flagged = Settings::from_sources(["--webhook-give-up-s=5".to_owned()], env).expect("flag");
+        assert_eq!(flagged.asynchronous.webhook_give_up_s, 5, "the flag wins");
+        let defaults = Settings::from_sources(Vec::new(), env_of(&[])).expect("defaults");
+        assert_eq!(defaults.asynchronous.webhook_give_up_s, 86_400, "a day");
+        assert!(
+            Settings::from_sources(Vec::new(), env_of(&[("CONTINENTAL_WEBHOOK_GIVE_UP_S", "a day")]))
+                .is_err()
+        );
         assert_eq!(s.asynchronous.test_second_ms, Some(20));
         let outside = Settings::from_sources(Vec::new(), env_of(&[("CONTINENTAL_TEST_SECOND_MS", "20")]))
             .expect("settings");

@@ -1,7 +1,7 @@
 //! Creating, joining and reading a game.
 
 use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse, get, post, route, web};
+use actix_web::{HttpRequest, HttpResponse, post, route, web};
 use uuid::Uuid;
 
 use super::extract::{CREATE_LIMIT, JsonBody};
@@ -12,8 +12,8 @@ use crate::service;
 use crate::state::AppState;
 use crate::store::{KeyScope, StoredResponse};
 use crate::wire::{
-    CreateGameRequest, CreateGameResponse, GameView, JoinRequest, JoinResponse, Problem, SeatName,
-    WebhookStatus, etag, matches_if_none_match,
+    CreateGameRequest, CreateGameResponse, GameView, JoinRequest, JoinResponse, Problem, SeatName, etag,
+    matches_if_none_match,
 };
 
 /// Creates a game.
@@ -169,30 +169,4 @@ pub async fn get_game(
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, tag))
         .json(GameView::as_seen_by(id, row.version, &table, reader.viewer())))
-}
-
-/// How the game's webhook deliveries stand.
-///
-/// The webhook's URL and its deliveries counted: delivered, pending, given up, and the latest
-/// error.
-#[utoipa::path(
-    get, path = "/v1/games/{id}/webhook", tag = "games",
-    params(("id" = Uuid, Path, description = "Game id.")),
-    security(("seat_token" = [])),
-    responses(
-        (status = 200, description = "The webhook's URL and its deliveries counted.", body = WebhookStatus),
-        (status = 401, description = "Missing, expired or tampered seat token (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A token of another game (`forbidden`).", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game (`game_not_found`), or a game without a webhook (`no_webhook`).", body = Problem, content_type = "application/problem+json")
-    )
-)]
-#[get("/v1/games/{id}/webhook")]
-pub async fn get_webhook(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    let claims = state.keys.seat_for(&req, id)?;
-    Ok(HttpResponse::Ok().json(service::webhook_status(&state, id, &claims).await?))
 }

@@ -8,7 +8,7 @@ use crate::error::ApiError;
 use crate::service;
 use crate::state::AppState;
 use crate::wire::{
-    GameListing, GamesPage, ListGamesQuery, Problem, SeatTokenResponse, SpectatorTokenResponse,
+    GameListing, GamesPage, ListGamesQuery, Problem, SeatTokenResponse, SpectatorTokenResponse, WebhookStatus,
 };
 
 /// The tenant's games, newest first.
@@ -91,4 +91,30 @@ pub async fn spectator_token(
 ) -> Result<HttpResponse, ApiError> {
     let tenant = state.server_keys.tenant(&req)?;
     Ok(HttpResponse::Ok().json(service::spectator_token(&state, &tenant, id.into_inner()).await?))
+}
+
+/// How the game's webhook deliveries stand: delivered, pending, given up, the latest error.
+///
+/// A delivery given up (failing past `CONTINENTAL_WEBHOOK_GIVE_UP_S`, a day by default) holds
+/// none of the game's later events back: they go on, in `seq` order.
+#[utoipa::path(
+    get, path = "/v1/games/{id}/webhook", tag = "studio",
+    params(("id" = Uuid, Path, description = "Game id.")),
+    security(("api_key" = [])),
+    responses(
+        (status = 200, description = "The webhook's URL and its deliveries counted.", body = WebhookStatus),
+        (status = 401, description = "No valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No game of this tenant with this id (`game_not_found`: another tenant's game answers the same), \
+            or a game without a webhook (`no_webhook`).", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[get("/v1/games/{id}/webhook")]
+#[tracing::instrument(skip_all, fields(game = %id))]
+pub async fn get_webhook(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let tenant = state.server_keys.tenant(&req)?;
+    Ok(HttpResponse::Ok().json(service::webhook_status(&state, &tenant, id.into_inner()).await?))
 }

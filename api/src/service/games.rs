@@ -13,9 +13,7 @@ use crate::state::AppState;
 use crate::store::{
     GameRow, GameUpdate, KeyRef, NewGame, Outcome, Store, StoreError, StoredResponse, now_ms,
 };
-use crate::wire::{
-    CreateGameResponse, CreatedSeat, IfMatch, JoinResponse, NewGameSpec, SeatName, WebhookStatus, etag,
-};
+use crate::wire::{CreateGameResponse, CreatedSeat, IfMatch, JoinResponse, NewGameSpec, SeatName, etag};
 
 /// A fresh random seed.
 fn random_seed() -> Seed {
@@ -169,26 +167,6 @@ pub async fn join_game(
         })
         .await
         .inspect(|_| state.outbox.notify_one())
-}
-
-/// How game `id`'s webhook deliveries stand, for a seat of it.
-///
-/// # Errors
-/// A missing game, a token whose seat is no longer a player's, `no_webhook` when the game has
-/// none, the store's failure.
-pub async fn webhook_status(state: &AppState, id: Uuid, claims: &Claims) -> Result<WebhookStatus, ApiError> {
-    let (row, _) = load_for_seat(state, id, claims).await?;
-    let url = row
-        .webhook_url
-        .ok_or_else(|| ApiError::not_found("no_webhook", "this game was created without a webhook_url"))?;
-    let counts = state.db.webhook_counts(id).await?;
-    Ok(WebhookStatus {
-        url,
-        delivered: counts.delivered,
-        pending: counts.pending,
-        failed: counts.failed,
-        last_error: counts.last_error,
-    })
 }
 
 /// Fails with a 404 unless game `id` exists: an idempotency key is stored with its game, so

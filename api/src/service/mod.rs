@@ -12,10 +12,10 @@ mod webhooks;
 
 pub use deadlines::{sweep_deadlines, time_out_due};
 pub use events::{events_for, redact};
-pub use games::{create_game, exists, join_game, load_for_reader, load_for_seat, webhook_status};
+pub use games::{create_game, exists, join_game, load_for_reader, load_for_seat};
 pub use hints::hints;
 pub use moves::act;
-pub use studio::{list_games, reissue_token, spectator_token};
+pub use studio::{list_games, reissue_token, spectator_token, webhook_status};
 pub use webhooks::{deliver_webhooks, sign};
 
 use crate::domain::{Logged, Table};

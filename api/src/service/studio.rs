@@ -1,4 +1,5 @@
-//! A studio's back end: its games listed, a seat's token reissued, a spectator's token.
+//! A studio's back end: its games listed, a seat's token reissued, a spectator's token, the
+//! webhook's deliveries counted.
 
 use engine::TurnView;
 use uuid::Uuid;
@@ -10,6 +11,7 @@ use crate::state::AppState;
 use crate::store::{GameUpdate, Outcome, Store, StoreError};
 use crate::wire::{
     Cursor, GameListing, GamesPage, ListedGame, ListedSeat, SeatTokenResponse, SpectatorTokenResponse,
+    WebhookStatus,
 };
 
 /// A page of `tenant`'s games, newest first.
@@ -124,5 +126,29 @@ pub async fn spectator_token(
     Ok(SpectatorTokenResponse {
         id,
         token: state.keys.issue_spectator(id)?,
+    })
+}
+
+/// How the webhook deliveries of `tenant`'s game `id` stand.
+///
+/// # Errors
+/// A game that is not the tenant's (or none), `no_webhook` when the game has none, the
+/// store's failure.
+pub async fn webhook_status(state: &AppState, tenant: &Tenant, id: Uuid) -> Result<WebhookStatus, ApiError> {
+    let row = state
+        .db
+        .game_in(tenant.as_str(), id)
+        .await?
+        .ok_or(StoreError::GameNotFound(id))?;
+    let url = row
+        .webhook_url
+        .ok_or_else(|| ApiError::not_found("no_webhook", "this game was created without a webhook_url"))?;
+    let counts = state.db.webhook_counts(id).await?;
+    Ok(WebhookStatus {
+        url,
+        delivered: counts.delivered,
+        pending: counts.pending,
+        failed: counts.failed,
+        last_error: counts.last_error,
     })
 }

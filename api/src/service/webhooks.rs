@@ -1,8 +1,9 @@
 //! Webhooks: each event of a game with a `webhook_url` is POSTed from the outbox the action
 //! wrote in its own transaction, signed as the Standard Webhooks specification says
 //! (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`), at
-//! least once, in order per game, retried with exponential backoff for a day. Any replica
-//! delivers: claims carry a lease, and a game's next event waits for the one before it.
+//! least once, in order per game, retried with exponential backoff for a day
+//! (`CONTINENTAL_WEBHOOK_GIVE_UP_S`). Any replica delivers: claims carry a lease, and a game's
+//! next event waits for the one before it until that one is delivered or given up.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -25,8 +26,6 @@ const TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a claimed delivery is this worker's before another may take it (well past
 /// [`TIMEOUT`]).
 const LEASE_MS: i64 = 30_000;
-/// Retries stop this long after the event (a day).
-const GIVE_UP_AFTER_MS: i64 = 24 * 60 * 60 * 1000;
 /// The longest wait between two attempts.
 const MAX_BACKOFF_MS: i64 = 60 * 60 * 1000;
 /// Deliveries claimed at once.
@@ -165,18 +164,28 @@ fn backoff_ms(base_s: f64, attempts: i64) -> i64 {
     (base * factor).min(MAX_BACKOFF_MS as f64) as i64
 }
 
+/// How deliveries are attempted: the settings each attempt needs.
+#[derive(Clone, Copy)]
+struct Policy {
+    allow_private: bool,
+    /// The first retry's delay, in seconds.
+    retry_s: f64,
+    /// A failure this long after the event gives the delivery up.
+    give_up_ms: i64,
+}
+
 /// One attempt at one delivery.
-async fn attempt(client: &reqwest::Client, d: &Delivery, allow_private: bool, retry_s: f64) -> Attempt {
-    let failure = match post(client, d, allow_private).await {
+async fn attempt(client: &reqwest::Client, d: &Delivery, policy: Policy) -> Attempt {
+    let failure = match post(client, d, policy.allow_private).await {
         Ok(()) => return Attempt::Delivered,
         Err(e) => e,
     };
     let now = now_ms();
-    if now.saturating_sub(d.created_at) >= GIVE_UP_AFTER_MS {
+    if now.saturating_sub(d.created_at) >= policy.give_up_ms {
         Attempt::GivenUp { error: failure }
     } else {
         Attempt::Retry {
-            at: now.saturating_add(backoff_ms(retry_s, d.attempts)),
+            at: now.saturating_add(backoff_ms(policy.retry_s, d.attempts)),
             error: failure,
         }
     }
@@ -238,8 +247,13 @@ async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Re
 /// The worker each replica runs: claims due deliveries, POSTs them, records each outcome;
 /// waits for an action's nudge or `poll` when there is nothing to do.
 pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Duration) {
-    let allow_private = state.asynchronous.webhook_allow_private;
-    let retry_s = state.asynchronous.webhook_retry_s;
+    let settings = &state.asynchronous;
+    let policy = Policy {
+        allow_private: settings.webhook_allow_private,
+        retry_s: settings.webhook_retry_s,
+        give_up_ms: i64::try_from(settings.webhook_give_up_s.saturating_mul(1000)).unwrap_or(i64::MAX),
+    };
+    let allow_private = policy.allow_private;
     let client = match reqwest::Client::builder()
         .timeout(TIMEOUT)
         .redirect(reqwest::redirect::Policy::none())
@@ -271,7 +285,7 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
             let client = &client;
             let state = &state;
             async move {
-                let outcome = attempt(client, d, allow_private, retry_s).await;
+                let outcome = attempt(client, d, policy).await;
                 let result = match &outcome {
                     Attempt::Delivered => WebhookResult::Delivered,
                     Attempt::Retry { error, .. } => {
@@ -279,7 +293,7 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
                         WebhookResult::Retried
                     }
                     Attempt::GivenUp { error } => {
-                        tracing::warn!(game = %d.game_id, seq = d.seq, %error, "webhook given up after a day");
+                        tracing::warn!(game = %d.game_id, seq = d.seq, %error, "webhook given up");
                         WebhookResult::GivenUp
                     }
                 };

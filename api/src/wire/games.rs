@@ -307,7 +307,8 @@ pub struct WebhookStatus {
     pub delivered: i64,
     /// Events waiting for their first attempt or a retry.
     pub pending: i64,
-    /// Events given up after a day of failed attempts.
+    /// Events given up, still failing a day after the event (`CONTINENTAL_WEBHOOK_GIVE_UP_S`);
+    /// the game's later events go on after them.
     pub failed: i64,
     /// The latest failure (a status or a network error), if any.
     pub last_error: Option<String>,

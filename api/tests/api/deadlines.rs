@@ -84,6 +84,89 @@ async fn wait_for_timeouts(app: &TestApp, table: &Table, n: usize) -> Vec<Value>
     panic!("waited 60 s for {n} timeouts");
 }
 
+/// The view (as seat 0) and the log of a game that may be moving on its own, read at one
+/// moment: the log read before and after the view has the same length.
+async fn view_and_log(app: &TestApp, table: &Table) -> (Value, Vec<Value>) {
+    for _ in 0..200 {
+        let before = log(app, table).await;
+        let view = app
+            .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
+            .await
+            .json();
+        let after = log(app, table).await;
+        if before.len() == after.len() {
+            return (view, after);
+        }
+    }
+    panic!("the game never stood still between two reads");
+}
+
+/// Each seat's `players[].timeouts` in the view.
+fn timeouts(view: &Value) -> Vec<(u64, u64)> {
+    view["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .map(|p| {
+            (
+                p["seat"].as_u64().expect("a seat"),
+                p["timeouts"].as_u64().expect("timeouts"),
+            )
+        })
+        .collect()
+}
+
+/// How many `timed_out` events of `seat` the log holds.
+fn timed_out_of(events: &[Value], seat: u64) -> u64 {
+    let n = events
+        .iter()
+        .filter(|e| e["type"] == "timed_out" && e["seat"] == seat)
+        .count();
+    u64::try_from(n).expect("a count")
+}
+
+/// The events by which a seat plays its turn.
+const MOVES: [&str; 7] = [
+    "drew",
+    "melded",
+    "laid_off",
+    "swapped",
+    "joker_moved",
+    "took_back",
+    "discarded",
+];
+
+/// Checks, over the log of a game in which no one moves, that every deadline was played
+/// exactly once: each turn that has passed holds one `timed_out`, of the seat in turn, before
+/// any move, and every move in it is that seat's (the one bot turn played for it).
+fn assert_one_bot_turn_per_deadline(events: &[Value], context: &str) {
+    let starts: Vec<usize> = (0..events.len())
+        .filter(|&i| events[i]["type"] == "turn")
+        .collect();
+    assert!(starts.len() >= 2, "{context}: no turn has passed: {events:?}");
+    for pair in starts.windows(2) {
+        let turn = &events[pair[0]..pair[1]];
+        let seat = &turn[0]["seat"];
+        let timeouts: Vec<usize> = (0..turn.len())
+            .filter(|&i| turn[i]["type"] == "timed_out")
+            .collect();
+        assert_eq!(
+            timeouts.len(),
+            1,
+            "{context}: one timeout in the turn of seat {seat}: {turn:?}"
+        );
+        assert_eq!(&turn[timeouts[0]]["seat"], seat, "{context}: {turn:?}");
+        for (i, e) in turn.iter().enumerate() {
+            if e["type"].as_str().is_some_and(|t| MOVES.contains(&t)) {
+                assert!(
+                    i > timeouts[0] && &e["seat"] == seat,
+                    "{context}: only the timed-out seat's bot turn in its turn: {turn:?}"
+                );
+            }
+        }
+    }
+}
+
 /// Checks, over the log, that each expired turn was played once: every `timed_out` names the
 /// seat in turn, at most one per turn, followed by that seat's own action before the turn passes.
 fn assert_each_timeout_played_once(events: &[Value], context: &str) {
@@ -138,20 +221,24 @@ async fn expired_turns_are_played_once_with_two_replicas() {
                 json!({"options": {"turn_seconds": 5}}),
             )
             .await;
-            let events = wait_for_timeouts(&two, &table, 4).await;
+            wait_for_timeouts(&two, &table, 2 * players).await;
             let context = format!("{backend:?} {variant}");
+            let (view, events) = view_and_log(&one, &table).await;
             assert_each_timeout_played_once(&events, &context);
-            let view = one
-                .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
-                .await
-                .json();
-            let timeouts: u64 = view["players"]
-                .as_array()
-                .expect("players")
-                .iter()
-                .filter_map(|p| p["timeouts"].as_u64())
-                .sum();
-            assert!(timeouts >= 1, "{context}: timeouts counted: {view}");
+            assert_one_bot_turn_per_deadline(&events, &context);
+            // Nobody moves: every timeout of a seat is one more in a row.
+            let counts = timeouts(&view);
+            for &(seat, count) in &counts {
+                assert_eq!(
+                    count,
+                    timed_out_of(&events, seat),
+                    "{context}: seat {seat}'s timeouts in a row: {view}"
+                );
+            }
+            assert!(
+                counts.iter().any(|&(_, count)| count >= 2),
+                "{context}: a seat timed out twice in a row: {view}"
+            );
             let metrics = String::from_utf8_lossy(&one.get("/metrics").await.body).into_owned()
                 + &String::from_utf8_lossy(&two.get("/metrics").await.body);
             assert!(metrics.contains("continental_turns_timed_out_total"), "{metrics}");
@@ -190,13 +277,12 @@ async fn deadlines_outlive_every_replica_and_a_move_resets_the_count() {
             .await;
         let events = wait_for_timeouts(&second, &table, 1).await;
         assert_each_timeout_played_once(&events, &format!("{backend:?} after the restart"));
-        let view = second
-            .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
-            .await
-            .json();
-        assert!(
-            view["players"][0]["timeouts"].as_u64().is_some_and(|t| t >= 1),
-            "{view}"
+        let (view, events) = view_and_log(&second, &table).await;
+        let missed = timed_out_of(&events, 0);
+        assert_eq!(
+            timeouts(&view)[0],
+            (0, missed),
+            "{backend:?}: Ann's timeouts in a row"
         );
         // The bot has played its turn at once: Ann is in turn again, with 5 s to draw.
         assert_eq!(view["turn"]["seat"], 0, "{view}");
@@ -214,6 +300,16 @@ async fn deadlines_outlive_every_replica_and_a_move_resets_the_count() {
             r.json()["players"][0]["timeouts"],
             0,
             "a move of one's own resets the count"
+        );
+        // Ann does not discard: her turn times out again (within 5 s), and the count starts
+        // again from the move, at one.
+        let events = wait_for_timeouts(&second, &table, usize::try_from(missed).expect("a count") + 1).await;
+        assert_each_timeout_played_once(&events, &format!("{backend:?} after the move"));
+        let (view, _) = view_and_log(&second, &table).await;
+        assert_eq!(
+            timeouts(&view)[0],
+            (0, 1),
+            "{backend:?}: one timeout since her move: {view}"
         );
         second.clean_up().await;
     }

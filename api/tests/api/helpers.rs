@@ -195,11 +195,13 @@ pub struct Spawn {
 }
 
 /// What tests run with: private webhook hosts allowed (the receivers listen on 127.0.0.1),
-/// retries after 50 ms, and a `turn_seconds` second of 10 ms.
+/// retries after 50 ms (given up after a day, as by default), and a `turn_seconds` second of
+/// 10 ms.
 pub fn test_async() -> AsyncSettings {
     AsyncSettings {
         webhook_allow_private: true,
         webhook_retry_s: 0.05,
+        webhook_give_up_s: 24 * 3600,
         test_second_ms: Some(10),
     }
 }
@@ -378,37 +380,42 @@ impl TestApp {
 impl TestApp {
     /// Drops the test's database (PostgreSQL) or deletes its file (SQLite), once it passed.
     pub async fn clean_up(&self) {
-        match &self.database {
-            DatabaseSettings::Sqlite { path } => {
-                for suffix in ["", "-wal", "-shm"] {
-                    let _ = std::fs::remove_file(format!("{path}{suffix}"));
-                }
+        drop_database(&self.database).await;
+    }
+}
+
+/// Drops a test database made by [`fresh_database`] (PostgreSQL) or deletes its file (SQLite).
+pub async fn drop_database(database: &DatabaseSettings) {
+    match database {
+        DatabaseSettings::Sqlite { path } => {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{path}{suffix}"));
             }
-            DatabaseSettings::Postgres { url } => {
-                let Some(server) = postgres_url() else { return };
-                let name = url
-                    .rsplit('/')
-                    .next()
-                    .unwrap_or_default()
-                    .split('?')
-                    .next()
-                    .unwrap_or_default();
-                if !name.starts_with("test_") {
-                    return;
+        }
+        DatabaseSettings::Postgres { url } => {
+            let Some(server) = postgres_url() else { return };
+            let name = url
+                .rsplit('/')
+                .next()
+                .unwrap_or_default()
+                .split('?')
+                .next()
+                .unwrap_or_default();
+            if !name.starts_with("test_") {
+                return;
+            }
+            let dropped = match sqlx::PgConnection::connect(&server).await {
+                Ok(mut conn) => {
+                    let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+                    sqlx::query(sqlx::AssertSqlSafe(drop))
+                        .execute(&mut conn)
+                        .await
+                        .map(|_| ())
                 }
-                let dropped = match sqlx::PgConnection::connect(&server).await {
-                    Ok(mut conn) => {
-                        let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-                        sqlx::query(sqlx::AssertSqlSafe(drop))
-                            .execute(&mut conn)
-                            .await
-                            .map(|_| ())
-                    }
-                    Err(e) => Err(e),
-                };
-                if let Err(e) = dropped {
-                    eprintln!("could not drop test database {name}: {e}");
-                }
+                Err(e) => Err(e),
+            };
+            if let Err(e) = dropped {
+                eprintln!("could not drop test database {name}: {e}");
             }
         }
     }

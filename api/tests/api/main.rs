@@ -2,6 +2,7 @@
 //! database, on SQLite always and on PostgreSQL when `DATABASE_URL` points at one.
 
 mod contract;
+mod crash;
 mod deadlines;
 mod faults;
 mod games;

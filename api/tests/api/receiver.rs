@@ -111,16 +111,30 @@ impl Receiver {
     /// Waits (30 s at most) until `done` holds for the attempts so far; panics with `what`
     /// otherwise.
     pub async fn wait_for(&self, what: &str, done: impl Fn(&[Received]) -> bool) -> Vec<Received> {
-        for _ in 0..600 {
+        self.wait_for_within(Duration::from_secs(30), what, done).await
+    }
+
+    /// Waits (`limit` at most) until `done` holds for the attempts so far; panics with `what`
+    /// otherwise.
+    pub async fn wait_for_within(
+        &self,
+        limit: Duration,
+        what: &str,
+        done: impl Fn(&[Received]) -> bool,
+    ) -> Vec<Received> {
+        let started = std::time::Instant::now();
+        loop {
             let all = self.all();
             if done(&all) {
                 return all;
             }
+            if started.elapsed() > limit {
+                panic!(
+                    "waited {limit:?} for {what}; received {:?}",
+                    all.iter().map(Received::json).collect::<Vec<_>>()
+                );
+            }
             actix_web::rt::time::sleep(Duration::from_millis(50)).await;
         }
-        panic!(
-            "waited 30 s for {what}; received {:?}",
-            self.all().iter().map(|r| r.json()).collect::<Vec<_>>()
-        );
     }
 }

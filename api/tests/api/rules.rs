@@ -213,11 +213,23 @@ const QUICK_OUT: &str = "3C 3D 3S 3H 3C 3D 4C 4D 4S 4H 4C 4D";
 /// The turn that goes out with [`QUICK_OUT`] (and `9C` on the stock) in `game` (its path).
 async fn go_out_quickly(app: &TestApp, game: &str, token: &str) {
     let sets = json!({"melds": [{"cards": ["3C", "3D", "3S", "3H", "3C", "3D"]}, {"cards": ["4C", "4D", "4S", "4H", "4C", "4D"]}]});
-    for (path, body) in [
-        ("draw", json!({"source": "stock"})),
-        ("melds", sets),
-        ("discard", json!({"card": "9C"})),
-    ] {
+    play(
+        app,
+        game,
+        token,
+        [
+            ("draw", json!({"source": "stock"})),
+            ("melds", sets),
+            ("discard", json!({"card": "9C"})),
+        ],
+    )
+    .await;
+}
+
+/// Posts each `(action path, body)` in order as `token`'s seat in `game` (its path); each
+/// must be accepted.
+async fn play<const N: usize>(app: &TestApp, game: &str, token: &str, steps: [(&str, Value); N]) {
+    for (path, body) in steps {
         ok(
             &app.post_as(&format!("{game}/{path}"), token, &body, &[]).await,
             path,
@@ -614,20 +626,20 @@ async fn push_leaver_in_partnerships(app: &TestApp) {
             rules.card_value(card).expect("a value")
         })
         .sum();
-    for (path, body) in [
-        ("draw", json!({"source": "discard"})),
-        (
-            "melds",
-            json!({"melds": [{"cards": ["3C", "3D", "3S"]}, {"cards": ["4C", "4D", "4S"]}]}),
-        ),
-        ("discard", json!({"card": "9C"})),
-    ] {
-        ok(
-            &app.post_as(&format!("{game}/{path}"), &table.tokens[1], &body, &[])
-                .await,
-            path,
-        );
-    }
+    play(
+        app,
+        &game,
+        &table.tokens[1],
+        [
+            ("draw", json!({"source": "discard"})),
+            (
+                "melds",
+                json!({"melds": [{"cards": ["3C", "3D", "3S"]}, {"cards": ["4C", "4D", "4S"]}]}),
+            ),
+            ("discard", json!({"card": "9C"})),
+        ],
+    )
+    .await;
     let view = app.get_as(&game, &table.tokens[0]).await.json();
     assert_eq!(
         view["scores"][0],

@@ -22,7 +22,7 @@ pub async fn create_with(app: &TestApp, key: &str, body: &Value) -> Value {
 }
 
 /// Runs `check` on each backend against a fresh app with the studio keys.
-async fn on_studio_backends<F>(check: F)
+pub async fn on_studio_backends<F>(check: F)
 where
     F: AsyncFn(&TestApp, &Backend),
 {
@@ -381,10 +381,11 @@ async fn another_tenants_game_is_not_there() {
         let ours = create_with(app, ACME, &two_players_and_a_bot()).await;
         let id = ours["id"].as_str().expect("id");
         let unknown = uuid::Uuid::new_v4().to_string();
-        let endpoints: [(&str, &str); 3] = [
+        let endpoints: [(&str, &str); 4] = [
             ("POST", "/v1/games/{id}/seats/0/token"),
             ("POST", "/v1/games/{id}/seats/9/token"),
             ("POST", "/v1/games/{id}/spectators"),
+            ("GET", "/v1/games/{id}/webhook"),
         ];
         for (method, path) in endpoints {
             let ctx = format!("{backend:?}: {method} {path}");

@@ -1,5 +1,7 @@
 //! Webhooks (API.md "Webhooks"): signed deliveries of every event from the outbox, in order,
-//! retried, surviving a crash, delivered once per event id by any replica.
+//! retried, given up after the give-up time without holding back later events, delivered
+//! once per event id by any replica; the delivery status read with the tenant's server key.
+//! A crash of the binary: `crash.rs`.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -9,15 +11,18 @@ use serde_json::{Value, json};
 use sha2::Sha256;
 
 use crate::games::{Table, act};
-use crate::helpers::{Spawn, TestApp, backends, test_async};
-use crate::on_every_backend;
+use crate::helpers::{
+    ACME, ACME_ROTATED, BETA, Backend, Reply, STUDIO_KEYS, Spawn, TestApp, backends, test_async,
+};
 use crate::receiver::{Received, Receiver};
+use crate::studio::on_studio_backends;
 
-/// Creates a two-player `may_i` game whose events go to `url`; returns it and its secret.
+/// Creates, as tenant `acme`, a two-player `may_i` game whose events go to `url`; returns it
+/// and its secret. (Without configured keys the key is not checked.)
 async fn hooked_game(app: &TestApp, url: &str) -> (Table, String) {
     let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}], "seed": 7,
         "first_dealer": 0, "webhook_url": url});
-    let reply = app.post("/v1/games", &body).await;
+    let reply = app.post_with_key("/v1/games", ACME, &body, &[]).await;
     assert_eq!(
         reply.status.as_u16(),
         201,
@@ -75,9 +80,36 @@ async fn log(app: &TestApp, table: &Table) -> Vec<Value> {
     r.json()["events"].as_array().expect("events").clone()
 }
 
+/// The game's delivery status, read with `acme`'s key.
+async fn delivery_status(app: &TestApp, table: &Table) -> Value {
+    let reply = app
+        .get_with_key(&format!("/v1/games/{}/webhook", table.id), ACME)
+        .await;
+    assert_eq!(
+        reply.status.as_u16(),
+        200,
+        "the delivery status: {}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    reply.json()
+}
+
+/// Polls the delivery status (30 s at most) until `done` holds; panics with `what` otherwise.
+async fn wait_for_status(app: &TestApp, table: &Table, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..600 {
+        last = delivery_status(app, table).await;
+        if done(&last) {
+            return last;
+        }
+        actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("waited 30 s for {what}; the status is {last}");
+}
+
 /// The HMAC check of the Standard Webhooks specification, written here independently of the
 /// service's own.
-fn verifies(secret: &str, r: &Received) -> bool {
+pub fn verifies(secret: &str, r: &Received) -> bool {
     let key = BASE64
         .decode(secret.strip_prefix("whsec_").expect("a whsec_ secret"))
         .expect("a base64 key");
@@ -95,7 +127,7 @@ fn verifies(secret: &str, r: &Received) -> bool {
 
 /// Verifies a delivery with the `standardwebhooks` Python library; `None` (with a message)
 /// when python3 is absent.
-fn verified_by_the_library(secret: &str, r: &Received) -> Option<bool> {
+pub fn verified_by_the_library(secret: &str, r: &Received) -> Option<bool> {
     let script = "import sys, json\n\
 from standardwebhooks import Webhook\n\
 secret, msg_id, ts, sig = sys.argv[1:5]\n\
@@ -180,17 +212,18 @@ async fn deliveries_are_signed_public_and_in_order(app: &TestApp) {
             "and refuses a forged one"
         );
     }
-    let status = app
-        .get_as(&format!("/v1/games/{}/webhook", table.id), &table.tokens[1])
-        .await;
-    let status = status.json();
+    let status = delivery_status(app, &table).await;
     assert_eq!(status["url"], receiver.url.as_str());
     assert_eq!(status["failed"], 0, "{status}");
 }
-on_every_backend!(
-    webhooks_are_signed_public_and_in_order,
-    deliveries_are_signed_public_and_in_order
-);
+
+#[actix_web::test]
+async fn webhooks_are_signed_public_and_in_order() {
+    on_studio_backends(async |app: &TestApp, _: &Backend| {
+        deliveries_are_signed_public_and_in_order(app).await;
+    })
+    .await;
+}
 
 async fn a_receiver_down_for_a_while_gets_everything_after(app: &TestApp) {
     let receiver = Receiver::start(503);
@@ -207,10 +240,7 @@ async fn a_receiver_down_for_a_while_gets_everything_after(app: &TestApp) {
         refused.iter().all(|r| r.id == refused[0].id),
         "one id across retries"
     );
-    let status = app
-        .get_as(&format!("/v1/games/{}/webhook", table.id), &table.tokens[0])
-        .await
-        .json();
+    let status = delivery_status(app, &table).await;
     assert_eq!(status["delivered"], 0, "{status}");
     assert!(
         status["last_error"].as_str().is_some_and(|e| e.contains("503")),
@@ -224,10 +254,7 @@ async fn a_receiver_down_for_a_while_gets_everything_after(app: &TestApp) {
     let accepted: Vec<Received> = accepted.into_iter().filter(|r| r.answered == 204).collect();
     assert_in_order(&accepted, events.len(), "after the outage");
     assert_eq!(accepted[0].id, refused[0].id, "the retried delivery keeps its id");
-    let status = app
-        .get_as(&format!("/v1/games/{}/webhook", table.id), &table.tokens[0])
-        .await
-        .json();
+    let status = delivery_status(app, &table).await;
     assert_eq!(
         status["delivered"],
         i64::try_from(events.len()).expect("a count"),
@@ -240,39 +267,13 @@ async fn a_receiver_down_for_a_while_gets_everything_after(app: &TestApp) {
         "{metrics}"
     );
 }
-on_every_backend!(
-    a_receiver_that_was_down_gets_everything,
-    a_receiver_down_for_a_while_gets_everything_after
-);
 
 #[actix_web::test]
-async fn deliveries_pending_at_a_crash_go_out_after_the_restart() {
-    for backend in backends() {
-        let receiver = Receiver::start(503);
-        let first = TestApp::spawn(&backend).await;
-        let (table, secret) = hooked_game(&first, &receiver.url).await;
-        play_turns(&[&first], &table, 2).await;
-        let events = log(&first, &table).await;
-        receiver.wait_for("a refused attempt", |r| !r.is_empty()).await;
-        // Killed, as SIGKILL would: nothing graceful, deliveries pending in the outbox.
-        first.kill_switch.kill().await;
-        let before = receiver.all();
-        receiver.answer(200);
-        let second = first.replica(test_async()).await;
-        receiver
-            .wait_for("every event after the restart", |_| {
-                receiver.accepted().len() >= events.len()
-            })
-            .await;
-        let accepted = receiver.accepted();
-        assert_in_order(&accepted, events.len(), &format!("{backend:?} after the restart"));
-        assert_eq!(
-            accepted[0].id, before[0].id,
-            "the same delivery id after the restart"
-        );
-        assert!(accepted.iter().all(|r| verifies(&secret, r)));
-        second.clean_up().await;
-    }
+async fn a_receiver_that_was_down_gets_everything() {
+    on_studio_backends(async |app: &TestApp, _: &Backend| {
+        a_receiver_down_for_a_while_gets_everything_after(app).await;
+    })
+    .await;
 }
 
 #[actix_web::test]
@@ -369,5 +370,206 @@ async fn webhook_urls_are_checked() {
             "no secret without a webhook: {plain}"
         );
         strict.clean_up().await;
+    }
+}
+
+/// A problem's body with the game id blanked out, to compare answers about two ids.
+fn without_id(reply: &Reply, id: &str) -> String {
+    String::from_utf8_lossy(&reply.body).replace(id, "{id}")
+}
+
+/// The delivery status is a studio's: the owning tenant's key (either secret while rotating)
+/// reads it; another tenant's key gets the 404 of a game that does not exist; no key, an
+/// unknown key or a seat token alone is 401.
+#[actix_web::test]
+async fn the_delivery_status_takes_the_tenants_server_key() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let receiver = Receiver::start(200);
+        let (table, _) = hooked_game(app, &receiver.url).await;
+        let path = format!("/v1/games/{}/webhook", table.id);
+        for key in [ACME, ACME_ROTATED] {
+            let reply = app.get_with_key(&path, key).await;
+            assert_eq!(reply.status.as_u16(), 200, "{backend:?}: the owner's key");
+            assert_eq!(reply.json()["url"], receiver.url.as_str());
+        }
+        let unknown = uuid::Uuid::new_v4().to_string();
+        let theirs = app.get_with_key(&path, BETA).await;
+        let none = app
+            .get_with_key(&format!("/v1/games/{unknown}/webhook"), BETA)
+            .await;
+        theirs.assert_problem(404, "game_not_found", &format!("{backend:?}: another tenant"));
+        none.assert_problem(404, "game_not_found", &format!("{backend:?}: no game"));
+        assert_eq!(
+            without_id(&theirs, &table.id),
+            without_id(&none, &unknown),
+            "{backend:?}: another tenant's game answers as no game"
+        );
+        app.get(&path)
+            .await
+            .assert_problem(401, "unauthorized", &format!("{backend:?}: no key"));
+        app.get_with_key(&path, "acme-secret-0000000009")
+            .await
+            .assert_problem(401, "unauthorized", &format!("{backend:?}: an unknown key"));
+        for token in &table.tokens {
+            app.get_as(&path, token).await.assert_problem(
+                401,
+                "unauthorized",
+                &format!("{backend:?}: a seat token alone"),
+            );
+        }
+        let plain = crate::studio::create_with(
+            app,
+            ACME,
+            &json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}]}),
+        )
+        .await;
+        let plain = plain["id"].as_str().expect("an id");
+        app.get_with_key(&format!("/v1/games/{plain}/webhook"), ACME)
+            .await
+            .assert_problem(
+                404,
+                "no_webhook",
+                &format!("{backend:?}: a game without a webhook"),
+            );
+    })
+    .await;
+}
+
+/// Without server keys nobody reads a delivery status: it answers exactly as the listing
+/// and the other studio endpoints do then (401), whatever key or token comes with it.
+#[actix_web::test]
+async fn without_server_keys_the_delivery_status_is_closed_like_the_listing() {
+    for backend in backends() {
+        let app = TestApp::spawn(&backend).await;
+        let receiver = Receiver::start(200);
+        let (table, _) = hooked_game(&app, &receiver.url).await;
+        let path = format!("/v1/games/{}/webhook", table.id);
+        for (what, reply, listing) in [
+            ("no key", app.get(&path).await, app.get("/v1/games").await),
+            (
+                "a key",
+                app.get_with_key(&path, ACME).await,
+                app.get_with_key("/v1/games", ACME).await,
+            ),
+            (
+                "a seat token",
+                app.get_as(&path, &table.tokens[0]).await,
+                app.get_as("/v1/games", &table.tokens[0]).await,
+            ),
+        ] {
+            let context = format!("{backend:?}: {what}");
+            reply.assert_problem(401, "unauthorized", &context);
+            listing.assert_problem(401, "unauthorized", &format!("{context}, the listing"));
+            assert_eq!(
+                reply.json()["detail"],
+                listing.json()["detail"],
+                "{context}: the same refusal as the listing"
+            );
+        }
+        app.clean_up().await;
+    }
+}
+
+/// With server keys configured a game with a `webhook_url` (as any game) needs a valid key:
+/// the webhook's secret goes only to a studio's back end.
+#[actix_web::test]
+async fn a_webhook_url_needs_a_server_key_when_keys_are_configured() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let receiver = Receiver::start(200);
+        let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}],
+            "webhook_url": receiver.url});
+        app.post("/v1/games", &body).await.assert_problem(
+            401,
+            "unauthorized",
+            &format!("{backend:?}: no key"),
+        );
+        app.post_with_key("/v1/games", "not-a-configured-key", &body, &[])
+            .await
+            .assert_problem(401, "unauthorized", &format!("{backend:?}: an unknown key"));
+        assert!(
+            receiver.all().is_empty(),
+            "{backend:?}: a refused creation sends nothing"
+        );
+        let created = crate::studio::create_with(app, BETA, &body).await;
+        assert!(
+            created["webhook_secret"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("whsec_")),
+            "{backend:?}: {created}"
+        );
+    })
+    .await;
+}
+
+/// The value of the counter sample `sample` (name and labels) in a metrics page; 0 if absent.
+fn counter(metrics: &str, sample: &str) -> f64 {
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(sample))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// A receiver that always answers 503 gets each event retried until the give-up time (two
+/// seconds here, `CONTINENTAL_WEBHOOK_GIVE_UP_S`), then the delivery is given up: counted as
+/// failed with its last error, and in the metrics. A given-up event holds nothing back: once
+/// the receiver answers again, the game's later events reach it, in order.
+#[actix_web::test]
+async fn a_delivery_that_keeps_failing_is_given_up_and_later_events_go_on() {
+    for backend in backends() {
+        let app = TestApp::spawn_with(
+            &backend,
+            Spawn {
+                test_mode: true,
+                api_keys: STUDIO_KEYS.into(),
+                asynchronous: Some(continental::config::AsyncSettings {
+                    webhook_give_up_s: 2,
+                    ..test_async()
+                }),
+                ..Spawn::default()
+            },
+        )
+        .await;
+        let receiver = Receiver::start(503);
+        let (table, _) = hooked_game(&app, &receiver.url).await;
+        play_turns(&[&app], &table, 1).await;
+        let events = i64::try_from(log(&app, &table).await.len()).expect("a count");
+        let status = wait_for_status(&app, &table, "every delivery given up", |s| s["pending"] == 0).await;
+        assert_eq!(status["failed"], events, "{backend:?}: {status}");
+        assert_eq!(status["delivered"], 0, "{backend:?}: {status}");
+        assert!(
+            status["last_error"].as_str().is_some_and(|e| e.contains("503")),
+            "{backend:?}: {status}"
+        );
+        let refused = receiver.all();
+        assert!(
+            refused.iter().filter(|r| r.seq() == 1).count() >= 2,
+            "{backend:?}: the first event was retried before it was given up"
+        );
+        let metrics = String::from_utf8_lossy(&app.get("/metrics").await.body).into_owned();
+        let given_up = counter(
+            &metrics,
+            "continental_webhook_deliveries_total{result=\"given_up\"}",
+        );
+        assert!(
+            (given_up - events as f64).abs() < 0.5,
+            "{backend:?}: {events} given up in the metrics: {metrics}"
+        );
+        // The receiver is back: what happens next still reaches it.
+        receiver.answer(200);
+        play_turns(&[&app], &table, 1).await;
+        let after = i64::try_from(log(&app, &table).await.len()).expect("a count");
+        let status = wait_for_status(&app, &table, "the later events delivered", |s| {
+            s["pending"] == 0 && s["delivered"] == after - events
+        })
+        .await;
+        assert_eq!(status["failed"], events, "{backend:?}: {status}");
+        let seqs: Vec<i64> = receiver.accepted().iter().map(Received::seq).collect();
+        assert_eq!(
+            seqs,
+            (events + 1..=after).collect::<Vec<_>>(),
+            "{backend:?}: the later events, in order, after the given-up ones"
+        );
+        app.clean_up().await;
     }
 }

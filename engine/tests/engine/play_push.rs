@@ -20,6 +20,19 @@ fn value(rules: &Ruleset, hand: &[Card]) -> i32 {
     hand.iter().map(|c| rules.card_value(*c).expect("value")).sum()
 }
 
+/// The deal the scoring tests stack (seat 1 holds `3C 3D 3S 4C 4D 4S`, the upcard is `9C`):
+/// seat 1 takes the upcard, lays down its sets of 3s and 4s, and goes out with the 9C.
+fn seat_1_goes_out(game: &engine::Game) -> (engine::Game, Vec<Event>) {
+    play_all(
+        game,
+        &[
+            (1, draw(DrawSource::Discard)),
+            (1, meld(&["3C 3D 3S", "4C 4D 4S"])),
+            (1, discard("9C")),
+        ],
+    )
+}
+
 #[test]
 fn rules_5_card_values() {
     let rules = push();
@@ -42,14 +55,7 @@ fn rules_5_the_team_of_the_player_out_scores_zero() {
     let (game, _) = stacked_game(rules.clone(), 4, 0, vec![deck]);
     assert_eq!(game.hand(Seat(1)).len(), 6, "§5 deal 1 deals 6");
     let team0 = value(&rules, game.hand(Seat(0))) + value(&rules, game.hand(Seat(2)));
-    let (game, events) = play_all(
-        &game,
-        &[
-            (1, draw(DrawSource::Discard)),
-            (1, meld(&["3C 3D 3S", "4C 4D 4S"])),
-            (1, discard("9C")),
-        ],
-    );
+    let (game, events) = seat_1_goes_out(&game);
     assert_eq!(deal_ended(&events), Some(DealEnd::WentOut { seat: Seat(1) }));
     assert_eq!(
         deal_scores(&events),
@@ -331,14 +337,7 @@ fn rules_5_individual_play_each_scores_their_own_hand() {
         "§5 individual: a third pack with its 2 jokers"
     );
     let hands: Vec<i32> = (0..5).map(|s| value(&rules, game.hand(Seat(s)))).collect();
-    let (_, events) = play_all(
-        &game,
-        &[
-            (1, draw(DrawSource::Discard)),
-            (1, meld(&["3C 3D 3S", "4C 4D 4S"])),
-            (1, discard("9C")),
-        ],
-    );
+    let (_, events) = seat_1_goes_out(&game);
     assert_eq!(
         deal_scores(&events),
         vec![hands[0], 0, hands[2], hands[3], hands[4]],
@@ -604,14 +603,7 @@ fn choice_push_a_leaver_in_partnerships() {
     let (game, _) = play_all(&game, &[(2, Action::Leave)]);
     let opponents = value(&rules, game.hand(Seat(1))) + value(&rules, game.hand(Seat(3)));
     let partner = value(&rules, game.hand(Seat(0)));
-    let (game, events) = play_all(
-        &game,
-        &[
-            (1, draw(DrawSource::Discard)),
-            (1, meld(&["3C 3D 3S", "4C 4D 4S"])),
-            (1, discard("9C")),
-        ],
-    );
+    let (game, events) = seat_1_goes_out(&game);
     assert_eq!(deal_ended(&events), Some(DealEnd::WentOut { seat: Seat(1) }));
     assert!(opponents > 0);
     assert_eq!(
