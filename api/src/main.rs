@@ -3,6 +3,11 @@
 use continental::config::Settings;
 use continental::startup::Application;
 
+// Measurably faster than the system allocator on a request's many small allocations.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 // actix's runtime: the background work (webhooks, deadlines) runs on its local tasks.
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
@@ -17,7 +22,8 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    continental::telemetry::init(settings.log_format);
+    // Held to the end: its drop writes the last lines.
+    let _log = continental::telemetry::init(settings.log_format);
     tracing::info!(database = ?settings.database, bind = %settings.bind, test_mode = settings.test_mode, tenants = ?settings.api_keys, "starting");
     let app = match Application::build(settings).await {
         Ok(app) => app,
