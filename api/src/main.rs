@@ -3,11 +3,6 @@
 use continental::config::Settings;
 use continental::startup::Application;
 
-// Measurably faster than the system allocator on a request's many small allocations.
-#[cfg(feature = "mimalloc")]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 // actix's runtime: the background work (webhooks, deadlines) runs on its local tasks.
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
