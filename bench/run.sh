@@ -38,23 +38,34 @@ cp "$TARGET/release/continental" "$TARGET/release/continental-bench" "$TARGET/he
 wait_port() { for _ in $(seq 200); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done; echo "port $1 never opened" >&2; exit 1; }
 psql_admin() { psql "$PGURL/postgres" -qAtc "$1" >/dev/null; }
 
+# The machine's load, to read each figure by: other work on the cores moves them all.
+load() { echo "load $(cut -d' ' -f1-3 /proc/loadavg)"; }
+# CPU time a process has used so far (user and system, all threads), in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
 PHASES=${PHASES:-123}
-BARE_RPS=(); BARE_P99=(); VAL_RPS=(); VAL_P99=(); SQL_TPS=(); SQL_P99=(); ACT_RPS=(); ACT_P99=(); STREAM_LINE=
+BARE_RPS=(); BARE_P99=(); BARE_CPU=(); VAL_RPS=(); VAL_P99=(); VAL_CPU=()
+SQL_TPS=(); SQL_P99=(); ACT_RPS=(); ACT_P99=(); ACT_CPU=(); STREAM_LINE=
 if [[ $PHASES == *1* ]]; then
 echo "== 1. validator vs bare framework (wrk -t2 -c64 -d5s, servers on core 0, wrk on core 1)"
 BIND=127.0.0.1:28080 taskset -c 0 "$WORK/hello-ref" & PIDS+=($!)
 CONTINENTAL_BIND=127.0.0.1:28081 DATABASE_URL="sqlite:$WORK/validator.db" taskset -c 0 "$WORK/continental" >"$WORK/validator.log" 2>&1 & PIDS+=($!)
 wait_port 28080; wait_port 28081
-wrk_run() { # url -> "rps p99_ms"
-    taskset -c 1 wrk -t2 -c64 -d5s --latency -s bench/post.lua "$1/v1/melds/validate" | awk '
+wrk_run() { # url pid -> "rps p99_ms cpu_us_per_request"
+    local before after
+    before=$(cpu_ticks "$2")
+    taskset -c 1 wrk -t2 -c64 -d5s --latency -s bench/post.lua "$1/v1/melds/validate" >"$WORK/wrk.out"
+    after=$(cpu_ticks "$2")
+    awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" '
+        /requests in/ { n = $1 }
         /Requests\/sec/ { rps = $2 }
         /^ +99%/ { v = $2; if (v ~ /us$/) { sub(/us/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms/, "", v) } else if (v ~ /s$/) { sub(/s/, "", v); v *= 1000 }; p99 = v }
-        END { printf "%.0f %.2f\n", rps, p99 }'
+        END { printf "%.0f %.2f %.1f\n", rps, p99, n ? ticks * 1e6 / hz / n : 0 }' "$WORK/wrk.out"
 }
 for r in $(seq "$ROUNDS"); do
-    read -r a b < <(wrk_run http://127.0.0.1:28080); BARE_RPS+=("$a"); BARE_P99+=("$b")
-    read -r a b < <(wrk_run http://127.0.0.1:28081); VAL_RPS+=("$a"); VAL_P99+=("$b")
-    echo "   round $r: bare ${BARE_RPS[-1]} req/s (p99 ${BARE_P99[-1]} ms), validator ${VAL_RPS[-1]} req/s (p99 ${VAL_P99[-1]} ms)"
+    read -r a b c < <(wrk_run http://127.0.0.1:28080 "${PIDS[0]}"); BARE_RPS+=("$a"); BARE_P99+=("$b"); BARE_CPU+=("$c")
+    read -r a b c < <(wrk_run http://127.0.0.1:28081 "${PIDS[1]}"); VAL_RPS+=("$a"); VAL_P99+=("$b"); VAL_CPU+=("$c")
+    echo "   round $r: bare ${BARE_RPS[-1]} req/s (p99 ${BARE_P99[-1]} ms, ${BARE_CPU[-1]} us CPU/request), validator ${VAL_RPS[-1]} req/s (p99 ${VAL_P99[-1]} ms, ${VAL_CPU[-1]} us CPU/request)  [$(load)]"
 done
 kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
 fi
@@ -77,12 +88,17 @@ pgbench_run() { # -> "tps p99_ms"
     p99=$(cat "$WORK"/pgb* | awk '{ print $3 }' | sort -n | awk '{ a[NR] = $1 } END { i = int(NR * 0.99); if (i < 1) i = 1; printf "%.2f", a[i] / 1000 }')
     echo "$tps $p99"
 }
+SERVER=${PIDS[0]}
 for r in $(seq "$ROUNDS"); do
     read -r a b < <(pgbench_run); SQL_TPS+=("$a"); SQL_P99+=("$b")
+    before=$(cpu_ticks "$SERVER")
     line=$("$WORK/continental-bench" games http://127.0.0.1:28081 32 8 | grep '^RESULT')
+    after=$(cpu_ticks "$SERVER")
     ACT_RPS+=("$(sed -E 's/.*actions_per_s=([0-9.]+).*/\1/' <<<"$line")")
     ACT_P99+=("$(sed -E 's/.*p99_ms=([0-9.]+).*/\1/' <<<"$line")")
-    echo "   round $r: raw SQL ${SQL_TPS[-1]} tx/s (p99 ${SQL_P99[-1]} ms), HTTP actions ${ACT_RPS[-1]}/s (p99 ${ACT_P99[-1]} ms)  [$line]"
+    actions=$(sed -E 's/.*actions=([0-9]+).*/\1/' <<<"$line")
+    ACT_CPU+=("$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$actions" 'BEGIN { printf "%.0f", n ? t * 1e6 / hz / n : 0 }')")
+    echo "   round $r: raw SQL ${SQL_TPS[-1]} tx/s (p99 ${SQL_P99[-1]} ms), HTTP actions ${ACT_RPS[-1]}/s (p99 ${ACT_P99[-1]} ms, service ${ACT_CPU[-1]} us CPU/action)  [$(load)] [$line]"
 done
 kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
 fi
@@ -106,13 +122,15 @@ field() { [[ -n $STREAM_LINE ]] && sed -E "s/.*$1=([0-9.]+).*/\1/" <<<"$STREAM_L
 BARE=$(mean "${BARE_RPS[@]}"); VAL=$(mean "${VAL_RPS[@]}")
 SQL=$(mean "${SQL_TPS[@]}"); ACT=$(mean "${ACT_RPS[@]}")
 echo
-echo "== results (means of $ROUNDS alternating rounds; RUST_LOG=${RUST_LOG:-info})"
+echo "== results (means of $ROUNDS alternating rounds; RUST_LOG=${RUST_LOG:-info}; $(load))"
 row() { printf '%-46s %10s %10s %7s %9s\n' "$@"; }
 row figure service reference ratio target
 row "validator req/s (wrk)" "$VAL" "$BARE" "$(ratio "$VAL" "$BARE")" ">= 0.80"
 row "validator p99 ms" "$(mean "${VAL_P99[@]}")" "$(mean "${BARE_P99[@]}")" "" ""
+row "validator CPU us/request (server)" "$(mean "${VAL_CPU[@]}")" "$(mean "${BARE_CPU[@]}")" "$(ratio "$(mean "${BARE_CPU[@]}")" "$(mean "${VAL_CPU[@]}")")" ""
 row "actions/s at 32 clients vs move.sql tx/s" "$ACT" "$SQL" "$(ratio "$ACT" "$SQL")" ">= 0.50"
-row "action p99 ms" "$(mean "${ACT_P99[@]}")" "$(mean "${SQL_P99[@]}")" "" "< 25"
+row "action p99 ms (pgbench: per transaction)" "$(mean "${ACT_P99[@]}")" "$(mean "${SQL_P99[@]}")" "" "< 25"
+row "service CPU us/action" "$(mean "${ACT_CPU[@]}")" "" "" ""
 row "idle db transactions/s, $(field streams) streams" "$(field idle_db_tps)" "" "" "< 20"
 row "delivery across replicas p99 ms" "$(field delivery_p99_ms)" "" "" "< 250"
 row "SIGTERM to exit, streams open, s" "$(field sigterm_s)" "" "" "< 3"

@@ -17,7 +17,8 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    continental::telemetry::init(settings.log_format);
+    // Held to the end: its drop writes the last lines.
+    let _log = continental::telemetry::init(settings.log_format);
     tracing::info!(database = ?settings.database, bind = %settings.bind, test_mode = settings.test_mode, tenants = ?settings.api_keys, "starting");
     let app = match Application::build(settings).await {
         Ok(app) => app,

@@ -92,13 +92,15 @@ impl Application {
         let sweeper = tokio::spawn(sweep_periodically(state.clone().into_inner()));
         let workers = std::thread::available_parallelism().map_or(2, usize::from);
         let limits = &settings.limits;
+        let limited = limits.rate_limit.is_some();
         let cors_origins = settings.cors_origins.clone();
         let server = HttpServer::new(move || {
             App::new()
                 // CORS innermost: its preflight answers are still observed and limited.
                 .wrap(Condition::new(!cors_origins.is_empty(), cors(&cors_origins)))
                 // Last wrapped runs first: every request is observed, even one refused by the limit.
-                .wrap(from_fn(crate::limits::limit))
+                // Without a limit set, not even a layer that would find none.
+                .wrap(Condition::new(limited, from_fn(crate::limits::limit)))
                 .wrap(from_fn(crate::telemetry::observe))
                 .app_data(state.clone())
                 .app_data(web::PathConfig::default().error_handler(error::path_error))

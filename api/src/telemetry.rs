@@ -1,7 +1,11 @@
 //! Tracing: a subscriber for the binary, and one log line and one metric sample per request,
 //! under a request id that is echoed as `X-Request-Id` (a client's own id is kept).
+//!
+//! The request's span and its line are at DEBUG under the target [`ACCESS`], so at the default
+//! level they cost a disabled callsite each; a request answered 5xx is logged at WARN all the
+//! same. Lines are written by a thread of their own, in batches, never by a worker.
 
-use std::io::IsTerminal;
+use std::io::{BufWriter, IsTerminal};
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
@@ -10,6 +14,7 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
 use tracing::Instrument;
+use tracing_appender::non_blocking::{NonBlockingBuilder, WorkerGuard};
 use tracing_subscriber::EnvFilter;
 use uuid::Uuid;
 
@@ -20,19 +25,33 @@ use crate::state::AppState;
 /// The header a request id travels in, both ways.
 pub const REQUEST_ID: &str = "x-request-id";
 
+/// The target of the request's span and line: `RUST_LOG=info,continental::access=debug` logs
+/// every request.
+pub const ACCESS: &str = "continental::access";
+
 /// The id of a request: the client's `X-Request-Id` if it sent a usable one, else a new UUID.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RequestId(pub String);
 
 /// Installs a subscriber filtered by `RUST_LOG` (default `info`) writing to stdout: text (with
-/// ANSI colours only on a terminal) or one JSON object per line.
-pub fn init(format: LogFormat) {
+/// ANSI colours only on a terminal) or one JSON object per line. The lines go through a
+/// channel to a writer thread that writes them in batches; keep the guard until exit, its drop
+/// writes what is left.
+#[must_use = "dropping the guard stops the log writer"]
+pub fn init(format: LogFormat) -> WorkerGuard {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    // Not lossy: when the channel is full, a worker waits rather than drop a line.
+    let (writer, guard) = NonBlockingBuilder::default()
+        .lossy(false)
+        .finish(BufWriter::new(std::io::stdout()));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(writer);
     let _ = match format {
         LogFormat::Text => builder.with_ansi(std::io::stdout().is_terminal()).try_init(),
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
     };
+    guard
 }
 
 /// A client's request id, if it is one we can echo and log safely.
@@ -43,8 +62,8 @@ fn usable_id(value: &HeaderValue) -> Option<String> {
 }
 
 /// Middleware: gives the request its id, runs it inside a span carrying that id, then writes
-/// the one log line of the request (method, route, status, latency, id, and a refusal's code)
-/// and counts it in the metrics by route pattern.
+/// the one log line of the request (method, route, status, latency, id, and a refusal's code:
+/// DEBUG, or WARN for a 5xx) and counts it in the metrics by route pattern.
 ///
 /// # Errors
 /// Whatever the inner service fails with (handlers' errors arrive as responses).
@@ -59,9 +78,9 @@ pub async fn observe(
         .and_then(usable_id)
         .unwrap_or_else(|| Uuid::new_v4().to_string());
     req.extensions_mut().insert(RequestId(id.clone()));
-    let method = req.method().to_string();
+    let method = req.method().clone();
     let metrics = req.app_data::<web::Data<AppState>>().map(|s| s.metrics.clone());
-    let span = tracing::info_span!("request", request_id = %id);
+    let span = tracing::debug_span!(target: ACCESS, "request", request_id = %id);
     let result = next.call(req).instrument(span).await;
     let elapsed = started.elapsed();
     let (status, route, error) = match &result {
@@ -80,17 +99,27 @@ pub async fn observe(
         ),
     };
     let code = error.map(ApiError::code);
-    tracing::info!(
-        request_id = %id,
-        method = %method,
-        route = %route,
-        status = status.as_u16(),
-        latency_ms = elapsed.as_secs_f64() * 1000.0,
-        code,
-        "request"
-    );
+    macro_rules! line {
+        ($level:ident) => {
+            tracing::$level!(
+                target: ACCESS,
+                request_id = %id,
+                method = method.as_str(),
+                route = %route,
+                status = status.as_u16(),
+                latency_ms = elapsed.as_secs_f64() * 1000.0,
+                code,
+                "request"
+            )
+        };
+    }
+    if status.is_server_error() {
+        line!(warn);
+    } else {
+        line!(debug);
+    }
     if let Some(metrics) = metrics {
-        metrics.request(&route, &method, status.as_u16(), elapsed);
+        metrics.request(&route, method.as_str(), status.as_u16(), elapsed);
         if let Some(unavailable) = error.and_then(ApiError::database_failure) {
             metrics.database_error(unavailable);
         }

@@ -151,7 +151,7 @@ impl Rank {
 
 impl fmt::Display for Rank {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.char())
+        f.write_str(self.name())
     }
 }
 
@@ -248,12 +248,36 @@ impl Card {
     }
 }
 
+/// Every card's name, by [`Card::index`]: written as a whole, never built a letter at a time
+/// (a response or a game's stored state holds hundreds of them).
+const NAMES: [&str; DISTINCT_CARDS] = [
+    "AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TC", "JC", "QC", "KC", //
+    "AD", "2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD", "JD", "QD", "KD", //
+    "AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "KH", //
+    "AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS", "JS", "QS", "KS", //
+    "JK",
+];
+
+/// Every rank's symbol, by [`Rank::number`] less one.
+const RANK_NAMES: [&str; 13] = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
+
+impl Card {
+    /// The card's name as the service writes it: rank then suit (`7H`, `TD`), or `JK`.
+    pub const fn name(self) -> &'static str {
+        NAMES[self.index()]
+    }
+}
+
+impl Rank {
+    /// The rank's symbol as a string (`A`, `7`, `T`).
+    pub const fn name(self) -> &'static str {
+        RANK_NAMES[self as usize - 1]
+    }
+}
+
 impl fmt::Display for Card {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Card::Suited { rank, suit } => write!(f, "{}{}", rank.char(), suit.char()),
-            Card::Joker => f.write_str("JK"),
-        }
+        f.write_str(self.name())
     }
 }
 
@@ -298,7 +322,7 @@ impl FromStr for Card {
 
 impl Serialize for Card {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        s.serialize_str(self.name())
     }
 }
 
@@ -316,7 +340,7 @@ impl<'de> Deserialize<'de> for Card {
 
 impl Serialize for Rank {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        s.serialize_str(self.name())
     }
 }
 
@@ -381,6 +405,22 @@ mod tests {
         ] {
             let err = bad.parse::<Card>().expect_err(bad);
             assert_eq!(err.code(), "unknown_card", "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_name_is_rank_then_suit_and_reads_back() {
+        for i in 0..DISTINCT_CARDS {
+            let card = Card::from_index(i);
+            let spelled = match card {
+                Card::Suited { rank, suit } => format!("{}{}", rank.char(), suit.char()),
+                Card::Joker => "JK".to_owned(),
+            };
+            assert_eq!(card.name(), spelled, "card {i}");
+            assert_eq!(card.name().parse::<Card>(), Ok(card), "{spelled} reads back");
+        }
+        for rank in Rank::ALL {
+            assert_eq!(rank.name(), rank.char().to_string());
         }
     }
 

@@ -63,7 +63,11 @@ impl FromStr for Stands {
 
 impl Serialize for Stands {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        s.serialize_str(match self {
+            Stands::Card(c) => c.name(),
+            Stands::Rank(r) => r.name(),
+            Stands::Any => "*",
+        })
     }
 }
 

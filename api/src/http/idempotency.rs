@@ -57,8 +57,11 @@ pub fn key(
 /// Runs `act` once per key: a retry answers with the first response, a 422 for another body.
 /// `act` gets the key to store with its response in the same transaction as its change, so
 /// only a request that acted keeps its key: a refusal (any 4xx) or a failure keeps nothing,
-/// and a retry is judged afresh. A concurrent duplicate waits for the first (on the game's
-/// lock, or on the key's unique index) and then answers as it did.
+/// and a retry is judged afresh. A move's or a join's key is checked inside its transaction
+/// (with the game's lock, and the key's unique index refuses a second copy), so its first try
+/// costs no look-up of its own; a creation, which builds a game before any transaction, looks
+/// its key up first. A request that failed looks its key up and, when another request stored
+/// it, answers as that one did.
 ///
 /// # Errors
 /// The refusal of `act`, or of the key.
@@ -68,12 +71,14 @@ pub async fn once(
     act: impl AsyncFnOnce(Option<&KeyRef>) -> Result<StoredResponse, ApiError>,
 ) -> Result<StoredResponse, ApiError> {
     let Some(k) = &key else { return act(None).await };
-    if let Some(found) = state.db.find_key(k).await? {
-        return replay(found);
+    if k.scope == KeyScope::Creation {
+        if let Some(found) = state.db.find_key(k).await? {
+            return replay(found);
+        }
     }
     let result = act(Some(k)).await;
     if result.is_err() {
-        // A duplicate may have acted while this one waited: then answer as it did. If the
+        // A retry, or a duplicate that acted while this one waited: answer as it did. If the
         // database cannot say, this request's own error stands.
         if let Ok(Some(found)) = state.db.find_key(k).await {
             return replay(found);

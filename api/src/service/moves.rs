@@ -19,7 +19,7 @@ use crate::wire::{GameView, IfMatch, etag};
 /// # Errors
 /// `stale_version`, a seat that is no longer the token's, the table's or the engine's
 /// refusal, a missing game, the store's failure.
-#[tracing::instrument(name = "move", skip_all, fields(game = %id, seat = claims.seat, action = action.kind(), version))]
+#[tracing::instrument(level = "debug", name = "move", skip_all, fields(game = %id, seat = claims.seat, action = action.kind(), version))]
 pub async fn act(
     state: &AppState,
     id: Uuid,
@@ -32,6 +32,9 @@ pub async fn act(
     let kind = action.kind();
     // For `continental_moves_total`: known once the game is read.
     let mut variant = String::new();
+    // Whether the action wrote to the webhook outbox: only then is the worker nudged (a nudge
+    // costs it a transaction to look, and most games have no webhook).
+    let mut queued = false;
     let result: Result<StoredResponse, ApiError> = state
         .db
         .transact(id, key, |row| {
@@ -56,6 +59,7 @@ pub async fn act(
                 table.rearm(turn_passed, now_ms(), state.second_ms());
                 (actions, Vec::new(), event_rows(events, webhook)?)
             };
+            queued = events.iter().any(|e| e.public.is_some());
             // One per accepted action: this one and each bot move it set off.
             let version = row.version + actions;
             tracing::Span::current().record("version", version);
@@ -98,7 +102,7 @@ pub async fn act(
         variant.as_str()
     };
     state.metrics.moved(variant, kind, outcome);
-    if result.is_ok() {
+    if result.is_ok() && queued {
         state.outbox.notify_one();
     }
     result

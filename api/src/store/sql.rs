@@ -35,8 +35,17 @@ fn now_us() -> i64 {
 }
 
 /// The columns of a game row, as [`game_row`] reads them.
-const GAME_COLUMNS: &str = "SELECT id, variant, status, state, version, last_seq, seed, seed_commitment, \
-     webhook_url, deadline FROM games";
+macro_rules! game_fields {
+    () => {
+        "id, variant, status, state, version, last_seq, seed, seed_commitment, webhook_url, deadline"
+    };
+}
+
+/// The columns of a game row, as [`game_row`] reads them.
+const GAME_FIELDS: &str = game_fields!();
+
+/// The select of a game row.
+const GAME_COLUMNS: &str = concat!("SELECT ", game_fields!(), " FROM games");
 
 /// PostgreSQL storage: events are announced by `NOTIFY` in the action's transaction.
 #[derive(Clone, Debug)]
@@ -427,23 +436,13 @@ macro_rules! sql_store {
                 F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
             {
                 let mut tx = self.pool.begin_with($begin).await.map_err(StoreError::from)?;
-                let game = Self::lock_game(&mut tx, id, tenant).await?;
-                // The game's lock serialises requests with the same key: the later one finds
-                // the earlier one's key here and acts no second time.
-                if let Some(key) = key {
-                    let taken = sqlx::query(AssertSqlSafe(format!(
-                        "SELECT 1 AS taken FROM {} WHERE game_id = $1 AND seat = $2 AND key = $3",
-                        key.table()
-                    )))
-                    .bind(key.game)
-                    .bind(key.seat)
-                    .bind(&key.key)
-                    .fetch_optional(&mut *tx)
-                    .await
-                    .map_err(StoreError::from)?;
-                    if taken.is_some() {
-                        return Err(StoreError::KeyTaken.into());
-                    }
+                let (game, taken) = Self::lock_game(&mut tx, id, tenant, key).await?;
+                // A retry after the first request committed finds its key here and acts no
+                // second time. A copy that waited on the lock may not see the key yet (its
+                // statement's snapshot predates the commit); the key's unique index refuses it
+                // when it stores its own, which rolls its change back.
+                if taken {
+                    return Err(StoreError::KeyTaken.into());
                 }
                 // On error the transaction is dropped, which rolls it back.
                 let Outcome { update, value } = act(&game)?;
@@ -460,24 +459,50 @@ macro_rules! sql_store {
             }
 
             /// Reads game `id` (of `tenant` only, when given), locking its row until the
-            /// transaction ends.
+            /// transaction ends; with `key`, also whether that key is stored already, in the
+            /// same statement (one round trip fewer per keyed action).
             async fn lock_game(
                 tx: &mut sqlx::Transaction<'static, $db>,
                 id: Uuid,
                 tenant: Option<&str>,
-            ) -> Result<GameRow, StoreError> {
-                let row = match tenant {
-                    None => sqlx::query(AssertSqlSafe(format!("{GAME_COLUMNS} WHERE id = $1{}", $lock)))
+                key: Option<&KeyRef>,
+            ) -> Result<(GameRow, bool), StoreError> {
+                let row = match (tenant, key) {
+                    (None, None) => sqlx::query(AssertSqlSafe(format!("{GAME_COLUMNS} WHERE id = $1{}", $lock)))
                     .bind(id)
                     .fetch_optional(&mut **tx)
                     .await?,
-                    Some(tenant) => sqlx::query(AssertSqlSafe(format!("{GAME_COLUMNS} WHERE id = $1 AND tenant = $2{}", $lock)))
+                    (Some(tenant), None) => sqlx::query(AssertSqlSafe(format!("{GAME_COLUMNS} WHERE id = $1 AND tenant = $2{}", $lock)))
                     .bind(id)
                     .bind(tenant)
                     .fetch_optional(&mut **tx)
                     .await?,
+                    (tenant, Some(key)) => {
+                        let query = sqlx::query(AssertSqlSafe(format!(
+                            "SELECT {GAME_FIELDS}, EXISTS (SELECT 1 FROM {} WHERE game_id = $2 AND seat = $3 AND key = $4) \
+                             AS taken FROM games WHERE id = $1{}{}",
+                            key.table(),
+                            if tenant.is_some() { " AND tenant = $5" } else { "" },
+                            $lock
+                        )))
+                        .bind(id)
+                        .bind(key.game)
+                        .bind(key.seat)
+                        .bind(&key.key);
+                        match tenant {
+                            Some(tenant) => query.bind(tenant),
+                            None => query,
+                        }
+                        .fetch_optional(&mut **tx)
+                        .await?
+                    }
                 };
-                row.map(|r| game_row(&r)).transpose()?.ok_or(StoreError::GameNotFound(id))
+                let Some(row) = row else { return Err(StoreError::GameNotFound(id)) };
+                let taken = match key {
+                    Some(_) => row.try_get::<bool, _>("taken")?,
+                    None => false,
+                };
+                Ok((game_row(&row)?, taken))
             }
 
             /// Writes an accepted action: the game's state, version and last seq (announcing its
