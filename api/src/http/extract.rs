@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::task::Poll;
 use std::time::Duration;
 
 use actix_web::dev::Payload;
@@ -51,7 +52,7 @@ impl<T: DeserializeOwned + 'static, const LIMIT: usize> FromRequest for JsonBody
                 return Err(ApiError::PayloadTooLarge { limit: LIMIT });
             }
             let read = async {
-                let mut body = BytesMut::new();
+                let mut body = BytesMut::with_capacity(declared.unwrap_or(0));
                 while let Some(chunk) = payload.next().await {
                     let chunk = chunk
                         .map_err(|e| Invalid::new("unreadable_body", format!("unreadable body: {e}")))?;
@@ -62,13 +63,18 @@ impl<T: DeserializeOwned + 'static, const LIMIT: usize> FromRequest for JsonBody
                 }
                 Ok(body)
             };
-            // A client that sends headers and then stalls must not keep a worker's attention.
+            // A body that has all arrived with its headers is read at once, without a timer;
+            // a client that sends headers and then stalls must not keep a worker's attention.
+            let mut read = std::pin::pin!(read);
             let body =
-                tokio::time::timeout(timeout, read)
-                    .await
-                    .map_err(|_| ApiError::RequestTimeout {
-                        seconds: timeout.as_secs_f64(),
-                    })??;
+                match futures_util::poll!(&mut read) {
+                    Poll::Ready(body) => body?,
+                    Poll::Pending => tokio::time::timeout(timeout, read).await.map_err(|_| {
+                        ApiError::RequestTimeout {
+                            seconds: timeout.as_secs_f64(),
+                        }
+                    })??,
+                };
             let raw = body.freeze();
             // An empty body needs no type (it reads as `{}`); any other must say it is JSON.
             if !json_type && !raw.iter().all(u8::is_ascii_whitespace) {
@@ -82,20 +88,21 @@ impl<T: DeserializeOwned + 'static, const LIMIT: usize> FromRequest for JsonBody
 
 /// Whether the request's `Content-Type` is JSON (`application/json` or `application/*+json`).
 fn is_json(req: &HttpRequest) -> bool {
-    let Some(value) = req
-        .headers()
+    req.headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-    else {
+        .is_some_and(is_json_type)
+}
+
+/// Whether a `Content-Type` value names JSON.
+fn is_json_type(value: &str) -> bool {
+    let essence = value.split(';').next().unwrap_or_default().trim().as_bytes();
+    // Media types are case-insensitive; compared without lowercasing a copy.
+    let (Some(kind), Some(json)) = (essence.get(..12), essence.len().checked_sub(5)) else {
         return false;
     };
-    let essence = value
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
-    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+    kind.eq_ignore_ascii_case(b"application/")
+        && (essence[12..].eq_ignore_ascii_case(b"json") || essence[json..].eq_ignore_ascii_case(b"+json"))
 }
 
 /// Parses `bytes` as strict JSON, naming the offending field in the problem's detail.
@@ -116,6 +123,11 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Invalid> {
             Ok(_) => Invalid::new("not_an_object", "the request body must be a JSON object"),
             Err(e) => Invalid::new("malformed_json", format!("invalid request body: {e}")),
         });
+    }
+    // Most bodies are right: read them without tracking the path, and read a refused one
+    // again with it, to name the field.
+    if let Ok(value) = serde_json::from_slice::<T>(text) {
+        return Ok(value);
     }
     let mut de = serde_json::Deserializer::from_slice(text);
     let mut parsed: Result<T, _> = serde_path_to_error::deserialize(&mut de);
@@ -178,5 +190,34 @@ fn whole_numbers_as_integers(value: &mut serde_json::Value) {
         Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
         Value::Object(fields) => fields.values_mut().for_each(whole_numbers_as_integers),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_json_type;
+
+    #[test]
+    fn json_media_types_are_known_in_any_case() {
+        for yes in [
+            "application/json",
+            "Application/JSON; charset=utf-8",
+            " application/json ",
+            "application/problem+json",
+            "APPLICATION/VND.API+JSON;x=1",
+        ] {
+            assert!(is_json_type(yes), "{yes}");
+        }
+        for no in [
+            "",
+            "text/json",
+            "application/",
+            "application/jsonx",
+            "application/xml",
+            "json",
+            "text/x+json",
+        ] {
+            assert!(!is_json_type(no), "{no}");
+        }
     }
 }

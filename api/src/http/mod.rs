@@ -32,18 +32,21 @@ use crate::wire::{IfMatch, Invalid};
 
 /// Lists each endpoint once: the list registers it with actix ([`configure`]) and documents
 /// it in OpenAPI ([`document`]), so neither can miss one. The moves list themselves in
-/// [`moves`].
+/// [`moves`] and are registered where `moves` stands: actix tries routes in order, so the
+/// busiest paths come first, the fixed ones (a string comparison each) before the moves, the
+/// moves before the other paths with an `{id}`.
 macro_rules! endpoints {
-    ($($module:ident::$handler:ident),* $(,)?) => {
+    ($($module:ident::$handler:ident),* ; moves ; $($later:ident::$later_handler:ident),* $(,)?) => {
         /// Registers every endpoint of the API.
         pub fn configure(cfg: &mut ServiceConfig) {
             $(cfg.service($module::$handler);)*
             moves::configure(cfg);
+            $(cfg.service($later::$later_handler);)*
         }
 
         /// The `#[utoipa::path]` document of every endpoint but the moves.
         #[derive(utoipa::OpenApi)]
-        #[openapi(paths($($module::$handler),*))]
+        #[openapi(paths($($module::$handler,)* $($later::$later_handler),*))]
         struct Endpoints;
 
         /// The `#[utoipa::path]` document of every endpoint.
@@ -64,7 +67,8 @@ endpoints!(
     rules::validate_contract,
     rules::rulesets,
     games::create_game,
-    studio::list_games,
+    studio::list_games;
+    moves;
     studio::reissue_seat_token,
     studio::spectator_token,
     studio::get_webhook,

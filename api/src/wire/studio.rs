@@ -2,6 +2,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
@@ -30,6 +31,10 @@ pub struct ListGamesQuery {
     #[param(example = 50, minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
     /// The `next_cursor` of the page before.
+    #[param(
+        pattern = r"^[A-Za-z0-9_-]{32}$",
+        example = "AAZg62WzvkBvHB9Tik5MOZ0MP49bDmoR"
+    )]
     pub cursor: Option<String>,
 }
 
@@ -43,9 +48,13 @@ pub struct Cursor {
 }
 
 impl Cursor {
-    /// The opaque text clients send back.
+    /// The opaque text clients send back: the creation time (8 bytes, big-endian) and the id
+    /// (16 bytes) in unpadded base64url, always 32 characters.
     pub fn encode(&self) -> String {
-        URL_SAFE_NO_PAD.encode(format!("{}.{}", self.created_us, self.id.simple()))
+        let mut bytes = [0u8; 24];
+        bytes[..8].copy_from_slice(&self.created_us.to_be_bytes());
+        bytes[8..].copy_from_slice(self.id.as_bytes());
+        URL_SAFE_NO_PAD.encode(bytes)
     }
 
     /// Reads a cursor sent back.
@@ -54,12 +63,23 @@ impl Cursor {
     /// `invalid_cursor` for anything [`Cursor::encode`] did not write.
     pub fn decode(text: &str) -> Result<Cursor, Invalid> {
         let invalid = || Invalid::new("invalid_cursor", "`cursor` is not a next_cursor of this listing");
-        let bytes = URL_SAFE_NO_PAD.decode(text.trim()).map_err(|_| invalid())?;
-        let text = String::from_utf8(bytes).map_err(|_| invalid())?;
-        let (at, id) = text.split_once('.').ok_or_else(invalid)?;
+        // Exactly what `encode` writes (the pattern the document states), nothing looser.
+        if text.len() != 32 {
+            return Err(invalid());
+        }
+        let bytes: [u8; 24] = URL_SAFE_NO_PAD
+            .decode(text)
+            .ok()
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(invalid)?;
+        let (at, id) = bytes.split_at(8);
+        let created_us = i64::from_be_bytes(at.try_into().map_err(|_| invalid())?);
+        if created_us < 0 {
+            return Err(invalid());
+        }
         Ok(Cursor {
-            created_us: at.parse().map_err(|_| invalid())?,
-            id: Uuid::try_parse(id).map_err(|_| invalid())?,
+            created_us,
+            id: Uuid::from_slice(id).map_err(|_| invalid())?,
         })
     }
 }
@@ -139,7 +159,7 @@ pub struct ListedGame {
     "version": 4, "created_at": "2026-11-23T06:00:00.123456Z",
     "seats": [{"seat": 0, "name": "Ann", "kind": "player"}, {"seat": 1, "name": "Bob", "kind": "player"}, {"seat": 2, "name": "Bot 3", "kind": "bot"}],
     "turn": {"seat": 1, "phase": "draw"}}],
-    "next_cursor": "MTc5NTQxNDAwMDEyMzQ1Ni42ZjFjMWY1MzhhNGU0YzM5OWQwYzNmOGY1YjBlNmExMQ"}))]
+    "next_cursor": "AAZg62WzvkBvHB9Tik5MOZ0MP49bDmoR"}))]
 pub struct GamesPage {
     /// The tenant's games, newest first.
     pub games: Vec<ListedGame>,
@@ -180,7 +200,23 @@ mod tests {
             id: Uuid::new_v4(),
         };
         assert_eq!(Cursor::decode(&c.encode()).expect("round trip"), c);
-        for bad in ["", "!!", "bm9wZQ", &URL_SAFE_NO_PAD.encode("12.not-a-uuid")] {
+        let good = c.encode();
+        assert_eq!(good.len(), 32);
+        let mut negative = [0u8; 24];
+        negative[0] = 0x80;
+        for bad in [
+            String::new(),
+            "!!".into(),
+            "bm9wZQ".into(),
+            format!("{good}A"),
+            good[..31].to_owned(),
+            format!("{}+", &good[..31]),
+            format!("{}=", &good[..31]),
+            format!(" {}", &good[..31]),
+            URL_SAFE_NO_PAD.encode(negative),
+            format!("12.{}", c.id.simple()),
+        ] {
+            let bad = bad.as_str();
             assert_eq!(
                 Cursor::decode(bad).expect_err(bad).code,
                 "invalid_cursor",
