@@ -13,9 +13,9 @@ use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use engine::ActionError;
 
 use crate::auth::AuthError;
-use crate::domain::TableError;
+use crate::domain::{TableError, WebhookError};
 use crate::server_keys::KeyError;
-use crate::store::{KeyRefused, StoreError};
+use crate::store::{Full, KeyRefused, StoreError};
 use crate::wire::{Extensions, Invalid, Problem, ProblemReason, ReadingView, RefusedBy, StaleVersion};
 
 /// Media type of every error body.
@@ -107,7 +107,7 @@ pub enum ApiError {
     /// after `Retry-After` may succeed. Logged with its cause, answered 503.
     #[error("{detail}")]
     Unavailable {
-        /// Stable code: `service_unavailable` or `game_busy`.
+        /// Stable code: `service_unavailable`, `game_busy` or `too_many_streams`.
         code: &'static str,
         /// What a client can do.
         detail: &'static str,
@@ -305,6 +305,30 @@ impl From<serde_json::Error> for ApiError {
 
 /// What the document refuses is a 400; what it allows and the rules refuse, a 422 (so that
 /// every request the document allows gets an answer about the game, not about its shape).
+impl From<WebhookError> for ApiError {
+    fn from(e: WebhookError) -> Self {
+        let code = match e {
+            WebhookError::Unresolvable(_) => "webhook_url_unresolvable",
+            WebhookError::Private => "webhook_url_private",
+            WebhookError::NoWebhook => "no_webhook",
+        };
+        match e {
+            WebhookError::NoWebhook => ApiError::not_found(code, e.to_string()),
+            _ => ApiError::unprocessable(code, e.to_string()),
+        }
+    }
+}
+
+impl From<Full> for ApiError {
+    fn from(full: Full) -> Self {
+        ApiError::Unavailable {
+            code: "too_many_streams",
+            detail: "this replica serves as many event streams as it may: retry shortly, or on another replica",
+            cause: full.into(),
+        }
+    }
+}
+
 impl From<Invalid> for ApiError {
     fn from(e: Invalid) -> Self {
         match e.by {

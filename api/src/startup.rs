@@ -17,11 +17,11 @@ use crate::config::Settings;
 use crate::error;
 use crate::http;
 use crate::limits::RateLimit;
-use crate::live::Live;
 use crate::metrics::Metrics;
 use crate::openapi::ApiDoc;
 use crate::service;
 use crate::state::AppState;
+use crate::store::Live;
 use crate::store::{Database, Store, now};
 
 /// A built, bound, not yet running service.
@@ -100,7 +100,7 @@ impl Application {
                 .wrap(Condition::new(!cors_origins.is_empty(), cors(&cors_origins)))
                 // Last wrapped runs first: every request is observed, even one refused by the limit.
                 // Without a limit set, not even a layer that would find none.
-                .wrap(Condition::new(limited, from_fn(crate::limits::limit)))
+                .wrap(Condition::new(limited, from_fn(crate::http::rate_limit::limit)))
                 .wrap(from_fn(crate::telemetry::observe))
                 .app_data(state.clone())
                 .app_data(web::PathConfig::default().error_handler(error::path_error))

@@ -8,10 +8,10 @@ use crate::auth::Keys;
 use crate::config::AsyncSettings;
 use crate::config::Limits;
 use crate::limits::RateLimit;
-use crate::live::Live;
 use crate::metrics::Metrics;
 use crate::server_keys::ServerKeys;
 use crate::store::Database;
+use crate::store::Live;
 
 /// What every handler may reach: the database, the token keys, the mode, the counters.
 #[derive(Debug)]

@@ -1,9 +1,12 @@
 //! The table: a game as the service keeps it (its seats, bots, joins, leaving before the
-//! deal) around the engine's [`engine::Game`]. Pure: no I/O, no HTTP, its own [`TableError`].
+//! deal) around the engine's [`engine::Game`], and what can be wrong with its webhook. Pure: no
+//! I/O, no HTTP, its own errors ([`TableError`], [`WebhookError`]).
 
 mod bots;
 mod events;
 mod table;
+mod webhook;
 
 pub use events::{Logged, TableEvent};
 pub use table::{Applied, SeatKind, SeatRecord, TURN_SECONDS, Table, TableError};
+pub use webhook::WebhookError;

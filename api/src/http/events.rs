@@ -2,12 +2,10 @@
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, route, web};
-use futures_util::StreamExt;
 use uuid::Uuid;
 
 use super::read_by;
 use crate::error::ApiError;
-use crate::live::StreamPlan;
 use crate::service;
 use crate::state::AppState;
 use crate::wire::{EventsQuery, EventsResponse, Problem, StreamMessage};
@@ -79,13 +77,12 @@ pub async fn stream_events(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let (reader, row, _) = read_by(&state, &req, id).await?;
-    let viewer = reader.viewer();
     let resume = req
         .headers()
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<i64>().ok());
-    let after = resume.unwrap_or(query.page()?.0).max(0);
+    let after = resume.unwrap_or(query.page()?.0);
     if req.method() == actix_web::http::Method::HEAD {
         // The headers only: a stream nobody reads would hold a subscription until the game ends.
         return Ok(HttpResponse::Ok()
@@ -93,29 +90,7 @@ pub async fn stream_events(
             .insert_header((header::CACHE_CONTROL, "no-cache"))
             .finish());
     }
-    let subscription = state.live.subscribe(id).map_err(|full| ApiError::Unavailable {
-        code: "too_many_streams",
-        detail: "this replica serves as many event streams as it may: retry shortly, or on another replica",
-        cause: full.into(),
-    })?;
-    // Counted in `continental_open_streams` until the client goes and the body is dropped.
-    let open = state.metrics.stream_opened();
-    let body = state
-        .live
-        .stream(
-            state.db.clone(),
-            subscription,
-            StreamPlan {
-                game: id,
-                after,
-                over: matches!(row.status.as_str(), "finished" | "void"),
-                redact: move |body: &str| service::redact(body, viewer),
-            },
-        )
-        .map(move |chunk| {
-            let _ = &open;
-            chunk
-        });
+    let body = service::live_events(&state, &row, reader.viewer(), after)?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))

@@ -9,6 +9,7 @@ pub mod health;
 pub mod hints;
 pub mod idempotency;
 pub mod moves;
+pub mod rate_limit;
 pub mod rules;
 pub mod studio;
 
@@ -17,14 +18,12 @@ use std::sync::LazyLock;
 use actix_web::http::header;
 use actix_web::web::ServiceConfig;
 use actix_web::{HttpRequest, HttpResponse};
-use utoipa::OpenApi;
 
 use uuid::Uuid;
 
 use crate::auth::{Claims, Reader};
 use crate::domain::Table;
 use crate::error::ApiError;
-use crate::openapi::ApiDoc;
 use crate::service;
 use crate::state::AppState;
 use crate::store::GameRow;
@@ -108,7 +107,7 @@ fn if_match(req: &HttpRequest) -> Result<Option<IfMatch>, Invalid> {
 
 /// Each documented path as its segments (`None` for a `{parameter}`), with the methods it takes.
 static ROUTES: LazyLock<Vec<(Vec<Option<String>>, String)>> = LazyLock::new(|| {
-    ApiDoc::openapi()
+    document()
         .paths
         .paths
         .iter()

@@ -7,8 +7,9 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::service;
 use crate::state::AppState;
+use crate::store::GameListing;
 use crate::wire::{
-    GameListing, GamesPage, ListGamesQuery, Problem, SeatTokenResponse, SpectatorTokenResponse, WebhookStatus,
+    GamesPage, ListGamesQuery, Problem, SeatTokenResponse, SpectatorTokenResponse, WebhookStatus,
 };
 
 /// The tenant's games, newest first.

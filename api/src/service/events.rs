@@ -1,12 +1,15 @@
 //! A game's event log as one seat, or a spectator, may read it.
 
+use actix_web::web::Bytes;
 use engine::Viewer;
+use futures_util::{Stream, StreamExt};
 use uuid::Uuid;
 
 use crate::domain::Logged;
 use crate::error::ApiError;
+use crate::live::StreamPlan;
 use crate::state::AppState;
-use crate::store::Store;
+use crate::store::{GameRow, Store};
 use crate::wire::EventDto;
 
 /// Events of game `id` after sequence number `after`, at most `limit`, as `viewer` may see them.
@@ -41,4 +44,33 @@ pub async fn events_for(
 pub fn redact(body: &str, viewer: Viewer) -> Result<serde_json::Value, ApiError> {
     let entry: Logged = serde_json::from_str(body)?;
     Ok(serde_json::to_value(entry.redacted_for(viewer))?)
+}
+
+/// The live events of game `row` after sequence number `after`, as `viewer` may see them: the
+/// body of a `text/event-stream`, which ends once the game is over and every event is sent.
+///
+/// # Errors
+/// `too_many_streams` when this replica serves as many streams as it may.
+pub fn live_events(
+    state: &AppState,
+    row: &GameRow,
+    viewer: Viewer,
+    after: i64,
+) -> Result<impl Stream<Item = Result<Bytes, std::convert::Infallible>> + use<>, ApiError> {
+    let subscription = state.live.subscribe(row.id)?;
+    // Counted in `continental_open_streams` until the client goes and the body is dropped.
+    let open = state.metrics.stream_opened();
+    let plan = StreamPlan {
+        game: row.id,
+        after: after.max(0),
+        over: matches!(row.status.as_str(), "finished" | "void"),
+        redact: move |body: &str| redact(body, viewer).ok(),
+    };
+    Ok(state
+        .live
+        .stream(state.db.clone(), subscription, plan)
+        .map(move |chunk| {
+            let _ = &open;
+            chunk
+        }))
 }

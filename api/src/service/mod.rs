@@ -11,7 +11,7 @@ mod studio;
 mod webhooks;
 
 pub use deadlines::{sweep_deadlines, time_out_due};
-pub use events::{events_for, redact};
+pub use events::{events_for, live_events, redact};
 pub use games::{create_game, exists, join_game, load_for_reader, load_for_seat};
 pub use hints::hints;
 pub use moves::act;

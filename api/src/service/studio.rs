@@ -4,14 +4,14 @@
 use engine::TurnView;
 use uuid::Uuid;
 
-use crate::domain::Table;
+use crate::domain::{Table, WebhookError};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
-use crate::store::{GameUpdate, Outcome, Store, StoreError};
+use crate::store::{Cursor, GameListing, GameUpdate, Outcome, Store, StoreError};
 use crate::wire::{
-    Cursor, GameListing, GamesPage, ListedGame, ListedSeat, SeatTokenResponse, SpectatorTokenResponse,
-    WebhookStatus,
+    GamesPage, ListedGame, ListedSeat, SeatTokenResponse, SpectatorTokenResponse, WebhookStatus,
+    encode_cursor,
 };
 
 /// A page of `tenant`'s games, newest first.
@@ -27,11 +27,10 @@ pub async fn list_games(
     let more = rows.len() > listing.limit as usize;
     rows.truncate(listing.limit as usize);
     let next_cursor = more.then(|| rows.last()).flatten().map(|r| {
-        Cursor {
+        encode_cursor(&Cursor {
             created_us: r.created_us,
             id: r.game.id,
-        }
-        .encode()
+        })
     });
     let games = rows
         .iter()
@@ -140,9 +139,7 @@ pub async fn webhook_status(state: &AppState, tenant: &Tenant, id: Uuid) -> Resu
         .game_in(tenant.as_str(), id)
         .await?
         .ok_or(StoreError::GameNotFound(id))?;
-    let url = row
-        .webhook_url
-        .ok_or_else(|| ApiError::not_found("no_webhook", "this game was created without a webhook_url"))?;
+    let url = row.webhook_url.ok_or(WebhookError::NoWebhook)?;
     let counts = state.db.webhook_counts(id).await?;
     Ok(WebhookStatus {
         url,

@@ -16,7 +16,7 @@ use serde::Serialize;
 use sha2::Sha256;
 use uuid::Uuid;
 
-use crate::error::ApiError;
+use crate::domain::WebhookError;
 use crate::metrics::WebhookResult;
 use crate::state::AppState;
 use crate::store::{Attempt, Delivery, Store, now_ms};
@@ -100,20 +100,15 @@ async fn resolve(url: &reqwest::Url) -> Result<Vec<IpAddr>, String> {
     }
 }
 
-/// Refuses (422) a webhook URL whose host does not resolve, or resolves to an address of the
+/// Refuses a webhook URL whose host does not resolve, or resolves to an address of the
 /// service's own network.
 ///
 /// # Errors
-/// `webhook_url_unresolvable`, `webhook_url_private`.
-pub(super) async fn check_host(url: &reqwest::Url, allow_private: bool) -> Result<(), ApiError> {
-    let ips = resolve(url)
-        .await
-        .map_err(|e| ApiError::unprocessable("webhook_url_unresolvable", format!("`webhook_url`: {e}")))?;
+/// [`WebhookError::Unresolvable`], [`WebhookError::Private`].
+pub(super) async fn check_host(url: &reqwest::Url, allow_private: bool) -> Result<(), WebhookError> {
+    let ips = resolve(url).await.map_err(WebhookError::Unresolvable)?;
     if ips.is_empty() || ips.iter().any(|ip| !reachable(*ip, allow_private)) {
-        return Err(ApiError::unprocessable(
-            "webhook_url_private",
-            "`webhook_url` resolves to a loopback, private, link-local or unspecified address",
-        ));
+        return Err(WebhookError::Private);
     }
     Ok(())
 }

@@ -12,9 +12,8 @@ use super::{
     Attempt, Delivery, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, NewGame, Outcome, PgStore,
     SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
+use super::{GameListing, Live};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
-use crate::live::Live;
-use crate::wire::GameListing;
 
 /// The configured database.
 #[derive(Clone, Debug)]

@@ -7,13 +7,13 @@
 //! is kept in the process.
 
 mod database;
+mod hub;
 mod sql;
 
 use uuid::Uuid;
 
-use crate::wire::GameListing;
-
 pub use database::Database;
+pub use hub::{Full, Live, Signal, Subscription};
 pub use sql::{PgStore, SqliteStore, list_sql, now, now_ms};
 
 /// Why the store failed. It knows nothing of HTTP: `error.rs` maps it to a status.
@@ -328,4 +328,24 @@ pub trait Store {
     async fn settle_delivery(&self, id: &str, attempt: &Attempt) -> Result<(), StoreError>;
     /// The counts of game `id`'s deliveries.
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError>;
+}
+
+/// Where a page of a listing starts: after the game created at `created_us` with `id`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cursor {
+    /// Creation time of the last game of the page before, microseconds since the epoch.
+    pub created_us: i64,
+    /// Its id, which orders games created in the same microsecond.
+    pub id: Uuid,
+}
+
+/// A listing as the store takes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameListing {
+    /// Only games in this status.
+    pub status: Option<String>,
+    /// Games per page.
+    pub limit: u32,
+    /// Where the page starts; none for the newest.
+    pub after: Option<Cursor>,
 }

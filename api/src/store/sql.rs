@@ -6,12 +6,12 @@ use std::time::Duration;
 use sqlx::{AssertSqlSafe, PgPool, QueryBuilder, Row, SqlitePool};
 use uuid::Uuid;
 
+use super::GameListing;
+use super::hub::{self, Live, Signal};
 use super::{
     Attempt, Delivery, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, ListedRow, NewEvent, NewGame,
     Outcome, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
-use crate::live::{self, Live, Signal};
-use crate::wire::GameListing;
 
 /// Rows a sweep deletes per statement: short transactions that never hold many locks.
 const SWEEP_BATCH: i64 = 500;
@@ -533,7 +533,7 @@ macro_rules! sql_store {
                 .bind(update.deadline)
                 .bind(last);
                 let set = if announces {
-                    set.bind(live::note(id, last, &update.events))
+                    set.bind(hub::note(id, last, &update.events))
                 } else {
                     set
                 };

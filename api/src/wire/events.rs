@@ -8,6 +8,7 @@ use utoipa::openapi::schema::{Discriminator, ObjectBuilder, OneOfBuilder, Schema
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
+use super::Invalid;
 use crate::domain::TableEvent;
 
 /// `?after=N&limit=M`.
@@ -32,12 +33,12 @@ impl EventsQuery {
     ///
     /// # Errors
     /// A `limit` outside 1 to 1000, an `after` beyond a 64-bit sequence number.
-    pub fn page(&self) -> Result<(i64, i64), crate::error::ApiError> {
+    pub fn page(&self) -> Result<(i64, i64), Invalid> {
         let limit = self.limit.unwrap_or(MAX_PAGE);
         let after = i64::try_from(self.after).ok();
         match after {
             Some(after) if (1..=MAX_PAGE).contains(&limit) => Ok((after, i64::from(limit))),
-            _ => Err(crate::error::ApiError::bad_request(
+            _ => Err(Invalid::new(
                 "invalid_query",
                 format!("limit is 1 to {MAX_PAGE}, and after a sequence number from 0"),
             )),
@@ -78,7 +79,33 @@ pub struct GameEvent;
 pub struct StreamMessage;
 
 /// Codes of the `error` message that ends a stream that cannot go on.
-pub const STREAM_ERRORS: [&str; 3] = ["shutting_down", "too_slow", "unavailable"];
+pub const STREAM_ERRORS: [&str; 3] = [
+    StreamFailure::ShuttingDown.code(),
+    StreamFailure::TooSlow.code(),
+    StreamFailure::Unavailable.code(),
+];
+
+/// Why a live stream cannot go on: the `code` of its last message, an `error` event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamFailure {
+    /// The service stops.
+    ShuttingDown,
+    /// The client read too slowly.
+    TooSlow,
+    /// The database failed.
+    Unavailable,
+}
+
+impl StreamFailure {
+    /// The code a client reads.
+    pub const fn code(self) -> &'static str {
+        match self {
+            StreamFailure::ShuttingDown => "shutting_down",
+            StreamFailure::TooSlow => "too_slow",
+            StreamFailure::Unavailable => "unavailable",
+        }
+    }
+}
 
 /// Each event `type` with its schema, in the order the types declare them.
 fn event_types() -> Vec<(String, Schema)> {

@@ -13,7 +13,9 @@ mod rules;
 mod studio;
 
 pub use etag::{IfMatch, StaleVersion, etag, matches_if_none_match};
-pub use events::{EventDto, EventsQuery, EventsResponse, GameEvent, STREAM_ERRORS, StreamMessage};
+pub use events::{
+    EventDto, EventsQuery, EventsResponse, GameEvent, STREAM_ERRORS, StreamFailure, StreamMessage,
+};
 pub use game::{GameStatus, GameView, PlayerDto, TableMeldDto, YouDto};
 pub use games::{
     CreateGameRequest, CreateGameResponse, CreatedSeat, JoinRequest, JoinResponse, NewGameSpec, SeatName,
@@ -30,8 +32,8 @@ pub use rules::{
     RulesetsResponse,
 };
 pub use studio::{
-    Cursor, DEFAULT_LIMIT, GameListing, GamesPage, ListGamesQuery, ListedGame, ListedSeat, MAX_LIMIT,
-    SeatTokenResponse, SpectatorTokenResponse,
+    DEFAULT_LIMIT, GamesPage, ListGamesQuery, ListedGame, ListedSeat, MAX_LIMIT, SeatTokenResponse,
+    SpectatorTokenResponse, decode_cursor, encode_cursor,
 };
 
 use std::borrow::Cow;

@@ -11,6 +11,7 @@ use engine::TurnView;
 
 use super::Invalid;
 use crate::domain::SeatKind;
+use crate::store::{Cursor, GameListing};
 
 /// Games on a page when `limit` is not given.
 pub const DEFAULT_LIMIT: u32 = 50;
@@ -38,61 +39,39 @@ pub struct ListGamesQuery {
     pub cursor: Option<String>,
 }
 
-/// Where a page of a listing starts: after the game created at `created_us` with `id`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Cursor {
-    /// Creation time of the last game of the page before, microseconds since the epoch.
-    pub created_us: i64,
-    /// Its id, which orders games created in the same microsecond.
-    pub id: Uuid,
+/// A cursor as the opaque text clients send back: the creation time (8 bytes, big-endian) and
+/// the id (16 bytes) in unpadded base64url, always 32 characters.
+pub fn encode_cursor(cursor: &Cursor) -> String {
+    let mut bytes = [0u8; 24];
+    bytes[..8].copy_from_slice(&cursor.created_us.to_be_bytes());
+    bytes[8..].copy_from_slice(cursor.id.as_bytes());
+    URL_SAFE_NO_PAD.encode(bytes)
 }
 
-impl Cursor {
-    /// The opaque text clients send back: the creation time (8 bytes, big-endian) and the id
-    /// (16 bytes) in unpadded base64url, always 32 characters.
-    pub fn encode(&self) -> String {
-        let mut bytes = [0u8; 24];
-        bytes[..8].copy_from_slice(&self.created_us.to_be_bytes());
-        bytes[8..].copy_from_slice(self.id.as_bytes());
-        URL_SAFE_NO_PAD.encode(bytes)
+/// Reads a cursor sent back.
+///
+/// # Errors
+/// `invalid_cursor` for anything [`encode_cursor`] did not write.
+pub fn decode_cursor(text: &str) -> Result<Cursor, Invalid> {
+    let invalid = || Invalid::new("invalid_cursor", "`cursor` is not a next_cursor of this listing");
+    // Exactly what `encode` writes (the pattern the document states), nothing looser.
+    if text.len() != 32 {
+        return Err(invalid());
     }
-
-    /// Reads a cursor sent back.
-    ///
-    /// # Errors
-    /// `invalid_cursor` for anything [`Cursor::encode`] did not write.
-    pub fn decode(text: &str) -> Result<Cursor, Invalid> {
-        let invalid = || Invalid::new("invalid_cursor", "`cursor` is not a next_cursor of this listing");
-        // Exactly what `encode` writes (the pattern the document states), nothing looser.
-        if text.len() != 32 {
-            return Err(invalid());
-        }
-        let bytes: [u8; 24] = URL_SAFE_NO_PAD
-            .decode(text)
-            .ok()
-            .and_then(|b| b.try_into().ok())
-            .ok_or_else(invalid)?;
-        let (at, id) = bytes.split_at(8);
-        let created_us = i64::from_be_bytes(at.try_into().map_err(|_| invalid())?);
-        if created_us < 0 {
-            return Err(invalid());
-        }
-        Ok(Cursor {
-            created_us,
-            id: Uuid::from_slice(id).map_err(|_| invalid())?,
-        })
+    let bytes: [u8; 24] = URL_SAFE_NO_PAD
+        .decode(text)
+        .ok()
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(invalid)?;
+    let (at, id) = bytes.split_at(8);
+    let created_us = i64::from_be_bytes(at.try_into().map_err(|_| invalid())?);
+    if created_us < 0 {
+        return Err(invalid());
     }
-}
-
-/// A listing as the store takes it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameListing {
-    /// Only games in this status.
-    pub status: Option<String>,
-    /// Games per page.
-    pub limit: u32,
-    /// Where the page starts; none for the newest.
-    pub after: Option<Cursor>,
+    Ok(Cursor {
+        created_us,
+        id: Uuid::from_slice(id).map_err(|_| invalid())?,
+    })
 }
 
 impl TryFrom<ListGamesQuery> for GameListing {
@@ -114,7 +93,7 @@ impl TryFrom<ListGamesQuery> for GameListing {
         Ok(GameListing {
             status: q.status,
             limit,
-            after: q.cursor.as_deref().map(Cursor::decode).transpose()?,
+            after: q.cursor.as_deref().map(decode_cursor).transpose()?,
         })
     }
 }
@@ -199,8 +178,8 @@ mod tests {
             created_us: 1_795_414_000_123_456,
             id: Uuid::new_v4(),
         };
-        assert_eq!(Cursor::decode(&c.encode()).expect("round trip"), c);
-        let good = c.encode();
+        assert_eq!(decode_cursor(&encode_cursor(&c)).expect("round trip"), c);
+        let good = encode_cursor(&c);
         assert_eq!(good.len(), 32);
         let mut negative = [0u8; 24];
         negative[0] = 0x80;
@@ -217,11 +196,7 @@ mod tests {
             format!("12.{}", c.id.simple()),
         ] {
             let bad = bad.as_str();
-            assert_eq!(
-                Cursor::decode(bad).expect_err(bad).code,
-                "invalid_cursor",
-                "{bad}"
-            );
+            assert_eq!(decode_cursor(bad).expect_err(bad).code, "invalid_cursor", "{bad}");
         }
     }
 }

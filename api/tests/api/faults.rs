@@ -442,7 +442,7 @@ async fn expired_keys_and_old_games_are_swept(app: &TestApp) {
     let db = Database::connect(
         &app.database,
         &Limits::default(),
-        &continental::live::Live::new(1),
+        &continental::store::Live::new(1),
     )
     .await
     .expect("a second connection to the app's database");

@@ -737,8 +737,7 @@ async fn a_spectator_sees_no_hand_during_a_whole_game() {
 #[actix_web::test]
 async fn the_listing_is_served_by_an_index() {
     use continental::config::DatabaseSettings;
-    use continental::store::list_sql;
-    use continental::wire::{Cursor, GameListing};
+    use continental::store::{Cursor, GameListing, list_sql};
     use sqlx::{Connection, Row};
     let cursor = Cursor {
         created_us: 1,
