@@ -520,7 +520,7 @@ impl ResponseError for ApiError {
 }
 
 /// An error and its causes on one line, for the log.
-fn chain(cause: &(dyn std::error::Error + 'static)) -> String {
+pub fn chain(cause: &(dyn std::error::Error + 'static)) -> String {
     let mut text = cause.to_string();
     let mut source = cause.source();
     while let Some(s) = source {

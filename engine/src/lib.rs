@@ -87,6 +87,6 @@ pub use reading::{
 };
 pub use replay::{ReplayError, replay};
 pub use ruleset::{
-    FirstDealerDraw, RanklessSet, Restock, Ruleset, RulesetError, Variant, WildLimit, WildSwap,
+    ClaimLimits, FirstDealerDraw, RanklessSet, Restock, Ruleset, RulesetError, Variant, WildLimit, WildSwap,
 };
 pub use search::{GoOut, Layoff, find_contract, find_go_out, find_layoffs};

@@ -204,6 +204,15 @@ pub enum RanklessSet {
     RankFromFirstNatural,
 }
 
+/// The house limits on "May I?" claims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClaimLimits {
+    /// No claims in this many last deals of the game.
+    pub disabled_last_deals: u8,
+    /// At most this many claims won by one player in a deal, when limited.
+    pub max_per_deal: Option<u32>,
+}
+
 impl Ruleset {
     /// The ruleset of `variant` with `options` (a JSON object; `None` or `null` for the defaults).
     ///
@@ -576,7 +585,46 @@ impl Ruleset {
 
     /// Whether this variant has out-of-turn claims ("May I?").
     pub const fn has_claims(&self) -> bool {
-        matches!(self, Ruleset::MayI(_) | Ruleset::Contract7(_))
+        self.claim_limits().is_some()
+    }
+
+    /// The house limits on claims, in the variants that have claims: `None` elsewhere.
+    pub const fn claim_limits(&self) -> Option<ClaimLimits> {
+        match self {
+            Ruleset::MayI(o) => Some(ClaimLimits {
+                disabled_last_deals: o.claims_disabled_last_deals,
+                max_per_deal: o.max_claims_per_deal,
+            }),
+            Ruleset::Contract7(o) => Some(ClaimLimits {
+                disabled_last_deals: o.claims_disabled_last_deals,
+                max_per_deal: o.max_claims_per_deal,
+            }),
+            Ruleset::Continental(_) | Ruleset::Push(_) => None,
+        }
+    }
+
+    /// The team of the player at seat `index` when partners play as teams (`push` unless
+    /// `individual`: partners sit opposite, team `index % 2`); `None` when each plays alone.
+    pub const fn team_of(&self, index: usize) -> Option<u8> {
+        match self {
+            Ruleset::Push(o) if !o.individual => Some((index % 2) as u8),
+            _ => None,
+        }
+    }
+
+    /// Whether the winner of a deal is paid bonuses on top of the hands (`continental` with
+    /// `bonuses`, RULES.md §4).
+    pub const fn pays_bonuses(&self) -> bool {
+        matches!(self, Ruleset::Continental(o) if o.bonuses)
+    }
+
+    /// Whether the deal passes to the left after every deal; `continental` may keep it with
+    /// the winner (option `deal_passes_left`). Without a winner it passes left everywhere.
+    pub const fn deal_passes_left(&self) -> bool {
+        match self {
+            Ruleset::Continental(o) => o.deal_passes_left,
+            _ => true,
+        }
     }
 
     /// Whether the deal's first upcard is on offer to claims (option `first_upcard_claims`,

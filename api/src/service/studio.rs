@@ -11,7 +11,7 @@ use crate::state::AppState;
 use crate::store::{Cursor, GameListing, GameUpdate, Outcome, Store, StoreError};
 use crate::wire::{
     GamesPage, ListedGame, ListedSeat, SeatTokenResponse, SpectatorTokenResponse, WebhookStatus,
-    encode_cursor,
+    encode_cursor, rfc3339_us,
 };
 
 /// A page of `tenant`'s games, newest first.
@@ -65,10 +65,7 @@ pub async fn list_games(
 
 /// Microseconds since the epoch as RFC 3339 (UTC).
 fn rfc3339(us: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(us) * 1000)
-        .ok()
-        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())
-        .unwrap_or_default()
+    rfc3339_us(us).unwrap_or_default()
 }
 
 /// A fresh token for `seat` of `tenant`'s game `id`: the seat's generation moves on in one

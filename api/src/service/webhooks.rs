@@ -221,17 +221,7 @@ async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Re
         .body(body)
         .send()
         .await
-        .map_err(|e| {
-            use std::error::Error;
-            let mut text = e.to_string();
-            let mut cause = e.source();
-            while let Some(c) = cause {
-                text.push_str(": ");
-                text.push_str(&c.to_string());
-                cause = c.source();
-            }
-            text
-        })?;
+        .map_err(|e| crate::error::chain(&e))?;
     if res.status().is_success() {
         Ok(())
     } else {

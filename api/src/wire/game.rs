@@ -178,10 +178,7 @@ pub struct GameView {
 /// earlier than it is).
 fn rfc3339(ms: i64) -> Option<String> {
     let secs = ms.div_euclid(1000) + i64::from(ms.rem_euclid(1000) > 0);
-    time::OffsetDateTime::from_unix_timestamp(secs)
-        .ok()?
-        .format(&time::format_description::well_known::Rfc3339)
-        .ok()
+    super::rfc3339_us(secs.checked_mul(1_000_000)?)
 }
 
 impl GameView {

@@ -131,3 +131,11 @@ impl Invalid {
         }
     }
 }
+
+/// Unix microseconds as an RFC 3339 time (UTC); `None` beyond the years it can write.
+pub fn rfc3339_us(us: i64) -> Option<String> {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(us) * 1000)
+        .ok()?
+        .format(&time::format_description::well_known::Rfc3339)
+        .ok()
+}

@@ -7,7 +7,7 @@ use super::{
 use crate::card::Card;
 use crate::contract::{ContractCode, ContractReason, check_proposed};
 use crate::reading::{self, Designation, MeldError, MeldKind, ProposedMeld, Reading, RunEnd, Stands};
-use crate::ruleset::{Restock, Ruleset, WildSwap};
+use crate::ruleset::{ClaimLimits, Restock, Ruleset, WildSwap};
 
 /// Takes `cards` out of `hand` as a multiset, or names the ones missing (hand untouched).
 pub(super) fn take_cards(hand: &mut Vec<Card>, cards: &[Card]) -> Result<(), ActionError> {
@@ -241,6 +241,59 @@ impl Game {
         }
     }
 
+    // The predicates below decide both an action (`act`) and whether it is listed
+    // (`legal_actions`), so the two cannot disagree. Each assumes `seat` is in turn.
+
+    /// Whether the player in turn may draw from `source` now.
+    pub(super) fn check_draw(&self, source: DrawSource) -> Result<(), ActionError> {
+        if self.phase != Phase::Draw {
+            return Err(ActionError::WrongPhase("you have already drawn this turn"));
+        }
+        match source {
+            DrawSource::Discard if self.discard.is_empty() => Err(ActionError::DiscardEmpty),
+            DrawSource::Discard if self.dead => Err(ActionError::DiscardDead),
+            DrawSource::Discard | DrawSource::Stock => Ok(()),
+        }
+    }
+
+    /// Whether `seat` may lay melds down at this point of its turn: after drawing, or before
+    /// it where the variant goes out all at once and the player has not drawn this deal.
+    pub(super) fn check_meld_phase(&self, seat: Seat) -> Result<(), ActionError> {
+        if !self.rules().goes_out_all_at_once() {
+            return self.require_play();
+        }
+        if self.phase == Phase::Draw && self.draws[seat.index()] > 0 {
+            return Err(ActionError::WrongPhase(
+                "only a player who has not drawn yet this deal may go out before drawing",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether the player in turn may discard now: after drawing, with no freed wild left to
+    /// play.
+    pub(super) fn check_discard(&self) -> Result<(), ActionError> {
+        self.require_play()?;
+        match self.turn_state.must_play.first() {
+            Some(&w) => Err(ActionError::FreedWildInHand(w)),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the player in turn may take back the table plays of this turn.
+    pub(super) fn check_take_back(&self) -> Result<(), ActionError> {
+        if !self.rules().takes_back() {
+            return Err(ActionError::NotInVariant(
+                "only may_i lets a player take back table plays",
+            ));
+        }
+        self.require_play()?;
+        match self.turn_state.snapshot {
+            Some(_) => Ok(()),
+            None => Err(ActionError::NothingToTakeBack),
+        }
+    }
+
     /// Takes the stock's top card, turning the discard pile over the first time it runs out
     /// (as the variant says). `None` means the deal has ended for want of a card.
     fn take_stock_card(&mut self, ev: &mut Vec<Event>) -> Option<Card> {
@@ -282,18 +335,10 @@ impl Game {
     }
 
     fn draw(&mut self, seat: Seat, source: DrawSource, ev: &mut Vec<Event>) -> Result<(), ActionError> {
-        if self.phase != Phase::Draw {
-            return Err(ActionError::WrongPhase("you have already drawn this turn"));
-        }
+        self.check_draw(source)?;
         let i = seat.index();
         match source {
             DrawSource::Discard => {
-                if self.discard.is_empty() {
-                    return Err(ActionError::DiscardEmpty);
-                }
-                if self.dead {
-                    return Err(ActionError::DiscardDead);
-                }
                 let card = self.discard.pop().expect("not empty");
                 self.hands[i].push(card);
                 self.offer = None;
@@ -389,10 +434,12 @@ impl Game {
     /// Whether `seat` may ask "May I?" now, and why not.
     pub(super) fn check_claim(&self, seat: Seat) -> Result<(), ActionError> {
         let rules = self.rules();
-        let (disabled_last, max) = match rules {
-            Ruleset::MayI(o) => (o.claims_disabled_last_deals, o.max_claims_per_deal),
-            Ruleset::Contract7(o) => (o.claims_disabled_last_deals, o.max_claims_per_deal),
-            _ => return Err(ActionError::NotInVariant("this variant has no claims")),
+        let Some(ClaimLimits {
+            disabled_last_deals: disabled_last,
+            max_per_deal: max,
+        }) = rules.claim_limits()
+        else {
+            return Err(ActionError::NotInVariant("this variant has no claims"));
         };
         if self.deal + disabled_last > rules.deals() {
             return Err(ActionError::ClaimNotAllowed(
@@ -482,16 +529,7 @@ impl Game {
 
     fn meld(&mut self, seat: Seat, melds: Vec<ProposedMeld>, ev: &mut Vec<Event>) -> Result<(), ActionError> {
         let i = seat.index();
-        let all_at_once = self.rules().goes_out_all_at_once();
-        if all_at_once {
-            if self.phase == Phase::Draw && self.draws[i] > 0 {
-                return Err(ActionError::WrongPhase(
-                    "only a player who has not drawn yet this deal may go out before drawing",
-                ));
-            }
-        } else {
-            self.require_play()?;
-        }
+        self.check_meld_phase(seat)?;
         if melds.is_empty() || melds.iter().any(|m| m.cards.is_empty()) {
             return Err(ActionError::NoCards);
         }
@@ -535,7 +573,7 @@ impl Game {
             contract: !was_down,
             melds: laid,
         });
-        if all_at_once {
+        if self.rules().goes_out_all_at_once() {
             // Going out: 15 cards down; after a draw the one left is discarded.
             if let Some(last) = self.hands[i].pop() {
                 self.discard.push(last);
@@ -816,12 +854,7 @@ impl Game {
     /// Takes back every table play of this turn (`play` names the one asked for, when it was
     /// going down, which comes back whole with everything after it).
     fn take_back(&mut self, seat: Seat, play: Option<u32>, ev: &mut Vec<Event>) -> Result<(), ActionError> {
-        if !self.rules().takes_back() {
-            return Err(ActionError::NotInVariant(
-                "only may_i lets a player take back table plays",
-            ));
-        }
-        self.require_play()?;
+        self.check_take_back()?;
         let Some(snap) = self.turn_state.snapshot.take() else {
             return Err(ActionError::NothingToTakeBack);
         };
@@ -914,10 +947,7 @@ impl Game {
     }
 
     fn discard_card(&mut self, seat: Seat, card: Card, ev: &mut Vec<Event>) -> Result<(), ActionError> {
-        self.require_play()?;
-        if let Some(&w) = self.turn_state.must_play.first() {
-            return Err(ActionError::FreedWildInHand(w));
-        }
+        self.check_discard()?;
         let i = seat.index();
         take_cards(&mut self.hands[i], &[card])?;
         self.discard.push(card);

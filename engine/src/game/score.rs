@@ -20,8 +20,7 @@ pub(super) fn continental_payment(rules: &Ruleset, melds: &[&crate::reading::Rea
             Card::Suited { .. } => {}
         }
     }
-    let bonuses = matches!(rules, Ruleset::Continental(o) if o.bonuses);
-    if bonuses {
+    if rules.pays_bonuses() {
         match draws {
             0 => pay += 10,
             1 => pay += 7,
@@ -135,10 +134,7 @@ impl Game {
             self.finish(ev);
             return;
         }
-        let passes_left = match self.rules() {
-            Ruleset::Continental(o) => o.deal_passes_left,
-            _ => true,
-        };
+        let passes_left = self.rules().deal_passes_left();
         self.dealer = match winner {
             Some(w) if !passes_left && self.active[w] => w,
             // No winner (continental's "no stock left"), or a winner who left: to the left.

@@ -214,10 +214,7 @@ impl Game {
     /// The game as `viewer` may see it.
     pub fn view(&self, viewer: Viewer) -> View {
         let rules = self.rules();
-        let team = |i: usize| match rules {
-            Ruleset::Push(o) if !o.individual => Some(u8::from(i % 2 == 1)),
-            _ => None,
-        };
+        let team = |i: usize| rules.team_of(i);
         let you = match viewer {
             Viewer::Seat(s) if s.index() < self.players() => Some(YouView {
                 seat: s,
@@ -317,15 +314,12 @@ impl Game {
         if seat == self.turn {
             match self.phase {
                 Phase::Draw => {
-                    out.push(LegalAction::Draw {
-                        source: DrawSource::Stock,
-                    });
-                    if !self.discard.is_empty() && !self.dead {
-                        out.push(LegalAction::Draw {
-                            source: DrawSource::Discard,
-                        });
+                    for source in [DrawSource::Stock, DrawSource::Discard] {
+                        if self.check_draw(source).is_ok() {
+                            out.push(LegalAction::Draw { source });
+                        }
                     }
-                    if rules.goes_out_all_at_once() && self.draws[i] == 0 {
+                    if self.check_meld_phase(seat).is_ok() {
                         out.push(LegalAction::Meld { contract: true });
                     }
                 }
@@ -363,10 +357,10 @@ impl Game {
                             }
                         }
                     }
-                    if rules.takes_back() && self.turn_state.snapshot.is_some() {
+                    if self.check_take_back().is_ok() {
                         out.push(LegalAction::TakeBack);
                     }
-                    if self.turn_state.must_play.is_empty() {
+                    if self.check_discard().is_ok() {
                         let mut cards = self.hands[i].clone();
                         cards.sort();
                         cards.dedup();
