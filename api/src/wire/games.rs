@@ -1,6 +1,6 @@
 //! Creating and joining games on the wire.
 
-use engine::{Card, GameConfig, Ruleset, Seat, Seed, Variant};
+use engine::{Card, GameConfig, HouseOption, OptionKind, Ruleset, Seat, Seed, Variant};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -136,8 +136,27 @@ impl TryFrom<String> for WebhookUrl {
     }
 }
 
+/// The service's own option, `turn_seconds`, as `GET /v1/rulesets` lists it beside the
+/// variant's: from the same bounds that [`take_turn_seconds`] checks.
+pub fn turn_seconds_option() -> HouseOption {
+    HouseOption {
+        name: "turn_seconds".into(),
+        kind: OptionKind::Integer,
+        nullable: true,
+        default: None,
+        minimum: Some(i64::from(*TURN_SECONDS.start())),
+        maximum: Some(i64::from(*TURN_SECONDS.end())),
+        description: "Seconds each turn may take (the service's turn clock, in every variant): past it the \
+                      server plays the turn as a bot would; null for no clock."
+            .into(),
+    }
+}
+
 /// Takes the service's own `turn_seconds` out of the options before the engine reads them.
-fn take_turn_seconds(options: &mut Option<serde_json::Value>) -> Result<Option<u32>, Invalid> {
+///
+/// # Errors
+/// `invalid_options` for a value that is not a whole number of seconds within its bounds.
+pub(super) fn take_turn_seconds(options: &mut Option<serde_json::Value>) -> Result<Option<u32>, Invalid> {
     let Some(serde_json::Value::Object(map)) = options else {
         return Ok(None);
     };

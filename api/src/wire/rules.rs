@@ -238,7 +238,8 @@ pub struct RulesetView {
     pub min_players: usize,
     /// Most players (with the default options).
     pub max_players: usize,
-    /// The house-rule options and their defaults, from the declarations that check them.
+    /// The house-rule options and their defaults, from the declarations that check them, and
+    /// the service's `turn_seconds`.
     pub options: Vec<HouseOption>,
     /// The deals with the default options.
     pub deals: Vec<DealView>,
@@ -274,7 +275,8 @@ impl RulesetView {
     /// A variant with its default rules.
     pub fn of(variant: Variant) -> RulesetView {
         let rules = Ruleset::default_for(variant);
-        let options = variant.house_options();
+        let mut options = variant.house_options();
+        options.push(super::games::turn_seconds_option());
         let deals = (1..=rules.deals())
             .map(|deal| DealView {
                 deal,
@@ -322,7 +324,9 @@ impl From<RulesetError> for Invalid {
 impl TryFrom<MeldValidationRequest> for (Ruleset, ProposedMeld) {
     type Error = Invalid;
 
-    fn try_from(req: MeldValidationRequest) -> Result<Self, Invalid> {
+    fn try_from(mut req: MeldValidationRequest) -> Result<Self, Invalid> {
+        // The same options object as a game's: the turn clock is checked, and has no bearing here.
+        super::games::take_turn_seconds(&mut req.options)?;
         let rules = Ruleset::new(req.variant, req.options)?;
         let meld = MeldRequest {
             cards: req.cards,
@@ -347,7 +351,8 @@ pub struct ContractCheck {
 impl TryFrom<ContractValidationRequest> for ContractCheck {
     type Error = Invalid;
 
-    fn try_from(req: ContractValidationRequest) -> Result<Self, Invalid> {
+    fn try_from(mut req: ContractValidationRequest) -> Result<Self, Invalid> {
+        super::games::take_turn_seconds(&mut req.options)?;
         let rules = Ruleset::new(req.variant, req.options)?;
         if req.deal == 0 || req.deal > rules.deals() {
             return Err(Invalid::refused(
