@@ -605,27 +605,31 @@ on_every_backend!(
     push_draw_with_one_stock_card_left
 );
 
-/// `push`: a leaver's hand counts for nothing; the partner's hand is the team's score, added
-/// to the partner's total only.
+/// `push`: a leaver's set-aside hand still counts for the team in the deal they left, with
+/// the partner's; the team's score is added to the partner's total only.
 async fn push_leaver_in_partnerships(app: &TestApp) {
     let deck = dealt_deck(&defaults(Variant::Push), (4, 0, 1), "3C 3D 3S 4C 4D 4S", "9C", "");
     let table = create(app, "push", 4, 1, json!({"stacked_decks": [deck]})).await;
     let game = format!("/v1/games/{}", table.id);
+    let rules = defaults(Variant::Push);
+    let hand_value = |view: Value| -> i32 {
+        view["you"]["hand"]
+            .as_array()
+            .expect("a hand")
+            .iter()
+            .map(|c| {
+                let card: engine::Card = c.as_str().expect("a card").parse().expect("a card");
+                rules.card_value(card).expect("a value")
+            })
+            .sum()
+    };
+    let leaver = hand_value(app.get_as(&game, &table.tokens[2]).await.json());
     ok(
         &app.post_as(&format!("{game}/leave"), &table.tokens[2], &json!({}), &[])
             .await,
         "seat 2 leaves",
     );
-    let rules = defaults(Variant::Push);
-    let partner: i32 = app.get_as(&game, &table.tokens[0]).await.json()["you"]["hand"]
-        .as_array()
-        .expect("a hand")
-        .iter()
-        .map(|c| {
-            let card: engine::Card = c.as_str().expect("a card").parse().expect("a card");
-            rules.card_value(card).expect("a value")
-        })
-        .sum();
+    let partner = hand_value(app.get_as(&game, &table.tokens[0]).await.json());
     play(
         app,
         &game,
@@ -643,8 +647,8 @@ async fn push_leaver_in_partnerships(app: &TestApp) {
     let view = app.get_as(&game, &table.tokens[0]).await.json();
     assert_eq!(
         view["scores"][0],
-        json!([partner, 0, 0, 0]),
-        "the partner's hand alone: {view}"
+        json!([partner + leaver, 0, 0, 0]),
+        "the partner's hand and the leaver's set-aside hand, to the partner alone: {view}"
     );
 }
 on_every_backend!(
