@@ -693,3 +693,55 @@ on_every_backend!(
     continental_deal_without_winner_passes_left_on_every_backend,
     continental_deal_without_winner_passes_left
 );
+
+/// RULES.md §2: a game resumes within the calendar year it *started* in, which for a game that
+/// waited for players is the year its last seat was taken, not the year it was created in.
+async fn the_start_year_is_the_year_the_last_seat_is_taken(app: &TestApp) {
+    let deck = dealt_deck(&defaults(Variant::MayI), (2, 0, 1), QUICK_OUT, "", "9C");
+    let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"open": true}],
+        "seed": 1, "first_dealer": 0, "stacked_decks": [deck]});
+    let created = app.post("/v1/games", &body).await;
+    assert_eq!(
+        created.status.as_u16(),
+        201,
+        "{}",
+        String::from_utf8_lossy(&created.body)
+    );
+    let created = created.json();
+    assert_eq!(created["status"], "waiting", "{created}");
+    let id = created["id"].as_str().expect("id").to_owned();
+    // Created on 31 December 2000, say: whatever year creation stamped is that one.
+    edit_state(app, &id, |v| v["config"]["start_year"] = json!(2000)).await;
+    let joined = ok(
+        &app.post(&format!("/v1/games/{id}/join"), &json!({"name": "Ben"}))
+            .await,
+        "Ben takes the last seat",
+    );
+    assert_eq!(joined["status"], "playing", "the game starts now: {joined}");
+    let table = Table {
+        id,
+        tokens: vec![
+            created["seats"][0]["token"].as_str().expect("a token").to_owned(),
+            joined["token"].as_str().expect("a token").to_owned(),
+        ],
+    };
+    let game = format!("/v1/games/{}", table.id);
+    go_out_quickly(app, &game, &table.tokens[1]).await;
+    for (path, seat) in [("suspend", 0), ("suspend", 1), ("resume", 0)] {
+        ok(
+            &app.post_as(&format!("{game}/{path}"), &table.tokens[seat], &json!({}), &[])
+                .await,
+            path,
+        );
+    }
+    let back = ok(
+        &app.post_as(&format!("{game}/resume"), &table.tokens[1], &json!({}), &[])
+            .await,
+        "§2 resumed within the year the game started in (this one)",
+    );
+    assert_eq!(back["status"], "playing", "{back}");
+}
+on_every_backend!(
+    the_start_year_is_the_year_the_last_seat_is_taken_on_every_backend,
+    the_start_year_is_the_year_the_last_seat_is_taken
+);
