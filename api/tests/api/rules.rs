@@ -745,3 +745,49 @@ on_every_backend!(
     the_start_year_is_the_year_the_last_seat_is_taken_on_every_backend,
     the_start_year_is_the_year_the_last_seat_is_taken
 );
+
+/// The limit bots set on RULES.md §2 (written in the README): the server's bots play as soon
+/// as their turn comes, so when a bot leads the next deal its first move ends the moment
+/// between deals before a person can ask to suspend.
+async fn a_bot_leading_the_next_deal_leaves_no_moment_to_suspend(app: &TestApp) {
+    // Deal 1: Ben (seat 1) leads and goes out at once; deal 2: the bot (seat 2) leads. No
+    // claim on a deal's first upcard, so the bot cannot take deal 1's stock card.
+    let deck = dealt_deck(&defaults(Variant::MayI), (3, 0, 1), QUICK_OUT, "", "9C");
+    let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Ben"}, {"bot": true}],
+        "seed": 5, "first_dealer": 0, "options": {"first_upcard_claims": false},
+        "stacked_decks": [deck]});
+    let created = app.post("/v1/games", &body).await;
+    assert_eq!(
+        created.status.as_u16(),
+        201,
+        "{}",
+        String::from_utf8_lossy(&created.body)
+    );
+    let table = Table::of_created(&created.json());
+    let game = format!("/v1/games/{}", table.id);
+    go_out_quickly(app, &game, &table.tokens[1]).await;
+    let view = app.get_as(&game, &table.tokens[0]).await.json();
+    assert_eq!(view["deal"], 2, "Ben went out: {view}");
+    let drew = events_of(app, &table, 0, "drew").await;
+    assert_eq!(
+        drew.last().map(|e| e["seat"].clone()),
+        Some(json!(2)),
+        "the bot has already drawn in deal 2: {drew:?}"
+    );
+    assert!(
+        !view["legal_actions"]
+            .as_array()
+            .expect("actions")
+            .contains(&json!({"type": "suspend"})),
+        "no suspend offered: {view}"
+    );
+    for seat in 0..2 {
+        app.post_as(&format!("{game}/suspend"), &table.tokens[seat], &json!({}), &[])
+            .await
+            .assert_problem(409, "not_between_deals", "the bot's move began deal 2");
+    }
+}
+on_every_backend!(
+    a_bot_leading_the_next_deal_leaves_no_moment_to_suspend_on_every_backend,
+    a_bot_leading_the_next_deal_leaves_no_moment_to_suspend
+);
