@@ -171,7 +171,7 @@ fn defaults(variant: Variant) -> engine::Ruleset {
     engine::Ruleset::default_for(variant)
 }
 
-/// A deal-1 deck of `rules` for `players` (cards dealt one at a time from `dealer`'s left) in which
+/// A deal's deck of `rules` for `players` (cards dealt one at a time from `dealer`'s left) in which
 /// `seat` holds `hand`, the upcard is `upcard` and the stock's top card `stock_top` (either
 /// may be empty). Cards are moved by swapping places, so the deck stays a permutation of the
 /// pack whatever the duplicates.
@@ -239,8 +239,24 @@ async fn play<const N: usize>(app: &TestApp, game: &str, token: &str, steps: [(&
 
 /// A 2-player `may_i` game between deals 1 and 2: seat 1 went out in its first turn.
 async fn may_i_between_deals(app: &TestApp) -> Table {
+    may_i_between_deals_with(app, json!({})).await
+}
+
+/// [`may_i_between_deals`] created with `extra` in the request (options, a deck for deal 2).
+pub async fn may_i_between_deals_with(app: &TestApp, extra: Value) -> Table {
     let deck = dealt_deck(&defaults(Variant::MayI), (2, 0, 1), QUICK_OUT, "", "9C");
-    let table = create(app, "may_i", 2, 1, json!({"stacked_decks": [deck]})).await;
+    let mut body = json!({"stacked_decks": [deck]});
+    if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            if k == "stacked_decks" {
+                let later = v.as_array().expect("decks").iter().cloned();
+                b["stacked_decks"].as_array_mut().expect("decks").extend(later);
+            } else {
+                b.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    let table = create(app, "may_i", 2, 1, body).await;
     let game = format!("/v1/games/{}", table.id);
     let token = &table.tokens[1];
     go_out_quickly(app, &game, token).await;
@@ -790,4 +806,102 @@ async fn a_bot_leading_the_next_deal_leaves_no_moment_to_suspend(app: &TestApp) 
 on_every_backend!(
     a_bot_leading_the_next_deal_leaves_no_moment_to_suspend_on_every_backend,
     a_bot_leading_the_next_deal_leaves_no_moment_to_suspend
+);
+
+/// RULES.md §2: suspending is `may_i`'s alone; the other variants refuse it as a move their
+/// rules do not have (a game there is never suspended, so there is nothing to resume).
+async fn suspend_is_may_i_only(app: &TestApp) {
+    for (variant, players) in [("push", 4), ("continental", 2), ("contract_7", 2)] {
+        let table = create(app, variant, players, 1, json!({})).await;
+        let game = format!("/v1/games/{}", table.id);
+        for (path, status, code) in [
+            ("suspend", 422, "not_in_variant"),
+            // As API.md documents it: such a game is never suspended.
+            ("resume", 409, "not_suspended"),
+        ] {
+            app.post_as(&format!("{game}/{path}"), &table.tokens[0], &json!({}), &[])
+                .await
+                .assert_problem(status, code, &format!("{variant}: {path}"));
+        }
+    }
+}
+on_every_backend!(suspend_is_may_i_only_on_every_backend, suspend_is_may_i_only);
+
+/// RULES.md §2 and API.md: while suspended, nothing but `resume`: not leaving, not a claim.
+async fn nothing_but_resume_while_suspended(app: &TestApp) {
+    let table = may_i_between_deals(app).await;
+    let game = format!("/v1/games/{}", table.id);
+    for seat in 0..2 {
+        ok(
+            &app.post_as(&format!("{game}/suspend"), &table.tokens[seat], &json!({}), &[])
+                .await,
+            "suspend",
+        );
+    }
+    for seat in 0..2 {
+        for path in ["leave", "claims"] {
+            app.post_as(&format!("{game}/{path}"), &table.tokens[seat], &json!({}), &[])
+                .await
+                .assert_problem(409, "game_suspended", &format!("seat {seat}: {path}"));
+        }
+    }
+    let view = app.get_as(&game, &table.tokens[0]).await.json();
+    assert_eq!(view["status"], "suspended", "nothing changed: {view}");
+    assert_eq!(
+        view["players"]
+            .as_array()
+            .expect("players")
+            .iter()
+            .filter(|p| p["left"] == true)
+            .count(),
+        0,
+        "no one left: {view}"
+    );
+}
+on_every_backend!(
+    nothing_but_resume_while_suspended_on_every_backend,
+    nothing_but_resume_while_suspended
+);
+
+/// RULES.md §1 through HTTP in `may_i`: going down with the run `5S AH 7S JK 9S`, the wilds
+/// fill the inner gaps in the order they were laid (AH is 6S, JK is 8S): no `ambiguous_meld`.
+async fn may_i_inner_gaps_take_the_wilds_in_order(app: &TestApp) {
+    // Deal 2 (one set and one run): seat 0 leads, dealt by seat 1.
+    let deal2 = dealt_deck(
+        &defaults(Variant::MayI),
+        (2, 1, 0),
+        "5S AH 7S JK 9S 8C 8D 8H KC QD 3H 4D",
+        "TC",
+        "6C",
+    );
+    let table = may_i_between_deals_with(app, json!({"stacked_decks": [deal2]})).await;
+    let game = format!("/v1/games/{}", table.id);
+    let token = &table.tokens[0];
+    ok(
+        &app.post_as(&format!("{game}/draw"), token, &json!({"source": "stock"}), &[])
+            .await,
+        "draw",
+    );
+    let down = ok(
+        &app.post_as(
+            &format!("{game}/melds"),
+            token,
+            &json!({"melds": [{"cards": ["5S", "AH", "7S", "JK", "9S"]}, {"cards": ["8C", "8D", "8H"]}]}),
+            &[],
+        )
+        .await,
+        "going down with the run and the set",
+    );
+    assert_eq!(down["table"].as_array().map(Vec::len), Some(2), "{down}");
+    let melded = events_of(app, &table, 0, "melded").await;
+    let run = &melded.last().expect("a melded event")["melds"][0]["reading"];
+    assert_eq!(
+        places(run),
+        ["5S=5S", "AH=6S", "7S=7S", "JK=8S", "9S=9S"],
+        "§1 the red ace, laid first, fills the first gap: {run}"
+    );
+}
+on_every_backend!(
+    may_i_inner_gaps_take_the_wilds_in_order_on_every_backend,
+    may_i_inner_gaps_take_the_wilds_in_order
 );
