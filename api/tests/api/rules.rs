@@ -905,3 +905,58 @@ on_every_backend!(
     may_i_inner_gaps_take_the_wilds_in_order_on_every_backend,
     may_i_inner_gaps_take_the_wilds_in_order
 );
+
+/// RULES.md §5: once a natural laid off in an earlier turn has given an all-wild set its
+/// rank, a natural of another rank no longer fits it.
+async fn an_all_wild_push_set_keeps_the_rank_its_first_natural_gave(app: &TestApp) {
+    let options = json!({"ten_every_deal": true});
+    let rules = engine::Ruleset::new(Variant::Push, Some(options.clone())).expect("rules");
+    let deck = dealt_deck(&rules, (4, 0, 1), "JK JK JK 4C 4D 4S 9C KD QS 5H", "TS", "");
+    let table = create(
+        app,
+        "push",
+        4,
+        1,
+        json!({"options": options, "stacked_decks": [deck]}),
+    )
+    .await;
+    let game = format!("/v1/games/{}", table.id);
+    let take = ("draw", json!({"source": "discard"}));
+    let throw = ("discard", json!({"card": "QS"}));
+    play(app, &game, &table.tokens[1], [take.clone()]).await;
+    let down = ok(
+        &app.post_as(
+            &format!("{game}/melds"),
+            &table.tokens[1],
+            &json!({"melds": [
+                {"cards": ["JK", "JK", "JK"], "kind": "set"},
+                {"cards": ["4C", "4D", "4S"]}
+            ]}),
+            &[],
+        )
+        .await,
+        "going down with a set of three jokers",
+    );
+    let set = down["table"][0]["id"].clone();
+    let nine = ("layoffs", json!({"meld_id": set, "cards": ["9C"]}));
+    play(app, &game, &table.tokens[1], [nine, throw.clone()]).await;
+    // The others take the queen and throw it back; seat 1 takes it again.
+    for seat in [2, 3, 0] {
+        play(app, &game, &table.tokens[seat], [take.clone(), throw.clone()]).await;
+    }
+    play(app, &game, &table.tokens[1], [take]).await;
+    for card in ["KD", "QS"] {
+        app.post_as(
+            &format!("{game}/layoffs"),
+            &table.tokens[1],
+            &json!({"meld_id": set, "cards": [card]}),
+            &[],
+        )
+        .await
+        .assert_problem(422, "illegal_meld", &format!("§5 {card} on a set of nines"));
+    }
+}
+on_every_backend!(
+    an_all_wild_push_set_keeps_the_rank_its_first_natural_gave_on_every_backend,
+    an_all_wild_push_set_keeps_the_rank_its_first_natural_gave
+);
