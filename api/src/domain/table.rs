@@ -268,14 +268,17 @@ impl Table {
     }
 
     /// Deals when no seat is open any more, then lets the bots play. Returns the events and
-    /// the bots' accepted actions (dealing is not an action).
+    /// the bots' accepted actions (dealing is not an action). `year` is the calendar year
+    /// (UTC) now: when the game deals, it is the year the game started in (RULES.md §2), not
+    /// the year it was created in, which may be earlier for a game that waited for players.
     ///
     /// # Errors
     /// The engine's setup errors (bad player count, first dealer or stacked deck).
-    pub fn start_if_full(&mut self) -> Result<Applied, TableError> {
+    pub fn start_if_full(&mut self, year: i32) -> Result<Applied, TableError> {
         if self.game.is_some() || self.seats.iter().any(|s| s.kind == SeatKind::Open) {
             return Ok(Applied::default());
         }
+        self.config.start_year = Some(year);
         let (game, events) = Game::new(self.config.clone(), self.seed.clone())?;
         let mut applied = Applied {
             events: events.into_iter().map(Logged::Engine).collect(),

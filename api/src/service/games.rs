@@ -34,21 +34,21 @@ pub async fn create_game(
     key: Option<&KeyRef>,
 ) -> Result<StoredResponse, ApiError> {
     let NewGameSpec {
-        mut config,
+        config,
         seed,
         seats,
         turn_seconds,
         webhook_url,
     } = spec;
-    config.start_year = Some(super::utc_year());
     if let Some(url) = &webhook_url {
         check_host(&url.0, state.asynchronous.webhook_allow_private).await?;
     }
     let webhook = webhook_url.map(|u| (u.0.to_string(), new_secret()));
     let mut table = Table::new(config, seed.unwrap_or_else(random_seed), seats)?;
     table.turn_seconds = turn_seconds;
-    // The bots may already have played: their accepted actions count from version 1.
-    let started = table.start_if_full()?;
+    // A game created full starts now. The bots may already have played: their accepted
+    // actions count from version 1.
+    let started = table.start_if_full(super::utc_year())?;
     table.rearm(started.turn_passed, now_ms(), state.second_ms());
     let version = 1 + started.actions;
     let id = Uuid::new_v4();
@@ -131,7 +131,8 @@ pub async fn join_game(
                 seat,
                 name: name.clone(),
             });
-            let started = table.start_if_full()?;
+            // The last seat taken: the game starts now, in this year (RULES.md §2).
+            let started = table.start_if_full(super::utc_year())?;
             table.rearm(started.turn_passed, now_ms(), state.second_ms());
             let events = event_rows(
                 std::iter::once(joined).chain(started.events),

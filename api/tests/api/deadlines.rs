@@ -206,6 +206,55 @@ fn assert_each_timeout_played_once(events: &[Value], context: &str) {
     }
 }
 
+/// RULES.md §2: a suspended game has no one in turn, so no clock runs and it never times
+/// out, however long it waits; resumed, the turn's clock runs again.
+async fn a_suspended_game_never_times_out(app: &TestApp) {
+    // 200 s a turn (2 s in tests): time enough to go out in deal 1 and suspend in between.
+    let table = crate::rules::may_i_between_deals_with(app, json!({"options": {"turn_seconds": 200}})).await;
+    let game = format!("/v1/games/{}", table.id);
+    let post = |seat: usize, path: &str| {
+        let url = format!("{game}/{path}");
+        let token = table.tokens[seat].clone();
+        async move {
+            let r = app.post_as(&url, &token, &json!({}), &[]).await;
+            assert_eq!(
+                r.status.as_u16(),
+                200,
+                "{url}: {}",
+                String::from_utf8_lossy(&r.body)
+            );
+            r.json()
+        }
+    };
+    post(0, "suspend").await;
+    let suspended = post(1, "suspend").await;
+    assert_eq!(suspended["status"], "suspended", "{suspended}");
+    assert!(
+        suspended["turn"]["deadline"].is_null(),
+        "no deadline while suspended: {suspended}"
+    );
+    // Twice a turn's time.
+    actix_web::rt::time::sleep(Duration::from_secs(4)).await;
+    let (view, events) = view_and_log(app, &table).await;
+    assert_eq!(view["status"], "suspended", "{view}");
+    assert!(
+        events.iter().all(|e| e["type"] != "timed_out"),
+        "no timeout while suspended: {events:?}"
+    );
+    post(0, "resume").await;
+    let resumed = post(1, "resume").await;
+    assert!(
+        resumed["turn"]["deadline"].is_string(),
+        "resumed, the clock runs: {resumed}"
+    );
+    let events = wait_for_timeouts(app, &table, 1).await;
+    assert_each_timeout_played_once(&events, "after resuming");
+}
+on_every_backend!(
+    a_suspended_game_never_times_out_on_every_backend,
+    a_suspended_game_never_times_out
+);
+
 #[actix_web::test]
 async fn expired_turns_are_played_once_with_two_replicas() {
     for backend in backends() {

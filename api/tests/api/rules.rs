@@ -171,7 +171,7 @@ fn defaults(variant: Variant) -> engine::Ruleset {
     engine::Ruleset::default_for(variant)
 }
 
-/// A deal-1 deck of `rules` for `players` (cards dealt one at a time from `dealer`'s left) in which
+/// A deal's deck of `rules` for `players` (cards dealt one at a time from `dealer`'s left) in which
 /// `seat` holds `hand`, the upcard is `upcard` and the stock's top card `stock_top` (either
 /// may be empty). Cards are moved by swapping places, so the deck stays a permutation of the
 /// pack whatever the duplicates.
@@ -239,8 +239,24 @@ async fn play<const N: usize>(app: &TestApp, game: &str, token: &str, steps: [(&
 
 /// A 2-player `may_i` game between deals 1 and 2: seat 1 went out in its first turn.
 async fn may_i_between_deals(app: &TestApp) -> Table {
+    may_i_between_deals_with(app, json!({})).await
+}
+
+/// [`may_i_between_deals`] created with `extra` in the request (options, a deck for deal 2).
+pub async fn may_i_between_deals_with(app: &TestApp, extra: Value) -> Table {
     let deck = dealt_deck(&defaults(Variant::MayI), (2, 0, 1), QUICK_OUT, "", "9C");
-    let table = create(app, "may_i", 2, 1, json!({"stacked_decks": [deck]})).await;
+    let mut body = json!({"stacked_decks": [deck]});
+    if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            if k == "stacked_decks" {
+                let later = v.as_array().expect("decks").iter().cloned();
+                b["stacked_decks"].as_array_mut().expect("decks").extend(later);
+            } else {
+                b.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    let table = create(app, "may_i", 2, 1, body).await;
     let game = format!("/v1/games/{}", table.id);
     let token = &table.tokens[1];
     go_out_quickly(app, &game, token).await;
@@ -605,27 +621,31 @@ on_every_backend!(
     push_draw_with_one_stock_card_left
 );
 
-/// `push`: a leaver's hand counts for nothing; the partner's hand is the team's score, added
-/// to the partner's total only.
+/// `push`: a leaver's set-aside hand still counts for the team in the deal they left, with
+/// the partner's; the team's score is added to the partner's total only.
 async fn push_leaver_in_partnerships(app: &TestApp) {
     let deck = dealt_deck(&defaults(Variant::Push), (4, 0, 1), "3C 3D 3S 4C 4D 4S", "9C", "");
     let table = create(app, "push", 4, 1, json!({"stacked_decks": [deck]})).await;
     let game = format!("/v1/games/{}", table.id);
+    let rules = defaults(Variant::Push);
+    let hand_value = |view: Value| -> i32 {
+        view["you"]["hand"]
+            .as_array()
+            .expect("a hand")
+            .iter()
+            .map(|c| {
+                let card: engine::Card = c.as_str().expect("a card").parse().expect("a card");
+                rules.card_value(card).expect("a value")
+            })
+            .sum()
+    };
+    let leaver = hand_value(app.get_as(&game, &table.tokens[2]).await.json());
     ok(
         &app.post_as(&format!("{game}/leave"), &table.tokens[2], &json!({}), &[])
             .await,
         "seat 2 leaves",
     );
-    let rules = defaults(Variant::Push);
-    let partner: i32 = app.get_as(&game, &table.tokens[0]).await.json()["you"]["hand"]
-        .as_array()
-        .expect("a hand")
-        .iter()
-        .map(|c| {
-            let card: engine::Card = c.as_str().expect("a card").parse().expect("a card");
-            rules.card_value(card).expect("a value")
-        })
-        .sum();
+    let partner = hand_value(app.get_as(&game, &table.tokens[0]).await.json());
     play(
         app,
         &game,
@@ -643,8 +663,8 @@ async fn push_leaver_in_partnerships(app: &TestApp) {
     let view = app.get_as(&game, &table.tokens[0]).await.json();
     assert_eq!(
         view["scores"][0],
-        json!([partner, 0, 0, 0]),
-        "the partner's hand alone: {view}"
+        json!([partner + leaver, 0, 0, 0]),
+        "the partner's hand and the leaver's set-aside hand, to the partner alone: {view}"
     );
 }
 on_every_backend!(
@@ -688,4 +708,255 @@ async fn continental_deal_without_winner_passes_left(app: &TestApp) {
 on_every_backend!(
     continental_deal_without_winner_passes_left_on_every_backend,
     continental_deal_without_winner_passes_left
+);
+
+/// RULES.md §2: a game resumes within the calendar year it *started* in, which for a game that
+/// waited for players is the year its last seat was taken, not the year it was created in.
+async fn the_start_year_is_the_year_the_last_seat_is_taken(app: &TestApp) {
+    let deck = dealt_deck(&defaults(Variant::MayI), (2, 0, 1), QUICK_OUT, "", "9C");
+    let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"open": true}],
+        "seed": 1, "first_dealer": 0, "stacked_decks": [deck]});
+    let created = app.post("/v1/games", &body).await;
+    assert_eq!(
+        created.status.as_u16(),
+        201,
+        "{}",
+        String::from_utf8_lossy(&created.body)
+    );
+    let created = created.json();
+    assert_eq!(created["status"], "waiting", "{created}");
+    let id = created["id"].as_str().expect("id").to_owned();
+    // Created on 31 December 2000, say: whatever year creation stamped is that one.
+    edit_state(app, &id, |v| v["config"]["start_year"] = json!(2000)).await;
+    let joined = ok(
+        &app.post(&format!("/v1/games/{id}/join"), &json!({"name": "Ben"}))
+            .await,
+        "Ben takes the last seat",
+    );
+    assert_eq!(joined["status"], "playing", "the game starts now: {joined}");
+    let table = Table {
+        id,
+        tokens: vec![
+            created["seats"][0]["token"].as_str().expect("a token").to_owned(),
+            joined["token"].as_str().expect("a token").to_owned(),
+        ],
+    };
+    let game = format!("/v1/games/{}", table.id);
+    go_out_quickly(app, &game, &table.tokens[1]).await;
+    for (path, seat) in [("suspend", 0), ("suspend", 1), ("resume", 0)] {
+        ok(
+            &app.post_as(&format!("{game}/{path}"), &table.tokens[seat], &json!({}), &[])
+                .await,
+            path,
+        );
+    }
+    let back = ok(
+        &app.post_as(&format!("{game}/resume"), &table.tokens[1], &json!({}), &[])
+            .await,
+        "§2 resumed within the year the game started in (this one)",
+    );
+    assert_eq!(back["status"], "playing", "{back}");
+}
+on_every_backend!(
+    the_start_year_is_the_year_the_last_seat_is_taken_on_every_backend,
+    the_start_year_is_the_year_the_last_seat_is_taken
+);
+
+/// The limit bots set on RULES.md §2 (written in the README): the server's bots play as soon
+/// as their turn comes, so when a bot leads the next deal its first move ends the moment
+/// between deals before a person can ask to suspend.
+async fn a_bot_leading_the_next_deal_leaves_no_moment_to_suspend(app: &TestApp) {
+    // Deal 1: Ben (seat 1) leads and goes out at once; deal 2: the bot (seat 2) leads. No
+    // claim on a deal's first upcard, so the bot cannot take deal 1's stock card.
+    let deck = dealt_deck(&defaults(Variant::MayI), (3, 0, 1), QUICK_OUT, "", "9C");
+    let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Ben"}, {"bot": true}],
+        "seed": 5, "first_dealer": 0, "options": {"first_upcard_claims": false},
+        "stacked_decks": [deck]});
+    let created = app.post("/v1/games", &body).await;
+    assert_eq!(
+        created.status.as_u16(),
+        201,
+        "{}",
+        String::from_utf8_lossy(&created.body)
+    );
+    let table = Table::of_created(&created.json());
+    let game = format!("/v1/games/{}", table.id);
+    go_out_quickly(app, &game, &table.tokens[1]).await;
+    let view = app.get_as(&game, &table.tokens[0]).await.json();
+    assert_eq!(view["deal"], 2, "Ben went out: {view}");
+    let drew = events_of(app, &table, 0, "drew").await;
+    assert_eq!(
+        drew.last().map(|e| e["seat"].clone()),
+        Some(json!(2)),
+        "the bot has already drawn in deal 2: {drew:?}"
+    );
+    assert!(
+        !view["legal_actions"]
+            .as_array()
+            .expect("actions")
+            .contains(&json!({"type": "suspend"})),
+        "no suspend offered: {view}"
+    );
+    for seat in 0..2 {
+        app.post_as(&format!("{game}/suspend"), &table.tokens[seat], &json!({}), &[])
+            .await
+            .assert_problem(409, "not_between_deals", "the bot's move began deal 2");
+    }
+}
+on_every_backend!(
+    a_bot_leading_the_next_deal_leaves_no_moment_to_suspend_on_every_backend,
+    a_bot_leading_the_next_deal_leaves_no_moment_to_suspend
+);
+
+/// RULES.md §2: suspending is `may_i`'s alone; the other variants refuse it as a move their
+/// rules do not have (a game there is never suspended, so there is nothing to resume).
+async fn suspend_is_may_i_only(app: &TestApp) {
+    for (variant, players) in [("push", 4), ("continental", 2), ("contract_7", 2)] {
+        let table = create(app, variant, players, 1, json!({})).await;
+        let game = format!("/v1/games/{}", table.id);
+        for (path, status, code) in [
+            ("suspend", 422, "not_in_variant"),
+            // As API.md documents it: such a game is never suspended.
+            ("resume", 409, "not_suspended"),
+        ] {
+            app.post_as(&format!("{game}/{path}"), &table.tokens[0], &json!({}), &[])
+                .await
+                .assert_problem(status, code, &format!("{variant}: {path}"));
+        }
+    }
+}
+on_every_backend!(suspend_is_may_i_only_on_every_backend, suspend_is_may_i_only);
+
+/// RULES.md §2 and API.md: while suspended, nothing but `resume`: not leaving, not a claim.
+async fn nothing_but_resume_while_suspended(app: &TestApp) {
+    let table = may_i_between_deals(app).await;
+    let game = format!("/v1/games/{}", table.id);
+    for seat in 0..2 {
+        ok(
+            &app.post_as(&format!("{game}/suspend"), &table.tokens[seat], &json!({}), &[])
+                .await,
+            "suspend",
+        );
+    }
+    for seat in 0..2 {
+        for path in ["leave", "claims"] {
+            app.post_as(&format!("{game}/{path}"), &table.tokens[seat], &json!({}), &[])
+                .await
+                .assert_problem(409, "game_suspended", &format!("seat {seat}: {path}"));
+        }
+    }
+    let view = app.get_as(&game, &table.tokens[0]).await.json();
+    assert_eq!(view["status"], "suspended", "nothing changed: {view}");
+    assert_eq!(
+        view["players"]
+            .as_array()
+            .expect("players")
+            .iter()
+            .filter(|p| p["left"] == true)
+            .count(),
+        0,
+        "no one left: {view}"
+    );
+}
+on_every_backend!(
+    nothing_but_resume_while_suspended_on_every_backend,
+    nothing_but_resume_while_suspended
+);
+
+/// RULES.md §1 through HTTP in `may_i`: going down with the run `5S AH 7S JK 9S`, the wilds
+/// fill the inner gaps in the order they were laid (AH is 6S, JK is 8S): no `ambiguous_meld`.
+async fn may_i_inner_gaps_take_the_wilds_in_order(app: &TestApp) {
+    // Deal 2 (one set and one run): seat 0 leads, dealt by seat 1.
+    let deal2 = dealt_deck(
+        &defaults(Variant::MayI),
+        (2, 1, 0),
+        "5S AH 7S JK 9S 8C 8D 8H KC QD 3H 4D",
+        "TC",
+        "6C",
+    );
+    let table = may_i_between_deals_with(app, json!({"stacked_decks": [deal2]})).await;
+    let game = format!("/v1/games/{}", table.id);
+    let token = &table.tokens[0];
+    ok(
+        &app.post_as(&format!("{game}/draw"), token, &json!({"source": "stock"}), &[])
+            .await,
+        "draw",
+    );
+    let down = ok(
+        &app.post_as(
+            &format!("{game}/melds"),
+            token,
+            &json!({"melds": [{"cards": ["5S", "AH", "7S", "JK", "9S"]}, {"cards": ["8C", "8D", "8H"]}]}),
+            &[],
+        )
+        .await,
+        "going down with the run and the set",
+    );
+    assert_eq!(down["table"].as_array().map(Vec::len), Some(2), "{down}");
+    let melded = events_of(app, &table, 0, "melded").await;
+    let run = &melded.last().expect("a melded event")["melds"][0]["reading"];
+    assert_eq!(
+        places(run),
+        ["5S=5S", "AH=6S", "7S=7S", "JK=8S", "9S=9S"],
+        "§1 the red ace, laid first, fills the first gap: {run}"
+    );
+}
+on_every_backend!(
+    may_i_inner_gaps_take_the_wilds_in_order_on_every_backend,
+    may_i_inner_gaps_take_the_wilds_in_order
+);
+
+/// RULES.md §5: once a natural laid off in an earlier turn has given an all-wild set its
+/// rank, a natural of another rank no longer fits it.
+async fn an_all_wild_push_set_keeps_the_rank_its_first_natural_gave(app: &TestApp) {
+    let options = json!({"ten_every_deal": true});
+    let rules = engine::Ruleset::new(Variant::Push, Some(options.clone())).expect("rules");
+    let deck = dealt_deck(&rules, (4, 0, 1), "JK JK JK 4C 4D 4S 9C KD QS 5H", "TS", "");
+    let table = create(
+        app,
+        "push",
+        4,
+        1,
+        json!({"options": options, "stacked_decks": [deck]}),
+    )
+    .await;
+    let game = format!("/v1/games/{}", table.id);
+    let take = ("draw", json!({"source": "discard"}));
+    let throw = ("discard", json!({"card": "QS"}));
+    play(app, &game, &table.tokens[1], [take.clone()]).await;
+    let down = ok(
+        &app.post_as(
+            &format!("{game}/melds"),
+            &table.tokens[1],
+            &json!({"melds": [
+                {"cards": ["JK", "JK", "JK"], "kind": "set"},
+                {"cards": ["4C", "4D", "4S"]}
+            ]}),
+            &[],
+        )
+        .await,
+        "going down with a set of three jokers",
+    );
+    let set = down["table"][0]["id"].clone();
+    let nine = ("layoffs", json!({"meld_id": set, "cards": ["9C"]}));
+    play(app, &game, &table.tokens[1], [nine, throw.clone()]).await;
+    // The others take the queen and throw it back; seat 1 takes it again.
+    for seat in [2, 3, 0] {
+        play(app, &game, &table.tokens[seat], [take.clone(), throw.clone()]).await;
+    }
+    play(app, &game, &table.tokens[1], [take]).await;
+    for card in ["KD", "QS"] {
+        app.post_as(
+            &format!("{game}/layoffs"),
+            &table.tokens[1],
+            &json!({"meld_id": set, "cards": [card]}),
+            &[],
+        )
+        .await
+        .assert_problem(422, "illegal_meld", &format!("§5 {card} on a set of nines"));
+    }
+}
+on_every_backend!(
+    an_all_wild_push_set_keeps_the_rank_its_first_natural_gave_on_every_backend,
+    an_all_wild_push_set_keeps_the_rank_its_first_natural_gave
 );

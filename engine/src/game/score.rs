@@ -99,11 +99,16 @@ impl Game {
                 if o.individual {
                     scores = own;
                 } else {
-                    // Partners sit opposite: the team of seat i is i % 2. A leaver's hand counts
-                    // 0, so a team with a leaver scores the partner's hand alone.
+                    // Partners sit opposite: the team of seat i is i % 2. A leaver's hand, set
+                    // aside in the deal they left, still counts for the team (so leaving never
+                    // sheds a heavy hand); in later deals they hold none, and the team is the
+                    // partner's hand alone.
                     let mut team = [0i32; 2];
                     for (i, v) in own.iter().enumerate() {
                         team[i % 2] += v;
+                        if !self.active[i] {
+                            team[i % 2] += self.hand_value(&self.set_aside[i]);
+                        }
                     }
                     if let Some(w) = winner {
                         // The team of the player who went out scores 0, partner's cards too.

@@ -593,27 +593,151 @@ fn choice_push_draw_with_one_stock_card_left() {
 }
 
 /// Where RULES.md is silent, written down: a leaver in push partnerships. The leaver's hand is
-/// set aside and counts for nothing; the partner plays on for the team, whose deal score is
-/// the partner's hand (0 when the team went out) and is added to the partner's total only.
+/// set aside and still counts for the team in the deal they left (leaving never sheds a heavy
+/// hand); the partner plays on for the team, whose deal score is added to the partner's total
+/// only (the leaver's deal score is 0).
 #[test]
 fn choice_push_a_leaver_in_partnerships() {
     let rules = push();
     let deck = stacked_deck(&rules, 4, 0, 1, &["", "3C 3D 3S 4C 4D 4S"], "9C", "");
     let (game, _) = stacked_game(rules.clone(), 4, 0, vec![deck]);
+    let leaver = value(&rules, game.hand(Seat(2)));
     let (game, _) = play_all(&game, &[(2, Action::Leave)]);
     let opponents = value(&rules, game.hand(Seat(1))) + value(&rules, game.hand(Seat(3)));
     let partner = value(&rules, game.hand(Seat(0)));
     let (game, events) = seat_1_goes_out(&game);
     assert_eq!(deal_ended(&events), Some(DealEnd::WentOut { seat: Seat(1) }));
-    assert!(opponents > 0);
+    assert!(opponents > 0 && leaver > 0);
     assert_eq!(
         deal_scores(&events),
-        vec![partner, 0, 0, 0],
-        "team 0 scores the partner's hand alone; the leaver's deal score is 0"
+        vec![partner + leaver, 0, 0, 0],
+        "team 0 scores the partner's hand and the leaver's set-aside hand; the leaver's deal score is 0"
     );
     assert_eq!(
         game.totals()[..3],
-        [partner, 0, 0],
+        [partner + leaver, 0, 0],
         "only the partner's total grows"
+    );
+}
+
+/// The same leaver, played to the end of the game: in later deals the team is the partner's
+/// hand alone; the partner is placed among the finishers by the team's total, and the leaver
+/// takes the two highest finishers' totals (§2) and the last place.
+#[test]
+fn choice_push_a_leaver_in_partnerships_to_the_end() {
+    let rules = push();
+    let deck = stacked_deck(&rules, 4, 0, 1, &["", "3C 3D 3S 4C 4D 4S"], "9C", "");
+    let (game, _) = stacked_game(rules.clone(), 4, 0, vec![deck]);
+    let leaver = value(&rules, game.hand(Seat(2)));
+    let (mut game, _) = play_all(&game, &[(2, Action::Leave)]);
+    let partner = value(&rules, game.hand(Seat(0)));
+    let mut scores = Vec::new();
+    let mut steps = 0;
+    while game.status() == engine::Status::Playing {
+        let (seat, _) = game.turn().expect("a seat in turn");
+        assert_ne!(seat, Seat(2), "the leaver is out of the rotation");
+        let action = engine::bot::choose(&game, seat).expect("a bot move");
+        let (next, events) = crate::play_helpers::play_checked(&game, seat, action, "bots");
+        for e in &events {
+            if let Event::DealEnded { scores: s, .. } = e {
+                scores.push(s.clone());
+            }
+        }
+        game = next;
+        steps += 1;
+        assert!(steps < 20_000, "the game ends");
+    }
+    assert_eq!(game.status(), engine::Status::Finished);
+    assert_eq!(scores.len(), 5, "five deals");
+    assert_eq!(
+        scores[0][0],
+        partner + leaver,
+        "deal 1 counts the leaver's set-aside hand for the team"
+    );
+    assert!(
+        scores.iter().all(|s| s[2] == 0 && s[1] == s[3]),
+        "the leaver scores nothing per deal; the opponents share their team's score: {scores:?}"
+    );
+    let team = |seat: usize| scores.iter().map(|s| s[seat]).sum::<i32>();
+    let totals = game.totals();
+    assert_eq!(
+        (totals[0], totals[1], totals[3]),
+        (team(0), team(1), team(1)),
+        "the partner's total is the team's: {scores:?}"
+    );
+    let highest_two = team(0).max(team(1)) + team(1);
+    assert_eq!(
+        totals[2], highest_two,
+        "§2 the leaver takes the two highest finishers' totals"
+    );
+    let standings = game.standings().expect("standings");
+    let place = |seat: u8| {
+        standings
+            .iter()
+            .find(|s| s.seat == Seat(seat))
+            .map(|s| (s.place, s.left))
+            .expect("a standing")
+    };
+    let (partner_place, opponents_place) = match team(0).cmp(&team(1)) {
+        std::cmp::Ordering::Less => (1, 2),
+        std::cmp::Ordering::Equal => (1, 1),
+        std::cmp::Ordering::Greater => (3, 1),
+    };
+    assert_eq!(
+        (place(0), place(1), place(3)),
+        (
+            (partner_place, false),
+            (opponents_place, false),
+            (opponents_place, false)
+        ),
+        "finishers placed by their team totals: {standings:?}"
+    );
+    assert_eq!(place(2), (4, true), "the leaver is placed last");
+}
+
+/// §5: once a natural laid off in an earlier turn has given an all-wild set its rank, a natural
+/// of another rank no longer fits it.
+#[test]
+fn rules_5_an_all_wild_set_keeps_the_rank_its_first_natural_gave() {
+    let rules = crate::helpers::rules_with(Variant::Push, serde_json::json!({"ten_every_deal": true}));
+    let hand = "JK JK JK 4C 4D 4S 9C KD QS 5H";
+    let deck = stacked_deck(&rules, 4, 0, 1, &["", hand], "TS", "");
+    let (game, _) = stacked_game(rules, 4, 0, vec![deck]);
+    let set_of_jokers = engine::ProposedMeld {
+        cards: crate::play_helpers::cards("JK JK JK"),
+        kind: Some(engine::MeldKind::Set),
+        wilds: Vec::new(),
+    };
+    let go_down = Action::Meld {
+        melds: vec![
+            set_of_jokers,
+            engine::ProposedMeld::of(&crate::play_helpers::cards("4C 4D 4S")),
+        ],
+    };
+    let (game, _) = play_all(&game, &[(1, draw(DrawSource::Discard)), (1, go_down)]);
+    let set = game.table()[0].id;
+    assert_eq!(game.table()[0].reading.rank(), None, "no rank yet");
+    let (game, _) = play_all(&game, &[(1, layoff(set, "9C")), (1, discard("QS"))]);
+    assert_eq!(
+        game.table()[0].reading.rank(),
+        Some(engine::Rank::Nine),
+        "§5 the first natural fixed the rank"
+    );
+    // The others take the queen and throw it back; seat 1 takes it again.
+    let around: Vec<(u8, Action)> = [2, 3, 0]
+        .into_iter()
+        .flat_map(|s| [(s, draw(DrawSource::Discard)), (s, discard("QS"))])
+        .chain([(1, draw(DrawSource::Discard))])
+        .collect();
+    let (game, _) = play_all(&game, &around);
+    assert_eq!(
+        refused(&game, 1, layoff(set, "KD")),
+        "illegal_meld",
+        "§5 a king no longer fits a set of nines"
+    );
+    assert_eq!(
+        refused(&game, 1, layoff(set, "QS")),
+        "illegal_meld",
+        "§5 nor a queen"
     );
 }
