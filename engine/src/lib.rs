@@ -87,6 +87,7 @@ pub use reading::{
 };
 pub use replay::{ReplayError, replay};
 pub use ruleset::{
-    ClaimLimits, FirstDealerDraw, RanklessSet, Restock, Ruleset, RulesetError, Variant, WildLimit, WildSwap,
+    ClaimLimits, FirstDealerDraw, RanklessSet, Restock, Ruleset, RulesetError, Scoring, Variant, WildLimit,
+    WildSwap,
 };
 pub use search::{GoOut, Layoff, find_contract, find_go_out, find_layoffs};

@@ -204,6 +204,19 @@ pub enum RanklessSet {
     RankFromFirstNatural,
 }
 
+/// How a deal is scored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scoring {
+    /// Each player scores the cards left in hand (`may_i`, `contract_7`, `push` played
+    /// individually).
+    HandsLeft,
+    /// The player who went out is paid by each of the others (`continental`, RULES.md §4).
+    WinnerPaid,
+    /// Partners score their two hands together; the team of the player who went out scores 0
+    /// (`push` in partnerships, RULES.md §5).
+    Teams,
+}
+
 /// The house limits on "May I?" claims.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClaimLimits {
@@ -609,6 +622,16 @@ impl Ruleset {
         match self {
             Ruleset::Push(o) if !o.individual => Some((index % 2) as u8),
             _ => None,
+        }
+    }
+
+    /// How a deal is scored.
+    pub const fn scoring(&self) -> Scoring {
+        match self {
+            Ruleset::MayI(_) | Ruleset::Contract7(_) => Scoring::HandsLeft,
+            Ruleset::Continental(_) => Scoring::WinnerPaid,
+            Ruleset::Push(o) if o.individual => Scoring::HandsLeft,
+            Ruleset::Push(_) => Scoring::Teams,
         }
     }
 

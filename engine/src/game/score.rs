@@ -2,7 +2,7 @@
 
 use super::{DealEnd, Event, Game, Seat, Standing, Status};
 use crate::card::{Card, Rank};
-use crate::ruleset::Ruleset;
+use crate::ruleset::{Ruleset, Scoring};
 
 /// `continental`'s payment from each loser to the winner (RULES.md §4 "Payments"): 1 for the
 /// game, 2 a joker, 1 a deuce used as a wild, and the bonuses.
@@ -56,8 +56,8 @@ impl Game {
             DealEnd::StockExhausted => None,
         };
         let active: Vec<usize> = (0..n).filter(|&i| self.active[i]).collect();
-        match self.rules() {
-            Ruleset::MayI(_) | Ruleset::Contract7(_) => {
+        match self.rules().scoring() {
+            Scoring::HandsLeft => {
                 for &i in &active {
                     scores[i] = self.hand_value(&self.hands[i]);
                 }
@@ -69,7 +69,7 @@ impl Game {
                     scores[w.index()] = score;
                 }
             }
-            Ruleset::Continental(_) => {
+            Scoring::WinnerPaid => {
                 if let Some(w) = winner {
                     let melds: Vec<&crate::reading::Reading> = self
                         .table
@@ -86,37 +86,25 @@ impl Game {
                     }
                 }
             }
-            Ruleset::Push(o) => {
-                let own: Vec<i32> = (0..n)
-                    .map(|i| {
-                        if self.active[i] {
-                            self.hand_value(&self.hands[i])
-                        } else {
-                            0
-                        }
-                    })
-                    .collect();
-                if o.individual {
-                    scores = own;
-                } else {
-                    // Partners sit opposite: the team of seat i is i % 2. A leaver's hand, set
-                    // aside in the deal they left, still counts for the team (so leaving never
-                    // sheds a heavy hand); in later deals they hold none, and the team is the
-                    // partner's hand alone.
-                    let mut team = [0i32; 2];
-                    for (i, v) in own.iter().enumerate() {
-                        team[i % 2] += v;
-                        if !self.active[i] {
-                            team[i % 2] += self.hand_value(&self.set_aside[i]);
-                        }
-                    }
-                    if let Some(w) = winner {
-                        // The team of the player who went out scores 0, partner's cards too.
-                        team[w.index() % 2] = 0;
-                    }
-                    for (i, s) in scores.iter_mut().enumerate() {
-                        *s = team[i % 2];
-                    }
+            Scoring::Teams => {
+                // A leaver's hand, set aside in the deal they left, still counts for the team
+                // (so leaving never sheds a heavy hand); in later deals they hold none, and the
+                // team is the partner's hand alone.
+                let team_of = |i: usize| usize::from(self.rules().team_of(i).unwrap_or(0));
+                let mut team = [0i32; 2];
+                for i in 0..n {
+                    team[team_of(i)] += if self.active[i] {
+                        self.hand_value(&self.hands[i])
+                    } else {
+                        self.hand_value(&self.set_aside[i])
+                    };
+                }
+                if let Some(w) = winner {
+                    // The team of the player who went out scores 0, partner's cards too.
+                    team[team_of(w.index())] = 0;
+                }
+                for (i, s) in scores.iter_mut().enumerate() {
+                    *s = team[team_of(i)];
                 }
             }
         }
