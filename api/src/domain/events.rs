@@ -3,6 +3,8 @@
 use engine::{Event, Seat, Viewer};
 use serde::{Deserialize, Serialize};
 
+use super::GameStatus;
+
 /// The table's own events, logged next to the engine's.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -33,7 +35,7 @@ pub enum TableEvent {
     GameFinished {
         /// `finished`, or `void` when fewer than two players finished.
         #[schema(schema_with = finished_or_void)]
-        status: String,
+        status: GameStatus,
     },
 }
 

@@ -4,9 +4,11 @@
 
 mod bots;
 mod events;
+mod status;
 mod table;
 mod webhook;
 
 pub use events::{Logged, TableEvent};
+pub use status::GameStatus;
 pub use table::{Applied, SeatKind, SeatRecord, TURN_SECONDS, Table, TableError};
 pub use webhook::WebhookError;

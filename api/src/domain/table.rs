@@ -4,6 +4,7 @@
 use engine::{Action, ActionError, Game, GameConfig, Seat, Seed, SetupError};
 use serde::{Deserialize, Serialize};
 
+use super::GameStatus;
 use super::events::{Logged, TableEvent};
 
 /// Fewest and most seconds a turn may be given (`options.turn_seconds`).
@@ -158,12 +159,11 @@ impl Applied {
         }
         if before.is_none_or(|b| !b.over) && after.over {
             let status = match game.status() {
-                engine::Status::Void => "void",
-                _ => "finished",
+                engine::Status::Void => GameStatus::Void,
+                _ => GameStatus::Finished,
             };
-            self.events.push(Logged::Table(TableEvent::GameFinished {
-                status: status.to_owned(),
-            }));
+            self.events
+                .push(Logged::Table(TableEvent::GameFinished { status }));
         }
     }
 }
@@ -207,15 +207,15 @@ impl Table {
         Ok(serde_json::to_string(self)?)
     }
 
-    /// `waiting`, `playing`, `suspended`, `finished` or `void`.
-    pub fn status(&self) -> &'static str {
+    /// Where the game is.
+    pub fn status(&self) -> GameStatus {
         match &self.game {
-            None => "waiting",
+            None => GameStatus::Waiting,
             Some(g) => match g.status() {
-                engine::Status::Playing => "playing",
-                engine::Status::Suspended => "suspended",
-                engine::Status::Finished => "finished",
-                engine::Status::Void => "void",
+                engine::Status::Playing => GameStatus::Playing,
+                engine::Status::Suspended => GameStatus::Suspended,
+                engine::Status::Finished => GameStatus::Finished,
+                engine::Status::Void => GameStatus::Void,
             },
         }
     }

@@ -53,7 +53,7 @@ pub async fn time_out_due(state: &AppState) -> Result<Option<Uuid>, ApiError> {
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {
                     version,
-                    status: table.status().to_owned(),
+                    status: table.status().as_str().to_owned(),
                     state: table.to_json()?,
                     seats: Vec::new(),
                     events,

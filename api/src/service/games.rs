@@ -72,7 +72,7 @@ pub async fn create_game(
         game: GameRow {
             id,
             variant: table.config.ruleset.variant().id().to_owned(),
-            status: table.status().to_owned(),
+            status: table.status().as_str().to_owned(),
             state: table.to_json()?,
             version,
             last_seq: i64::try_from(events.len()).map_err(ApiError::unexpected)?,
@@ -91,7 +91,7 @@ pub async fn create_game(
         body: serde_json::to_vec(&CreateGameResponse {
             id,
             variant: table.config.ruleset.variant(),
-            status: new.game.status.clone(),
+            status: table.status(),
             version,
             seats: created,
             seed_commitment: new.game.seed_commitment.clone(),
@@ -149,14 +149,14 @@ pub async fn join_game(
                     seat,
                     name: name.clone(),
                     token: state.keys.issue(id, seat, generation)?,
-                    status: status.clone(),
+                    status,
                     version,
                 })?,
             };
             Ok(Outcome {
                 update: Some(GameUpdate {
                     version,
-                    status,
+                    status: status.as_str().to_owned(),
                     state: table.to_json()?,
                     seats: seat_row(&table, seat),
                     events,

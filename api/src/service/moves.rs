@@ -71,7 +71,7 @@ pub async fn act(
             Ok(Outcome {
                 update: Some(GameUpdate {
                     version,
-                    status: table.status().to_owned(),
+                    status: table.status().as_str().to_owned(),
                     state: table.to_json()?,
                     seats,
                     events,

@@ -9,25 +9,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::rules::{ContractView, ReadingView};
-use crate::domain::{SeatKind, Table};
-
-/// Where a game is: `waiting` for players, `playing`, `suspended` between deals (`may_i`),
-/// `finished` with standings, or `void` (fewer than two players finished). The document's
-/// name for the values of `status`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum GameStatus {
-    /// Open seats are still to be taken.
-    Waiting,
-    /// Deals are being played.
-    Playing,
-    /// Every seat asked to suspend between deals; play resumes when every seat asks again.
-    Suspended,
-    /// Every deal was played; `standings` are known.
-    Finished,
-    /// Fewer than two players finished: no standings.
-    Void,
-}
+use crate::domain::{GameStatus, SeatKind, Table};
 
 /// Whose turn and at which point, with the server's deadline for it.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -130,8 +112,8 @@ pub struct GameView {
     #[schema(value_type = Object)]
     pub options: serde_json::Value,
     /// `waiting`, `playing`, `suspended`, `finished` or `void`.
-    #[schema(value_type = GameStatus, example = "playing")]
-    pub status: String,
+    #[schema(example = "playing")]
+    pub status: GameStatus,
     /// Incremented by every accepted action; also the `ETag`.
     pub version: i64,
     /// 1-based deal number (null while waiting).
@@ -219,7 +201,7 @@ impl GameView {
                 id,
                 variant: rules.variant(),
                 options,
-                status: stored.status().to_owned(),
+                status: stored.status(),
                 version,
                 deal: None,
                 deals: rules.deals(),
@@ -269,7 +251,7 @@ impl GameView {
             id,
             variant: v.variant,
             options,
-            status: stored.status().to_owned(),
+            status: stored.status(),
             version,
             deal: Some(v.deal),
             deals: v.deals,

@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{Invalid, MAX_SEATS, at_most};
-use crate::domain::{SeatKind, SeatRecord, TURN_SECONDS};
+use crate::domain::{GameStatus, SeatKind, SeatRecord, TURN_SECONDS};
 
 /// Longest seat name.
 const MAX_NAME: usize = 40;
@@ -300,8 +300,7 @@ pub struct CreateGameResponse {
     /// The variant.
     pub variant: Variant,
     /// `waiting` until every seat is taken, then `playing`.
-    #[schema(value_type = super::GameStatus)]
-    pub status: String,
+    pub status: GameStatus,
     /// The game's version (its `ETag`).
     pub version: i64,
     /// Every seat, with a token for each named player.
@@ -362,8 +361,7 @@ pub struct JoinResponse {
     /// The seat token.
     pub token: String,
     /// `waiting`, or `playing` when this was the last open seat.
-    #[schema(value_type = super::GameStatus)]
-    pub status: String,
+    pub status: GameStatus,
     /// The game's version after joining.
     pub version: i64,
 }

@@ -12,11 +12,12 @@ mod problem;
 mod rules;
 mod studio;
 
+pub use crate::domain::GameStatus;
 pub use etag::{IfMatch, StaleVersion, etag, matches_if_none_match};
 pub use events::{
     EventDto, EventsQuery, EventsResponse, GameEvent, STREAM_ERRORS, StreamFailure, StreamMessage,
 };
-pub use game::{GameStatus, GameView, PlayerDto, TableMeldDto, YouDto};
+pub use game::{GameView, PlayerDto, TableMeldDto, YouDto};
 pub use games::{
     CreateGameRequest, CreateGameResponse, CreatedSeat, JoinRequest, JoinResponse, NewGameSpec, SeatName,
     SeatSpec, WebhookStatus, WebhookUrl,
