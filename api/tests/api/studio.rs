@@ -357,47 +357,120 @@ async fn a_reissue_retires_the_old_token_on_every_replica() {
     }
 }
 
-/// `method path` for game `id` (`{id}` in `path`), with server key `key`.
-async fn on_game(app: &TestApp, method: &str, path: &str, id: &str, key: &str) -> Reply {
-    app.send(
-        method,
-        &path.replace("{id}", id),
-        Some(b"{}"),
-        &[("x-api-key", key)],
-    )
-    .await
+/// A keyed operation of the document: `(method, path template, body)`.
+type Keyed = (String, String, Vec<u8>);
+
+/// Every operation the served document secures with `api_key` and that names a game (`{id}`
+/// among its path parameters), with a minimal body where it takes one (the example the
+/// document gives, else `{}`).
+async fn keyed_game_operations(app: &TestApp) -> Vec<Keyed> {
+    let reply = app.get("/api-docs/openapi.json").await;
+    assert_eq!(status(&reply), 200, "the service serves its document");
+    let doc = reply.json();
+    let mut out = Vec::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in item.as_object().expect("a path item") {
+            let keyed = op["security"]
+                .as_array()
+                .is_some_and(|s| s.iter().any(|r| r.get("api_key").is_some()));
+            if !keyed || !path.contains("{id}") {
+                continue;
+            }
+            let body = match op.get("requestBody") {
+                None => Vec::new(),
+                Some(b) => {
+                    let json = &b["content"]["application/json"];
+                    let example = json.get("example").cloned().unwrap_or_else(|| json!({}));
+                    serde_json::to_vec(&example).expect("JSON")
+                }
+            };
+            out.push((method.to_uppercase(), path.clone(), body));
+        }
+    }
+    out
 }
 
-/// The problem body with the game id blanked out, to compare answers about two ids.
+/// `method path` with `{id}` = `id` and `{seat}` = `seat`, with server key `key`.
+async fn on_game(app: &TestApp, (method, path, body): &Keyed, id: &str, seat: u8, key: &str) -> Reply {
+    let path = path.replace("{id}", id).replace("{seat}", &seat.to_string());
+    assert!(
+        !path.contains('{'),
+        "{method} {path}: a path parameter this test does not know how to fill"
+    );
+    let body = (!body.is_empty()).then_some(body.as_slice());
+    app.send(method, &path, body, &[("x-api-key", key)]).await
+}
+
+/// The problem body with the game id blanked out, to compare answers about two ids (the
+/// problem has no per-request member such as `instance`: the rest must be byte-identical).
 fn without_id(reply: &Reply, id: &str) -> String {
     String::from_utf8_lossy(&reply.body).replace(id, "{id}")
 }
 
-/// Every endpoint that takes a server key answers another tenant's game exactly as a game
-/// that does not exist: 404, same code, same body; and the listing never shows it.
+/// The headers of a reply but those that differ between any two replies (`date`, and the
+/// per-request `x-request-id`).
+fn lasting_headers(reply: &Reply) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = reply
+        .headers
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "date" | "x-request-id"))
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every endpoint that takes a server key (taken from the served OpenAPI document, so a new
+/// one is checked without a change here) answers another tenant's game exactly as a game
+/// that does not exist: 404, same code, same headers, the same body byte for byte; and the
+/// listing never shows it. The timing cannot tell them apart either: each finds the game by
+/// id *and* tenant in one statement (`Store::game_in`, `Store::transact_in`), with no earlier
+/// branch on whether the id exists.
 #[actix_web::test]
 async fn another_tenants_game_is_not_there() {
     on_studio_backends(async |app: &TestApp, backend: &Backend| {
         let ours = create_with(app, ACME, &two_players_and_a_bot()).await;
         let id = ours["id"].as_str().expect("id");
         let unknown = uuid::Uuid::new_v4().to_string();
-        let endpoints: [(&str, &str); 4] = [
-            ("POST", "/v1/games/{id}/seats/0/token"),
-            ("POST", "/v1/games/{id}/seats/9/token"),
+        let operations = keyed_game_operations(app).await;
+        let named: Vec<(&str, &str)> = operations
+            .iter()
+            .map(|(m, p, _)| (m.as_str(), p.as_str()))
+            .collect();
+        for known in [
+            ("POST", "/v1/games/{id}/seats/{seat}/token"),
             ("POST", "/v1/games/{id}/spectators"),
             ("GET", "/v1/games/{id}/webhook"),
-        ];
-        for (method, path) in endpoints {
-            let ctx = format!("{backend:?}: {method} {path}");
-            let theirs = on_game(app, method, path, id, BETA).await;
-            let none = on_game(app, method, path, &unknown, BETA).await;
-            theirs.assert_problem(404, "game_not_found", &format!("{ctx}, another tenant's game"));
-            none.assert_problem(404, "game_not_found", &format!("{ctx}, no game"));
-            assert_eq!(
-                without_id(&theirs, id),
-                without_id(&none, &unknown),
-                "{ctx}: the same body"
+        ] {
+            assert!(
+                named.contains(&known),
+                "{backend:?}: the document secures {known:?} with api_key: {named:?}"
             );
+        }
+        // Seat 0 exists in the game; seat 9 does not: the tenant is checked before the seat.
+        for seat in [0, 9] {
+            for op in &operations {
+                let ctx = format!("{backend:?}: {} {} (seat {seat})", op.0, op.1);
+                let theirs = on_game(app, op, id, seat, BETA).await;
+                let none = on_game(app, op, &unknown, seat, BETA).await;
+                theirs.assert_problem(404, "game_not_found", &format!("{ctx}, another tenant's game"));
+                none.assert_problem(404, "game_not_found", &format!("{ctx}, no game"));
+                assert_eq!(
+                    without_id(&theirs, id),
+                    without_id(&none, &unknown),
+                    "{ctx}: the same body"
+                );
+                assert_eq!(
+                    lasting_headers(&theirs),
+                    lasting_headers(&none),
+                    "{ctx}: the same headers"
+                );
+            }
         }
         let seat_token = ours["seats"][0]["token"].as_str().expect("token");
         assert_eq!(
@@ -405,9 +478,9 @@ async fn another_tenants_game_is_not_there() {
             200,
             "{backend:?}: another tenant's attempts reissued no token"
         );
-        for (method, path) in endpoints {
-            let ctx = format!("{backend:?}: {method} {path}");
-            let own = on_game(app, method, path, id, ACME).await;
+        for op in &operations {
+            let ctx = format!("{backend:?}: {} {}", op.0, op.1);
+            let own = on_game(app, op, id, 1, ACME).await;
             let own_code = if status(&own) >= 400 {
                 own.json()["code"].clone()
             } else {
