@@ -890,3 +890,232 @@ async fn the_listing_is_served_by_an_index() {
         app.clean_up().await;
     }
 }
+
+/// The `continental` binary started as a process with `env`, its stdout and stderr gathered
+/// whole; killed when dropped, so a failing test leaves none behind.
+struct Logged {
+    child: std::process::Child,
+    output: std::sync::Arc<std::sync::Mutex<String>>,
+    readers: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Logged {
+    /// Starts the binary and waits for its `listening` line; answers it and its address.
+    async fn start(env: &[(&str, &str)]) -> (Logged, String) {
+        use std::io::Read;
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(env!("CARGO_BIN_EXE_continental"))
+            .env_clear()
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the continental binary starts");
+        let output = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let mut readers = Vec::new();
+        let pipes: [Box<dyn Read + Send>; 2] = [
+            Box::new(child.stdout.take().expect("stdout")),
+            Box::new(child.stderr.take().expect("stderr")),
+        ];
+        for mut pipe in pipes {
+            let output = output.clone();
+            readers.push(std::thread::spawn(move || {
+                let mut buf = [0_u8; 8192];
+                while let Ok(n) = pipe.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let text = String::from_utf8_lossy(&buf[..n]).into_owned();
+                    output.lock().expect("the log").push_str(&text);
+                }
+            }));
+        }
+        let mut logged = Logged {
+            child,
+            output,
+            readers,
+        };
+        let started = std::time::Instant::now();
+        loop {
+            let port = logged
+                .output
+                .lock()
+                .expect("the log")
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .find(|l| l["message"] == "listening")
+                .and_then(|l| l["port"].as_u64());
+            if let Some(port) = port {
+                return (logged, format!("http://127.0.0.1:{port}"));
+            }
+            if let Ok(Some(status)) = logged.child.try_wait() {
+                panic!(
+                    "the binary exited before listening ({status}): {}",
+                    logged.output.lock().expect("the log")
+                );
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(60),
+                "the binary did not listen within a minute"
+            );
+            actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Kills the process and answers everything it wrote.
+    fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        for reader in std::mem::take(&mut self.readers) {
+            let _ = reader.join();
+        }
+        self.output.lock().expect("the log").clone()
+    }
+}
+
+impl Drop for Logged {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Neither a server key nor a seat, spectator or webhook secret reaches the service's log,
+/// with every line written (`RUST_LOG=debug`): the binary is run as a process and all it
+/// writes, stdout and stderr, is searched after creating, listing, reissuing, watching,
+/// playing, a wrong key and another tenant's key.
+#[actix_web::test]
+async fn no_secret_or_token_reaches_the_log() {
+    use crate::helpers::{STUDIO_KEYS, drop_database, fresh_database};
+    const WRONG: &str = "acme-secret-0000000009";
+    const JWT_SECRET: &str = "jwt-secret-of-the-log-test-0123456789";
+    for backend in backends() {
+        let database = fresh_database(&backend).await;
+        let url = match &database {
+            continental::config::DatabaseSettings::Sqlite { path } => format!("sqlite:{path}"),
+            continental::config::DatabaseSettings::Postgres { url } => url.clone(),
+        };
+        let (service, address) = Logged::start(&[
+            ("DATABASE_URL", url.as_str()),
+            ("CONTINENTAL_BIND", "127.0.0.1:0"),
+            ("CONTINENTAL_TEST_MODE", "1"),
+            ("CONTINENTAL_LOG_FORMAT", "json"),
+            ("CONTINENTAL_API_KEYS", STUDIO_KEYS),
+            ("CONTINENTAL_JWT_SECRET", JWT_SECRET),
+            ("CONTINENTAL_WEBHOOK_ALLOW_PRIVATE", "1"),
+            ("CONTINENTAL_WEBHOOK_RETRY_S", "0.05"),
+            ("RUST_LOG", "debug"),
+        ])
+        .await;
+        let client = awc::Client::builder()
+            .timeout(std::time::Duration::from_secs(30))
+            .finish();
+        let send = async |method: &str, path: &str, headers: &[(&str, &str)], body: Option<Value>| {
+            let method = awc::http::Method::from_bytes(method.as_bytes()).expect("a method");
+            let mut req = client.request(method, format!("{address}{path}"));
+            for h in headers {
+                req = req.insert_header(*h);
+            }
+            let mut res = match body {
+                Some(b) => req.send_json(&b).await,
+                None => req.send().await,
+            }
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+            let bytes = res.body().await.expect("a body");
+            (
+                res.status().as_u16(),
+                serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null),
+            )
+        };
+        let ctx = format!("{backend:?}");
+        // A webhook to a closed port: its deliveries fail, and their failures are logged.
+        let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}, {"bot": true}],
+            "seed": 7, "first_dealer": 0, "webhook_url": "http://127.0.0.1:9/hook"});
+        let (st, created) = send("POST", "/v1/games", &[("x-api-key", ACME)], Some(body.clone())).await;
+        assert_eq!(st, 201, "{ctx}: {created}");
+        let id = created["id"].as_str().expect("id").to_owned();
+        let mut secrets: Vec<(String, &str)> = vec![
+            (ACME.into(), "a server key"),
+            (ACME_ROTATED.into(), "a server key"),
+            (BETA.into(), "a server key"),
+            (WRONG.into(), "a wrong server key"),
+            (JWT_SECRET.into(), "the token secret"),
+        ];
+        let hook = created["webhook_secret"].as_str().expect("a webhook secret");
+        secrets.push((hook.to_owned(), "a webhook secret"));
+        secrets.push((hook.trim_start_matches("whsec_").to_owned(), "a webhook key"));
+        let mut tokens: Vec<String> = (0..2)
+            .map(|i| created["seats"][i]["token"].as_str().expect("token").to_owned())
+            .collect();
+        let (st, _) = send("POST", "/v1/games", &[("x-api-key", WRONG)], Some(body.clone())).await;
+        assert_eq!(st, 401, "{ctx}: a wrong key");
+        let (st, _) = send("GET", "/v1/games", &[("x-api-key", WRONG)], None).await;
+        assert_eq!(st, 401, "{ctx}: a wrong key lists nothing");
+        let (st, _) = send("GET", "/v1/games?limit=10", &[("x-api-key", ACME_ROTATED)], None).await;
+        assert_eq!(st, 200, "{ctx}: a listing");
+        let (st, _) = send(
+            "POST",
+            &format!("/v1/games/{id}/spectators"),
+            &[("x-api-key", BETA)],
+            None,
+        )
+        .await;
+        assert_eq!(st, 404, "{ctx}: another tenant");
+        let (st, reissued) = send(
+            "POST",
+            &format!("/v1/games/{id}/seats/1/token"),
+            &[("x-api-key", ACME)],
+            None,
+        )
+        .await;
+        assert_eq!(st, 200, "{ctx}: {reissued}");
+        tokens.push(reissued["token"].as_str().expect("token").to_owned());
+        let (st, watcher) = send(
+            "POST",
+            &format!("/v1/games/{id}/spectators"),
+            &[("x-api-key", ACME)],
+            None,
+        )
+        .await;
+        assert_eq!(st, 200, "{ctx}: {watcher}");
+        tokens.push(watcher["token"].as_str().expect("token").to_owned());
+        for token in &tokens {
+            let bearer = format!("Bearer {token}");
+            let auth = [("authorization", bearer.as_str())];
+            send("GET", &format!("/v1/games/{id}"), &auth, None).await;
+            send("GET", &format!("/v1/games/{id}/events?after=0"), &auth, None).await;
+            send(
+                "POST",
+                &format!("/v1/games/{id}/draw"),
+                &auth,
+                Some(json!({"source": "stock"})),
+            )
+            .await;
+        }
+        // Long enough for the first webhook attempts to fail and be logged.
+        actix_web::rt::time::sleep(std::time::Duration::from_millis(500)).await;
+        let log = service.stop();
+        assert!(
+            log.contains("\"level\":\"DEBUG\""),
+            "{ctx}: every line is written: {}",
+            &log[..log.len().min(2000)]
+        );
+        assert!(
+            log.contains(&id),
+            "{ctx}: the lines about the game are there to search"
+        );
+        for token in &tokens {
+            // A token's signature is what makes it: no part of it may be logged.
+            let signature = token.rsplit('.').next().expect("a JWT");
+            secrets.push((signature.to_owned(), "a token's signature"));
+            secrets.push((token.clone(), "a token"));
+        }
+        for (secret, what) in &secrets {
+            let line = log.lines().find(|l| l.contains(secret.as_str()));
+            assert!(line.is_none(), "{ctx}: {what} is in the log: {line:?}");
+        }
+        eprintln!("{ctx}: {} log lines searched", log.lines().count());
+        drop_database(&database).await;
+    }
+}
