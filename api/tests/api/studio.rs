@@ -652,10 +652,16 @@ async fn events_after(app: &TestApp, id: &str, token: &str, after: i64) -> Vec<(
         .collect()
 }
 
-/// The stream from `after` on, read until the event `last` arrives: `(seq, event)`.
-async fn stream_until(app: &TestApp, id: &str, token: &str, after: i64, last: i64) -> Vec<(i64, Value)> {
-    use futures_util::StreamExt;
-    let mut res = app
+/// A live stream opened now from `after` on, for `token`.
+async fn open_stream(
+    app: &TestApp,
+    id: &str,
+    token: &str,
+    after: i64,
+) -> awc::ClientResponse<
+    impl futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>>,
+> {
+    let res = app
         .client
         .get(format!("{}/v1/games/{id}/stream?after={after}", app.address))
         .insert_header(("authorization", format!("Bearer {token}")))
@@ -663,6 +669,15 @@ async fn stream_until(app: &TestApp, id: &str, token: &str, after: i64, last: i6
         .await
         .expect("the stream answers");
     assert_eq!(res.status().as_u16(), 200, "the stream opens");
+    res
+}
+
+/// An open stream read until the event `last` arrives (a bounded slice): `(seq, event)`.
+async fn read_until<S>(res: &mut S, last: i64) -> Vec<(i64, Value)>
+where
+    S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>> + Unpin,
+{
+    use futures_util::StreamExt;
     let mut text = String::new();
     let mut out = Vec::new();
     while out.last().is_none_or(|(seq, _)| *seq < last) {
@@ -692,115 +707,197 @@ async fn stream_until(app: &TestApp, id: &str, token: &str, after: i64, last: i6
     out
 }
 
-/// A whole game played by three seats, with a spectator reading after every step: its view,
-/// its events and its stream are exactly what every seat sees alike, so no card of a hand
-/// (dealt, drawn from the stock, pushed, taken as a penalty) reaches it before the table shows it.
+/// Every event of the game as `token` reads it, page after page.
+async fn all_events(app: &TestApp, id: &str, token: &str) -> Vec<(i64, Value)> {
+    let mut out: Vec<(i64, Value)> = Vec::new();
+    loop {
+        let after = out.last().map_or(0, |(seq, _)| *seq);
+        let page = events_after(app, id, token, after).await;
+        if page.is_empty() {
+            return out;
+        }
+        out.extend(page);
+    }
+}
+
+/// The members of an event that hold a card of a hand (`null` for whoever does not hold it):
+/// a dealt hand, a card drawn from the stock, the face-down stock card of a push, a "May I?"
+/// penalty card.
+fn private_cards(event: &Value) -> Option<&Value> {
+    match event["type"].as_str()? {
+        "dealt" => Some(&event["cards"]),
+        "drew" if event["source"] == "stock" => Some(&event["card"]),
+        "pushed" => Some(&event["stock"]),
+        "claim_won" => Some(&event["penalty"]),
+        _ => None,
+    }
+}
+
+/// A whole game of every variant (with its usual number of seats, all played through the
+/// service by the engine's bot), with a spectator reading after every step: its view is
+/// exactly what every seat sees alike, and each new event hides every card of a hand; at the
+/// end its whole event log, and the live stream it opened at the start, are what every seat
+/// sees alike. So no card of a hand (dealt, drawn from the stock, pushed face down, taken as a
+/// penalty) reaches it before the table shows it. Hints are a seat's: 403.
 #[actix_web::test]
 async fn a_spectator_sees_no_hand_during_a_whole_game() {
     use engine::{Status, Variant};
     on_studio_backends(async |app: &TestApp, backend: &Backend| {
-        let ctx = format!("{backend:?}");
-        let (variant, players, seed) = (Variant::MayI, 3, 20_261_123_u64);
-        let (stacked, stacked_json) = crate::games::sorted_first_deal(variant, players);
-        let created = create_with(
-            app,
-            ACME,
-            &json!({"variant": variant.id(), "seats": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cleo"}], "seed": seed,
-                "first_dealer": 0, "stacked_decks": stacked_json}),
-        )
-        .await;
-        let id = created["id"].as_str().expect("id").to_owned();
-        let tokens: Vec<String> = (0..players)
-            .map(|i| created["seats"][i]["token"].as_str().expect("token").to_owned())
-            .collect();
-        let spectator = app
-            .post_with_key(&format!("/v1/games/{id}/spectators"), ACME, &json!({}), &[])
-            .await
-            .json()["token"]
-            .as_str()
-            .expect("token")
-            .to_owned();
-        let mut game = crate::games::local_game(variant, players, seed, Some(stacked));
-        let mut seen = 0_i64;
-        let mut steps = 0;
-        for step in 0..20_000 {
-            steps = step;
-            // The spectator's view is the seats' shared part, with no `you` and no action.
-            let views: Vec<Value> = {
-                let mut v = Vec::new();
-                for t in &tokens {
-                    v.push(app.get_as(&format!("/v1/games/{id}"), t).await.json());
-                }
-                v
+        for (variant, players) in [
+            (Variant::MayI, 3),
+            (Variant::Contract7, 3),
+            (Variant::Continental, 2),
+            (Variant::Push, 4),
+        ] {
+            let started = std::time::Instant::now();
+            let ctx = format!("{backend:?} {variant}");
+            let seed = 20_261_123_u64;
+            // A sorted first deal keeps the bots' games short; `continental` (one deal by
+            // default) would go out at once with it, so it gets the seed's shuffle.
+            let (stacked, stacked_json) = if variant == Variant::Continental {
+                (None, Value::Null)
+            } else {
+                let (s, j) = crate::games::sorted_first_deal(variant, players);
+                (Some(s), json!(j))
             };
-            let watched = app.get_as(&format!("/v1/games/{id}"), &spectator).await.json();
-            assert!(watched["you"].is_null(), "{ctx} step {step}: {watched}");
-            assert_eq!(watched["legal_actions"], json!([]), "{ctx} step {step}");
-            let shared: Vec<Value> = views.iter().map(shared_part).collect();
+            let names = ["Ann", "Bob", "Cleo", "Dan"];
+            let seats: Vec<Value> = names[..players].iter().map(|n| json!({"name": n})).collect();
+            let mut body = json!({"variant": variant.id(), "seats": seats, "seed": seed, "first_dealer": 0});
+            if !stacked_json.is_null() {
+                body["stacked_decks"] = stacked_json;
+            }
+            let created = create_with(app, ACME, &body).await;
+            let id = created["id"].as_str().expect("id").to_owned();
+            let tokens: Vec<String> = (0..players)
+                .map(|i| created["seats"][i]["token"].as_str().expect("token").to_owned())
+                .collect();
+            let spectator = app
+                .post_with_key(&format!("/v1/games/{id}/spectators"), ACME, &json!({}), &[])
+                .await
+                .json()["token"]
+                .as_str()
+                .expect("token")
+                .to_owned();
+            app.get_as(&format!("/v1/games/{id}/hints"), &spectator)
+                .await
+                .assert_problem(403, "forbidden", &format!("{ctx}: hints are a seat's"));
+            let mut live = open_stream(app, &id, &spectator, 0).await;
+            let mut game = crate::games::local_game(variant, players, seed, stacked);
+            let mut watched_events: Vec<(i64, Value)> = Vec::new();
+            let mut steps = 0;
+            for step in 0..20_000 {
+                steps = step;
+                // The spectator's view is the seats' shared part, with no `you` and no action.
+                let mut views = Vec::new();
+                for t in &tokens {
+                    views.push(shared_part(
+                        &app.get_as(&format!("/v1/games/{id}"), t).await.json(),
+                    ));
+                }
+                let watched = app.get_as(&format!("/v1/games/{id}"), &spectator).await.json();
+                assert!(watched["you"].is_null(), "{ctx} step {step}: {watched}");
+                assert_eq!(watched["legal_actions"], json!([]), "{ctx} step {step}");
+                assert_eq!(
+                    shared_part(&watched),
+                    common(&views.iter().collect::<Vec<_>>()),
+                    "{ctx} step {step}: the spectator's view is what every seat sees alike"
+                );
+                // Its new events hide every card of a hand.
+                let seen = watched_events.last().map_or(0, |(seq, _)| *seq);
+                for (seq, event) in events_after(app, &id, &spectator, seen).await {
+                    if let Some(cards) = private_cards(&event) {
+                        assert!(
+                            cards.is_null(),
+                            "{ctx} step {step}, event {seq}: a card of a hand: {event}"
+                        );
+                    }
+                    watched_events.push((seq, event));
+                }
+                if game.status() != Status::Playing {
+                    break;
+                }
+                let (seat, _) = game.turn().expect("someone is in turn while playing");
+                let action = engine::bot::choose(&game, seat).expect("the bot has a move");
+                let (path, body) = crate::games::request_of(&action);
+                let reply = app
+                    .post_as(
+                        &format!("/v1/games/{id}/{path}"),
+                        &tokens[usize::from(seat.0)],
+                        &body,
+                        &[],
+                    )
+                    .await;
+                assert_eq!(
+                    status(&reply),
+                    200,
+                    "{ctx} step {step}: {}",
+                    String::from_utf8_lossy(&reply.body)
+                );
+                game = game.apply(seat, action).expect("the engine accepts it").0;
+            }
             assert_eq!(
-                shared_part(&watched),
-                common(&shared.iter().collect::<Vec<_>>()),
-                "{ctx} step {step}: the spectator's view is what every seat sees alike"
+                game.status(),
+                Status::Finished,
+                "{ctx}: the game was played to its end"
             );
-            // Its new events, as a page and as a stream, are what every seat sees alike.
-            let mine = events_after(app, &id, &spectator, seen).await;
-            let theirs: Vec<Vec<(i64, Value)>> = {
-                let mut v = Vec::new();
-                for t in &tokens {
-                    v.push(events_after(app, &id, t, seen).await);
-                }
-                v
-            };
-            for (i, (seq, event)) in mine.iter().enumerate() {
-                let each: Vec<&Value> = theirs.iter().map(|t| &t[i].1).collect();
+            let last = app.get_as(&format!("/v1/games/{id}"), &spectator).await.json();
+            assert_eq!(last["status"], "finished", "{ctx}: the spectator sees the end");
+
+            // The whole log: what every seat sees alike, and nothing more.
+            let mut theirs = Vec::new();
+            for t in &tokens {
+                theirs.push(all_events(app, &id, t).await);
+            }
+            assert_eq!(
+                watched_events,
+                all_events(app, &id, &spectator).await,
+                "{ctx}: read step by step or at the end, the same log"
+            );
+            for (i, (seq, event)) in watched_events.iter().enumerate() {
                 assert!(
                     theirs.iter().all(|t| t[i].0 == *seq),
                     "{ctx}: the same events for all"
                 );
-                assert_eq!(
-                    *event,
-                    common(&each),
-                    "{ctx} step {step}, event {seq}: no private card"
-                );
+                let each: Vec<&Value> = theirs.iter().map(|t| &t[i].1).collect();
+                assert_eq!(*event, common(&each), "{ctx}: event {seq}: no private card");
             }
-            if let Some(&(last, _)) = mine.last() {
-                let streamed = stream_until(app, &id, &spectator, seen, last).await;
-                assert_eq!(
-                    streamed, mine,
-                    "{ctx} step {step}: the stream says what the page says"
-                );
-                seen = last;
-            }
-            if game.status() != Status::Playing {
-                break;
-            }
-            let (seat, _) = game.turn().expect("someone is in turn while playing");
-            let action = engine::bot::choose(&game, seat).expect("the bot has a move");
-            let (path, body) = crate::games::request_of(&action);
-            let reply = app
-                .post_as(
-                    &format!("/v1/games/{id}/{path}"),
-                    &tokens[usize::from(seat.0)],
-                    &body,
-                    &[],
-                )
-                .await;
-            assert_eq!(
-                status(&reply),
-                200,
-                "{ctx} step {step}: {}",
-                String::from_utf8_lossy(&reply.body)
+            let private = watched_events
+                .iter()
+                .filter(|(_, e)| private_cards(e).is_some())
+                .count();
+            assert!(
+                private > players,
+                "{ctx}: the scan met hidden cards ({private} events)"
             );
-            game = game.apply(seat, action).expect("the engine accepts it").0;
+            if variant == Variant::Push {
+                let pushes: Vec<usize> = watched_events
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, e))| e["type"] == "pushed")
+                    .map(|(i, _)| i)
+                    .collect();
+                assert!(!pushes.is_empty(), "{ctx}: the game had pushes");
+                for i in pushes {
+                    let to = theirs[0][i].1["to"].as_u64().expect("to");
+                    let held = &theirs[usize::try_from(to).expect("a seat")][i].1;
+                    assert!(
+                        held["stock"].is_string(),
+                        "{ctx}: the receiver sees the pushed stock card: {held}"
+                    );
+                }
+            }
+            // The stream opened before the first move says what the log says.
+            let last_seq = watched_events.last().expect("events").0;
+            let streamed = read_until(&mut live, last_seq).await;
+            assert_eq!(
+                streamed, watched_events,
+                "{ctx}: the live stream says what the log says"
+            );
+            eprintln!(
+                "{ctx}: the spectator watched {steps} steps, {last_seq} events, in {:?}",
+                started.elapsed()
+            );
         }
-        assert_eq!(
-            game.status(),
-            Status::Finished,
-            "{ctx}: the game was played to its end"
-        );
-        let last = app.get_as(&format!("/v1/games/{id}"), &spectator).await.json();
-        assert_eq!(last["status"], "finished", "{ctx}: the spectator sees the end");
-        eprintln!("{ctx}: the spectator watched {steps} steps, {seen} events");
     })
     .await;
 }
