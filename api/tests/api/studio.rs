@@ -1216,3 +1216,61 @@ async fn no_secret_or_token_reaches_the_log() {
         drop_database(&database).await;
     }
 }
+
+/// API.md: `limit` is 50 when not given; the page always has `next_cursor` (null on the last
+/// page) and each game `turn` (null while waiting), as the document's schema shows; a cursor
+/// matches the pattern the document states.
+#[actix_web::test]
+async fn listing_defaults_as_documented() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let ctx = format!("{backend:?}");
+        let waiting = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"open": true}, {"bot": true}]});
+        for _ in 0..51 {
+            create_with(app, ACME, &waiting).await;
+        }
+        let page = app.get_with_key("/v1/games", ACME).await.json();
+        assert_eq!(
+            page["games"].as_array().map(Vec::len),
+            Some(50),
+            "{ctx}: 50 games when no limit is given"
+        );
+        let doc = crate::helpers::document();
+        let params = doc["paths"]["/v1/games"]["get"]["parameters"]
+            .as_array()
+            .expect("parameters");
+        let cursor_schema = params.iter().find(|p| p["name"] == "cursor").expect("cursor")["schema"].clone();
+        assert_eq!(
+            cursor_schema["pattern"], "^[A-Za-z0-9_-]{32}$",
+            "{ctx}: the documented cursor"
+        );
+        let cursor = page["next_cursor"].as_str().expect("a next page");
+        assert!(
+            cursor.len() == 32
+                && cursor
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
+            "{ctx}: the cursor matches the documented pattern: {cursor}"
+        );
+        let last = app
+            .get_with_key(&format!("/v1/games?cursor={cursor}"), ACME)
+            .await
+            .json();
+        assert_eq!(last["games"].as_array().map(Vec::len), Some(1), "{ctx}: {last}");
+        assert_eq!(
+            last.get("next_cursor"),
+            Some(&Value::Null),
+            "{ctx}: the last page says null: {last}"
+        );
+        assert_eq!(
+            last["games"][0].get("turn"),
+            Some(&Value::Null),
+            "{ctx}: a waiting game's turn is null: {last}"
+        );
+        assert_eq!(
+            last["games"][0]["seats"][1],
+            json!({"seat": 1, "name": null, "kind": "open"}),
+            "{ctx}: an open seat: {last}"
+        );
+    })
+    .await;
+}
