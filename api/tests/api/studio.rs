@@ -357,47 +357,120 @@ async fn a_reissue_retires_the_old_token_on_every_replica() {
     }
 }
 
-/// `method path` for game `id` (`{id}` in `path`), with server key `key`.
-async fn on_game(app: &TestApp, method: &str, path: &str, id: &str, key: &str) -> Reply {
-    app.send(
-        method,
-        &path.replace("{id}", id),
-        Some(b"{}"),
-        &[("x-api-key", key)],
-    )
-    .await
+/// A keyed operation of the document: `(method, path template, body)`.
+type Keyed = (String, String, Vec<u8>);
+
+/// Every operation the served document secures with `api_key` and that names a game (`{id}`
+/// among its path parameters), with a minimal body where it takes one (the example the
+/// document gives, else `{}`).
+async fn keyed_game_operations(app: &TestApp) -> Vec<Keyed> {
+    let reply = app.get("/api-docs/openapi.json").await;
+    assert_eq!(status(&reply), 200, "the service serves its document");
+    let doc = reply.json();
+    let mut out = Vec::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in item.as_object().expect("a path item") {
+            let keyed = op["security"]
+                .as_array()
+                .is_some_and(|s| s.iter().any(|r| r.get("api_key").is_some()));
+            if !keyed || !path.contains("{id}") {
+                continue;
+            }
+            let body = match op.get("requestBody") {
+                None => Vec::new(),
+                Some(b) => {
+                    let json = &b["content"]["application/json"];
+                    let example = json.get("example").cloned().unwrap_or_else(|| json!({}));
+                    serde_json::to_vec(&example).expect("JSON")
+                }
+            };
+            out.push((method.to_uppercase(), path.clone(), body));
+        }
+    }
+    out
 }
 
-/// The problem body with the game id blanked out, to compare answers about two ids.
+/// `method path` with `{id}` = `id` and `{seat}` = `seat`, with server key `key`.
+async fn on_game(app: &TestApp, (method, path, body): &Keyed, id: &str, seat: u8, key: &str) -> Reply {
+    let path = path.replace("{id}", id).replace("{seat}", &seat.to_string());
+    assert!(
+        !path.contains('{'),
+        "{method} {path}: a path parameter this test does not know how to fill"
+    );
+    let body = (!body.is_empty()).then_some(body.as_slice());
+    app.send(method, &path, body, &[("x-api-key", key)]).await
+}
+
+/// The problem body with the game id blanked out, to compare answers about two ids (the
+/// problem has no per-request member such as `instance`: the rest must be byte-identical).
 fn without_id(reply: &Reply, id: &str) -> String {
     String::from_utf8_lossy(&reply.body).replace(id, "{id}")
 }
 
-/// Every endpoint that takes a server key answers another tenant's game exactly as a game
-/// that does not exist: 404, same code, same body; and the listing never shows it.
+/// The headers of a reply but those that differ between any two replies (`date`, and the
+/// per-request `x-request-id`).
+fn lasting_headers(reply: &Reply) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = reply
+        .headers
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "date" | "x-request-id"))
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every endpoint that takes a server key (taken from the served OpenAPI document, so a new
+/// one is checked without a change here) answers another tenant's game exactly as a game
+/// that does not exist: 404, same code, same headers, the same body byte for byte; and the
+/// listing never shows it. The timing cannot tell them apart either: each finds the game by
+/// id *and* tenant in one statement (`Store::game_in`, `Store::transact_in`), with no earlier
+/// branch on whether the id exists.
 #[actix_web::test]
 async fn another_tenants_game_is_not_there() {
     on_studio_backends(async |app: &TestApp, backend: &Backend| {
         let ours = create_with(app, ACME, &two_players_and_a_bot()).await;
         let id = ours["id"].as_str().expect("id");
         let unknown = uuid::Uuid::new_v4().to_string();
-        let endpoints: [(&str, &str); 4] = [
-            ("POST", "/v1/games/{id}/seats/0/token"),
-            ("POST", "/v1/games/{id}/seats/9/token"),
+        let operations = keyed_game_operations(app).await;
+        let named: Vec<(&str, &str)> = operations
+            .iter()
+            .map(|(m, p, _)| (m.as_str(), p.as_str()))
+            .collect();
+        for known in [
+            ("POST", "/v1/games/{id}/seats/{seat}/token"),
             ("POST", "/v1/games/{id}/spectators"),
             ("GET", "/v1/games/{id}/webhook"),
-        ];
-        for (method, path) in endpoints {
-            let ctx = format!("{backend:?}: {method} {path}");
-            let theirs = on_game(app, method, path, id, BETA).await;
-            let none = on_game(app, method, path, &unknown, BETA).await;
-            theirs.assert_problem(404, "game_not_found", &format!("{ctx}, another tenant's game"));
-            none.assert_problem(404, "game_not_found", &format!("{ctx}, no game"));
-            assert_eq!(
-                without_id(&theirs, id),
-                without_id(&none, &unknown),
-                "{ctx}: the same body"
+        ] {
+            assert!(
+                named.contains(&known),
+                "{backend:?}: the document secures {known:?} with api_key: {named:?}"
             );
+        }
+        // Seat 0 exists in the game; seat 9 does not: the tenant is checked before the seat.
+        for seat in [0, 9] {
+            for op in &operations {
+                let ctx = format!("{backend:?}: {} {} (seat {seat})", op.0, op.1);
+                let theirs = on_game(app, op, id, seat, BETA).await;
+                let none = on_game(app, op, &unknown, seat, BETA).await;
+                theirs.assert_problem(404, "game_not_found", &format!("{ctx}, another tenant's game"));
+                none.assert_problem(404, "game_not_found", &format!("{ctx}, no game"));
+                assert_eq!(
+                    without_id(&theirs, id),
+                    without_id(&none, &unknown),
+                    "{ctx}: the same body"
+                );
+                assert_eq!(
+                    lasting_headers(&theirs),
+                    lasting_headers(&none),
+                    "{ctx}: the same headers"
+                );
+            }
         }
         let seat_token = ours["seats"][0]["token"].as_str().expect("token");
         assert_eq!(
@@ -405,9 +478,9 @@ async fn another_tenants_game_is_not_there() {
             200,
             "{backend:?}: another tenant's attempts reissued no token"
         );
-        for (method, path) in endpoints {
-            let ctx = format!("{backend:?}: {method} {path}");
-            let own = on_game(app, method, path, id, ACME).await;
+        for op in &operations {
+            let ctx = format!("{backend:?}: {} {}", op.0, op.1);
+            let own = on_game(app, op, id, 1, ACME).await;
             let own_code = if status(&own) >= 400 {
                 own.json()["code"].clone()
             } else {
@@ -579,10 +652,16 @@ async fn events_after(app: &TestApp, id: &str, token: &str, after: i64) -> Vec<(
         .collect()
 }
 
-/// The stream from `after` on, read until the event `last` arrives: `(seq, event)`.
-async fn stream_until(app: &TestApp, id: &str, token: &str, after: i64, last: i64) -> Vec<(i64, Value)> {
-    use futures_util::StreamExt;
-    let mut res = app
+/// A live stream opened now from `after` on, for `token`.
+async fn open_stream(
+    app: &TestApp,
+    id: &str,
+    token: &str,
+    after: i64,
+) -> awc::ClientResponse<
+    impl futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>>,
+> {
+    let res = app
         .client
         .get(format!("{}/v1/games/{id}/stream?after={after}", app.address))
         .insert_header(("authorization", format!("Bearer {token}")))
@@ -590,6 +669,15 @@ async fn stream_until(app: &TestApp, id: &str, token: &str, after: i64, last: i6
         .await
         .expect("the stream answers");
     assert_eq!(res.status().as_u16(), 200, "the stream opens");
+    res
+}
+
+/// An open stream read until the event `last` arrives (a bounded slice): `(seq, event)`.
+async fn read_until<S>(res: &mut S, last: i64) -> Vec<(i64, Value)>
+where
+    S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>> + Unpin,
+{
+    use futures_util::StreamExt;
     let mut text = String::new();
     let mut out = Vec::new();
     while out.last().is_none_or(|(seq, _)| *seq < last) {
@@ -619,115 +707,197 @@ async fn stream_until(app: &TestApp, id: &str, token: &str, after: i64, last: i6
     out
 }
 
-/// A whole game played by three seats, with a spectator reading after every step: its view,
-/// its events and its stream are exactly what every seat sees alike, so no card of a hand
-/// (dealt, drawn from the stock, pushed, taken as a penalty) reaches it before the table shows it.
+/// Every event of the game as `token` reads it, page after page.
+async fn all_events(app: &TestApp, id: &str, token: &str) -> Vec<(i64, Value)> {
+    let mut out: Vec<(i64, Value)> = Vec::new();
+    loop {
+        let after = out.last().map_or(0, |(seq, _)| *seq);
+        let page = events_after(app, id, token, after).await;
+        if page.is_empty() {
+            return out;
+        }
+        out.extend(page);
+    }
+}
+
+/// The members of an event that hold a card of a hand (`null` for whoever does not hold it):
+/// a dealt hand, a card drawn from the stock, the face-down stock card of a push, a "May I?"
+/// penalty card.
+fn private_cards(event: &Value) -> Option<&Value> {
+    match event["type"].as_str()? {
+        "dealt" => Some(&event["cards"]),
+        "drew" if event["source"] == "stock" => Some(&event["card"]),
+        "pushed" => Some(&event["stock"]),
+        "claim_won" => Some(&event["penalty"]),
+        _ => None,
+    }
+}
+
+/// A whole game of every variant (with its usual number of seats, all played through the
+/// service by the engine's bot), with a spectator reading after every step: its view is
+/// exactly what every seat sees alike, and each new event hides every card of a hand; at the
+/// end its whole event log, and the live stream it opened at the start, are what every seat
+/// sees alike. So no card of a hand (dealt, drawn from the stock, pushed face down, taken as a
+/// penalty) reaches it before the table shows it. Hints are a seat's: 403.
 #[actix_web::test]
 async fn a_spectator_sees_no_hand_during_a_whole_game() {
     use engine::{Status, Variant};
     on_studio_backends(async |app: &TestApp, backend: &Backend| {
-        let ctx = format!("{backend:?}");
-        let (variant, players, seed) = (Variant::MayI, 3, 20_261_123_u64);
-        let (stacked, stacked_json) = crate::games::sorted_first_deal(variant, players);
-        let created = create_with(
-            app,
-            ACME,
-            &json!({"variant": variant.id(), "seats": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cleo"}], "seed": seed,
-                "first_dealer": 0, "stacked_decks": stacked_json}),
-        )
-        .await;
-        let id = created["id"].as_str().expect("id").to_owned();
-        let tokens: Vec<String> = (0..players)
-            .map(|i| created["seats"][i]["token"].as_str().expect("token").to_owned())
-            .collect();
-        let spectator = app
-            .post_with_key(&format!("/v1/games/{id}/spectators"), ACME, &json!({}), &[])
-            .await
-            .json()["token"]
-            .as_str()
-            .expect("token")
-            .to_owned();
-        let mut game = crate::games::local_game(variant, players, seed, Some(stacked));
-        let mut seen = 0_i64;
-        let mut steps = 0;
-        for step in 0..20_000 {
-            steps = step;
-            // The spectator's view is the seats' shared part, with no `you` and no action.
-            let views: Vec<Value> = {
-                let mut v = Vec::new();
-                for t in &tokens {
-                    v.push(app.get_as(&format!("/v1/games/{id}"), t).await.json());
-                }
-                v
+        for (variant, players) in [
+            (Variant::MayI, 3),
+            (Variant::Contract7, 3),
+            (Variant::Continental, 2),
+            (Variant::Push, 4),
+        ] {
+            let started = std::time::Instant::now();
+            let ctx = format!("{backend:?} {variant}");
+            let seed = 20_261_123_u64;
+            // A sorted first deal keeps the bots' games short; `continental` (one deal by
+            // default) would go out at once with it, so it gets the seed's shuffle.
+            let (stacked, stacked_json) = if variant == Variant::Continental {
+                (None, Value::Null)
+            } else {
+                let (s, j) = crate::games::sorted_first_deal(variant, players);
+                (Some(s), json!(j))
             };
-            let watched = app.get_as(&format!("/v1/games/{id}"), &spectator).await.json();
-            assert!(watched["you"].is_null(), "{ctx} step {step}: {watched}");
-            assert_eq!(watched["legal_actions"], json!([]), "{ctx} step {step}");
-            let shared: Vec<Value> = views.iter().map(shared_part).collect();
+            let names = ["Ann", "Bob", "Cleo", "Dan"];
+            let seats: Vec<Value> = names[..players].iter().map(|n| json!({"name": n})).collect();
+            let mut body = json!({"variant": variant.id(), "seats": seats, "seed": seed, "first_dealer": 0});
+            if !stacked_json.is_null() {
+                body["stacked_decks"] = stacked_json;
+            }
+            let created = create_with(app, ACME, &body).await;
+            let id = created["id"].as_str().expect("id").to_owned();
+            let tokens: Vec<String> = (0..players)
+                .map(|i| created["seats"][i]["token"].as_str().expect("token").to_owned())
+                .collect();
+            let spectator = app
+                .post_with_key(&format!("/v1/games/{id}/spectators"), ACME, &json!({}), &[])
+                .await
+                .json()["token"]
+                .as_str()
+                .expect("token")
+                .to_owned();
+            app.get_as(&format!("/v1/games/{id}/hints"), &spectator)
+                .await
+                .assert_problem(403, "forbidden", &format!("{ctx}: hints are a seat's"));
+            let mut live = open_stream(app, &id, &spectator, 0).await;
+            let mut game = crate::games::local_game(variant, players, seed, stacked);
+            let mut watched_events: Vec<(i64, Value)> = Vec::new();
+            let mut steps = 0;
+            for step in 0..20_000 {
+                steps = step;
+                // The spectator's view is the seats' shared part, with no `you` and no action.
+                let mut views = Vec::new();
+                for t in &tokens {
+                    views.push(shared_part(
+                        &app.get_as(&format!("/v1/games/{id}"), t).await.json(),
+                    ));
+                }
+                let watched = app.get_as(&format!("/v1/games/{id}"), &spectator).await.json();
+                assert!(watched["you"].is_null(), "{ctx} step {step}: {watched}");
+                assert_eq!(watched["legal_actions"], json!([]), "{ctx} step {step}");
+                assert_eq!(
+                    shared_part(&watched),
+                    common(&views.iter().collect::<Vec<_>>()),
+                    "{ctx} step {step}: the spectator's view is what every seat sees alike"
+                );
+                // Its new events hide every card of a hand.
+                let seen = watched_events.last().map_or(0, |(seq, _)| *seq);
+                for (seq, event) in events_after(app, &id, &spectator, seen).await {
+                    if let Some(cards) = private_cards(&event) {
+                        assert!(
+                            cards.is_null(),
+                            "{ctx} step {step}, event {seq}: a card of a hand: {event}"
+                        );
+                    }
+                    watched_events.push((seq, event));
+                }
+                if game.status() != Status::Playing {
+                    break;
+                }
+                let (seat, _) = game.turn().expect("someone is in turn while playing");
+                let action = engine::bot::choose(&game, seat).expect("the bot has a move");
+                let (path, body) = crate::games::request_of(&action);
+                let reply = app
+                    .post_as(
+                        &format!("/v1/games/{id}/{path}"),
+                        &tokens[usize::from(seat.0)],
+                        &body,
+                        &[],
+                    )
+                    .await;
+                assert_eq!(
+                    status(&reply),
+                    200,
+                    "{ctx} step {step}: {}",
+                    String::from_utf8_lossy(&reply.body)
+                );
+                game = game.apply(seat, action).expect("the engine accepts it").0;
+            }
             assert_eq!(
-                shared_part(&watched),
-                common(&shared.iter().collect::<Vec<_>>()),
-                "{ctx} step {step}: the spectator's view is what every seat sees alike"
+                game.status(),
+                Status::Finished,
+                "{ctx}: the game was played to its end"
             );
-            // Its new events, as a page and as a stream, are what every seat sees alike.
-            let mine = events_after(app, &id, &spectator, seen).await;
-            let theirs: Vec<Vec<(i64, Value)>> = {
-                let mut v = Vec::new();
-                for t in &tokens {
-                    v.push(events_after(app, &id, t, seen).await);
-                }
-                v
-            };
-            for (i, (seq, event)) in mine.iter().enumerate() {
-                let each: Vec<&Value> = theirs.iter().map(|t| &t[i].1).collect();
+            let last = app.get_as(&format!("/v1/games/{id}"), &spectator).await.json();
+            assert_eq!(last["status"], "finished", "{ctx}: the spectator sees the end");
+
+            // The whole log: what every seat sees alike, and nothing more.
+            let mut theirs = Vec::new();
+            for t in &tokens {
+                theirs.push(all_events(app, &id, t).await);
+            }
+            assert_eq!(
+                watched_events,
+                all_events(app, &id, &spectator).await,
+                "{ctx}: read step by step or at the end, the same log"
+            );
+            for (i, (seq, event)) in watched_events.iter().enumerate() {
                 assert!(
                     theirs.iter().all(|t| t[i].0 == *seq),
                     "{ctx}: the same events for all"
                 );
-                assert_eq!(
-                    *event,
-                    common(&each),
-                    "{ctx} step {step}, event {seq}: no private card"
-                );
+                let each: Vec<&Value> = theirs.iter().map(|t| &t[i].1).collect();
+                assert_eq!(*event, common(&each), "{ctx}: event {seq}: no private card");
             }
-            if let Some(&(last, _)) = mine.last() {
-                let streamed = stream_until(app, &id, &spectator, seen, last).await;
-                assert_eq!(
-                    streamed, mine,
-                    "{ctx} step {step}: the stream says what the page says"
-                );
-                seen = last;
-            }
-            if game.status() != Status::Playing {
-                break;
-            }
-            let (seat, _) = game.turn().expect("someone is in turn while playing");
-            let action = engine::bot::choose(&game, seat).expect("the bot has a move");
-            let (path, body) = crate::games::request_of(&action);
-            let reply = app
-                .post_as(
-                    &format!("/v1/games/{id}/{path}"),
-                    &tokens[usize::from(seat.0)],
-                    &body,
-                    &[],
-                )
-                .await;
-            assert_eq!(
-                status(&reply),
-                200,
-                "{ctx} step {step}: {}",
-                String::from_utf8_lossy(&reply.body)
+            let private = watched_events
+                .iter()
+                .filter(|(_, e)| private_cards(e).is_some())
+                .count();
+            assert!(
+                private > players,
+                "{ctx}: the scan met hidden cards ({private} events)"
             );
-            game = game.apply(seat, action).expect("the engine accepts it").0;
+            if variant == Variant::Push {
+                let pushes: Vec<usize> = watched_events
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, e))| e["type"] == "pushed")
+                    .map(|(i, _)| i)
+                    .collect();
+                assert!(!pushes.is_empty(), "{ctx}: the game had pushes");
+                for i in pushes {
+                    let to = theirs[0][i].1["to"].as_u64().expect("to");
+                    let held = &theirs[usize::try_from(to).expect("a seat")][i].1;
+                    assert!(
+                        held["stock"].is_string(),
+                        "{ctx}: the receiver sees the pushed stock card: {held}"
+                    );
+                }
+            }
+            // The stream opened before the first move says what the log says.
+            let last_seq = watched_events.last().expect("events").0;
+            let streamed = read_until(&mut live, last_seq).await;
+            assert_eq!(
+                streamed, watched_events,
+                "{ctx}: the live stream says what the log says"
+            );
+            eprintln!(
+                "{ctx}: the spectator watched {steps} steps, {last_seq} events, in {:?}",
+                started.elapsed()
+            );
         }
-        assert_eq!(
-            game.status(),
-            Status::Finished,
-            "{ctx}: the game was played to its end"
-        );
-        let last = app.get_as(&format!("/v1/games/{id}"), &spectator).await.json();
-        assert_eq!(last["status"], "finished", "{ctx}: the spectator sees the end");
-        eprintln!("{ctx}: the spectator watched {steps} steps, {seen} events");
     })
     .await;
 }
@@ -815,4 +985,291 @@ async fn the_listing_is_served_by_an_index() {
         }
         app.clean_up().await;
     }
+}
+
+/// The `continental` binary started as a process with `env`, its stdout and stderr gathered
+/// whole; killed when dropped, so a failing test leaves none behind.
+struct Logged {
+    child: std::process::Child,
+    output: std::sync::Arc<std::sync::Mutex<String>>,
+    readers: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Logged {
+    /// Starts the binary and waits for its `listening` line; answers it and its address.
+    async fn start(env: &[(&str, &str)]) -> (Logged, String) {
+        use std::io::Read;
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(env!("CARGO_BIN_EXE_continental"))
+            .env_clear()
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the continental binary starts");
+        let output = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let mut readers = Vec::new();
+        let pipes: [Box<dyn Read + Send>; 2] = [
+            Box::new(child.stdout.take().expect("stdout")),
+            Box::new(child.stderr.take().expect("stderr")),
+        ];
+        for mut pipe in pipes {
+            let output = output.clone();
+            readers.push(std::thread::spawn(move || {
+                let mut buf = [0_u8; 8192];
+                while let Ok(n) = pipe.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let text = String::from_utf8_lossy(&buf[..n]).into_owned();
+                    output.lock().expect("the log").push_str(&text);
+                }
+            }));
+        }
+        let mut logged = Logged {
+            child,
+            output,
+            readers,
+        };
+        let started = std::time::Instant::now();
+        loop {
+            let port = logged
+                .output
+                .lock()
+                .expect("the log")
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .find(|l| l["message"] == "listening")
+                .and_then(|l| l["port"].as_u64());
+            if let Some(port) = port {
+                return (logged, format!("http://127.0.0.1:{port}"));
+            }
+            if let Ok(Some(status)) = logged.child.try_wait() {
+                panic!(
+                    "the binary exited before listening ({status}): {}",
+                    logged.output.lock().expect("the log")
+                );
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(60),
+                "the binary did not listen within a minute"
+            );
+            actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Kills the process and answers everything it wrote.
+    fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        for reader in std::mem::take(&mut self.readers) {
+            let _ = reader.join();
+        }
+        self.output.lock().expect("the log").clone()
+    }
+}
+
+impl Drop for Logged {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Neither a server key nor a seat, spectator or webhook secret reaches the service's log,
+/// with every line written (`RUST_LOG=debug`): the binary is run as a process and all it
+/// writes, stdout and stderr, is searched after creating, listing, reissuing, watching,
+/// playing, a wrong key and another tenant's key.
+#[actix_web::test]
+async fn no_secret_or_token_reaches_the_log() {
+    use crate::helpers::{STUDIO_KEYS, drop_database, fresh_database};
+    const WRONG: &str = "acme-secret-0000000009";
+    const JWT_SECRET: &str = "jwt-secret-of-the-log-test-0123456789";
+    for backend in backends() {
+        let database = fresh_database(&backend).await;
+        let url = match &database {
+            continental::config::DatabaseSettings::Sqlite { path } => format!("sqlite:{path}"),
+            continental::config::DatabaseSettings::Postgres { url } => url.clone(),
+        };
+        let (service, address) = Logged::start(&[
+            ("DATABASE_URL", url.as_str()),
+            ("CONTINENTAL_BIND", "127.0.0.1:0"),
+            ("CONTINENTAL_TEST_MODE", "1"),
+            ("CONTINENTAL_LOG_FORMAT", "json"),
+            ("CONTINENTAL_API_KEYS", STUDIO_KEYS),
+            ("CONTINENTAL_JWT_SECRET", JWT_SECRET),
+            ("CONTINENTAL_WEBHOOK_ALLOW_PRIVATE", "1"),
+            ("CONTINENTAL_WEBHOOK_RETRY_S", "0.05"),
+            ("RUST_LOG", "debug"),
+        ])
+        .await;
+        let client = awc::Client::builder()
+            .timeout(std::time::Duration::from_secs(30))
+            .finish();
+        let send = async |method: &str, path: &str, headers: &[(&str, &str)], body: Option<Value>| {
+            let method = awc::http::Method::from_bytes(method.as_bytes()).expect("a method");
+            let mut req = client.request(method, format!("{address}{path}"));
+            for h in headers {
+                req = req.insert_header(*h);
+            }
+            let mut res = match body {
+                Some(b) => req.send_json(&b).await,
+                None => req.send().await,
+            }
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+            let bytes = res.body().await.expect("a body");
+            (
+                res.status().as_u16(),
+                serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null),
+            )
+        };
+        let ctx = format!("{backend:?}");
+        // A webhook to a closed port: its deliveries fail, and their failures are logged.
+        let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}, {"bot": true}],
+            "seed": 7, "first_dealer": 0, "webhook_url": "http://127.0.0.1:9/hook"});
+        let (st, created) = send("POST", "/v1/games", &[("x-api-key", ACME)], Some(body.clone())).await;
+        assert_eq!(st, 201, "{ctx}: {created}");
+        let id = created["id"].as_str().expect("id").to_owned();
+        let mut secrets: Vec<(String, &str)> = vec![
+            (ACME.into(), "a server key"),
+            (ACME_ROTATED.into(), "a server key"),
+            (BETA.into(), "a server key"),
+            (WRONG.into(), "a wrong server key"),
+            (JWT_SECRET.into(), "the token secret"),
+        ];
+        let hook = created["webhook_secret"].as_str().expect("a webhook secret");
+        secrets.push((hook.to_owned(), "a webhook secret"));
+        secrets.push((hook.trim_start_matches("whsec_").to_owned(), "a webhook key"));
+        let mut tokens: Vec<String> = (0..2)
+            .map(|i| created["seats"][i]["token"].as_str().expect("token").to_owned())
+            .collect();
+        let (st, _) = send("POST", "/v1/games", &[("x-api-key", WRONG)], Some(body.clone())).await;
+        assert_eq!(st, 401, "{ctx}: a wrong key");
+        let (st, _) = send("GET", "/v1/games", &[("x-api-key", WRONG)], None).await;
+        assert_eq!(st, 401, "{ctx}: a wrong key lists nothing");
+        let (st, _) = send("GET", "/v1/games?limit=10", &[("x-api-key", ACME_ROTATED)], None).await;
+        assert_eq!(st, 200, "{ctx}: a listing");
+        let (st, _) = send(
+            "POST",
+            &format!("/v1/games/{id}/spectators"),
+            &[("x-api-key", BETA)],
+            None,
+        )
+        .await;
+        assert_eq!(st, 404, "{ctx}: another tenant");
+        let (st, reissued) = send(
+            "POST",
+            &format!("/v1/games/{id}/seats/1/token"),
+            &[("x-api-key", ACME)],
+            None,
+        )
+        .await;
+        assert_eq!(st, 200, "{ctx}: {reissued}");
+        tokens.push(reissued["token"].as_str().expect("token").to_owned());
+        let (st, watcher) = send(
+            "POST",
+            &format!("/v1/games/{id}/spectators"),
+            &[("x-api-key", ACME)],
+            None,
+        )
+        .await;
+        assert_eq!(st, 200, "{ctx}: {watcher}");
+        tokens.push(watcher["token"].as_str().expect("token").to_owned());
+        for token in &tokens {
+            let bearer = format!("Bearer {token}");
+            let auth = [("authorization", bearer.as_str())];
+            send("GET", &format!("/v1/games/{id}"), &auth, None).await;
+            send("GET", &format!("/v1/games/{id}/events?after=0"), &auth, None).await;
+            send(
+                "POST",
+                &format!("/v1/games/{id}/draw"),
+                &auth,
+                Some(json!({"source": "stock"})),
+            )
+            .await;
+        }
+        // Long enough for the first webhook attempts to fail and be logged.
+        actix_web::rt::time::sleep(std::time::Duration::from_millis(500)).await;
+        let log = service.stop();
+        assert!(
+            log.contains("\"level\":\"DEBUG\""),
+            "{ctx}: every line is written: {}",
+            &log[..log.len().min(2000)]
+        );
+        assert!(
+            log.contains(&id),
+            "{ctx}: the lines about the game are there to search"
+        );
+        for token in &tokens {
+            // A token's signature is what makes it: no part of it may be logged.
+            let signature = token.rsplit('.').next().expect("a JWT");
+            secrets.push((signature.to_owned(), "a token's signature"));
+            secrets.push((token.clone(), "a token"));
+        }
+        for (secret, what) in &secrets {
+            let line = log.lines().find(|l| l.contains(secret.as_str()));
+            assert!(line.is_none(), "{ctx}: {what} is in the log: {line:?}");
+        }
+        eprintln!("{ctx}: {} log lines searched", log.lines().count());
+        drop_database(&database).await;
+    }
+}
+
+/// API.md: `limit` is 50 when not given; the page always has `next_cursor` (null on the last
+/// page) and each game `turn` (null while waiting), as the document's schema shows; a cursor
+/// matches the pattern the document states.
+#[actix_web::test]
+async fn listing_defaults_as_documented() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let ctx = format!("{backend:?}");
+        let waiting = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"open": true}, {"bot": true}]});
+        for _ in 0..51 {
+            create_with(app, ACME, &waiting).await;
+        }
+        let page = app.get_with_key("/v1/games", ACME).await.json();
+        assert_eq!(
+            page["games"].as_array().map(Vec::len),
+            Some(50),
+            "{ctx}: 50 games when no limit is given"
+        );
+        let doc = crate::helpers::document();
+        let params = doc["paths"]["/v1/games"]["get"]["parameters"]
+            .as_array()
+            .expect("parameters");
+        let cursor_schema = params.iter().find(|p| p["name"] == "cursor").expect("cursor")["schema"].clone();
+        assert_eq!(
+            cursor_schema["pattern"], "^[A-Za-z0-9_-]{32}$",
+            "{ctx}: the documented cursor"
+        );
+        let cursor = page["next_cursor"].as_str().expect("a next page");
+        assert!(
+            cursor.len() == 32
+                && cursor
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
+            "{ctx}: the cursor matches the documented pattern: {cursor}"
+        );
+        let last = app
+            .get_with_key(&format!("/v1/games?cursor={cursor}"), ACME)
+            .await
+            .json();
+        assert_eq!(last["games"].as_array().map(Vec::len), Some(1), "{ctx}: {last}");
+        assert_eq!(
+            last.get("next_cursor"),
+            Some(&Value::Null),
+            "{ctx}: the last page says null: {last}"
+        );
+        assert_eq!(
+            last["games"][0].get("turn"),
+            Some(&Value::Null),
+            "{ctx}: a waiting game's turn is null: {last}"
+        );
+        assert_eq!(
+            last["games"][0]["seats"][1],
+            json!({"seat": 1, "name": null, "kind": "open"}),
+            "{ctx}: an open seat: {last}"
+        );
+    })
+    .await;
 }
