@@ -455,16 +455,9 @@ impl ResponseError for ApiError {
         }
     }
 
+    // The cause is not logged here: the request's one access line carries it
+    // (`telemetry::observe`, through `ApiError::cause`).
     fn error_response(&self) -> HttpResponse {
-        match self {
-            ApiError::Unexpected(cause) => {
-                tracing::error!(cause = %chain(cause.as_ref()), "unexpected error")
-            }
-            ApiError::Unavailable { cause, .. } => {
-                tracing::warn!(cause = %chain(cause.as_ref()), code = self.code(), "unavailable");
-            }
-            _ => {}
-        }
         let body = serde_json::to_vec(&self.problem()).unwrap_or_default();
         let mut response = HttpResponse::build(self.status_code());
         response.insert_header((header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON)));
@@ -492,6 +485,16 @@ impl ResponseError for ApiError {
             _ => {}
         }
         response.body(body)
+    }
+}
+
+impl ApiError {
+    /// The cause of a 5xx and its own causes on one line, for the request's log line.
+    pub fn cause(&self) -> Option<String> {
+        match self {
+            ApiError::Unexpected(cause) | ApiError::Unavailable { cause, .. } => Some(chain(cause.as_ref())),
+            _ => None,
+        }
     }
 }
 
