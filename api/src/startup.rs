@@ -20,6 +20,7 @@ use crate::limits::RateLimit;
 use crate::live::Live;
 use crate::metrics::Metrics;
 use crate::openapi::ApiDoc;
+use crate::queue::GameQueues;
 use crate::service;
 use crate::state::AppState;
 use crate::store::{Database, Store, now};
@@ -76,6 +77,7 @@ impl Application {
             live: live.clone(),
             asynchronous: settings.asynchronous.clone(),
             outbox: Arc::default(),
+            queues: GameQueues::default(),
         });
         // Every replica delivers webhooks and keeps turn deadlines; the database shares the
         // work out (leases, `SKIP LOCKED`).

@@ -3,7 +3,7 @@
 //! Every wait is bounded; none of the assertions is about speed.
 
 use std::str::FromStr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use continental::config::{DatabaseSettings, Limits};
 use continental::store::{Database, Store, now};
@@ -214,10 +214,20 @@ async fn a_database_that_goes_away_answers_503_and_a_keyed_retry_applies_once() 
     app.clean_up().await;
 }
 
+/// The pool of `a_locked_game_never_stalls_the_others`, whatever the number of cores.
+const SMALL_POOL: u32 = 4;
+
 #[actix_web::test]
 async fn a_locked_game_never_stalls_the_others() {
     let Some(_) = postgres_url() else { return };
-    let app = spawn_limited(&Backend::Postgres, quick()).await;
+    let app = spawn_limited(
+        &Backend::Postgres,
+        Limits {
+            db_pool: Some(SMALL_POOL),
+            ..quick()
+        },
+    )
+    .await;
     let hot = create(&app, "may_i", 2, 3, json!({})).await;
     let other = create(&app, "may_i", 2, 4, json!({})).await;
     let DatabaseSettings::Postgres { url } = &app.database else {
@@ -237,23 +247,31 @@ async fn a_locked_game_never_stalls_the_others() {
     let seat = in_turn(&app, &hot).await;
     let draw = format!("/v1/games/{}/draw", hot.id);
     let body = json!({"source": "stock"});
-    // More waiting moves than the pool has connections.
-    let moves = join_all((0..12).map(|_| app.post_as(&draw, &hot.tokens[seat], &body, &[])));
+    // Three times as many moves waiting on the hot game as the pool has connections.
+    let moves = join_all((0..3 * SMALL_POOL).map(|_| app.post_as(&draw, &hot.tokens[seat], &body, &[])));
     let read = async {
         // Let the moves take their connections first.
         tokio::time::sleep(Duration::from_millis(200)).await;
-        app.get_as(&format!("/v1/games/{}", other.id), &other.tokens[0])
-            .await
+        let started = Instant::now();
+        let read = app
+            .get_as(&format!("/v1/games/{}", other.id), &other.tokens[0])
+            .await;
+        (read, started.elapsed())
     };
     let (moves, read) = within(30, "moves on a locked game and a read of another", async {
         tokio::join!(moves, read)
     })
     .await;
+    let (read, took) = read;
     assert_eq!(
         read.status.as_u16(),
         200,
         "another game answers: {}",
         String::from_utf8_lossy(&read.body)
+    );
+    assert!(
+        took < Duration::from_secs(1),
+        "another game answers at once, not when the pool frees up: {took:?}"
     );
     for r in &moves {
         assert_unavailable(r, "game_busy", "a move on a game locked past the lock timeout");
