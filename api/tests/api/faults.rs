@@ -53,6 +53,26 @@ async fn within<T>(secs: u64, what: &str, fut: impl Future<Output = T>) -> T {
         .unwrap_or_else(|_| panic!("{what}: no answer within {secs} s"))
 }
 
+/// `fut`, which must be done within `bound` (measured, and bounded at 10 s more so that a
+/// hang fails rather than stalls): a fault answered late is the fault these tests look for.
+async fn timed<T>(bound: Duration, what: &str, fut: impl Future<Output = T>) -> T {
+    let started = Instant::now();
+    let value = tokio::time::timeout(bound + Duration::from_secs(10), fut)
+        .await
+        .unwrap_or_else(|_| panic!("{what}: no answer at all"));
+    let took = started.elapsed();
+    assert!(
+        took < bound,
+        "{what}: answered after {took:?}, not within {bound:?}"
+    );
+    value
+}
+
+/// A 503 for a database that hangs arrives within this, not after the 10 s of a pool timeout.
+const HUNG_WITHIN: Duration = Duration::from_secs(4);
+/// `/readyz` says "not ready" within this.
+const READY_WITHIN: Duration = Duration::from_secs(1);
+
 /// The service on a fresh PostgreSQL database reached through a proxy; `None` without PostgreSQL.
 async fn behind_proxy(limits: Limits) -> Option<(Proxy, TestApp)> {
     let url = postgres_url()?;
@@ -103,15 +123,15 @@ async fn a_hung_database_answers_503_and_recovers() {
     let game = format!("/v1/games/{}", table.id);
 
     proxy.hang();
-    let read = within(
-        10,
+    let read = timed(
+        HUNG_WITHIN,
         "a read while the database hangs",
         app.get_as(&game, &table.tokens[0]),
     )
     .await;
     assert_unavailable(&read, "service_unavailable", "a read while the database hangs");
-    let draw = within(
-        10,
+    let draw = timed(
+        HUNG_WITHIN,
         "a move while the database hangs",
         app.post_as(
             &format!("{game}/draw"),
@@ -122,7 +142,12 @@ async fn a_hung_database_answers_503_and_recovers() {
     )
     .await;
     assert_unavailable(&draw, "service_unavailable", "a move while the database hangs");
-    let ready = within(10, "/readyz while the database hangs", app.get("/readyz")).await;
+    let ready = timed(
+        READY_WITHIN,
+        "/readyz while the database hangs",
+        app.get("/readyz"),
+    )
+    .await;
     assert_unavailable(&ready, "service_unavailable", "/readyz while the database hangs");
     let health = within(10, "/healthz while the database hangs", app.get("/healthz")).await;
     assert_eq!(
@@ -153,35 +178,30 @@ async fn a_hung_database_answers_503_and_recovers() {
     app.clean_up().await;
 }
 
-#[actix_web::test]
-async fn a_database_that_goes_away_answers_503_and_a_keyed_retry_applies_once() {
-    let Some((proxy, app)) = behind_proxy(quick()).await else {
-        return;
-    };
-    let table = create(&app, "may_i", 2, 3, json!({})).await;
+/// A keyed move refused while the database is `down` (cut or hung) through `proxy`, retried
+/// with its key once it is back: applied exactly once, and a further retry replays it.
+async fn a_keyed_retry_after_an_outage_applies_once(
+    proxy: &Proxy,
+    app: &TestApp,
+    down: fn(&Proxy),
+    how: &str,
+) {
+    let table = create(app, "may_i", 2, 3, json!({})).await;
     let game = format!("/v1/games/{}", table.id);
-    let seat = in_turn(&app, &table).await;
+    let seat = in_turn(app, &table).await;
     let before = app.get_as(&game, &table.tokens[seat]).await.json()["version"].clone();
     let draw = format!("{game}/draw");
     let key = [("idempotency-key", "draw-through-the-outage")];
     let body = json!({"source": "stock"});
 
-    proxy.cut();
-    let refused = within(10, "a keyed move while the database is down", async {
+    down(proxy);
+    let refused = timed(HUNG_WITHIN, &format!("{how}: a keyed move"), async {
         app.post_as(&draw, &table.tokens[seat], &body, &key).await
     })
     .await;
-    assert_unavailable(
-        &refused,
-        "service_unavailable",
-        "a keyed move while the database is down",
-    );
-    let ready = within(10, "/readyz while the database is down", app.get("/readyz")).await;
-    assert_unavailable(
-        &ready,
-        "service_unavailable",
-        "/readyz while the database is down",
-    );
+    assert_unavailable(&refused, "service_unavailable", &format!("{how}: a keyed move"));
+    let ready = timed(READY_WITHIN, &format!("{how}: /readyz"), app.get("/readyz")).await;
+    assert_unavailable(&ready, "service_unavailable", &format!("{how}: /readyz"));
 
     proxy.restore();
     let applied = within(15, "the keyed retry after the database is back", async {
@@ -197,20 +217,37 @@ async fn a_database_that_goes_away_answers_503_and_a_keyed_retry_applies_once() 
     assert_eq!(
         applied.status.as_u16(),
         200,
-        "the retry is judged afresh and applies: {}",
+        "{how}: the retry applies (or replays a first try that did): {}",
         String::from_utf8_lossy(&applied.body)
     );
     let again = app.post_as(&draw, &table.tokens[seat], &body, &key).await;
     assert_eq!(
         again.body, applied.body,
-        "a further retry replays the first answer"
+        "{how}: a further retry replays the first answer"
     );
     let after = app.get_as(&game, &table.tokens[seat]).await.json()["version"].clone();
     assert_eq!(
         after.as_i64(),
         before.as_i64().map(|v| v + 1),
-        "the move applied exactly once"
+        "{how}: the move applied exactly once"
     );
+}
+
+#[actix_web::test]
+async fn a_database_that_goes_away_answers_503_and_a_keyed_retry_applies_once() {
+    let Some((proxy, app)) = behind_proxy(quick()).await else {
+        return;
+    };
+    a_keyed_retry_after_an_outage_applies_once(&proxy, &app, Proxy::cut, "database down").await;
+    app.clean_up().await;
+}
+
+#[actix_web::test]
+async fn a_database_that_hangs_answers_503_and_a_keyed_retry_applies_once() {
+    let Some((proxy, app)) = behind_proxy(quick()).await else {
+        return;
+    };
+    a_keyed_retry_after_an_outage_applies_once(&proxy, &app, Proxy::hang, "database hung").await;
     app.clean_up().await;
 }
 
@@ -301,6 +338,9 @@ async fn half_sent(address: &str, head: &str) -> String {
     String::from_utf8_lossy(&answer).into_owned()
 }
 
+/// A half-sent request is answered and closed within this (its timeout is 1 s).
+const CLOSED_WITHIN: Duration = Duration::from_secs(3);
+
 #[actix_web::test]
 async fn half_sent_requests_are_closed() {
     for backend in backends() {
@@ -310,10 +350,14 @@ async fn half_sent_requests_are_closed() {
         let answers = within(
             20,
             "half-sent requests are closed",
-            join_all(
-                (0..20)
-                    .map(|i| half_sent(&app.address, if i % 2 == 0 { no_body } else { no_end_of_headers })),
-            ),
+            join_all((0..20).map(|i| {
+                let head = if i % 2 == 0 { no_body } else { no_end_of_headers };
+                timed(
+                    CLOSED_WITHIN,
+                    "a half-sent request is closed",
+                    half_sent(&app.address, head),
+                )
+            })),
         )
         .await;
         for (i, answer) in answers.iter().enumerate() {
@@ -607,6 +651,11 @@ async fn a_database_lost_under_load_leaves_no_partial_move() {
         replies.into_iter().map(|(_, r)| r).collect::<Vec<_>>()
     })
     .await;
+    assert!(
+        replies.iter().any(|r| r.status.as_u16() == 503),
+        "a draw was in flight when the database went away: {:?}",
+        replies.iter().map(|r| r.status).collect::<Vec<_>>()
+    );
     for r in &replies {
         assert!(
             matches!(r.status.as_u16(), 200 | 503),
@@ -657,8 +706,8 @@ async fn a_locked_sqlite_file_answers_503_not_a_hang() {
         .execute(&mut holder)
         .await
         .expect("take the write lock");
-    let draw = within(
-        10,
+    let draw = timed(
+        Duration::from_secs(2),
         "a move while the file is locked",
         draw_with(&app, &table, seat, "stock", &[]),
     )
