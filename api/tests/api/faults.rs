@@ -740,3 +740,69 @@ async fn a_locked_sqlite_file_answers_503_not_a_hang() {
     );
     app.clean_up().await;
 }
+
+/// Reads from `socket` until an answer's status line has come, or `wait` has passed: `None`
+/// when nothing came in time.
+async fn answer_within(socket: &mut TcpStream, wait: Duration) -> Option<String> {
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 1024];
+    let read = tokio::time::timeout(wait, async {
+        loop {
+            match socket.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => answer.extend_from_slice(&buf[..n]),
+            }
+            if answer.windows(2).any(|w| w == b"\r\n") {
+                return;
+            }
+        }
+    })
+    .await;
+    (read.is_ok() && !answer.is_empty()).then(|| String::from_utf8_lossy(&answer).into_owned())
+}
+
+#[actix_web::test]
+async fn past_the_connection_cap_a_client_waits_until_one_closes() {
+    let app = spawn_limited(
+        &Backend::Sqlite,
+        Limits {
+            max_connections: 2,
+            // Longer than the test: the idle sockets are not closed for being idle.
+            request_timeout: Duration::from_secs(20),
+            ..Limits::default()
+        },
+    )
+    .await;
+    let host = app.address.trim_start_matches("http://").to_owned();
+    let mut idle = Vec::new();
+    for _ in 0..2 {
+        idle.push(TcpStream::connect(&host).await.expect("an idle connection"));
+    }
+    // Time for the server to accept both.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut third = TcpStream::connect(&host)
+        .await
+        .expect("the kernel takes the third");
+    third
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await
+        .expect("send a request");
+    let early = answer_within(&mut third, Duration::from_millis(700)).await;
+    assert_eq!(
+        early, None,
+        "a third connection gets no answer while two are open"
+    );
+
+    drop(idle.pop());
+    let answer = timed(
+        Duration::from_secs(3),
+        "the third request once a connection closed",
+        answer_within(&mut third, Duration::from_secs(10)),
+    )
+    .await;
+    assert!(
+        answer.as_deref().is_some_and(|a| a.starts_with("HTTP/1.1 200")),
+        "the third request is answered once a connection closed: {answer:?}"
+    );
+    app.clean_up().await;
+}
