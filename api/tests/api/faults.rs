@@ -806,3 +806,106 @@ async fn past_the_connection_cap_a_client_waits_until_one_closes() {
     );
     app.clean_up().await;
 }
+
+/// Rows of `table` (`events`, `seats` or `idempotency_keys`) that belong to game `id`.
+async fn rows_of(conn: &mut sqlx::PgConnection, table: &str, id: &str) -> i64 {
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT count(*) FROM {table} WHERE game_id = $1::uuid"
+    )))
+    .bind(id)
+    .fetch_one(conn)
+    .await
+    .expect("a count")
+}
+
+#[actix_web::test]
+async fn the_sweep_skips_a_locked_row_and_purges_a_game_with_its_events() {
+    let Some(_) = postgres_url() else { return };
+    let app = spawn_limited(&Backend::Postgres, quick()).await;
+    let (held, free) = (
+        create(&app, "may_i", 2, 3, json!({})).await,
+        create(&app, "may_i", 2, 4, json!({})).await,
+    );
+    for table in [&held, &free] {
+        let seat = in_turn(&app, table).await;
+        let drew = keyed_draw(&app, table, seat, "k", "stock").await;
+        assert_eq!(drew.status.as_u16(), 200, "a keyed draw keeps its key");
+    }
+    let over = create(&app, "may_i", 2, 5, json!({})).await;
+    let left = app
+        .post_as(
+            &format!("/v1/games/{}/leave", over.id),
+            &over.tokens[0],
+            &json!({}),
+            &[],
+        )
+        .await;
+    assert_eq!(
+        left.status.as_u16(),
+        200,
+        "leave: {}",
+        String::from_utf8_lossy(&left.body)
+    );
+    let DatabaseSettings::Postgres { url } = &app.database else {
+        unreachable!("a PostgreSQL app")
+    };
+    let mut holder = sqlx::PgConnection::connect(url)
+        .await
+        .expect("a second connection");
+    assert!(
+        rows_of(&mut holder, "events", &over.id).await > 0,
+        "the game that is over has events"
+    );
+    // Another replica's sweep, or a request, holds one expired key's row.
+    sqlx::query("BEGIN").execute(&mut holder).await.expect("begin");
+    sqlx::query("SELECT key FROM idempotency_keys WHERE game_id = $1::uuid FOR UPDATE")
+        .bind(&held.id)
+        .execute(&mut holder)
+        .await
+        .expect("lock the key's row");
+
+    let db = Database::connect(
+        &app.database,
+        &Limits::default(),
+        &continental::live::Live::new(1),
+    )
+    .await
+    .expect("a connection of the app's own");
+    let at = now();
+    let swept = timed(
+        Duration::from_secs(2),
+        "a sweep past a locked row",
+        db.sweep(at + 1, at + 1),
+    )
+    .await
+    .expect("the sweep");
+    assert_eq!(
+        (swept.keys, swept.games),
+        (1, 1),
+        "every expired key but the locked one, and the game that is over"
+    );
+    sqlx::query("ROLLBACK")
+        .execute(&mut holder)
+        .await
+        .expect("release");
+    assert_eq!(
+        rows_of(&mut holder, "idempotency_keys", &held.id).await,
+        1,
+        "the locked key is kept"
+    );
+    assert_eq!(
+        rows_of(&mut holder, "idempotency_keys", &free.id).await,
+        0,
+        "the other is swept"
+    );
+    for table in ["events", "seats"] {
+        assert_eq!(
+            rows_of(&mut holder, table, &over.id).await,
+            0,
+            "the purged game's {table} are gone with it"
+        );
+    }
+    let next = db.sweep(at + 1, at + 1).await.expect("the next sweep");
+    assert_eq!(next.keys, 1, "the next sweep takes the key once it is free");
+    app.clean_up().await;
+}
