@@ -909,3 +909,122 @@ async fn the_sweep_skips_a_locked_row_and_purges_a_game_with_its_events() {
     assert_eq!(next.keys, 1, "the next sweep takes the key once it is free");
     app.clean_up().await;
 }
+
+/// The value of the series `series` (name and labels as served) in `/metrics`.
+async fn metric(app: &TestApp, series: &str) -> Option<f64> {
+    let text = String::from_utf8_lossy(&app.get("/metrics").await.body).into_owned();
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
+}
+
+/// `continental_moves_total` counts moves by variant, action and outcome from zero, and the
+/// pool gauge shows the connection a move holds while it waits on its game.
+async fn moves_and_the_pool_in_metrics(backend: &Backend) {
+    let app = spawn_limited(
+        backend,
+        Limits {
+            lock_timeout: Duration::from_secs(3),
+            ..quick()
+        },
+    )
+    .await;
+    let ctx = format!("{backend:?}");
+    let series = |variant: &str, action: &str, outcome: &str| {
+        format!("continental_moves_total{{action=\"{action}\",outcome=\"{outcome}\",variant=\"{variant}\"}}")
+    };
+    for (variant, action, outcome) in [
+        ("may_i", "draw", "applied"),
+        ("may_i", "draw", "refused"),
+        ("contract_7", "meld", "failed"),
+    ] {
+        assert_eq!(
+            metric(&app, &series(variant, action, outcome)).await,
+            Some(0.0),
+            "{ctx}: {variant} {action} {outcome} is served at zero before any move"
+        );
+    }
+    let table = create(&app, "may_i", 2, 3, json!({})).await;
+    let seat = in_turn(&app, &table).await;
+    let refused = draw_with(&app, &table, 1 - seat, "stock", &[]).await;
+    assert_eq!(refused.status.as_u16(), 409, "{ctx}: a draw out of turn");
+    let drew = draw_with(&app, &table, seat, "stock", &[]).await;
+    assert_eq!(drew.status.as_u16(), 200, "{ctx}: a draw");
+    assert_eq!(
+        metric(&app, &series("may_i", "draw", "applied")).await,
+        Some(1.0),
+        "{ctx}"
+    );
+    assert_eq!(
+        metric(&app, &series("may_i", "draw", "refused")).await,
+        Some(1.0),
+        "{ctx}"
+    );
+
+    // A discard waits on its game, held by another writer, with its pooled connection.
+    let in_use = "continental_db_pool_connections{state=\"in_use\"}";
+    let card = drew.json()["you"]["hand"][0].clone();
+    let discard = format!("/v1/games/{}/discard", table.id);
+    let discard_body = json!({"card": card});
+    let (holding, release) = tokio::sync::oneshot::channel::<()>();
+    let holder = async {
+        match &app.database {
+            DatabaseSettings::Postgres { url } => {
+                let mut c = sqlx::PgConnection::connect(url)
+                    .await
+                    .expect("a second connection");
+                sqlx::query("BEGIN").execute(&mut c).await.expect("begin");
+                sqlx::query("SELECT id FROM games WHERE id = $1::uuid FOR UPDATE")
+                    .bind(&table.id)
+                    .execute(&mut c)
+                    .await
+                    .expect("lock the game's row");
+                let _ = release.await;
+                sqlx::query("ROLLBACK").execute(&mut c).await.expect("release");
+            }
+            DatabaseSettings::Sqlite { path } => {
+                let mut c = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
+                    .await
+                    .expect("open the file");
+                sqlx::query("BEGIN IMMEDIATE")
+                    .execute(&mut c)
+                    .await
+                    .expect("take the write lock");
+                let _ = release.await;
+                sqlx::query("ROLLBACK").execute(&mut c).await.expect("release");
+            }
+        }
+    };
+    let waiting = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let move_ = app.post_as(&discard, &table.tokens[seat], &discard_body, &[]);
+        let scrape = async {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let seen = metric(&app, in_use).await;
+            let _ = holding.send(());
+            seen
+        };
+        tokio::join!(move_, scrape)
+    };
+    let ((), (discarded, seen)) = within(20, "a discard waiting on its game", async {
+        tokio::join!(holder, waiting)
+    })
+    .await;
+    assert!(
+        seen.is_some_and(|n| n >= 1.0),
+        "{ctx}: the waiting move's connection is in use: {seen:?}"
+    );
+    assert_eq!(
+        discarded.status.as_u16(),
+        200,
+        "{ctx}: the discard goes through once the game is free: {}",
+        String::from_utf8_lossy(&discarded.body)
+    );
+    app.clean_up().await;
+}
+
+#[actix_web::test]
+async fn moves_and_the_pool_show_in_metrics() {
+    for backend in backends() {
+        moves_and_the_pool_in_metrics(&backend).await;
+    }
+}
