@@ -479,16 +479,9 @@ impl ResponseError for ApiError {
         }
     }
 
+    // The cause is not logged here: the request's one access line carries it
+    // (`telemetry::observe`, through `ApiError::cause`).
     fn error_response(&self) -> HttpResponse {
-        match self {
-            ApiError::Unexpected(cause) => {
-                tracing::error!(cause = %chain(cause.as_ref()), "unexpected error")
-            }
-            ApiError::Unavailable { cause, .. } => {
-                tracing::warn!(cause = %chain(cause.as_ref()), code = self.code(), "unavailable");
-            }
-            _ => {}
-        }
         let body = serde_json::to_vec(&self.problem()).unwrap_or_default();
         let mut response = HttpResponse::build(self.status_code());
         response.insert_header((header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON)));
@@ -519,6 +512,16 @@ impl ResponseError for ApiError {
     }
 }
 
+impl ApiError {
+    /// The cause of a 5xx and its own causes on one line, for the request's log line.
+    pub fn cause(&self) -> Option<String> {
+        match self {
+            ApiError::Unexpected(cause) | ApiError::Unavailable { cause, .. } => Some(chain(cause.as_ref())),
+            _ => None,
+        }
+    }
+}
+
 /// An error and its causes on one line, for the log.
 pub fn chain(cause: &(dyn std::error::Error + 'static)) -> String {
     let mut text = cause.to_string();
@@ -531,14 +534,44 @@ pub fn chain(cause: &(dyn std::error::Error + 'static)) -> String {
     text
 }
 
-/// Answers malformed path segments (such as a game id that is not a UUID) with a problem.
-pub fn path_error(err: actix_web::error::PathError, _req: &HttpRequest) -> actix_web::Error {
-    ApiError::not_found("invalid_path", format!("no such resource: {err}")).into()
+/// Answers malformed path segments (such as a game id that is not a UUID) with a problem that
+/// names the segment, not the parser's words.
+pub fn path_error(_err: actix_web::error::PathError, req: &HttpRequest) -> actix_web::Error {
+    let unreadable = req.match_info().iter().find_map(|(name, value)| match name {
+        "id" => uuid::Uuid::parse_str(value)
+            .is_err()
+            .then_some("`id` is not a game id (a UUID such as 0190c2a4-8f3e-7b7a-9c1d-2f4e5a6b7c8d)"),
+        "seat" => value
+            .parse::<u8>()
+            .is_err()
+            .then_some("`seat` is not a seat number (a whole number from 0)"),
+        _ => None,
+    });
+    let detail = unreadable.unwrap_or("a segment of the path is not what this endpoint takes");
+    ApiError::not_found("invalid_path", format!("no such resource: {detail}")).into()
 }
 
-/// Answers malformed query strings with a problem.
-pub fn query_error(err: actix_web::error::QueryPayloadError, _req: &HttpRequest) -> actix_web::Error {
-    ApiError::bad_request("invalid_query", format!("invalid query string: {err}")).into()
+/// Answers malformed query strings with a problem that names the parameter and what it takes,
+/// not the parser's words.
+pub fn query_error(err: actix_web::error::QueryPayloadError, req: &HttpRequest) -> actix_web::Error {
+    let text = err.to_string();
+    let pairs = actix_web::web::Query::<Vec<(String, String)>>::from_query(req.query_string())
+        .map(actix_web::web::Query::into_inner)
+        .unwrap_or_default();
+    let number = pairs
+        .iter()
+        .find(|(name, value)| matches!(name.as_str(), "limit" | "after") && value.parse::<u64>().is_err());
+    let detail = if let Some((name, _)) = number {
+        format!("`{name}` is not a number (a whole number from 0)")
+    } else if let Some(rest) = text.split_once("unknown field ").map(|(_, rest)| rest) {
+        // "`page`, expected one of `status`, `limit`, `cursor`"
+        format!("unknown parameter {rest}")
+    } else if let Some(name) = text.split_once("duplicate field ").map(|(_, name)| name) {
+        format!("the parameter {name} is given more than once")
+    } else {
+        "the query string cannot be read: see the parameters this endpoint takes".to_owned()
+    };
+    ApiError::bad_request("invalid_query", detail).into()
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub mod limits;
 pub mod live;
 pub mod metrics;
 pub mod openapi;
+pub mod queue;
 pub mod server_keys;
 pub mod service;
 pub mod startup;

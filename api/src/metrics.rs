@@ -54,6 +54,22 @@ impl MoveOutcome {
     }
 }
 
+/// The actions as `engine::Action::kind` names them: their `continental_moves_total` series
+/// start at zero.
+const ACTIONS: [&str; 11] = [
+    "draw",
+    "claim",
+    "meld",
+    "layoff",
+    "swap",
+    "move_joker",
+    "take_back",
+    "discard",
+    "leave",
+    "suspend",
+    "resume",
+];
+
 /// Keeps `continental_open_streams` one higher while it lives.
 #[derive(Debug)]
 pub struct StreamGuard(IntGauge);
@@ -152,6 +168,25 @@ impl Metrics {
             Box::new(database_errors.clone()),
         ] {
             registry.register(c).expect("each metric registered once");
+        }
+        // Known labels start at zero, so that a rate over a series that has not moved yet is 0,
+        // not absent.
+        for variant in engine::Variant::ALL.map(|v| v.id()) {
+            games_created.with_label_values(&[variant]);
+            for action in ACTIONS {
+                for outcome in [MoveOutcome::Applied, MoveOutcome::Refused, MoveOutcome::Failed] {
+                    moves.with_label_values(&[variant, action, outcome.label()]);
+                }
+            }
+        }
+        for kind in ["unavailable", "other"] {
+            database_errors.with_label_values(&[kind]);
+        }
+        for result in ["delivered", "retried", "given_up"] {
+            webhooks.with_label_values(&[result]);
+        }
+        for state in ["in_use", "idle"] {
+            pool.with_label_values(&[state]);
         }
         Metrics {
             registry,

@@ -19,6 +19,7 @@ use crate::http;
 use crate::limits::RateLimit;
 use crate::metrics::Metrics;
 use crate::openapi::ApiDoc;
+use crate::queue::GameQueues;
 use crate::service;
 use crate::state::AppState;
 use crate::store::Live;
@@ -76,6 +77,7 @@ impl Application {
             live: live.clone(),
             asynchronous: settings.asynchronous.clone(),
             outbox: Arc::default(),
+            queues: GameQueues::default(),
         });
         // Every replica delivers webhooks and keeps turn deadlines; the database shares the
         // work out (leases, `SKIP LOCKED`).
@@ -90,8 +92,13 @@ impl Application {
             )),
         ];
         let sweeper = tokio::spawn(sweep_periodically(state.clone().into_inner()));
-        let workers = std::thread::available_parallelism().map_or(2, usize::from);
         let limits = &settings.limits;
+        // actix caps connections per worker: no more workers than the cap, so that a small cap
+        // holds (the total is the cap rounded up to a multiple of the workers).
+        let workers = std::thread::available_parallelism()
+            .map_or(2, usize::from)
+            .min(limits.max_connections)
+            .max(1);
         let limited = limits.rate_limit.is_some();
         let cors_origins = settings.cors_origins.clone();
         let server = HttpServer::new(move || {

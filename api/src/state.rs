@@ -9,6 +9,7 @@ use crate::config::AsyncSettings;
 use crate::config::Limits;
 use crate::limits::RateLimit;
 use crate::metrics::Metrics;
+use crate::queue::GameQueues;
 use crate::server_keys::ServerKeys;
 use crate::store::Database;
 use crate::store::Live;
@@ -36,6 +37,8 @@ pub struct AppState {
     pub asynchronous: AsyncSettings,
     /// Wakes this replica's webhook worker when an action wrote to the outbox.
     pub outbox: Arc<Notify>,
+    /// This replica's queue of each game's moves, taken before a database connection.
+    pub queues: GameQueues,
 }
 
 impl AppState {

@@ -1,9 +1,11 @@
 //! Tracing: a subscriber for the binary, and one log line and one metric sample per request,
 //! under a request id that is echoed as `X-Request-Id` (a client's own id is kept).
 //!
-//! The request's span and its line are at DEBUG under the target [`ACCESS`], so at the default
-//! level they cost a disabled callsite each; a request answered 5xx is logged at WARN all the
-//! same. Lines are written by a thread of their own, in batches, never by a worker.
+//! The request's line is under the target [`ACCESS`]: INFO, or WARN for a 5xx with its cause
+//! as a field, so that every request is exactly one line. The request's span (which gives the
+//! request id to whatever else is logged while it runs) is at DEBUG, so at the default level it
+//! costs a disabled callsite. Lines are written by a thread of their own, in batches, never by
+//! a worker.
 
 use std::io::{BufWriter, IsTerminal};
 use std::time::Instant;
@@ -25,8 +27,8 @@ use crate::state::AppState;
 /// The header a request id travels in, both ways.
 pub const REQUEST_ID: &str = "x-request-id";
 
-/// The target of the request's span and line: `RUST_LOG=info,continental::access=debug` logs
-/// every request.
+/// The target of the request's span and line: `RUST_LOG=info,continental::access=warn` logs
+/// only the requests answered 5xx, `continental::access=debug` adds the span to other lines.
 pub const ACCESS: &str = "continental::access";
 
 /// The id of a request: the client's `X-Request-Id` if it sent a usable one, else a new UUID.
@@ -62,8 +64,8 @@ fn usable_id(value: &HeaderValue) -> Option<String> {
 }
 
 /// Middleware: gives the request its id, runs it inside a span carrying that id, then writes
-/// the one log line of the request (method, route, status, latency, id, and a refusal's code:
-/// DEBUG, or WARN for a 5xx) and counts it in the metrics by route pattern.
+/// the one log line of the request (method, route, status, latency, id, a refusal's code: INFO;
+/// WARN for a 5xx, with its cause) and counts it in the metrics by route pattern.
 ///
 /// # Errors
 /// Whatever the inner service fails with (handlers' errors arrive as responses).
@@ -99,6 +101,7 @@ pub async fn observe(
         ),
     };
     let code = error.map(ApiError::code);
+    let cause = error.and_then(ApiError::cause);
     macro_rules! line {
         ($level:ident) => {
             tracing::$level!(
@@ -109,6 +112,7 @@ pub async fn observe(
                 status = status.as_u16(),
                 latency_ms = elapsed.as_secs_f64() * 1000.0,
                 code,
+                cause = cause.as_deref(),
                 "request"
             )
         };
@@ -116,7 +120,7 @@ pub async fn observe(
     if status.is_server_error() {
         line!(warn);
     } else {
-        line!(debug);
+        line!(info);
     }
     if let Some(metrics) = metrics {
         metrics.request(&route, method.as_str(), status.as_u16(), elapsed);

@@ -35,6 +35,16 @@ pub async fn act(
     // Whether the action wrote to the webhook outbox: only then is the worker nudged (a nudge
     // costs it a transaction to look, and most games have no webhook).
     let mut queued = false;
+    // One move of a game at a time on this replica waits on its row, the others wait here
+    // without a connection (`queue.rs`), as long as they would wait on the lock.
+    let Some(_turn) = state.queues.enter(id, state.limits.lock_timeout).await else {
+        state.metrics.moved("unknown", kind, MoveOutcome::Failed);
+        return Err(ApiError::Unavailable {
+            code: "game_busy",
+            detail: "this game is busy with another move: retry shortly",
+            cause: "another move of the game held its queue on this replica past the lock timeout".into(),
+        });
+    };
     let result: Result<StoredResponse, ApiError> = state
         .db
         .transact(id, key, |row| {

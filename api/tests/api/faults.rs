@@ -3,7 +3,7 @@
 //! Every wait is bounded; none of the assertions is about speed.
 
 use std::str::FromStr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use continental::config::{DatabaseSettings, Limits};
 use continental::store::{Database, Store, now};
@@ -52,6 +52,26 @@ async fn within<T>(secs: u64, what: &str, fut: impl Future<Output = T>) -> T {
         .await
         .unwrap_or_else(|_| panic!("{what}: no answer within {secs} s"))
 }
+
+/// `fut`, which must be done within `bound` (measured, and bounded at 10 s more so that a
+/// hang fails rather than stalls): a fault answered late is the fault these tests look for.
+async fn timed<T>(bound: Duration, what: &str, fut: impl Future<Output = T>) -> T {
+    let started = Instant::now();
+    let value = tokio::time::timeout(bound + Duration::from_secs(10), fut)
+        .await
+        .unwrap_or_else(|_| panic!("{what}: no answer at all"));
+    let took = started.elapsed();
+    assert!(
+        took < bound,
+        "{what}: answered after {took:?}, not within {bound:?}"
+    );
+    value
+}
+
+/// A 503 for a database that hangs arrives within this, not after the 10 s of a pool timeout.
+const HUNG_WITHIN: Duration = Duration::from_secs(4);
+/// `/readyz` says "not ready" within this.
+const READY_WITHIN: Duration = Duration::from_secs(1);
 
 /// The service on a fresh PostgreSQL database reached through a proxy; `None` without PostgreSQL.
 async fn behind_proxy(limits: Limits) -> Option<(Proxy, TestApp)> {
@@ -103,15 +123,15 @@ async fn a_hung_database_answers_503_and_recovers() {
     let game = format!("/v1/games/{}", table.id);
 
     proxy.hang();
-    let read = within(
-        10,
+    let read = timed(
+        HUNG_WITHIN,
         "a read while the database hangs",
         app.get_as(&game, &table.tokens[0]),
     )
     .await;
     assert_unavailable(&read, "service_unavailable", "a read while the database hangs");
-    let draw = within(
-        10,
+    let draw = timed(
+        HUNG_WITHIN,
         "a move while the database hangs",
         app.post_as(
             &format!("{game}/draw"),
@@ -122,7 +142,12 @@ async fn a_hung_database_answers_503_and_recovers() {
     )
     .await;
     assert_unavailable(&draw, "service_unavailable", "a move while the database hangs");
-    let ready = within(10, "/readyz while the database hangs", app.get("/readyz")).await;
+    let ready = timed(
+        READY_WITHIN,
+        "/readyz while the database hangs",
+        app.get("/readyz"),
+    )
+    .await;
     assert_unavailable(&ready, "service_unavailable", "/readyz while the database hangs");
     let health = within(10, "/healthz while the database hangs", app.get("/healthz")).await;
     assert_eq!(
@@ -153,35 +178,30 @@ async fn a_hung_database_answers_503_and_recovers() {
     app.clean_up().await;
 }
 
-#[actix_web::test]
-async fn a_database_that_goes_away_answers_503_and_a_keyed_retry_applies_once() {
-    let Some((proxy, app)) = behind_proxy(quick()).await else {
-        return;
-    };
-    let table = create(&app, "may_i", 2, 3, json!({})).await;
+/// A keyed move refused while the database is `down` (cut or hung) through `proxy`, retried
+/// with its key once it is back: applied exactly once, and a further retry replays it.
+async fn a_keyed_retry_after_an_outage_applies_once(
+    proxy: &Proxy,
+    app: &TestApp,
+    down: fn(&Proxy),
+    how: &str,
+) {
+    let table = create(app, "may_i", 2, 3, json!({})).await;
     let game = format!("/v1/games/{}", table.id);
-    let seat = in_turn(&app, &table).await;
+    let seat = in_turn(app, &table).await;
     let before = app.get_as(&game, &table.tokens[seat]).await.json()["version"].clone();
     let draw = format!("{game}/draw");
     let key = [("idempotency-key", "draw-through-the-outage")];
     let body = json!({"source": "stock"});
 
-    proxy.cut();
-    let refused = within(10, "a keyed move while the database is down", async {
+    down(proxy);
+    let refused = timed(HUNG_WITHIN, &format!("{how}: a keyed move"), async {
         app.post_as(&draw, &table.tokens[seat], &body, &key).await
     })
     .await;
-    assert_unavailable(
-        &refused,
-        "service_unavailable",
-        "a keyed move while the database is down",
-    );
-    let ready = within(10, "/readyz while the database is down", app.get("/readyz")).await;
-    assert_unavailable(
-        &ready,
-        "service_unavailable",
-        "/readyz while the database is down",
-    );
+    assert_unavailable(&refused, "service_unavailable", &format!("{how}: a keyed move"));
+    let ready = timed(READY_WITHIN, &format!("{how}: /readyz"), app.get("/readyz")).await;
+    assert_unavailable(&ready, "service_unavailable", &format!("{how}: /readyz"));
 
     proxy.restore();
     let applied = within(15, "the keyed retry after the database is back", async {
@@ -197,27 +217,54 @@ async fn a_database_that_goes_away_answers_503_and_a_keyed_retry_applies_once() 
     assert_eq!(
         applied.status.as_u16(),
         200,
-        "the retry is judged afresh and applies: {}",
+        "{how}: the retry applies (or replays a first try that did): {}",
         String::from_utf8_lossy(&applied.body)
     );
     let again = app.post_as(&draw, &table.tokens[seat], &body, &key).await;
     assert_eq!(
         again.body, applied.body,
-        "a further retry replays the first answer"
+        "{how}: a further retry replays the first answer"
     );
     let after = app.get_as(&game, &table.tokens[seat]).await.json()["version"].clone();
     assert_eq!(
         after.as_i64(),
         before.as_i64().map(|v| v + 1),
-        "the move applied exactly once"
+        "{how}: the move applied exactly once"
     );
+}
+
+#[actix_web::test]
+async fn a_database_that_goes_away_answers_503_and_a_keyed_retry_applies_once() {
+    let Some((proxy, app)) = behind_proxy(quick()).await else {
+        return;
+    };
+    a_keyed_retry_after_an_outage_applies_once(&proxy, &app, Proxy::cut, "database down").await;
     app.clean_up().await;
 }
 
 #[actix_web::test]
+async fn a_database_that_hangs_answers_503_and_a_keyed_retry_applies_once() {
+    let Some((proxy, app)) = behind_proxy(quick()).await else {
+        return;
+    };
+    a_keyed_retry_after_an_outage_applies_once(&proxy, &app, Proxy::hang, "database hung").await;
+    app.clean_up().await;
+}
+
+/// The pool of `a_locked_game_never_stalls_the_others`, whatever the number of cores.
+const SMALL_POOL: u32 = 4;
+
+#[actix_web::test]
 async fn a_locked_game_never_stalls_the_others() {
     let Some(_) = postgres_url() else { return };
-    let app = spawn_limited(&Backend::Postgres, quick()).await;
+    let app = spawn_limited(
+        &Backend::Postgres,
+        Limits {
+            db_pool: Some(SMALL_POOL),
+            ..quick()
+        },
+    )
+    .await;
     let hot = create(&app, "may_i", 2, 3, json!({})).await;
     let other = create(&app, "may_i", 2, 4, json!({})).await;
     let DatabaseSettings::Postgres { url } = &app.database else {
@@ -237,23 +284,31 @@ async fn a_locked_game_never_stalls_the_others() {
     let seat = in_turn(&app, &hot).await;
     let draw = format!("/v1/games/{}/draw", hot.id);
     let body = json!({"source": "stock"});
-    // More waiting moves than the pool has connections.
-    let moves = join_all((0..12).map(|_| app.post_as(&draw, &hot.tokens[seat], &body, &[])));
+    // Three times as many moves waiting on the hot game as the pool has connections.
+    let moves = join_all((0..3 * SMALL_POOL).map(|_| app.post_as(&draw, &hot.tokens[seat], &body, &[])));
     let read = async {
         // Let the moves take their connections first.
         tokio::time::sleep(Duration::from_millis(200)).await;
-        app.get_as(&format!("/v1/games/{}", other.id), &other.tokens[0])
-            .await
+        let started = Instant::now();
+        let read = app
+            .get_as(&format!("/v1/games/{}", other.id), &other.tokens[0])
+            .await;
+        (read, started.elapsed())
     };
     let (moves, read) = within(30, "moves on a locked game and a read of another", async {
         tokio::join!(moves, read)
     })
     .await;
+    let (read, took) = read;
     assert_eq!(
         read.status.as_u16(),
         200,
         "another game answers: {}",
         String::from_utf8_lossy(&read.body)
+    );
+    assert!(
+        took < Duration::from_secs(1),
+        "another game answers at once, not when the pool frees up: {took:?}"
     );
     for r in &moves {
         assert_unavailable(r, "game_busy", "a move on a game locked past the lock timeout");
@@ -283,6 +338,9 @@ async fn half_sent(address: &str, head: &str) -> String {
     String::from_utf8_lossy(&answer).into_owned()
 }
 
+/// A half-sent request is answered and closed within this (its timeout is 1 s).
+const CLOSED_WITHIN: Duration = Duration::from_secs(3);
+
 #[actix_web::test]
 async fn half_sent_requests_are_closed() {
     for backend in backends() {
@@ -292,10 +350,14 @@ async fn half_sent_requests_are_closed() {
         let answers = within(
             20,
             "half-sent requests are closed",
-            join_all(
-                (0..20)
-                    .map(|i| half_sent(&app.address, if i % 2 == 0 { no_body } else { no_end_of_headers })),
-            ),
+            join_all((0..20).map(|i| {
+                let head = if i % 2 == 0 { no_body } else { no_end_of_headers };
+                timed(
+                    CLOSED_WITHIN,
+                    "a half-sent request is closed",
+                    half_sent(&app.address, head),
+                )
+            })),
         )
         .await;
         for (i, answer) in answers.iter().enumerate() {
@@ -589,6 +651,11 @@ async fn a_database_lost_under_load_leaves_no_partial_move() {
         replies.into_iter().map(|(_, r)| r).collect::<Vec<_>>()
     })
     .await;
+    assert!(
+        replies.iter().any(|r| r.status.as_u16() == 503),
+        "a draw was in flight when the database went away: {:?}",
+        replies.iter().map(|r| r.status).collect::<Vec<_>>()
+    );
     for r in &replies {
         assert!(
             matches!(r.status.as_u16(), 200 | 503),
@@ -639,8 +706,8 @@ async fn a_locked_sqlite_file_answers_503_not_a_hang() {
         .execute(&mut holder)
         .await
         .expect("take the write lock");
-    let draw = within(
-        10,
+    let draw = timed(
+        Duration::from_secs(2),
         "a move while the file is locked",
         draw_with(&app, &table, seat, "stock", &[]),
     )
@@ -672,4 +739,292 @@ async fn a_locked_sqlite_file_answers_503_not_a_hang() {
         "the move goes through once the file is free"
     );
     app.clean_up().await;
+}
+
+/// Reads from `socket` until an answer's status line has come, or `wait` has passed: `None`
+/// when nothing came in time.
+async fn answer_within(socket: &mut TcpStream, wait: Duration) -> Option<String> {
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 1024];
+    let read = tokio::time::timeout(wait, async {
+        loop {
+            match socket.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => answer.extend_from_slice(&buf[..n]),
+            }
+            if answer.windows(2).any(|w| w == b"\r\n") {
+                return;
+            }
+        }
+    })
+    .await;
+    (read.is_ok() && !answer.is_empty()).then(|| String::from_utf8_lossy(&answer).into_owned())
+}
+
+#[actix_web::test]
+async fn past_the_connection_cap_a_client_waits_until_one_closes() {
+    let app = spawn_limited(
+        &Backend::Sqlite,
+        Limits {
+            max_connections: 2,
+            // Longer than the test: the idle sockets are not closed for being idle.
+            request_timeout: Duration::from_secs(20),
+            ..Limits::default()
+        },
+    )
+    .await;
+    let host = app.address.trim_start_matches("http://").to_owned();
+    let mut idle = Vec::new();
+    for _ in 0..2 {
+        idle.push(TcpStream::connect(&host).await.expect("an idle connection"));
+    }
+    // Time for the server to accept both.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut third = TcpStream::connect(&host)
+        .await
+        .expect("the kernel takes the third");
+    third
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await
+        .expect("send a request");
+    let early = answer_within(&mut third, Duration::from_millis(700)).await;
+    assert_eq!(
+        early, None,
+        "a third connection gets no answer while two are open"
+    );
+
+    drop(idle.pop());
+    let answer = timed(
+        Duration::from_secs(3),
+        "the third request once a connection closed",
+        answer_within(&mut third, Duration::from_secs(10)),
+    )
+    .await;
+    assert!(
+        answer.as_deref().is_some_and(|a| a.starts_with("HTTP/1.1 200")),
+        "the third request is answered once a connection closed: {answer:?}"
+    );
+    app.clean_up().await;
+}
+
+/// Rows of `table` (`events`, `seats` or `idempotency_keys`) that belong to game `id`.
+async fn rows_of(conn: &mut sqlx::PgConnection, table: &str, id: &str) -> i64 {
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT count(*) FROM {table} WHERE game_id = $1::uuid"
+    )))
+    .bind(id)
+    .fetch_one(conn)
+    .await
+    .expect("a count")
+}
+
+#[actix_web::test]
+async fn the_sweep_skips_a_locked_row_and_purges_a_game_with_its_events() {
+    let Some(_) = postgres_url() else { return };
+    let app = spawn_limited(&Backend::Postgres, quick()).await;
+    let (held, free) = (
+        create(&app, "may_i", 2, 3, json!({})).await,
+        create(&app, "may_i", 2, 4, json!({})).await,
+    );
+    for table in [&held, &free] {
+        let seat = in_turn(&app, table).await;
+        let drew = keyed_draw(&app, table, seat, "k", "stock").await;
+        assert_eq!(drew.status.as_u16(), 200, "a keyed draw keeps its key");
+    }
+    let over = create(&app, "may_i", 2, 5, json!({})).await;
+    let left = app
+        .post_as(
+            &format!("/v1/games/{}/leave", over.id),
+            &over.tokens[0],
+            &json!({}),
+            &[],
+        )
+        .await;
+    assert_eq!(
+        left.status.as_u16(),
+        200,
+        "leave: {}",
+        String::from_utf8_lossy(&left.body)
+    );
+    let DatabaseSettings::Postgres { url } = &app.database else {
+        unreachable!("a PostgreSQL app")
+    };
+    let mut holder = sqlx::PgConnection::connect(url)
+        .await
+        .expect("a second connection");
+    assert!(
+        rows_of(&mut holder, "events", &over.id).await > 0,
+        "the game that is over has events"
+    );
+    // Another replica's sweep, or a request, holds one expired key's row.
+    sqlx::query("BEGIN").execute(&mut holder).await.expect("begin");
+    sqlx::query("SELECT key FROM idempotency_keys WHERE game_id = $1::uuid FOR UPDATE")
+        .bind(&held.id)
+        .execute(&mut holder)
+        .await
+        .expect("lock the key's row");
+
+    let db = Database::connect(
+        &app.database,
+        &Limits::default(),
+        &continental::store::Live::new(1),
+    )
+    .await
+    .expect("a connection of the app's own");
+    let at = now();
+    let swept = timed(
+        Duration::from_secs(2),
+        "a sweep past a locked row",
+        db.sweep(at + 1, at + 1),
+    )
+    .await
+    .expect("the sweep");
+    assert_eq!(
+        (swept.keys, swept.games),
+        (1, 1),
+        "every expired key but the locked one, and the game that is over"
+    );
+    sqlx::query("ROLLBACK")
+        .execute(&mut holder)
+        .await
+        .expect("release");
+    assert_eq!(
+        rows_of(&mut holder, "idempotency_keys", &held.id).await,
+        1,
+        "the locked key is kept"
+    );
+    assert_eq!(
+        rows_of(&mut holder, "idempotency_keys", &free.id).await,
+        0,
+        "the other is swept"
+    );
+    for table in ["events", "seats"] {
+        assert_eq!(
+            rows_of(&mut holder, table, &over.id).await,
+            0,
+            "the purged game's {table} are gone with it"
+        );
+    }
+    let next = db.sweep(at + 1, at + 1).await.expect("the next sweep");
+    assert_eq!(next.keys, 1, "the next sweep takes the key once it is free");
+    app.clean_up().await;
+}
+
+/// The value of the series `series` (name and labels as served) in `/metrics`.
+async fn metric(app: &TestApp, series: &str) -> Option<f64> {
+    let text = String::from_utf8_lossy(&app.get("/metrics").await.body).into_owned();
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
+}
+
+/// `continental_moves_total` counts moves by variant, action and outcome from zero, and the
+/// pool gauge shows the connection a move holds while it waits on its game.
+async fn moves_and_the_pool_in_metrics(backend: &Backend) {
+    let app = spawn_limited(
+        backend,
+        Limits {
+            lock_timeout: Duration::from_secs(3),
+            ..quick()
+        },
+    )
+    .await;
+    let ctx = format!("{backend:?}");
+    let series = |variant: &str, action: &str, outcome: &str| {
+        format!("continental_moves_total{{action=\"{action}\",outcome=\"{outcome}\",variant=\"{variant}\"}}")
+    };
+    for (variant, action, outcome) in [
+        ("may_i", "draw", "applied"),
+        ("may_i", "draw", "refused"),
+        ("contract_7", "meld", "failed"),
+    ] {
+        assert_eq!(
+            metric(&app, &series(variant, action, outcome)).await,
+            Some(0.0),
+            "{ctx}: {variant} {action} {outcome} is served at zero before any move"
+        );
+    }
+    let table = create(&app, "may_i", 2, 3, json!({})).await;
+    let seat = in_turn(&app, &table).await;
+    let refused = draw_with(&app, &table, 1 - seat, "stock", &[]).await;
+    assert_eq!(refused.status.as_u16(), 409, "{ctx}: a draw out of turn");
+    let drew = draw_with(&app, &table, seat, "stock", &[]).await;
+    assert_eq!(drew.status.as_u16(), 200, "{ctx}: a draw");
+    assert_eq!(
+        metric(&app, &series("may_i", "draw", "applied")).await,
+        Some(1.0),
+        "{ctx}"
+    );
+    assert_eq!(
+        metric(&app, &series("may_i", "draw", "refused")).await,
+        Some(1.0),
+        "{ctx}"
+    );
+
+    // A discard waits on its game, held by another writer, with its pooled connection.
+    let in_use = "continental_db_pool_connections{state=\"in_use\"}";
+    let card = drew.json()["you"]["hand"][0].clone();
+    let discard = format!("/v1/games/{}/discard", table.id);
+    let discard_body = json!({"card": card});
+    let (holding, release) = tokio::sync::oneshot::channel::<()>();
+    let holder = async {
+        match &app.database {
+            DatabaseSettings::Postgres { url } => {
+                let mut c = sqlx::PgConnection::connect(url)
+                    .await
+                    .expect("a second connection");
+                sqlx::query("BEGIN").execute(&mut c).await.expect("begin");
+                sqlx::query("SELECT id FROM games WHERE id = $1::uuid FOR UPDATE")
+                    .bind(&table.id)
+                    .execute(&mut c)
+                    .await
+                    .expect("lock the game's row");
+                let _ = release.await;
+                sqlx::query("ROLLBACK").execute(&mut c).await.expect("release");
+            }
+            DatabaseSettings::Sqlite { path } => {
+                let mut c = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
+                    .await
+                    .expect("open the file");
+                sqlx::query("BEGIN IMMEDIATE")
+                    .execute(&mut c)
+                    .await
+                    .expect("take the write lock");
+                let _ = release.await;
+                sqlx::query("ROLLBACK").execute(&mut c).await.expect("release");
+            }
+        }
+    };
+    let waiting = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let move_ = app.post_as(&discard, &table.tokens[seat], &discard_body, &[]);
+        let scrape = async {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let seen = metric(&app, in_use).await;
+            let _ = holding.send(());
+            seen
+        };
+        tokio::join!(move_, scrape)
+    };
+    let ((), (discarded, seen)) = within(20, "a discard waiting on its game", async {
+        tokio::join!(holder, waiting)
+    })
+    .await;
+    assert!(
+        seen.is_some_and(|n| n >= 1.0),
+        "{ctx}: the waiting move's connection is in use: {seen:?}"
+    );
+    assert_eq!(
+        discarded.status.as_u16(),
+        200,
+        "{ctx}: the discard goes through once the game is free: {}",
+        String::from_utf8_lossy(&discarded.body)
+    );
+    app.clean_up().await;
+}
+
+#[actix_web::test]
+async fn moves_and_the_pool_show_in_metrics() {
+    for backend in backends() {
+        moves_and_the_pool_in_metrics(&backend).await;
+    }
 }

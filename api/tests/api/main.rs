@@ -10,6 +10,7 @@ mod health;
 mod helpers;
 mod hints;
 mod http;
+mod logs;
 mod meld_problems;
 mod openapi;
 mod options;

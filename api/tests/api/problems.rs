@@ -65,3 +65,70 @@ async fn hostile_bodies_get_problems(app: &TestApp) {
     }
 }
 on_every_backend!(hostile_bodies_on_every_backend, hostile_bodies_get_problems);
+
+/// A path or a query string the service cannot read is answered with what a client can act
+/// on (the segment or parameter, and what it takes), never the words of a library.
+async fn unreadable_paths_and_queries_say_which_part(app: &TestApp) {
+    let game = "0190c2a4-8f3e-7b7a-9c1d-2f4e5a6b7c8d";
+    let rows: &[(&str, &str, u16, &str, &str)] = &[
+        (
+            "GET",
+            "/v1/games/not-a-uuid",
+            404,
+            "invalid_path",
+            "no such resource: `id` is not a game id (a UUID such as 0190c2a4-8f3e-7b7a-9c1d-2f4e5a6b7c8d)",
+        ),
+        (
+            "POST",
+            "/v1/games/not-a-uuid/draw",
+            404,
+            "invalid_path",
+            "no such resource: `id` is not a game id (a UUID such as 0190c2a4-8f3e-7b7a-9c1d-2f4e5a6b7c8d)",
+        ),
+        (
+            "POST",
+            &format!("/v1/games/{game}/seats/first/token"),
+            404,
+            "invalid_path",
+            "no such resource: `seat` is not a seat number (a whole number from 0)",
+        ),
+        (
+            "GET",
+            &format!("/v1/games/{game}/events?after=ten"),
+            400,
+            "invalid_query",
+            "`after` is not a number (a whole number from 0)",
+        ),
+        (
+            "GET",
+            &format!("/v1/games/{game}/events?limit=-1"),
+            400,
+            "invalid_query",
+            "`limit` is not a number (a whole number from 0)",
+        ),
+        (
+            "GET",
+            &format!("/v1/games/{game}/events?page=2"),
+            400,
+            "invalid_query",
+            "unknown parameter `page`, expected `after` or `limit`",
+        ),
+        (
+            "GET",
+            &format!("/v1/games/{game}/events?after=1&after=2"),
+            400,
+            "invalid_query",
+            "the parameter `after` is given more than once",
+        ),
+    ];
+    for (method, path, status, code, detail) in rows {
+        let reply = app.send(method, path, None, &[]).await;
+        let what = format!("{:?}: {method} {path}", app.backend);
+        reply.assert_problem(*status, code, &what);
+        assert_eq!(reply.json()["detail"], *detail, "{what}");
+    }
+}
+on_every_backend!(
+    unreadable_paths_and_queries_on_every_backend,
+    unreadable_paths_and_queries_say_which_part
+);

@@ -1,0 +1,328 @@
+//! The request log of the built binary, read from its stdout: one JSON line per request at the
+//! default level, with the matched route, the status, the latency, the request id (a client's
+//! own kept) and a refusal's code; never a secret; `continental::access=warn` silences them.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use awc::Client;
+use continental::config::DatabaseSettings;
+use serde_json::{Value, json};
+use sqlx::Connection;
+
+use crate::helpers::{ACME, backends, drop_database, fresh_database};
+
+/// How long the binary may take to start (migrations on a busy machine included).
+const START_WITHIN: Duration = Duration::from_secs(60);
+/// How long a line may take to reach stdout through the log writer's thread.
+const WRITTEN_WITHIN: Duration = Duration::from_secs(10);
+
+/// The binary as a child process, killed when dropped, with every line of its stdout.
+struct Logged {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+    address: String,
+}
+
+impl Drop for Logged {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Logged {
+    /// Starts the binary on `database` with JSON logs, the studio key `acme`, and `RUST_LOG`
+    /// if given (else its default).
+    async fn start(database: &DatabaseSettings, rust_log: Option<&str>) -> Logged {
+        let url = match database {
+            DatabaseSettings::Sqlite { path } => format!("sqlite:{path}"),
+            DatabaseSettings::Postgres { url } => url.clone(),
+        };
+        let mut command = Command::new(env!("CARGO_BIN_EXE_continental"));
+        command
+            .env_clear()
+            .env("DATABASE_URL", url)
+            .env("CONTINENTAL_BIND", "127.0.0.1:0")
+            .env("CONTINENTAL_API_KEYS", format!("acme:{ACME}"))
+            .env("CONTINENTAL_LOG_FORMAT", "json");
+        if let Some(filter) = rust_log {
+            command.env("RUST_LOG", filter);
+        }
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the continental binary starts");
+        let stdout = child.stdout.take().expect("its stdout");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                sink.lock().expect("the lines").push(line);
+            }
+        });
+        let mut logged = Logged {
+            child,
+            lines,
+            address: String::new(),
+        };
+        let started = Instant::now();
+        let port = loop {
+            let port = logged
+                .json()
+                .iter()
+                .find(|l| l["message"] == "listening")
+                .and_then(|l| l["port"].as_u64());
+            if let Some(port) = port {
+                break port;
+            }
+            if let Ok(Some(status)) = logged.child.try_wait() {
+                panic!("the binary exited before listening: {status}");
+            }
+            assert!(
+                started.elapsed() < START_WITHIN,
+                "no listening within {START_WITHIN:?}"
+            );
+            actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+        };
+        logged.address = format!("http://127.0.0.1:{port}");
+        logged
+    }
+
+    /// Every line so far, as JSON (a line that is not JSON fails the test).
+    fn json(&self) -> Vec<Value> {
+        self.lines
+            .lock()
+            .expect("the lines")
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("a JSON line, not {l:?}: {e}")))
+            .collect()
+    }
+
+    /// The whole output as text.
+    fn text(&self) -> String {
+        self.lines.lock().expect("the lines").join("\n")
+    }
+
+    /// Sends a request with these headers; answers the status, the `X-Request-Id` echoed
+    /// and the JSON body.
+    async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&Value>,
+    ) -> (u16, String, Value) {
+        let client = Client::builder().timeout(Duration::from_secs(30)).finish();
+        let method = awc::http::Method::from_bytes(method.as_bytes()).expect("a method");
+        let mut req = client.request(method, format!("{}{path}", self.address));
+        for &(name, value) in headers {
+            req = req.insert_header((name, value));
+        }
+        let sent = match body {
+            Some(b) => req.send_json(b).await,
+            None => req.send().await,
+        };
+        let mut res = sent.unwrap_or_else(|e| panic!("{path}: {e}"));
+        let id = res
+            .headers()
+            .get("x-request-id")
+            .and_then(|v| v.to_str().ok())
+            .expect("every response carries X-Request-Id")
+            .to_owned();
+        let bytes = res.body().limit(1 << 20).await.expect("a body");
+        (
+            res.status().as_u16(),
+            id,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
+    }
+
+    /// The access lines, once there are at least `count` of them.
+    async fn access_lines(&self, count: usize) -> Vec<Value> {
+        let started = Instant::now();
+        loop {
+            let lines: Vec<Value> = self
+                .json()
+                .into_iter()
+                .filter(|l| l["target"] == "continental::access")
+                .collect();
+            if lines.len() >= count || started.elapsed() > WRITTEN_WITHIN {
+                return lines;
+            }
+            actix_web::rt::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+#[actix_web::test]
+async fn every_request_is_one_json_line_with_its_route_status_latency_and_id_and_no_secret() {
+    for backend in backends() {
+        let database = fresh_database(&backend).await;
+        let service = Logged::start(&database, None).await;
+        let game = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"bot": true}]});
+        let (status, created_id, created) = service
+            .send(
+                "POST",
+                "/v1/games",
+                &[("x-api-key", ACME), ("x-request-id", "client-id-42")],
+                Some(&game),
+            )
+            .await;
+        assert_eq!(status, 201, "{backend:?}: {created}");
+        assert_eq!(
+            created_id, "client-id-42",
+            "{backend:?}: the client's request id is kept"
+        );
+        let id = created["id"].as_str().expect("an id");
+        let token = created["seats"][0]["token"].as_str().expect("a seat token");
+        let bearer = format!("Bearer {token}");
+        let (status, read_id, _) = service
+            .send(
+                "GET",
+                &format!("/v1/games/{id}"),
+                &[("authorization", &bearer)],
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{backend:?}: the read");
+        let (status, refused_id, _) = service
+            .send(
+                "GET",
+                &format!("/v1/games/{id}"),
+                &[("authorization", "Bearer nope")],
+                None,
+            )
+            .await;
+        assert_eq!(status, 401, "{backend:?}: the refusal");
+        let mut sent = vec![
+            (created_id, "POST", "/v1/games", 201, None, "INFO"),
+            (read_id, "GET", "/v1/games/{id}", 200, None, "INFO"),
+            (
+                refused_id,
+                "GET",
+                "/v1/games/{id}",
+                401,
+                Some("unauthorized"),
+                "INFO",
+            ),
+        ];
+        if let DatabaseSettings::Sqlite { path } = &database {
+            // A 5xx: another writer holds the file past the busy timeout.
+            let mut holder = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
+                .await
+                .expect("open the file");
+            sqlx::query("BEGIN IMMEDIATE")
+                .execute(&mut holder)
+                .await
+                .expect("take the write lock");
+            let (status, failed_id, _) = service
+                .send("POST", "/v1/games", &[("x-api-key", ACME)], Some(&game))
+                .await;
+            assert_eq!(status, 503, "{backend:?}: a creation while the file is locked");
+            sqlx::query("ROLLBACK")
+                .execute(&mut holder)
+                .await
+                .expect("release");
+            sent.push((
+                failed_id,
+                "POST",
+                "/v1/games",
+                503,
+                Some("service_unavailable"),
+                "WARN",
+            ));
+        }
+
+        let lines = service.access_lines(sent.len()).await;
+        assert_eq!(
+            lines.len(),
+            sent.len(),
+            "{backend:?}: one access line per request: {lines:#?}"
+        );
+        let all = service.json();
+        // The background workers (sweeps, deadlines, deliveries) may hit the locked file too:
+        // their lines are theirs, not a request's.
+        let background = [
+            "continental::startup",
+            "continental::service::deadlines",
+            "continental::service::webhooks",
+        ];
+        let warnings: Vec<&Value> = all
+            .iter()
+            .filter(|l| l["level"] != "INFO")
+            .filter(|l| !background.iter().any(|t| l["target"] == *t))
+            .collect();
+        assert_eq!(
+            warnings.len(),
+            sent.iter().filter(|s| s.5 != "INFO").count(),
+            "{backend:?}: a 5xx is one line, not its access line and another: {warnings:#?}"
+        );
+        for (request_id, method, route, status, code, level) in &sent {
+            let of_request: Vec<&Value> = all.iter().filter(|l| l["request_id"] == **request_id).collect();
+            assert_eq!(
+                of_request.len(),
+                1,
+                "{backend:?}: exactly one line for {request_id}: {of_request:#?}"
+            );
+            let line = of_request[0];
+            let context = format!("{backend:?}: {line}");
+            assert_eq!(line["target"], "continental::access", "{context}");
+            assert_eq!(line["level"], *level, "{context}");
+            assert_eq!(line["method"], *method, "{context}");
+            assert_eq!(
+                line["route"], *route,
+                "{context}: the matched pattern, not the path"
+            );
+            assert_eq!(line["status"], *status, "{context}");
+            assert!(
+                line["latency_ms"].as_f64().is_some_and(|ms| ms >= 0.0),
+                "{context}: a latency"
+            );
+            assert_eq!(
+                line["code"].as_str(),
+                *code,
+                "{context}: a refusal's code, only then"
+            );
+            assert_eq!(
+                line["cause"].is_string(),
+                *status >= 500,
+                "{context}: a 5xx's cause in its own line, and only then"
+            );
+        }
+        let text = service.text();
+        assert!(
+            !text.contains(ACME),
+            "{backend:?}: the X-Api-Key secret is never logged"
+        );
+        assert!(
+            !text.contains(token),
+            "{backend:?}: the seat token is never logged"
+        );
+        drop(service);
+
+        // Only the 5xx lines at `continental::access=warn`.
+        let quiet = Logged::start(&database, Some("info,continental::access=warn")).await;
+        let (status, _, _) = quiet.send("GET", "/healthz", &[], None).await;
+        assert_eq!(status, 200, "{backend:?}");
+        let (status, _, _) = quiet.send("GET", "/v1/games/x", &[], None).await;
+        assert_eq!(status, 404, "{backend:?}");
+        // The writer thread writes within milliseconds (the lines above arrived so).
+        actix_web::rt::time::sleep(Duration::from_millis(500)).await;
+        let lines: Vec<Value> = quiet
+            .json()
+            .into_iter()
+            .filter(|l| l["target"] == "continental::access")
+            .collect();
+        assert!(
+            lines.is_empty(),
+            "{backend:?}: no 2xx or 4xx line at warn: {lines:#?}"
+        );
+        drop(quiet);
+        drop_database(&database).await;
+    }
+}
