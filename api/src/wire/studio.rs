@@ -64,10 +64,9 @@ pub fn decode_cursor(text: &str) -> Result<Cursor, Invalid> {
         .and_then(|b| b.try_into().ok())
         .ok_or_else(invalid)?;
     let (at, id) = bytes.split_at(8);
+    // Any 32 characters of the pattern read as some place in the listing: a made-up one
+    // only starts the page elsewhere.
     let created_us = i64::from_be_bytes(at.try_into().map_err(|_| invalid())?);
-    if created_us < 0 {
-        return Err(invalid());
-    }
     Ok(Cursor {
         created_us,
         id: Uuid::from_slice(id).map_err(|_| invalid())?,
@@ -180,9 +179,12 @@ mod tests {
         };
         assert_eq!(decode_cursor(&encode_cursor(&c)).expect("round trip"), c);
         let good = encode_cursor(&c);
+        let made_up = "0000000x0Ij-R0rQZvXpCEn864AG0Uov";
+        assert!(
+            decode_cursor(made_up).is_ok(),
+            "every text of the pattern is a cursor"
+        );
         assert_eq!(good.len(), 32);
-        let mut negative = [0u8; 24];
-        negative[0] = 0x80;
         for bad in [
             String::new(),
             "!!".into(),
@@ -192,7 +194,6 @@ mod tests {
             format!("{}+", &good[..31]),
             format!("{}=", &good[..31]),
             format!(" {}", &good[..31]),
-            URL_SAFE_NO_PAD.encode(negative),
             format!("12.{}", c.id.simple()),
         ] {
             let bad = bad.as_str();
