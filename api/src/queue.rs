@@ -62,7 +62,11 @@ impl GameQueues {
             game,
             turn: Some(turn.clone()),
         };
-        let turn = tokio::time::timeout(patience, turn.lock_owned()).await.ok()?;
+        // A free queue (most moves) is taken at once, without a timer.
+        let turn = match turn.clone().try_lock_owned() {
+            Ok(turn) => turn,
+            Err(_) => tokio::time::timeout(patience, turn.lock_owned()).await.ok()?,
+        };
         Some(Held {
             _turn: turn,
             _entry: entry,
