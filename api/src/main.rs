@@ -3,6 +3,10 @@
 use continental::config::Settings;
 use continental::startup::Application;
 
+// Measured in README "Performance".
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 // actix's runtime: the background work (webhooks, deadlines) runs on its local tasks.
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {

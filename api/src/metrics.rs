@@ -220,8 +220,8 @@ impl Metrics {
     /// Counts one answered request and its latency. `route` is the matched pattern (never the
     /// raw path, which would make a series per game).
     pub fn request(&self, route: &str, method: &str, status: u16, elapsed: Duration) {
-        let status = status.to_string();
-        let labels = [route, method, status.as_str()];
+        let mut status_text = itoa::Buffer::new();
+        let labels = [route, method, status_text.format(status)];
         self.requests.with_label_values(&labels).inc();
         self.latency
             .with_label_values(&labels)

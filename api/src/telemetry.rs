@@ -5,9 +5,9 @@
 //! as a field, so that every request is exactly one line. The request's span (which gives the
 //! request id to whatever else is logged while it runs) is at DEBUG, so at the default level it
 //! costs a disabled callsite. Lines are written by a thread of their own, in batches, never by
-//! a worker.
+//! a worker; the access line skips the generic formatter (`access_line`).
 
-use std::io::{BufWriter, IsTerminal};
+use std::io::IsTerminal;
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
@@ -15,14 +15,22 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
-use tracing::Instrument;
-use tracing_appender::non_blocking::{NonBlockingBuilder, WorkerGuard};
-use tracing_subscriber::EnvFilter;
+use tracing::{Instrument, Metadata};
+use tracing_subscriber::filter::filter_fn;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer, fmt};
 use uuid::Uuid;
 
 use crate::config::LogFormat;
 use crate::error::ApiError;
 use crate::state::AppState;
+
+mod access_line;
+mod log_writer;
+use access_line::AccessLines;
+pub use log_writer::LogGuard;
+use log_writer::log_writer;
 
 /// The header a request id travels in, both ways.
 pub const REQUEST_ID: &str = "x-request-id";
@@ -36,23 +44,33 @@ pub const ACCESS: &str = "continental::access";
 pub struct RequestId(pub String);
 
 /// Installs a subscriber filtered by `RUST_LOG` (default `info`) writing to stdout: text (with
-/// ANSI colours only on a terminal) or one JSON object per line. The lines go through a
-/// channel to a writer thread that writes them in batches; keep the guard until exit, its drop
-/// writes what is left.
+/// ANSI colours only on a terminal) or one JSON object per line. The lines wait in memory for
+/// a writer thread that writes them in batches (`log_writer`); keep the guard until exit, its
+/// drop writes what is left.
 #[must_use = "dropping the guard stops the log writer"]
-pub fn init(format: LogFormat) -> WorkerGuard {
+pub fn init(format: LogFormat) -> LogGuard {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    // Not lossy: when the channel is full, a worker waits rather than drop a line.
-    let (writer, guard) = NonBlockingBuilder::default()
-        .lossy(false)
-        .finish(BufWriter::new(std::io::stdout()));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(writer);
-    let _ = match format {
-        LogFormat::Text => builder.with_ansi(std::io::stdout().is_terminal()).try_init(),
-        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    let (writer, guard) = log_writer(std::io::stdout());
+    // The access lines have a writer of their own (`AccessLines`); the formatter writes the
+    // rest, spans of ACCESS included.
+    let access = |m: &Metadata<'_>| m.is_event() && m.target() == ACCESS;
+    let others = fmt::layer().with_writer(writer.clone());
+    let others = match format {
+        LogFormat::Text => others
+            .with_ansi(std::io::stdout().is_terminal())
+            .with_filter(filter_fn(move |m| !access(m)))
+            .boxed(),
+        LogFormat::Json => others
+            .json()
+            .flatten_event(true)
+            .with_filter(filter_fn(move |m| !access(m)))
+            .boxed(),
     };
+    let _ = tracing_subscriber::registry()
+        .with(filter)
+        .with(others)
+        .with(AccessLines { writer, format }.with_filter(filter_fn(access)))
+        .try_init();
     guard
 }
 
@@ -78,7 +96,11 @@ pub async fn observe(
         .headers()
         .get(REQUEST_ID)
         .and_then(usable_id)
-        .unwrap_or_else(|| Uuid::new_v4().to_string());
+        .unwrap_or_else(|| {
+            // Encoded straight into the string, without the formatting machinery.
+            let mut id = [0u8; uuid::fmt::Hyphenated::LENGTH];
+            Uuid::new_v4().hyphenated().encode_lower(&mut id).to_owned()
+        });
     req.extensions_mut().insert(RequestId(id.clone()));
     let method = req.method().clone();
     let metrics = req.app_data::<web::Data<AppState>>().map(|s| s.metrics.clone());
@@ -106,9 +128,9 @@ pub async fn observe(
         ($level:ident) => {
             tracing::$level!(
                 target: ACCESS,
-                request_id = %id,
+                request_id = id.as_str(),
                 method = method.as_str(),
-                route = %route,
+                route = route.as_str(),
                 status = status.as_u16(),
                 latency_ms = elapsed.as_secs_f64() * 1000.0,
                 code,

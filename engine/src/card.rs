@@ -328,13 +328,15 @@ impl Serialize for Card {
 
 impl<'de> Deserialize<'de> for Card {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
         // JSON takes the card as written, without the spaces a person's input may carry: what
         // it accepts is exactly `Card::PATTERN`.
-        if s.trim() != s {
-            return Err(serde::de::Error::custom(CardError::UnknownCard(s.into_owned())));
-        }
-        s.parse().map_err(serde::de::Error::custom)
+        d.deserialize_str(FromText(|s| {
+            if s.trim() == s {
+                s.parse()
+            } else {
+                Err(CardError::UnknownCard(s.to_owned()))
+            }
+        }))
     }
 }
 
@@ -346,8 +348,7 @@ impl Serialize for Rank {
 
 impl<'de> Deserialize<'de> for Rank {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
+        d.deserialize_str(FromText(str::parse))
     }
 }
 
@@ -359,14 +360,29 @@ impl Serialize for Suit {
 
 impl<'de> Deserialize<'de> for Suit {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        let mut it = s.chars();
-        match (it.next().and_then(Suit::from_char), it.next()) {
-            (Some(suit), None) => Ok(suit),
-            _ => Err(serde::de::Error::custom(format!(
-                "unknown suit {s:?}: use C, D, H or S"
-            ))),
-        }
+        d.deserialize_str(FromText(|s| {
+            let mut it = s.chars();
+            match (it.next().and_then(Suit::from_char), it.next()) {
+                (Some(suit), None) => Ok(suit),
+                _ => Err(format!("unknown suit {s:?}: use C, D, H or S")),
+            }
+        }))
+    }
+}
+
+/// Reads a value from a JSON string without an owned copy of it: a validation parses a
+/// card per element, and the copy was one allocation each.
+struct FromText<T, E>(fn(&str) -> Result<T, E>);
+
+impl<T, E: fmt::Display> serde::de::Visitor<'_> for FromText<T, E> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<R: serde::de::Error>(self, s: &str) -> Result<T, R> {
+        (self.0)(s).map_err(R::custom)
     }
 }
 
