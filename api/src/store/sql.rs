@@ -692,12 +692,14 @@ where
     });
 }
 
+/// The columns of a kept idempotency key, in the order both writers give them.
+const KEY_COLUMNS: &str = "(game_id, seat, key, request_hash, status, response_status, response_headers, response_body, created_at)";
+
 /// Pushes the `INSERT` that keeps `key` with the response to replay onto `sql` (PostgreSQL's
 /// one-statement write; [`store_response`] is the same on its own).
 fn push_response(sql: &mut QueryBuilder<sqlx::Postgres>, key: &KeyRef, response: &StoredResponse) {
     sql.push(format_args!(
-        " INSERT INTO {} (game_id, seat, key, request_hash, status, response_status, response_headers, \
-         response_body, created_at) VALUES (",
+        " INSERT INTO {} {KEY_COLUMNS} VALUES (",
         key.table()
     ));
     sql.push_bind(key.game)
@@ -732,8 +734,7 @@ where
     <E::Database as sqlx::Database>::Arguments: sqlx::IntoArguments<E::Database>,
 {
     sqlx::query(AssertSqlSafe(format!(
-        "INSERT INTO {} (game_id, seat, key, request_hash, status, response_status, response_headers, \
-         response_body, created_at) VALUES ($1, $2, $3, $4, 'done', $5, $6, $7, $8)",
+        "INSERT INTO {} {KEY_COLUMNS} VALUES ($1, $2, $3, $4, 'done', $5, $6, $7, $8)",
         key.table()
     )))
     .bind(key.game)
