@@ -71,6 +71,10 @@ def play_turn(client, game_id, view):
     """One turn of the seat in turn: draw, go down or lay off as the hints say, discard."""
     if view.turn.phase == Phase.DRAW:
         view = ok(draw_card.sync(game_id, client=client, body=DrawRequest(source=DrawSource.STOCK)), "draw")
+    # A draw from an exhausted stock ends the deal: the next one starts with a draw, maybe by
+    # another seat, and the main loop plays it.
+    if view.turn is None or view.turn.seat != view.you.seat or view.turn.phase != Phase.PLAY:
+        return view
     hints = ok(get_hints.sync(game_id, client=client), "hints")
     assert isinstance(hints, HintsResponse)
     if hints.contract not in (None, UNSET):
