@@ -92,10 +92,10 @@ impl SqliteStore {
 }
 
 /// The one SQL text of both stores, with what differs passed in: how a transaction that will
-/// write begins, how the game row is locked, how a sweep skips rows another one holds, and
-/// whether the update of a game row also sends the `NOTIFY` of its events.
+/// write begins, how the game row is locked and how a sweep skips rows another one holds. Each
+/// store writes an accepted action its own way (`write_update`).
 macro_rules! sql_store {
-    ($store:ty, $db:ty, $begin:literal, $lock:literal, $skip_locked:literal, $notifies:literal) => {
+    ($store:ty, $db:ty, $begin:literal, $lock:literal, $skip_locked:literal) => {
         impl Store for $store {
             async fn ready(&self) -> Result<(), StoreError> {
                 sqlx::query("SELECT 1").execute(&self.pool).await?;
@@ -803,10 +803,9 @@ sql_store!(
     sqlx::Postgres,
     "BEGIN",
     " FOR UPDATE",
-    " FOR UPDATE SKIP LOCKED",
-    true
+    " FOR UPDATE SKIP LOCKED"
 );
 // BEGIN IMMEDIATE takes SQLite's write lock at once, so two writers queue instead of both
 // reading the old state and one failing at commit.
 // SQLite has one writer at a time: two sweeps cannot take the same rows.
-sql_store!(SqliteStore, sqlx::Sqlite, "BEGIN IMMEDIATE", "", "", false);
+sql_store!(SqliteStore, sqlx::Sqlite, "BEGIN IMMEDIATE", "", "");
