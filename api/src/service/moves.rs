@@ -65,7 +65,7 @@ pub async fn act(
                     events,
                     actions,
                     turn_passed,
-                } = table.apply(Seat(seat), action)?;
+                } = table.apply(Seat(seat), action.clone())?;
                 table.rearm(turn_passed, now_ms(), state.second_ms());
                 (actions, Vec::new(), event_rows(events, webhook)?)
             };

@@ -157,7 +157,7 @@ impl Store for Database {
     async fn transact<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
     where
         E: From<StoreError>,
-        F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
+        F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
     {
         dispatch!(self, s => s.transact(id, key, act))
     }

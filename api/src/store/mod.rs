@@ -301,13 +301,15 @@ pub trait Store {
     /// changed before `games_before` (seconds since the epoch), in small batches. Rows another
     /// replica's sweep holds are skipped (`FOR UPDATE SKIP LOCKED`), never swept twice.
     async fn sweep(&self, keys_before: i64, games_before: i64) -> Result<Swept, StoreError>;
-    /// One action as one transaction: lock game `id`, call `act` with it, write its update
-    /// (its version, events, idempotent response under `key`), commit. An error from `act`
-    /// rolls back and changes nothing; [`StoreError::GameNotFound`] when there is no such game.
+    /// One action as one transaction: read game `id`, call `act` with it, write its update
+    /// (its version, events, idempotent response under `key`) only if nothing else changed
+    /// the game in between, commit. `act` may be called again, on the newer game, when
+    /// something did (PostgreSQL reads without a lock first). An error from `act` changes
+    /// nothing; [`StoreError::GameNotFound`] when there is no such game.
     async fn transact<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
     where
         E: From<StoreError>,
-        F: FnOnce(&GameRow) -> Result<Outcome<T>, E>;
+        F: FnMut(&GameRow) -> Result<Outcome<T>, E>;
     /// As [`Store::transact`], for a game of `tenant` only: another tenant's game is
     /// [`StoreError::GameNotFound`], found by the same one query.
     async fn transact_in<T, E, F>(&self, tenant: &str, id: Uuid, act: F) -> Result<T, E>

@@ -283,9 +283,9 @@ macro_rules! sql_store {
             async fn transact<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
             where
                 E: From<StoreError>,
-                F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
+                F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
             {
-                self.transact_with(None, id, key, act).await
+                self.transact_move(id, key, act).await
             }
 
             async fn transact_in<T, E, F>(&self, tenant: &str, id: Uuid, act: F) -> Result<T, E>
@@ -293,7 +293,7 @@ macro_rules! sql_store {
                 E: From<StoreError>,
                 F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
             {
-                self.transact_with(Some(tenant), id, None, act).await
+                self.transact_locked(Some(tenant), id, None, act).await
             }
 
             async fn transact_due<T, E, F>(&self, now: i64, act: F) -> Result<Option<T>, E>
@@ -429,14 +429,15 @@ macro_rules! sql_store {
         }
 
         impl $store {
-            /// One transaction on game `id` (of `tenant` only, when given): see [`Store::transact`].
-            async fn transact_with<T, E, F>(&self, tenant: Option<&str>, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
+            /// One transaction on game `id` (of `tenant` only, when given) that holds its row
+            /// from the read to the commit: see [`Store::transact`].
+            async fn transact_locked<T, E, F>(&self, tenant: Option<&str>, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
             where
                 E: From<StoreError>,
                 F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
             {
                 let mut tx = self.pool.begin_with($begin).await.map_err(StoreError::from)?;
-                let (game, taken) = Self::lock_game(&mut tx, id, tenant, key).await?;
+                let (game, taken, _) = Self::read_game(&mut tx, id, tenant, key, "", $lock).await?;
                 // A retry after the first request committed finds its key here and acts no
                 // second time. A copy that waited on the lock may not see the key yet (its
                 // statement's snapshot predates the commit); the key's unique index refuses it
@@ -458,57 +459,55 @@ macro_rules! sql_store {
                 Ok(value)
             }
 
-            /// Reads game `id` (of `tenant` only, when given), locking its row until the
-            /// transaction ends; with `key`, also whether that key is stored already, in the
-            /// same statement (one round trip fewer per keyed action).
-            async fn lock_game(
-                tx: &mut sqlx::Transaction<'static, $db>,
+            /// Reads game `id` (of `tenant` only, when given), with `extra` columns before its
+            /// own and `lock` after the query (a row lock until the transaction ends, or
+            /// nothing); with `key`, also whether that key is stored already, in the same
+            /// statement (one round trip fewer per keyed action). Returns the game, whether the
+            /// key is taken, and the row for the extra columns.
+            async fn read_game(
+                conn: &mut <$db as sqlx::Database>::Connection,
                 id: Uuid,
                 tenant: Option<&str>,
                 key: Option<&KeyRef>,
-            ) -> Result<(GameRow, bool), StoreError> {
-                let row = match (tenant, key) {
-                    (None, None) => sqlx::query(AssertSqlSafe(format!("{GAME_COLUMNS} WHERE id = $1{}", $lock)))
-                    .bind(id)
-                    .fetch_optional(&mut **tx)
-                    .await?,
-                    (Some(tenant), None) => sqlx::query(AssertSqlSafe(format!("{GAME_COLUMNS} WHERE id = $1 AND tenant = $2{}", $lock)))
-                    .bind(id)
-                    .bind(tenant)
-                    .fetch_optional(&mut **tx)
-                    .await?,
-                    (tenant, Some(key)) => {
-                        let query = sqlx::query(AssertSqlSafe(format!(
-                            "SELECT {GAME_FIELDS}, EXISTS (SELECT 1 FROM {} WHERE game_id = $2 AND seat = $3 AND key = $4) \
-                             AS taken FROM games WHERE id = $1{}{}",
-                            key.table(),
-                            if tenant.is_some() { " AND tenant = $5" } else { "" },
-                            $lock
-                        )))
-                        .bind(id)
-                        .bind(key.game)
-                        .bind(key.seat)
-                        .bind(&key.key);
-                        match tenant {
-                            Some(tenant) => query.bind(tenant),
-                            None => query,
-                        }
-                        .fetch_optional(&mut **tx)
-                        .await?
-                    }
+                extra: &str,
+                lock: &str,
+            ) -> Result<(GameRow, bool, <$db as sqlx::Database>::Row), StoreError> {
+                let taken = key.map(|k| {
+                    format!(
+                        ", EXISTS (SELECT 1 FROM {} WHERE game_id = $2 AND seat = $3 AND key = $4) AS taken",
+                        k.table()
+                    )
+                });
+                let of_tenant = match (tenant, key) {
+                    (None, _) => "",
+                    (Some(_), None) => " AND tenant = $2",
+                    (Some(_), Some(_)) => " AND tenant = $5",
                 };
-                let Some(row) = row else { return Err(StoreError::GameNotFound(id)) };
+                let mut query = sqlx::query(AssertSqlSafe(format!(
+                    "SELECT {extra}{GAME_FIELDS}{} FROM games WHERE id = $1{of_tenant}{lock}",
+                    taken.as_deref().unwrap_or("")
+                )))
+                .bind(id);
+                if let Some(key) = key {
+                    query = query.bind(key.game).bind(key.seat).bind(key.key.as_str());
+                }
+                if let Some(tenant) = tenant {
+                    query = query.bind(tenant);
+                }
+                let Some(row) = query.fetch_optional(&mut *conn).await? else {
+                    return Err(StoreError::GameNotFound(id));
+                };
                 let taken = match key {
                     Some(_) => row.try_get::<bool, _>("taken")?,
                     None => false,
                 };
-                Ok((game_row(&row)?, taken))
+                Ok((game_row(&row)?, taken, row))
             }
 
             /// Writes what an accepted action changed besides the game row, its events and its
             /// key: the seats renamed or taken by a bot, and the events' webhook deliveries.
             async fn write_seats_and_outbox(
-                tx: &mut sqlx::Transaction<'static, $db>,
+                tx: &mut <$db as sqlx::Database>::Connection,
                 game: &GameRow,
                 update: &GameUpdate,
             ) -> Result<(), StoreError> {
@@ -518,7 +517,7 @@ macro_rules! sql_store {
                         .bind(s.seat)
                         .bind(&s.name)
                         .bind(&s.kind)
-                        .execute(&mut **tx)
+                        .execute(&mut *tx)
                         .await?;
                 }
                 for (i, e) in update.events.iter().enumerate() {
@@ -530,7 +529,7 @@ macro_rules! sql_store {
             /// Writes event `seq` to the webhook outbox, in the transaction that logs it, when
             /// the game has a webhook (the service then gives the event's public copy).
             async fn enqueue(
-                tx: &mut sqlx::Transaction<'static, $db>,
+                tx: &mut <$db as sqlx::Database>::Connection,
                 game: Uuid,
                 seq: i64,
                 version: i64,
@@ -548,7 +547,7 @@ macro_rules! sql_store {
                 .bind(version)
                 .bind(public)
                 .bind(at)
-                .execute(&mut **tx)
+                .execute(&mut *tx)
                 .await?;
                 Ok(())
             }
@@ -557,6 +556,16 @@ macro_rules! sql_store {
 }
 
 impl SqliteStore {
+    /// An action: one transaction that holds the database's write lock from the read on (one
+    /// process owns the file, so there is no one to race).
+    async fn transact_move<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
+    where
+        E: From<StoreError>,
+        F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
+    {
+        self.transact_locked(None, id, key, act).await
+    }
+
     /// Writes an accepted action: the game's state, version and last seq, changed seats, the
     /// events in one statement, and the response kept for the request's idempotency key.
     /// Returns the new last seq.
@@ -597,22 +606,84 @@ impl SqliteStore {
 }
 
 impl PgStore {
-    /// Writes an accepted action in one statement: the game's state, version and last seq
-    /// (sending the `NOTIFY` of its events), the events, and the response kept for the
-    /// request's idempotency key; changed seats and webhook deliveries, when there are any,
-    /// after it. One round trip where three were (README "Performance"). Returns the new last
-    /// seq.
+    /// An action, optimistic first: the game is read without a lock, `act` decides, and one
+    /// statement that commits by itself writes the change if the row is still the one read
+    /// (its `xmin`, which every write of the row changes). Two statements where a transaction
+    /// holding the row takes four (README "Performance"). When another replica wrote in
+    /// between, `act` runs once more on the new state, in a transaction that holds the row and
+    /// so cannot lose again.
+    async fn transact_move<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, mut act: F) -> Result<T, E>
+    where
+        E: From<StoreError>,
+        F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
+    {
+        let mut conn = self.pool.acquire().await.map_err(StoreError::from)?;
+        let (game, taken, row) =
+            Self::read_game(&mut conn, id, None, key, "xmin::text AS xmin, ", "").await?;
+        // A retry after the first request committed finds its key here; a copy racing it
+        // is refused by the key's unique index when it writes.
+        if taken {
+            return Err(StoreError::KeyTaken.into());
+        }
+        let read: String = row.try_get("xmin").map_err(StoreError::from)?;
+        let Outcome { update, value } = act(&game)?;
+        let Some(update) = update else {
+            return Ok(value);
+        };
+        let written = if update.seats.is_empty() && update.events.iter().all(|e| e.public.is_none()) {
+            Self::write_row(&mut conn, &game, Some(&read), key, &update).await?
+        } else {
+            // Seats and webhook deliveries are further statements: one transaction for all.
+            let mut tx = sqlx::Connection::begin(&mut *conn)
+                .await
+                .map_err(StoreError::from)?;
+            let written = Self::write_row(&mut tx, &game, Some(&read), key, &update).await?;
+            if written.is_some() {
+                Self::write_seats_and_outbox(&mut tx, &game, &update).await?;
+                tx.commit().await.map_err(StoreError::from)?;
+            }
+            written
+        };
+        if written.is_some() {
+            return Ok(value);
+        }
+        drop(conn);
+        self.transact_locked(None, id, key, act).await
+    }
+
+    /// Writes an accepted action in a transaction that holds the game's row: the row, events
+    /// and key ([`PgStore::write_row`]), then changed seats and webhook deliveries. Returns
+    /// the new last seq.
     async fn write_update(
         tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
         game: &GameRow,
         key: Option<&KeyRef>,
         update: &GameUpdate,
     ) -> Result<i64, StoreError> {
+        let last = Self::write_row(tx, game, None, key, update)
+            .await?
+            .ok_or(StoreError::GameNotFound(game.id))?;
+        Self::write_seats_and_outbox(tx, game, update).await?;
+        Ok(last)
+    }
+
+    /// Writes the game's state, version and last seq (sending the `NOTIFY` of its events), the
+    /// events, and the response kept for the request's idempotency key, in one statement; with
+    /// `read`, only if the row's `xmin` is still that. Returns the new last seq, or `None` when
+    /// the row had changed and nothing was written.
+    async fn write_row(
+        conn: &mut sqlx::PgConnection,
+        game: &GameRow,
+        read: Option<&str>,
+        key: Option<&KeyRef>,
+        update: &GameUpdate,
+    ) -> Result<Option<i64>, StoreError> {
         let id = game.id;
         let at = now();
-        // The row lock held since lock_game keeps these numbers in order.
+        // Unchanged since it was read (or locked): these numbers follow on.
         let last = game.last_seq + update.events.len() as i64;
-        // Data-modifying WITH clauses all run, whether or not the final statement reads them.
+        // Data-modifying WITH clauses all run, whether or not the final statement reads them;
+        // the others insert only if the game's row was updated.
         let mut write = QueryBuilder::<sqlx::Postgres>::new("WITH game AS (UPDATE games SET status = ");
         write
             .push_bind(&update.status)
@@ -628,34 +699,45 @@ impl PgStore {
             .push_bind(last)
             .push(" WHERE id = ")
             .push_bind(id);
+        if let Some(read) = read {
+            write.push(" AND xmin::text = ").push_bind(read);
+        }
+        write.push(" RETURNING version");
         if !update.events.is_empty() {
             write
-                .push(" RETURNING pg_notify('continental_events', ")
+                .push(", pg_notify('continental_events', ")
                 .push_bind(hub::note(id, last, &update.events))
                 .push(")");
         }
         write.push(")");
         if !update.events.is_empty() {
-            write.push(", logged AS (");
-            push_events(&mut write, id, game.last_seq + 1, &update.events, at);
-            write.push(")");
+            write
+                .push(", logged AS (")
+                .push(EVENT_INSERT)
+                .push("SELECT * FROM (");
+            push_event_values(&mut write, id, game.last_seq + 1, &update.events, at);
+            write.push(") AS e WHERE EXISTS (SELECT 1 FROM game))");
         }
-        match (key, &update.response) {
-            (Some(key), Some(response)) => push_response(&mut write, key, response),
-            _ => {
-                write.push(" SELECT 1");
-            }
+        if let (Some(key), Some(response)) = (key, &update.response) {
+            write.push(", kept AS (");
+            push_response(&mut write, key, response);
+            write.push(" WHERE EXISTS (SELECT 1 FROM game))");
         }
-        write.build().execute(&mut **tx).await.map_err(|e| match &e {
-            sqlx::Error::Database(db)
-                if db.is_unique_violation() && key.is_some_and(|k| db.table() == Some(k.table())) =>
-            {
-                StoreError::KeyTaken
-            }
-            _ => StoreError::from(e),
-        })?;
-        Self::write_seats_and_outbox(tx, game, update).await?;
-        Ok(last)
+        write.push(" SELECT count(*) FROM game");
+        let written: i64 = write
+            .build()
+            .fetch_one(&mut *conn)
+            .await
+            .and_then(|row| row.try_get(0))
+            .map_err(|e| match &e {
+                sqlx::Error::Database(db)
+                    if db.is_unique_violation() && key.is_some_and(|k| db.table() == Some(k.table())) =>
+                {
+                    StoreError::KeyTaken
+                }
+                _ => StoreError::from(e),
+            })?;
+        Ok((written > 0).then_some(last))
     }
 }
 
@@ -668,21 +750,28 @@ where
     Option<i64>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     &'a str: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
 {
-    let mut insert = QueryBuilder::new("");
-    push_events(&mut insert, game, first, events, at);
+    let mut insert = QueryBuilder::new(EVENT_INSERT);
+    push_event_values(&mut insert, game, first, events, at);
     insert
 }
 
-/// Pushes the `INSERT` of all `events`, numbered from `first`, onto `sql`.
-fn push_events<'a, DB>(sql: &mut QueryBuilder<DB>, game: Uuid, first: i64, events: &'a [NewEvent], at: i64)
-where
+/// The start of an `INSERT` of events, before their rows.
+const EVENT_INSERT: &str = "INSERT INTO events (game_id, seq, seat, body, created_at) ";
+
+/// Pushes the `VALUES` of all `events`, numbered from `first`, onto `sql`.
+fn push_event_values<'a, DB>(
+    sql: &mut QueryBuilder<DB>,
+    game: Uuid,
+    first: i64,
+    events: &'a [NewEvent],
+    at: i64,
+) where
     DB: sqlx::Database,
     Uuid: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     Option<i64>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     &'a str: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
 {
-    sql.push("INSERT INTO events (game_id, seq, seat, body, created_at) ");
     sql.push_values(events.iter().zip(first..), |mut row, (e, seq)| {
         row.push_bind(game)
             .push_bind(seq)
@@ -695,29 +784,26 @@ where
 /// The columns of a kept idempotency key, in the order both writers give them.
 const KEY_COLUMNS: &str = "(game_id, seat, key, request_hash, status, response_status, response_headers, response_body, created_at)";
 
-/// Pushes the `INSERT` that keeps `key` with the response to replay onto `sql` (PostgreSQL's
-/// one-statement write; [`store_response`] is the same on its own).
+/// Pushes the `INSERT` that keeps `key` with the response to replay onto `sql`, as a `SELECT`
+/// that the caller may follow with a condition (PostgreSQL's one-statement write;
+/// [`store_response`] is the same on its own).
 fn push_response(sql: &mut QueryBuilder<sqlx::Postgres>, key: &KeyRef, response: &StoredResponse) {
-    sql.push(format_args!(
-        " INSERT INTO {} {KEY_COLUMNS} VALUES (",
-        key.table()
-    ));
+    sql.push(format_args!("INSERT INTO {} {KEY_COLUMNS} SELECT ", key.table()));
     sql.push_bind(key.game)
         .push(", ")
         .push_bind(key.seat)
         .push(", ")
-        .push_bind(key.key.clone())
+        .push_bind(key.key.as_str())
         .push(", ")
-        .push_bind(key.request_hash.clone())
+        .push_bind(key.request_hash.as_str())
         .push(", 'done', ")
         .push_bind(i64::from(response.status))
         .push(", ")
-        .push_bind(response.etag.clone())
+        .push_bind(response.etag.as_deref())
         .push(", ")
-        .push_bind(response.body.clone())
+        .push_bind(response.body.as_slice())
         .push(", ")
-        .push_bind(now())
-        .push(")");
+        .push_bind(now());
 }
 
 /// Keeps `key` with the response to replay, in the transaction of the change it answers: a

@@ -415,3 +415,129 @@ async fn idempotent_join(app: &TestApp) {
     assert_eq!(next.json()["status"], "playing", "the last seat deals");
 }
 on_every_backend!(idempotent_join_on_every_backend, idempotent_join);
+
+/// An action on a game that another replica changed between its read and its write (on
+/// PostgreSQL the read takes no lock) is decided once more, on the game as it is now: nothing
+/// written in between is overwritten, and no event number is taken twice.
+#[tokio::test]
+async fn a_change_between_read_and_write_is_decided_again() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use continental::config::{DatabaseSettings, Limits};
+    use continental::store::{
+        Database, GameRow, GameUpdate, Live, NewEvent, NewGame, Outcome, Store, StoreError,
+    };
+    use sqlx::Connection;
+
+    use crate::helpers::{Backend, drop_database, fresh_database, postgres_url};
+
+    /// One event by `by`, on top of whatever the game is when decided.
+    fn step(row: &GameRow, by: &str) -> Result<Outcome<i64>, StoreError> {
+        Ok(Outcome {
+            update: Some(GameUpdate {
+                version: row.version + 1,
+                status: row.status.clone(),
+                state: format!(r#"{{"last":"{by}"}}"#),
+                seats: Vec::new(),
+                events: vec![NewEvent {
+                    seat: None,
+                    body: format!(r#"{{"by":"{by}"}}"#),
+                    public: None,
+                }],
+                deadline: None,
+                response: None,
+            }),
+            value: row.version,
+        })
+    }
+
+    if postgres_url().is_none() {
+        return;
+    }
+    let database = fresh_database(&Backend::Postgres).await;
+    let store = Database::connect(&database, &Limits::default(), &Live::new(8))
+        .await
+        .expect("the store");
+    let id = uuid::Uuid::new_v4();
+    let game = GameRow {
+        id,
+        variant: "may_i".into(),
+        status: "playing".into(),
+        state: "{}".into(),
+        version: 1,
+        last_seq: 0,
+        seed: "00".into(),
+        seed_commitment: "00".into(),
+        webhook_url: None,
+        deadline: None,
+    };
+    let new = NewGame {
+        game,
+        tenant: String::new(),
+        seats: Vec::new(),
+        events: Vec::new(),
+        webhook: None,
+    };
+    store.create_game(&new, None).await.expect("a game");
+
+    let DatabaseSettings::Postgres { url } = &database else {
+        unreachable!("a PostgreSQL database")
+    };
+    // Another replica's move, made while this one decides: its own connection, on a thread
+    // of its own, so that it is in before this one writes.
+    let other_replica_moves = || {
+        let url = url.clone();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime");
+            runtime.block_on(async move {
+                let mut conn = sqlx::PgConnection::connect(&url).await.expect("a connection");
+                sqlx::query(
+                    r#"WITH g AS (UPDATE games SET version = version + 1, last_seq = last_seq + 1,
+                       state = '{"last":"other"}' WHERE id = $1 RETURNING last_seq)
+                       INSERT INTO events (game_id, seq, body, created_at) SELECT $1, last_seq, '{"by":"other"}', 0 FROM g"#,
+                )
+                .bind(id)
+                .execute(&mut conn)
+                .await
+                .expect("the other replica's move");
+            });
+        })
+        .join()
+        .expect("the other replica");
+    };
+    let decided = AtomicUsize::new(0);
+    let read_version = store
+        .transact(id, None, |row| {
+            if decided.fetch_add(1, Ordering::SeqCst) == 0 {
+                other_replica_moves();
+            }
+            step(row, "this")
+        })
+        .await
+        .expect("the action");
+
+    assert_eq!(decided.load(Ordering::SeqCst), 2, "decided again");
+    assert_eq!(read_version, 2, "the second time on the other replica's version");
+    let now = store.game(id).await.expect("read").expect("the game");
+    assert_eq!((now.version, now.last_seq), (3, 2));
+    assert_eq!(now.state, r#"{"last":"this"}"#);
+    let events: Vec<(i64, String)> = store
+        .events_after(id, 0, 10)
+        .await
+        .expect("events")
+        .into_iter()
+        .map(|e| (e.seq, e.body))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            (1, r#"{"by":"other"}"#.to_owned()),
+            (2, r#"{"by":"this"}"#.to_owned())
+        ]
+    );
+    drop(store);
+    drop_database(&database).await;
+}
