@@ -3,94 +3,40 @@
 //! still reaches the receiver (API.md "Webhooks": a crash loses nothing).
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use awc::Client;
 use continental::config::DatabaseSettings;
 use serde_json::{Value, json};
 
-use crate::helpers::{backends, drop_database, fresh_database};
+use crate::helpers::{Binary, backends, database_url, drop_database, fresh_database};
 use crate::receiver::{Received, Receiver};
 use crate::webhooks::{verified_by_the_library, verifies};
 
-/// How long the binary may take to start (migrations on a busy machine included).
-const START_WITHIN: Duration = Duration::from_secs(60);
 /// How long the events may take to arrive after the restart: a delivery in flight at the kill
 /// stays claimed for its lease (30 s) before another process takes it.
 const DELIVERED_WITHIN: Duration = Duration::from_secs(90);
 
-/// A child process that is killed when dropped, so a failing test leaves none behind.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The `continental` binary running as a child process.
+/// The `continental` binary running as a child process, with a client for it.
 struct Service {
-    process: Process,
-    address: String,
+    binary: Binary,
     client: Client,
 }
 
 impl Service {
     /// Starts the binary on `database`, in test mode, with webhooks allowed to reach this
-    /// machine and retried 50 ms apart; it binds a port of its own choosing, read from its log.
+    /// machine and retried 50 ms apart.
     async fn start(database: &DatabaseSettings) -> Service {
-        let url = match database {
-            DatabaseSettings::Sqlite { path } => format!("sqlite:{path}"),
-            DatabaseSettings::Postgres { url } => url.clone(),
-        };
-        let mut child = Command::new(env!("CARGO_BIN_EXE_continental"))
-            .env_clear()
-            .env("DATABASE_URL", url)
-            .env("CONTINENTAL_BIND", "127.0.0.1:0")
-            .env("CONTINENTAL_TEST_MODE", "1")
-            .env("CONTINENTAL_WEBHOOK_ALLOW_PRIVATE", "1")
-            .env("CONTINENTAL_WEBHOOK_RETRY_S", "0.05")
-            .env("CONTINENTAL_LOG_FORMAT", "json")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the continental binary starts");
-        let stdout = child.stdout.take().expect("its stdout");
-        let mut process = Process(child);
-        let (lines, log) = mpsc::channel::<String>();
-        // Reads the log to its end, so that the service never blocks on a full pipe.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = lines.send(line);
-            }
-        });
-        let started = Instant::now();
-        let port = loop {
-            let port = log
-                .try_iter()
-                .filter_map(|l| serde_json::from_str::<Value>(&l).ok())
-                .find(|l| l["message"] == "listening")
-                .and_then(|l| l["port"].as_u64());
-            if let Some(port) = port {
-                break port;
-            }
-            if let Ok(Some(status)) = process.0.try_wait() {
-                panic!("the binary exited before listening: {status}");
-            }
-            assert!(
-                started.elapsed() < START_WITHIN,
-                "the binary did not listen within {START_WITHIN:?}"
-            );
-            actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-        };
+        let url = database_url(database);
+        let binary = Binary::start(&[
+            ("DATABASE_URL", url.as_str()),
+            ("CONTINENTAL_TEST_MODE", "1"),
+            ("CONTINENTAL_WEBHOOK_ALLOW_PRIVATE", "1"),
+            ("CONTINENTAL_WEBHOOK_RETRY_S", "0.05"),
+        ])
+        .await;
         Service {
-            process,
-            address: format!("http://127.0.0.1:{port}"),
+            binary,
             client: Client::builder()
                 .disable_redirects()
                 .timeout(Duration::from_secs(30))
@@ -98,11 +44,9 @@ impl Service {
         }
     }
 
-    /// Kills the process with SIGKILL (what `Child::kill` sends on Unix): no shutdown of any
-    /// kind, whatever was in flight is cut off.
+    /// Kills the process with SIGKILL: whatever was in flight is cut off.
     fn kill(mut self) {
-        self.process.0.kill().expect("SIGKILL sent");
-        let status = self.process.0.wait().expect("the process reaped");
+        let status = self.binary.kill();
         #[cfg(unix)]
         {
             use std::os::unix::process::ExitStatusExt;
@@ -121,7 +65,9 @@ impl Service {
         token: Option<&str>,
     ) -> (u16, Value) {
         let method = awc::http::Method::from_bytes(method.as_bytes()).expect("a method");
-        let mut req = self.client.request(method, format!("{}{path}", self.address));
+        let mut req = self
+            .client
+            .request(method, format!("{}{path}", self.binary.address));
         if let Some(token) = token {
             req = req.insert_header(("authorization", format!("Bearer {token}")));
         }

@@ -435,3 +435,131 @@ macro_rules! on_every_backend {
         }
     };
 }
+
+/// The `DATABASE_URL` that names `database` to the binary.
+pub fn database_url(database: &DatabaseSettings) -> String {
+    match database {
+        DatabaseSettings::Sqlite { path } => format!("sqlite:{path}"),
+        DatabaseSettings::Postgres { url } => url.clone(),
+    }
+}
+
+/// Lines a process wrote, gathered by the thread that reads its pipe.
+type Lines = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+
+/// The built `continental` binary as a child process, for the tests that need the real process
+/// (its log on stdout, a SIGKILL, a restart): killed when dropped, so that a failing test
+/// leaves none behind, with every line it writes kept as it comes.
+pub struct Binary {
+    child: std::process::Child,
+    stdout: Lines,
+    stderr: Lines,
+    readers: Vec<std::thread::JoinHandle<()>>,
+    /// `http://127.0.0.1:port`, on the port it chose.
+    pub address: String,
+}
+
+impl Binary {
+    /// How long it may take to start (migrations on a busy machine included).
+    const START_WITHIN: std::time::Duration = std::time::Duration::from_secs(60);
+
+    /// Starts it with only `env` and JSON logs on a port of its own choosing, and waits for
+    /// its `listening` line.
+    pub async fn start(env: &[(&str, &str)]) -> Binary {
+        use std::io::{BufRead, BufReader, Read};
+        use std::process::{Command, Stdio};
+        use std::sync::{Arc, Mutex};
+
+        let mut child = Command::new(env!("CARGO_BIN_EXE_continental"))
+            .env_clear()
+            .env("CONTINENTAL_BIND", "127.0.0.1:0")
+            .env("CONTINENTAL_LOG_FORMAT", "json")
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the continental binary starts");
+        let (stdout, stderr) = (Arc::new(Mutex::new(Vec::new())), Arc::new(Mutex::new(Vec::new())));
+        let pipes: [(Box<dyn Read + Send>, &Lines); 2] = [
+            (Box::new(child.stdout.take().expect("its stdout")), &stdout),
+            (Box::new(child.stderr.take().expect("its stderr")), &stderr),
+        ];
+        // Both pipes are read to their end, so that the service never blocks on a full one.
+        let readers = pipes
+            .into_iter()
+            .map(|(pipe, sink)| {
+                let sink = sink.clone();
+                std::thread::spawn(move || {
+                    for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                        sink.lock().expect("the lines").push(line);
+                    }
+                })
+            })
+            .collect();
+        let mut binary = Binary {
+            child,
+            stdout,
+            stderr,
+            readers,
+            address: String::new(),
+        };
+        let started = std::time::Instant::now();
+        let port = loop {
+            let port = binary
+                .lines()
+                .iter()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .find(|l| l["message"] == "listening")
+                .and_then(|l| l["port"].as_u64());
+            if let Some(port) = port {
+                break port;
+            }
+            if let Ok(Some(status)) = binary.child.try_wait() {
+                panic!(
+                    "the binary exited before listening ({status}): {}",
+                    binary.output()
+                );
+            }
+            assert!(
+                started.elapsed() < Self::START_WITHIN,
+                "the binary did not listen within {:?}: {}",
+                Self::START_WITHIN,
+                binary.output()
+            );
+            actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
+        };
+        binary.address = format!("http://127.0.0.1:{port}");
+        binary
+    }
+
+    /// Every line written to stdout so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.stdout.lock().expect("the lines").clone()
+    }
+
+    /// Everything written so far, stdout then stderr.
+    pub fn output(&self) -> String {
+        let mut all = self.lines();
+        all.extend(self.stderr.lock().expect("the lines").iter().cloned());
+        all.join("\n")
+    }
+
+    /// Kills it with SIGKILL (what `Child::kill` sends on Unix: no shutdown of any kind) and
+    /// waits for it and for the last of its output; answers how it ended.
+    pub fn kill(&mut self) -> std::process::ExitStatus {
+        let _ = self.child.kill();
+        let status = self.child.wait().expect("the process reaped");
+        for reader in std::mem::take(&mut self.readers) {
+            let _ = reader.join();
+        }
+        status
+    }
+}
+
+impl Drop for Binary {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

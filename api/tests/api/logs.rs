@@ -2,9 +2,6 @@
 //! default level, with the matched route, the status, the latency, the request id (a client's
 //! own kept) and a refusal's code; never a secret; `continental::access=warn` silences them.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use awc::Client;
@@ -12,92 +9,34 @@ use continental::config::DatabaseSettings;
 use serde_json::{Value, json};
 use sqlx::Connection;
 
-use crate::helpers::{ACME, backends, drop_database, fresh_database};
+use crate::helpers::{ACME, Binary, backends, database_url, drop_database, fresh_database};
 
-/// How long the binary may take to start (migrations on a busy machine included).
-const START_WITHIN: Duration = Duration::from_secs(60);
 /// How long a line may take to reach stdout through the log writer's thread.
 const WRITTEN_WITHIN: Duration = Duration::from_secs(10);
 
-/// The binary as a child process, killed when dropped, with every line of its stdout.
-struct Logged {
-    child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
-    address: String,
-}
-
-impl Drop for Logged {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+/// The binary as a child process, with every line of its stdout.
+struct Logged(Binary);
 
 impl Logged {
     /// Starts the binary on `database` with JSON logs, the studio key `acme`, and `RUST_LOG`
     /// if given (else its default).
     async fn start(database: &DatabaseSettings, rust_log: Option<&str>) -> Logged {
-        let url = match database {
-            DatabaseSettings::Sqlite { path } => format!("sqlite:{path}"),
-            DatabaseSettings::Postgres { url } => url.clone(),
-        };
-        let mut command = Command::new(env!("CARGO_BIN_EXE_continental"));
-        command
-            .env_clear()
-            .env("DATABASE_URL", url)
-            .env("CONTINENTAL_BIND", "127.0.0.1:0")
-            .env("CONTINENTAL_API_KEYS", format!("acme:{ACME}"))
-            .env("CONTINENTAL_LOG_FORMAT", "json");
+        let url = database_url(database);
+        let keys = format!("acme:{ACME}");
+        let mut env = vec![
+            ("DATABASE_URL", url.as_str()),
+            ("CONTINENTAL_API_KEYS", keys.as_str()),
+        ];
         if let Some(filter) = rust_log {
-            command.env("RUST_LOG", filter);
+            env.push(("RUST_LOG", filter));
         }
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the continental binary starts");
-        let stdout = child.stdout.take().expect("its stdout");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let sink = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                sink.lock().expect("the lines").push(line);
-            }
-        });
-        let mut logged = Logged {
-            child,
-            lines,
-            address: String::new(),
-        };
-        let started = Instant::now();
-        let port = loop {
-            let port = logged
-                .json()
-                .iter()
-                .find(|l| l["message"] == "listening")
-                .and_then(|l| l["port"].as_u64());
-            if let Some(port) = port {
-                break port;
-            }
-            if let Ok(Some(status)) = logged.child.try_wait() {
-                panic!("the binary exited before listening: {status}");
-            }
-            assert!(
-                started.elapsed() < START_WITHIN,
-                "no listening within {START_WITHIN:?}"
-            );
-            actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-        };
-        logged.address = format!("http://127.0.0.1:{port}");
-        logged
+        Logged(Binary::start(&env).await)
     }
 
     /// Every line so far, as JSON (a line that is not JSON fails the test).
     fn json(&self) -> Vec<Value> {
-        self.lines
-            .lock()
-            .expect("the lines")
+        self.0
+            .lines()
             .iter()
             .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("a JSON line, not {l:?}: {e}")))
             .collect()
@@ -105,7 +44,7 @@ impl Logged {
 
     /// The whole output as text.
     fn text(&self) -> String {
-        self.lines.lock().expect("the lines").join("\n")
+        self.0.lines().join("\n")
     }
 
     /// Sends a request with these headers; answers the status, the `X-Request-Id` echoed
@@ -119,7 +58,7 @@ impl Logged {
     ) -> (u16, String, Value) {
         let client = Client::builder().timeout(Duration::from_secs(30)).finish();
         let method = awc::http::Method::from_bytes(method.as_bytes()).expect("a method");
-        let mut req = client.request(method, format!("{}{path}", self.address));
+        let mut req = client.request(method, format!("{}{path}", self.0.address));
         for &(name, value) in headers {
             req = req.insert_header((name, value));
         }

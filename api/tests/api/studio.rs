@@ -987,116 +987,21 @@ async fn the_listing_is_served_by_an_index() {
     }
 }
 
-/// The `continental` binary started as a process with `env`, its stdout and stderr gathered
-/// whole; killed when dropped, so a failing test leaves none behind.
-struct Logged {
-    child: std::process::Child,
-    output: std::sync::Arc<std::sync::Mutex<String>>,
-    readers: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Logged {
-    /// Starts the binary and waits for its `listening` line; answers it and its address.
-    async fn start(env: &[(&str, &str)]) -> (Logged, String) {
-        use std::io::Read;
-        use std::process::{Command, Stdio};
-        let mut child = Command::new(env!("CARGO_BIN_EXE_continental"))
-            .env_clear()
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the continental binary starts");
-        let output = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-        let mut readers = Vec::new();
-        let pipes: [Box<dyn Read + Send>; 2] = [
-            Box::new(child.stdout.take().expect("stdout")),
-            Box::new(child.stderr.take().expect("stderr")),
-        ];
-        for mut pipe in pipes {
-            let output = output.clone();
-            readers.push(std::thread::spawn(move || {
-                let mut buf = [0_u8; 8192];
-                while let Ok(n) = pipe.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    let text = String::from_utf8_lossy(&buf[..n]).into_owned();
-                    output.lock().expect("the log").push_str(&text);
-                }
-            }));
-        }
-        let mut logged = Logged {
-            child,
-            output,
-            readers,
-        };
-        let started = std::time::Instant::now();
-        loop {
-            let port = logged
-                .output
-                .lock()
-                .expect("the log")
-                .lines()
-                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-                .find(|l| l["message"] == "listening")
-                .and_then(|l| l["port"].as_u64());
-            if let Some(port) = port {
-                return (logged, format!("http://127.0.0.1:{port}"));
-            }
-            if let Ok(Some(status)) = logged.child.try_wait() {
-                panic!(
-                    "the binary exited before listening ({status}): {}",
-                    logged.output.lock().expect("the log")
-                );
-            }
-            assert!(
-                started.elapsed() < std::time::Duration::from_secs(60),
-                "the binary did not listen within a minute"
-            );
-            actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-    }
-
-    /// Kills the process and answers everything it wrote.
-    fn stop(mut self) -> String {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        for reader in std::mem::take(&mut self.readers) {
-            let _ = reader.join();
-        }
-        self.output.lock().expect("the log").clone()
-    }
-}
-
-impl Drop for Logged {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Neither a server key nor a seat, spectator or webhook secret reaches the service's log,
 /// with every line written (`RUST_LOG=debug`): the binary is run as a process and all it
 /// writes, stdout and stderr, is searched after creating, listing, reissuing, watching,
 /// playing, a wrong key and another tenant's key.
 #[actix_web::test]
 async fn no_secret_or_token_reaches_the_log() {
-    use crate::helpers::{STUDIO_KEYS, drop_database, fresh_database};
+    use crate::helpers::{Binary, STUDIO_KEYS, database_url, drop_database, fresh_database};
     const WRONG: &str = "acme-secret-0000000009";
     const JWT_SECRET: &str = "jwt-secret-of-the-log-test-0123456789";
     for backend in backends() {
         let database = fresh_database(&backend).await;
-        let url = match &database {
-            continental::config::DatabaseSettings::Sqlite { path } => format!("sqlite:{path}"),
-            continental::config::DatabaseSettings::Postgres { url } => url.clone(),
-        };
-        let (service, address) = Logged::start(&[
+        let url = database_url(&database);
+        let mut service = Binary::start(&[
             ("DATABASE_URL", url.as_str()),
-            ("CONTINENTAL_BIND", "127.0.0.1:0"),
             ("CONTINENTAL_TEST_MODE", "1"),
-            ("CONTINENTAL_LOG_FORMAT", "json"),
             ("CONTINENTAL_API_KEYS", STUDIO_KEYS),
             ("CONTINENTAL_JWT_SECRET", JWT_SECRET),
             ("CONTINENTAL_WEBHOOK_ALLOW_PRIVATE", "1"),
@@ -1104,6 +1009,7 @@ async fn no_secret_or_token_reaches_the_log() {
             ("RUST_LOG", "debug"),
         ])
         .await;
+        let address = service.address.clone();
         let client = awc::Client::builder()
             .timeout(std::time::Duration::from_secs(30))
             .finish();
@@ -1191,7 +1097,8 @@ async fn no_secret_or_token_reaches_the_log() {
         }
         // Long enough for the first webhook attempts to fail and be logged.
         actix_web::rt::time::sleep(std::time::Duration::from_millis(500)).await;
-        let log = service.stop();
+        service.kill();
+        let log = service.output();
         assert!(
             log.contains("\"level\":\"DEBUG\""),
             "{ctx}: every line is written: {}",
