@@ -38,8 +38,8 @@ pub async fn list_games(
             let table = Table::from_json(&r.game.state)?;
             Ok(ListedGame {
                 id: r.game.id,
-                variant: r.game.variant.clone(),
-                status: r.game.status.clone(),
+                variant: table.config.ruleset.variant(),
+                status: table.status(),
                 version: r.game.version,
                 created_at: rfc3339(r.created_us),
                 seats: table

@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use engine::TurnView;
+use engine::{TurnView, Variant};
 
 use super::Invalid;
-use crate::domain::SeatKind;
+use crate::domain::{GameStatus, SeatKind};
 use crate::store::{Cursor, GameListing};
 
 /// Games on a page when `limit` is not given.
@@ -114,12 +114,10 @@ pub struct ListedSeat {
 pub struct ListedGame {
     /// Game id.
     pub id: Uuid,
-    /// `may_i`, `contract_7`, `continental` or `push`.
-    #[schema(example = "may_i")]
-    pub variant: String,
-    /// `waiting`, `playing`, `suspended`, `finished` or `void`.
-    #[schema(example = "playing")]
-    pub status: String,
+    /// The variant.
+    pub variant: Variant,
+    /// Where the game is.
+    pub status: GameStatus,
     /// The game's version (its `ETag`).
     pub version: i64,
     /// When it was created (RFC 3339, UTC).
