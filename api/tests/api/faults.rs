@@ -466,16 +466,8 @@ async fn draw_with(
     .await
 }
 
-async fn expired_keys_and_old_games_are_swept(app: &TestApp) {
-    let ctx = format!("{:?}", app.backend);
-    let table = create(app, "may_i", 2, 3, json!({})).await;
-    let seat = in_turn(app, &table).await;
-    let first = keyed_draw(app, &table, seat, "k", "stock").await;
-    assert_eq!(first.status.as_u16(), 200, "{ctx}: the keyed draw");
-    keyed_draw(app, &table, seat, "k", "discard")
-        .await
-        .assert_problem(422, "idempotency_key_reused", &format!("{ctx}: the key is kept"));
-    // A second game, over: its other player leaves.
+/// A two-player game that is over: one of its players left.
+async fn a_game_that_is_over(app: &TestApp) -> Table {
     let over = create(app, "may_i", 2, 5, json!({})).await;
     let left = app
         .post_as(
@@ -488,9 +480,24 @@ async fn expired_keys_and_old_games_are_swept(app: &TestApp) {
     assert_eq!(
         left.status.as_u16(),
         200,
-        "{ctx}: leave: {}",
+        "{:?}: leave: {}",
+        app.backend,
         String::from_utf8_lossy(&left.body)
     );
+    over
+}
+
+async fn expired_keys_and_old_games_are_swept(app: &TestApp) {
+    let ctx = format!("{:?}", app.backend);
+    let table = create(app, "may_i", 2, 3, json!({})).await;
+    let seat = in_turn(app, &table).await;
+    let first = keyed_draw(app, &table, seat, "k", "stock").await;
+    assert_eq!(first.status.as_u16(), 200, "{ctx}: the keyed draw");
+    keyed_draw(app, &table, seat, "k", "discard")
+        .await
+        .assert_problem(422, "idempotency_key_reused", &format!("{ctx}: the key is kept"));
+    // A second game, over.
+    let over = a_game_that_is_over(app).await;
     let status = app
         .get_as(&format!("/v1/games/{}", over.id), &over.tokens[1])
         .await
@@ -831,21 +838,7 @@ async fn the_sweep_skips_a_locked_row_and_purges_a_game_with_its_events() {
         let drew = keyed_draw(&app, table, seat, "k", "stock").await;
         assert_eq!(drew.status.as_u16(), 200, "a keyed draw keeps its key");
     }
-    let over = create(&app, "may_i", 2, 5, json!({})).await;
-    let left = app
-        .post_as(
-            &format!("/v1/games/{}/leave", over.id),
-            &over.tokens[0],
-            &json!({}),
-            &[],
-        )
-        .await;
-    assert_eq!(
-        left.status.as_u16(),
-        200,
-        "leave: {}",
-        String::from_utf8_lossy(&left.body)
-    );
+    let over = a_game_that_is_over(&app).await;
     let DatabaseSettings::Postgres { url } = &app.database else {
         unreachable!("a PostgreSQL app")
     };
