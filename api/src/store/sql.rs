@@ -93,7 +93,8 @@ impl SqliteStore {
 
 /// The one SQL text of both stores, with what differs passed in: how a transaction that will
 /// write begins, how the game row is locked and how a sweep skips rows another one holds. Each
-/// store writes an accepted action its own way (`write_update`).
+/// store runs a move (`transact_move`) and writes an accepted action (`write_update`) its own
+/// way.
 macro_rules! sql_store {
     ($store:ty, $db:ty, $begin:literal, $lock:literal, $skip_locked:literal) => {
         impl Store for $store {
@@ -648,6 +649,7 @@ impl PgStore {
             return Ok(value);
         }
         drop(conn);
+        tracing::debug!(game = %id, "the game changed since it was read: deciding again, holding its row");
         self.transact_locked(None, id, key, act).await
     }
 
