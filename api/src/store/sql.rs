@@ -631,19 +631,18 @@ impl PgStore {
         let Some(update) = update else {
             return Ok(value);
         };
-        let written = if update.seats.is_empty() && update.events.iter().all(|e| e.public.is_none()) {
-            Self::write_row(&mut conn, &game, Some(&read), key, &update).await?
-        } else {
+        let written = if writes_beyond_the_row(&update) {
             // Seats and webhook deliveries are further statements: one transaction for all.
             let mut tx = sqlx::Connection::begin(&mut *conn)
                 .await
                 .map_err(StoreError::from)?;
-            let written = Self::write_row(&mut tx, &game, Some(&read), key, &update).await?;
+            let written = Self::write_change(&mut tx, &game, Some(&read), key, &update).await?;
             if written.is_some() {
-                Self::write_seats_and_outbox(&mut tx, &game, &update).await?;
                 tx.commit().await.map_err(StoreError::from)?;
             }
             written
+        } else {
+            Self::write_row(&mut conn, &game, Some(&read), key, &update).await?
         };
         if written.is_some() {
             return Ok(value);
@@ -653,20 +652,35 @@ impl PgStore {
         self.transact_locked(None, id, key, act).await
     }
 
-    /// Writes an accepted action in a transaction that holds the game's row: the row, events
-    /// and key ([`PgStore::write_row`]), then changed seats and webhook deliveries. Returns
-    /// the new last seq.
+    /// Writes an accepted action in a transaction that holds the game's row
+    /// ([`PgStore::write_change`]). Returns the new last seq.
     async fn write_update(
         tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
         game: &GameRow,
         key: Option<&KeyRef>,
         update: &GameUpdate,
     ) -> Result<i64, StoreError> {
-        let last = Self::write_row(tx, game, None, key, update)
+        Self::write_change(tx, game, None, key, update)
             .await?
-            .ok_or(StoreError::GameNotFound(game.id))?;
-        Self::write_seats_and_outbox(tx, game, update).await?;
-        Ok(last)
+            .ok_or(StoreError::GameNotFound(game.id))
+    }
+
+    /// Writes an accepted action inside a transaction: the row, events and key
+    /// ([`PgStore::write_row`], on the same condition), then changed seats and webhook
+    /// deliveries if the row was written. Returns the new last seq, or `None` when nothing was
+    /// written.
+    async fn write_change(
+        tx: &mut sqlx::PgConnection,
+        game: &GameRow,
+        read: Option<&str>,
+        key: Option<&KeyRef>,
+        update: &GameUpdate,
+    ) -> Result<Option<i64>, StoreError> {
+        let written = Self::write_row(tx, game, read, key, update).await?;
+        if written.is_some() {
+            Self::write_seats_and_outbox(tx, game, update).await?;
+        }
+        Ok(written)
     }
 
     /// Writes the game's state, version and last seq (sending the `NOTIFY` of its events), the
@@ -741,6 +755,12 @@ impl PgStore {
             })?;
         Ok((written > 0).then_some(last))
     }
+}
+
+/// Whether writing `update` takes more than the game row, its events and its key: changed seats
+/// or webhook deliveries (see `write_seats_and_outbox`).
+fn writes_beyond_the_row(update: &GameUpdate) -> bool {
+    !update.seats.is_empty() || update.events.iter().any(|e| e.public.is_some())
 }
 
 /// One `INSERT` of all `events`, numbered from `first`.
