@@ -453,3 +453,52 @@ async fn taking_back_one_play(app: &TestApp) {
         .assert_problem(400, "invalid_body", "play is a number");
 }
 on_every_backend!(taking_back_one_play_on_every_backend, taking_back_one_play);
+
+/// On PostgreSQL a game's state, about 2 KB of JSON compressed on every write, is compressed
+/// with lz4 (migration `20261124000001`), on its creation and on each move.
+#[actix_web::test]
+async fn the_stored_state_is_compressed_with_lz4() {
+    use continental::config::DatabaseSettings;
+    use sqlx::{Connection, Row};
+
+    use crate::helpers::{Backend, postgres_url};
+
+    if postgres_url().is_none() {
+        return;
+    }
+    let app = TestApp::spawn(&Backend::Postgres).await;
+    let DatabaseSettings::Postgres { url } = &app.database else {
+        unreachable!("a PostgreSQL app")
+    };
+    let mut conn = sqlx::PgConnection::connect(url).await.expect("a connection");
+    let table = create(&app, "may_i", 4, 7, json!({})).await;
+    let compression = async |conn: &mut sqlx::PgConnection| -> Option<String> {
+        sqlx::query("SELECT pg_column_compression(state) AS c FROM games WHERE id = $1::uuid")
+            .bind(&table.id)
+            .fetch_one(conn)
+            .await
+            .expect("the game's row")
+            .get("c")
+    };
+    assert_eq!(compression(&mut conn).await.as_deref(), Some("lz4"), "as created");
+    let view = app
+        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
+        .await
+        .json();
+    let seat = view["turn"]["seat"].as_u64().expect("a seat in turn") as usize;
+    let drawn = app
+        .post_as(
+            &format!("/v1/games/{}/draw", table.id),
+            &table.tokens[seat],
+            &json!({"source": "stock"}),
+            &[],
+        )
+        .await;
+    assert_eq!(drawn.status.as_u16(), 200, "the draw");
+    assert_eq!(
+        compression(&mut conn).await.as_deref(),
+        Some("lz4"),
+        "after a move"
+    );
+    app.clean_up().await;
+}
