@@ -481,20 +481,7 @@ async fn the_stored_state_is_compressed_with_lz4() {
             .get("c")
     };
     assert_eq!(compression(&mut conn).await.as_deref(), Some("lz4"), "as created");
-    let view = app
-        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
-        .await
-        .json();
-    let seat = view["turn"]["seat"].as_u64().expect("a seat in turn") as usize;
-    let drawn = app
-        .post_as(
-            &format!("/v1/games/{}/draw", table.id),
-            &table.tokens[seat],
-            &json!({"source": "stock"}),
-            &[],
-        )
-        .await;
-    assert_eq!(drawn.status.as_u16(), 200, "the draw");
+    crate::streams::draw(&app, &table).await;
     assert_eq!(
         compression(&mut conn).await.as_deref(),
         Some("lz4"),

@@ -110,7 +110,7 @@ async fn last_seq(app: &TestApp, table: &Table) -> i64 {
 }
 
 /// The seat in turn draws from the stock.
-async fn draw(app: &TestApp, table: &Table) {
+pub async fn draw(app: &TestApp, table: &Table) {
     let view = app
         .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
         .await
