@@ -32,6 +32,16 @@ impl Suit {
         }
     }
 
+    /// The suit's letter as a string, as the service writes it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Suit::Clubs => "C",
+            Suit::Diamonds => "D",
+            Suit::Hearts => "H",
+            Suit::Spades => "S",
+        }
+    }
+
     /// Diamonds and hearts are red (red aces are wild in `may_i`).
     pub const fn is_red(self) -> bool {
         matches!(self, Suit::Diamonds | Suit::Hearts)
@@ -43,11 +53,16 @@ impl Suit {
     }
 
     fn from_char(c: char) -> Option<Suit> {
-        match c.to_ascii_uppercase() {
-            'C' => Some(Suit::Clubs),
-            'D' => Some(Suit::Diamonds),
-            'H' => Some(Suit::Hearts),
-            'S' => Some(Suit::Spades),
+        u8::try_from(c).ok().and_then(Suit::from_byte)
+    }
+
+    /// The suit of a letter, in either case.
+    fn from_byte(b: u8) -> Option<Suit> {
+        match b.to_ascii_uppercase() {
+            b'C' => Some(Suit::Clubs),
+            b'D' => Some(Suit::Diamonds),
+            b'H' => Some(Suit::Hearts),
+            b'S' => Some(Suit::Spades),
             _ => None,
         }
     }
@@ -129,21 +144,22 @@ impl Rank {
     }
 
     fn parse(s: &str) -> Option<Rank> {
-        if s == "10" {
-            return Some(Rank::Ten);
-        }
-        let mut chars = s.chars();
-        let c = chars.next()?;
-        if chars.next().is_some() {
-            return None;
-        }
-        match c.to_ascii_uppercase() {
-            'A' => Some(Rank::Ace),
-            'T' => Some(Rank::Ten),
-            'J' => Some(Rank::Jack),
-            'Q' => Some(Rank::Queen),
-            'K' => Some(Rank::King),
-            d @ '2'..='9' => Rank::from_number(d as u8 - b'0'),
+        Rank::from_bytes(s.as_bytes())
+    }
+
+    /// The rank a symbol names (`10` or one character, in either case).
+    fn from_bytes(b: &[u8]) -> Option<Rank> {
+        match b {
+            b"10" => Some(Rank::Ten),
+            [c] => match c.to_ascii_uppercase() {
+                b'A' => Some(Rank::Ace),
+                b'T' => Some(Rank::Ten),
+                b'J' => Some(Rank::Jack),
+                b'Q' => Some(Rank::Queen),
+                b'K' => Some(Rank::King),
+                d @ b'2'..=b'9' => Rank::from_number(d - b'0'),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -305,18 +321,15 @@ impl CardError {
 impl FromStr for Card {
     type Err = CardError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let t = s.trim();
-        let err = || CardError::UnknownCard(s.to_owned());
-        if t.eq_ignore_ascii_case("JK") {
-            return Ok(Card::Joker);
-        }
-        if !t.is_ascii() || t.len() < 2 {
-            return Err(err());
-        }
-        let (rank, suit) = t.split_at(t.len() - 1);
-        let suit = suit.chars().next().and_then(Suit::from_char).ok_or_else(err)?;
-        let rank = Rank::parse(rank).ok_or_else(err)?;
-        Ok(Card::new(rank, suit))
+        // Read as bytes: every card name is ASCII (cards arrive by the thousand in validations).
+        let card = match s.trim().as_bytes() {
+            [j, k] if j.eq_ignore_ascii_case(&b'J') && k.eq_ignore_ascii_case(&b'K') => Some(Card::Joker),
+            [rank @ .., suit] => {
+                Suit::from_byte(*suit).and_then(|suit| Some(Card::new(Rank::from_bytes(rank)?, suit)))
+            }
+            [] => None,
+        };
+        card.ok_or_else(|| CardError::UnknownCard(s.to_owned()))
     }
 }
 

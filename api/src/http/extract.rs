@@ -88,10 +88,10 @@ impl<T: DeserializeOwned + 'static, const LIMIT: usize> FromRequest for JsonBody
 
 /// Whether the request's `Content-Type` is JSON (`application/json` or `application/*+json`).
 fn is_json(req: &HttpRequest) -> bool {
+    // The type nearly every client sends is compared as it is, before any parsing.
     req.headers()
         .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(is_json_type)
+        .is_some_and(|v| v.as_bytes() == b"application/json" || v.to_str().is_ok_and(is_json_type))
 }
 
 /// Whether a `Content-Type` value names JSON.
