@@ -63,11 +63,7 @@ impl FromStr for Stands {
 
 impl Serialize for Stands {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(match self {
-            Stands::Card(c) => c.name(),
-            Stands::Rank(r) => r.name(),
-            Stands::Any => "*",
-        })
+        s.serialize_str(self.name())
     }
 }
 
@@ -83,6 +79,15 @@ impl<'de> Deserialize<'de> for Stands {
 }
 
 impl Stands {
+    /// The designation as the service writes it: a card (`7H`), a rank (`7`) or `*`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Stands::Card(c) => c.name(),
+            Stands::Rank(r) => r.name(),
+            Stands::Any => "*",
+        }
+    }
+
     /// Every way a designation is written in JSON: a suited card, a rank, or `*`.
     pub const PATTERN: &'static str = "^(?:\\*|(?:[2-9TJQKAtjqka]|10)[CDHScdhs]?)$";
 }

@@ -17,12 +17,19 @@ pub enum MeldKind {
     Run,
 }
 
-impl fmt::Display for MeldKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl MeldKind {
+    /// The kind as the service writes it: `set` or `run`.
+    pub const fn name(self) -> &'static str {
+        match self {
             MeldKind::Set => "set",
             MeldKind::Run => "run",
-        })
+        }
+    }
+}
+
+impl fmt::Display for MeldKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 

@@ -1,5 +1,6 @@
 //! The stateless endpoints: meld and contract validation, and the rulesets.
 
+use actix_web::http::header::ContentType;
 use actix_web::{HttpResponse, post, route, web};
 use engine::{ProposedMeld, Ruleset, Variant};
 
@@ -35,17 +36,12 @@ use crate::wire::{
     )
 )]
 #[post("/v1/melds/validate")]
-pub async fn validate_meld(
-    body: JsonBody<MeldValidationRequest>,
-) -> Result<web::Json<MeldValidationResponse>, ApiError> {
+pub async fn validate_meld(body: JsonBody<MeldValidationRequest>) -> Result<HttpResponse, ApiError> {
     let (rules, proposed): (Ruleset, ProposedMeld) = body.value.try_into()?;
     let analysis = engine::analyse(&rules, &proposed);
-    Ok(web::Json(MeldValidationResponse {
-        valid: analysis.is_legal(),
-        ambiguous: analysis.readings.len() > 1,
-        readings: analysis.readings.iter().map(ReadingView::from).collect(),
-        reasons: analysis.reasons.clone(),
-    }))
+    Ok(HttpResponse::Ok()
+        .content_type(ContentType::json())
+        .body(MeldValidationResponse::json(&analysis)))
 }
 
 /// Checks whether melds fulfil a deal's contract.
