@@ -5,7 +5,8 @@
 //! as a field, so that every request is exactly one line. The request's span (which gives the
 //! request id to whatever else is logged while it runs) is at DEBUG, so at the default level it
 //! costs a disabled callsite. Lines are written by a thread of their own, in batches, never by
-//! a worker; the access line skips the generic formatter (`access_line`).
+//! a worker; the access line is written by the middleware itself, not through tracing
+//! (`access_line`), at the levels `RUST_LOG` gives its target.
 
 use std::io::IsTerminal;
 use std::time::Instant;
@@ -15,8 +16,7 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
-use tracing::{Instrument, Metadata};
-use tracing_subscriber::filter::filter_fn;
+use tracing::{Instrument, Level};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer, fmt};
@@ -28,7 +28,7 @@ use crate::state::AppState;
 
 mod access_line;
 mod log_writer;
-use access_line::AccessLines;
+use access_line::{Access, AccessLog};
 pub use log_writer::LogGuard;
 use log_writer::log_writer;
 
@@ -44,32 +44,23 @@ pub const ACCESS: &str = "continental::access";
 pub struct RequestId(pub String);
 
 /// Installs a subscriber filtered by `RUST_LOG` (default `info`) writing to stdout: text (with
-/// ANSI colours only on a terminal) or one JSON object per line. The lines wait in memory for
-/// a writer thread that writes them in batches (`log_writer`); keep the guard until exit, its
-/// drop writes what is left.
+/// ANSI colours only on a terminal) or one JSON object per line, and the access log
+/// (`access_line`), in the same shape, at the levels `RUST_LOG` gives [`ACCESS`]. The lines
+/// wait in memory for a writer thread that writes them in batches (`log_writer`); keep the
+/// guard until exit, its drop writes what is left.
 #[must_use = "dropping the guard stops the log writer"]
 pub fn init(format: LogFormat) -> LogGuard {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = || EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let (writer, guard) = log_writer(std::io::stdout());
-    // The access lines have a writer of their own (`AccessLines`); the formatter writes the
-    // rest, spans of ACCESS included.
-    let access = |m: &Metadata<'_>| m.is_event() && m.target() == ACCESS;
-    let others = fmt::layer().with_writer(writer.clone());
-    let others = match format {
-        LogFormat::Text => others
-            .with_ansi(std::io::stdout().is_terminal())
-            .with_filter(filter_fn(move |m| !access(m)))
-            .boxed(),
-        LogFormat::Json => others
-            .json()
-            .flatten_event(true)
-            .with_filter(filter_fn(move |m| !access(m)))
-            .boxed(),
+    access_line::install(AccessLog::new(writer.clone(), format, filter()));
+    let lines = fmt::layer().with_writer(writer);
+    let lines = match format {
+        LogFormat::Text => lines.with_ansi(std::io::stdout().is_terminal()).boxed(),
+        LogFormat::Json => lines.json().flatten_event(true).boxed(),
     };
     let _ = tracing_subscriber::registry()
-        .with(filter)
-        .with(others)
-        .with(AccessLines { writer, format }.with_filter(filter_fn(access)))
+        .with(filter())
+        .with(lines)
         .try_init();
     guard
 }
@@ -124,26 +115,23 @@ pub async fn observe(
     };
     let code = error.map(ApiError::code);
     let cause = error.and_then(ApiError::cause);
-    macro_rules! line {
-        ($level:ident) => {
-            tracing::$level!(
-                target: ACCESS,
-                request_id = id.as_str(),
-                method = method.as_str(),
-                route = route.as_str(),
-                status = status.as_u16(),
-                latency_ms = elapsed.as_secs_f64() * 1000.0,
-                code,
-                cause = cause.as_deref(),
-                "request"
-            )
-        };
-    }
-    if status.is_server_error() {
-        line!(warn);
+    let level = if status.is_server_error() {
+        Level::WARN
     } else {
-        line!(info);
-    }
+        Level::INFO
+    };
+    access_line::write(
+        level,
+        &Access {
+            request_id: &id,
+            method: method.as_str(),
+            route: &route,
+            status: status.as_u16(),
+            latency_ms: elapsed.as_secs_f64() * 1000.0,
+            code,
+            cause: cause.as_deref(),
+        },
+    );
     if let Some(metrics) = metrics {
         metrics.request(&route, method.as_str(), status.as_u16(), elapsed);
         if let Some(unavailable) = error.and_then(ApiError::database_failure) {

@@ -1,51 +1,134 @@
-//! The access line of a request, written without tracing-subscriber's formatter.
+//! The access line of a request, written straight by the middleware, without tracing.
 //!
-//! Every request logs one line at INFO: through the generic formatter (a `Debug` pass per
-//! field, the date through `Display`) that line cost about a tenth of the CPU of a meld
-//! validation (README "Performance"). This layer writes only the events of target
-//! [`ACCESS`], in the same two shapes as the other lines, straight into one reused buffer.
+//! Every request logs one line at INFO. As a tracing event it went through the dispatch, every
+//! layer's filter and a visitor per field, and through the generic formatter (a `Debug` pass
+//! per field, the date through `Display`) before that: a large part of the CPU of a meld
+//! validation (README "Performance"). Here the middleware hands the line's fields to
+//! [`write`], which checks the levels `RUST_LOG` gives the target [`ACCESS`] (settled once,
+//! at start) and writes the line, in the same two shapes as the other lines, into one reused
+//! buffer.
 
 use std::cell::RefCell;
-use std::fmt::Write as _;
 use std::io::Write as _;
+use std::sync::OnceLock;
 
-use tracing::field::{Field, Visit};
-use tracing::{Event, Level, Subscriber};
-use tracing_subscriber::layer::{Context, Layer};
+use tracing::Level;
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::layer::SubscriberExt;
 
 use super::ACCESS;
 use super::log_writer::LogWriter;
 use crate::config::LogFormat;
 
-/// Writes each access event as one line of `format` to the log writer.
-pub struct AccessLines {
-    pub writer: LogWriter,
-    pub format: LogFormat,
+/// One request's line.
+#[derive(Debug)]
+pub struct Access<'a> {
+    pub request_id: &'a str,
+    pub method: &'a str,
+    /// The matched route pattern, or `unmatched`.
+    pub route: &'a str,
+    pub status: u16,
+    pub latency_ms: f64,
+    /// A refusal's code.
+    pub code: Option<&'a str>,
+    /// A 5xx's cause.
+    pub cause: Option<&'a str>,
 }
+
+/// Where the access lines go, in which shape, and at which levels.
+pub struct AccessLog {
+    writer: LogWriter,
+    format: LogFormat,
+    info: bool,
+    warn: bool,
+}
+
+/// The process's access log, once [`install`]ed (the binary's `telemetry::init`).
+static LOG: OnceLock<AccessLog> = OnceLock::new();
 
 thread_local! {
     /// A worker's line buffer, kept between requests.
     static LINE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-impl<S: Subscriber> Layer<S> for AccessLines {
-    fn on_event(&self, event: &Event<'_>, _: Context<'_, S>) {
-        let metadata = event.metadata();
-        if metadata.target() != ACCESS {
-            return;
-        }
-        LINE.with_borrow_mut(|line| {
-            line.clear();
-            let mut fields = Fields {
-                line,
-                json: self.format == LogFormat::Json,
-            };
-            fields.start(*metadata.level());
-            event.record(&mut fields);
-            fields.end();
-            self.writer.append(line);
+impl AccessLog {
+    /// Lines to `writer` in `format`, at the levels `filter` (`RUST_LOG`'s directives) enables
+    /// for the target [`ACCESS`].
+    pub fn new(writer: LogWriter, format: LogFormat, filter: EnvFilter) -> AccessLog {
+        // Asked of the filter alone, in a subscriber of its own, before any other is installed.
+        let probe = tracing_subscriber::registry().with(filter);
+        let (info, warn) = tracing::subscriber::with_default(probe, || {
+            (
+                tracing::event_enabled!(target: ACCESS, Level::INFO),
+                tracing::event_enabled!(target: ACCESS, Level::WARN),
+            )
         });
+        AccessLog {
+            writer,
+            format,
+            info,
+            warn,
+        }
     }
+
+    /// Whether lines of `level` are written.
+    fn enabled(&self, level: Level) -> bool {
+        if level == Level::WARN {
+            self.warn
+        } else {
+            self.info
+        }
+    }
+
+    /// Appends the line of `access` at `level` to `line`.
+    fn line(&self, level: Level, access: &Access<'_>, line: &mut Vec<u8>) {
+        let mut fields = Fields {
+            line,
+            json: self.format == LogFormat::Json,
+        };
+        fields.start(level);
+        fields.text("message", "request");
+        fields.text("request_id", access.request_id);
+        fields.text("method", access.method);
+        fields.text("route", access.route);
+        fields.key("status");
+        fields
+            .line
+            .extend_from_slice(itoa::Buffer::new().format(access.status).as_bytes());
+        fields.key("latency_ms");
+        if access.latency_ms.is_finite() {
+            fields
+                .line
+                .extend_from_slice(ryu::Buffer::new().format_finite(access.latency_ms).as_bytes());
+        } else {
+            fields.line.extend_from_slice(b"null");
+        }
+        if let Some(code) = access.code {
+            fields.text("code", code);
+        }
+        if let Some(cause) = access.cause {
+            fields.text("cause", cause);
+        }
+        fields.end();
+    }
+}
+
+/// Makes `log` the process's access log; the first one installed stays.
+pub fn install(log: AccessLog) {
+    let _ = LOG.set(log);
+}
+
+/// Writes the access line of a request at `level`, if the access log is installed and `RUST_LOG`
+/// enables the level for [`ACCESS`].
+pub fn write(level: Level, access: &Access<'_>) {
+    let Some(log) = LOG.get().filter(|log| log.enabled(level)) else {
+        return;
+    };
+    LINE.with_borrow_mut(|line| {
+        line.clear();
+        log.line(level, access, line);
+        log.writer.append(line);
+    });
 }
 
 /// A line being written: its fields as `key=value` (text) or `"key":value` (JSON).
@@ -100,26 +183,26 @@ impl Fields<'_> {
         self.line.push(b'\n');
     }
 
-    fn key(&mut self, field: &Field) {
+    fn key(&mut self, name: &str) {
         if self.json {
             self.line.extend_from_slice(b",\"");
-            self.line.extend_from_slice(field.name().as_bytes());
+            self.line.extend_from_slice(name.as_bytes());
             self.line.extend_from_slice(b"\":");
-        } else if field.name() == "message" {
+        } else if name == "message" {
             self.line.push(b' ');
         } else {
             self.line.push(b' ');
-            self.line.extend_from_slice(field.name().as_bytes());
+            self.line.extend_from_slice(name.as_bytes());
             self.line.push(b'=');
         }
     }
 
-    fn text(&mut self, field: &Field, value: &str) {
-        self.key(field);
+    fn text(&mut self, name: &str, value: &str) {
+        self.key(name);
         if self.json {
             // A &str always serialises.
             let _ = serde_json::to_writer(&mut *self.line, value);
-        } else if field.name() == "message" {
+        } else if name == "message" {
             self.line.extend_from_slice(value.as_bytes());
         } else if value
             .bytes()
@@ -142,51 +225,9 @@ fn put_digits(into: &mut [u8], mut n: u32) {
     }
 }
 
-impl Visit for Fields<'_> {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.text(field, value);
-    }
-
-    fn record_u64(&mut self, field: &Field, value: u64) {
-        self.key(field);
-        self.line
-            .extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
-    }
-
-    fn record_i64(&mut self, field: &Field, value: i64) {
-        self.key(field);
-        self.line
-            .extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
-    }
-
-    fn record_bool(&mut self, field: &Field, value: bool) {
-        self.key(field);
-        self.line
-            .extend_from_slice(if value { b"true" } else { b"false" });
-    }
-
-    fn record_f64(&mut self, field: &Field, value: f64) {
-        self.key(field);
-        if value.is_finite() {
-            self.line
-                .extend_from_slice(ryu::Buffer::new().format_finite(value).as_bytes());
-        } else {
-            self.line.extend_from_slice(b"null");
-        }
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        let mut text = String::new();
-        let _ = write!(text, "{value:?}");
-        self.text(field, &text);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::{Arc, Mutex};
-
-    use tracing_subscriber::layer::SubscriberExt;
 
     use super::*;
     use crate::telemetry::log_writer::log_writer;
@@ -205,25 +246,29 @@ mod tests {
         }
     }
 
-    /// The line an access event makes in `format`.
-    fn line(format: LogFormat) -> String {
+    const REFUSED: Access<'static> = Access {
+        request_id: "id-1",
+        method: "GET",
+        route: "/v1/games/{id}",
+        status: 503,
+        latency_ms: 1.5,
+        code: Some("unavailable"),
+        cause: Some("pool timed out: \"db\"\n"),
+    };
+
+    /// The lines `access` makes at WARN and INFO in `format`, with `directives` as `RUST_LOG`.
+    fn lines(format: LogFormat, directives: &str, access: &Access<'_>) -> String {
         let out = Out::default();
         let (writer, guard) = log_writer(out.clone());
-        let subscriber = tracing_subscriber::registry().with(AccessLines { writer, format });
-        tracing::subscriber::with_default(subscriber, || {
-            tracing::warn!(
-                target: ACCESS,
-                request_id = "id-1",
-                route = "/v1/games/{id}",
-                status = 503_u64,
-                latency_ms = 1.5,
-                code = Some("unavailable"),
-                cause = "pool timed out: \"db\"\n",
-                "request"
-            );
-            // Not an access event: another layer's.
-            tracing::warn!(target: "continental", "elsewhere");
-        });
+        let log = AccessLog::new(writer, format, EnvFilter::new(directives));
+        for level in [Level::WARN, Level::INFO] {
+            if log.enabled(level) {
+                let mut line = Vec::new();
+                log.line(level, access, &mut line);
+                log.writer.append(&line);
+            }
+        }
+        drop(log);
         drop(guard);
         let bytes = out.0.lock().expect("the bytes").clone();
         String::from_utf8(bytes).expect("UTF-8")
@@ -231,13 +276,14 @@ mod tests {
 
     #[test]
     fn a_json_line_is_one_object_with_every_field() {
-        let written = line(LogFormat::Json);
+        let written = lines(LogFormat::Json, "warn", &REFUSED);
         assert_eq!(written.lines().count(), 1, "{written}");
         let value: serde_json::Value = serde_json::from_str(&written).expect("one JSON object");
         assert_eq!(value["target"], ACCESS);
         assert_eq!(value["level"], "WARN");
         assert_eq!(value["message"], "request");
         assert_eq!(value["request_id"], "id-1");
+        assert_eq!(value["method"], "GET");
         assert_eq!(value["route"], "/v1/games/{id}");
         assert_eq!(value["status"], 503);
         assert_eq!(value["latency_ms"], 1.5);
@@ -252,13 +298,30 @@ mod tests {
 
     #[test]
     fn a_text_line_quotes_what_needs_it_and_stays_one_line() {
-        let written = line(LogFormat::Text);
+        let written = lines(LogFormat::Text, "warn", &REFUSED);
         assert_eq!(written.lines().count(), 1, "{written}");
         assert!(
             written.contains(
-                "  WARN continental::access: request request_id=\"id-1\" route=\"/v1/games/{id}\" status=503 latency_ms=1.5 code=\"unavailable\" cause=\"pool timed out: \\\"db\\\"\\n\""
+                "  WARN continental::access: request request_id=\"id-1\" method=\"GET\" route=\"/v1/games/{id}\" status=503 latency_ms=1.5 code=\"unavailable\" cause=\"pool timed out: \\\"db\\\"\\n\""
             ),
             "{written}"
         );
+    }
+
+    #[test]
+    fn the_levels_are_those_rust_log_gives_the_access_target() {
+        let answered = Access {
+            status: 200,
+            code: None,
+            cause: None,
+            ..REFUSED
+        };
+        let shown = |directives| lines(LogFormat::Text, directives, &answered).lines().count();
+        assert_eq!(shown("info"), 2, "WARN and INFO");
+        assert_eq!(shown("warn"), 1);
+        assert_eq!(shown("info,continental::access=warn"), 1);
+        assert_eq!(shown("warn,continental::access=info"), 2);
+        assert_eq!(shown("info,continental=error"), 0);
+        assert_eq!(shown("off"), 0);
     }
 }
