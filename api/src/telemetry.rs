@@ -15,7 +15,7 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
-use actix_web::{HttpMessage, web};
+use actix_web::web;
 use tracing::{Instrument, Level};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -39,10 +39,6 @@ pub const REQUEST_ID: &str = "x-request-id";
 /// only the requests answered 5xx, `continental::access=debug` adds the span to other lines.
 pub const ACCESS: &str = "continental::access";
 
-/// The id of a request: the client's `X-Request-Id` if it sent a usable one, else a new UUID.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RequestId(pub String);
-
 /// Installs a subscriber filtered by `RUST_LOG` (default `info`) writing to stdout: text (with
 /// ANSI colours only on a terminal) or one JSON object per line, and the access log
 /// (`access_line`), in the same shape, at the levels `RUST_LOG` gives [`ACCESS`]. The lines
@@ -65,11 +61,29 @@ pub fn init(format: LogFormat) -> LogGuard {
     guard
 }
 
-/// A client's request id, if it is one we can echo and log safely.
-fn usable_id(value: &HeaderValue) -> Option<String> {
-    let text = value.to_str().ok()?.trim();
+/// A client's request id, if it is one we can echo and log safely: the value as received (no
+/// copy), or without the spaces around it.
+fn usable_id(value: &HeaderValue) -> Option<HeaderValue> {
+    let sent = value.to_str().ok()?;
+    let text = sent.trim();
     let fits = !text.is_empty() && text.len() <= 128 && text.bytes().all(|b| b.is_ascii_graphic());
-    fits.then(|| text.to_owned())
+    match fits {
+        false => None,
+        true if text.len() == sent.len() => Some(value.clone()),
+        true => HeaderValue::from_str(text).ok(),
+    }
+}
+
+/// The id of a request: the client's `X-Request-Id` if it sent a usable one, else a new UUID,
+/// as the header value it is echoed in.
+fn request_id(req: &ServiceRequest) -> HeaderValue {
+    if let Some(id) = req.headers().get(REQUEST_ID).and_then(usable_id) {
+        return id;
+    }
+    // Encoded straight into the header's bytes, without the formatting machinery.
+    let mut id = [0u8; uuid::fmt::Hyphenated::LENGTH];
+    let id = Uuid::new_v4().hyphenated().encode_lower(&mut id);
+    HeaderValue::from_str(id).unwrap_or_else(|_| HeaderValue::from_static("unknown"))
 }
 
 /// Middleware: gives the request its id, runs it inside a span carrying that id, then writes
@@ -83,16 +97,9 @@ pub async fn observe(
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let started = Instant::now();
-    let id = req
-        .headers()
-        .get(REQUEST_ID)
-        .and_then(usable_id)
-        .unwrap_or_else(|| {
-            // Encoded straight into the string, without the formatting machinery.
-            let mut id = [0u8; uuid::fmt::Hyphenated::LENGTH];
-            Uuid::new_v4().hyphenated().encode_lower(&mut id).to_owned()
-        });
-    req.extensions_mut().insert(RequestId(id.clone()));
+    let id_value = request_id(&req);
+    // Visible ASCII, checked by `usable_id` or made so.
+    let id = id_value.to_str().unwrap_or_default();
     let method = req.method().clone();
     let metrics = req.app_data::<web::Data<AppState>>().map(|s| s.metrics.clone());
     let span = tracing::debug_span!(target: ACCESS, "request", request_id = %id);
@@ -123,7 +130,7 @@ pub async fn observe(
     access_line::write(
         level,
         &Access {
-            request_id: &id,
+            request_id: id,
             method: method.as_str(),
             route: &route,
             status: status.as_u16(),
@@ -139,9 +146,31 @@ pub async fn observe(
         }
     }
     let mut res = result?;
-    if let Ok(value) = HeaderValue::from_str(&id) {
-        res.headers_mut()
-            .insert(HeaderName::from_static(REQUEST_ID), value);
-    }
+    res.headers_mut()
+        .insert(HeaderName::from_static(REQUEST_ID), id_value);
     Ok(res)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_id_is_kept_when_it_is_safe_to_echo_and_log() {
+        let usable = |sent: &str| usable_id(&HeaderValue::from_str(sent).expect("a header value"));
+        assert_eq!(
+            usable("client-42").as_ref().map(HeaderValue::as_bytes),
+            Some(&b"client-42"[..])
+        );
+        assert_eq!(
+            usable(" padded\t").as_ref().map(HeaderValue::as_bytes),
+            Some(&b"padded"[..])
+        );
+        assert_eq!(usable("two words"), None, "a space would split the log line");
+        assert_eq!(usable(""), None);
+        assert_eq!(usable(&"x".repeat(129)), None);
+        assert!(usable(&"x".repeat(128)).is_some());
+        let not_text = HeaderValue::from_bytes(b"caf\xc3\xa9").expect("a header value");
+        assert_eq!(usable_id(&not_text), None);
+    }
 }
