@@ -24,12 +24,7 @@ impl Suit {
 
     /// The suit's letter.
     pub const fn char(self) -> char {
-        match self {
-            Suit::Clubs => 'C',
-            Suit::Diamonds => 'D',
-            Suit::Hearts => 'H',
-            Suit::Spades => 'S',
-        }
+        self.name().as_bytes()[0] as char
     }
 
     /// The suit's letter as a string, as the service writes it.
@@ -143,10 +138,6 @@ impl Rank {
         }
     }
 
-    fn parse(s: &str) -> Option<Rank> {
-        Rank::from_bytes(s.as_bytes())
-    }
-
     /// The rank a symbol names (`10` or one character, in either case).
     fn from_bytes(b: &[u8]) -> Option<Rank> {
         match b {
@@ -174,7 +165,7 @@ impl fmt::Display for Rank {
 impl FromStr for Rank {
     type Err = CardError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Rank::parse(s.trim()).ok_or_else(|| CardError::UnknownRank(s.to_owned()))
+        Rank::from_bytes(s.trim().as_bytes()).ok_or_else(|| CardError::UnknownRank(s.to_owned()))
     }
 }
 
@@ -324,9 +315,9 @@ impl FromStr for Card {
         // Read as bytes: every card name is ASCII (cards arrive by the thousand in validations).
         let card = match s.trim().as_bytes() {
             [j, k] if j.eq_ignore_ascii_case(&b'J') && k.eq_ignore_ascii_case(&b'K') => Some(Card::Joker),
-            [rank @ .., suit] => {
-                Suit::from_byte(*suit).and_then(|suit| Some(Card::new(Rank::from_bytes(rank)?, suit)))
-            }
+            [rank @ .., suit] => Rank::from_bytes(rank)
+                .zip(Suit::from_byte(*suit))
+                .map(|(rank, suit)| Card::new(rank, suit)),
             [] => None,
         };
         card.ok_or_else(|| CardError::UnknownCard(s.to_owned()))
