@@ -309,18 +309,24 @@ impl CardError {
     }
 }
 
-impl FromStr for Card {
-    type Err = CardError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        // Read as bytes: every card name is ASCII (cards arrive by the thousand in validations).
-        let card = match s.trim().as_bytes() {
+impl Card {
+    /// The card named exactly `name` (no spaces around it). Read as bytes: every card name is
+    /// ASCII, and cards arrive by the thousand in validations.
+    fn from_name(name: &[u8]) -> Option<Card> {
+        match name {
             [j, k] if j.eq_ignore_ascii_case(&b'J') && k.eq_ignore_ascii_case(&b'K') => Some(Card::Joker),
             [rank @ .., suit] => Rank::from_bytes(rank)
                 .zip(Suit::from_byte(*suit))
                 .map(|(rank, suit)| Card::new(rank, suit)),
             [] => None,
-        };
-        card.ok_or_else(|| CardError::UnknownCard(s.to_owned()))
+        }
+    }
+}
+
+impl FromStr for Card {
+    type Err = CardError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Card::from_name(s.trim().as_bytes()).ok_or_else(|| CardError::UnknownCard(s.to_owned()))
     }
 }
 
@@ -335,11 +341,7 @@ impl<'de> Deserialize<'de> for Card {
         // JSON takes the card as written, without the spaces a person's input may carry: what
         // it accepts is exactly `Card::PATTERN`.
         d.deserialize_str(FromText(|s| {
-            if s.trim() == s {
-                s.parse()
-            } else {
-                Err(CardError::UnknownCard(s.to_owned()))
-            }
+            Card::from_name(s.as_bytes()).ok_or_else(|| CardError::UnknownCard(s.to_owned()))
         }))
     }
 }
@@ -459,5 +461,9 @@ mod tests {
             r#"["TH","JK","AS"]"#
         );
         assert!(serde_json::from_str::<Card>(r#""1Z""#).is_err());
+        // JSON takes exactly `Card::PATTERN`: no spaces around the name.
+        for padded in [r#"" 7H""#, r#""7H ""#, r#""\tJK""#] {
+            assert!(serde_json::from_str::<Card>(padded).is_err(), "{padded}");
+        }
     }
 }
