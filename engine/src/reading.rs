@@ -7,6 +7,7 @@
 //! Wilds inside a run fill its inner gaps in the order they were submitted, so the only choice
 //! a run's wilds leave is which end the surplus ones go to.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -726,7 +727,11 @@ pub fn analyse(rules: &Ruleset, meld: &ProposedMeld) -> Analysis {
         if rules.wild_limit() == WildLimit::Any {
             name_few_naturals(meld, &mut found, &mut out.reasons);
         }
-        out.readings.append(&mut found);
+        if out.readings.is_empty() {
+            out.readings = found;
+        } else {
+            out.readings.append(&mut found);
+        }
     }
     if let Some(message) = crate::supply::excess(rules, cards) {
         // However the cards would read, no table holds them all.
@@ -1003,20 +1008,21 @@ fn run_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>)
             }
         }
     }
-    let mut suits: Vec<Suit> = naturals
+    // The suits named, one bit each (no list to allocate on the way to a reading).
+    let bit = |s: Suit| 1u8 << s.index();
+    let mut suits = naturals
         .iter()
         .chain(designated.iter().map(|(_, rep)| rep))
         .filter_map(|c| c.suit())
-        .collect();
-    suits.sort();
-    suits.dedup();
-    if suits.len() > 1 {
+        .fold(0u8, |set, s| set | bit(s));
+    let listed = |set: u8| Suit::ALL.into_iter().filter(move |s| set & bit(*s) != 0);
+    if suits.count_ones() > 1 {
         reasons.push(Reason::new(
             ReasonCode::MixedSuits,
             kind,
             &format!(
                 "a run needs one suit, not {}",
-                join(&suits.iter().map(|s| s.char()).collect::<Vec<_>>())
+                join(&listed(suits).map(Suit::char).collect::<Vec<_>>())
             ),
         ));
         return Vec::new();
@@ -1027,13 +1033,14 @@ fn run_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>)
     for (card, _) in &designated {
         take_one(&mut free, *card);
     }
-    if suits.is_empty() {
+    if suits == 0 {
         // Nothing natural fixes the suit: only a wild standing for itself can.
-        suits = Suit::ALL
-            .into_iter()
-            .filter(|s| cards.iter().any(|c| c.suit() == Some(*s) && !c.is_joker()))
-            .collect();
-        if suits.is_empty() {
+        suits = cards
+            .iter()
+            .filter(|c| !c.is_joker())
+            .filter_map(|c| c.suit())
+            .fold(0, |set, s| set | bit(s));
+        if suits == 0 {
             let (code, message) = match rules.wild_limit() {
                 WildLimit::Any => (
                     ReasonCode::DesignationRequired,
@@ -1052,7 +1059,7 @@ fn run_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>)
         }
     }
     let mut out = Vec::new();
-    for suit in suits {
+    for suit in listed(suits) {
         let has_ace = naturals
             .iter()
             .chain(designated.iter().map(|(_, rep)| rep))
@@ -1142,23 +1149,29 @@ fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, rea
         return;
     }
     // Free wilds that could stand for themselves here (a red ace in its own place).
-    let own: Vec<Card> = (0..DISTINCT_CARDS)
-        .map(Card::from_index)
-        .filter(|c| free.contains(c))
+    // In card order, each once (the order the readings are tried in).
+    let mut own: Vec<Card> = free
+        .iter()
+        .copied()
         .filter(|c| c.suit() == Some(suit))
         .filter(|c| {
             let v = value_of(c.rank().unwrap_or(Rank::Ace), ace);
             !fixed.iter().any(|(fv, _)| *fv == v)
         })
         .collect();
+    own.sort_by_key(|c| c.index());
+    own.dedup();
     for mask in 0u32..(1 << own.len()) {
-        let mut fixed = fixed.clone();
-        let mut free = free.to_vec();
+        // Without a wild standing for itself, the places are those fixed above.
+        let (mut fixed, mut free) = match mask {
+            0 => (Cow::Borrowed(&fixed[..]), Cow::Borrowed(free)),
+            _ => (Cow::Owned(fixed.clone()), Cow::Owned(free.to_vec())),
+        };
         for (i, &card) in own.iter().enumerate() {
             if mask & (1 << i) != 0 {
-                take_one(&mut free, card);
+                take_one(free.to_mut(), card);
                 let v = value_of(card.rank().unwrap_or(Rank::Ace), ace);
-                fixed.push((
+                fixed.to_mut().push((
                     v,
                     Slot {
                         card,
@@ -1171,7 +1184,9 @@ fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, rea
         if fixed.is_empty() {
             continue;
         }
-        fixed.sort_by_key(|(v, _)| *v);
+        if mask != 0 {
+            fixed.to_mut().sort_by_key(|(v, _)| *v);
+        }
         let lo = fixed[0].0;
         let hi = fixed[fixed.len() - 1].0;
         let span = usize::from(hi - lo) + 1;
