@@ -134,7 +134,7 @@ pub async fn observe(
             method: method.as_str(),
             route: &route,
             status: status.as_u16(),
-            latency_ms: elapsed.as_secs_f64() * 1000.0,
+            latency: elapsed,
             code,
             cause: cause.as_deref(),
         },

@@ -11,6 +11,7 @@
 use std::cell::RefCell;
 use std::io::Write as _;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use tracing::Level;
 use tracing_subscriber::EnvFilter;
@@ -28,7 +29,8 @@ pub struct Access<'a> {
     /// The matched route pattern, or `unmatched`.
     pub route: &'a str,
     pub status: u16,
-    pub latency_ms: f64,
+    /// Written as `latency_ms`.
+    pub latency: Duration,
     /// A refusal's code.
     pub code: Option<&'a str>,
     /// A 5xx's cause.
@@ -96,13 +98,7 @@ impl AccessLog {
             .line
             .extend_from_slice(itoa::Buffer::new().format(access.status).as_bytes());
         fields.key("latency_ms");
-        if access.latency_ms.is_finite() {
-            fields
-                .line
-                .extend_from_slice(ryu::Buffer::new().format_finite(access.latency_ms).as_bytes());
-        } else {
-            fields.line.extend_from_slice(b"null");
-        }
+        put_millis(fields.line, access.latency);
         if let Some(code) = access.code {
             fields.text("code", code);
         }
@@ -204,16 +200,40 @@ impl Fields<'_> {
             let _ = serde_json::to_writer(&mut *self.line, value);
         } else if name == "message" {
             self.line.extend_from_slice(value.as_bytes());
-        } else if value
-            .bytes()
-            .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
-        {
+        } else if value.bytes().all(|b| PLAIN[usize::from(b)]) {
             self.line.push(b'"');
             self.line.extend_from_slice(value.as_bytes());
             self.line.push(b'"');
         } else {
             let _ = write!(self.line, "{value:?}");
         }
+    }
+}
+
+/// The bytes a text value is written with, unquoted: visible ASCII but the quote and the
+/// backslash (a table: a value's bytes are each looked up once).
+const PLAIN: [bool; 256] = {
+    let mut plain = [false; 256];
+    let mut b = b'!';
+    while b <= b'~' {
+        plain[b as usize] = b != b'"' && b != b'\\';
+        b += 1;
+    }
+    plain
+};
+
+/// Writes `latency` in milliseconds, to the nanosecond, without trailing zeros (`1.5`, `0.0423`,
+/// `12`): integers written, not a float.
+fn put_millis(line: &mut Vec<u8>, latency: Duration) {
+    let nanos = latency.as_nanos();
+    line.extend_from_slice(itoa::Buffer::new().format(nanos / 1_000_000).as_bytes());
+    let fraction = u32::try_from(nanos % 1_000_000).unwrap_or(0);
+    if fraction != 0 {
+        let mut digits = [0u8; 6];
+        put_digits(&mut digits, fraction);
+        let shown = digits.iter().rposition(|d| *d != b'0').map_or(0, |last| last + 1);
+        line.push(b'.');
+        line.extend_from_slice(&digits[..shown]);
     }
 }
 
@@ -251,7 +271,7 @@ mod tests {
         method: "GET",
         route: "/v1/games/{id}",
         status: 503,
-        latency_ms: 1.5,
+        latency: Duration::from_micros(1500),
         code: Some("unavailable"),
         cause: Some("pool timed out: \"db\"\n"),
     };
@@ -306,6 +326,22 @@ mod tests {
             ),
             "{written}"
         );
+    }
+
+    #[test]
+    fn latency_is_milliseconds_to_the_nanosecond_without_trailing_zeros() {
+        for (nanos, written) in [
+            (1_500_000, "1.5"),
+            (42_300, "0.0423"),
+            (12_000_000, "12"),
+            (1, "0.000001"),
+            (0, "0"),
+            (1_234_567_890, "1234.56789"),
+        ] {
+            let mut line = Vec::new();
+            put_millis(&mut line, Duration::from_nanos(nanos));
+            assert_eq!(String::from_utf8_lossy(&line), written, "{nanos} ns");
+        }
     }
 
     #[test]
