@@ -480,7 +480,7 @@ impl ResponseError for ApiError {
     }
 
     // The cause is not logged here: the request's one access line carries it
-    // (`telemetry::observe`, through `ApiError::cause`).
+    // (`telemetry::Seen::answered`, through `ApiError::cause`).
     fn error_response(&self) -> HttpResponse {
         let body = serde_json::to_vec(&self.problem()).unwrap_or_default();
         let mut response = HttpResponse::build(self.status_code());

@@ -7,7 +7,6 @@ use std::time::Duration;
 use actix_cors::Cors;
 use actix_web::dev::{Server, ServerHandle};
 use actix_web::middleware::Condition;
-use actix_web::middleware::from_fn;
 use actix_web::{App, HttpResponse, HttpServer, web};
 use utoipa::OpenApi;
 use utoipa_swagger_ui::{Config as SwaggerConfig, SwaggerUi};
@@ -99,16 +98,13 @@ impl Application {
             .map_or(2, usize::from)
             .min(limits.max_connections)
             .max(1);
-        let limited = limits.rate_limit.is_some();
         let cors_origins = settings.cors_origins.clone();
         let server = HttpServer::new(move || {
             App::new()
-                // CORS innermost: its preflight answers are still observed and limited.
+                // CORS inside the edge: its preflight answers are still observed and limited.
                 .wrap(Condition::new(!cors_origins.is_empty(), cors(&cors_origins)))
                 // Last wrapped runs first: every request is observed, even one refused by the limit.
-                // Without a limit set, not even a layer that would find none.
-                .wrap(Condition::new(limited, from_fn(crate::http::rate_limit::limit)))
-                .wrap(from_fn(crate::telemetry::observe))
+                .wrap(http::edge::Edge)
                 .app_data(state.clone())
                 .app_data(web::PathConfig::default().error_handler(error::path_error))
                 .app_data(web::QueryConfig::default().error_handler(error::query_error))

@@ -9,14 +9,13 @@
 //! (`access_line`), at the levels `RUST_LOG` gives its target.
 
 use std::io::IsTerminal;
+use std::sync::Arc;
 use std::time::Instant;
 
-use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
 use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::middleware::Next;
-use actix_web::web;
-use tracing::{Instrument, Level};
+use tracing::{Level, Span};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer, fmt};
@@ -24,6 +23,7 @@ use uuid::Uuid;
 
 use crate::config::LogFormat;
 use crate::error::ApiError;
+use crate::metrics::Metrics;
 use crate::state::AppState;
 
 mod access_line;
@@ -86,69 +86,92 @@ fn request_id(req: &ServiceRequest) -> HeaderValue {
     HeaderValue::from_str(id).unwrap_or_else(|_| HeaderValue::from_static("unknown"))
 }
 
-/// Middleware: gives the request its id, runs it inside a span carrying that id, then writes
-/// the one log line of the request (method, route, status, latency, id, a refusal's code: INFO;
-/// WARN for a 5xx, with its cause) and counts it in the metrics by route pattern.
-///
-/// # Errors
-/// Whatever the inner service fails with (handlers' errors arrive as responses).
-pub async fn observe(
-    req: ServiceRequest,
-    next: Next<impl MessageBody>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let started = Instant::now();
-    let id_value = request_id(&req);
-    // Visible ASCII, checked by `usable_id` or made so.
-    let id = id_value.to_str().unwrap_or_default();
-    let method = req.method().clone();
-    let metrics = req.app_data::<web::Data<AppState>>().map(|s| s.metrics.clone());
-    let span = tracing::debug_span!(target: ACCESS, "request", request_id = %id);
-    let result = next.call(req).instrument(span).await;
-    let elapsed = started.elapsed();
-    let (status, route, error) = match &result {
-        Ok(res) => (
-            res.status(),
-            // The matched pattern, never the raw path (one series per game otherwise).
-            res.request()
-                .match_pattern()
-                .unwrap_or_else(|| "unmatched".to_owned()),
-            res.response().error().and_then(|e| e.as_error::<ApiError>()),
-        ),
-        Err(e) => (
-            e.as_response_error().status_code(),
-            "unmatched".to_owned(),
-            e.as_error::<ApiError>(),
-        ),
-    };
-    let code = error.map(ApiError::code);
-    let cause = error.and_then(ApiError::cause);
-    let level = if status.is_server_error() {
-        Level::WARN
-    } else {
-        Level::INFO
-    };
-    access_line::write(
-        level,
-        &Access {
-            request_id: id,
-            method: method.as_str(),
-            route: &route,
-            status: status.as_u16(),
-            latency: elapsed,
-            code,
-            cause: cause.as_deref(),
-        },
-    );
-    if let Some(metrics) = metrics {
-        metrics.request(&route, method.as_str(), status.as_u16(), elapsed);
-        if let Some(unavailable) = error.and_then(ApiError::database_failure) {
-            metrics.database_error(unavailable);
+/// What the edge knows of a request before it is answered, to log and count it then: when it
+/// came, its id, its method.
+pub struct Seen {
+    started: Instant,
+    id: HeaderValue,
+    method: Method,
+    metrics: Option<Arc<Metrics>>,
+}
+
+impl Seen {
+    /// The request as it arrives: gives it its id (the client's if usable, else a new one).
+    pub fn new(req: &ServiceRequest, state: Option<&AppState>) -> Seen {
+        Seen {
+            started: Instant::now(),
+            id: request_id(req),
+            method: req.method().clone(),
+            metrics: state.map(|s| s.metrics.clone()),
         }
     }
-    let mut res = result?;
-    res.headers_mut()
-        .insert(HeaderName::from_static(REQUEST_ID), id_value);
-    Ok(res)
+
+    /// The request's span, carrying its id (DEBUG: at the default level a disabled callsite).
+    pub fn span(&self) -> Span {
+        tracing::debug_span!(target: ACCESS, "request", request_id = %self.id_text())
+    }
+
+    /// The id as text: visible ASCII, checked by `usable_id` or made so.
+    fn id_text(&self) -> &str {
+        self.id.to_str().unwrap_or_default()
+    }
+
+    /// Writes the one log line of the request (method, route, status, latency, id, a refusal's
+    /// code: INFO; WARN for a 5xx, with its cause), counts it in the metrics by route pattern
+    /// and echoes its id in `X-Request-Id`.
+    ///
+    /// # Errors
+    /// `result`'s own (handlers' errors arrive as responses).
+    pub fn answered<B>(
+        self,
+        result: Result<ServiceResponse<B>, actix_web::Error>,
+    ) -> Result<ServiceResponse<B>, actix_web::Error> {
+        let elapsed = self.started.elapsed();
+        let (status, route, error) = match &result {
+            Ok(res) => (
+                res.status(),
+                // The matched pattern, never the raw path (one series per game otherwise).
+                res.request()
+                    .match_pattern()
+                    .unwrap_or_else(|| "unmatched".to_owned()),
+                res.response().error().and_then(|e| e.as_error::<ApiError>()),
+            ),
+            Err(e) => (
+                e.as_response_error().status_code(),
+                "unmatched".to_owned(),
+                e.as_error::<ApiError>(),
+            ),
+        };
+        let code = error.map(ApiError::code);
+        let cause = error.and_then(ApiError::cause);
+        let level = if status.is_server_error() {
+            Level::WARN
+        } else {
+            Level::INFO
+        };
+        access_line::write(
+            level,
+            &Access {
+                request_id: self.id_text(),
+                method: self.method.as_str(),
+                route: &route,
+                status: status.as_u16(),
+                latency: elapsed,
+                code,
+                cause: cause.as_deref(),
+            },
+        );
+        if let Some(metrics) = &self.metrics {
+            metrics.request(&route, self.method.as_str(), status.as_u16(), elapsed);
+            if let Some(unavailable) = error.and_then(ApiError::database_failure) {
+                metrics.database_error(unavailable);
+            }
+        }
+        let mut res = result?;
+        res.headers_mut()
+            .insert(HeaderName::from_static(REQUEST_ID), self.id);
+        Ok(res)
+    }
 }
 
 #[cfg(test)]

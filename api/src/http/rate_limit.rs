@@ -1,11 +1,9 @@
-//! The rate limit as middleware: which client a request counts against, and its `429`.
+//! The rate limit at the edge (`edge`): which client a request counts against, and its `429`.
 
-use actix_web::body::{EitherBody, MessageBody};
-use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::dev::ServiceRequest;
 use actix_web::http::header;
-use actix_web::middleware::Next;
-use actix_web::web;
 
+use crate::error::ApiError;
 use crate::limits::Client;
 use crate::state::AppState;
 
@@ -31,22 +29,12 @@ fn client_of(req: &ServiceRequest, state: &AppState) -> Client {
         .map_or(Client::Unknown, |a| Client::Address(a.ip()))
 }
 
-/// Middleware: answers `429` with `Retry-After` to a client past its limit, when a limit is set.
-///
-/// # Errors
-/// Whatever the inner service fails with.
-pub async fn limit(
-    req: ServiceRequest,
-    next: Next<impl MessageBody>,
-) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
-    if let Some(state) = req.app_data::<web::Data<AppState>>().cloned() {
-        if let Some(limit) = &state.rate_limit {
-            if !UNLIMITED.contains(&req.path()) {
-                if let Err(e) = limit.check(&client_of(&req, &state)) {
-                    return Ok(req.error_response(e).map_into_right_body());
-                }
-            }
-        }
+/// Why a request is refused at the edge, if it is: its client past the limit (`429` with
+/// `Retry-After`), when a limit is set.
+pub fn refusal(req: &ServiceRequest, state: &AppState) -> Option<ApiError> {
+    let limit = state.rate_limit.as_ref()?;
+    if UNLIMITED.contains(&req.path()) {
+        return None;
     }
-    Ok(next.call(req).await?.map_into_left_body())
+    limit.check(&client_of(req, state)).err()
 }

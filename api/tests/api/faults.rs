@@ -400,6 +400,11 @@ async fn past_the_rate_limit_a_client_gets_429() {
             .and_then(|v| v.parse().ok())
             .expect("Retry-After");
         assert!(wait >= 1, "Retry-After {wait}");
+        // Refused at the edge, and still given an id there (so logged and counted too).
+        assert!(
+            r.header("x-request-id").is_some(),
+            "a refusal carries its request id"
+        );
     }
     for _ in 0..3 {
         let health = app.get("/healthz").await;
