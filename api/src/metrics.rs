@@ -1,8 +1,11 @@
 //! The service's metrics, kept in a `prometheus` registry of its own (one per application, so
 //! several in one process do not mix) and served in the Prometheus text format.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
+use prometheus::core::{Collector, Desc};
+use prometheus::proto::{Counter, Metric, MetricFamily, MetricType};
 use prometheus::{
     Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
 };
@@ -11,7 +14,7 @@ use prometheus::{
 #[derive(Clone, Debug)]
 pub struct Metrics {
     registry: Registry,
-    requests: IntCounterVec,
+    /// Also served, by [`RequestCounts`], as the request counter.
     latency: HistogramVec,
     pool: IntGaugeVec,
     streams: IntGauge,
@@ -70,6 +73,49 @@ const ACTIONS: [&str; 11] = [
     "resume",
 ];
 
+/// `continental_http_requests_total`, served from the counts of the latency histogram's series
+/// (the same labels): a request then looks up one series, not two.
+struct RequestCounts {
+    latency: HistogramVec,
+    desc: Desc,
+}
+
+impl RequestCounts {
+    const NAME: &str = "continental_http_requests_total";
+    const HELP: &str = "HTTP requests answered, by route pattern, method and status.";
+
+    fn new(latency: HistogramVec) -> RequestCounts {
+        let labels = ["route", "method", "status"].map(String::from).to_vec();
+        let desc =
+            Desc::new(Self::NAME.into(), Self::HELP.into(), labels, HashMap::new()).expect("a valid metric");
+        RequestCounts { latency, desc }
+    }
+}
+
+impl Collector for RequestCounts {
+    fn desc(&self) -> Vec<&Desc> {
+        vec![&self.desc]
+    }
+
+    fn collect(&self) -> Vec<MetricFamily> {
+        let mut counts = MetricFamily::default();
+        counts.set_name(Self::NAME.into());
+        counts.set_help(Self::HELP.into());
+        counts.set_field_type(MetricType::COUNTER);
+        for histogram in self.latency.collect() {
+            for series in histogram.get_metric() {
+                let mut count = Counter::default();
+                // Counts are far below 2^53: exact as a float.
+                count.set_value(series.get_histogram().get_sample_count() as f64);
+                let mut metric = Metric::from_label(series.get_label().to_vec());
+                metric.set_counter(count);
+                counts.mut_metric().push(metric);
+            }
+        }
+        vec![counts]
+    }
+}
+
 /// Keeps `continental_open_streams` one higher while it lives.
 #[derive(Debug)]
 pub struct StreamGuard(IntGauge);
@@ -93,14 +139,6 @@ impl Metrics {
     /// Never: the fixed names and labels below are valid and registered once.
     pub fn new() -> Metrics {
         let registry = Registry::new();
-        let requests = IntCounterVec::new(
-            Opts::new(
-                "continental_http_requests_total",
-                "HTTP requests answered, by route pattern, method and status.",
-            ),
-            &["route", "method", "status"],
-        )
-        .expect("valid metric");
         let latency = HistogramVec::new(
             HistogramOpts::new(
                 "continental_http_request_duration_seconds",
@@ -112,6 +150,7 @@ impl Metrics {
             &["route", "method", "status"],
         )
         .expect("valid metric");
+        let requests = RequestCounts::new(latency.clone());
         let pool = IntGaugeVec::new(
             Opts::new(
                 "continental_db_pool_connections",
@@ -157,7 +196,7 @@ impl Metrics {
         )
         .expect("valid metric");
         for c in [
-            Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(requests) as Box<dyn prometheus::core::Collector>,
             Box::new(webhooks.clone()),
             Box::new(timeouts.clone()),
             Box::new(latency.clone()),
@@ -190,7 +229,6 @@ impl Metrics {
         }
         Metrics {
             registry,
-            requests,
             latency,
             pool,
             streams,
@@ -221,10 +259,9 @@ impl Metrics {
     /// raw path, which would make a series per game).
     pub fn request(&self, route: &str, method: &str, status: u16, elapsed: Duration) {
         let mut status_text = itoa::Buffer::new();
-        let labels = [route, method, status_text.format(status)];
-        self.requests.with_label_values(&labels).inc();
+        // One series: the counter is served from its count (`RequestCounts`).
         self.latency
-            .with_label_values(&labels)
+            .with_label_values(&[route, method, status_text.format(status)])
             .observe(elapsed.as_secs_f64());
     }
 
