@@ -8,10 +8,10 @@
 //! at start) and writes the line, in the same two shapes as the other lines, into one reused
 //! buffer.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::io::Write as _;
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tracing::Level;
 use tracing_subscriber::EnvFilter;
@@ -51,6 +51,8 @@ static LOG: OnceLock<AccessLog> = OnceLock::new();
 thread_local! {
     /// A worker's line buffer, kept between requests.
     static LINE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The minute a worker's last line was written in, and its date and time to the minute.
+    static MINUTE: Cell<(Option<u64>, [u8; 17])> = const { Cell::new((None, [0; 17])) };
 }
 
 impl AccessLog {
@@ -135,23 +137,8 @@ struct Fields<'a> {
 
 impl Fields<'_> {
     fn start(&mut self, level: Level) {
-        let now = time::OffsetDateTime::now_utc();
-        let mut stamp = [0u8; 27];
-        let (date, clock) = (now.date(), now.time());
-        put_digits(&mut stamp[0..4], u32::try_from(date.year()).unwrap_or(0));
-        stamp[4] = b'-';
-        put_digits(&mut stamp[5..7], u32::from(u8::from(date.month())));
-        stamp[7] = b'-';
-        put_digits(&mut stamp[8..10], u32::from(date.day()));
-        stamp[10] = b'T';
-        put_digits(&mut stamp[11..13], u32::from(clock.hour()));
-        stamp[13] = b':';
-        put_digits(&mut stamp[14..16], u32::from(clock.minute()));
-        stamp[16] = b':';
-        put_digits(&mut stamp[17..19], u32::from(clock.second()));
-        stamp[19] = b'.';
-        put_digits(&mut stamp[20..26], clock.microsecond());
-        stamp[26] = b'Z';
+        let since_epoch = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+        let stamp = stamp(since_epoch);
         let level = level.as_str();
         if self.json {
             self.line.extend_from_slice(b"{\"timestamp\":\"");
@@ -232,6 +219,49 @@ fn put_millis(line: &mut Vec<u8>, latency: Duration) {
         line.push(b'.');
         line.extend_from_slice(&digits[..shown]);
     }
+}
+
+/// The UTC time `since_epoch` as `YYYY-MM-DDTHH:MM:SS.ffffffZ`. The date and the minute are
+/// worked out once a minute on each thread, the seconds and microseconds every time.
+fn stamp(since_epoch: Duration) -> [u8; 27] {
+    let seconds = since_epoch.as_secs();
+    let minute = seconds / 60;
+    let mut stamp = [0u8; 27];
+    stamp[..17].copy_from_slice(&MINUTE.with(|cached| {
+        let (known, prefix) = cached.get();
+        if known == Some(minute) {
+            return prefix;
+        }
+        let prefix = minute_prefix(minute);
+        cached.set((Some(minute), prefix));
+        prefix
+    }));
+    put_digits(&mut stamp[17..19], u32::try_from(seconds % 60).unwrap_or(0));
+    stamp[19] = b'.';
+    put_digits(&mut stamp[20..26], since_epoch.subsec_micros());
+    stamp[26] = b'Z';
+    stamp
+}
+
+/// `YYYY-MM-DDTHH:MM:` of the minute `minute` minutes after the epoch.
+fn minute_prefix(minute: u64) -> [u8; 17] {
+    let at = i64::try_from(minute.saturating_mul(60))
+        .ok()
+        .and_then(|s| time::OffsetDateTime::from_unix_timestamp(s).ok())
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    let (date, clock) = (at.date(), at.time());
+    let mut prefix = [0u8; 17];
+    put_digits(&mut prefix[0..4], u32::try_from(date.year()).unwrap_or(0));
+    prefix[4] = b'-';
+    put_digits(&mut prefix[5..7], u32::from(u8::from(date.month())));
+    prefix[7] = b'-';
+    put_digits(&mut prefix[8..10], u32::from(date.day()));
+    prefix[10] = b'T';
+    put_digits(&mut prefix[11..13], u32::from(clock.hour()));
+    prefix[13] = b':';
+    put_digits(&mut prefix[14..16], u32::from(clock.minute()));
+    prefix[16] = b':';
+    prefix
 }
 
 /// Writes `n` as exactly `into.len()` decimal digits (zero-padded, high digits cut).
@@ -335,6 +365,31 @@ mod tests {
         }
         assert!(is_plain(&"a".repeat(100)));
         assert!(!is_plain("é"));
+    }
+
+    #[test]
+    fn the_stamp_is_the_utc_time_to_the_microsecond() {
+        let format = time::format_description::parse(
+            "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6]Z",
+        )
+        .expect("a format");
+        // Across minutes, hours, days and years, in and out of order (the minute is cached).
+        for nanos in [
+            1_795_000_000_123_456_789_u64,
+            1_795_000_059_999_999_999,
+            1_795_000_060_000_000_000,
+            1_767_225_599_500_000_000,
+            1_767_225_600_000_001_000,
+            1_795_000_000_000_000_000,
+            951_782_400_000_000_000,
+        ] {
+            let since_epoch = Duration::from_nanos(nanos);
+            let expected = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(nanos))
+                .expect("a time")
+                .format(&format)
+                .expect("formatted");
+            assert_eq!(String::from_utf8_lossy(&stamp(since_epoch)), expected, "{nanos}");
+        }
     }
 
     #[test]
