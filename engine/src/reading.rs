@@ -783,6 +783,9 @@ fn name_few_naturals(meld: &ProposedMeld, found: &mut Vec<Reading>, reasons: &mu
 }
 
 fn check_designations(rules: &Ruleset, meld: &ProposedMeld) -> Result<(), Reason> {
+    if meld.wilds.is_empty() {
+        return Ok(());
+    }
     let mut left = counts(&meld.cards);
     for d in &meld.wilds {
         let mismatch = |m: String| Err(Reason::new(ReasonCode::DesignationMismatch, None, &m));
