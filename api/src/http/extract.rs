@@ -51,22 +51,11 @@ impl<T: DeserializeOwned + 'static, const LIMIT: usize> FromRequest for JsonBody
             if declared.is_some_and(|n| n > LIMIT) {
                 return Err(ApiError::PayloadTooLarge { limit: LIMIT });
             }
-            let read = async {
-                let mut body = BytesMut::with_capacity(declared.unwrap_or(0));
-                while let Some(chunk) = payload.next().await {
-                    let chunk = chunk
-                        .map_err(|e| Invalid::new("unreadable_body", format!("unreadable body: {e}")))?;
-                    if body.len() + chunk.len() > LIMIT {
-                        return Err(ApiError::PayloadTooLarge { limit: LIMIT });
-                    }
-                    body.extend_from_slice(&chunk);
-                }
-                Ok(body)
-            };
+            let read = read_body::<LIMIT>(&mut payload, declared);
             // A body that has all arrived with its headers is read at once, without a timer;
             // a client that sends headers and then stalls must not keep a worker's attention.
             let mut read = std::pin::pin!(read);
-            let body =
+            let raw =
                 match futures_util::poll!(&mut read) {
                     Poll::Ready(body) => body?,
                     Poll::Pending => tokio::time::timeout(timeout, read).await.map_err(|_| {
@@ -75,7 +64,6 @@ impl<T: DeserializeOwned + 'static, const LIMIT: usize> FromRequest for JsonBody
                         }
                     })??,
                 };
-            let raw = body.freeze();
             // An empty body needs no type (it reads as `{}`); any other must say it is JSON.
             if !json_type && !raw.iter().all(u8::is_ascii_whitespace) {
                 return Err(ApiError::UnsupportedMediaType);
@@ -84,6 +72,44 @@ impl<T: DeserializeOwned + 'static, const LIMIT: usize> FromRequest for JsonBody
             Ok(JsonBody { value, raw })
         })
     }
+}
+
+/// The body of a request, at most `LIMIT` bytes (`declared` by its `Content-Length`).
+async fn read_body<const LIMIT: usize>(
+    payload: &mut Payload,
+    declared: Option<usize>,
+) -> Result<Bytes, ApiError> {
+    let too_large = |len: usize| match len > LIMIT {
+        true => Err(ApiError::PayloadTooLarge { limit: LIMIT }),
+        false => Ok(()),
+    };
+    let Some(first) = next_chunk(payload).await? else {
+        return Ok(Bytes::new());
+    };
+    too_large(first.len())?;
+    // A small body nearly always arrives in one chunk: kept as it is, not copied.
+    let Some(mut chunk) = next_chunk(payload).await? else {
+        return Ok(first);
+    };
+    let mut body = BytesMut::with_capacity(declared.unwrap_or(0).min(LIMIT));
+    body.extend_from_slice(&first);
+    loop {
+        too_large(body.len() + chunk.len())?;
+        body.extend_from_slice(&chunk);
+        match next_chunk(payload).await? {
+            Some(more) => chunk = more,
+            None => return Ok(body.freeze()),
+        }
+    }
+}
+
+/// The next chunk of a body, `None` at its end.
+async fn next_chunk(payload: &mut Payload) -> Result<Option<Bytes>, ApiError> {
+    payload
+        .next()
+        .await
+        .transpose()
+        .map_err(|e| Invalid::new("unreadable_body", format!("unreadable body: {e}")).into())
 }
 
 /// Whether the request's `Content-Type` is JSON (`application/json` or `application/*+json`).

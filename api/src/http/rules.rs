@@ -1,6 +1,6 @@
 //! The stateless endpoints: meld and contract validation, and the rulesets.
 
-use actix_web::http::header::ContentType;
+use actix_web::http::header::HeaderValue;
 use actix_web::{HttpResponse, post, route, web};
 use engine::{ProposedMeld, Ruleset, Variant};
 
@@ -40,7 +40,8 @@ pub async fn validate_meld(body: JsonBody<MeldValidationRequest>) -> Result<Http
     let (rules, proposed): (Ruleset, ProposedMeld) = body.value.try_into()?;
     let analysis = engine::analyse(&rules, &proposed);
     Ok(HttpResponse::Ok()
-        .content_type(ContentType::json())
+        // A static value: `ContentType::json()` would format the type and copy it on every answer.
+        .content_type(HeaderValue::from_static("application/json"))
         .body(MeldValidationResponse::json(&analysis)))
 }
 

@@ -338,6 +338,57 @@ async fn half_sent(address: &str, head: &str) -> String {
     String::from_utf8_lossy(&answer).into_owned()
 }
 
+/// Posts `chunks` to the meld validator on a fresh connection, as a chunked body, one chunk at
+/// a time: the answer's status line and body.
+async fn validate_in_chunks(address: &str, chunks: &[&str]) -> String {
+    let host = address.trim_start_matches("http://");
+    let mut socket = TcpStream::connect(host).await.expect("connect to the service");
+    let head = "POST /v1/melds/validate HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    socket.write_all(head.as_bytes()).await.expect("send the head");
+    for chunk in chunks {
+        let sent = format!("{:x}\r\n{chunk}\r\n", chunk.len());
+        socket.write_all(sent.as_bytes()).await.expect("send a chunk");
+        socket.flush().await.expect("flush");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let _ = socket.write_all(b"0\r\n\r\n").await;
+    let mut answer = Vec::new();
+    let _ = timed(CLOSED_WITHIN, "the answer", socket.read_to_end(&mut answer)).await;
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+#[actix_web::test]
+async fn a_body_in_pieces_is_read_whole_and_bounded_as_a_whole() {
+    let app = spawn_limited(&Backend::Sqlite, quick()).await;
+    let answer = validate_in_chunks(
+        &app.address,
+        &[
+            r#"{"variant":"may_i","#,
+            r#""cards":["5H","6H","#,
+            r#""JK","8H"]}"#,
+        ],
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains(r#""valid":true"#), "{answer}");
+    // No length declared: only the pieces, added up, pass the 8 KiB limit.
+    let piece = " ".repeat(3000);
+    let answer = validate_in_chunks(
+        &app.address,
+        &[
+            r#"{"variant":"may_i","#,
+            &piece,
+            &piece,
+            &piece,
+            r#""cards":["5H","6H","7H"]}"#,
+        ],
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(answer.contains("body_too_large"), "{answer}");
+    app.clean_up().await;
+}
+
 /// A half-sent request is answered and closed within this (its timeout is 1 s).
 const CLOSED_WITHIN: Duration = Duration::from_secs(3);
 
