@@ -6,6 +6,7 @@ use std::task::Poll;
 use std::time::Duration;
 
 use actix_web::dev::Payload;
+use actix_web::error::PayloadError;
 use actix_web::http::header;
 use actix_web::web::{self, Bytes, BytesMut};
 use actix_web::{FromRequest, HttpRequest};
@@ -79,16 +80,17 @@ async fn read_body<const LIMIT: usize>(
     payload: &mut Payload,
     declared: Option<usize>,
 ) -> Result<Bytes, ApiError> {
+    let unreadable = |e: PayloadError| Invalid::new("unreadable_body", format!("unreadable body: {e}"));
     let too_large = |len: usize| match len > LIMIT {
         true => Err(ApiError::PayloadTooLarge { limit: LIMIT }),
         false => Ok(()),
     };
-    let Some(first) = next_chunk(payload).await? else {
+    let Some(first) = payload.next().await.transpose().map_err(unreadable)? else {
         return Ok(Bytes::new());
     };
     too_large(first.len())?;
     // A small body nearly always arrives in one chunk: kept as it is, not copied.
-    let Some(mut chunk) = next_chunk(payload).await? else {
+    let Some(mut chunk) = payload.next().await.transpose().map_err(unreadable)? else {
         return Ok(first);
     };
     let mut body = BytesMut::with_capacity(declared.unwrap_or(0).min(LIMIT));
@@ -96,20 +98,11 @@ async fn read_body<const LIMIT: usize>(
     loop {
         too_large(body.len() + chunk.len())?;
         body.extend_from_slice(&chunk);
-        match next_chunk(payload).await? {
+        match payload.next().await.transpose().map_err(unreadable)? {
             Some(more) => chunk = more,
             None => return Ok(body.freeze()),
         }
     }
-}
-
-/// The next chunk of a body, `None` at its end.
-async fn next_chunk(payload: &mut Payload) -> Result<Option<Bytes>, ApiError> {
-    payload
-        .next()
-        .await
-        .transpose()
-        .map_err(|e| Invalid::new("unreadable_body", format!("unreadable body: {e}")).into())
 }
 
 /// Whether the request's `Content-Type` is JSON (`application/json` or `application/*+json`).

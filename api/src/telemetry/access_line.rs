@@ -55,6 +55,22 @@ thread_local! {
     static MINUTE: Cell<(Option<u64>, [u8; 17])> = const { Cell::new((None, [0; 17])) };
 }
 
+/// A field's name as each shape writes it before the value (built by `key!`).
+struct Key {
+    text: &'static str,
+    json: &'static str,
+}
+
+/// The [`Key`] of the field `name`: ` name=` in text, `,"name":` in JSON.
+macro_rules! key {
+    ($name:literal) => {
+        Key {
+            text: concat!(" ", $name, "="),
+            json: concat!(",\"", $name, "\":"),
+        }
+    };
+}
+
 impl AccessLog {
     /// Lines to `writer` in `format`, at the levels `filter` (`RUST_LOG`'s directives) enables
     /// for the target [`ACCESS`].
@@ -91,21 +107,20 @@ impl AccessLog {
             json: self.format == LogFormat::Json,
         };
         fields.start(level);
-        fields.text("message", "request");
-        fields.text("request_id", access.request_id);
-        fields.text("method", access.method);
-        fields.text("route", access.route);
-        fields.key("status");
+        fields.text(&key!("request_id"), access.request_id);
+        fields.text(&key!("method"), access.method);
+        fields.text(&key!("route"), access.route);
+        fields.key(&key!("status"));
         fields
             .line
             .extend_from_slice(itoa::Buffer::new().format(access.status).as_bytes());
-        fields.key("latency_ms");
+        fields.key(&key!("latency_ms"));
         put_millis(fields.line, access.latency);
         if let Some(code) = access.code {
-            fields.text("code", code);
+            fields.text(&key!("code"), code);
         }
         if let Some(cause) = access.cause {
-            fields.text("cause", cause);
+            fields.text(&key!("cause"), cause);
         }
         fields.end();
     }
@@ -145,7 +160,7 @@ impl Fields<'_> {
             self.line.extend_from_slice(&stamp);
             self.line.extend_from_slice(b"\",\"level\":\"");
             self.line.extend_from_slice(level.as_bytes());
-            self.line.push(b'"');
+            self.line.extend_from_slice(b"\",\"message\":\"request\"");
         } else {
             self.line.extend_from_slice(&stamp);
             // Levels right-aligned to five, as the formatter of the other lines does.
@@ -153,7 +168,7 @@ impl Fields<'_> {
             self.line.extend_from_slice(level.as_bytes());
             self.line.extend_from_slice(b" ");
             self.line.extend_from_slice(ACCESS.as_bytes());
-            self.line.push(b':');
+            self.line.extend_from_slice(b": request");
         }
     }
 
@@ -166,27 +181,16 @@ impl Fields<'_> {
         self.line.push(b'\n');
     }
 
-    fn key(&mut self, name: &str) {
-        if self.json {
-            self.line.extend_from_slice(b",\"");
-            self.line.extend_from_slice(name.as_bytes());
-            self.line.extend_from_slice(b"\":");
-        } else if name == "message" {
-            self.line.push(b' ');
-        } else {
-            self.line.push(b' ');
-            self.line.extend_from_slice(name.as_bytes());
-            self.line.push(b'=');
-        }
+    fn key(&mut self, key: &Key) {
+        let written = if self.json { key.json } else { key.text };
+        self.line.extend_from_slice(written.as_bytes());
     }
 
-    fn text(&mut self, name: &str, value: &str) {
-        self.key(name);
+    fn text(&mut self, key: &Key, value: &str) {
+        self.key(key);
         if self.json {
             // A &str always serialises.
             let _ = serde_json::to_writer(&mut *self.line, value);
-        } else if name == "message" {
-            self.line.extend_from_slice(value.as_bytes());
         } else if is_plain(value) {
             self.line.push(b'"');
             self.line.extend_from_slice(value.as_bytes());
