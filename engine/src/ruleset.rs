@@ -234,7 +234,8 @@ impl Ruleset {
     /// the wrong type, [`RulesetError::OptionOutOfRange`] for a value out of range.
     pub fn new(variant: Variant, options: Option<serde_json::Value>) -> Result<Ruleset, RulesetError> {
         let options = match options {
-            None | Some(serde_json::Value::Null) => serde_json::Value::Object(Default::default()),
+            // The defaults, as `{}` would read (a test holds them equal), without reading it.
+            None | Some(serde_json::Value::Null) => return Ok(Ruleset::default_for(variant)),
             Some(v) => v,
         };
         let invalid = |e: serde_json::Error| RulesetError::InvalidOptions {
@@ -734,6 +735,15 @@ mod tests {
             "§4 deuces on"
         );
         assert!(Ruleset::default_for(Variant::Push).is_wild(two), "§5 twos wild");
+    }
+
+    #[test]
+    fn no_options_are_the_options_read_from_an_empty_object() {
+        for variant in Variant::ALL {
+            let read = Ruleset::new(variant, Some(serde_json::json!({}))).expect("{} is valid");
+            assert_eq!(Ruleset::new(variant, None), Ok(read.clone()), "{variant:?}");
+            assert_eq!(Ruleset::default_for(variant), read, "{variant:?}");
+        }
     }
 
     #[test]
