@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark harness: builds the service and the bare reference in release mode, then
 # measures side by side, in one run, on this machine:
-#   1. the meld validator vs the bare framework (wrk, alternating A B A B, servers pinned to
+#   1. the meld validator vs the bare framework (wrk, alternating A B B A, servers pinned to
 #      core 0 and wrk to core 1);
 #   2. game actions through HTTP on PostgreSQL (32 clients, each its own 4-seat may_i game)
 #      vs the raw SQL of one action (pgbench -f move.sql), alternating;
@@ -62,10 +62,12 @@ wrk_run() { # url pid -> "rps p99_ms cpu_us_per_request"
         /^ +99%/ { v = $2; if (v ~ /us$/) { sub(/us/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms/, "", v) } else if (v ~ /s$/) { sub(/s/, "", v); v *= 1000 }; p99 = v }
         END { printf "%.0f %.2f %.1f\n", rps, p99, n ? ticks * 1e6 / hz / n : 0 }' "$WORK/wrk.out"
 }
+bare_run() { read -r a b c < <(wrk_run http://127.0.0.1:28080 "${PIDS[0]}"); BARE_RPS+=("$a"); BARE_P99+=("$b"); BARE_CPU+=("$c"); }
+validator_run() { read -r a b c < <(wrk_run http://127.0.0.1:28081 "${PIDS[1]}"); VAL_RPS+=("$a"); VAL_P99+=("$b"); VAL_CPU+=("$c"); }
 for r in $(seq "$ROUNDS"); do
-    read -r a b c < <(wrk_run http://127.0.0.1:28080 "${PIDS[0]}"); BARE_RPS+=("$a"); BARE_P99+=("$b"); BARE_CPU+=("$c")
-    read -r a b c < <(wrk_run http://127.0.0.1:28081 "${PIDS[1]}"); VAL_RPS+=("$a"); VAL_P99+=("$b"); VAL_CPU+=("$c")
-    echo "   round $r: bare ${BARE_RPS[-1]} req/s (p99 ${BARE_P99[-1]} ms, ${BARE_CPU[-1]} us CPU/request), validator ${VAL_RPS[-1]} req/s (p99 ${VAL_P99[-1]} ms, ${VAL_CPU[-1]} us CPU/request)  [$(load)]"
+    # A B, then B A: a machine that slows or speeds up during the run favours neither.
+    if (( r % 2 )); then bare_run; validator_run; else validator_run; bare_run; fi
+    echo "   round $r: bare ${BARE_RPS[-1]} req/s (p99 ${BARE_P99[-1]} ms, ${BARE_CPU[-1]} us CPU/request), validator ${VAL_RPS[-1]} req/s (p99 ${VAL_P99[-1]} ms, ${VAL_CPU[-1]} us CPU/request), ratio $(awk -v a="${VAL_RPS[-1]}" -v b="${BARE_RPS[-1]}" 'BEGIN { printf "%.2f", a / b }')  [$(load)]"
 done
 kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
 fi
