@@ -62,6 +62,11 @@ wrk_run() { # url pid -> "rps p99_ms cpu_us_per_request"
         /^ +99%/ { v = $2; if (v ~ /us$/) { sub(/us/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms/, "", v) } else if (v ~ /s$/) { sub(/s/, "", v); v *= 1000 }; p99 = v }
         END { printf "%.0f %.2f %.1f\n", rps, p99, n ? ticks * 1e6 / hz / n : 0 }' "$WORK/wrk.out"
 }
+# Both warmed up first, unmeasured: a fresh process pays for its first pages, its allocator's
+# arenas and its caches in its first seconds under load.
+for port in 28080 28081; do
+    taskset -c 1 wrk -t2 -c64 -d3s -s bench/post.lua "http://127.0.0.1:$port/v1/melds/validate" >/dev/null
+done
 bare_run() { read -r a b c < <(wrk_run http://127.0.0.1:28080 "${PIDS[0]}"); BARE_RPS+=("$a"); BARE_P99+=("$b"); BARE_CPU+=("$c"); }
 validator_run() { read -r a b c < <(wrk_run http://127.0.0.1:28081 "${PIDS[1]}"); VAL_RPS+=("$a"); VAL_P99+=("$b"); VAL_CPU+=("$c"); }
 for r in $(seq "$ROUNDS"); do
