@@ -59,16 +59,14 @@ where
         let state = req.app_data::<web::Data<AppState>>();
         let seen = Seen::new(&req, state.map(|s| s.get_ref()));
         if let Some(refused) = state.and_then(|s| rate_limit::refusal(&req, s)) {
-            return Edged {
-                inner: None,
-                refused: Some(req.error_response(refused)),
+            return Edged::Refused {
+                answer: Some(req.error_response(refused)),
                 seen: Some(seen),
             };
         }
         let span = seen.span();
-        Edged {
-            inner: Some(self.service.call(req).instrument(span)),
-            refused: None,
+        Edged::Passed {
+            inner: self.service.call(req).instrument(span),
             seen: Some(seen),
         }
     }
@@ -76,14 +74,12 @@ where
 
 pin_project! {
     /// A request at the edge: passed on to the application, or refused there.
-    pub struct Edged<F> {
-        // The application's answer to come, in the request's span; none when refused.
-        #[pin]
-        inner: Option<Instrumented<F>>,
-        // The refusal, taken when polled.
-        refused: Option<ServiceResponse>,
-        // Taken when answered.
-        seen: Option<Seen>,
+    #[project = EdgedProj]
+    pub enum Edged<F> {
+        /// In the application, inside the request's span.
+        Passed { #[pin] inner: Instrumented<F>, seen: Option<Seen> },
+        /// Refused at the edge; both are taken when polled.
+        Refused { answer: Option<ServiceResponse>, seen: Option<Seen> },
     }
 }
 
@@ -95,14 +91,15 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         const DONE: &str = "a request's future polled after its answer";
-        let this = self.project();
-        let result = match this.inner.as_pin_mut() {
-            Some(inner) => match inner.poll(cx) {
-                Poll::Ready(result) => result.map(ServiceResponse::map_into_left_body),
+        let (result, seen) = match self.project() {
+            EdgedProj::Passed { inner, seen } => match inner.poll(cx) {
+                Poll::Ready(result) => (result.map(ServiceResponse::map_into_left_body), seen),
                 Poll::Pending => return Poll::Pending,
             },
-            None => Ok(this.refused.take().expect(DONE).map_into_right_body()),
+            EdgedProj::Refused { answer, seen } => {
+                (Ok(answer.take().expect(DONE).map_into_right_body()), seen)
+            }
         };
-        Poll::Ready(this.seen.take().expect(DONE).answered(result))
+        Poll::Ready(seen.take().expect(DONE).answered(result))
     }
 }

@@ -2,7 +2,7 @@
 //! engine and table types, call the service, answer), the body extractor and the idempotency
 //! protocol.
 
-pub mod edge;
+pub(crate) mod edge;
 pub mod events;
 pub mod extract;
 pub mod games;
