@@ -1,6 +1,7 @@
 //! Turn deadlines: when the seat in turn lets its deadline pass, the server plays its turn.
-//! Any replica may do it; the game's row, claimed with `FOR UPDATE SKIP LOCKED` and
-//! re-checked inside the transaction, makes each expiry count once.
+//! Any replica may do it: due games are found without a lock, then each is claimed on its own
+//! row (`FOR UPDATE SKIP LOCKED`, one game's shard on a cluster) and re-checked inside the
+//! transaction, which makes each expiry count once.
 
 use std::time::Duration;
 
@@ -12,18 +13,45 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{GameUpdate, Outcome, Store, now_ms};
 
-/// Plays the turn of one game whose deadline has passed, if there is one: a `timed_out`
-/// event, the seat's turn as the bot would play it, the bots after it, a fresh deadline.
-/// Returns the game, or `None` when no game was due.
+/// Games a sweep looks at in one batch.
+const DUE_BATCH: i64 = 32;
+
+/// Plays the turn of every game whose deadline has passed (see [`time_out`]), in batches
+/// found without a lock. Returns how many this replica played.
 ///
 /// # Errors
 /// The store's failure; a stored game that does not read.
-pub async fn time_out_due(state: &AppState) -> Result<Option<Uuid>, ApiError> {
-    let now = now_ms();
+pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
+    let mut played = 0;
+    loop {
+        let now = now_ms();
+        let due = state.db.due_games(now, DUE_BATCH).await?;
+        let mut taken = 0;
+        for &id in &due {
+            if time_out(state, id, now).await? {
+                taken += 1;
+            }
+        }
+        played += taken;
+        // A short batch was the last; a batch of which no game was taken is held by other
+        // replicas, which play it.
+        if (due.len() as i64) < DUE_BATCH || taken == 0 {
+            return Ok(played);
+        }
+    }
+}
+
+/// Plays the turn of game `id` if its deadline is still past at `now` and no other replica
+/// holds it: a `timed_out` event, the seat's turn as the bot would play it, the bots after it,
+/// a fresh deadline. Returns whether this replica took it.
+///
+/// # Errors
+/// The store's failure; a stored game that does not read.
+pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiError> {
     let second_ms = state.second_ms();
     let played = state
         .db
-        .transact_due(now, move |row| {
+        .transact_due(id, now, move |row| {
             let mut table = Table::from_json(&row.state)?;
             // The row's deadline is the one the claim found due; the state must agree, or
             // another replica has already moved the game on.
@@ -68,7 +96,7 @@ pub async fn time_out_due(state: &AppState) -> Result<Option<Uuid>, ApiError> {
         state.metrics.turn_timed_out();
         state.outbox.notify_one();
     }
-    Ok(played.map(|(id, _)| id))
+    Ok(played.is_some())
 }
 
 /// The sweeper each replica runs: every `interval`, plays every game whose deadline passed.
@@ -77,15 +105,8 @@ pub async fn sweep_deadlines(state: actix_web::web::Data<AppState>, interval: Du
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        loop {
-            match time_out_due(&state).await {
-                Ok(Some(_)) => {}
-                Ok(None) => break,
-                Err(e) => {
-                    tracing::warn!(error = %e, "turn deadline sweep failed");
-                    break;
-                }
-            }
+        if let Err(e) = time_out_due(&state).await {
+            tracing::warn!(error = %e, "turn deadline sweep failed");
         }
     }
 }

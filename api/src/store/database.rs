@@ -63,8 +63,12 @@ impl Database {
                     .connect_with(options)
                     .await?;
                 sqlx::migrate!("../migrations/postgres").run(&pool).await?;
+                let cluster =
+                    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')")
+                        .fetch_one(&pool)
+                        .await?;
                 live.listen(listener);
-                Ok(Database::Postgres(PgStore { pool, bound }))
+                Ok(Database::Postgres(PgStore { pool, bound, cluster }))
             }
             DatabaseSettings::Sqlite { path } => {
                 let options = SqliteConnectOptions::new()
@@ -168,18 +172,21 @@ impl Store for Database {
     {
         dispatch!(self, s => s.transact_in(tenant, id, act))
     }
-    async fn transact_due<T, E, F>(&self, now: i64, act: F) -> Result<Option<T>, E>
+    async fn due_games(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+        dispatch!(self, s => s.due_games(now, limit))
+    }
+    async fn transact_due<T, E, F>(&self, id: Uuid, now: i64, act: F) -> Result<Option<T>, E>
     where
         E: From<StoreError>,
         F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
     {
-        dispatch!(self, s => s.transact_due(now, act))
+        dispatch!(self, s => s.transact_due(id, now, act))
     }
     async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
         dispatch!(self, s => s.claim_deliveries(now, lease, limit))
     }
-    async fn settle_delivery(&self, id: &str, attempt: &Attempt) -> Result<(), StoreError> {
-        dispatch!(self, s => s.settle_delivery(id, attempt))
+    async fn settle_delivery(&self, game: Uuid, id: &str, attempt: &Attempt) -> Result<(), StoreError> {
+        dispatch!(self, s => s.settle_delivery(game, id, attempt))
     }
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError> {
         dispatch!(self, s => s.webhook_counts(id))

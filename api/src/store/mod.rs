@@ -298,8 +298,10 @@ pub trait Store {
     /// What is stored for an idempotency key: nothing unless a request with it acted.
     async fn find_key(&self, key: &KeyRef) -> Result<Option<KeyClaim>, StoreError>;
     /// Deletes idempotency keys created before `keys_before` and finished or void games last
-    /// changed before `games_before` (seconds since the epoch), in small batches. Rows another
-    /// replica's sweep holds are skipped (`FOR UPDATE SKIP LOCKED`), never swept twice.
+    /// changed before `games_before` (seconds since the epoch). Rows are found in bounded
+    /// batches without a lock, then deleted game by game (key by key for creations), each
+    /// statement on one game's rows; rows another replica's sweep or a request holds are
+    /// skipped (`FOR UPDATE SKIP LOCKED`), never swept twice.
     async fn sweep(&self, keys_before: i64, games_before: i64) -> Result<Swept, StoreError>;
     /// One action as one transaction: read game `id`, call `act` with it, write its update
     /// (its version, events, idempotent response under `key`) only if nothing else changed
@@ -316,18 +318,22 @@ pub trait Store {
     where
         E: From<StoreError>,
         F: FnOnce(&GameRow) -> Result<Outcome<T>, E>;
-    /// Like [`Store::transact`], for one game whose deadline is at or before `now` (unix ms),
-    /// claimed so that no other replica takes it at the same time (`FOR UPDATE SKIP LOCKED`);
-    /// `None` when no game is due.
-    async fn transact_due<T, E, F>(&self, now: i64, act: F) -> Result<Option<T>, E>
+    /// Up to `limit` games whose turn deadline is at or before `now` (unix ms), earliest
+    /// first, read without a lock: candidates for [`Store::transact_due`].
+    async fn due_games(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError>;
+    /// Like [`Store::transact`], for game `id` if its deadline is still at or before `now`
+    /// (unix ms), claimed so that no other replica takes it at the same time (`FOR UPDATE SKIP
+    /// LOCKED` on its row); `None` when it is not due, or another replica holds it.
+    async fn transact_due<T, E, F>(&self, id: Uuid, now: i64, act: F) -> Result<Option<T>, E>
     where
         E: From<StoreError>,
         F: FnOnce(&GameRow) -> Result<Outcome<T>, E>;
     /// Claims up to `limit` due deliveries for `lease` ms: of each game only the first one not
-    /// yet delivered or given up, so that a game's events go out in order.
+    /// yet delivered or given up, so that a game's events go out in order. Candidates are read
+    /// without a lock; each is claimed by a conditional update of its own game's rows.
     async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError>;
-    /// Records how an attempt at delivery `id` ended.
-    async fn settle_delivery(&self, id: &str, attempt: &Attempt) -> Result<(), StoreError>;
+    /// Records how an attempt at delivery `id` of game `game` ended.
+    async fn settle_delivery(&self, game: Uuid, id: &str, attempt: &Attempt) -> Result<(), StoreError>;
     /// The counts of game `id`'s deliveries.
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError>;
 }

@@ -13,8 +13,49 @@ use super::{
     Outcome, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
 
-/// Rows a sweep deletes per statement: short transactions that never hold many locks.
+/// Rows a sweep reads per batch before it deletes them.
 const SWEEP_BATCH: i64 = 500;
+
+/// A table the sweep purges, and how: see `purge`.
+struct Purge {
+    table: &'static str,
+    /// The column the table is spread by across a cluster's shards: each delete names one value
+    /// of it, so that it runs on one shard.
+    route: &'static str,
+    /// The time a row expires by (seconds since the epoch), indexed.
+    time: &'static str,
+    /// What else a row must be to go.
+    only: &'static str,
+    /// The row's primary key.
+    key: &'static str,
+}
+
+/// Idempotency keys of moves and joins, by game.
+const IDEMPOTENCY_KEYS: Purge = Purge {
+    table: "idempotency_keys",
+    route: "game_id",
+    time: "created_at",
+    only: "",
+    key: "game_id, seat, key",
+};
+
+/// Idempotency keys of creations, by key: they belong to no game yet.
+const CREATION_KEYS: Purge = Purge {
+    table: "creation_keys",
+    route: "key",
+    time: "created_at",
+    only: "",
+    key: "game_id, seat, key",
+};
+
+/// Finished and void games (with their seats, events, keys and deliveries, by cascade).
+const GAMES_OVER: Purge = Purge {
+    table: "games",
+    route: "id",
+    time: "updated_at",
+    only: " AND status IN ('finished', 'void')",
+    key: "id",
+};
 
 /// Seconds since the epoch: the clock of every stored time.
 pub fn now() -> i64 {
@@ -53,6 +94,9 @@ pub struct PgStore {
     pub(super) pool: PgPool,
     /// The longest one call may take (see `Database`).
     pub(super) bound: Duration,
+    /// The database is a Citus cluster's: an action writes by statements that each run on its
+    /// game's worker (see `PgStore::write_row`).
+    pub(super) cluster: bool,
 }
 
 /// SQLite storage: events are announced to this process's [`Live`] hub after the commit.
@@ -242,43 +286,11 @@ macro_rules! sql_store {
             }
 
             async fn sweep(&self, keys_before: i64, games_before: i64) -> Result<Swept, StoreError> {
-                let mut swept = Swept::default();
-                for table in ["idempotency_keys", "creation_keys"] {
-                    loop {
-                        let deleted = sqlx::query(AssertSqlSafe(format!(
-                            "DELETE FROM {table} WHERE (game_id, seat, key) IN \
-                             (SELECT game_id, seat, key FROM {table} WHERE created_at < $1 LIMIT $2{})",
-                            $skip_locked
-                        )))
-                        .bind(keys_before)
-                        .bind(SWEEP_BATCH)
-                        .execute(&self.pool)
-                        .await?
-                        .rows_affected();
-                        swept.keys += deleted;
-                        if deleted < SWEEP_BATCH as u64 {
-                            break;
-                        }
-                    }
-                }
-                loop {
-                    let deleted = sqlx::query(concat!(
-                        "DELETE FROM games WHERE id IN (SELECT id FROM games \
-                         WHERE status IN ('finished', 'void') AND updated_at < $1 LIMIT $2",
-                        $skip_locked,
-                        ")"
-                    ))
-                    .bind(games_before)
-                    .bind(SWEEP_BATCH)
-                    .execute(&self.pool)
-                    .await?
-                    .rows_affected();
-                    swept.games += deleted;
-                    if deleted < SWEEP_BATCH as u64 {
-                        break;
-                    }
-                }
-                Ok(swept)
+                Ok(Swept {
+                    keys: self.purge::<Uuid>(&IDEMPOTENCY_KEYS, keys_before).await?
+                        + self.purge::<String>(&CREATION_KEYS, keys_before).await?,
+                    games: self.purge::<Uuid>(&GAMES_OVER, games_before).await?,
+                })
             }
 
             async fn transact<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
@@ -297,17 +309,30 @@ macro_rules! sql_store {
                 self.transact_locked(Some(tenant), id, None, act).await
             }
 
-            async fn transact_due<T, E, F>(&self, now: i64, act: F) -> Result<Option<T>, E>
+            async fn due_games(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1 ORDER BY deadline LIMIT $2",
+                )
+                .bind(now)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter().map(|r| Ok(r.try_get("id")?)).collect()
+            }
+
+            async fn transact_due<T, E, F>(&self, id: Uuid, now: i64, act: F) -> Result<Option<T>, E>
             where
                 E: From<StoreError>,
                 F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
             {
                 let mut tx = self.pool.begin_with($begin).await.map_err(StoreError::from)?;
-                // Another replica's claim is skipped, not waited for: each due game is played once.
+                // Another replica's claim is skipped, not waited for; one that committed first
+                // has moved the deadline on, so the game is no longer due: each expiry counts once.
                 let row = sqlx::query(AssertSqlSafe(format!(
-                    "{GAME_COLUMNS} WHERE deadline IS NOT NULL AND deadline <= $1 ORDER BY deadline LIMIT 1{}",
+                    "{GAME_COLUMNS} WHERE id = $1 AND deadline IS NOT NULL AND deadline <= $2{}",
                     $skip_locked
                 )))
+                .bind(id)
                 .bind(now)
                 .fetch_optional(&mut *tx)
                 .await
@@ -320,7 +345,7 @@ macro_rules! sql_store {
                     tx.commit().await.map_err(StoreError::from)?;
                     return Ok(Some(value));
                 };
-                let last = Self::write_update(&mut tx, &game, None, &update).await?;
+                let last = self.write_update(&mut tx, &game, None, &update).await?;
                 tx.commit().await.map_err(StoreError::from)?;
                 // Streams hear of a timed-out turn as of any other move.
                 if !update.events.is_empty() {
@@ -330,39 +355,45 @@ macro_rules! sql_store {
             }
 
             async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
-                let mut tx = self.pool.begin_with($begin).await?;
-                // The first undelivered event of each game only: a later one waits for it.
-                let rows = sqlx::query(AssertSqlSafe(format!(
-                    "SELECT d.id FROM webhook_deliveries d \
+                // Candidates, read without a lock: of each game, its first undelivered event
+                // only, so that a later one waits for it.
+                let candidates = sqlx::query(
+                    "SELECT d.game_id, d.id, g.webhook_url, g.webhook_secret \
+                     FROM webhook_deliveries d JOIN games g ON g.id = d.game_id \
                      WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND d.lease_until <= $1 \
                      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e \
                         WHERE e.game_id = d.game_id AND e.status = 'pending' AND e.seq < d.seq) \
-                     ORDER BY d.next_attempt_at LIMIT $2{}",
-                    $skip_locked
-                )))
+                     ORDER BY d.next_attempt_at LIMIT $2",
+                )
                 .bind(now)
                 .bind(limit)
-                .fetch_all(&mut *tx)
+                .fetch_all(&self.pool)
                 .await?;
-                let mut out = Vec::with_capacity(rows.len());
-                for r in rows {
-                    let id: String = r.try_get("id")?;
-                    let row = sqlx::query(
-                        "UPDATE webhook_deliveries SET lease_until = $2 WHERE id = $1 \
-                         RETURNING id, game_id, seq, version, event, attempts, created_at",
+                let mut out = Vec::with_capacity(candidates.len());
+                for c in candidates {
+                    let game_id: Uuid = c.try_get("game_id")?;
+                    let id: String = c.try_get("id")?;
+                    // Each claimed by one statement on its game's rows, on the same conditions
+                    // read again: a delivery another worker leased or settled meanwhile is
+                    // not taken.
+                    let claimed = sqlx::query(
+                        "UPDATE webhook_deliveries SET lease_until = $3 \
+                         WHERE game_id = $1 AND id = $2 AND status = 'pending' AND next_attempt_at <= $4 \
+                         AND lease_until <= $4 \
+                         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.game_id = $1 \
+                            AND e.status = 'pending' AND e.seq < webhook_deliveries.seq) \
+                         RETURNING seq, version, event, attempts, created_at",
                     )
+                    .bind(game_id)
                     .bind(&id)
                     .bind(now.saturating_add(lease))
-                    .fetch_one(&mut *tx)
+                    .bind(now)
+                    .fetch_optional(&self.pool)
                     .await?;
-                    let game_id: Uuid = row.try_get("game_id")?;
-                    let hook = sqlx::query("SELECT webhook_url, webhook_secret FROM games WHERE id = $1")
-                        .bind(game_id)
-                        .fetch_one(&mut *tx)
-                        .await?;
+                    let Some(row) = claimed else { continue };
                     let (Some(url), Some(secret)) = (
-                        hook.try_get::<Option<String>, _>("webhook_url")?,
-                        hook.try_get::<Option<String>, _>("webhook_secret")?,
+                        c.try_get::<Option<String>, _>("webhook_url")?,
+                        c.try_get::<Option<String>, _>("webhook_secret")?,
                     ) else {
                         continue;
                     };
@@ -378,21 +409,21 @@ macro_rules! sql_store {
                         secret,
                     });
                 }
-                tx.commit().await?;
                 Ok(out)
             }
 
-            async fn settle_delivery(&self, id: &str, attempt: &Attempt) -> Result<(), StoreError> {
+            async fn settle_delivery(&self, game: Uuid, id: &str, attempt: &Attempt) -> Result<(), StoreError> {
                 let (status, next, error) = match attempt {
                     Attempt::Delivered => ("delivered", 0, None),
                     Attempt::Retry { at, error } => ("pending", *at, Some(error.as_str())),
                     Attempt::GivenUp { error } => ("failed", 0, Some(error.as_str())),
                 };
                 sqlx::query(
-                    "UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1, lease_until = 0, \
-                     next_attempt_at = CASE WHEN $2 = 'pending' THEN $3 ELSE next_attempt_at END, \
-                     last_error = COALESCE($4, last_error) WHERE id = $1",
+                    "UPDATE webhook_deliveries SET status = $3, attempts = attempts + 1, lease_until = 0, \
+                     next_attempt_at = CASE WHEN $3 = 'pending' THEN $4 ELSE next_attempt_at END, \
+                     last_error = COALESCE($5, last_error) WHERE game_id = $1 AND id = $2",
                 )
+                .bind(game)
                 .bind(id)
                 .bind(status)
                 .bind(next)
@@ -430,6 +461,56 @@ macro_rules! sql_store {
         }
 
         impl $store {
+            /// Deletes the rows of `purge` older than `before`, in bounded batches read in the
+            /// order of its time index without a lock; each batch's rows are then deleted by one
+            /// statement per value of the column the table is spread by (one game, or one
+            /// key), which skips rows another replica or a request holds. Returns how many went.
+            async fn purge<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
+            where
+                V: for<'r> sqlx::Decode<'r, $db> + for<'q> sqlx::Encode<'q, $db> + sqlx::Type<$db>,
+                V: Clone + PartialEq + Send + Sync + Unpin + 'static,
+            {
+                let Purge { table, route, time, only, key } = purge;
+                let mut deleted = 0;
+                let mut after: Option<(i64, V)> = None;
+                loop {
+                    let cursor = if after.is_some() { format!(" AND ({time}, {route}) > ($3, $4)") } else { String::new() };
+                    let mut candidates = sqlx::query(AssertSqlSafe(format!(
+                        "SELECT {time} AS at, {route} AS route FROM {table} WHERE {time} < $1{only}{cursor} \
+                         ORDER BY {time}, {route} LIMIT $2"
+                    )))
+                    .bind(before)
+                    .bind(SWEEP_BATCH);
+                    if let Some((at, route)) = &after {
+                        candidates = candidates.bind(*at).bind(route.clone());
+                    }
+                    let rows = candidates.fetch_all(&self.pool).await?;
+                    let mut batch: Vec<V> = Vec::with_capacity(rows.len());
+                    for r in &rows {
+                        let value: V = r.try_get("route")?;
+                        after = Some((r.try_get("at")?, value.clone()));
+                        if !batch.contains(&value) {
+                            batch.push(value);
+                        }
+                    }
+                    for value in batch {
+                        deleted += sqlx::query(AssertSqlSafe(format!(
+                            "DELETE FROM {table} WHERE {route} = $1 AND ({key}) IN \
+                             (SELECT {key} FROM {table} WHERE {route} = $1 AND {time} < $2{only}{})",
+                            $skip_locked
+                        )))
+                        .bind(value)
+                        .bind(before)
+                        .execute(&self.pool)
+                        .await?
+                        .rows_affected();
+                    }
+                    if (rows.len() as i64) < SWEEP_BATCH {
+                        return Ok(deleted);
+                    }
+                }
+            }
+
             /// One transaction on game `id` (of `tenant` only, when given) that holds its row
             /// from the read to the commit: see [`Store::transact`].
             async fn transact_locked<T, E, F>(&self, tenant: Option<&str>, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
@@ -452,7 +533,7 @@ macro_rules! sql_store {
                     tx.commit().await.map_err(StoreError::from)?;
                     return Ok(value);
                 };
-                let last = Self::write_update(&mut tx, &game, key, &update).await?;
+                let last = self.write_update(&mut tx, &game, key, &update).await?;
                 tx.commit().await.map_err(StoreError::from)?;
                 if !update.events.is_empty() {
                     self.announce(id, last, &update.events);
@@ -473,16 +554,19 @@ macro_rules! sql_store {
                 extra: &str,
                 lock: &str,
             ) -> Result<(GameRow, bool, <$db as sqlx::Database>::Row), StoreError> {
+                // The key's game is this game: `$1` names both, so that on a cluster the
+                // statement is seen to concern one game's shard.
+                debug_assert!(key.is_none_or(|k| k.game == id), "a move's key belongs to its game");
                 let taken = key.map(|k| {
                     format!(
-                        ", EXISTS (SELECT 1 FROM {} WHERE game_id = $2 AND seat = $3 AND key = $4) AS taken",
+                        ", EXISTS (SELECT 1 FROM {} WHERE game_id = $1 AND seat = $2 AND key = $3) AS taken",
                         k.table()
                     )
                 });
                 let of_tenant = match (tenant, key) {
                     (None, _) => "",
                     (Some(_), None) => " AND tenant = $2",
-                    (Some(_), Some(_)) => " AND tenant = $5",
+                    (Some(_), Some(_)) => " AND tenant = $4",
                 };
                 let mut query = sqlx::query(AssertSqlSafe(format!(
                     "SELECT {extra}{GAME_FIELDS}{} FROM games WHERE id = $1{of_tenant}{lock}",
@@ -490,7 +574,7 @@ macro_rules! sql_store {
                 )))
                 .bind(id);
                 if let Some(key) = key {
-                    query = query.bind(key.game).bind(key.seat).bind(key.key.as_str());
+                    query = query.bind(key.seat).bind(key.key.as_str());
                 }
                 if let Some(tenant) = tenant {
                     query = query.bind(tenant);
@@ -571,6 +655,7 @@ impl SqliteStore {
     /// events in one statement, and the response kept for the request's idempotency key.
     /// Returns the new last seq.
     async fn write_update(
+        &self,
         tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
         game: &GameRow,
         key: Option<&KeyRef>,
@@ -631,18 +716,22 @@ impl PgStore {
         let Some(update) = update else {
             return Ok(value);
         };
-        let written = if writes_beyond_the_row(&update) {
-            // Seats and webhook deliveries are further statements: one transaction for all.
+        let written = if self.cluster || writes_beyond_the_row(&update) {
+            // Seats and webhook deliveries are further statements (on a cluster, every write
+            // is): one transaction for all.
             let mut tx = sqlx::Connection::begin(&mut *conn)
                 .await
                 .map_err(StoreError::from)?;
-            let written = Self::write_change(&mut tx, &game, Some(&read), key, &update).await?;
+            let written = self
+                .write_change(&mut tx, &game, Some(&read), key, &update)
+                .await?;
             if written.is_some() {
                 tx.commit().await.map_err(StoreError::from)?;
             }
             written
         } else {
-            Self::write_row(&mut conn, &game, Some(&read), key, &update).await?
+            self.write_row(&mut conn, &game, Some(&read), key, &update)
+                .await?
         };
         if written.is_some() {
             return Ok(value);
@@ -655,12 +744,13 @@ impl PgStore {
     /// Writes an accepted action in a transaction that holds the game's row
     /// ([`PgStore::write_change`]). Returns the new last seq.
     async fn write_update(
+        &self,
         tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
         game: &GameRow,
         key: Option<&KeyRef>,
         update: &GameUpdate,
     ) -> Result<i64, StoreError> {
-        Self::write_change(tx, game, None, key, update)
+        self.write_change(tx, game, None, key, update)
             .await?
             .ok_or(StoreError::GameNotFound(game.id))
     }
@@ -670,13 +760,14 @@ impl PgStore {
     /// deliveries if the row was written. Returns the new last seq, or `None` when nothing was
     /// written.
     async fn write_change(
+        &self,
         tx: &mut sqlx::PgConnection,
         game: &GameRow,
         read: Option<&str>,
         key: Option<&KeyRef>,
         update: &GameUpdate,
     ) -> Result<Option<i64>, StoreError> {
-        let written = Self::write_row(tx, game, read, key, update).await?;
+        let written = self.write_row(tx, game, read, key, update).await?;
         if written.is_some() {
             Self::write_seats_and_outbox(tx, game, update).await?;
         }
@@ -684,10 +775,16 @@ impl PgStore {
     }
 
     /// Writes the game's state, version and last seq (sending the `NOTIFY` of its events), the
-    /// events, and the response kept for the request's idempotency key, in one statement; with
-    /// `read`, only if the row's `xmin` is still that. Returns the new last seq, or `None` when
-    /// the row had changed and nothing was written.
+    /// events, and the response kept for the request's idempotency key; with `read`, only if
+    /// the row's `xmin` is still that. Returns the new last seq, or `None` when the row had
+    /// changed and nothing was written.
+    ///
+    /// On one PostgreSQL this is one statement, which commits by itself. A Citus cluster would
+    /// run that statement's parts one by one and send what one part returns to every worker, so
+    /// there the same writes are separate statements, each on the game's worker alone, in the
+    /// caller's transaction, and the `NOTIFY` is the coordinator's (where replicas listen).
     async fn write_row(
+        &self,
         conn: &mut sqlx::PgConnection,
         game: &GameRow,
         read: Option<&str>,
@@ -698,33 +795,41 @@ impl PgStore {
         let at = now();
         // Unchanged since it was read (or locked): these numbers follow on.
         let last = game.last_seq + update.events.len() as i64;
+        let key_taken = |e: sqlx::Error| match &e {
+            sqlx::Error::Database(db)
+                if db.is_unique_violation() && key.is_some_and(|k| db.table() == Some(k.table())) =>
+            {
+                StoreError::KeyTaken
+            }
+            _ => StoreError::from(e),
+        };
+        if self.cluster {
+            let mut write = QueryBuilder::<sqlx::Postgres>::new("");
+            push_game_update(&mut write, id, read, update, at, last);
+            if write.build().fetch_optional(&mut *conn).await?.is_none() {
+                return Ok(None);
+            }
+            if !update.events.is_empty() {
+                insert_events::<sqlx::Postgres>(id, game.last_seq + 1, &update.events, at)
+                    .build()
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            if let (Some(key), Some(response)) = (key, &update.response) {
+                store_response(&mut *conn, key, response).await?;
+            }
+            if !update.events.is_empty() {
+                sqlx::query("SELECT pg_notify('continental_events', $1)")
+                    .bind(hub::note(id, last, &update.events))
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            return Ok(Some(last));
+        }
         // Data-modifying WITH clauses all run, whether or not the final statement reads them;
         // the others insert only if the game's row was updated.
-        let mut write = QueryBuilder::<sqlx::Postgres>::new("WITH game AS (UPDATE games SET status = ");
-        write
-            .push_bind(&update.status)
-            .push(", state = ")
-            .push_bind(&update.state)
-            .push(", version = ")
-            .push_bind(update.version)
-            .push(", updated_at = ")
-            .push_bind(at)
-            .push(", deadline = ")
-            .push_bind(update.deadline)
-            .push(", last_seq = ")
-            .push_bind(last)
-            .push(" WHERE id = ")
-            .push_bind(id);
-        if let Some(read) = read {
-            write.push(" AND xmin::text = ").push_bind(read);
-        }
-        write.push(" RETURNING version");
-        if !update.events.is_empty() {
-            write
-                .push(", pg_notify('continental_events', ")
-                .push_bind(hub::note(id, last, &update.events))
-                .push(")");
-        }
+        let mut write = QueryBuilder::<sqlx::Postgres>::new("WITH game AS (");
+        push_game_update(&mut write, id, read, update, at, last);
         write.push(")");
         if !update.events.is_empty() {
             write
@@ -739,22 +844,53 @@ impl PgStore {
             push_response(&mut write, key, response);
             write.push(" WHERE EXISTS (SELECT 1 FROM game))");
         }
-        write.push(" SELECT count(*) FROM game");
-        let written: i64 = write
+        // The announcement is made once for the row written, and not at all when it was not
+        // (Citus refuses a `pg_notify` in the `RETURNING` of a distributed table).
+        write.push(" SELECT version");
+        if !update.events.is_empty() {
+            write
+                .push(", pg_notify('continental_events', ")
+                .push_bind(hub::note(id, last, &update.events))
+                .push(")");
+        }
+        write.push(" FROM game");
+        let written = write
             .build()
-            .fetch_one(&mut *conn)
+            .fetch_optional(&mut *conn)
             .await
-            .and_then(|row| row.try_get(0))
-            .map_err(|e| match &e {
-                sqlx::Error::Database(db)
-                    if db.is_unique_violation() && key.is_some_and(|k| db.table() == Some(k.table())) =>
-                {
-                    StoreError::KeyTaken
-                }
-                _ => StoreError::from(e),
-            })?;
-        Ok((written > 0).then_some(last))
+            .map_err(key_taken)?;
+        Ok(written.map(|_| last))
     }
+}
+
+/// Pushes the update of game `id`'s row by `update` (only if its `xmin` is still `read`, when
+/// given), returning its version, onto `sql`.
+fn push_game_update(
+    sql: &mut QueryBuilder<sqlx::Postgres>,
+    id: Uuid,
+    read: Option<&str>,
+    update: &GameUpdate,
+    at: i64,
+    last: i64,
+) {
+    sql.push("UPDATE games SET status = ")
+        .push_bind(&update.status)
+        .push(", state = ")
+        .push_bind(&update.state)
+        .push(", version = ")
+        .push_bind(update.version)
+        .push(", updated_at = ")
+        .push_bind(at)
+        .push(", deadline = ")
+        .push_bind(update.deadline)
+        .push(", last_seq = ")
+        .push_bind(last)
+        .push(" WHERE id = ")
+        .push_bind(id);
+    if let Some(read) = read {
+        sql.push(" AND xmin::text = ").push_bind(read);
+    }
+    sql.push(" RETURNING version");
 }
 
 /// Whether writing `update` takes more than the game row, its events and its key: changed seats
