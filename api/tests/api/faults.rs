@@ -18,12 +18,12 @@ use tokio::net::TcpStream;
 use crate::games::{Table, create};
 use crate::helpers::{
     ACME, ACME_ROTATED, BETA, Backend, Reply, STUDIO_KEYS, Spawn, TestApp, backends, fresh_database,
-    postgres_url,
+    postgres_url, server_backends,
 };
 use crate::proxy::{Proxy, upstream_of};
 
 /// Limits that give up quickly, so a fault shows in a second or two.
-fn quick() -> Limits {
+pub(crate) fn quick() -> Limits {
     Limits {
         db_acquire_timeout: Duration::from_millis(800),
         statement_timeout: Duration::from_secs(2),
@@ -47,7 +47,7 @@ async fn spawn_limited(backend: &Backend, limits: Limits) -> TestApp {
 }
 
 /// `fut`, or a failed test after `secs` seconds: a fault test must never hang.
-async fn within<T>(secs: u64, what: &str, fut: impl Future<Output = T>) -> T {
+pub(crate) async fn within<T>(secs: u64, what: &str, fut: impl Future<Output = T>) -> T {
     tokio::time::timeout(Duration::from_secs(secs), fut)
         .await
         .unwrap_or_else(|_| panic!("{what}: no answer within {secs} s"))
@@ -55,7 +55,7 @@ async fn within<T>(secs: u64, what: &str, fut: impl Future<Output = T>) -> T {
 
 /// `fut`, which must be done within `bound` (measured, and bounded at 10 s more so that a
 /// hang fails rather than stalls): a fault answered late is the fault these tests look for.
-async fn timed<T>(bound: Duration, what: &str, fut: impl Future<Output = T>) -> T {
+pub(crate) async fn timed<T>(bound: Duration, what: &str, fut: impl Future<Output = T>) -> T {
     let started = Instant::now();
     let value = tokio::time::timeout(bound + Duration::from_secs(10), fut)
         .await
@@ -69,7 +69,7 @@ async fn timed<T>(bound: Duration, what: &str, fut: impl Future<Output = T>) -> 
 }
 
 /// A 503 for a database that hangs arrives within this, not after the 10 s of a pool timeout.
-const HUNG_WITHIN: Duration = Duration::from_secs(4);
+pub(crate) const HUNG_WITHIN: Duration = Duration::from_secs(4);
 /// `/readyz` says "not ready" within this.
 const READY_WITHIN: Duration = Duration::from_secs(1);
 
@@ -97,7 +97,7 @@ async fn behind_proxy(limits: Limits) -> Option<(Proxy, TestApp)> {
 }
 
 /// The seat whose turn it is.
-async fn in_turn(app: &TestApp, table: &Table) -> usize {
+pub(crate) async fn in_turn(app: &TestApp, table: &Table) -> usize {
     let view = app
         .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
         .await
@@ -105,7 +105,7 @@ async fn in_turn(app: &TestApp, table: &Table) -> usize {
     view["turn"]["seat"].as_u64().expect("a seat in turn") as usize
 }
 
-fn assert_unavailable(reply: &Reply, code: &str, context: &str) {
+pub(crate) fn assert_unavailable(reply: &Reply, code: &str, context: &str) {
     reply.assert_problem(503, code, context);
     let wait: u64 = reply
         .header("retry-after")
@@ -501,12 +501,12 @@ async fn the_rate_limit_counts_a_server_key_by_its_tenant() {
 }
 
 /// Draws with `key` as the seat in turn: the reply.
-async fn keyed_draw(app: &TestApp, table: &Table, seat: usize, key: &str, source: &str) -> Reply {
+pub(crate) async fn keyed_draw(app: &TestApp, table: &Table, seat: usize, key: &str, source: &str) -> Reply {
     draw_with(app, table, seat, source, &[("idempotency-key", key)]).await
 }
 
 /// Draws from `source` as `seat`, with these extra headers: the reply.
-async fn draw_with(
+pub(crate) async fn draw_with(
     app: &TestApp,
     table: &Table,
     seat: usize,
@@ -883,8 +883,13 @@ async fn rows_of(conn: &mut sqlx::PgConnection, table: &str, id: &str) -> i64 {
 
 #[actix_web::test]
 async fn the_sweep_skips_a_locked_row_and_purges_a_game_with_its_events() {
-    let Some(_) = postgres_url() else { return };
-    let app = spawn_limited(&Backend::Postgres, quick()).await;
+    for backend in server_backends() {
+        the_sweep_skips_a_locked_row_on(&backend).await;
+    }
+}
+
+async fn the_sweep_skips_a_locked_row_on(backend: &Backend) {
+    let app = spawn_limited(backend, quick()).await;
     let (held, free) = (
         create(&app, "may_i", 2, 3, json!({})).await,
         create(&app, "may_i", 2, 4, json!({})).await,

@@ -7,6 +7,7 @@ use crate::helpers::{Reply, TestApp};
 use crate::on_every_backend;
 
 /// A created game: its id and a token per seat (all seats named).
+#[derive(Clone)]
 pub struct Table {
     /// Game id.
     pub id: String,

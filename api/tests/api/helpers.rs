@@ -21,22 +21,152 @@ pub enum Backend {
     Sqlite,
     /// A fresh database on the PostgreSQL server of `DATABASE_URL`.
     Postgres,
+    /// A fresh distributed database on the Citus cluster whose coordinator `CITUS_URL` names.
+    Citus,
 }
 
-/// The backends to run each test on: SQLite always, PostgreSQL when `DATABASE_URL` names one.
+/// The backends to run each test on: SQLite always, PostgreSQL when `DATABASE_URL` names one,
+/// Citus when `CITUS_URL` names a coordinator.
 pub fn backends() -> Vec<Backend> {
     let mut out = vec![Backend::Sqlite];
     if postgres_url().is_some() {
         out.push(Backend::Postgres);
     }
+    if citus_url().is_some() {
+        out.push(Backend::Citus);
+    }
     out
+}
+
+/// The backends that are database servers (PostgreSQL, Citus), for tests of what only a
+/// server does: replicas, row locks, a connection killed.
+pub fn server_backends() -> Vec<Backend> {
+    backends().into_iter().filter(|b| *b != Backend::Sqlite).collect()
+}
+
+/// `url` if it names a PostgreSQL server.
+fn postgres_scheme(url: String) -> Option<String> {
+    (url.starts_with("postgres://") || url.starts_with("postgresql://")).then_some(url)
 }
 
 /// The PostgreSQL server of `DATABASE_URL`, if it names one.
 pub fn postgres_url() -> Option<String> {
-    std::env::var("DATABASE_URL")
-        .ok()
-        .filter(|u| u.starts_with("postgres://") || u.starts_with("postgresql://"))
+    std::env::var("DATABASE_URL").ok().and_then(postgres_scheme)
+}
+
+/// The coordinator of the Citus cluster of `CITUS_URL`, if it names one.
+pub fn citus_url() -> Option<String> {
+    std::env::var("CITUS_URL").ok().and_then(postgres_scheme)
+}
+
+/// `url` with its database replaced by `name` (its query kept).
+fn with_database(url: &str, name: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b.to_owned(), format!("?{q}")),
+        None => (url.to_owned(), String::new()),
+    };
+    let after_scheme = base.find("://").map_or(0, |i| i + 3);
+    let base = match base[after_scheme..].find('/') {
+        Some(i) => base[..after_scheme + i].to_owned(),
+        None => base,
+    };
+    format!("{base}/{name}{query}")
+}
+
+/// The server part of `url`: what it names but the database.
+fn server_of(url: &str) -> String {
+    with_database(url, "")
+}
+
+/// A connection to the server of `url`, as named.
+pub async fn connect(url: &str) -> sqlx::PgConnection {
+    sqlx::PgConnection::connect_with(
+        &sqlx::postgres::PgConnectOptions::from_str(url).expect("a PostgreSQL URL"),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("PostgreSQL answers at {url}: {e}"))
+}
+
+/// Creates database `name` on the Citus cluster of `CITUS_URL`, on every node, with the
+/// extension and the cluster's nodes, as an operator sets up a database for the service: the
+/// service's migrations distribute its tables. Few shards, so that each test's migrations are
+/// quick; still spread over every worker.
+///
+/// With `reroute`, the database knows the worker of that port by the other address (a proxy
+/// in front of it): what the coordinator and the other workers send it passes there.
+pub async fn fresh_citus_database(reroute: Option<(i32, std::net::SocketAddr)>) -> DatabaseSettings {
+    let name = format!("test_{}", Uuid::new_v4().simple());
+    let url = citus_url().expect("CITUS_URL names a Citus coordinator");
+    let mut admin = connect(&url).await;
+    let nodes = citus_nodes(&mut admin).await;
+    for sql in [
+        "SET citus.enable_create_database_propagation TO on".to_owned(),
+        format!("CREATE DATABASE {name}"),
+        format!("ALTER DATABASE {name} SET citus.shard_count TO 4"),
+    ] {
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .execute(&mut admin)
+            .await
+            .expect("create a test database on every node");
+    }
+    let db_url = with_database(&url, &name);
+    let mut conn = connect(&db_url).await;
+    let workers: Vec<&(String, i32, i32)> = nodes.iter().filter(|(_, _, group)| *group != 0).collect();
+    let hosts: Vec<&str> = workers.iter().map(|(h, _, _)| h.as_str()).collect();
+    let ports: Vec<i32> = workers.iter().map(|(_, p, _)| *p).collect();
+    let commands = vec!["CREATE EXTENSION IF NOT EXISTS citus"; workers.len()];
+    // Two nodes set up in two databases at once must not both change the cluster's roles.
+    for sql in [
+        "CREATE EXTENSION IF NOT EXISTS citus",
+        "SET citus.enable_create_role_propagation TO off",
+        "SET citus.enable_alter_role_propagation TO off",
+    ] {
+        sqlx::query(sql)
+            .execute(&mut conn)
+            .await
+            .expect("the citus extension");
+    }
+    sqlx::query("SELECT master_run_on_worker($1, $2, $3, false)")
+        .bind(&hosts)
+        .bind(&ports)
+        .bind(&commands)
+        .execute(&mut conn)
+        .await
+        .expect("the citus extension on every worker");
+    for (host, port, group) in &nodes {
+        let add = if *group == 0 {
+            "SELECT citus_set_coordinator_host($1, $2)"
+        } else {
+            "SELECT citus_add_node($1, $2)"
+        };
+        let (host, port) = match reroute {
+            Some((from, to)) if from == *port => (to.ip().to_string(), i32::from(to.port())),
+            _ => (host.clone(), *port),
+        };
+        sqlx::query(add)
+            .bind(host)
+            .bind(port)
+            .execute(&mut conn)
+            .await
+            .expect("the cluster's nodes");
+    }
+    DatabaseSettings::Postgres { url: db_url }
+}
+
+/// The primary nodes of the cluster as the database of `conn` knows them: host, port and
+/// group (0: the coordinator).
+pub async fn citus_nodes(conn: &mut sqlx::PgConnection) -> Vec<(String, i32, i32)> {
+    sqlx::query_as(
+        "SELECT nodename::text, nodeport, groupid FROM pg_dist_node WHERE noderole = 'primary' AND isactive ORDER BY groupid, nodeport",
+    )
+    .fetch_all(conn)
+    .await
+    .expect("a Citus database with its nodes added")
+}
+
+/// The coordinator of `CITUS_URL`, connected.
+pub async fn citus_admin() -> sqlx::PgConnection {
+    connect(&citus_url().expect("CITUS_URL names a Citus coordinator")).await
 }
 
 /// Creates a fresh database and returns its settings.
@@ -51,28 +181,15 @@ pub async fn fresh_database(backend: &Backend) -> DatabaseSettings {
         Backend::Postgres => {
             let url = postgres_url().expect("DATABASE_URL names a PostgreSQL server");
             let name = format!("test_{}", Uuid::new_v4().simple());
-            let mut conn = sqlx::PgConnection::connect_with(
-                &sqlx::postgres::PgConnectOptions::from_str(&url).expect("a PostgreSQL URL"),
-            )
-            .await
-            .expect("PostgreSQL answers at DATABASE_URL");
             sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-                .execute(&mut conn)
+                .execute(&mut connect(&url).await)
                 .await
                 .expect("create a test database");
-            let (base, query) = match url.split_once('?') {
-                Some((b, q)) => (b.to_owned(), format!("?{q}")),
-                None => (url.clone(), String::new()),
-            };
-            let after_scheme = base.find("://").map_or(0, |i| i + 3);
-            let base = match base[after_scheme..].find('/') {
-                Some(i) => base[..after_scheme + i].to_owned(),
-                None => base,
-            };
             DatabaseSettings::Postgres {
-                url: format!("{base}/{name}{query}"),
+                url: with_database(&url, &name),
             }
         }
+        Backend::Citus => fresh_citus_database(None).await,
     }
 }
 
@@ -393,7 +510,6 @@ pub async fn drop_database(database: &DatabaseSettings) {
             }
         }
         DatabaseSettings::Postgres { url } => {
-            let Some(server) = postgres_url() else { return };
             let name = url
                 .rsplit('/')
                 .next()
@@ -404,16 +520,39 @@ pub async fn drop_database(database: &DatabaseSettings) {
             if !name.starts_with("test_") {
                 return;
             }
-            let dropped = match sqlx::PgConnection::connect(&server).await {
-                Ok(mut conn) => {
-                    let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-                    sqlx::query(sqlx::AssertSqlSafe(drop))
-                        .execute(&mut conn)
-                        .await
-                        .map(|_| ())
-                }
-                Err(e) => Err(e),
+            let citus = citus_url().filter(|c| server_of(c) == server_of(url));
+            let Some(server) = citus.clone().or_else(postgres_url) else {
+                return;
             };
+            // On Citus the drop goes to every node; a worker still busy with the database
+            // may refuse it once.
+            let attempts = if citus.is_some() { 3 } else { 1 };
+            let mut dropped = Ok(());
+            for _ in 0..attempts {
+                dropped = match sqlx::PgConnection::connect(&server).await {
+                    Ok(mut conn) => {
+                        let mut result = Ok(());
+                        let propagate = citus
+                            .is_some()
+                            .then_some("SET citus.enable_create_database_propagation TO on");
+                        let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+                        for sql in propagate.into_iter().map(str::to_owned).chain([drop]) {
+                            result = sqlx::query(sqlx::AssertSqlSafe(sql))
+                                .execute(&mut conn)
+                                .await
+                                .map(|_| ());
+                            if result.is_err() {
+                                break;
+                            }
+                        }
+                        result
+                    }
+                    Err(e) => Err(e),
+                };
+                if dropped.is_ok() {
+                    break;
+                }
+            }
             if let Err(e) = dropped {
                 eprintln!("could not drop test database {name}: {e}");
             }

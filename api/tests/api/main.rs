@@ -1,6 +1,7 @@
 //! Black-box tests of the running service: each test starts it on port 0 with a fresh
 //! database, on SQLite always and on PostgreSQL when `DATABASE_URL` points at one.
 
+mod citus;
 mod contract;
 mod crash;
 mod deadlines;

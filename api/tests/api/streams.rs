@@ -9,7 +9,7 @@ use futures_util::StreamExt;
 use serde_json::json;
 
 use crate::games::{Table, create};
-use crate::helpers::{Backend, Spawn, TestApp, backends, document};
+use crate::helpers::{Backend, Spawn, TestApp, backends, document, server_backends};
 use crate::on_every_backend;
 
 /// How long a test waits for something that should come at once (a bound, not a measure).
@@ -249,22 +249,23 @@ async fn shutdown_closes_open_streams_at_once() {
     }
 }
 
-/// Two replicas on one PostgreSQL database.
-async fn two_replicas() -> Option<(TestApp, TestApp)> {
-    if !backends().contains(&Backend::Postgres) {
-        return None;
+/// Two replicas on one database, for each database server there is (PostgreSQL, Citus).
+async fn replica_pairs() -> Vec<(TestApp, TestApp)> {
+    let mut pairs = Vec::new();
+    for backend in server_backends() {
+        let a = TestApp::spawn(&backend).await;
+        let b = TestApp::spawn_with(
+            &backend,
+            Spawn {
+                test_mode: true,
+                database: Some(a.database.clone()),
+                ..Spawn::default()
+            },
+        )
+        .await;
+        pairs.push((a, b));
     }
-    let a = TestApp::spawn(&Backend::Postgres).await;
-    let b = TestApp::spawn_with(
-        &Backend::Postgres,
-        Spawn {
-            test_mode: true,
-            database: Some(a.database.clone()),
-            ..Spawn::default()
-        },
-    )
-    .await;
-    Some((a, b))
+    pairs
 }
 
 /// A game made on `a`, its last seq, and a stream of it on `b` that has read up to there.
@@ -287,27 +288,31 @@ async fn watched_on(
 
 #[actix_web::test]
 async fn an_event_made_on_one_replica_reaches_a_stream_on_another() {
-    let Some((a, b)) = two_replicas().await else {
-        return;
-    };
-    let (table, last, mut stream) = watched_on(&a, &b).await;
-    draw(&a, &table).await;
-    let after = last_seq(&a, &table).await;
-    let live = stream.until(after).await;
-    assert_eq!(
-        ids(&live),
-        (last + 1..=after).collect::<Vec<_>>(),
-        "pushed from replica a to b"
-    );
-    a.clean_up().await;
+    for (a, b) in replica_pairs().await {
+        let (table, last, mut stream) = watched_on(&a, &b).await;
+        draw(&a, &table).await;
+        let after = last_seq(&a, &table).await;
+        let live = stream.until(after).await;
+        assert_eq!(
+            ids(&live),
+            (last + 1..=after).collect::<Vec<_>>(),
+            "{:?}: pushed from replica a to b",
+            a.backend
+        );
+        drop(stream);
+        a.clean_up().await;
+    }
 }
 
 #[actix_web::test]
 async fn the_listener_survives_its_connection_being_killed() {
-    let Some((a, b)) = two_replicas().await else {
-        return;
-    };
-    let (table, last, mut stream) = watched_on(&a, &b).await;
+    for (a, b) in replica_pairs().await {
+        the_listener_survives_on(&a, &b).await;
+    }
+}
+
+async fn the_listener_survives_on(a: &TestApp, b: &TestApp) {
+    let (table, last, mut stream) = watched_on(a, b).await;
 
     // Kill every LISTEN session on the database (both replicas'), then move at once: the
     // announcement may go to nobody, and the streams still get the event.
@@ -326,10 +331,15 @@ async fn the_listener_survives_its_connection_being_killed() {
     assert!(killed >= 1, "the listener sessions were found and killed");
     pool.close().await;
 
-    draw(&a, &table).await;
-    let after = last_seq(&a, &table).await;
+    draw(a, &table).await;
+    let after = last_seq(a, &table).await;
     let live = stream.until(after).await;
-    assert_eq!(ids(&live), (last + 1..=after).collect::<Vec<_>>(), "nothing lost");
+    assert_eq!(
+        ids(&live),
+        (last + 1..=after).collect::<Vec<_>>(),
+        "{:?}: nothing lost",
+        a.backend
+    );
     drop(stream);
     a.clean_up().await;
 }

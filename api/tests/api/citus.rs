@@ -1,0 +1,319 @@
+//! The service on a Citus cluster, when `CITUS_URL` names its coordinator (skipped otherwise):
+//! the tables its migrations distribute, each game's rows on one worker, creation keys spread,
+//! and a worker that is lost and comes back. The tests of every backend run there too.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use continental::config::DatabaseSettings;
+use serde_json::json;
+use uuid::Uuid;
+
+use crate::faults::{HUNG_WITHIN, assert_unavailable, draw_with, in_turn, keyed_draw, quick, timed, within};
+use crate::games::{Table, create};
+use crate::helpers::{
+    Backend, Spawn, TestApp, citus_admin, citus_nodes, citus_url, connect, fresh_citus_database,
+};
+use crate::proxy::Proxy;
+
+/// A connection to the app's own database, through the coordinator.
+async fn database_of(app: &TestApp) -> sqlx::PgConnection {
+    let DatabaseSettings::Postgres { url } = &app.database else {
+        unreachable!("a Citus app runs on PostgreSQL")
+    };
+    connect(url).await
+}
+
+/// The port of the node that holds the shard of `table` where the row of game `id` lives.
+async fn node_of(conn: &mut sqlx::PgConnection, table: &str, id: Uuid) -> i32 {
+    sqlx::query_scalar(
+        "SELECT nodeport FROM citus_shards WHERE table_name = $1::regclass \
+         AND shardid = get_shard_id_for_distribution_column($1::regclass, $2::text)",
+    )
+    .bind(table)
+    .bind(id.to_string())
+    .fetch_one(conn)
+    .await
+    .expect("the shard of a game's rows")
+}
+
+#[actix_web::test]
+async fn every_game_table_is_distributed_by_game_on_one_worker_per_game() {
+    if citus_url().is_none() {
+        return;
+    }
+    let app = TestApp::spawn(&Backend::Citus).await;
+    let mut conn = database_of(&app).await;
+    let tables: Vec<(String, String, Option<String>, i32)> = sqlx::query_as(
+        "SELECT logicalrelid::text, partmethod::text, \
+         CASE WHEN partmethod = 'h' THEN column_to_column_name(logicalrelid, partkey) END, colocationid \
+         FROM pg_dist_partition ORDER BY 1",
+    )
+    .fetch_all(&mut conn)
+    .await
+    .expect("Citus's metadata");
+    let of = |name: &str| {
+        tables
+            .iter()
+            .find(|t| t.0 == name)
+            .unwrap_or_else(|| panic!("{name} is distributed: {tables:?}"))
+    };
+    let games = of("games");
+    assert_eq!(
+        (games.1.as_str(), games.2.as_deref()),
+        ("h", Some("id")),
+        "games by id"
+    );
+    for table in ["seats", "events", "idempotency_keys", "webhook_deliveries"] {
+        let t = of(table);
+        assert_eq!(
+            (t.1.as_str(), t.2.as_deref(), t.3),
+            ("h", Some("game_id"), games.3),
+            "{table} by game, co-located with games"
+        );
+    }
+    let keys = of("creation_keys");
+    assert_eq!(
+        (keys.1.as_str(), keys.2.as_deref()),
+        ("h", Some("key")),
+        "creation keys by key"
+    );
+    assert_eq!(of("settings").1, "n", "settings is a reference table");
+    assert_eq!(tables.len(), 7, "nothing else is distributed: {tables:?}");
+    let spread: i64 = sqlx::query_scalar(
+        "SELECT count(DISTINCT nodeport) FROM citus_shards WHERE table_name = 'games'::regclass",
+    )
+    .fetch_one(&mut conn)
+    .await
+    .expect("the shards of games");
+    assert!(spread >= 2, "games are spread over the workers: {spread} node(s)");
+
+    // A game with a webhook, a keyed move and its delivery: every row of it on one node.
+    let table = create(
+        &app,
+        "may_i",
+        3,
+        7,
+        json!({"webhook_url": "http://127.0.0.1:9/hook"}),
+    )
+    .await;
+    let seat = in_turn(&app, &table).await;
+    assert_eq!(
+        keyed_draw(&app, &table, seat, "k", "stock").await.status.as_u16(),
+        200
+    );
+    let id: Uuid = table.id.parse().expect("a game id");
+    let mut nodes = BTreeSet::new();
+    for t in [
+        "games",
+        "seats",
+        "events",
+        "idempotency_keys",
+        "webhook_deliveries",
+    ] {
+        nodes.insert(node_of(&mut conn, t, id).await);
+        let rows: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "SELECT count(*) FROM {t} WHERE {} = $1",
+            if t == "games" { "id" } else { "game_id" }
+        )))
+        .bind(id)
+        .fetch_one(&mut conn)
+        .await
+        .expect("the game's rows");
+        assert!(rows > 0, "the game has rows in {t}");
+    }
+    assert_eq!(nodes.len(), 1, "all of a game's rows live on one node: {nodes:?}");
+
+    // Creation keys spread by key, and each answers as on one database.
+    for n in 0..8 {
+        let body = json!({"variant": "may_i", "seats": [{"name": "A"}, {"bot": true}]});
+        let key = format!("create-{n}");
+        let first = app
+            .send(
+                "POST",
+                "/v1/games",
+                Some(body.to_string().as_bytes()),
+                &[("idempotency-key", &key)],
+            )
+            .await;
+        assert_eq!(first.status.as_u16(), 201, "a keyed creation");
+        let again = app
+            .send(
+                "POST",
+                "/v1/games",
+                Some(body.to_string().as_bytes()),
+                &[("idempotency-key", &key)],
+            )
+            .await;
+        assert_eq!(
+            (again.status, &again.body),
+            (first.status, &first.body),
+            "a retry replays it"
+        );
+    }
+    let shards: i64 = sqlx::query_scalar(
+        "SELECT count(DISTINCT get_shard_id_for_distribution_column('creation_keys', key)) FROM creation_keys",
+    )
+    .fetch_one(&mut conn)
+    .await
+    .expect("the shards of the creation keys");
+    assert!(shards >= 2, "creation keys spread across shards: {shards}");
+    app.clean_up().await;
+}
+
+/// Creates games until one lives on the node of `port` and one elsewhere.
+async fn one_game_each_side(app: &TestApp, conn: &mut sqlx::PgConnection, port: i32) -> (Table, Table) {
+    let (mut there, mut elsewhere) = (None, None);
+    for seed in 0..64 {
+        let table = create(app, "may_i", 2, seed, json!({})).await;
+        let node = node_of(conn, "games", table.id.parse().expect("a game id")).await;
+        if node == port {
+            there.get_or_insert(table);
+        } else {
+            elsewhere.get_or_insert(table);
+        }
+        if let (Some(a), Some(b)) = (&there, &elsewhere) {
+            return (a.clone(), b.clone());
+        }
+    }
+    panic!("64 games, and not one on each side of node {port}");
+}
+
+/// The game's version and its last event's seq, as its first seat sees them.
+async fn progress(app: &TestApp, table: &Table) -> (i64, i64) {
+    let game = format!("/v1/games/{}", table.id);
+    let view = app.get_as(&game, &table.tokens[0]).await.json();
+    let events = app
+        .get_as(&format!("{game}/events"), &table.tokens[0])
+        .await
+        .json();
+    let seqs: Vec<i64> = events["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| e["seq"].as_i64().expect("a seq"))
+        .collect();
+    assert_eq!(
+        seqs,
+        (1..=seqs.len() as i64).collect::<Vec<_>>(),
+        "a game's events are numbered without a gap"
+    );
+    (view["version"].as_i64().expect("a version"), seqs.len() as i64)
+}
+
+#[actix_web::test]
+async fn a_lost_worker_answers_503_for_its_games_while_the_others_play_on() {
+    if citus_url().is_none() {
+        return;
+    }
+    // The first worker as this test's database knows it: through a proxy, which closes every
+    // connection and refuses new ones as a stopped server does, for this database alone.
+    let workers: Vec<(String, i32, i32)> = citus_nodes(&mut citus_admin().await)
+        .await
+        .into_iter()
+        .filter(|(_, _, group)| *group != 0)
+        .collect();
+    let (host, port, _) = workers.first().expect("a worker").clone();
+    let upstream = tokio::net::lookup_host((host.as_str(), u16::try_from(port).expect("a port")))
+        .await
+        .expect("the worker's address")
+        .next()
+        .expect("an address");
+    let proxy = Proxy::start(upstream).await;
+    let database = fresh_citus_database(Some((port, proxy.address))).await;
+    let app = TestApp::spawn_with(
+        &Backend::Citus,
+        Spawn {
+            test_mode: true,
+            database: Some(database),
+            limits: Some(quick()),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    let mut conn = database_of(&app).await;
+    let lost_port = i32::from(proxy.address.port());
+    let (lost, other) = one_game_each_side(&app, &mut conn, lost_port).await;
+    drop(conn);
+    let before = progress(&app, &lost).await;
+    let seat = in_turn(&app, &lost).await;
+
+    proxy.cut();
+    let draw = timed(
+        HUNG_WITHIN,
+        "a move on the lost worker",
+        keyed_draw(&app, &lost, seat, "through-the-loss", "stock"),
+    )
+    .await;
+    assert_unavailable(&draw, "service_unavailable", "a move on the lost worker");
+    let read = timed(
+        HUNG_WITHIN,
+        "a read on the lost worker",
+        app.get_as(&format!("/v1/games/{}", lost.id), &lost.tokens[0]),
+    )
+    .await;
+    assert_unavailable(&read, "service_unavailable", "a read on the lost worker");
+    // The other worker's game plays on, move after move.
+    let mut played = 0;
+    for _ in 0..3 {
+        let seat = in_turn(&app, &other).await;
+        let drew = draw_with(&app, &other, seat, "stock", &[]).await;
+        assert_eq!(
+            drew.status.as_u16(),
+            200,
+            "a game on the other worker plays on: {}",
+            String::from_utf8_lossy(&drew.body)
+        );
+        let hand = drew.json()["you"]["hand"].as_array().expect("a hand").clone();
+        let card = hand.last().expect("a card").clone();
+        let discarded = app
+            .post_as(
+                &format!("/v1/games/{}/discard", other.id),
+                &other.tokens[seat],
+                &json!({"card": card}),
+                &[],
+            )
+            .await;
+        assert_eq!(
+            discarded.status.as_u16(),
+            200,
+            "and discards: {}",
+            String::from_utf8_lossy(&discarded.body)
+        );
+        played += 1;
+    }
+
+    proxy.restore();
+    let applied = within(30, "the lost worker's game once it is back", async {
+        loop {
+            let r = keyed_draw(&app, &lost, seat, "through-the-loss", "stock").await;
+            if r.status.as_u16() != 503 {
+                return r;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await;
+    assert_eq!(
+        applied.status.as_u16(),
+        200,
+        "the keyed retry applies once the worker is back: {}",
+        String::from_utf8_lossy(&applied.body)
+    );
+    let after = progress(&app, &lost).await;
+    assert_eq!(
+        after.0,
+        before.0 + 1,
+        "the refused move did not apply; its retry applied once"
+    );
+    assert!(
+        after.1 > before.1,
+        "its events follow on from those before the loss"
+    );
+    let (version, _) = progress(&app, &other).await;
+    assert!(
+        version >= 2 * played,
+        "every move of the other game is kept: version {version}"
+    );
+    app.clean_up().await;
+}
