@@ -4,6 +4,7 @@
 mod contract;
 mod crash;
 mod deadlines;
+mod docs;
 mod faults;
 mod games;
 mod health;
