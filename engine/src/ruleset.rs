@@ -10,8 +10,8 @@ use crate::options::{
 };
 use crate::vocabulary::{Contract, MeldKind, Requirement};
 
-/// The four games [the
-/// rules](https://github.com/continental-rummy/continental/blob/main/docs/rules.md) describe.
+/// The four games the rules describe
+/// ([rules](https://github.com/continental-rummy/continental/blob/main/docs/rules.md)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub enum Variant {

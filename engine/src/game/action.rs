@@ -17,9 +17,8 @@ pub enum DrawSource {
     Discard,
 }
 
-/// Everything a seat can do: the one closed set of moves ([a
-/// turn](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#turn) and each
-/// variant).
+/// Everything a seat can do: the one closed set of moves (a turn and each variant's own:
+/// [rules](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#turn)).
 ///
 /// In JSON each action is an object whose `type` names it: `{"type": "take_back"}` takes back
 /// the whole turn and `{"type": "take_back", "play": 2}` one play of it.

@@ -37,8 +37,8 @@ pub struct LaidMeld {
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
-    /// The draw for the first dealer ([the first
-    /// dealer](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#dealer)):
+    /// The draw for the first dealer
+    /// ([rules](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#dealer)):
     /// each round lists the cards the seats still in the draw turned; `push` picks a random seat
     /// and has no rounds.
     FirstDealer {
