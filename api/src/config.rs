@@ -64,7 +64,8 @@ pub struct Settings {
     pub database: DatabaseSettings,
     /// Address to listen on (`CONTINENTAL_BIND`, default `127.0.0.1:8080`).
     pub bind: String,
-    /// API.md's test mode: `seed`, `first_dealer` and `stacked_decks` accepted on create.
+    /// The test mode of docs/api.md#test-mode: `seed`, `first_dealer` and `stacked_decks` accepted
+    /// on create.
     pub test_mode: bool,
     /// Secret for seat tokens; `None`: the one stored in the database (generated once).
     pub jwt_secret: Option<Secret>,

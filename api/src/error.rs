@@ -410,9 +410,10 @@ impl From<TableError> for ApiError {
     }
 }
 
-/// The engine's refusal: turn order, phase and suspension are conflicts with the game's state (409);
-/// everything else is a well-formed move the rules refuse (422), with the readings to choose
-/// from or the reasons as problem extension members where the engine gives them (RULES.md §1).
+/// The engine's refusal: turn order, phase and suspension are conflicts with the game's state
+/// (409); everything else is a well-formed move the rules refuse (422), with the readings to choose
+/// from or the reasons as problem extension members where the engine gives them
+/// (docs/rules.md#readings).
 impl From<ActionError> for ApiError {
     fn from(e: ActionError) -> Self {
         let code = e.code();

@@ -1,5 +1,5 @@
 //! The Continental Rummy HTTP service: the `engine` crate's rules on the network, as
-//! `/work/shared/API.md` promises. `main.rs` only wires [`config::Settings`] into
+//! docs/api.md promises. `main.rs` only wires [`config::Settings`] into
 //! [`startup::Application`].
 //!
 //! The layers, each a folder, each depending only on those below it (see ARCHITECTURE.md):

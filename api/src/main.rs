@@ -3,7 +3,7 @@
 use continental::config::Settings;
 use continental::startup::Application;
 
-// Measured in README "Performance".
+// Measured in docs/performance.md.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -23,7 +23,7 @@ pub struct AppState {
     pub keys: Keys,
     /// Server keys of the studios' back ends (possibly none).
     pub server_keys: ServerKeys,
-    /// API.md's test mode.
+    /// The test mode of docs/api.md#test-mode.
     pub test_mode: bool,
     /// Everything `/metrics` serves.
     pub metrics: Arc<Metrics>,

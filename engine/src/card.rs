@@ -1,4 +1,4 @@
-//! Cards as RULES.md §1 writes them: rank then suit (`7H`, `TD`), the joker `JK`.
+//! Cards as docs/rules.md#cards writes them: rank then suit (`7H`, `TD`), the joker `JK`.
 
 use std::fmt;
 use std::str::FromStr;

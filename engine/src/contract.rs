@@ -1,4 +1,4 @@
-//! Contracts: what a player's first meld of a deal must be (RULES.md §1 "Contracts"), and
+//! Contracts: what a player's first meld of a deal must be (docs/rules.md#contracts), and
 //! `continental`'s three ways of going out (§4).
 
 use serde::{Deserialize, Serialize};

@@ -1,10 +1,9 @@
 //! The rules of Continental Rummy in four variants (`may_i`, `contract_7`, `continental`,
 //! `push`), as a pure library: no I/O, no async, no clock.
 //!
-//! Cards are written as RULES.md §1 writes them. A submitted meld is a [`ProposedMeld`]; the
-//! only way to a [`Reading`] (a meld as it lies on the table) is [`analyse`], which checks
-//! every rule of the variant and explains with stable [`ReasonCode`]s when the cards make no
-//! meld.
+//! Cards are written as docs/rules.md#cards writes them. A submitted meld is a [`ProposedMeld`];
+//! the only way to a [`Reading`] (a meld as it lies on the table) is [`analyse`], which checks
+//! every rule of the variant and explains with stable [`ReasonCode`]s when the cards make no meld.
 //!
 //! ```
 //! use engine::{Card, MeldKind, ProposedMeld, Ruleset, Variant, analyse, parse_cards};

@@ -238,7 +238,8 @@ macro_rules! house_options {
 }
 
 house_options! {
-    /// House rules of `may_i` (RULES.md §2).
+    /// House rules of `may_i`
+    /// ([options](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#options)).
     MayIOptions {
         /// Deuces are wild as well as jokers.
         deuces_wild: bool = false;
@@ -251,7 +252,9 @@ house_options! {
         first_upcard_claims: bool = true;
     }
 
-    /// House rules of `contract_7` (RULES.md §3); its claims follow `may_i`'s.
+    /// House rules of `contract_7`
+    /// ([options](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#options));
+    /// its claims follow `may_i`'s.
     Contract7Options {
         /// No claims in this many last deals (0 to 7).
         claims_disabled_last_deals: u8 = 0, 0..=7;
@@ -261,7 +264,8 @@ house_options! {
         first_upcard_claims: bool = true;
     }
 
-    /// House rules of `continental` (RULES.md §4).
+    /// House rules of `continental`
+    /// ([options](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#options)).
     ContinentalOptions {
         /// Deuces are wild as well as jokers.
         deuces_wild: bool = true;
@@ -275,7 +279,8 @@ house_options! {
         deals: u8 = 1, 1..=20;
     }
 
-    /// House rules of `push` (RULES.md §5).
+    /// House rules of `push`
+    /// ([options](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#options)).
     PushOptions {
         /// No partnerships: 4 to 6 players each for themselves.
         individual: bool = false;

@@ -1,4 +1,4 @@
-//! Reading melds: every legal way a bunch of cards can lie on the table (RULES.md §1).
+//! Reading melds: every legal way a bunch of cards can lie on the table (docs/rules.md#readings).
 //!
 //! A [`ProposedMeld`] is what a player or client submits: cards in any order, maybe a kind,
 //! maybe what some wilds represent. It is not a meld. The only way to a [`Reading`] is

@@ -1,4 +1,4 @@
-//! Variants and their house-rule options, with the defaults RULES.md gives.
+//! Variants and their house-rule options, with the defaults docs/rules.md#options lists.
 
 use std::ops::RangeInclusive;
 
@@ -10,20 +10,25 @@ use crate::options::{
 };
 use crate::vocabulary::{Contract, MeldKind, Requirement};
 
-/// The four games RULES.md settles.
+/// The four games the rules describe
+/// ([rules](https://github.com/continental-rummy/continental/blob/main/docs/rules.md)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub enum Variant {
-    /// Continental Rummy / "May I?" (RULES.md §2).
+    /// Continental Rummy / "May I?"
+    /// ([rules](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#may_i)).
     #[serde(rename = "may_i")]
     MayI,
-    /// The 7-deal contract game dealing 7..13 cards (RULES.md §3).
+    /// The 7-deal contract game dealing 7..13 cards
+    /// ([rules](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#contract_7)).
     #[serde(rename = "contract_7")]
     Contract7,
-    /// The classic single-deal 15-card game (RULES.md §4).
+    /// The classic single-deal 15-card game
+    /// ([rules](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#continental)).
     #[serde(rename = "continental")]
     Continental,
-    /// Push, 2 v 2 (RULES.md §5).
+    /// Push, 2 v 2
+    /// ([rules](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#push)).
     #[serde(rename = "push")]
     Push,
 }
@@ -210,10 +215,11 @@ pub enum Scoring {
     /// Each player scores the cards left in hand (`may_i`, `contract_7`, `push` played
     /// individually).
     HandsLeft,
-    /// The player who went out is paid by each of the others (`continental`, RULES.md §4).
+    /// The player who went out is paid by each of the others (`continental`,
+    /// docs/rules.md#continental-scoring).
     WinnerPaid,
     /// Partners score their two hands together; the team of the player who went out scores 0
-    /// (`push` in partnerships, RULES.md §5).
+    /// (`push` in partnerships, docs/rules.md#push-scoring).
     Teams,
 }
 
@@ -384,7 +390,7 @@ impl Ruleset {
         }
     }
 
-    /// Whether a game may be suspended between deals and resumed (`may_i`, RULES.md §2).
+    /// Whether a game may be suspended between deals and resumed (`may_i`, docs/rules.md#suspension).
     pub const fn can_suspend(&self) -> bool {
         matches!(self, Ruleset::MayI(_))
     }
@@ -492,17 +498,18 @@ impl Ruleset {
     }
 
     /// Whether a deal is won by laying down the whole hand at once, with no lay-offs or other
-    /// table play, and before the first draw too (`continental`, RULES.md §4).
+    /// table play, and before the first draw too (`continental`,
+    /// docs/rules.md#continental-going-out).
     pub const fn goes_out_all_at_once(&self) -> bool {
         matches!(self, Ruleset::Continental(_))
     }
 
-    /// Whether a player who is down may start new melds (`push`, RULES.md §5).
+    /// Whether a player who is down may start new melds (`push`, docs/rules.md#push-after-down).
     pub const fn melds_after_going_down(&self) -> bool {
         matches!(self, Ruleset::Push(_))
     }
 
-    /// Whether this turn's table plays may be taken back (`may_i`, RULES.md §2).
+    /// Whether this turn's table plays may be taken back (`may_i`, docs/rules.md#taking-back).
     pub const fn takes_back(&self) -> bool {
         matches!(self, Ruleset::MayI(_))
     }
@@ -523,7 +530,7 @@ impl Ruleset {
     }
 
     /// Whether drawing from the stock with a discard on the pile pushes the discard and a
-    /// stock card to the next player (`push`, RULES.md §5).
+    /// stock card to the next player (`push`, docs/rules.md#push-draw).
     pub const fn push_draw(&self) -> bool {
         matches!(self, Ruleset::Push(_))
     }
@@ -551,7 +558,7 @@ impl Ruleset {
         }
     }
 
-    /// How the first dealer is chosen (RULES.md §1 "Dealer").
+    /// How the first dealer is chosen (docs/rules.md#dealer).
     pub const fn first_dealer_draw(&self) -> FirstDealerDraw {
         match self {
             Ruleset::MayI(_) => FirstDealerDraw::HighestCard,
@@ -586,13 +593,13 @@ impl Ruleset {
     }
 
     /// Whether wilds alone with nothing named make a set that stands for any rank (`may_i`'s
-    /// wild trio, RULES.md §2).
+    /// wild trio, docs/rules.md#may_i-wilds).
     pub const fn has_wild_trio(&self) -> bool {
         matches!(self, Ruleset::MayI(_))
     }
 
     /// Whether a player must keep a card to discard: no meld or lay-off may empty the hand
-    /// (`contract_7`, RULES.md §3).
+    /// (`contract_7`, docs/rules.md#contract_7-play).
     pub const fn keeps_last_card(&self) -> bool {
         matches!(self, Ruleset::Contract7(_))
     }
@@ -637,7 +644,7 @@ impl Ruleset {
     }
 
     /// Whether the winner of a deal is paid bonuses on top of the hands (`continental` with
-    /// `bonuses`, RULES.md §4).
+    /// `bonuses`, docs/rules.md#continental-scoring).
     pub const fn pays_bonuses(&self) -> bool {
         matches!(self, Ruleset::Continental(o) if o.bonuses)
     }
@@ -652,7 +659,7 @@ impl Ruleset {
     }
 
     /// Whether the deal's first upcard is on offer to claims (option `first_upcard_claims`,
-    /// default on; RULES.md is silent and tables play it both ways). Never without claims.
+    /// default on: tables play it both ways; docs/rules.md#claims). Never without claims.
     pub const fn first_upcard_claims(&self) -> bool {
         match self {
             Ruleset::MayI(o) => o.first_upcard_claims,

@@ -1,6 +1,6 @@
 //! What the packs of a variant can hold: a meld or a set of melds never shows more copies of a
-//! card than the largest table of that variant shuffles together (RULES.md: the packs per
-//! player count, and their jokers).
+//! card than the largest table of that variant shuffles together (docs/rules.md: the packs per
+//! player count and their jokers, in each variant's "Players and packs").
 
 use crate::card::{Card, DISTINCT_CARDS};
 use crate::ruleset::Ruleset;

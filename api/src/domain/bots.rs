@@ -42,8 +42,8 @@ impl Table {
         self.run_bots(applied, Some(seat));
     }
 
-    /// The bots go along with a person's request to suspend or resume (RULES.md §2 asks
-    /// every seat): each bot seat that may still ask makes the same request.
+    /// The bots go along with a person's request to suspend or resume (docs/rules.md#suspension
+    /// asks every seat): each bot seat that may still ask makes the same request.
     pub(super) fn second_by_bots(&mut self, action: &Action, applied: &mut Applied) {
         let wanted = match action {
             Action::Suspend => LegalAction::Suspend,

@@ -267,10 +267,10 @@ impl Table {
         Ok(record.generation)
     }
 
-    /// Deals when no seat is open any more, then lets the bots play. Returns the events and
-    /// the bots' accepted actions (dealing is not an action). `year` is the calendar year
-    /// (UTC) now: when the game deals, it is the year the game started in (RULES.md §2), not
-    /// the year it was created in, which may be earlier for a game that waited for players.
+    /// Deals when no seat is open any more, then lets the bots play. Returns the events and the
+    /// bots' accepted actions (dealing is not an action). `year` is the calendar year (UTC) now:
+    /// when the game deals, it is the year the game started in (docs/rules.md#suspension), not the
+    /// year it was created in, which may be earlier for a game that waited for players.
     ///
     /// # Errors
     /// The engine's setup errors (bad player count, first dealer or stacked deck).

@@ -3,7 +3,7 @@
 //!
 //! One middleware written out, not `from_fn` wrappers: those box the inner service's future
 //! on every request, and a limit switched off by `Condition` still adds a layer to every
-//! answer; together a few percent of a meld validation (README "Performance").
+//! answer; together a few percent of a meld validation (docs/performance.md).
 
 use std::future::{Future, Ready, ready};
 use std::pin::Pin;

@@ -50,7 +50,7 @@ pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
 /// Request, game and action counters in the Prometheus text format.
 #[utoipa::path(
     get, path = "/metrics", tag = "operations",
-    responses((status = 200, description = "Metrics in the Prometheus text format (README \"Operations\" lists them).", body = String,
+    responses((status = 200, description = "Metrics in the Prometheus text format ([operations](https://github.com/continental-rummy/continental/blob/main/docs/operations.md#metrics) lists them).", body = String,
         content_type = "text/plain; version=0.0.4",
         example = "# TYPE continental_http_requests_total counter\ncontinental_http_requests_total{method=\"GET\",route=\"/v1/games/{id}\",status=\"200\"} 12\n"))
 )]

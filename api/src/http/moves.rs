@@ -141,20 +141,29 @@ moves! {
     /// The card goes on the discard pile and the turn passes (bots then play theirs).
     discard_card, "/v1/games/{id}/discard", DiscardRequest, json!({"card": "7H"}),
     |b| Ok(b.into());
-    /// Leaves the game for good (scored as RULES.md says).
+    /// Leaves the game for good.
+    ///
+    /// Scored as the rules say
+    /// ([leaving](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#leaving)).
     ///
     /// Before the deal it gives the seat up instead: the seat is open again for someone to
     /// join, and this seat token stops working.
     leave_game, "/v1/games/{id}/leave", EmptyRequest, json!({}),
     |_b| Ok(Action::Leave);
-    /// `may_i`, between deals: asks to suspend the game (RULES.md §2).
+    /// `may_i`, between deals: asks to suspend the game.
+    ///
+    /// As the rules say
+    /// ([suspending](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#suspension)).
     ///
     /// When every seat still in the game has asked (`suspend_requests`), `status` is
     /// `suspended` and nothing but `resume` is accepted. Asked in the middle of a deal: 409
     /// `not_between_deals`; in another variant: 422 `not_in_variant`.
     suspend_game, "/v1/games/{id}/suspend", EmptyRequest, json!({}),
     |_b| Ok(Action::Suspend);
-    /// Asks to resume a suspended game (RULES.md §2).
+    /// Asks to resume a suspended game.
+    ///
+    /// As the rules say
+    /// ([suspending](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#suspension)).
     ///
     /// When every seat still in the game has asked (`resume_requests`), play goes on. Only
     /// within the calendar year (UTC) in which the game started: later, 409

@@ -131,7 +131,7 @@ pub async fn join_game(
                 seat,
                 name: name.clone(),
             });
-            // The last seat taken: the game starts now, in this year (RULES.md §2).
+            // The last seat taken: the game starts now, in this year (docs/rules.md#suspension).
             let started = table.start_if_full(super::utc_year())?;
             table.rearm(started.turn_passed, now_ms(), state.second_ms());
             let events = event_rows(

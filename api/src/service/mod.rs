@@ -23,7 +23,7 @@ use crate::error::ApiError;
 use crate::store::{NewEvent, SeatRow};
 
 /// The calendar year (UTC) now: the engine reads no clock, so the service gives it the year
-/// a game starts in and the year of each request to resume (RULES.md §2).
+/// a game starts in and the year of each request to resume (docs/rules.md#suspension).
 pub fn utc_year() -> i32 {
     time::OffsetDateTime::now_utc().year()
 }

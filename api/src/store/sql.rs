@@ -695,7 +695,7 @@ impl PgStore {
     /// An action, optimistic first: the game is read without a lock, `act` decides, and one
     /// statement that commits by itself writes the change if the row is still the one read
     /// (its `xmin`, which every write of the row changes). Two statements where a transaction
-    /// holding the row takes four (README "Performance"). When another replica wrote in
+    /// holding the row takes four (docs/performance.md#design). When another replica wrote in
     /// between, `act` runs once more on the new state, in a transaction that holds the row and
     /// so cannot lose again.
     async fn transact_move<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, mut act: F) -> Result<T, E>

@@ -3,7 +3,7 @@
 //! Every request logs one line at INFO. As a tracing event it went through the dispatch, every
 //! layer's filter and a visitor per field, and through the generic formatter (a `Debug` pass
 //! per field, the date through `Display`) before that: a large part of the CPU of a meld
-//! validation (README "Performance"). Here the middleware hands the line's fields to
+//! validation (docs/performance.md). Here the middleware hands the line's fields to
 //! [`write`], which checks the levels `RUST_LOG` gives the target [`ACCESS`] (settled once,
 //! at start) and writes the line, in the same two shapes as the other lines, into one reused
 //! buffer.

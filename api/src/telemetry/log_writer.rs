@@ -3,7 +3,7 @@
 //!
 //! A writer thread woken for every line (as `tracing-appender`'s is, through its channel) runs
 //! once per request on a busy replica, each time a context switch and a `write`: about a tenth
-//! of the CPU of a meld validation (README "Performance"). Here a worker only appends to a
+//! of the CPU of a meld validation (docs/performance.md). Here a worker only appends to a
 //! buffer; the thread wakes twenty times a second. Nothing is dropped: a worker that finds
 //! [`FULL`] bytes waiting (stdout blocked) waits for the thread, and [`LogGuard`]'s drop
 //! writes what is left.

@@ -1,4 +1,4 @@
-//! The game as one seat may see it, on the wire (API.md "Fields clients rely on").
+//! The game as one seat may see it, on the wire (docs/api.md#game-view).
 
 use engine::{
     Card, ClaimsView, DiscardView, LegalAction, MeldKind, Seat, Standing, TurnPlayView, TurnView, Variant,
@@ -145,7 +145,8 @@ pub struct GameView {
     /// Final places, once finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub standings: Option<Vec<Standing>>,
-    /// `may_i`, between deals: the seats that asked to suspend the game (RULES.md §2).
+    /// `may_i`, between deals: the seats that asked to suspend the game
+    /// ([suspending](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#suspension)).
     pub suspend_requests: Vec<Seat>,
     /// While suspended: the seats that asked to resume.
     pub resume_requests: Vec<Seat>,

@@ -139,8 +139,9 @@ fn problem_code() -> utoipa::openapi::Object {
         .build()
 }
 
-/// Extension members of a problem about melds (RULES.md §1: an ambiguous meld's error lists
-/// the readings to choose from; an illegal one says why).
+/// Extension members of a problem about melds
+/// ([readings](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#readings):
+/// an ambiguous meld's error lists the readings to choose from; an illegal one says why).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
 pub struct Extensions {
     /// The meld of the request the problem concerns (index from 0), when there are several.

@@ -199,7 +199,7 @@ impl MeldValidationResponse {
     ///
     /// A reading is a few fixed keys and card names, which never need escaping; serde's
     /// per-string escaping and the views built for it were a sixth of a validation's
-    /// instructions (README "Performance"). The reasons, which carry sentences, go through serde.
+    /// instructions (docs/performance.md). The reasons, which carry sentences, go through serde.
     pub fn json(analysis: &Analysis) -> Vec<u8> {
         let mut out = Vec::with_capacity(64 + 384 * analysis.readings.len());
         out.extend_from_slice(if analysis.is_legal() {

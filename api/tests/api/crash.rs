@@ -1,6 +1,6 @@
 //! The service killed by SIGKILL: the built binary, started as a process on the test's
 //! database, is killed with deliveries pending in its outbox and started again; every event
-//! still reaches the receiver (API.md "Webhooks": a crash loses nothing).
+//! still reaches the receiver (docs/api.md#webhooks: a crash loses nothing).
 
 use std::collections::HashSet;
 use std::time::Duration;

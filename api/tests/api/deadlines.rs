@@ -1,4 +1,4 @@
-//! Turn deadlines (API.md "Turn deadlines"): `options.turn_seconds`, `turn.deadline`, and the
+//! Turn deadlines (docs/api.md#turn-deadlines): `options.turn_seconds`, `turn.deadline`, and the
 //! server playing an expired turn once, with no request, however many replicas run. Tests
 //! run with a `turn_seconds` second of 10 ms (the test-only `CONTINENTAL_TEST_SECOND_MS`).
 
@@ -206,8 +206,8 @@ fn assert_each_timeout_played_once(events: &[Value], context: &str) {
     }
 }
 
-/// RULES.md §2: a suspended game has no one in turn, so no clock runs and it never times
-/// out, however long it waits; resumed, the turn's clock runs again.
+/// docs/rules.md#suspension: a suspended game has no one in turn, so no clock runs and it never
+/// times out, however long it waits; resumed, the turn's clock runs again.
 async fn a_suspended_game_never_times_out(app: &TestApp) {
     // 200 s a turn (2 s in tests): time enough to go out in deal 1 and suspend in between.
     let table = crate::rules::may_i_between_deals_with(app, json!({"options": {"turn_seconds": 200}})).await;

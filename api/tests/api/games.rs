@@ -235,8 +235,8 @@ fn play_bot_locally(game: &mut Game, bot: Seat) -> i64 {
     actions
 }
 
-/// API.md: `version` is incremented by every accepted action, the bots' included: a human
-/// move that sets off bot moves raises it by one per action, and the ETag follows.
+/// docs/api.md#versions: `version` is incremented by every accepted action, the bots' included: a
+/// human move that sets off bot moves raises it by one per action, and the ETag follows.
 async fn version_counts_bot_actions(app: &TestApp) {
     let seed = 77;
     let reply = app
@@ -304,7 +304,7 @@ on_every_backend!(
     version_counts_bot_actions
 );
 
-/// RULES.md §3 (`contract_7`): a player may not lay off their last card, so `/hints` offers no
+/// docs/rules.md#contract_7-play: a player may not lay off their last card, so `/hints` offers no
 /// lay-off of it; with a card to spare the same lay-off is offered.
 async fn hints_keep_the_last_card_in_contract_7(app: &TestApp) {
     let wanted = ["7H", "7S", "7D", "QC", "QD", "QH", "7C"];
@@ -376,8 +376,8 @@ on_every_backend!(
     hints_keep_the_last_card_in_contract_7
 );
 
-/// RULES.md §2 (`may_i`): before discarding, a player may take back one play of this turn
-/// (`{"play": n}`) and keep the rest, going down included; `you.plays` lists the plays.
+/// docs/rules.md#taking-back (`may_i`): before discarding, a player may take back one play of this
+/// turn (`{"play": n}`) and keep the rest, going down included; `you.plays` lists the plays.
 async fn taking_back_one_play(app: &TestApp) {
     let wanted = ["3C", "3D", "3S", "4C", "4D", "4S", "3H", "4H"];
     let (seat, deck) = crate::meld_problems::deck_with(Variant::MayI, 2, &wanted);

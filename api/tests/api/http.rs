@@ -1,4 +1,4 @@
-//! HTTP as clients expect it (API.md "Conventions"): 405 with `Allow`, `HEAD` where `GET` is,
+//! HTTP as clients expect it (docs/api.md#conventions): 405 with `Allow`, `HEAD` where `GET` is,
 //! 415 for a body that is not JSON, 400 for JSON that is not an object, no 5xx for an unknown
 //! game, a 412 that carries the current `ETag`, CORS when configured, and a Swagger UI that
 //! calls nobody else.

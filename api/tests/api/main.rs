@@ -1,10 +1,12 @@
 //! Black-box tests of the running service: each test starts it on port 0 with a fresh
 //! database, on SQLite always and on PostgreSQL when `DATABASE_URL` points at one.
+//! A "§N" in a test's message is section N of docs/rules.md.
 
 mod citus;
 mod contract;
 mod crash;
 mod deadlines;
+mod docs;
 mod faults;
 mod games;
 mod health;

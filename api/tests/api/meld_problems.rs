@@ -1,5 +1,5 @@
 //! A refused meld's problem document carries what the engine knows: the readings to choose
-//! from (RULES.md §1) or the reasons, as RFC 9457 extension members.
+//! from (docs/rules.md#readings) or the reasons, as RFC 9457 extension members.
 
 use engine::{Card, Game, GameConfig, Ruleset, Seat, Seed, Variant};
 use serde_json::{Value, json};
@@ -78,7 +78,8 @@ async fn melds_reply(
         .await
 }
 
-/// RULES.md §1: "the action is refused and the error lists the readings to choose from".
+/// docs/rules.md#readings: the move is refused and the problem lists the readings to choose
+/// from.
 async fn an_ambiguous_meld_problem_lists_the_readings(app: &TestApp) {
     // §4: going out with five 3-card sequences before drawing; the first can be 4H-6H or 5H-7H.
     let ambiguous = ["5H", "6H", "JK"];

@@ -283,9 +283,9 @@ async fn a_stored_secret_is_shared_by_every_replica() {
     }
 }
 
-/// API.md: only a request that acted keeps its key. A refused one (here a stale `If-Match`)
-/// changed nothing, so a retry with the same key is judged afresh, acts once, and from then on
-/// replays.
+/// docs/api.md#idempotency: only a request that acted keeps its key. A refused one (here a stale
+/// `If-Match`) changed nothing, so a retry with the same key is judged afresh, acts once, and from
+/// then on replays.
 async fn a_refused_request_keeps_no_key(app: &TestApp) {
     let table = create(app, "may_i", 3, 10, json!({})).await;
     let seat = in_turn(app, &table).await;
@@ -312,8 +312,8 @@ on_every_backend!(
     a_refused_request_keeps_no_key
 );
 
-/// API.md: a retried `POST /v1/games` with the same `Idempotency-Key` and body returns the
-/// first response and creates no second game; another body with that key is a 422.
+/// docs/api.md#idempotency: a retried `POST /v1/games` with the same `Idempotency-Key` and body
+/// returns the first response and creates no second game; another body with that key is a 422.
 async fn idempotent_create(app: &TestApp) {
     let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}, {"open": true}]});
     let key = [("idempotency-key", "create-1")];
@@ -373,8 +373,8 @@ async fn idempotent_create(app: &TestApp) {
 }
 on_every_backend!(idempotent_create_on_every_backend, idempotent_create);
 
-/// API.md: a retried join with the same key and body returns the same seat and token and takes
-/// no second seat; another body with that key is a 422. Keys are per game.
+/// docs/api.md#idempotency: a retried join with the same key and body returns the same seat and
+/// token and takes no second seat; another body with that key is a 422. Keys are per game.
 async fn idempotent_join(app: &TestApp) {
     let created = app
         .post(

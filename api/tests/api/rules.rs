@@ -1,4 +1,4 @@
-//! Issue 9's readings and rules through HTTP on stacked decks (RULES.md §1, §2, §5).
+//! Issue 9's readings and rules through HTTP on stacked decks (docs/rules.md, §1, §2, §5).
 
 use engine::Variant;
 use serde_json::{Value, json};
@@ -53,7 +53,7 @@ fn places(reading: &Value) -> Vec<String> {
         .collect()
 }
 
-/// RULES.md §1: wilds inside a run fill its gaps in the order they were submitted, so
+/// docs/rules.md#readings: wilds inside a run fill its gaps in the order they were submitted, so
 /// `continental`'s `5S 2C 7S JK 9S` goes out with no choice to make (2C is 6S, JK is 8S).
 async fn inner_gaps_take_the_wilds_in_order(app: &TestApp) {
     let melds = [
@@ -92,8 +92,8 @@ on_every_backend!(
     inner_gaps_take_the_wilds_in_order
 );
 
-/// RULES.md §5: an all-wild set that names only its kind is legal, has no rank, and takes its
-/// rank from the first natural card laid off on it.
+/// docs/rules.md#push-wilds: an all-wild set that names only its kind is legal, has no rank, and
+/// takes its rank from the first natural card laid off on it.
 async fn an_all_wild_push_set_takes_its_rank_from_a_natural(app: &TestApp) {
     let (seat, mut deck) = deck_with(Variant::Push, 4, &["9C", "9D", "9H"]);
     // Three jokers into the hand by swapping places (the pack holds four jokers but two of
@@ -265,8 +265,9 @@ pub async fn may_i_between_deals_with(app: &TestApp, extra: Value) -> Table {
     table
 }
 
-/// RULES.md §2 and API.md: between deals each seat asks to suspend; when all have, the game
-/// is `suspended` and only `resume` is accepted; when all have asked to resume, play goes on.
+/// docs/rules.md#suspension and docs/api.md#endpoints: between deals each seat asks to suspend;
+/// when all have, the game is `suspended` and only `resume` is accepted; when all have asked to
+/// resume, play goes on.
 async fn suspend_and_resume(app: &TestApp) {
     let table = may_i_between_deals(app).await;
     let game = format!("/v1/games/{}", table.id);
@@ -399,7 +400,8 @@ async fn stock_down_to(app: &TestApp, id: &str, keep: usize) {
     .await;
 }
 
-/// RULES.md §2: a suspended game resumes only within the calendar year (UTC) it started in.
+/// docs/rules.md#suspension: a suspended game resumes only within the calendar year (UTC) it
+/// started in.
 async fn resuming_after_the_year_is_refused(app: &TestApp) {
     let table = may_i_between_deals(app).await;
     let game = format!("/v1/games/{}", table.id);
@@ -543,7 +545,7 @@ on_every_backend!(
     first_upcard_claims_is_a_listed_option
 );
 
-/// The choices RULES.md leaves open, through HTTP. `push`: more melds than the contract in one
+/// The choices docs/rules.md writes down, through HTTP. `push`: more melds than the contract in one
 /// request are refused; the extra meld follows in a second request of the same turn.
 async fn push_extra_melds_follow_the_contract(app: &TestApp) {
     let rules = engine::Ruleset::new(Variant::Push, Some(json!({"ten_every_deal": true}))).expect("rules");
@@ -710,8 +712,9 @@ on_every_backend!(
     continental_deal_without_winner_passes_left
 );
 
-/// RULES.md §2: a game resumes within the calendar year it *started* in, which for a game that
-/// waited for players is the year its last seat was taken, not the year it was created in.
+/// docs/rules.md#suspension: a game resumes within the calendar year it *started* in, which for a
+/// game that waited for players is the year its last seat was taken, not the year it was created
+/// in.
 async fn the_start_year_is_the_year_the_last_seat_is_taken(app: &TestApp) {
     let deck = dealt_deck(&defaults(Variant::MayI), (2, 0, 1), QUICK_OUT, "", "9C");
     let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"open": true}],
@@ -762,7 +765,7 @@ on_every_backend!(
     the_start_year_is_the_year_the_last_seat_is_taken
 );
 
-/// The limit bots set on RULES.md §2 (written in the README): the server's bots play as soon
+/// The limit bots set on docs/rules.md#suspension (written there): the server's bots play as soon
 /// as their turn comes, so when a bot leads the next deal its first move ends the moment
 /// between deals before a person can ask to suspend.
 async fn a_bot_leading_the_next_deal_leaves_no_moment_to_suspend(app: &TestApp) {
@@ -808,15 +811,15 @@ on_every_backend!(
     a_bot_leading_the_next_deal_leaves_no_moment_to_suspend
 );
 
-/// RULES.md §2: suspending is `may_i`'s alone; the other variants refuse it as a move their
-/// rules do not have (a game there is never suspended, so there is nothing to resume).
+/// docs/rules.md#suspension: suspending is `may_i`'s alone; the other variants refuse it as a move
+/// their rules do not have (a game there is never suspended, so there is nothing to resume).
 async fn suspend_is_may_i_only(app: &TestApp) {
     for (variant, players) in [("push", 4), ("continental", 2), ("contract_7", 2)] {
         let table = create(app, variant, players, 1, json!({})).await;
         let game = format!("/v1/games/{}", table.id);
         for (path, status, code) in [
             ("suspend", 422, "not_in_variant"),
-            // As API.md documents it: such a game is never suspended.
+            // As docs/rules.md#suspension says: such a game is never suspended.
             ("resume", 409, "not_suspended"),
         ] {
             app.post_as(&format!("{game}/{path}"), &table.tokens[0], &json!({}), &[])
@@ -827,7 +830,7 @@ async fn suspend_is_may_i_only(app: &TestApp) {
 }
 on_every_backend!(suspend_is_may_i_only_on_every_backend, suspend_is_may_i_only);
 
-/// RULES.md §2 and API.md: while suspended, nothing but `resume`: not leaving, not a claim.
+/// docs/rules.md#suspension: while suspended, nothing but `resume`: not leaving, not a claim.
 async fn nothing_but_resume_while_suspended(app: &TestApp) {
     let table = may_i_between_deals(app).await;
     let game = format!("/v1/games/{}", table.id);
@@ -863,8 +866,8 @@ on_every_backend!(
     nothing_but_resume_while_suspended
 );
 
-/// RULES.md §1 through HTTP in `may_i`: going down with the run `5S AH 7S JK 9S`, the wilds
-/// fill the inner gaps in the order they were laid (AH is 6S, JK is 8S): no `ambiguous_meld`.
+/// docs/rules.md#readings through HTTP in `may_i`: going down with the run `5S AH 7S JK 9S`, the
+/// wilds fill the inner gaps in the order they were laid (AH is 6S, JK is 8S): no `ambiguous_meld`.
 async fn may_i_inner_gaps_take_the_wilds_in_order(app: &TestApp) {
     // Deal 2 (one set and one run): seat 0 leads, dealt by seat 1.
     let deal2 = dealt_deck(
@@ -906,8 +909,8 @@ on_every_backend!(
     may_i_inner_gaps_take_the_wilds_in_order
 );
 
-/// RULES.md §5: once a natural laid off in an earlier turn has given an all-wild set its
-/// rank, a natural of another rank no longer fits it.
+/// docs/rules.md#push-wilds: once a natural laid off in an earlier turn has given an all-wild set
+/// its rank, a natural of another rank no longer fits it.
 async fn an_all_wild_push_set_keeps_the_rank_its_first_natural_gave(app: &TestApp) {
     let options = json!({"ten_every_deal": true});
     let rules = engine::Ruleset::new(Variant::Push, Some(options.clone())).expect("rules");

@@ -1139,9 +1139,9 @@ async fn no_secret_or_token_reaches_the_log() {
     }
 }
 
-/// API.md: `limit` is 50 when not given; the page always has `next_cursor` (null on the last
-/// page) and each game `turn` (null while waiting), as the document's schema shows; a cursor
-/// matches the pattern the document states.
+/// docs/api.md#listing: `limit` is 50 when not given; the page always has `next_cursor` (null on
+/// the last page) and each game `turn` (null while waiting), as the document's schema shows; a
+/// cursor matches the pattern the document states.
 #[actix_web::test]
 async fn listing_defaults_as_documented() {
     on_studio_backends(async |app: &TestApp, backend: &Backend| {

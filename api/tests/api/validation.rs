@@ -5,7 +5,7 @@ use serde_json::json;
 use crate::helpers::TestApp;
 use crate::on_every_backend;
 
-/// (variant, body extras, valid, readings, a reason code when invalid, what RULES.md says)
+/// (variant, body extras, valid, readings, a reason code when invalid, what docs/rules.md says)
 type MeldRow = (
     &'static str,
     serde_json::Value,
@@ -296,7 +296,7 @@ async fn rulesets_describe_every_variant() {
     assert_eq!(
         ids,
         ["may_i", "contract_7", "continental", "push"],
-        "the four variants of RULES.md"
+        "the four variants of docs/rules.md"
     );
     let may_i = &variants[0];
     assert_eq!(

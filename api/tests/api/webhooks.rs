@@ -1,4 +1,4 @@
-//! Webhooks (API.md "Webhooks"): signed deliveries of every event from the outbox, in order,
+//! Webhooks (docs/api.md#webhooks): signed deliveries of every event from the outbox, in order,
 //! retried, given up after the give-up time without holding back later events, delivered
 //! once per event id by any replica; the delivery status read with the tenant's server key.
 //! A crash of the binary: `crash.rs`.

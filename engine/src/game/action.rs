@@ -17,7 +17,8 @@ pub enum DrawSource {
     Discard,
 }
 
-/// Everything a seat can do: the one closed set of moves (RULES.md §1 "Turn" and each variant).
+/// Everything a seat can do: the one closed set of moves (a turn and each variant's own:
+/// [rules](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#turn)).
 ///
 /// In JSON each action is an object whose `type` names it: `{"type": "take_back"}` takes back
 /// the whole turn and `{"type": "take_back", "play": 2}` one play of it.
@@ -90,9 +91,11 @@ pub enum Action {
         /// The card.
         card: Card,
     },
-    /// Leave the game for good (RULES.md §2 "Leaving").
+    /// Leave the game for good
+    /// ([leaving](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#leaving)).
     Leave,
-    /// `may_i`, between deals: ask to suspend the game (RULES.md §2 "Suspend and resume").
+    /// `may_i`, between deals: ask to suspend the game
+    /// ([suspending](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#suspension)).
     /// When every seat still in the game has asked, the game is suspended.
     Suspend,
     /// Ask to resume a suspended game; when every seat still in the game has asked, play goes

@@ -1,5 +1,5 @@
-//! Randomness and dealing: every shuffle comes from ChaCha20 keyed by the game's seed, one
-//! stream per purpose, so a revealed seed lets anyone replay every shuffle (RULES.md §1).
+//! Randomness and dealing: every shuffle comes from ChaCha20 keyed by the game's seed, one stream
+//! per purpose, so a revealed seed lets anyone replay every shuffle (docs/rules.md#randomness).
 
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
@@ -56,7 +56,7 @@ fn draw_rank(card: Card) -> u8 {
     card.rank().map_or(14, Rank::number)
 }
 
-/// Chooses the first dealer as RULES.md §1 says: `push` a random seat; `may_i` the highest
+/// Chooses the first dealer as docs/rules.md#dealer says: `push` a random seat; `may_i` the highest
 /// card; `contract_7` and `continental` the lowest; tied seats draw again from the same pack.
 pub(super) fn first_dealer(rules: &Ruleset, players: usize, seed: &Seed) -> (Seat, Vec<Vec<(Seat, Card)>>) {
     let mut rng = rng(seed, FIRST_DEALER_STREAM);

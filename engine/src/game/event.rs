@@ -37,8 +37,10 @@ pub struct LaidMeld {
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
-    /// The draw for the first dealer (RULES.md §1 "Dealer"): each round lists the cards the
-    /// seats still in the draw turned; `push` picks a random seat and has no rounds.
+    /// The draw for the first dealer
+    /// ([rules](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#dealer)):
+    /// each round lists the cards the seats still in the draw turned; `push` picks a random seat
+    /// and has no rounds.
     FirstDealer {
         /// Rounds of draws, each `(seat, card)`.
         #[cfg_attr(feature = "utoipa", schema(schema_with = crate::schema::dealer_rounds))]
@@ -194,7 +196,8 @@ pub enum Event {
         /// Who.
         seat: Seat,
     },
-    /// A seat asked to suspend the game, between deals (RULES.md §2).
+    /// A seat asked to suspend the game, between deals
+    /// ([suspending](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#suspension)).
     SuspendAsked {
         /// Who.
         seat: Seat,

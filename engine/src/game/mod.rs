@@ -1,4 +1,4 @@
-//! A game in play: state that changes only through legal actions (RULES.md §1 to §5).
+//! A game in play: state that changes only through legal actions (docs/rules.md, §1 to §5).
 //!
 //! [`Game::apply`] takes `&self` and returns a new game with the events the action caused, or
 //! an [`ActionError`]; the game it was called on never changes.
@@ -127,7 +127,8 @@ pub struct GameConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stacked_decks: Option<Vec<Vec<Card>>>,
     /// The calendar year (UTC) the game started in, from the creator's clock (the engine reads
-    /// none): a suspended game resumes only within it (RULES.md §2). `None`: no limit known.
+    /// none): a suspended game resumes only within it (docs/rules.md#suspension). `None`: no limit
+    /// known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_year: Option<i32>,
 }
@@ -182,11 +183,12 @@ impl SetupError {
 pub enum Status {
     /// Deals are being played.
     Playing,
-    /// Every seat asked to suspend between deals; only `resume` is accepted (RULES.md §2).
+    /// Every seat asked to suspend between deals; only `resume` is accepted
+    /// (docs/rules.md#suspension).
     Suspended,
     /// Every deal was played; standings are known.
     Finished,
-    /// Fewer than two players finished: no standings (RULES.md §2 "Leaving").
+    /// Fewer than two players finished: no standings (docs/rules.md#leaving).
     Void,
 }
 
@@ -316,14 +318,15 @@ pub struct Game {
     claims_won: BySeat<u32>,
     draws: BySeat<u32>,
     exhaustions: u8,
-    /// Actions accepted since the current deal was dealt (0: between deals, RULES.md §2
-    /// "Suspend and resume"). Absent in early saves of format 1, hence the default.
+    /// Actions accepted since the current deal was dealt (0: between deals,
+    /// docs/rules.md#suspension). Absent in early saves of format 1, hence the default.
     #[serde(default)]
     deal_actions: u32,
     deal_scores: Vec<Vec<i32>>,
     totals: BySeat<i32>,
     standings: Option<Vec<Standing>>,
-    /// Seats that asked to suspend, between deals (RULES.md §2), in the order they asked.
+    /// Seats that asked to suspend, between deals (docs/rules.md#suspension), in the order they
+    /// asked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     suspend_requests: Vec<Seat>,
     /// While suspended: seats that asked to resume, in the order they asked.
@@ -536,7 +539,8 @@ impl Game {
     pub fn pending_claims(&self) -> &[Seat] {
         &self.pending
     }
-    /// Every card of the game, wherever it is (for the conservation invariant, RULES.md §1).
+    /// Every card of the game, wherever it is (for the conservation invariant,
+    /// docs/rules.md#conservation).
     pub fn census(&self) -> Vec<Card> {
         let mut all: Vec<Card> = self.stock.iter().chain(&self.discard).copied().collect();
         for hand in self.hands.iter().chain(&self.set_aside) {
@@ -552,8 +556,8 @@ impl Game {
         &self.turn_state.must_play
     }
     /// Whether the game stands between deals: the current deal has been dealt and nobody has
-    /// acted in it yet. The only moment a game may be suspended (RULES.md §2 "Suspend and
-    /// resume").
+    /// acted in it yet. The only moment a game may be suspended
+    /// (docs/rules.md#suspension).
     pub fn between_deals(&self) -> bool {
         self.status == Status::Playing && self.deal_actions == 0
     }

@@ -1,4 +1,4 @@
-//! The rules of each action (RULES.md §1 "Turn", §2 to §5).
+//! The rules of each action (docs/rules.md#turn, and §2 to §5 of docs/rules.md).
 
 use super::{
     Action, ActionError, DealEnd, DrawSource, Event, Game, LaidMeld, Offer, Phase, Seat, Snapshot, Status,
@@ -38,8 +38,8 @@ pub(super) fn take_cards(hand: &mut Vec<Card>, cards: &[Card]) -> Result<(), Act
     Ok(())
 }
 
-/// `contract_7` (RULES.md §3): a table play may not leave the hand empty, for the last card
-/// must be discarded. `cards_left` is the size of the hand the play would leave.
+/// `contract_7` (docs/rules.md#contract_7-play): a table play may not leave the hand empty, for the
+/// last card must be discarded. `cards_left` is the size of the hand the play would leave.
 pub(super) fn check_last_card(rules: &Ruleset, cards_left: usize) -> Result<(), ActionError> {
     if rules.keeps_last_card() && cards_left == 0 {
         return Err(ActionError::FinalDiscardRequired);
@@ -170,7 +170,7 @@ impl Game {
         }
     }
 
-    /// RULES.md §2 "Suspend and resume": `may_i`, between deals, once per seat.
+    /// docs/rules.md#suspension: `may_i`, between deals, once per seat.
     pub(super) fn check_suspend(&self, seat: Seat) -> Result<(), ActionError> {
         if !self.rules().can_suspend() {
             return Err(ActionError::NotInVariant(
@@ -186,7 +186,8 @@ impl Game {
         Ok(())
     }
 
-    /// RULES.md §2: a suspended game resumes only within the calendar year it started in.
+    /// docs/rules.md#suspension: a suspended game resumes only within the calendar year it started
+    /// in.
     pub(super) fn check_resume(&self, seat: Seat, year: i32) -> Result<(), ActionError> {
         if self.status != Status::Suspended {
             return Err(ActionError::NotSuspended);
@@ -352,7 +353,7 @@ impl Game {
             DrawSource::Stock if self.rules().push_draw() && !self.discard.is_empty() => {
                 // The push draw: the top discard and a face-down stock card go to the left.
                 // With one stock card left they still go, and the drawer's own draw then
-                // finds the stock empty, which ends the deal (a choice RULES.md leaves open).
+                // finds the stock empty, which ends the deal (docs/rules.md#push-draw).
                 let Some(pushed) = self.take_stock_card(ev) else {
                     return Ok(());
                 };
@@ -394,7 +395,7 @@ impl Game {
     }
 
     /// At the stock draw: the pending claimant nearest in rotation after the player in turn
-    /// wins the discard; the others are refused (RULES.md §2 "Claims").
+    /// wins the discard; the others are refused (docs/rules.md#claims).
     fn settle_claims(&mut self, ev: &mut Vec<Event>) {
         if self.pending.is_empty() {
             return;
@@ -740,9 +741,9 @@ impl Game {
                 .replace_wild(&rules, card)
                 .map_err(ActionError::Swap)?;
             if !rules.takes_back() {
-                // Without taking back (push), a rescue must never leave the turn unable to end:
-                // the wild must fit on a meld of the table, or (new melds being allowed after
-                // the contract, RULES.md §5) in a new meld with cards of the hand.
+                // Without taking back (push), a rescue must never leave the turn unable to end: the
+                // wild must fit on a meld of the table, or (new melds being allowed after the
+                // contract, docs/rules.md#push-after-down) in a new meld with cards of the hand.
                 let mut table: Vec<Reading> = self.table.iter().map(|t| t.reading.clone()).collect();
                 table[m] = r.clone();
                 let placeable = table.iter().any(|t| {
@@ -869,7 +870,7 @@ impl Game {
     /// Takes back one play of this turn: the game goes back to just before it, and every
     /// later play of the turn is made again as it was. What comes out is the table as if the
     /// play had never been made; if a later play cannot be made again without it, the take
-    /// back is refused, so nothing is ever stranded (RULES.md §2 "Taking back").
+    /// back is refused, so nothing is ever stranded (docs/rules.md#taking-back).
     fn take_back_play(&mut self, seat: Seat, play: u32, ev: &mut Vec<Event>) -> Result<(), ActionError> {
         if !self.rules().takes_back() {
             return Err(ActionError::NotInVariant(

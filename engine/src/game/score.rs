@@ -1,11 +1,12 @@
-//! Ends of deals and of the game: scoring per variant, standings (RULES.md §2 to §5).
+//! Ends of deals and of the game: scoring per variant, standings (docs/rules.md#scoring and each
+//! variant's scoring).
 
 use super::{DealEnd, Event, Game, Seat, Standing, Status};
 use crate::card::{Card, Rank};
 use crate::ruleset::{Ruleset, Scoring};
 
-/// `continental`'s payment from each loser to the winner (RULES.md §4 "Payments"): 1 for the
-/// game, 2 a joker, 1 a deuce used as a wild, and the bonuses.
+/// `continental`'s payment from each loser to the winner (docs/rules.md#continental-scoring): 1 for
+/// the game, 2 a joker, 1 a deuce used as a wild, and the bonuses.
 pub(super) fn continental_payment(rules: &Ruleset, melds: &[&crate::reading::Reading], draws: u32) -> i32 {
     let mut pay = 1;
     let mut wilds = 0;
@@ -139,7 +140,7 @@ impl Game {
 
     /// Ends the game: standings, or void when fewer than two players finished.
     ///
-    /// Leavers (RULES.md §2 "Leaving") take the sum of the two highest finishers' totals, so
+    /// Leavers (docs/rules.md#leaving) take the sum of the two highest finishers' totals, so
     /// that leaving never beats staying where the lowest total wins. `continental` is the one
     /// variant where the highest total wins (§4), so there the rule is mirrored on purpose:
     /// the leaver takes the sum of the two *lowest* finishers' totals. Read literally, "two
@@ -158,8 +159,8 @@ impl Game {
         let highest_wins = self.rules().highest_total_wins();
         let mut sorted: Vec<i32> = finishers.iter().map(|&i| self.totals[i]).collect();
         sorted.sort_unstable();
-        // RULES.md §2: a leaver's total is the sum of the two highest finishers' totals. In
-        // continental, where the highest total wins, the mirror: the two lowest (a literal
+        // docs/rules.md#leaving: a leaver's total is the sum of the two highest finishers' totals.
+        // In continental, where the highest total wins, the mirror: the two lowest (a literal
         // reading would let a leaver win by leaving).
         let leaver_total = if highest_wins {
             sorted[0] + sorted[1]

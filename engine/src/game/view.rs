@@ -1,4 +1,4 @@
-//! What a viewer may see of a game (API.md "Fields clients rely on"). Nothing here reveals the
+//! What a viewer may see of a game (docs/api.md#game-view). Nothing here reveals the
 //! stock's order, another seat's hand or, before the end, the seed.
 
 use serde::{Deserialize, Serialize};
@@ -199,7 +199,8 @@ pub struct View {
     /// Once finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub standings: Option<Vec<Standing>>,
-    /// Seats that asked to suspend the game, between deals (RULES.md §2).
+    /// Seats that asked to suspend the game, between deals
+    /// ([suspending](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#suspension)).
     pub suspend_requests: Vec<Seat>,
     /// Seats that asked to resume the suspended game.
     pub resume_requests: Vec<Seat>,
@@ -285,11 +286,11 @@ impl Game {
         }
     }
 
-    /// What `seat` may do now. Draw, claim, discard, take back and leave are exact: each one
-    /// listed is accepted as it stands. Meld, lay off, swap and joker moves say that the
-    /// phase allows them; the cards decide. `leave` is always listed for a seat still in a
-    /// game being played, so no seat is ever without a legal action (a player holding a freed
-    /// wild may not discard, RULES.md §2 and §5, but may still leave). The plays of this turn
+    /// What `seat` may do now. Draw, claim, discard, take back and leave are exact: each one listed
+    /// is accepted as it stands. Meld, lay off, swap and joker moves say that the phase allows
+    /// them; the cards decide. `leave` is always listed for a seat still in a game being played, so
+    /// no seat is ever without a legal action (a player holding a freed wild may not discard,
+    /// docs/rules.md#may_i-wild-swap and #push-rescue, but may still leave). The plays of this turn
     /// that `take_back` with a `play` accepts are listed in the view's `you.plays`.
     pub fn legal_actions(&self, seat: Seat) -> Vec<LegalAction> {
         let mut out = Vec::new();

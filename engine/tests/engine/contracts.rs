@@ -1,4 +1,5 @@
-//! Contracts (RULES.md §1 "Contracts", §2, §3, §5) and continental's going out (§4).
+//! Contracts (docs/rules.md#contracts, #may_i-contracts, #push-contracts) and
+//! continental's going out (docs/rules.md#continental-going-out).
 
 use engine::ContractCode::{self, *};
 use engine::MeldKind::{Run, Set};

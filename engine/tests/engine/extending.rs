@@ -1,4 +1,6 @@
-//! Extending melds on the table: lay-offs, replacing wilds, moving jokers (RULES.md §2, §3, §5).
+//! Extending melds on the table: lay-offs, replacing wilds, moving jokers
+//! (docs/rules.md#may_i-after-down,
+//! #may_i-wild-swap, #joker-moves, #push-rescue).
 
 use engine::MeldKind::{Run, Set};
 use engine::ReasonCode::{self, *};

@@ -1,4 +1,5 @@
-//! The engine's integration tests, one binary: each module covers one part of RULES.md.
+//! The engine's integration tests, one binary: each module covers one part of docs/rules.md. A
+//! "§N" in a row's message is section N of that page.
 
 mod contracts;
 mod extending;

@@ -1,4 +1,5 @@
-//! Reading melds (RULES.md §1 "Set", "Run", "Reading a meld", and each variant's wilds and melds).
+//! Reading melds (docs/rules.md#sets, #runs, #readings, and each variant's wilds and melds;
+//! a row's "§N" is that section of docs/rules.md).
 
 use engine::MeldKind::{Run, Set};
 use engine::ReasonCode::{self, *};

@@ -1,4 +1,4 @@
-//! Setup, turns, views and serialisation (RULES.md §1).
+//! Setup, turns, views and serialisation (docs/rules.md#common).
 
 use engine::{Action, DrawSource, Event, Game, GameConfig, Ruleset, Seat, Seed, Status, Variant, Viewer};
 
@@ -119,7 +119,7 @@ fn rules_1_views_hide_other_hands_the_stock_and_the_seed() {
         "stock_count",
         "legal_actions",
     ] {
-        assert!(value.get(field).is_some(), "API.md field {field}");
+        assert!(value.get(field).is_some(), "docs/api.md#game-view field {field}");
     }
     assert_eq!(value["turn"]["phase"], "draw");
     assert_eq!(value["status"], "playing");

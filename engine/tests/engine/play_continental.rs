@@ -1,4 +1,4 @@
-//! Scenarios for RULES.md §4 (`continental`) on stacked decks, one per rule.
+//! Scenarios for docs/rules.md#continental on stacked decks, one per rule.
 
 use engine::{Action, DealEnd, DrawSource, Event, Ruleset, Seat, Status, Variant};
 
@@ -282,8 +282,8 @@ fn rules_2_leaving_in_continental_the_leaver_scores_the_two_lowest_totals() {
     assert_eq!(game.status(), Status::Finished);
     let totals = game.totals();
     assert_eq!(&totals[..3], &[-21, 42, -21], "§4 payments among the finishers");
-    // The mirror of RULES.md §2's two-highest rule: where the highest total wins, a leaver
-    // must not profit from leaving, so they take the two lowest finishers' totals.
+    // The mirror of the two-highest rule (docs/rules.md#leaving): where the highest total wins, a
+    // leaver must not profit from leaving, so they take the two lowest finishers' totals.
     assert_eq!(
         totals[3], -42,
         "§2 leaving (continental): the leaver scores the sum of the two lowest totals"
@@ -332,8 +332,8 @@ fn rules_1_inner_gaps_take_the_wilds_in_the_order_laid_down() {
     assert_eq!(deal_ended(&events), Some(DealEnd::WentOut { seat: Seat(1) }));
 }
 
-/// Where RULES.md is silent, written down: a deal with no winner (no stock left) passes the
-/// deal to the left, even where the winner would deal next.
+/// A choice written down in docs/rules.md#continental-deal: a deal with no winner (no stock left)
+/// passes the deal to the left, even where the winner would deal next.
 #[test]
 fn choice_continental_a_deal_without_winner_passes_left() {
     let rules = rules_with(Variant::Continental, serde_json::json!({"deals": 2}));

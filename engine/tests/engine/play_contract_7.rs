@@ -1,4 +1,4 @@
-//! Scenarios for RULES.md §3 (`contract_7`) on stacked decks, one per rule.
+//! Scenarios for docs/rules.md#contract_7 on stacked decks, one per rule.
 
 use engine::{Action, Card, DealEnd, DrawSource, Event, Ruleset, RunEnd, Seat, Variant};
 

@@ -30,7 +30,7 @@ impl TestRng {
     }
 }
 
-/// Checks RULES.md §1 "Conservation": every card of the pack in exactly one place.
+/// Checks docs/rules.md#conservation: every card of the pack in exactly one place.
 pub fn assert_conserved(game: &Game, context: &str) {
     let count = |cards: &[Card]| {
         let mut n = [0u32; engine::DISTINCT_CARDS];

@@ -1,4 +1,4 @@
-//! Scenarios for RULES.md §2 (`may_i`) on stacked decks, one per rule.
+//! Scenarios for docs/rules.md#may_i on stacked decks, one per rule.
 
 use engine::{Action, Card, DealEnd, DrawSource, Event, Ruleset, Seat, Status, Variant, Viewer};
 

@@ -1,4 +1,4 @@
-//! Scenarios for RULES.md §5 (`push`) on stacked decks, one per rule.
+//! Scenarios for docs/rules.md#push on stacked decks, one per rule.
 
 use engine::{Action, Card, DealEnd, DrawSource, Event, Ruleset, Seat, Variant, Viewer};
 
@@ -207,8 +207,9 @@ fn rules_5_after_the_contract_new_melds_and_lay_offs() {
         "contract_not_met",
         "§5 each player must fulfil their own contract first"
     );
-    // A choice RULES.md leaves open: going down is exactly the contract, so more melds in the
-    // same request are refused; they follow in a second request of the same turn (below).
+    // A choice docs/rules.md#contracts writes down: going down is exactly the contract, so more
+    // melds in the same request are refused; they follow in a second request of the same turn
+    // (below).
     assert_eq!(
         refused(&game, 1, meld(&["3C 3D 3S", "4C 4D 4S", "7H 8H 9H"])),
         "contract_not_met",
@@ -536,8 +537,8 @@ fn rules_5_an_all_wild_set_takes_its_rank_from_the_first_natural_laid_off() {
     );
 }
 
-/// Where RULES.md is silent, written down: the push draw with one stock card left pushes the
-/// top discard and that last card to the left; the drawer then finds the stock empty and the
+/// A choice written down in docs/rules.md#push-draw: the push draw with one stock card left pushes
+/// the top discard and that last card to the left; the drawer then finds the stock empty and the
 /// deal ends there (§5 "Stock exhausted"), the pushed cards counting in the left player's hand.
 #[test]
 fn choice_push_draw_with_one_stock_card_left() {
@@ -592,9 +593,9 @@ fn choice_push_draw_with_one_stock_card_left() {
     assert_eq!(game.deal(), 2);
 }
 
-/// Where RULES.md is silent, written down: a leaver in push partnerships. The leaver's hand is
-/// set aside and still counts for the team in the deal they left (leaving never sheds a heavy
-/// hand); the partner plays on for the team, whose deal score is added to the partner's total
+/// A choice written down in docs/rules.md#push-leaving: a leaver in push partnerships. The leaver's
+/// hand is set aside and still counts for the team in the deal they left (leaving never sheds a
+/// heavy hand); the partner plays on for the team, whose deal score is added to the partner's total
 /// only (the leaver's deal score is 0).
 #[test]
 fn choice_push_a_leaver_in_partnerships() {

@@ -166,7 +166,7 @@ fn check_refusals(game: &Game, rng: &mut TestRng, context: &str) {
             );
         }
     }
-    // Asking to suspend (RULES.md §2) is accepted exactly when it is listed.
+    // Asking to suspend (docs/rules.md#suspension) is accepted exactly when it is listed.
     for seat in [turn, other] {
         let listed = game.legal_actions(seat).contains(&LegalAction::Suspend);
         assert_eq!(

@@ -1,5 +1,6 @@
 //! Property tests: readings re-validate, order does not matter, and the search agrees with
-//! the checks (RULES.md §1 "Reading a meld", "Contracts"; §4 going out).
+//! the checks (docs/rules.md#readings, #contracts,
+//! #continental-going-out).
 
 use crate::helpers::uses_hand;
 use engine::{

@@ -1,4 +1,5 @@
-//! Rulesets: packs, players, wilds, deal sizes, contracts and card values (RULES.md §2-§5).
+//! Rulesets: packs, players, wilds, deal sizes, contracts and card values (docs/rules.md, §2 to
+//! §5).
 
 use engine::MeldKind::{Run, Set};
 use engine::Variant::{Continental, Contract7, MayI, Push};

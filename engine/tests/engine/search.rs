@@ -1,4 +1,4 @@
-//! Searching hands: contracts, continental's going out, lay-offs (RULES.md §1-§5).
+//! Searching hands: contracts, continental's going out, lay-offs (docs/rules.md, §1 to §5).
 
 use engine::Variant::{Continental, Contract7, MayI, Push};
 use engine::{

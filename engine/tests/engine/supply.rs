@@ -1,5 +1,5 @@
 //! No meld or contract holds more copies of a card than the variant's largest table shuffles
-//! together (RULES.md §2-§5: the packs and jokers per player count).
+//! together (docs/rules.md, "Players and packs" of §2 to §5).
 
 use engine::Variant::{Continental, Contract7, MayI, Push};
 use engine::{ContractCode, ReasonCode, analyse, check_proposed_contract};
