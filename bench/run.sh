@@ -7,8 +7,11 @@
 #      vs the raw SQL of one action (pgbench -f move.sql), alternating;
 #   3. the event streams: database transactions/s with STREAMS idle streams open, delivery
 #      from one replica to streams on another (p99), SIGTERM time and memory with them open.
+#   4. (PHASES with 4, and CITUS_DB naming an empty database of a Citus cluster) game actions
+#      on the cluster vs on one PostgreSQL, alternating.
 # Usage: bench/run.sh   (env: PGURL=postgres://postgres@127.0.0.1:5432, STREAMS=1000, ROUNDS=2,
-#                       PHASES=123 to choose the parts, RUST_LOG for the servers' log level)
+#                       PHASES=123 to choose the parts, CITUS_DB for part 4, RUST_LOG for the
+#                       servers' log level)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PGURL=${PGURL:-postgres://postgres@127.0.0.1:5432}
@@ -120,6 +123,30 @@ wait "$A" 2>/dev/null || true
 echo "   $STREAM_LINE"
 kill "${PIDS[@]}" 2>/dev/null || true; wait 2>/dev/null || true; PIDS=()
 fi
+CITUS_RPS=(); CITUS_P99=(); SINGLE_RPS=(); SINGLE_P99=()
+if [[ $PHASES == *4* ]]; then
+: "${CITUS_DB:?phase 4 needs CITUS_DB: an empty database of a Citus cluster, with the citus extension and its workers added}"
+echo "== 4. game actions on a Citus cluster vs one PostgreSQL (32 clients, 8 s each, alternating)"
+# The same binary on each; the migrations distribute the tables on the cluster.
+psql_admin "DROP DATABASE IF EXISTS continental_single WITH (FORCE)"
+psql_admin "CREATE DATABASE continental_single"
+CONTINENTAL_BIND=127.0.0.1:28084 DATABASE_URL="$PGURL/continental_single" "$WORK/continental" >"$WORK/single.log" 2>&1 & PIDS+=($!)
+CONTINENTAL_BIND=127.0.0.1:28085 DATABASE_URL="$CITUS_DB" "$WORK/continental" >"$WORK/citus.log" 2>&1 & PIDS+=($!)
+wait_port 28084; wait_port 28085
+for port in 28084 28085; do "$WORK/continental-bench" games "http://127.0.0.1:$port" 32 3 >/dev/null; done
+actions_run() { # url -> "actions/s p99_ms"
+    "$WORK/continental-bench" games "$1" 32 8 | grep '^RESULT' |
+        sed -E 's/.*actions_per_s=([0-9.]+).*p99_ms=([0-9.]+).*/\1 \2/'
+}
+single_run() { read -r a b < <(actions_run http://127.0.0.1:28084); SINGLE_RPS+=("$a"); SINGLE_P99+=("$b"); }
+citus_run() { read -r a b < <(actions_run http://127.0.0.1:28085); CITUS_RPS+=("$a"); CITUS_P99+=("$b"); }
+for r in $(seq "$ROUNDS"); do
+    if (( r % 2 )); then single_run; citus_run; else citus_run; single_run; fi
+    echo "   round $r: one PostgreSQL ${SINGLE_RPS[-1]} actions/s (p99 ${SINGLE_P99[-1]} ms), Citus ${CITUS_RPS[-1]} actions/s (p99 ${CITUS_P99[-1]} ms)  [$(load)]"
+done
+kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
+psql_admin "DROP DATABASE IF EXISTS continental_single WITH (FORCE)"
+fi
 psql_admin "DROP DATABASE IF EXISTS continental_bench WITH (FORCE)"
 psql_admin "DROP DATABASE IF EXISTS continental_ref WITH (FORCE)"
 
@@ -141,4 +168,6 @@ row "service CPU us/action" "$(mean "${ACT_CPU[@]}")" "" "" ""
 row "idle db transactions/s, $(field streams) streams" "$(field idle_db_tps)" "" "" "< 20"
 row "delivery across replicas p99 ms" "$(field delivery_p99_ms)" "" "" "< 250"
 row "SIGTERM to exit, streams open, s" "$(field sigterm_s)" "" "" "< 3"
+row "actions/s at 32 clients, Citus vs one PostgreSQL" "$(mean "${CITUS_RPS[@]}")" "$(mean "${SINGLE_RPS[@]}")" "$(ratio "$(mean "${CITUS_RPS[@]}")" "$(mean "${SINGLE_RPS[@]}")")" ""
+row "action p99 ms, Citus vs one PostgreSQL" "$(mean "${CITUS_P99[@]}")" "$(mean "${SINGLE_P99[@]}")" "" ""
 row "RSS with the streams open, MB" "$(field rss_mb)" "" "" "< 100"
