@@ -52,6 +52,14 @@ impl Database {
                         "idle_in_transaction_session_timeout",
                         limits.statement_timeout.as_millis().to_string(),
                     ),
+                    // On a Citus cluster, the wait for a worker that does not answer (30 s by
+                    // default) is the wait for a connection, so a game on a hung worker is a
+                    // 503 as soon as one on a stopped worker; PostgreSQL alone keeps the
+                    // setting unused.
+                    (
+                        "citus.node_connection_timeout",
+                        limits.db_acquire_timeout.as_millis().to_string(),
+                    ),
                 ]);
                 // One connection of its own: LISTEN holds it for good.
                 let listener = PgPoolOptions::new()

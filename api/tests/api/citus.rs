@@ -201,13 +201,10 @@ async fn progress(app: &TestApp, table: &Table) -> (i64, i64) {
     (view["version"].as_i64().expect("a version"), seqs.len() as i64)
 }
 
-#[actix_web::test]
-async fn a_lost_worker_answers_503_for_its_games_while_the_others_play_on() {
-    if citus_url().is_none() {
-        return;
-    }
-    // The first worker as this test's database knows it: through a proxy, which closes every
-    // connection and refuses new ones as a stopped server does, for this database alone.
+/// The service on a fresh database whose first worker it reaches through a proxy (which can
+/// play a stopped or a hung server for this database alone), and a game on each side of it.
+async fn behind_a_proxied_worker() -> Option<(Proxy, TestApp, Table, Table)> {
+    citus_url()?;
     let workers: Vec<(String, i32, i32)> = citus_nodes(&mut citus_admin().await)
         .await
         .into_iter()
@@ -232,9 +229,80 @@ async fn a_lost_worker_answers_503_for_its_games_while_the_others_play_on() {
     )
     .await;
     let mut conn = database_of(&app).await;
-    let lost_port = i32::from(proxy.address.port());
-    let (lost, other) = one_game_each_side(&app, &mut conn, lost_port).await;
-    drop(conn);
+    let (lost, other) = one_game_each_side(&app, &mut conn, i32::from(proxy.address.port())).await;
+    Some((proxy, app, lost, other))
+}
+
+/// Draws and discards on `table` `moves` times, each answered 200.
+async fn play_on(app: &TestApp, table: &Table, moves: usize) {
+    for _ in 0..moves {
+        let seat = in_turn(app, table).await;
+        let drew = draw_with(app, table, seat, "stock", &[]).await;
+        assert_eq!(
+            drew.status.as_u16(),
+            200,
+            "a game on the other worker plays on: {}",
+            String::from_utf8_lossy(&drew.body)
+        );
+        let hand = drew.json()["you"]["hand"].as_array().expect("a hand").clone();
+        let card = hand.last().expect("a card").clone();
+        let discarded = app
+            .post_as(
+                &format!("/v1/games/{}/discard", table.id),
+                &table.tokens[seat],
+                &json!({"card": card}),
+                &[],
+            )
+            .await;
+        assert_eq!(
+            discarded.status.as_u16(),
+            200,
+            "and discards: {}",
+            String::from_utf8_lossy(&discarded.body)
+        );
+    }
+}
+
+#[actix_web::test]
+async fn a_hung_worker_answers_503_in_time_while_the_others_play_on() {
+    let Some((proxy, app, hung, other)) = behind_a_proxied_worker().await else {
+        return;
+    };
+    let seat = in_turn(&app, &hung).await;
+    proxy.hang();
+    let draw = timed(
+        HUNG_WITHIN,
+        "a move on the hung worker",
+        keyed_draw(&app, &hung, seat, "through-the-hang", "stock"),
+    )
+    .await;
+    assert_unavailable(&draw, "service_unavailable", "a move on the hung worker");
+    play_on(&app, &other, 2).await;
+    proxy.restore();
+    let applied = within(30, "the hung worker's game once it answers", async {
+        loop {
+            let r = keyed_draw(&app, &hung, seat, "through-the-hang", "stock").await;
+            if r.status.as_u16() != 503 {
+                return r;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await;
+    assert_eq!(
+        applied.status.as_u16(),
+        200,
+        "{}",
+        String::from_utf8_lossy(&applied.body)
+    );
+    app.clean_up().await;
+}
+
+#[actix_web::test]
+async fn a_lost_worker_answers_503_for_its_games_while_the_others_play_on() {
+    let Some((proxy, app, lost, other)) = behind_a_proxied_worker().await else {
+        return;
+    };
     let before = progress(&app, &lost).await;
     let seat = in_turn(&app, &lost).await;
 
@@ -254,34 +322,8 @@ async fn a_lost_worker_answers_503_for_its_games_while_the_others_play_on() {
     .await;
     assert_unavailable(&read, "service_unavailable", "a read on the lost worker");
     // The other worker's game plays on, move after move.
-    let mut played = 0;
-    for _ in 0..3 {
-        let seat = in_turn(&app, &other).await;
-        let drew = draw_with(&app, &other, seat, "stock", &[]).await;
-        assert_eq!(
-            drew.status.as_u16(),
-            200,
-            "a game on the other worker plays on: {}",
-            String::from_utf8_lossy(&drew.body)
-        );
-        let hand = drew.json()["you"]["hand"].as_array().expect("a hand").clone();
-        let card = hand.last().expect("a card").clone();
-        let discarded = app
-            .post_as(
-                &format!("/v1/games/{}/discard", other.id),
-                &other.tokens[seat],
-                &json!({"card": card}),
-                &[],
-            )
-            .await;
-        assert_eq!(
-            discarded.status.as_u16(),
-            200,
-            "and discards: {}",
-            String::from_utf8_lossy(&discarded.body)
-        );
-        played += 1;
-    }
+    let played = 3;
+    play_on(&app, &other, played).await;
 
     proxy.restore();
     let applied = within(30, "the lost worker's game once it is back", async {
@@ -312,7 +354,7 @@ async fn a_lost_worker_answers_503_for_its_games_while_the_others_play_on() {
     );
     let (version, _) = progress(&app, &other).await;
     assert!(
-        version >= 2 * played,
+        version >= 2 * played as i64,
         "every move of the other game is kept: version {version}"
     );
     app.clean_up().await;
