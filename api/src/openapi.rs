@@ -16,7 +16,9 @@ use crate::http;
         license(name = "MIT OR Apache-2.0", identifier = "MIT OR Apache-2.0"),
         contact(name = "continental maintainers", url = "https://github.com/continental-rummy/continental")
     ),
-    servers((url = "http://127.0.0.1:8080", description = "The service as `cargo run --release` starts it (`CONTINENTAL_BIND`).")),
+    // Relative: resolved against the document's own URL, so Swagger UI's "Try it out" calls the
+    // server that served it, whatever its address.
+    servers((url = "/", description = "The service that serves this document.")),
     components(schemas(crate::wire::Problem)),
     modifiers(&Endpoints, &BearerAuth, &NotNow, &OptionalBodies),
     tags(

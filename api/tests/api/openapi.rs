@@ -28,6 +28,10 @@ async fn the_served_document_is_the_generated_one() {
         serde_json::from_str(&continental::openapi::document()).expect("generated JSON");
     assert_eq!(served.json(), generated, "served and generated documents agree");
     let doc = served.json();
+    assert_eq!(
+        doc["servers"][0]["url"], "/",
+        "the one server is relative: the address the document was fetched from"
+    );
     assert!(
         doc["components"]["securitySchemes"]["seat_token"]["scheme"] == "bearer",
         "the bearer security scheme is documented"
