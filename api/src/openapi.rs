@@ -4,6 +4,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::{Modify, OpenApi};
 
 use crate::http;
+use crate::wire::CreateGameRequest;
 
 /// The whole API.
 #[derive(OpenApi)]
@@ -16,7 +17,9 @@ use crate::http;
         license(name = "MIT OR Apache-2.0", identifier = "MIT OR Apache-2.0"),
         contact(name = "continental maintainers", url = "https://github.com/continental-rummy/continental")
     ),
-    servers((url = "http://127.0.0.1:8080", description = "The service as `cargo run --release` starts it (`CONTINENTAL_BIND`).")),
+    // Relative: resolved against the document's own URL, so Swagger UI's "Try it out" calls the
+    // server that served it, whatever its address.
+    servers((url = "/", description = "The service that serves this document.")),
     components(schemas(crate::wire::Problem)),
     modifiers(&Endpoints, &BearerAuth, &NotNow, &OptionalBodies),
     tags(
@@ -193,9 +196,68 @@ impl Modify for OptionalBodies {
     }
 }
 
-/// The document as pretty JSON with a trailing newline, as committed in `openapi/openapi.json`.
+/// The document a server serves: the test-mode fields of a new game
+/// ([`CreateGameRequest::TEST_MODE_FIELDS`]) only when it runs in test mode, since another
+/// server refuses them.
+pub fn served(test_mode: bool) -> utoipa::openapi::OpenApi {
+    let mut doc = ApiDoc::openapi();
+    if !test_mode {
+        without_test_mode(&mut doc);
+    }
+    doc
+}
+
+/// Removes the test-mode fields from `CreateGameRequest`, and the request examples that use them.
+fn without_test_mode(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::ToSchema;
+    use utoipa::openapi::RefOr;
+    use utoipa::openapi::schema::Schema;
+
+    let name = CreateGameRequest::name();
+    let fields = CreateGameRequest::TEST_MODE_FIELDS;
+    let schema = doc
+        .components
+        .as_mut()
+        .and_then(|c| c.schemas.get_mut(name.as_ref()));
+    if let Some(RefOr::T(Schema::Object(object))) = schema {
+        for field in fields {
+            object.properties.remove(field);
+            object.required.retain(|r| r != field);
+        }
+    }
+    let reference = format!("#/components/schemas/{name}");
+    let uses = |value: &Option<serde_json::Value>| {
+        value
+            .as_ref()
+            .is_some_and(|v| fields.iter().any(|f| v.get(f).is_some()))
+    };
+    let bodies = doc
+        .paths
+        .paths
+        .values_mut()
+        .flat_map(|item| [&mut item.post, &mut item.put, &mut item.patch])
+        .filter_map(|operation| operation.as_mut()?.request_body.as_mut());
+    for body in bodies {
+        let RefOr::T(body) = body else { continue };
+        for content in body.content.values_mut() {
+            let RefOr::T(content) = content else { continue };
+            if !matches!(&content.schema, Some(RefOr::Ref(r)) if r.ref_location == reference) {
+                continue;
+            }
+            content
+                .examples
+                .retain(|_, example| !matches!(example, RefOr::T(e) if uses(&e.value)));
+            if uses(&content.example) {
+                content.example = None;
+            }
+        }
+    }
+}
+
+/// The document of a server not in test mode as pretty JSON with a trailing newline, as
+/// committed in `openapi/openapi.json`.
 pub fn document() -> String {
-    let mut text = ApiDoc::openapi().to_pretty_json().unwrap_or_default();
+    let mut text = served(false).to_pretty_json().unwrap_or_default();
     text.push('\n');
     text
 }

@@ -25,7 +25,7 @@ use crate::wire::{
     post, path = "/v1/games", tag = "games",
     params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 200, pattern = "^[!-~]{1,200}$", description = "1 to 200 visible ASCII characters. A retry with the same key and body returns the first response (the same game and tokens) and creates no second game; keys of creations are per tenant.")),
     security((), ("api_key" = [])),
-    request_body(content = CreateGameRequest, description = "A JSON object of at most 256 KiB (test-mode `stacked_decks` list whole packs).", examples(
+    request_body(content = CreateGameRequest, description = "A JSON object of at most 256 KiB.", examples(
         ("two players and an open seat" = (value = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}, {"open": true}]}))),
         ("against two bots" = (value = json!({"variant": "contract_7", "seats": [{"name": "Ann"}, {"bot": true}, {"bot": true}]}))),
         ("test mode" = (value = json!({"variant": "continental", "seats": [{"name": "Ann"}, {"name": "Bob"}], "seed": 42, "first_dealer": 0})))

@@ -185,6 +185,10 @@ pub(super) fn take_turn_seconds(options: &mut Option<serde_json::Value>) -> Resu
 }
 
 impl CreateGameRequest {
+    /// The fields only a server in test mode takes (others answer `test_mode_only`): its
+    /// document shows them only then.
+    pub const TEST_MODE_FIELDS: [&str; 3] = ["seed", "first_dealer", "stacked_decks"];
+
     /// Parses the request; the test-mode fields only when `test_mode`.
     ///
     /// # Errors

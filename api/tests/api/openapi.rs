@@ -1,7 +1,10 @@
-//! The committed OpenAPI document is what the code generates. Regenerate it with
+//! The committed OpenAPI document is what the code generates for a server not in test mode, and
+//! what such a server serves. Regenerate it with
 //! `UPDATE_OPENAPI=1 cargo test -p continental --test api openapi`.
 
-use crate::helpers::{Backend, TestApp};
+use serde_json::json;
+
+use crate::helpers::{Backend, Spawn, TestApp};
 
 const COMMITTED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/openapi.json");
 
@@ -19,15 +22,26 @@ fn committed_openapi_matches_the_code() {
     );
 }
 
-#[actix_web::test]
-async fn the_served_document_is_the_generated_one() {
-    let app = TestApp::spawn(&Backend::Sqlite).await;
+/// The document `app` serves.
+async fn served(app: &TestApp) -> serde_json::Value {
     let served = app.get("/api-docs/openapi.json").await;
     assert_eq!(served.status.as_u16(), 200, "the document is served");
-    let generated: serde_json::Value =
-        serde_json::from_str(&continental::openapi::document()).expect("generated JSON");
-    assert_eq!(served.json(), generated, "served and generated documents agree");
-    let doc = served.json();
+    served.json()
+}
+
+#[actix_web::test]
+async fn a_server_not_in_test_mode_serves_the_committed_document() {
+    let app = TestApp::spawn_with(&Backend::Sqlite, Spawn::default()).await;
+    let doc = served(&app).await;
+    let committed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(COMMITTED).unwrap_or_default())
+            .expect("committed JSON");
+    assert_eq!(doc, committed, "served and committed documents agree");
+    assert_eq!(
+        doc["servers"],
+        json!([{"url": "/", "description": "The service that serves this document."}]),
+        "the one server is relative: the address the document was fetched from"
+    );
     assert!(
         doc["components"]["securitySchemes"]["seat_token"]["scheme"] == "bearer",
         "the bearer security scheme is documented"
@@ -43,4 +57,57 @@ async fn the_served_document_is_the_generated_one() {
         }
     }
     app.clean_up().await;
+}
+
+#[actix_web::test]
+async fn test_mode_fields_are_served_only_in_test_mode() {
+    let normal = TestApp::spawn_with(&Backend::Sqlite, Spawn::default()).await;
+    let testing = TestApp::spawn(&Backend::Sqlite).await;
+    let (normal_doc, test_doc) = (served(&normal).await, served(&testing).await);
+    let fields = |doc: &serde_json::Value| {
+        doc["components"]["schemas"]["CreateGameRequest"]["properties"]
+            .as_object()
+            .expect("CreateGameRequest's properties")
+            .clone()
+    };
+    let (normal_fields, test_fields) = (fields(&normal_doc), fields(&test_doc));
+    // `seats::test_mode_fields_are_refused_outside_test_mode` sends each of them.
+    let marked = continental::wire::CreateGameRequest::TEST_MODE_FIELDS;
+    for field in marked {
+        assert!(test_fields.contains_key(field), "{field} is offered in test mode");
+        assert!(
+            !normal_fields.contains_key(field),
+            "{field} is not offered outside test mode"
+        );
+    }
+    assert_eq!(
+        normal_fields.len() + marked.len(),
+        test_fields.len(),
+        "every other field is in both"
+    );
+    let examples = |doc: &serde_json::Value| {
+        doc["paths"]["/v1/games"]["post"]["requestBody"]["content"]["application/json"]["examples"]
+            .as_object()
+            .expect("creation examples")
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        examples(&test_doc).contains(&"test mode".to_owned()),
+        "the test-mode example in test mode"
+    );
+    assert!(
+        !examples(&normal_doc).contains(&"test mode".to_owned()),
+        "and not outside it"
+    );
+    let mut without = test_doc.clone();
+    without["components"]["schemas"]["CreateGameRequest"]["properties"] = json!(normal_fields);
+    without["paths"]["/v1/games"]["post"]["requestBody"]["content"]["application/json"]["examples"]
+        .as_object_mut()
+        .expect("creation examples")
+        .remove("test mode");
+    assert_eq!(without, normal_doc, "the documents differ in those alone");
+    normal.clean_up().await;
+    testing.clean_up().await;
 }

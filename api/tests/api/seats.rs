@@ -151,11 +151,17 @@ on_every_backend!(bots_play_their_turns_on_every_backend, bots_play_their_turns)
 #[actix_web::test]
 async fn test_mode_fields_are_refused_outside_test_mode() {
     let app = TestApp::spawn_with(&Backend::Sqlite, Spawn::default()).await;
-    for (field, value) in [
+    let cases = [
         ("seed", json!(1)),
         ("first_dealer", json!(0)),
         ("stacked_decks", json!([])),
-    ] {
+    ];
+    assert_eq!(
+        cases.clone().map(|(field, _)| field),
+        continental::wire::CreateGameRequest::TEST_MODE_FIELDS,
+        "every test-mode field is tried"
+    );
+    for (field, value) in cases {
         let mut body = json!({"variant": "may_i", "seats": [{"name": "A"}, {"name": "B"}]});
         body[field] = value;
         app.post("/v1/games", &body)
