@@ -57,22 +57,6 @@ impl MoveOutcome {
     }
 }
 
-/// The actions as `engine::Action::kind` names them: their `continental_moves_total` series
-/// start at zero.
-const ACTIONS: [&str; 11] = [
-    "draw",
-    "claim",
-    "meld",
-    "layoff",
-    "swap",
-    "move_joker",
-    "take_back",
-    "discard",
-    "leave",
-    "suspend",
-    "resume",
-];
-
 /// `continental_http_requests_total`, served from the counts of the latency histogram's series
 /// (the same labels): a request then looks up one series, not two.
 struct RequestCounts {
@@ -212,7 +196,7 @@ impl Metrics {
         // not absent.
         for variant in engine::Variant::ALL.map(|v| v.id()) {
             games_created.with_label_values(&[variant]);
-            for action in ACTIONS {
+            for action in engine::Action::KINDS {
                 for outcome in [MoveOutcome::Applied, MoveOutcome::Refused, MoveOutcome::Failed] {
                     moves.with_label_values(&[variant, action, outcome.label()]);
                 }

@@ -108,21 +108,39 @@ pub enum Action {
 }
 
 impl Action {
-    /// The action's type as the API writes it (`draw`, `claim`, `layoff`, ...).
+    /// Every action's type as the API writes it, in the order of [`Action`]'s variants: what a
+    /// list of the actions (metrics' series, say) is made from.
+    pub const KINDS: [&'static str; 11] = [
+        "draw",
+        "claim",
+        "meld",
+        "layoff",
+        "swap",
+        "move_joker",
+        "take_back",
+        "discard",
+        "leave",
+        "suspend",
+        "resume",
+    ];
+
+    /// The action's type as the API writes it (`draw`, `claim`, `layoff`, ...): its place in
+    /// [`Action::KINDS`], so that a new action does not compile until it has one.
     pub fn kind(&self) -> &'static str {
-        match self {
-            Action::Draw { .. } => "draw",
-            Action::Claim => "claim",
-            Action::Meld { .. } => "meld",
-            Action::LayOff { .. } => "layoff",
-            Action::Swap { .. } => "swap",
-            Action::MoveJoker { .. } => "move_joker",
-            Action::TakeBack { .. } => "take_back",
-            Action::Discard { .. } => "discard",
-            Action::Leave => "leave",
-            Action::Suspend => "suspend",
-            Action::Resume { .. } => "resume",
-        }
+        let place = match self {
+            Action::Draw { .. } => 0,
+            Action::Claim => 1,
+            Action::Meld { .. } => 2,
+            Action::LayOff { .. } => 3,
+            Action::Swap { .. } => 4,
+            Action::MoveJoker { .. } => 5,
+            Action::TakeBack { .. } => 6,
+            Action::Discard { .. } => 7,
+            Action::Leave => 8,
+            Action::Suspend => 9,
+            Action::Resume { .. } => 10,
+        };
+        Self::KINDS[place]
     }
 
     /// Whether the action is about suspending the game rather than playing the deal.

@@ -276,16 +276,51 @@ impl Event {
     pub fn redacted_for(&self, viewer: Viewer) -> Event {
         let sees = |seat: Seat| viewer == Viewer::Seat(seat);
         let mut e = self.clone();
+        // Every event named: a new one does not compile until someone decides what each
+        // viewer sees of it.
         match &mut e {
-            Event::Dealt { seat, cards } if !sees(*seat) => *cards = None,
-            Event::Drew {
-                seat,
-                source: super::DrawSource::Stock,
-                card,
-            } if !sees(*seat) => *card = None,
-            Event::Pushed { to, stock, .. } if !sees(*to) => *stock = None,
-            Event::ClaimWon { seat, penalty, .. } if !sees(*seat) => *penalty = None,
-            _ => {}
+            Event::Dealt { seat, cards } => {
+                if !sees(*seat) {
+                    *cards = None;
+                }
+            }
+            Event::Drew { seat, source, card } => {
+                if *source == super::DrawSource::Stock && !sees(*seat) {
+                    *card = None;
+                }
+            }
+            Event::Pushed { to, stock, .. } => {
+                if !sees(*to) {
+                    *stock = None;
+                }
+            }
+            Event::ClaimWon { seat, penalty, .. } => {
+                if !sees(*seat) {
+                    *penalty = None;
+                }
+            }
+            // Public to every viewer: what they carry is on the table or in a discard pile.
+            Event::FirstDealer { .. }
+            | Event::DealStarted { .. }
+            | Event::UpcardBuried { .. }
+            | Event::Upcard { .. }
+            | Event::ClaimAsked { .. }
+            | Event::ClaimRefused { .. }
+            | Event::Melded { .. }
+            | Event::LaidOff { .. }
+            | Event::Swapped { .. }
+            | Event::JokerMoved { .. }
+            | Event::TookBack { .. }
+            | Event::Discarded { .. }
+            | Event::StockTurnedOver { .. }
+            | Event::Left { .. }
+            | Event::SuspendAsked { .. }
+            | Event::Suspended
+            | Event::ResumeAsked { .. }
+            | Event::Resumed
+            | Event::DealEnded { .. }
+            | Event::GameEnded { .. }
+            | Event::GameVoid { .. } => {}
         }
         e
     }
