@@ -60,8 +60,8 @@ pub fn key(
 /// and a retry is judged afresh. A move's or a join's key is checked inside its transaction
 /// (with the game's lock, and the key's unique index refuses a second copy), so its first try
 /// costs no look-up of its own; a creation, which builds a game before any transaction, looks
-/// its key up first. A request that failed looks its key up and, when another request stored
-/// it, answers as that one did.
+/// its key up first. A request that failed (unless the database was out of reach) looks its
+/// key up and, when another request stored it, answers as that one did.
 ///
 /// # Errors
 /// The refusal of `act`, or of the key.
@@ -77,12 +77,14 @@ pub async fn once(
         }
     }
     let result = act(Some(k)).await;
-    if result.is_err() {
-        // A retry, or a duplicate that acted while this one waited: answer as it did. If the
-        // database cannot say, this request's own error stands.
-        if let Ok(Some(found)) = state.db.find_key(k).await {
-            return replay(found);
-        }
+    // A retry, or a duplicate that acted while this one waited: answer as it did. If the
+    // database cannot say, this request's own error stands; when it could not be reached at
+    // all, it is not asked again (a second wait as long as the first, for the same 503).
+    if let Err(e) = &result
+        && e.code() != "service_unavailable"
+        && let Ok(Some(found)) = state.db.find_key(k).await
+    {
+        return replay(found);
     }
     result
 }

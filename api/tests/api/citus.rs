@@ -3,13 +3,14 @@
 //! and a worker that is lost and comes back. The tests of every backend run there too.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use continental::config::DatabaseSettings;
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::faults::{HUNG_WITHIN, assert_unavailable, draw_with, in_turn, keyed_draw, quick, timed, within};
+use crate::faults::{
+    HUNG_WITHIN, assert_unavailable, draw_with, in_turn, keyed_draw, once_available, quick, timed,
+};
 use crate::games::{Table, create};
 use crate::helpers::{
     Backend, Spawn, TestApp, citus_admin, citus_nodes, citus_url, connect, fresh_citus_database,
@@ -263,83 +264,43 @@ async fn play_on(app: &TestApp, table: &Table, moves: usize) {
     }
 }
 
-#[actix_web::test]
-async fn a_hung_worker_answers_503_in_time_while_the_others_play_on() {
-    let Some((proxy, app, hung, other)) = behind_a_proxied_worker().await else {
-        return;
-    };
-    let seat = in_turn(&app, &hung).await;
-    proxy.hang();
-    let draw = timed(
-        HUNG_WITHIN,
-        "a move on the hung worker",
-        keyed_draw(&app, &hung, seat, "through-the-hang", "stock"),
-    )
-    .await;
-    assert_unavailable(&draw, "service_unavailable", "a move on the hung worker");
-    play_on(&app, &other, 2).await;
-    proxy.restore();
-    let applied = within(30, "the hung worker's game once it answers", async {
-        loop {
-            let r = keyed_draw(&app, &hung, seat, "through-the-hang", "stock").await;
-            if r.status.as_u16() != 503 {
-                return r;
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-    })
-    .await;
-    assert_eq!(
-        applied.status.as_u16(),
-        200,
-        "{}",
-        String::from_utf8_lossy(&applied.body)
-    );
-    app.clean_up().await;
-}
-
-#[actix_web::test]
-async fn a_lost_worker_answers_503_for_its_games_while_the_others_play_on() {
+/// A keyed move on the game of the worker that `down` takes away: a fast 503, while the game
+/// on the other worker plays on; once it is back, the move's retry applies, once.
+async fn a_worker_down_and_back(down: fn(&Proxy), how: &str) {
     let Some((proxy, app, lost, other)) = behind_a_proxied_worker().await else {
         return;
     };
     let before = progress(&app, &lost).await;
     let seat = in_turn(&app, &lost).await;
 
-    proxy.cut();
+    down(&proxy);
     let draw = timed(
         HUNG_WITHIN,
-        "a move on the lost worker",
-        keyed_draw(&app, &lost, seat, "through-the-loss", "stock"),
+        &format!("{how}: a move"),
+        keyed_draw(&app, &lost, seat, "through-the-outage", "stock"),
     )
     .await;
-    assert_unavailable(&draw, "service_unavailable", "a move on the lost worker");
+    assert_unavailable(&draw, "service_unavailable", &format!("{how}: a move"));
     let read = timed(
         HUNG_WITHIN,
-        "a read on the lost worker",
+        &format!("{how}: a read"),
         app.get_as(&format!("/v1/games/{}", lost.id), &lost.tokens[0]),
     )
     .await;
-    assert_unavailable(&read, "service_unavailable", "a read on the lost worker");
+    assert_unavailable(&read, "service_unavailable", &format!("{how}: a read"));
     // The other worker's game plays on, move after move.
     let played = 3;
     play_on(&app, &other, played).await;
 
     proxy.restore();
-    let applied = within(30, "the lost worker's game once it is back", async {
-        loop {
-            let r = keyed_draw(&app, &lost, seat, "through-the-loss", "stock").await;
-            if r.status.as_u16() != 503 {
-                return r;
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
+    let applied = once_available(30, &format!("{how}: the game once its worker is back"), || {
+        keyed_draw(&app, &lost, seat, "through-the-outage", "stock")
     })
     .await;
     assert_eq!(
         applied.status.as_u16(),
         200,
-        "the keyed retry applies once the worker is back: {}",
+        "{how}: the keyed retry applies once the worker is back: {}",
         String::from_utf8_lossy(&applied.body)
     );
     let after = progress(&app, &lost).await;
@@ -355,7 +316,17 @@ async fn a_lost_worker_answers_503_for_its_games_while_the_others_play_on() {
     let (version, _) = progress(&app, &other).await;
     assert!(
         version >= 2 * played as i64,
-        "every move of the other game is kept: version {version}"
+        "{how}: every move of the other game is kept: version {version}"
     );
     app.clean_up().await;
+}
+
+#[actix_web::test]
+async fn a_stopped_worker_answers_503_for_its_games_while_the_others_play_on() {
+    a_worker_down_and_back(Proxy::cut, "a stopped worker").await;
+}
+
+#[actix_web::test]
+async fn a_hung_worker_answers_503_in_time_while_the_others_play_on() {
+    a_worker_down_and_back(Proxy::hang, "a hung worker").await;
 }

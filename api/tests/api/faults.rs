@@ -68,6 +68,25 @@ pub(crate) async fn timed<T>(bound: Duration, what: &str, fut: impl Future<Outpu
     value
 }
 
+/// The first answer of `request`, sent again every 100 ms while it is a 503, within `secs`
+/// seconds: what a client does once the database is back.
+pub(crate) async fn once_available<F: Future<Output = Reply>>(
+    secs: u64,
+    what: &str,
+    request: impl Fn() -> F,
+) -> Reply {
+    within(secs, what, async {
+        loop {
+            let r = request().await;
+            if r.status.as_u16() != 503 {
+                return r;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+}
+
 /// A 503 for a database that hangs arrives within this, not after the 10 s of a pool timeout.
 pub(crate) const HUNG_WITHIN: Duration = Duration::from_secs(4);
 /// `/readyz` says "not ready" within this.
@@ -204,14 +223,8 @@ async fn a_keyed_retry_after_an_outage_applies_once(
     assert_unavailable(&ready, "service_unavailable", &format!("{how}: /readyz"));
 
     proxy.restore();
-    let applied = within(15, "the keyed retry after the database is back", async {
-        loop {
-            let r = app.post_as(&draw, &table.tokens[seat], &body, &key).await;
-            if r.status.as_u16() != 503 {
-                return r;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+    let applied = once_available(15, "the keyed retry after the database is back", || {
+        app.post_as(&draw, &table.tokens[seat], &body, &key)
     })
     .await;
     assert_eq!(
