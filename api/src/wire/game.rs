@@ -109,7 +109,7 @@ pub struct GameView {
     #[schema(example = "may_i")]
     pub variant: Variant,
     /// The variant's options in force.
-    #[schema(value_type = Object)]
+    #[schema(value_type = super::options::HouseOptions)]
     pub options: serde_json::Value,
     /// `waiting`, `playing`, `suspended`, `finished` or `void`.
     #[schema(example = "playing")]
@@ -188,7 +188,7 @@ impl GameView {
             _ => serde_json::Value::Null,
         };
         if let (Some(secs), serde_json::Value::Object(o)) = (stored.turn_seconds, &mut options) {
-            o.insert("turn_seconds".to_owned(), secs.into());
+            o.insert(super::options::TURN_SECONDS_OPTION.to_owned(), secs.into());
         }
         let timeouts = |i: usize| stored.seats.get(i).map_or(0, |s| s.timeouts);
         let seat_info = |i: usize| {
