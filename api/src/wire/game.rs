@@ -86,7 +86,7 @@ pub struct TableMeldDto {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({
     "id": "bb40d2b9-9000-48b2-bf84-e29ac77d3084", "variant": "may_i",
-    "options": {"claims_disabled_last_deals": 0, "deuces_wild": false, "max_claims_per_deal": null},
+    "options": {"claims_disabled_last_deals": 0, "deuces_wild": false, "first_upcard_claims": true, "max_claims_per_deal": null},
     "status": "playing", "version": 1, "deal": 1, "deals": 7, "dealer": 2,
     "turn": {"seat": 0, "phase": "draw"},
     "you": {"seat": 0, "hand": ["JS", "KC", "JH", "8D", "KD", "5S", "9D", "AD", "7H", "3D", "8S", "TD"], "must_play": [], "plays": []},
