@@ -1,6 +1,6 @@
 """A client generated from openapi/openapi.json by openapi-python-client plays a whole two-seat
-game of may_i against the service, using only the generated code: its models, its typed enums
-and typed events (one model per event `type`), and its events and stream endpoints. The stream
+game of may_i against the service, using only the generated code: its models, its typed enums,
+its typed house options (sent at creation, read back from the view) and typed events (one model per event `type`), and its events and stream endpoints. The stream
 is read through the generated endpoint's request and client; each message's `data` is an event
 of the document, read with the generated models.
 
@@ -37,6 +37,7 @@ from continental_client.models import (
     GameStatus,
     GameView,
     HintsResponse,
+    HouseOptions,
     LayoffRequest,
     MeldsRequest,
     Phase,
@@ -106,7 +107,11 @@ def main(url):
     created = ok(
         create_game.sync(
             client=anonymous,
-            body=CreateGameRequest(variant=Variant.MAY_I, seats=[SeatSpec(name="Ann"), SeatSpec(name="Bob")]),
+            body=CreateGameRequest(
+                variant=Variant.MAY_I,
+                options=HouseOptions(deuces_wild=True, turn_seconds=3600),
+                seats=[SeatSpec(name="Ann"), SeatSpec(name="Bob")],
+            ),
         ),
         "create",
     )
@@ -116,6 +121,11 @@ def main(url):
 
     # A refusal is a typed problem: asking "May I?" in turn is not a claim.
     view = ok(get_game.sync(game_id, client=seats[0]), "view")
+    # The options come back as the typed model they were sent as.
+    assert isinstance(view.options, HouseOptions), f"typed options: {view.options!r}"
+    assert view.options.deuces_wild is True, f"deuces_wild as sent: {view.options}"
+    assert view.options.turn_seconds == 3600, f"turn_seconds as sent: {view.options}"
+    assert view.options.first_upcard_claims is True, f"first_upcard_claims at its default: {view.options}"
     refused = claim_discard.sync(game_id, client=seats[view.turn.seat])
     assert isinstance(refused, Problem) and refused.code in ProblemCode, f"a refusal is a Problem: {refused}"
 

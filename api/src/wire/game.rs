@@ -86,7 +86,7 @@ pub struct TableMeldDto {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({
     "id": "bb40d2b9-9000-48b2-bf84-e29ac77d3084", "variant": "may_i",
-    "options": {"claims_disabled_last_deals": 0, "deuces_wild": false, "max_claims_per_deal": null},
+    "options": {"claims_disabled_last_deals": 0, "deuces_wild": false, "first_upcard_claims": true, "max_claims_per_deal": null},
     "status": "playing", "version": 1, "deal": 1, "deals": 7, "dealer": 2,
     "turn": {"seat": 0, "phase": "draw"},
     "you": {"seat": 0, "hand": ["JS", "KC", "JH", "8D", "KD", "5S", "9D", "AD", "7H", "3D", "8S", "TD"], "must_play": [], "plays": []},
@@ -109,7 +109,7 @@ pub struct GameView {
     #[schema(example = "may_i")]
     pub variant: Variant,
     /// The variant's options in force.
-    #[schema(value_type = Object)]
+    #[schema(value_type = super::options::HouseOptions)]
     pub options: serde_json::Value,
     /// `waiting`, `playing`, `suspended`, `finished` or `void`.
     #[schema(example = "playing")]
@@ -188,7 +188,7 @@ impl GameView {
             _ => serde_json::Value::Null,
         };
         if let (Some(secs), serde_json::Value::Object(o)) = (stored.turn_seconds, &mut options) {
-            o.insert("turn_seconds".to_owned(), secs.into());
+            o.insert(super::options::TURN_SECONDS_OPTION.to_owned(), secs.into());
         }
         let timeouts = |i: usize| stored.seats.get(i).map_or(0, |s| s.timeouts);
         let seat_info = |i: usize| {

@@ -1,12 +1,12 @@
 //! Creating and joining games on the wire.
 
-use engine::{Card, GameConfig, HouseOption, OptionKind, Ruleset, Seat, Seed, Variant};
+use engine::{Card, GameConfig, Seat, Seed, Variant};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{Invalid, MAX_SEATS, at_most};
-use crate::domain::{GameStatus, SeatKind, SeatRecord, TURN_SECONDS};
+use crate::domain::{GameStatus, SeatKind, SeatRecord};
 
 /// Longest seat name.
 const MAX_NAME: usize = 40;
@@ -136,54 +136,6 @@ impl TryFrom<String> for WebhookUrl {
     }
 }
 
-/// The service's own option, `turn_seconds`, as `GET /v1/rulesets` lists it beside the
-/// variant's: from the same bounds that [`take_turn_seconds`] checks.
-pub fn turn_seconds_option() -> HouseOption {
-    HouseOption {
-        name: "turn_seconds".into(),
-        kind: OptionKind::Integer,
-        nullable: true,
-        default: None,
-        minimum: Some(i64::from(*TURN_SECONDS.start())),
-        maximum: Some(i64::from(*TURN_SECONDS.end())),
-        description: "Seconds each turn may take (the service's turn clock, in every variant): past it the \
-                      server plays the turn as a bot would; null for no clock."
-            .into(),
-    }
-}
-
-/// Takes the service's own `turn_seconds` out of the options before the engine reads them.
-///
-/// # Errors
-/// `invalid_options` for a value that is not a whole number of seconds within its bounds.
-pub(super) fn take_turn_seconds(options: &mut Option<serde_json::Value>) -> Result<Option<u32>, Invalid> {
-    let Some(serde_json::Value::Object(map)) = options else {
-        return Ok(None);
-    };
-    let Some(value) = map.remove("turn_seconds") else {
-        return Ok(None);
-    };
-    let out_of_range = || {
-        Invalid::refused(
-            "invalid_options",
-            format!(
-                "`turn_seconds` is a whole number of seconds from {} to {}",
-                TURN_SECONDS.start(),
-                TURN_SECONDS.end()
-            ),
-        )
-    };
-    if value.is_null() {
-        return Ok(None);
-    }
-    let secs = value
-        .as_u64()
-        .and_then(|v| u32::try_from(v).ok())
-        .filter(|v| TURN_SECONDS.contains(v))
-        .ok_or_else(out_of_range)?;
-    Ok(Some(secs))
-}
-
 impl CreateGameRequest {
     /// The fields only a server in test mode takes (others answer `test_mode_only`): its
     /// document shows them only then.
@@ -201,10 +153,8 @@ impl CreateGameRequest {
                 "seed, first_dealer and stacked_decks are accepted only when the server runs in test mode",
             ));
         }
-        let mut options = self.options;
-        let turn_seconds = take_turn_seconds(&mut options)?;
+        let (ruleset, turn_seconds) = super::options::read(self.variant, self.options)?;
         let webhook_url = self.webhook_url.map(WebhookUrl::try_from).transpose()?;
-        let ruleset = Ruleset::new(self.variant, options)?;
         ruleset.check_players(self.seats.len())?;
         let seats = self
             .seats
@@ -248,11 +198,11 @@ pub struct CreateGameRequest {
     /// `may_i`, `contract_7`, `continental` or `push`.
     #[schema(example = "may_i")]
     pub variant: Variant,
-    /// House-rule options (see `GET /v1/rulesets`); absent for the defaults. Besides the
-    /// variant's own, the service's `turn_seconds` (5 to 604800): each turn's deadline, after
+    /// House-rule options of the variant (see `GET /v1/rulesets`); absent for the defaults.
+    /// Besides the variant's own, the service's `turn_seconds`: each turn's deadline, after
     /// which the server plays the turn as its bot would.
     #[serde(default)]
-    #[schema(value_type = Option<Object>, example = json!({"turn_seconds": 86400}))]
+    #[schema(value_type = Option<super::options::HouseOptions>, example = json!({"deuces_wild": true, "turn_seconds": 86400}))]
     pub options: Option<serde_json::Value>,
     /// The seats in play order: as many as the variant seats (`min_players` to `max_players`
     /// in `GET /v1/rulesets`; another count is `422 player_count`).

@@ -8,6 +8,7 @@ mod game;
 mod games;
 mod hints;
 mod moves;
+mod options;
 mod problem;
 mod rules;
 mod studio;
@@ -26,6 +27,7 @@ pub use hints::{HintsResponse, LayoffHint};
 pub use moves::{
     DiscardRequest, DrawRequest, EmptyRequest, LayoffRequest, MeldsRequest, SwapRequest, TakeBackRequest,
 };
+pub use options::VARIANT_DEFAULTS;
 pub use problem::{Extensions, Problem, ProblemReason};
 pub use rules::{
     ContractCheck, ContractValidationRequest, ContractValidationResponse, ContractView, DealView,

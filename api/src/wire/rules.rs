@@ -143,7 +143,7 @@ pub struct MeldValidationRequest {
     pub variant: Variant,
     /// The variant's house-rule options (see `GET /v1/rulesets`); absent for the defaults.
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<super::options::HouseOptions>)]
     pub options: Option<serde_json::Value>,
     /// The cards.
     #[serde(deserialize_with = "at_most::<MAX_CARDS, _, _>")]
@@ -275,7 +275,7 @@ pub struct ContractValidationRequest {
     pub variant: Variant,
     /// The variant's options; absent for the defaults.
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<super::options::HouseOptions>)]
     pub options: Option<serde_json::Value>,
     /// The deal (1-based) whose contract to check.
     #[schema(example = 1, minimum = 1, maximum = 255)]
@@ -359,8 +359,7 @@ impl RulesetView {
     /// A variant with its default rules.
     pub fn of(variant: Variant) -> RulesetView {
         let rules = Ruleset::default_for(variant);
-        let mut options = variant.house_options();
-        options.push(super::games::turn_seconds_option());
+        let options = super::options::options_of(variant);
         let deals = (1..=rules.deals())
             .map(|deal| DealView {
                 deal,
@@ -408,10 +407,9 @@ impl From<RulesetError> for Invalid {
 impl TryFrom<MeldValidationRequest> for (Ruleset, ProposedMeld) {
     type Error = Invalid;
 
-    fn try_from(mut req: MeldValidationRequest) -> Result<Self, Invalid> {
+    fn try_from(req: MeldValidationRequest) -> Result<Self, Invalid> {
         // The same options object as a game's: the turn clock is checked, and has no bearing here.
-        super::games::take_turn_seconds(&mut req.options)?;
-        let rules = Ruleset::new(req.variant, req.options)?;
+        let (rules, _) = super::options::read(req.variant, req.options)?;
         let meld = MeldRequest {
             cards: req.cards,
             kind: req.kind,
@@ -435,9 +433,8 @@ pub struct ContractCheck {
 impl TryFrom<ContractValidationRequest> for ContractCheck {
     type Error = Invalid;
 
-    fn try_from(mut req: ContractValidationRequest) -> Result<Self, Invalid> {
-        super::games::take_turn_seconds(&mut req.options)?;
-        let rules = Ruleset::new(req.variant, req.options)?;
+    fn try_from(req: ContractValidationRequest) -> Result<Self, Invalid> {
+        let (rules, _) = super::options::read(req.variant, req.options)?;
         if req.deal == 0 || req.deal > rules.deals() {
             return Err(Invalid::refused(
                 "invalid_deal",

@@ -21,7 +21,7 @@ async fn turn_seconds_are_checked_and_shown(app: &TestApp) {
         let body = json!({"variant": "may_i", "seats": seats, "options": {"turn_seconds": value}});
         app.post("/v1/games", &body)
             .await
-            .assert_problem(422, "invalid_options", why);
+            .assert_problem(400, "invalid_options", why);
     }
     let clocked = create(app, "may_i", 2, 3, json!({"options": {"turn_seconds": 604_800}})).await;
     let view = app

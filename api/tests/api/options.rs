@@ -1,10 +1,12 @@
 //! House options, driven by `GET /v1/rulesets`: every option listed is accepted at its bounds
-//! and refused beyond them, on every variant, by the validator and by game creation, so a new
-//! option is covered without a new test.
+//! and refused beyond them, on every variant, by the validator and by game creation, and the
+//! document states each one as listed, so a new option is covered without a new test.
+
+use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Backend, TestApp};
+use crate::helpers::{Backend, TestApp, document};
 
 /// The values to try for one listed option, each with whether it must be accepted.
 fn edge_values(option: &Value) -> Vec<(Value, bool)> {
@@ -82,8 +84,9 @@ async fn every_listed_option_is_checked_at_its_bounds() {
                         String::from_utf8_lossy(&created.body)
                     );
                 } else {
-                    reply.assert_problem(422, "invalid_options", &what);
-                    created.assert_problem(422, "invalid_options", &format!("{what}, creating a game"));
+                    // Beyond the bounds or of another type: the document refuses it.
+                    reply.assert_problem(400, "invalid_options", &what);
+                    created.assert_problem(400, "invalid_options", &format!("{what}, creating a game"));
                 }
                 tried += 1;
             }
@@ -103,5 +106,148 @@ async fn every_listed_option_is_checked_at_its_bounds() {
             "the service's own turn clock is listed with the variant's options: {variant}"
         );
     }
+    app.clean_up().await;
+}
+
+/// The values each variant's rulesets entry lists as its own.
+fn listed(listing: &Value) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for variant in listing["variants"].as_array().expect("variants") {
+        let id = variant["variant"].as_str().expect("a variant id");
+        for option in variant["options"].as_array().expect("options") {
+            out.push((id.to_owned(), option.clone()));
+        }
+    }
+    out
+}
+
+#[actix_web::test]
+async fn the_document_states_every_listed_option_and_no_other() {
+    let app = TestApp::spawn(&Backend::Sqlite).await;
+    let listing = app.get("/v1/rulesets").await.json();
+    let doc = document();
+    let schemas = &doc["components"]["schemas"];
+    let schema = &schemas["HouseOptions"];
+    assert_eq!(
+        schema["additionalProperties"], false,
+        "an option not listed is refused: {schema}"
+    );
+    let properties = schema["properties"]
+        .as_object()
+        .expect("HouseOptions lists its options");
+    let mut from_listing = BTreeSet::new();
+    for (variant, option) in listed(&listing) {
+        let name = option["name"].as_str().expect("an option name");
+        let what = format!("{variant} {name}");
+        let property = properties
+            .get(name)
+            .unwrap_or_else(|| panic!("{what} is in the document"));
+        let kind = option["type"].clone();
+        let stated = if option["nullable"] == true {
+            json!([kind, "null"])
+        } else {
+            kind
+        };
+        assert_eq!(property["type"], stated, "{what}: its type");
+        assert_eq!(property["minimum"], option["minimum"], "{what}: its minimum");
+        assert_eq!(property["maximum"], option["maximum"], "{what}: its maximum");
+        assert_eq!(
+            property[continental::wire::VARIANT_DEFAULTS][&variant],
+            option["default"],
+            "{what}: its default"
+        );
+        let description = option["description"].as_str().expect("a description");
+        assert!(
+            property["description"]
+                .as_str()
+                .is_some_and(|d| d.contains(description)),
+            "{what}: its description, {property}"
+        );
+        // A generated client would send a `default` as if set, to variants without the option.
+        assert!(property.get("default").is_none(), "{what}: no `default` keyword");
+        from_listing.insert((variant, name.to_owned()));
+    }
+    let mut from_document = BTreeSet::new();
+    for (name, property) in properties {
+        let defaults = property[continental::wire::VARIANT_DEFAULTS]
+            .as_object()
+            .unwrap_or_else(|| panic!("{name} names the variants that take it: {property}"));
+        for variant in defaults.keys() {
+            from_document.insert((variant.clone(), name.clone()));
+        }
+    }
+    assert_eq!(
+        from_document, from_listing,
+        "the document's options are the listing's, no other"
+    );
+
+    // Requests and views use this one schema.
+    for (schema, nullable) in [
+        ("CreateGameRequest", true),
+        ("MeldValidationRequest", true),
+        ("ContractValidationRequest", true),
+        ("GameView", false),
+    ] {
+        let options = &schemas[schema]["properties"]["options"];
+        let refs: Vec<&Value> = match nullable {
+            true => options["oneOf"]
+                .as_array()
+                .map(|o| o.iter().map(|s| &s["$ref"]).filter(|r| !r.is_null()).collect())
+                .unwrap_or_default(),
+            false => vec![&options["$ref"]],
+        };
+        assert_eq!(
+            refs,
+            [&json!("#/components/schemas/HouseOptions")],
+            "{schema}.options is HouseOptions: {options}"
+        );
+    }
+    app.clean_up().await;
+}
+
+#[actix_web::test]
+async fn each_kind_of_bad_option_has_its_status() {
+    let app = TestApp::spawn(&Backend::Sqlite).await;
+    let seats = json!([{"name": "Ann"}, {"name": "Bob"}]);
+    let rows = [
+        (
+            json!({"wild": true}),
+            400,
+            "a name no variant has: the document refuses it",
+        ),
+        (json!({"deuces_wild": "yes"}), 400, "a value of another type"),
+        (
+            json!({"claims_disabled_last_deals": 8}),
+            400,
+            "a value out of bounds",
+        ),
+        (json!(["deuces_wild"]), 400, "not an object"),
+        (
+            json!({"jokers_per_pack": 2}),
+            422,
+            "an option of continental, which may_i lacks",
+        ),
+    ];
+    for (options, status, what) in rows {
+        let game = json!({"variant": "may_i", "options": options, "seats": seats});
+        app.post("/v1/games", &game)
+            .await
+            .assert_problem(status, "invalid_options", what);
+        let meld = json!({"variant": "may_i", "options": options, "cards": ["7H", "7S", "7D"]});
+        app.post("/v1/melds/validate", &meld).await.assert_problem(
+            status,
+            "invalid_options",
+            &format!("{what}, validating a meld"),
+        );
+    }
+    // JSON Schema's `integer` takes `2.0`: so does the reading.
+    let whole = json!({"variant": "continental", "options": {"deals": 2.0}, "cards": ["7H", "7S", "7D"]});
+    let reply = app.post("/v1/melds/validate", &whole).await;
+    assert_eq!(
+        reply.status.as_u16(),
+        200,
+        "deals 2.0 is deals 2: {}",
+        String::from_utf8_lossy(&reply.body)
+    );
     app.clean_up().await;
 }

@@ -1,0 +1,220 @@
+//! The `options` object of a game, a meld or contract check and a view: one schema with every
+//! variant's house options and the service's `turn_seconds`, made from the catalogue that
+//! `GET /v1/rulesets` lists (the engine's `house_options!`), and the reading that holds a
+//! request to it before the variant's rules read it.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use engine::{HouseOption, OptionKind, Ruleset, Variant};
+use serde_json::{Map, Value};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::extensions::Extensions;
+use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, SchemaType, Type};
+use utoipa::{PartialSchema, ToSchema};
+
+use super::Invalid;
+use crate::domain::TURN_SECONDS;
+
+/// The name of the service's own option, the turn clock.
+pub const TURN_SECONDS_OPTION: &str = "turn_seconds";
+
+/// The extension of each property that names the variants taking the option, each with its
+/// default there.
+pub const VARIANT_DEFAULTS: &str = "x-variant-defaults";
+
+/// The service's own option, `turn_seconds`, as `GET /v1/rulesets` lists it beside the
+/// variant's.
+fn turn_seconds_option() -> HouseOption {
+    HouseOption {
+        name: TURN_SECONDS_OPTION.into(),
+        kind: OptionKind::Integer,
+        nullable: true,
+        default: None,
+        minimum: Some(i64::from(*TURN_SECONDS.start())),
+        maximum: Some(i64::from(*TURN_SECONDS.end())),
+        description: "Seconds each turn may take (the service's turn clock, in every variant): past it the \
+                      server plays the turn as a bot would; null for no clock."
+            .into(),
+    }
+}
+
+/// Every option `variant` takes, as `GET /v1/rulesets` lists them: its house options, then the
+/// service's turn clock.
+pub fn options_of(variant: Variant) -> Vec<HouseOption> {
+    let mut options = variant.house_options();
+    options.push(turn_seconds_option());
+    options
+}
+
+/// Every option of any variant, once, in the order the variants list them, with each variant
+/// that takes it and its entry there.
+type Documented = Vec<(String, Vec<(Variant, HouseOption)>)>;
+
+/// Built once: a request with options looks its names up here.
+static DOCUMENTED: LazyLock<Documented> = LazyLock::new(|| {
+    let mut out: Documented = Vec::new();
+    for variant in Variant::ALL {
+        for option in options_of(variant) {
+            match out.iter_mut().find(|(name, _)| *name == option.name) {
+                Some((_, takers)) => takers.push((variant, option)),
+                None => out.push((option.name.clone(), vec![(variant, option)])),
+            }
+        }
+    }
+    out
+});
+
+/// The type and bounds the document states for an option: its first variant's, which
+/// `api/tests/api/options.rs` holds equal to every other variant's.
+fn stated(takers: &[(Variant, HouseOption)]) -> &HouseOption {
+    &takers[0].1
+}
+
+/// `options` of requests and views, as the document describes it (`HouseOptions`).
+pub struct HouseOptions;
+
+impl PartialSchema for HouseOptions {
+    fn schema() -> RefOr<Schema> {
+        let mut object = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+            .description(Some(
+                "House-rule options: every option of any variant, and the service's `turn_seconds`. Each \
+                 says which variants take it and its default in each (`x-variant-defaults`; \
+                 `GET /v1/rulesets` lists them per variant). In a request, an option left out takes its \
+                 default; a name not listed here, or a value of another type or out of bounds, is \
+                 `400 invalid_options`; an option listed here that the variant does not take is \
+                 `422 invalid_options`. A view holds every option of its variant, and `turn_seconds` \
+                 when the game has a clock.",
+            ));
+        for (name, takers) in DOCUMENTED.iter() {
+            object = object.property(name, property(takers));
+        }
+        object.into()
+    }
+}
+
+impl ToSchema for HouseOptions {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("HouseOptions")
+    }
+}
+
+/// One option's property. No `default` keyword: it differs between variants, and generated
+/// clients send a property's default as if the caller had set it (to variants without it).
+fn property(takers: &[(Variant, HouseOption)]) -> Schema {
+    let option = stated(takers);
+    let kind = match option.kind {
+        OptionKind::Boolean => Type::Boolean,
+        OptionKind::Integer => Type::Integer,
+    };
+    let schema_type = match option.nullable {
+        true => SchemaType::from_iter([kind, Type::Null]),
+        false => SchemaType::Type(kind),
+    };
+    // One line per description, each after the variants that give it and their defaults.
+    let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+    for (variant, entry) in takers {
+        let default = serde_json::to_string(&entry.default).unwrap_or_default();
+        let taker = format!("`{variant}` (default `{default}`)");
+        match lines.iter_mut().find(|(d, _)| *d == entry.description) {
+            Some((_, variants)) => variants.push(taker),
+            None => lines.push((entry.description.clone(), vec![taker])),
+        }
+    }
+    let description = lines
+        .iter()
+        .map(|(description, variants)| format!("{}: {description}", variants.join(", ")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let defaults: Map<String, Value> = takers
+        .iter()
+        .map(|(variant, entry)| {
+            (
+                variant.id().to_owned(),
+                serde_json::to_value(entry.default).unwrap_or_default(),
+            )
+        })
+        .collect();
+    ObjectBuilder::new()
+        .schema_type(schema_type)
+        .minimum(option.minimum)
+        .maximum(option.maximum)
+        .description(Some(description))
+        .extensions(Some(Extensions::from_iter([(
+            VARIANT_DEFAULTS,
+            Value::Object(defaults),
+        )])))
+        .into()
+}
+
+/// `value` as `option` takes it (a whole-number float as an integer, as JSON Schema reads
+/// one), or `None` if the document refuses it.
+fn fits(option: &HouseOption, value: &Value) -> Option<Value> {
+    match (value, option.kind) {
+        (Value::Null, _) => option.nullable.then_some(Value::Null),
+        (Value::Bool(_), OptionKind::Boolean) => Some(value.clone()),
+        (Value::Number(n), OptionKind::Integer) => {
+            // Beyond 2^63 no bound is met: such a float is refused like any other out of bounds.
+            let whole = n.as_i64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
+                    .map(|f| f as i64)
+            })?;
+            let within = option.minimum.is_none_or(|min| whole >= min)
+                && option.maximum.is_none_or(|max| whole <= max);
+            within.then(|| whole.into())
+        }
+        _ => None,
+    }
+}
+
+/// What the document takes for `option`, in words.
+fn expected(option: &HouseOption) -> String {
+    let mut out = match (option.kind, option.minimum, option.maximum) {
+        (OptionKind::Integer, Some(min), Some(max)) => format!("a whole number from {min} to {max}"),
+        (OptionKind::Integer, _, _) => "a whole number".to_owned(),
+        (OptionKind::Boolean, _, _) => "true or false".to_owned(),
+    };
+    if option.nullable {
+        out.push_str(", or null");
+    }
+    out
+}
+
+/// The rules and the turn clock that an `options` object asks for in `variant`: first held to
+/// the document's `HouseOptions`, then read by the variant's rules.
+///
+/// # Errors
+/// `invalid_options`, refused by the document (400) for a name it does not list or a value of
+/// another type or out of bounds, and by the rules (422) for an option the variant lacks.
+pub fn read(variant: Variant, options: Option<Value>) -> Result<(Ruleset, Option<u32>), Invalid> {
+    let mut map = match options {
+        None | Some(Value::Null) => return Ok((Ruleset::default_for(variant), None)),
+        Some(Value::Object(map)) => map,
+        Some(_) => {
+            return Err(Invalid::new(
+                "invalid_options",
+                "`options` is an object of option names and values",
+            ));
+        }
+    };
+    for (name, value) in &mut map {
+        let Some((_, takers)) = DOCUMENTED.iter().find(|(n, _)| n == name) else {
+            return Err(Invalid::new(
+                "invalid_options",
+                format!("`{name}` is not an option of any variant (GET /v1/rulesets lists them)"),
+            ));
+        };
+        let option = stated(takers);
+        *value = fits(option, value)
+            .ok_or_else(|| Invalid::new("invalid_options", format!("`{name}` is {}", expected(option))))?;
+    }
+    let turn_seconds = map
+        .remove(TURN_SECONDS_OPTION)
+        .and_then(|v| v.as_u64())
+        .and_then(|v| u32::try_from(v).ok());
+    let ruleset = Ruleset::new(variant, Some(Value::Object(map)))?;
+    Ok((ruleset, turn_seconds))
+}
