@@ -75,7 +75,7 @@ export function cardElement(card, how = {}) {
   rank.className = "rank";
   rank.textContent = f.rank;
   const suit = document.createElement("span");
-  suit.className = "suit";
+  suit.className = card === "JK" ? "suit joker" : "suit";
   suit.textContent = f.suit === "JK" ? "joker" : f.suit;
   el.append(rank, suit);
   if (how.wild) {

@@ -77,11 +77,11 @@ export async function openReplay(id) {
     h("h1", {}, `Replay of a ${view.variant} game`),
     h("p", {}, ...(view.seed ? ["Seed ", h("code", {}, view.seed), ": "] : ["The seed is revealed once the game is over. "]), verdict),
     h("div", { class: "actions", role: "toolbar", "aria-label": "Replay controls" },
-      h("button", { type: "button", onclick: () => show(0) }, "⏮ Start"),
+      h("button", { type: "button", onclick: () => show(0) }, "« Start"),
       h("button", { type: "button", id: "replay-back", onclick: () => step(-1) }, "◀ Back"),
       play,
       h("button", { type: "button", id: "replay-next", onclick: () => step(1) }, "Next ▶"),
-      h("button", { type: "button", onclick: () => show(steps.length - 1) }, "End ⏭")),
+      h("button", { type: "button", onclick: () => show(steps.length - 1) }, "End »")),
     slider, stage,
     h("p", { class: "hint" }, "Rebuilt from the event log as this reader may see it: other hands stay hidden until a deal's end shows them.")));
   show(at);

@@ -54,7 +54,7 @@ export function describe(e, view) {
     case "pushed": return `${s(e.from)} pushed ${cardName(e.discard)} to ${s(e.to)}`;
     case "claim_asked": return `${s(e.seat)} asked "May I?"`;
     case "claim_won": return `${s(e.seat)} took ${cardName(e.card)} with "May I?"` + (e.penalty ? ` and ${cardName(e.penalty)} as penalty` : " and a penalty card");
-    case "claim_refused": return `${s(e.seat)}'s "May I?" was refused (${String(e.reason).replace(/_/g, " ")})`;
+    case "claim_refused": return `${view?.you?.seat === e.seat ? "your" : `${s(e.seat)}'s`} "May I?" was refused (${String(e.reason).replace(/_/g, " ")})`;
     case "melded": return `${s(e.seat)} laid ${e.melds.map((/** @type {any} */ m) => readingName(m.reading)).join(" and ")}` + (e.contract ? ", going down" : "");
     case "laid_off": return `${s(e.seat)} laid off ${cards(e.cards)} on meld ${e.meld_id}`;
     case "swapped": return `${s(e.seat)} put ${cardName(e.card)} in meld ${e.meld_id}` + (e.freed ? ` and took ${cardName(e.freed)}` : "");
@@ -63,7 +63,7 @@ export function describe(e, view) {
     case "discarded": return `${s(e.seat)} discarded ${cardName(e.card)}`;
     case "stock_turned_over": return `the discards became the stock (${e.stock_count} cards)`;
     case "left": return `${s(e.seat)} left the game`;
-    case "turn": return `${s(e.seat)}'s turn`;
+    case "turn": return view?.you?.seat === e.seat ? "your turn" : `${s(e.seat)}'s turn`;
     case "timed_out": return `${s(e.seat)} ran out of time; the server played the turn`;
     case "seat_joined": return `${e.name} took seat ${e.seat + 1}`;
     case "seat_vacated": return `seat ${e.seat + 1} is open again`;
@@ -262,7 +262,7 @@ export async function openGame(id, token, spectator) {
       const inTurn = view.turn?.seat === p.seat;
       const me = view.you?.seat === p.seat;
       const bits = [
-        h("strong", {}, p.name || "open seat", me ? " (you)" : "", p.kind === "bot" ? " 🤖" : ""),
+        h("strong", {}, p.name || "open seat", me ? " (you)" : "", p.kind === "bot" ? " (bot)" : ""),
         p.kind === "open" ? "" : h("span", { class: "count", "aria-label": `${p.hand_count} cards in hand` }, `🂠 ${p.hand_count}`),
         p.down ? h("span", { class: "badge" }, "down") : "",
         h("span", { class: "total" }, `${p.total} pts`),

@@ -147,6 +147,7 @@ async function twoBrowsers(browser) {
     assert.equal(await other.evaluate(() => window.stayed), true, "the other page saw the move without reloading");
     step(`${name}'s draw and discard (${card}) appeared on the other page live`);
     if (round === 1) {
+      await bob.evaluate(() => document.querySelector(".piles")?.scrollIntoView());
       await bob.screenshot({ path: path.join(shots, "phone-table.png"), fullPage: false });
       await bob.screenshot({ path: path.join(shots, "phone-table-full.png"), fullPage: true });
     }
@@ -231,7 +232,7 @@ async function wholeGame(browser) {
 
   await page.click("#replay-link");
   await page.waitForFunction(() => /matches/.test(document.querySelector("#seed-check")?.textContent || ""));
-  await page.click('button:has-text("⏮ Start")');
+  await page.click('button:has-text("« Start")');
   for (let i = 0; i < 40; i++) await page.click("#replay-next");
   const now = await page.$eval(".replay .now", (n) => n.textContent);
   assert.match(now, /^#\d+: /, "the replay steps through the events");
