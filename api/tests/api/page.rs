@@ -25,8 +25,8 @@ async fn the_page_and_its_files_are_served_with_their_types_and_a_strict_policy(
             "text/javascript; charset=utf-8",
             "export function",
         ),
-        ("/play/table.js", "text/javascript; charset=utf-8", "/stream"),
-        ("/play/watch.js", "text/javascript; charset=utf-8", "x-api-key"),
+        ("/play/table.js", "text/javascript; charset=utf-8", "follow("),
+        ("/play/watch.js", "text/javascript; charset=utf-8", "/spectators"),
         ("/play/replay.js", "text/javascript; charset=utf-8", "seed"),
         ("/play/icon.svg", "image/svg+xml", "<svg"),
     ];
