@@ -108,6 +108,7 @@ impl Application {
                 .app_data(web::PathConfig::default().error_handler(error::path_error))
                 .app_data(web::QueryConfig::default().error_handler(error::query_error))
                 .configure(http::configure)
+                .configure(http::page::configure)
                 .service(
                     SwaggerUi::new("/docs/{_:.*}")
                         .url("/api-docs/openapi.json", document.clone())

@@ -10,6 +10,7 @@ pub mod health;
 pub mod hints;
 pub mod idempotency;
 pub mod moves;
+pub mod page;
 pub mod rate_limit;
 pub mod rules;
 pub mod studio;

@@ -18,6 +18,7 @@ mod meld_problems;
 mod openapi;
 mod options;
 mod packs;
+mod page;
 mod problems;
 mod proxy;
 mod receiver;

@@ -1,0 +1,115 @@
+//! The table in the browser (`/play`): served by the binary with the right types, a policy
+//! that lets it ask no other host, and no place in the API's document.
+
+use crate::helpers::{Backend, TestApp};
+
+#[actix_web::test]
+async fn the_page_and_its_files_are_served_with_their_types_and_a_strict_policy() {
+    let app = TestApp::spawn(&Backend::Sqlite).await;
+    let cases = [
+        (
+            "/play",
+            "text/html; charset=utf-8",
+            "<script type=\"module\" src=\"/play/app.js\">",
+        ),
+        ("/play/style.css", "text/css; charset=utf-8", ".card"),
+        ("/play/app.js", "text/javascript; charset=utf-8", "import"),
+        ("/play/api.js", "text/javascript; charset=utf-8", "/v1/games/"),
+        (
+            "/play/cards.js",
+            "text/javascript; charset=utf-8",
+            "export function",
+        ),
+        (
+            "/play/dom.js",
+            "text/javascript; charset=utf-8",
+            "export function",
+        ),
+        ("/play/table.js", "text/javascript; charset=utf-8", "follow("),
+        ("/play/watch.js", "text/javascript; charset=utf-8", "/spectators"),
+        ("/play/replay.js", "text/javascript; charset=utf-8", "seed"),
+        ("/play/icon.svg", "image/svg+xml", "<svg"),
+    ];
+    for (path, content_type, contains) in cases {
+        let reply = app.get(path).await;
+        assert_eq!(reply.status.as_u16(), 200, "{path} is served");
+        assert_eq!(
+            reply.header("content-type").as_deref(),
+            Some(content_type),
+            "{path}'s type"
+        );
+        let csp = reply.header("content-security-policy").unwrap_or_default();
+        for directive in [
+            "default-src 'self'",
+            "connect-src 'self'",
+            "script-src 'self'",
+            "frame-ancestors 'none'",
+        ] {
+            assert!(
+                csp.contains(directive),
+                "{path}: the policy holds {directive}: {csp}"
+            );
+        }
+        assert!(!csp.contains("unsafe"), "{path}: nothing inline runs: {csp}");
+        assert_eq!(
+            reply.header("x-content-type-options").as_deref(),
+            Some("nosniff"),
+            "{path}"
+        );
+        assert_eq!(
+            reply.header("cache-control").as_deref(),
+            Some("no-cache"),
+            "{path}: revalidated"
+        );
+        let body = String::from_utf8_lossy(&reply.body);
+        assert!(
+            body.contains(contains),
+            "{path} is the file it names: lacks {contains}"
+        );
+        // Nothing of another host: every fetch, script and style is relative to the page's origin.
+        for foreign in ["http://", "//cdn", "fonts.googleapis"] {
+            let outside = body
+                .match_indices(foreign)
+                .filter(|(i, _)| !body[*i..].starts_with("http://www.w3.org/2000/svg"))
+                .count();
+            assert_eq!(outside, 0, "{path} names no other host ({foreign})");
+        }
+
+        let etag = reply.header("etag").expect("an ETag");
+        let again = app
+            .send("GET", path, None, &[("if-none-match", etag.as_str())])
+            .await;
+        assert_eq!(
+            again.status.as_u16(),
+            304,
+            "{path}: an unchanged file is not sent again"
+        );
+        assert!(again.body.is_empty(), "{path}: a 304 has no body");
+    }
+    app.clean_up().await;
+}
+
+#[actix_web::test]
+async fn the_root_leads_to_the_page_which_is_no_api_operation() {
+    let app = TestApp::spawn(&Backend::Sqlite).await;
+    let root = app.get("/").await;
+    assert_eq!(root.status.as_u16(), 307, "/ leads to the page");
+    assert_eq!(root.header("location").as_deref(), Some("/play"));
+    let head = app.send("HEAD", "/play", None, &[]).await;
+    assert_eq!(head.status.as_u16(), 200, "HEAD /play answers like GET");
+    let post = app.send("POST", "/play", Some(b"{}"), &[]).await;
+    assert_eq!(post.status.as_u16(), 405, "the page is only read");
+    let missing = app.get("/play/nothing.js").await;
+    assert_eq!(missing.status.as_u16(), 404, "no file but the page's own");
+
+    let served = app.get("/api-docs/openapi.json").await.json();
+    let paths = served["paths"].as_object().expect("paths");
+    assert!(
+        paths
+            .keys()
+            .all(|p| p.starts_with("/v1/") || ["/healthz", "/readyz", "/metrics"].contains(&p.as_str())),
+        "the page is not an operation of the API: {:?}",
+        paths.keys().collect::<Vec<_>>()
+    );
+    app.clean_up().await;
+}

@@ -1,0 +1,117 @@
+// @ts-check
+// Cards as the API writes them ("7H", "TD", "JK"): names a screen reader says, faces the eye
+// reads, and the order a hand is shown in.
+
+const RANKS = "A23456789TJQK";
+const RANK_NAMES = {
+  A: "ace", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", T: "10",
+  J: "jack", Q: "queen", K: "king",
+};
+const SUITS = { C: ["clubs", "♣"], D: ["diamonds", "♦"], H: ["hearts", "♥"], S: ["spades", "♠"] };
+export const RULES_URL = "https://github.com/continental-rummy/continental/blob/main/docs/rules.md";
+
+/** Which cards are wild in a variant with its options. The API does not list them, so this
+ * follows docs/rules.md (§2 may_i, §3 contract_7, §4 continental, §5 push); it only marks
+ * cards for the eye, the engine alone decides what a meld is.
+ * @param {string} variant @param {Record<string, any>} options @returns {(card: string) => boolean} */
+export function wildness(variant, options = {}) {
+  return (card) => {
+    if (card === "JK") return true;
+    const rank = card[0];
+    switch (variant) {
+      case "may_i":
+        return card === "AH" || card === "AD" || (rank === "2" && !!options.deuces_wild);
+      case "continental":
+        return rank === "2" && options.deuces_wild !== false;
+      case "push":
+        return rank === "2";
+      default:
+        return false;
+    }
+  };
+}
+
+/** A card's name as a person says it: "7 of hearts", "joker". @param {string} card */
+export function cardName(card) {
+  if (card === "JK") return "joker";
+  const [name] = SUITS[card[1]] || [card[1]];
+  return `${RANK_NAMES[card[0]] || card[0]} of ${name}`;
+}
+
+/** The face: rank and suit symbol ("10♥"), and whether the suit is red. @param {string} card */
+export function face(card) {
+  if (card === "JK") return { rank: "★", suit: "JK", red: false };
+  const suit = SUITS[card[1]]?.[1] || card[1];
+  return { rank: card[0] === "T" ? "10" : card[0], suit, red: card[1] === "H" || card[1] === "D" };
+}
+
+/** Hand order: by rank (for sets) or by suit then rank (for runs); wilds last either way.
+ * @param {string[]} hand @param {(c: string) => boolean} isWild @param {"rank" | "suit"} by */
+export function sortHand(hand, isWild, by) {
+  const key = (/** @type {string} */ c) => {
+    if (isWild(c)) return 1000 + (c === "JK" ? 99 : RANKS.indexOf(c[0]) * 4 + "CDHS".indexOf(c[1]));
+    const rank = RANKS.indexOf(c[0]);
+    const suit = "CDHS".indexOf(c[1]);
+    return by === "suit" ? suit * 20 + rank : rank * 4 + suit;
+  };
+  return [...hand].sort((a, b) => key(a) - key(b));
+}
+
+/**
+ * A card as an element: a toggle button when `onToggle` is given, else a plain face.
+ * @param {string} card @param {{wild?: boolean, pressed?: boolean, onToggle?: () => void, represents?: string, small?: boolean, id?: string}} how
+ */
+export function cardElement(card, how = {}) {
+  const f = face(card);
+  const el = document.createElement(how.onToggle ? "button" : "span");
+  el.className = "card" + (f.red ? " red" : "") + (how.wild ? " wild" : "") + (how.small ? " small" : "");
+  el.dataset.card = card;
+  let label = cardName(card) + (how.wild ? " (wild)" : "");
+  if (how.represents && how.represents !== card) label += `, standing for ${standsName(how.represents)}`;
+  el.setAttribute("aria-label", label);
+  if (!how.onToggle) el.setAttribute("role", "img");
+  el.title = label;
+  const rank = document.createElement("span");
+  rank.className = "rank";
+  rank.textContent = f.rank;
+  const suit = document.createElement("span");
+  suit.className = card === "JK" ? "suit joker" : "suit";
+  suit.textContent = f.suit === "JK" ? "joker" : f.suit;
+  el.append(rank, suit);
+  if (how.wild) {
+    const mark = document.createElement("span");
+    mark.className = "mark";
+    mark.textContent = how.represents && how.represents !== card ? `=${shortStands(how.represents)}` : "wild";
+    mark.setAttribute("aria-hidden", "true");
+    el.append(mark);
+  }
+  if (how.onToggle) {
+    el.type = "button";
+    if (how.id) el.dataset.key = how.id;
+    el.setAttribute("aria-pressed", how.pressed ? "true" : "false");
+    el.addEventListener("click", how.onToggle);
+  }
+  return el;
+}
+
+/** What a wild stands for, said aloud: a card, a rank, or anything. @param {string} stands */
+export function standsName(stands) {
+  if (stands === "*") return "anything";
+  if (stands.length >= 2 && SUITS[stands[stands.length - 1]]) return cardName(stands);
+  return `a ${RANK_NAMES[stands] || stands}`;
+}
+
+/** @param {string} stands */
+function shortStands(stands) {
+  if (stands === "*") return "any";
+  return stands.replace("T", "10").replace(/[CDHS]$/, (s) => SUITS[s][1]);
+}
+
+/** A reading in words: "set of 7s", "run of hearts from 4". @param {any} reading */
+export function readingName(reading) {
+  if (!reading) return "";
+  if (reading.kind === "set") return reading.rank ? `set of ${RANK_NAMES[reading.rank] || reading.rank}s` : "wild trio";
+  const first = reading.slots?.[0]?.represents;
+  const suit = reading.suit ? SUITS[reading.suit][0] : "";
+  return `run of ${suit}` + (first ? ` from ${standsName(first)}` : "");
+}

@@ -1,0 +1,443 @@
+// @ts-check
+// A game at the table: the view of one seat (or a spectator's, every hand hidden), kept live
+// by the game's stream, and the seat's moves made by selecting cards.
+
+import { call, follow, allEvents } from "./api.js";
+import { cardElement, sortHand, wildness, readingName, cardName, RULES_URL } from "./cards.js";
+import { h, announce, mainArea } from "./dom.js";
+
+const SEAT_KEY = "continental.seat.";
+
+/** The seat token this tab holds for a game. Kept for the tab's life (a reload keeps the
+ * seat); a server key never is. @param {string} id */
+export function seatToken(id) {
+  return sessionStorage.getItem(SEAT_KEY + id);
+}
+
+/** @param {string} id @param {string} token */
+export function keepSeatToken(id, token) {
+  sessionStorage.setItem(SEAT_KEY + id, token);
+}
+
+/** Opens the game this tab holds a seat in. @param {string} id */
+export async function openTable(id) {
+  const token = seatToken(id);
+  if (!token) {
+    const main = mainArea();
+    main.append(h("p", { class: "problem", role: "alert" }, "This tab holds no seat in that game. ",
+      "Open the invitation link you were given, or watch it with a server key."),
+      h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
+    return { close() {} };
+  }
+  return openGame(id, token, false);
+}
+
+/** Who a seat is, for sentences. @param {any} view @param {number} seat */
+function who(view, seat) {
+  const p = view?.players?.[seat];
+  if (!p) return `seat ${seat + 1}`;
+  if (view.you && view.you.seat === seat) return "you";
+  return p.name || `seat ${seat + 1}`;
+}
+
+/** One event in words. @param {any} e @param {any} view */
+export function describe(e, view) {
+  const s = (/** @type {number} */ seat) => who(view, seat);
+  const cards = (/** @type {string[]} */ cs) => cs.map(cardName).join(", ");
+  switch (e.type) {
+    case "first_dealer": return `${s(e.dealer)} deals first`;
+    case "deal_started": return `deal ${e.deal} starts, ${s(e.dealer)} deals ${e.hand_size} cards each`;
+    case "dealt": return e.cards ? `${s(e.seat)} got ${cards(e.cards)}` : `${s(e.seat)} got a hand`;
+    case "upcard": return `the upcard is ${cardName(e.card)}`;
+    case "upcard_buried": return `the upcard ${cardName(e.card)} was buried`;
+    case "drew": return `${s(e.seat)} drew ${e.card ? cardName(e.card) : "a card"} from the ${e.source}`;
+    case "pushed": return `${s(e.from)} pushed ${cardName(e.discard)} to ${s(e.to)}`;
+    case "claim_asked": return `${s(e.seat)} asked "May I?"`;
+    case "claim_won": return `${s(e.seat)} took ${cardName(e.card)} with "May I?"` + (e.penalty ? ` and ${cardName(e.penalty)} as penalty` : " and a penalty card");
+    case "claim_refused": return `${view?.you?.seat === e.seat ? "your" : `${s(e.seat)}'s`} "May I?" was refused (${String(e.reason).replace(/_/g, " ")})`;
+    case "melded": return `${s(e.seat)} laid ${e.melds.map((/** @type {any} */ m) => readingName(m.reading)).join(" and ")}` + (e.contract ? ", going down" : "");
+    case "laid_off": return `${s(e.seat)} laid off ${cards(e.cards)} on meld ${e.meld_id}`;
+    case "swapped": return `${s(e.seat)} put ${cardName(e.card)} in meld ${e.meld_id}` + (e.freed ? ` and took ${cardName(e.freed)}` : "");
+    case "joker_moved": return `${s(e.seat)} moved a joker from meld ${e.from_meld} to meld ${e.to_meld}`;
+    case "took_back": return `${s(e.seat)} took back ${e.cards.length} card(s)`;
+    case "discarded": return `${s(e.seat)} discarded ${cardName(e.card)}`;
+    case "stock_turned_over": return `the discards became the stock (${e.stock_count} cards)`;
+    case "left": return `${s(e.seat)} left the game`;
+    case "turn": return view?.you?.seat === e.seat ? "your turn" : `${s(e.seat)}'s turn`;
+    case "timed_out": return `${s(e.seat)} ran out of time; the server played the turn`;
+    case "seat_joined": return `${e.name} took seat ${e.seat + 1}`;
+    case "seat_vacated": return `seat ${e.seat + 1} is open again`;
+    case "deal_ended": return `deal ${e.deal} ended` + (e.end?.type === "went_out" ? `: ${s(e.end.seat)} went out` : ": the stock ran out") + `; scores ${e.scores.join(", ")}`;
+    case "game_ended": return `the game ended: ${e.standings.map((/** @type {any} */ x) => `${x.place}. ${s(x.seat)} (${x.total})`).join(", ")}`;
+    case "game_finished": return "the game is over";
+    case "game_void": return "the game was void";
+    default: return String(e.type).replace(/_/g, " ");
+  }
+}
+
+/**
+ * The table for `token`'s holder: a seat, or a spectator (`spectator`).
+ * @param {string} id @param {string} token @param {boolean} spectator
+ */
+export async function openGame(id, token, spectator) {
+  const main = mainArea();
+  /** @type {any} */
+  let view = await call("GET", `/v1/games/${id}`, { token });
+  const past = await allEvents(id, token);
+  /** @type {{seq: number, text: string}[]} */
+  const log = past.map((/** @type {any} */ e) => ({ seq: e.seq, text: describe(e.event, view) }));
+  let lastSeq = past.length ? past[past.length - 1].seq : 0;
+
+  let sortBy = /** @type {"rank" | "suit"} */ ("rank");
+  /** Selected cards of the hand, each as `card#n` (its n-th copy in the sorted hand). */
+  let selected = new Set();
+  /** @type {number | null} */
+  let target = null;
+  /** Melds put together before laying them at once (the contract takes several). @type {any[]} */
+  let staged = [];
+  let handBefore = "";
+  let busy = false;
+  let live = "connecting";
+  let message = { text: "", kind: "info" };
+  let closed = false;
+
+  const root = h("section", { class: "game", "aria-label": spectator ? "The game, as a spectator" : "Your table" });
+  main.append(root);
+
+  function isWild(/** @type {string} */ c) {
+    return wildness(view.variant, view.options)(c);
+  }
+  function legal(/** @type {string} */ type, /** @type {(a: any) => boolean} */ test = () => true) {
+    return (view.legal_actions || []).find((/** @type {any} */ a) => a.type === type && test(a));
+  }
+  /** The sorted hand with each card's key. */
+  function hand() {
+    const seen = new Map();
+    return sortHand(view.you?.hand || [], isWild, sortBy).map((c) => {
+      const n = seen.get(c) || 0;
+      seen.set(c, n + 1);
+      return { card: c, key: `${c}#${n}` };
+    });
+  }
+  function selectedCards() {
+    return hand().filter((x) => selected.has(x.key)).map((x) => x.card);
+  }
+
+  function setView(/** @type {any} */ next) {
+    // Answers can cross: never go back to an older version.
+    if (next.version < view.version) return;
+    view = next;
+    const now = (view.you?.hand || []).join();
+    if (now !== handBefore) {
+      const keys = new Set(hand().map((x) => x.key));
+      selected = new Set([...selected].filter((k) => keys.has(k)));
+      if (handBefore) staged = [];
+      handBefore = now;
+    }
+    if (target !== null && !view.table.some((/** @type {any} */ m) => m.id === target)) target = null;
+    render();
+  }
+
+  let refreshing = null;
+  /** Fetches the view again, at most once for a burst of events. */
+  function refresh() {
+    if (refreshing) return;
+    refreshing = setTimeout(async () => {
+      refreshing = null;
+      try {
+        setView(await call("GET", `/v1/games/${id}`, { token }));
+      } catch (e) {
+        say(/** @type {Error} */ (e).message, "problem");
+      }
+    }, 60);
+  }
+
+  function say(/** @type {string} */ text, /** @type {"info" | "problem"} */ kind = "info") {
+    message = { text, kind };
+    render();
+  }
+
+  /** Sends a move; the answer is the seat's new view, a refusal is shown by the hand. */
+  async function act(/** @type {string} */ path, /** @type {any} */ body, /** @type {string} */ done) {
+    if (busy) return;
+    busy = true;
+    message = { text: "", kind: "info" };
+    try {
+      const next = await call("POST", `/v1/games/${id}/${path}`, { token, body, ifMatch: view.version, idempotent: true });
+      selected.clear();
+      target = null;
+      busy = false;
+      message = { text: done, kind: "info" };
+      setView(next);
+    } catch (e) {
+      busy = false;
+      const err = /** @type {any} */ (e);
+      say(err.message, "problem");
+      announce(err.message);
+      if (err.status === 412 || err.status === 409) refresh();
+    }
+  }
+
+  async function suggest() {
+    try {
+      const hints = await call("GET", `/v1/games/${id}/hints`, { token });
+      if (hints.contract?.length) {
+        staged = hints.contract;
+        selected.clear();
+        say(`Suggested: ${hints.contract.map((/** @type {any} */ m) => m.cards.join(" ")).join(" | ")}. Press Meld to lay them.`);
+      } else if (hints.layoffs?.length) {
+        const first = hints.layoffs[0];
+        const key = hand().find((x) => x.card === first.card)?.key;
+        selected = new Set(key ? [key] : []);
+        target = first.meld_id;
+        say(`${cardName(first.card)} fits meld ${first.meld_id}: press Lay off.`);
+      } else {
+        say("No meld or lay-off in this hand yet.");
+      }
+    } catch (e) {
+      say(/** @type {Error} */ (e).message, "problem");
+    }
+  }
+
+  function meld() {
+    const melds = [...staged];
+    const rest = selectedCards();
+    if (rest.length) melds.push({ cards: rest });
+    if (!melds.length) return say("Select the cards of a meld first, or press Suggest.", "problem");
+    act("melds", { melds }, "Laid.");
+  }
+
+  function layOff() {
+    const cards = selectedCards();
+    if (!cards.length || target === null) return say("Select cards, then the meld on the table to lay them off on.", "problem");
+    act("layoffs", { meld_id: target, cards }, "Laid off.");
+  }
+
+  function swap() {
+    const cards = selectedCards();
+    if (cards.length !== 1 || target === null) return say("Select one natural card, then the meld holding the wild it replaces.", "problem");
+    act("swaps", { meld_id: target, card: cards[0] }, "Swapped.");
+  }
+
+  function discard() {
+    const cards = selectedCards();
+    if (cards.length !== 1) return say("Select exactly one card to discard.", "problem");
+    act("discard", { card: cards[0] }, `Discarded ${cardName(cards[0])}.`);
+  }
+
+  // Keeps the keyboard's place across a re-render.
+  function focusKey() {
+    const a = /** @type {HTMLElement | null} */ (document.activeElement);
+    if (!a || !root.contains(a)) return null;
+    return a.id ? `#${a.id}` : a.dataset.key ? `[data-key="${a.dataset.key}"]` : null;
+  }
+
+  function render() {
+    if (closed) return;
+    const keep = focusKey();
+    // Which version is on screen: lets a test (or a curious reader) see the table caught up.
+    root.dataset.version = String(view.version);
+    root.replaceChildren(header(), h("div", { class: "layout" },
+      h("div", { class: "board" }, players(), piles(), melds(), you(), scores()),
+      logPanel()));
+    if (keep) /** @type {HTMLElement | null} */ (root.querySelector(keep))?.focus({ preventScroll: true });
+    tick();
+  }
+
+  function header() {
+    const turn = view.turn ? `${who(view, view.turn.seat)} to ${view.turn.phase === "draw" ? "draw" : "play"}` : "";
+    return h("div", { class: "status" },
+      h("span", { class: "variant" }, view.variant),
+      view.deal ? h("span", {}, `deal ${view.deal} of ${view.deals}`) : h("span", {}, view.status),
+      view.contract ? h("span", { class: "contract" }, `contract: ${view.contract.description}`) : "",
+      turn ? h("span", { class: "turn", id: "turn" }, turn) : "",
+      view.turn?.deadline ? h("span", { class: "deadline", id: "deadline", "data-deadline": view.turn.deadline }) : "",
+      h("span", { class: `live stream-${live}`, title: "the game's live stream" }, live),
+      h("a", { href: `${RULES_URL}#${view.variant}`, target: "_blank", rel: "noreferrer" }, "rules"));
+  }
+
+  function players() {
+    const list = h("ul", { class: "players", "aria-label": "Players" });
+    for (const p of view.players) {
+      const inTurn = view.turn?.seat === p.seat;
+      const me = view.you?.seat === p.seat;
+      const bits = [
+        h("strong", {}, p.name || "open seat", me ? " (you)" : "", p.kind === "bot" ? " (bot)" : ""),
+        p.kind === "open" ? "" : h("span", { class: "count", "aria-label": `${p.hand_count} cards in hand` }, `🂠 ${p.hand_count}`),
+        p.down ? h("span", { class: "badge" }, "down") : "",
+        h("span", { class: "total" }, `${p.total} pts`),
+        p.left ? h("span", { class: "badge" }, "left") : "",
+        p.timeouts ? h("span", { class: "badge" }, `${p.timeouts} timeouts`) : "",
+        view.claims?.pending?.includes(p.seat) ? h("span", { class: "badge claim" }, "May I?") : "",
+      ];
+      const li = h("li", { class: "player" + (inTurn ? " in-turn" : "") + (me ? " me" : ""), "aria-current": inTurn ? "true" : false }, ...bits);
+      if (p.kind === "open" && view.status === "waiting") {
+        const link = `${location.origin}${location.pathname}#/join/${view.id}/${p.seat}`;
+        const input = h("input", { readonly: true, value: link, id: `invite-${p.seat}`, "aria-label": `Invitation link for seat ${p.seat + 1}`, onfocus: (/** @type {Event} */ ev) => /** @type {HTMLInputElement} */ (ev.target).select() });
+        li.append(h("div", { class: "invite" }, h("label", { for: `invite-${p.seat}` }, "Invite: "), input,
+          h("button", { type: "button", class: "small", onclick: () => copy(link) }, "Copy")));
+      }
+      list.append(li);
+    }
+    return h("section", { class: "panel" }, h("h2", {}, "Players"), list);
+  }
+
+  async function copy(/** @type {string} */ text) {
+    try {
+      await navigator.clipboard.writeText(text);
+      say("Link copied.");
+    } catch {
+      say("Copy the link from the box.");
+    }
+  }
+
+  function piles() {
+    const d = view.discard;
+    const fromStock = legal("draw", (a) => a.source === "stock");
+    const fromDiscard = legal("draw", (a) => a.source === "discard");
+    const top = d.top ? cardElement(d.top, { wild: isWild(d.top) }) : h("span", { class: "card empty", role: "img", "aria-label": "empty" }, "—");
+    return h("section", { class: "panel piles", "aria-label": "Stock and discard pile" },
+      h("div", { class: "pile" }, h("span", { class: "card back", role: "img", "aria-label": `stock, ${view.stock_count} cards` }, String(view.stock_count)),
+        h("span", { class: "pile-label" }, "stock"),
+        spectator ? "" : button("act-draw-stock", "Draw from stock", !fromStock, () => act("draw", { source: "stock" }, "Drew from the stock."))),
+      h("div", { class: "pile" + (d.dead ? " dead" : "") }, top,
+        h("span", { class: "pile-label" }, `discard (${d.count})${d.dead ? ", dead" : ""}`),
+        spectator ? "" : button("act-draw-discard", "Take the discard", !fromDiscard, () => act("draw", { source: "discard" }, "Took the discard."))),
+      view.claims?.offered ? h("p", { class: "hint" }, `On offer for "May I?": ${cardName(view.claims.offered)}`) : "");
+  }
+
+  function melds() {
+    const layoff = legal("layoff");
+    const swapOk = legal("swap");
+    const targets = new Set([...(layoff?.meld_ids || []), ...(swapOk?.meld_ids || [])]);
+    const list = h("ul", { class: "melds" });
+    for (const m of view.table) {
+      const cards = h("span", { class: "cards" }, ...m.reading.slots.map((/** @type {any} */ s) =>
+        cardElement(s.card, { wild: !s.natural, represents: s.represents, small: true })));
+      const label = `meld ${m.id}, ${who(view, m.owner)}'s ${readingName(m.reading)}`;
+      const canTarget = !spectator && targets.has(m.id);
+      const pick = h("button", {
+        type: "button", class: "meld-pick", id: `meld-${m.id}`, "aria-pressed": target === m.id ? "true" : "false",
+        disabled: !canTarget, "aria-label": `Choose ${label}`,
+        onclick: () => { target = target === m.id ? null : m.id; render(); },
+      }, `#${m.id}`);
+      list.append(h("li", { class: "meld" + (target === m.id ? " targeted" : "") }, pick,
+        h("span", { class: "reading" }, `${who(view, m.owner)}: ${readingName(m.reading)}`), cards));
+    }
+    if (!view.table.length) list.append(h("li", { class: "hint" }, "No melds yet."));
+    return h("section", { class: "panel", "aria-label": "Melds on the table" }, h("h2", {}, "Table"), list);
+  }
+
+  function button(/** @type {string} */ id, /** @type {string} */ text, /** @type {boolean} */ disabled, /** @type {() => void} */ onclick, cls = "") {
+    return h("button", { type: "button", id, class: cls, disabled: disabled || busy, onclick }, text);
+  }
+
+  function you() {
+    const msg = h("p", { id: "message", class: message.kind, role: message.kind === "problem" ? "alert" : "status" }, message.text);
+    if (spectator || !view.you) {
+      return h("section", { class: "panel hand-panel", "aria-label": "Hands" },
+        h("p", { class: "hint", id: "spectating" }, "Watching as a spectator: every hand is hidden."), msg);
+    }
+    const grouped = new Map();
+    staged.forEach((m, i) => m.cards.forEach((/** @type {string} */ c) => grouped.set(c, (grouped.get(c) || []).concat(i + 1))));
+    const cards = h("div", { class: "hand", role: "group", "aria-label": `Your hand, ${view.you.hand.length} cards` });
+    for (const { card, key } of hand()) {
+      const el = cardElement(card, {
+        wild: isWild(card), pressed: selected.has(key), id: key,
+        onToggle: () => { selected.has(key) ? selected.delete(key) : selected.add(key); render(); },
+      });
+      if (view.you.must_play?.includes(card)) el.classList.add("must");
+      cards.append(el);
+    }
+    const sel = selectedCards();
+    const meldAction = legal("meld");
+    const discardAction = legal("discard");
+    const myTurn = view.turn?.seat === view.you.seat;
+    const bar = h("div", { class: "actions", role: "toolbar", "aria-label": "Moves" },
+      button("act-claim", "May I?", !legal("claim"), () => act("claims", {}, 'Asked "May I?".'), "claim"),
+      button("act-suggest", "Suggest", !(meldAction || legal("layoff")), suggest),
+      button("act-group", "Group", !meldAction || !sel.length, () => { staged.push({ cards: sel }); selected.clear(); render(); }),
+      button("act-meld", meldAction?.contract ? "Meld (go down)" : "Meld", !meldAction || (!staged.length && !sel.length), meld, "primary"),
+      button("act-layoff", "Lay off", !legal("layoff") || !sel.length || target === null, layOff),
+      button("act-swap", "Swap wild", !legal("swap") || sel.length !== 1 || target === null, swap),
+      button("act-discard", "Discard", !discardAction || sel.length !== 1, discard, "primary"),
+      legal("take_back") ? button("act-take-back", "Take back", false, () => act("take_back", {}, "Took back this turn's plays.")) : "",
+      legal("suspend") ? button("act-suspend", "Suspend", false, () => act("suspend", {}, "Asked to suspend.")) : "",
+      legal("resume") ? button("act-resume", "Resume", false, () => act("resume", {}, "Asked to resume.")) : "",
+      button("act-sort", `Sort by ${sortBy === "rank" ? "suit" : "rank"}`, false, () => { sortBy = sortBy === "rank" ? "suit" : "rank"; render(); }),
+      button("act-clear", "Clear", !sel.length && !staged.length && target === null, () => { selected.clear(); staged = []; target = null; render(); }),
+      button("act-leave", "Leave", !legal("leave"), () => {
+        if (confirm("Leave this game for good?")) act("leave", {}, "You left the game.");
+      }, "danger"));
+    const stagedList = staged.length
+      ? h("p", { class: "staged", id: "staged" }, "To lay: ", ...staged.map((m, i) => h("span", { class: "group" }, `${i + 1}: ${m.cards.join(" ")}`)))
+      : "";
+    const state = view.status === "finished" || view.status === "void" ? "" :
+      myTurn ? h("p", { class: "your-turn" }, view.turn.phase === "draw" ? "Your turn: draw a card." : "Your turn: meld, lay off, then discard.") : "";
+    return h("section", { class: "panel hand-panel", "aria-label": "Your hand" },
+      h("h2", {}, "Your hand"), state, msg, stagedList, cards, bar);
+  }
+
+  function scores() {
+    const out = h("section", { class: "panel", "aria-label": "Scores" }, h("h2", {}, "Scores"));
+    if (view.standings) {
+      out.append(h("ol", { class: "standings", id: "standings" }, ...view.standings.map((/** @type {any} */ s) =>
+        h("li", {}, `${s.place}. ${who(view, s.seat)}: ${s.total} points${s.left ? " (left)" : ""}`))));
+      if (view.seed) out.append(h("p", { class: "hint" }, "Seed revealed: ", h("code", {}, view.seed), " ",
+        h("a", { href: `#/replay/${view.id}`, id: "replay-link" }, "Replay this game")));
+    }
+    if (view.scores.length) {
+      const table = h("table", { class: "scores" }, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "deal"),
+        ...view.players.map((/** @type {any} */ p) => h("th", { scope: "col" }, p.name || "—")))));
+      const body = h("tbody");
+      view.scores.forEach((/** @type {number[]} */ row, /** @type {number} */ i) => body.append(h("tr", {}, h("th", { scope: "row" }, String(i + 1)), ...row.map((x) => h("td", {}, String(x))))));
+      body.append(h("tr", { class: "total" }, h("th", { scope: "row" }, "total"), ...view.players.map((/** @type {any} */ p) => h("td", {}, String(p.total)))));
+      table.append(body);
+      out.append(table);
+    } else if (!view.standings) {
+      out.append(h("p", { class: "hint" }, "No deal scored yet."));
+    }
+    return out;
+  }
+
+  function logPanel() {
+    const list = h("ol", { class: "log", id: "log", reversed: true });
+    for (const entry of log.slice(-150).reverse()) list.append(h("li", { value: String(entry.seq) }, entry.text));
+    return h("aside", { class: "panel log-panel", "aria-label": "Event log" }, h("h2", {}, "Event log"), list);
+  }
+
+  /** The turn's deadline, counting down. */
+  function tick() {
+    const el = root.querySelector("#deadline");
+    if (!el) return;
+    const left = Math.max(0, Math.round((Date.parse(/** @type {string} */ (el.getAttribute("data-deadline"))) - Date.now()) / 1000));
+    el.textContent = `⏱ ${left} s`;
+    el.setAttribute("aria-label", `${left} seconds left in this turn`);
+    el.classList.toggle("urgent", left <= 10);
+  }
+  const ticker = setInterval(tick, 1000);
+
+  const stream = follow(id, token, lastSeq, (m) => {
+    if (m.id <= lastSeq) return;
+    lastSeq = m.id;
+    log.push({ seq: m.id, text: describe(m.data, view) });
+    const seat = m.data?.seat;
+    // Other seats' moves are read out; one's own the player has just made.
+    if (seat !== undefined && seat !== view.you?.seat && m.event !== "turn" && m.event !== "dealt") {
+      announce(describe(m.data, view));
+    }
+    refresh();
+  }, (state) => {
+    live = state;
+    render();
+  });
+
+  setView(view);
+  return {
+    close() {
+      closed = true;
+      stream.close();
+      clearInterval(ticker);
+    },
+  };
+}
