@@ -303,7 +303,7 @@ export async function openGame(id, token, spectator) {
       h("div", { class: "pile" + (d.dead ? " dead" : "") }, top,
         h("span", { class: "pile-label" }, `discard (${d.count})${d.dead ? ", dead" : ""}`),
         spectator ? "" : button("act-draw-discard", "Take the discard", !fromDiscard, () => act("draw", { source: "discard" }, "Took the discard."))),
-      view.claims?.offered ? h("p", { class: "hint" }, `On offer for "May I?": ${cardName(view.claims.offered)}`) : "");
+      view.claims?.offered && !view.standings ? h("p", { class: "hint" }, `On offer for "May I?": ${cardName(view.claims.offered)}`) : "");
   }
 
   function melds() {
@@ -333,7 +333,8 @@ export async function openGame(id, token, spectator) {
   }
 
   function you() {
-    const msg = h("p", { id: "message", class: message.kind, role: message.kind === "problem" ? "alert" : "status" }, message.text);
+    // Once the game is over, the last move's note is old news: the standings say what matters.
+    const msg = h("p", { id: "message", class: message.kind, role: message.kind === "problem" ? "alert" : "status" }, view.standings ? "" : message.text);
     if (spectator || !view.you) {
       return h("section", { class: "panel hand-panel", "aria-label": "Hands" },
         h("p", { class: "hint", id: "spectating" }, "Watching as a spectator: every hand is hidden."), msg);
