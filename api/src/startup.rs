@@ -12,7 +12,7 @@ use utoipa::OpenApi;
 use utoipa_swagger_ui::{Config as SwaggerConfig, SwaggerUi};
 
 use crate::auth::{self, Keys};
-use crate::config::Settings;
+use crate::config::{Secret, Settings};
 use crate::error;
 use crate::http;
 use crate::limits::RateLimit;
@@ -59,15 +59,28 @@ impl Application {
         let live = Live::new(settings.limits.max_streams);
         let db = Database::connect(&settings.database, &settings.limits, &live).await?;
         let secret = match &settings.jwt_secret {
-            Some(s) => s.0.clone(),
-            // Stored once: every replica on this database then signs with the same secret.
-            None => db.jwt_secret(auth::new_secret()).await?,
+            Some(s) => s.clone(),
+            // Stored once: every replica on this database then signs with the same secret. One
+            // too short was written by hand or by another program; it is refused rather than
+            // replaced, because the replicas still running sign with it, and replacing it
+            // would end every token issued: that is the operator's decision.
+            None => Secret::new(
+                db.jwt_secret(auth::new_secret()).await?,
+                "the seat-token secret stored in the database (settings.jwt_secret)",
+            )
+            .map_err(|e| {
+                format!(
+                    "{e}; set CONTINENTAL_JWT_SECRET or CONTINENTAL_JWT_SECRET_FILE to one, or delete \
+                     it (DELETE FROM settings WHERE name = 'jwt_secret') to have one generated, which \
+                     ends every token signed with it"
+                )
+            })?,
         };
         let listener = TcpListener::bind(&settings.bind)?;
         let port = listener.local_addr()?.port();
         let state = web::Data::new(AppState {
             db,
-            keys: Keys::new(secret.as_bytes()),
+            keys: Keys::new(&secret),
             server_keys: settings.api_keys.clone(),
             test_mode: settings.test_mode,
             metrics: Arc::new(Metrics::new()),
