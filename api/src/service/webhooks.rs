@@ -137,6 +137,25 @@ impl reqwest::dns::Resolve for GuardedResolver {
     }
 }
 
+/// Takes the query and fragment off `url`, so that it may be shown (a log line, `last_error`,
+/// the delivery status): receivers often authenticate by a token in the query, and the
+/// scheme, host, port and path tell which receiver it is.
+fn strip_query(url: &mut reqwest::Url) {
+    url.set_query(None);
+    url.set_fragment(None);
+}
+
+/// A stored webhook URL as it may be shown (see [`strip_query`]); nothing of one that does not
+/// read as a URL, which creation never stores.
+pub(super) fn shown(url: &str) -> String {
+    reqwest::Url::parse(url)
+        .map(|mut url| {
+            strip_query(&mut url);
+            url.to_string()
+        })
+        .unwrap_or_default()
+}
+
 /// What a receiver gets for each event.
 #[derive(Serialize)]
 struct Payload<'a> {
@@ -221,7 +240,13 @@ async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Re
         .body(body)
         .send()
         .await
-        .map_err(|e| crate::error::chain(&e))?;
+        .map_err(|mut e| {
+            // The client's error names the URL it was sending to.
+            if let Some(url) = e.url_mut() {
+                strip_query(url);
+            }
+            crate::error::chain(&e)
+        })?;
     if res.status().is_success() {
         Ok(())
     } else {
@@ -329,6 +354,15 @@ mod tests {
             let ip: IpAddr = ip.parse().expect("an address");
             assert!(reachable(ip, false), "{ip} is public");
         }
+    }
+
+    #[test]
+    fn a_url_is_shown_without_its_query() {
+        assert_eq!(
+            shown("https://studio.example:8443/hooks/continental?token=TokenQRS789&x=1#part"),
+            "https://studio.example:8443/hooks/continental"
+        );
+        assert_eq!(shown("not a url"), "");
     }
 
     #[test]
