@@ -122,6 +122,9 @@ pub struct Limits {
     pub db_pool: Option<u32>,
     /// Event streams one replica keeps open at most (`CONTINENTAL_MAX_STREAMS`); more answer 503.
     pub max_streams: usize,
+    /// A background pass (a sweep, the turn deadlines, the webhook outbox) that takes longer
+    /// logs what it did and how long it took (`CONTINENTAL_SLOW_PASS_MS`).
+    pub slow_pass: Duration,
 }
 
 /// The pool size when none is configured: four connections per core, at least 8 and at most
@@ -147,6 +150,7 @@ impl Default for Limits {
             sweep_interval: Duration::from_secs(300),
             db_pool: None,
             max_streams: 10_000,
+            slow_pass: Duration::from_secs(1),
         }
     }
 }
@@ -269,6 +273,7 @@ Each flag may instead be given in the environment:
   --sweep-interval-s N      CONTINENTAL_SWEEP_INTERVAL_S      sweep expired keys and games (default 300)
   --db-pool N               CONTINENTAL_DB_POOL               database connections (default 4 per core, 8 to 64)
   --max-streams N           CONTINENTAL_MAX_STREAMS           event streams open at once, more get 503 (default 10000)
+  --slow-pass-ms N          CONTINENTAL_SLOW_PASS_MS          log a background pass that takes longer (default 1000)
   --api-keys LIST      CONTINENTAL_API_KEYS    server keys, tenant:secret comma-separated (secrets of 16+
                                                characters; a tenant may have two while rotating); when set,
                                                creating a game needs X-Api-Key (default: none, creation open)
@@ -283,7 +288,7 @@ Flags win over the environment.";
 type NumberSetting = (&'static str, &'static str, fn(&mut Limits, u64));
 
 /// The numeric settings.
-const NUMBERS: [NumberSetting; 11] = [
+const NUMBERS: [NumberSetting; 12] = [
     ("--rate-limit", "CONTINENTAL_RATE_LIMIT", |l, n| {
         l.rate_limit = u32::try_from(n).ok().and_then(NonZeroU32::new);
     }),
@@ -324,6 +329,9 @@ const NUMBERS: [NumberSetting; 11] = [
     }),
     ("--max-streams", "CONTINENTAL_MAX_STREAMS", |l, n| {
         l.max_streams = usize::try_from(n).unwrap_or(usize::MAX).max(1);
+    }),
+    ("--slow-pass-ms", "CONTINENTAL_SLOW_PASS_MS", |l, n| {
+        l.slow_pass = Duration::from_millis(n);
     }),
 ];
 
@@ -660,6 +668,8 @@ mod tests {
         assert_eq!(s.limits.idempotency_ttl, Duration::from_secs(60));
         assert_eq!(s.limits.retention, Duration::from_secs(2 * 24 * 3600));
         assert_eq!(s.limits.db_acquire_timeout, Duration::from_millis(900));
+        let every = Settings::from_sources(["--slow-pass-ms=0".to_owned()], env_of(&[])).expect("flag");
+        assert_eq!(every.limits.slow_pass, Duration::ZERO, "0 logs every pass");
         assert_eq!(s.log_format, LogFormat::Json);
         let defaults = Settings::from_sources(Vec::new(), env_of(&[])).expect("defaults");
         assert_eq!(defaults.limits, Limits::default());

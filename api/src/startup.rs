@@ -2,7 +2,7 @@
 
 use std::net::TcpListener;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix_cors::Cors;
 use actix_web::dev::{Server, ServerHandle};
@@ -231,7 +231,8 @@ async fn stop_signal() -> bool {
 
 /// Sweeps expired idempotency keys and games past their retention every sweep interval, and
 /// forgets idle clients of the rate limit. Any replica may run it: the store never sweeps a
-/// row twice. A failed sweep is logged and tried again next time.
+/// row twice. A failed sweep is logged and tried again next time; a slow one is logged with
+/// what it swept and how long it took (`CONTINENTAL_SLOW_PASS_MS`).
 async fn sweep_periodically(state: Arc<AppState>) {
     let mut every = tokio::time::interval(state.limits.sweep_interval);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -245,16 +246,29 @@ async fn sweep_periodically(state: Arc<AppState>) {
             at.saturating_sub(i64::try_from(state.limits.idempotency_ttl.as_secs()).unwrap_or(i64::MAX));
         let games_before =
             at.saturating_sub(i64::try_from(state.limits.retention.as_secs()).unwrap_or(i64::MAX));
-        match state.db.sweep(keys_before, games_before).await {
-            Ok(swept) if swept.keys + swept.games > 0 => {
+        let started = Instant::now();
+        let swept = state.db.sweep(keys_before, games_before).await;
+        match (swept, state.slow_pass(started)) {
+            (Ok(swept), Some(took_ms)) => {
+                tracing::warn!(
+                    keys = swept.keys,
+                    games = swept.games,
+                    took_ms,
+                    "slow sweep of expired keys and games"
+                );
+            }
+            (Ok(swept), None) if swept.keys + swept.games > 0 => {
                 tracing::info!(
                     keys = swept.keys,
                     games = swept.games,
                     "swept expired keys and games"
                 );
             }
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "sweep failed; next try in one interval"),
+            (Ok(_), None) => {}
+            (Err(e), _) => {
+                let took_ms = started.elapsed().as_millis();
+                tracing::warn!(error = %e, took_ms, "sweep failed; next try in one interval");
+            }
         }
     }
 }

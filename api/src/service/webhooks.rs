@@ -7,7 +7,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -255,7 +255,8 @@ async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Re
 }
 
 /// The worker each replica runs: claims due deliveries, POSTs them, records each outcome;
-/// waits for an action's nudge or `poll` when there is nothing to do.
+/// waits for an action's nudge or `poll` when there is nothing to do. A slow pass (the claim
+/// and its attempts) is logged with what came of them and how long it took.
 pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Duration) {
     let settings = &state.asynchronous;
     let policy = Policy {
@@ -278,6 +279,7 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
         }
     };
     loop {
+        let started = Instant::now();
         let claimed = match state.db.claim_deliveries(now_ms(), LEASE_MS, BATCH).await {
             Ok(c) => c,
             Err(e) => {
@@ -286,6 +288,9 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
             }
         };
         if claimed.is_empty() {
+            if let Some(took_ms) = state.slow_pass(started) {
+                tracing::warn!(claimed = 0, took_ms, "slow pass over the webhook outbox");
+            }
             // Nudged by this replica's actions; other replicas' events and retries come due
             // on the poll.
             let _ = tokio::time::timeout(poll, state.outbox.notified()).await;
@@ -312,9 +317,21 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
                     // The lease runs out and the delivery is attempted again: at least once.
                     tracing::warn!(error = %e, "webhook outcome not recorded");
                 }
+                result
             }
         });
-        futures_util::future::join_all(attempts).await;
+        let results = futures_util::future::join_all(attempts).await;
+        if let Some(took_ms) = state.slow_pass(started) {
+            let count = |r: WebhookResult| results.iter().filter(|&&x| x == r).count();
+            tracing::warn!(
+                claimed = claimed.len(),
+                delivered = count(WebhookResult::Delivered),
+                retried = count(WebhookResult::Retried),
+                given_up = count(WebhookResult::GivenUp),
+                took_ms,
+                "slow pass over the webhook outbox"
+            );
+        }
     }
 }
 
