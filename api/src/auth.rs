@@ -6,6 +6,8 @@ use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::config::Secret;
+
 /// Why a request's seat token is refused. Mapped to a status in `error.rs`.
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
@@ -141,7 +143,7 @@ impl std::fmt::Debug for Keys {
 
 impl Keys {
     /// Keys from a shared secret.
-    pub fn new(secret: &[u8]) -> Keys {
+    pub fn new(secret: &Secret) -> Keys {
         let validation_for = |audience: &str| {
             let mut validation = Validation::new(Algorithm::HS256);
             validation.algorithms = vec![Algorithm::HS256];
@@ -152,8 +154,8 @@ impl Keys {
             validation
         };
         Keys {
-            encoding: EncodingKey::from_secret(secret),
-            decoding: DecodingKey::from_secret(secret),
+            encoding: EncodingKey::from_secret(secret.as_bytes()),
+            decoding: DecodingKey::from_secret(secret.as_bytes()),
             validation: validation_for(AUDIENCE),
             spectator_validation: validation_for(SPECTATOR_AUDIENCE),
         }
@@ -281,7 +283,8 @@ fn subject_matches(sub: &str, expected: String) -> Result<(), AuthError> {
     }
 }
 
-/// A fresh random secret for seat tokens: 32 bytes as hex.
+/// A fresh random secret for seat tokens: 32 random bytes as hex (64 characters, above
+/// [`crate::config::MIN_SECRET_BYTES`]).
 pub fn new_secret() -> String {
     use rand::RngCore;
     let mut bytes = [0u8; 32];
@@ -293,22 +296,31 @@ pub fn new_secret() -> String {
 mod tests {
     use super::*;
 
+    fn keys_of(secret: &str) -> Keys {
+        Keys::new(&Secret::new(secret.repeat(8), "a test secret").expect("long enough"))
+    }
+
+    #[test]
+    fn a_generated_secret_is_long_enough() {
+        assert!(Secret::new(new_secret(), "a generated secret").is_ok());
+    }
+
     #[test]
     fn a_token_round_trips_and_binds_game_and_seat() {
-        let keys = Keys::new(b"secret");
+        let keys = keys_of("secret");
         let game = Uuid::new_v4();
         let token = keys.issue(game, 3, 0).expect("issue");
         let claims = keys.verify(&token).expect("valid");
         assert_eq!((claims.game, claims.seat), (game, 3));
         assert!(
-            Keys::new(b"other").verify(&token).is_err(),
+            keys_of("other").verify(&token).is_err(),
             "another secret must not verify"
         );
     }
 
     #[test]
     fn seat_and_spectator_tokens_are_not_interchangeable() {
-        let keys = Keys::new(b"secret");
+        let keys = keys_of("secret");
         let game = Uuid::new_v4();
         let spectator = keys.issue_spectator(game).expect("issue");
         assert_eq!(keys.verify_spectator(&spectator).expect("valid").game, game);

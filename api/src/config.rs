@@ -122,6 +122,9 @@ pub struct Limits {
     pub db_pool: Option<u32>,
     /// Event streams one replica keeps open at most (`CONTINENTAL_MAX_STREAMS`); more answer 503.
     pub max_streams: usize,
+    /// A background pass (a sweep, the turn deadlines, the webhook outbox) that takes longer
+    /// logs what it did and how long it took (`CONTINENTAL_SLOW_PASS_MS`).
+    pub slow_pass: Duration,
 }
 
 /// The pool size when none is configured: four connections per core, at least 8 and at most
@@ -147,6 +150,7 @@ impl Default for Limits {
             sweep_interval: Duration::from_secs(300),
             db_pool: None,
             max_streams: 10_000,
+            slow_pass: Duration::from_secs(1),
         }
     }
 }
@@ -180,9 +184,36 @@ impl Default for AsyncSettings {
     }
 }
 
-/// A secret that never prints.
+/// The shortest seat-token secret, in bytes: RFC 7518 (3.2) asks for a key of at least 256
+/// bits for HS256, which signs every seat and spectator token.
+pub const MIN_SECRET_BYTES: usize = 32;
+
+/// A seat-token secret of at least [`MIN_SECRET_BYTES`], that never prints.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Secret(pub String);
+pub struct Secret(String);
+
+impl Secret {
+    /// `value` as a secret.
+    ///
+    /// # Errors
+    /// A message naming `setting` (where the value came from) and the minimum when `value` is
+    /// shorter.
+    pub fn new(value: String, setting: &str) -> Result<Secret, String> {
+        if value.len() < MIN_SECRET_BYTES {
+            return Err(format!(
+                "{setting} is {} bytes long: the seat-token secret needs at least {MIN_SECRET_BYTES} \
+                 (a 256-bit key for HS256, RFC 7518 section 3.2)",
+                value.len()
+            ));
+        }
+        Ok(Secret(value))
+    }
+
+    /// The secret's bytes, to sign and verify with.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
 
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -190,11 +221,34 @@ impl fmt::Debug for Secret {
     }
 }
 
+/// Where the seat-token secret is given: its value, or a file that holds it.
+enum SecretSource {
+    Value(String),
+    File(String),
+}
+
+impl SecretSource {
+    /// The secret given, read from its file if need be; `setting` names where it came from.
+    fn read(self, setting: &str) -> Result<Secret, String> {
+        match self {
+            SecretSource::Value(value) => Secret::new(value, setting),
+            SecretSource::File(path) => {
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("{setting}: cannot read {path}: {e}"))?;
+                // Files written by `echo` and editors, and mounted secrets, often end with one.
+                let value = text.strip_suffix('\n').unwrap_or(&text);
+                let value = value.strip_suffix('\r').unwrap_or(value);
+                Secret::new(value.to_owned(), &format!("the secret in {path} ({setting})"))
+            }
+        }
+    }
+}
+
 /// What `--help` prints.
 pub const USAGE: &str = "\
 continental: the Continental Rummy HTTP service
 
-Usage: continental [--database-url URL] [--bind ADDR] [--test-mode] [--jwt-secret SECRET]
+Usage: continental [--database-url URL] [--bind ADDR] [--test-mode] [--jwt-secret SECRET | --jwt-secret-file PATH]
                    [--api-keys TENANT:SECRET,...] [--webhook-allow-private] [--webhook-retry-s SECONDS]
                    [--webhook-give-up-s SECONDS]
                    [OPTION VALUE]...
@@ -203,7 +257,10 @@ Each flag may instead be given in the environment:
   --database-url URL   DATABASE_URL           postgres://... or sqlite:FILE (default: sqlite continental.db)
   --bind ADDR          CONTINENTAL_BIND       address to listen on (default 127.0.0.1:8080)
   --test-mode          CONTINENTAL_TEST_MODE  1 accepts seed, first_dealer, stacked_decks on create
-  --jwt-secret SECRET  CONTINENTAL_JWT_SECRET  seat-token secret (default: generated once, kept in the database)
+  --jwt-secret SECRET  CONTINENTAL_JWT_SECRET  seat-token secret, 32 bytes or more (default: generated once,
+                                               kept in the database)
+  --jwt-secret-file PATH  CONTINENTAL_JWT_SECRET_FILE  a file holding the seat-token secret (one line ending
+                                               ignored), instead of CONTINENTAL_JWT_SECRET
   --log-format FORMAT  CONTINENTAL_LOG_FORMAT  text or json (default text)
   --rate-limit N       CONTINENTAL_RATE_LIMIT  requests per second per client, 0 for none (default none)
   --max-connections N  CONTINENTAL_MAX_CONNECTIONS  open connections at once (default 4096)
@@ -216,6 +273,7 @@ Each flag may instead be given in the environment:
   --sweep-interval-s N      CONTINENTAL_SWEEP_INTERVAL_S      sweep expired keys and games (default 300)
   --db-pool N               CONTINENTAL_DB_POOL               database connections (default 4 per core, 8 to 64)
   --max-streams N           CONTINENTAL_MAX_STREAMS           event streams open at once, more get 503 (default 10000)
+  --slow-pass-ms N          CONTINENTAL_SLOW_PASS_MS          log a background pass that takes longer (default 1000)
   --api-keys LIST      CONTINENTAL_API_KEYS    server keys, tenant:secret comma-separated (secrets of 16+
                                                characters; a tenant may have two while rotating); when set,
                                                creating a game needs X-Api-Key (default: none, creation open)
@@ -230,7 +288,7 @@ Flags win over the environment.";
 type NumberSetting = (&'static str, &'static str, fn(&mut Limits, u64));
 
 /// The numeric settings.
-const NUMBERS: [NumberSetting; 11] = [
+const NUMBERS: [NumberSetting; 12] = [
     ("--rate-limit", "CONTINENTAL_RATE_LIMIT", |l, n| {
         l.rate_limit = u32::try_from(n).ok().and_then(NonZeroU32::new);
     }),
@@ -272,6 +330,9 @@ const NUMBERS: [NumberSetting; 11] = [
     ("--max-streams", "CONTINENTAL_MAX_STREAMS", |l, n| {
         l.max_streams = usize::try_from(n).unwrap_or(usize::MAX).max(1);
     }),
+    ("--slow-pass-ms", "CONTINENTAL_SLOW_PASS_MS", |l, n| {
+        l.slow_pass = Duration::from_millis(n);
+    }),
 ];
 
 /// A whole number from a flag or variable, or a message naming it.
@@ -303,7 +364,18 @@ impl Settings {
         let mut database_url = env("DATABASE_URL");
         let mut bind = env("CONTINENTAL_BIND");
         let mut test_mode = env("CONTINENTAL_TEST_MODE").map(|v| matches!(v.trim(), "1" | "true" | "yes"));
-        let mut jwt_secret = env("CONTINENTAL_JWT_SECRET");
+        let given = |name: &str| env(name).filter(|v| !v.is_empty());
+        let mut jwt_secret = match (
+            given("CONTINENTAL_JWT_SECRET"),
+            given("CONTINENTAL_JWT_SECRET_FILE"),
+        ) {
+            (Some(_), Some(_)) => {
+                return Err("set CONTINENTAL_JWT_SECRET or CONTINENTAL_JWT_SECRET_FILE, not both".into());
+            }
+            (Some(v), None) => Some(("CONTINENTAL_JWT_SECRET", SecretSource::Value(v))),
+            (None, Some(path)) => Some(("CONTINENTAL_JWT_SECRET_FILE", SecretSource::File(path))),
+            (None, None) => None,
+        };
         let truthy = |v: &str| matches!(v.trim(), "1" | "true" | "yes");
         let mut allow_private = env("CONTINENTAL_WEBHOOK_ALLOW_PRIVATE").map(|v| truthy(&v));
         let mut retry_s = env("CONTINENTAL_WEBHOOK_RETRY_S");
@@ -331,7 +403,15 @@ impl Settings {
             match flag.as_str() {
                 "--database-url" => database_url = Some(value("--database-url")?),
                 "--bind" => bind = Some(value("--bind")?),
-                "--jwt-secret" => jwt_secret = Some(value("--jwt-secret")?),
+                "--jwt-secret" => {
+                    jwt_secret = Some(("--jwt-secret", SecretSource::Value(value("--jwt-secret")?)));
+                }
+                "--jwt-secret-file" => {
+                    jwt_secret = Some((
+                        "--jwt-secret-file",
+                        SecretSource::File(value("--jwt-secret-file")?),
+                    ));
+                }
                 "--log-format" => log_format = Some(value("--log-format")?),
                 "--api-keys" => api_keys = Some(value("--api-keys")?),
                 "--cors-origins" => cors_origins = Some(value("--cors-origins")?),
@@ -391,7 +471,11 @@ impl Settings {
             database: DatabaseSettings::from_url(database_url.as_deref())?,
             bind: bind.unwrap_or_else(|| "127.0.0.1:8080".to_owned()),
             test_mode,
-            jwt_secret: jwt_secret.filter(|s| !s.is_empty()).map(Secret),
+            // An empty value is no value: the stored secret is used.
+            jwt_secret: jwt_secret
+                .filter(|(_, source)| !matches!(source, SecretSource::Value(v) if v.is_empty()))
+                .map(|(setting, source)| source.read(setting))
+                .transpose()?,
             log_format: log_format.as_deref().unwrap_or_default().parse()?,
             limits,
             api_keys: ServerKeys::parse(api_keys.as_deref().unwrap_or_default())?,
@@ -442,6 +526,67 @@ mod tests {
             "a short secret is refused"
         );
         assert_eq!(s.asynchronous, AsyncSettings::default());
+    }
+
+    #[test]
+    fn the_token_secret_is_32_bytes_or_more_from_a_value_or_a_file() {
+        let long = "0123456789abcdef0123456789abcdef";
+        let env = env_of(&[("CONTINENTAL_JWT_SECRET", "abc")]);
+        let refused = Settings::from_sources(Vec::new(), env).expect_err("a short secret");
+        assert!(
+            refused.contains("CONTINENTAL_JWT_SECRET") && refused.contains("32"),
+            "the message names the setting and the minimum: {refused}"
+        );
+        let env = env_of(&[("CONTINENTAL_JWT_SECRET", "abc")]);
+        let flagged = Settings::from_sources(["--jwt-secret".to_owned(), long.to_owned()], env);
+        assert_eq!(
+            flagged
+                .expect("the flag wins")
+                .jwt_secret
+                .map(|s| s.as_bytes().to_vec()),
+            Some(long.as_bytes().to_vec())
+        );
+        let dir = std::env::temp_dir().join(format!("continental-secret-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).expect("a directory");
+        let file = dir.join("jwt");
+        std::fs::write(&file, format!("{long}\n")).expect("the file");
+        let path = file.display().to_string();
+        let env = move |k: &str| (k == "CONTINENTAL_JWT_SECRET_FILE").then(|| path.clone());
+        let s = Settings::from_sources(Vec::new(), env).expect("a secret file");
+        assert_eq!(
+            s.jwt_secret.map(|s| s.as_bytes().to_vec()),
+            Some(long.as_bytes().to_vec()),
+            "read without its line ending"
+        );
+        std::fs::write(&file, "short\r\n").expect("the file");
+        let path = file.display().to_string();
+        let env = move |k: &str| (k == "CONTINENTAL_JWT_SECRET_FILE").then(|| path.clone());
+        let refused = Settings::from_sources(Vec::new(), env).expect_err("a short secret in a file");
+        assert!(
+            refused.contains("CONTINENTAL_JWT_SECRET_FILE") && refused.contains("32"),
+            "{refused}"
+        );
+        let path = file.display().to_string();
+        let both = move |k: &str| match k {
+            "CONTINENTAL_JWT_SECRET_FILE" => Some(path.clone()),
+            "CONTINENTAL_JWT_SECRET" => Some(long.to_owned()),
+            _ => None,
+        };
+        assert!(
+            Settings::from_sources(Vec::new(), both).is_err(),
+            "one or the other"
+        );
+        let missing = [
+            "--jwt-secret-file".to_owned(),
+            dir.join("none").display().to_string(),
+        ];
+        assert!(
+            Settings::from_sources(missing, env_of(&[])).is_err(),
+            "an unreadable file"
+        );
+        std::fs::remove_dir_all(&dir).expect("cleaned up");
+        let empty = Settings::from_sources(Vec::new(), env_of(&[("CONTINENTAL_JWT_SECRET", "")]));
+        assert!(empty.expect("unset").jwt_secret.is_none(), "empty is unset");
     }
 
     #[test]
@@ -523,6 +668,8 @@ mod tests {
         assert_eq!(s.limits.idempotency_ttl, Duration::from_secs(60));
         assert_eq!(s.limits.retention, Duration::from_secs(2 * 24 * 3600));
         assert_eq!(s.limits.db_acquire_timeout, Duration::from_millis(900));
+        let every = Settings::from_sources(["--slow-pass-ms=0".to_owned()], env_of(&[])).expect("flag");
+        assert_eq!(every.limits.slow_pass, Duration::ZERO, "0 logs every pass");
         assert_eq!(s.log_format, LogFormat::Json);
         let defaults = Settings::from_sources(Vec::new(), env_of(&[])).expect("defaults");
         assert_eq!(defaults.limits, Limits::default());

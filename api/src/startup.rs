@@ -2,7 +2,7 @@
 
 use std::net::TcpListener;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix_cors::Cors;
 use actix_web::dev::{Server, ServerHandle};
@@ -11,7 +11,7 @@ use actix_web::{App, HttpResponse, HttpServer, web};
 use utoipa_swagger_ui::{Config as SwaggerConfig, SwaggerUi};
 
 use crate::auth::{self, Keys};
-use crate::config::Settings;
+use crate::config::{Secret, Settings};
 use crate::error;
 use crate::http;
 use crate::limits::RateLimit;
@@ -57,15 +57,28 @@ impl Application {
         let live = Live::new(settings.limits.max_streams);
         let db = Database::connect(&settings.database, &settings.limits, &live).await?;
         let secret = match &settings.jwt_secret {
-            Some(s) => s.0.clone(),
-            // Stored once: every replica on this database then signs with the same secret.
-            None => db.jwt_secret(auth::new_secret()).await?,
+            Some(s) => s.clone(),
+            // Stored once: every replica on this database then signs with the same secret. One
+            // too short was written by hand or by another program; it is refused rather than
+            // replaced, because the replicas still running sign with it, and replacing it
+            // would end every token issued: that is the operator's decision.
+            None => Secret::new(
+                db.jwt_secret(auth::new_secret()).await?,
+                "the seat-token secret stored in the database (settings.jwt_secret)",
+            )
+            .map_err(|e| {
+                format!(
+                    "{e}; set CONTINENTAL_JWT_SECRET or CONTINENTAL_JWT_SECRET_FILE to one, or delete \
+                     it (DELETE FROM settings WHERE name = 'jwt_secret') to have one generated, which \
+                     ends every token signed with it"
+                )
+            })?,
         };
         let listener = TcpListener::bind(&settings.bind)?;
         let port = listener.local_addr()?.port();
         let state = web::Data::new(AppState {
             db,
-            keys: Keys::new(secret.as_bytes()),
+            keys: Keys::new(&secret),
             server_keys: settings.api_keys.clone(),
             test_mode: settings.test_mode,
             metrics: Arc::new(Metrics::new()),
@@ -218,7 +231,8 @@ async fn stop_signal() -> bool {
 
 /// Sweeps expired idempotency keys and games past their retention every sweep interval, and
 /// forgets idle clients of the rate limit. Any replica may run it: the store never sweeps a
-/// row twice. A failed sweep is logged and tried again next time.
+/// row twice. A failed sweep is logged and tried again next time; a slow one is logged with
+/// what it swept and how long it took (`CONTINENTAL_SLOW_PASS_MS`).
 async fn sweep_periodically(state: Arc<AppState>) {
     let mut every = tokio::time::interval(state.limits.sweep_interval);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -232,16 +246,29 @@ async fn sweep_periodically(state: Arc<AppState>) {
             at.saturating_sub(i64::try_from(state.limits.idempotency_ttl.as_secs()).unwrap_or(i64::MAX));
         let games_before =
             at.saturating_sub(i64::try_from(state.limits.retention.as_secs()).unwrap_or(i64::MAX));
-        match state.db.sweep(keys_before, games_before).await {
-            Ok(swept) if swept.keys + swept.games > 0 => {
+        let started = Instant::now();
+        let swept = state.db.sweep(keys_before, games_before).await;
+        match (swept, state.slow_pass(started)) {
+            (Ok(swept), Some(took_ms)) => {
+                tracing::warn!(
+                    keys = swept.keys,
+                    games = swept.games,
+                    took_ms,
+                    "slow sweep of expired keys and games"
+                );
+            }
+            (Ok(swept), None) if swept.keys + swept.games > 0 => {
                 tracing::info!(
                     keys = swept.keys,
                     games = swept.games,
                     "swept expired keys and games"
                 );
             }
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "sweep failed; next try in one interval"),
+            (Ok(_), None) => {}
+            (Err(e), _) => {
+                let took_ms = started.elapsed().as_millis();
+                tracing::warn!(error = %e, took_ms, "sweep failed; next try in one interval");
+            }
         }
     }
 }

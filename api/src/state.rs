@@ -1,6 +1,7 @@
 //! What every handler may reach.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use tokio::sync::Notify;
 
@@ -42,6 +43,13 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// How long a background pass begun at `started` took, in milliseconds, if that is longer
+    /// than `CONTINENTAL_SLOW_PASS_MS`: then the pass logs a line with it.
+    pub fn slow_pass(&self, started: Instant) -> Option<u64> {
+        let took = started.elapsed();
+        (took > self.limits.slow_pass).then(|| u64::try_from(took.as_millis()).unwrap_or(u64::MAX))
+    }
+
     /// How many milliseconds a second of `turn_seconds` lasts: 1000, but in tests.
     pub fn second_ms(&self) -> i64 {
         self.asynchronous

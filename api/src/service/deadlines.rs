@@ -3,7 +3,7 @@
 //! row (`FOR UPDATE SKIP LOCKED`, one game's shard on a cluster) and re-checked inside the
 //! transaction, which makes each expiry count once.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
@@ -99,14 +99,23 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
     Ok(played.is_some())
 }
 
-/// The sweeper each replica runs: every `interval`, plays every game whose deadline passed.
+/// The sweeper each replica runs: every `interval`, plays every game whose deadline passed;
+/// a slow pass is logged with how many turns it played and how long it took.
 pub async fn sweep_deadlines(state: actix_web::web::Data<AppState>, interval: Duration) {
     let mut tick = tokio::time::interval(interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        if let Err(e) = time_out_due(&state).await {
-            tracing::warn!(error = %e, "turn deadline sweep failed");
+        let started = Instant::now();
+        match time_out_due(&state).await {
+            Ok(turns) => {
+                if let Some(took_ms) = state.slow_pass(started) {
+                    tracing::warn!(turns, took_ms, "slow pass over turn deadlines");
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, took_ms = started.elapsed().as_millis(), "turn deadline sweep failed")
+            }
         }
     }
 }

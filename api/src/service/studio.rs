@@ -4,6 +4,7 @@
 use engine::TurnView;
 use uuid::Uuid;
 
+use super::webhooks::shown;
 use crate::domain::{Table, WebhookError};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
@@ -139,7 +140,7 @@ pub async fn webhook_status(state: &AppState, tenant: &Tenant, id: Uuid) -> Resu
     let url = row.webhook_url.ok_or(WebhookError::NoWebhook)?;
     let counts = state.db.webhook_counts(id).await?;
     Ok(WebhookStatus {
-        url,
+        url: shown(&url),
         delivered: counts.delivered,
         pending: counts.pending,
         failed: counts.failed,

@@ -7,7 +7,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -137,6 +137,25 @@ impl reqwest::dns::Resolve for GuardedResolver {
     }
 }
 
+/// Takes the query and fragment off `url`, so that it may be shown (a log line, `last_error`,
+/// the delivery status): receivers often authenticate by a token in the query, and the
+/// scheme, host, port and path tell which receiver it is.
+fn strip_query(url: &mut reqwest::Url) {
+    url.set_query(None);
+    url.set_fragment(None);
+}
+
+/// A stored webhook URL as it may be shown (see [`strip_query`]); nothing of one that does not
+/// read as a URL, which creation never stores.
+pub(super) fn shown(url: &str) -> String {
+    reqwest::Url::parse(url)
+        .map(|mut url| {
+            strip_query(&mut url);
+            url.to_string()
+        })
+        .unwrap_or_default()
+}
+
 /// What a receiver gets for each event.
 #[derive(Serialize)]
 struct Payload<'a> {
@@ -221,7 +240,13 @@ async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Re
         .body(body)
         .send()
         .await
-        .map_err(|e| crate::error::chain(&e))?;
+        .map_err(|mut e| {
+            // The client's error names the URL it was sending to.
+            if let Some(url) = e.url_mut() {
+                strip_query(url);
+            }
+            crate::error::chain(&e)
+        })?;
     if res.status().is_success() {
         Ok(())
     } else {
@@ -230,7 +255,8 @@ async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Re
 }
 
 /// The worker each replica runs: claims due deliveries, POSTs them, records each outcome;
-/// waits for an action's nudge or `poll` when there is nothing to do.
+/// waits for an action's nudge or `poll` when there is nothing to do. A slow pass (the claim
+/// and its attempts) is logged with what came of them and how long it took.
 pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Duration) {
     let settings = &state.asynchronous;
     let policy = Policy {
@@ -253,6 +279,7 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
         }
     };
     loop {
+        let started = Instant::now();
         let claimed = match state.db.claim_deliveries(now_ms(), LEASE_MS, BATCH).await {
             Ok(c) => c,
             Err(e) => {
@@ -261,6 +288,9 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
             }
         };
         if claimed.is_empty() {
+            if let Some(took_ms) = state.slow_pass(started) {
+                tracing::warn!(claimed = 0, took_ms, "slow pass over the webhook outbox");
+            }
             // Nudged by this replica's actions; other replicas' events and retries come due
             // on the poll.
             let _ = tokio::time::timeout(poll, state.outbox.notified()).await;
@@ -287,9 +317,21 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
                     // The lease runs out and the delivery is attempted again: at least once.
                     tracing::warn!(error = %e, "webhook outcome not recorded");
                 }
+                result
             }
         });
-        futures_util::future::join_all(attempts).await;
+        let results = futures_util::future::join_all(attempts).await;
+        if let Some(took_ms) = state.slow_pass(started) {
+            let count = |r: WebhookResult| results.iter().filter(|&&x| x == r).count();
+            tracing::warn!(
+                claimed = claimed.len(),
+                delivered = count(WebhookResult::Delivered),
+                retried = count(WebhookResult::Retried),
+                given_up = count(WebhookResult::GivenUp),
+                took_ms,
+                "slow pass over the webhook outbox"
+            );
+        }
     }
 }
 
@@ -329,6 +371,15 @@ mod tests {
             let ip: IpAddr = ip.parse().expect("an address");
             assert!(reachable(ip, false), "{ip} is public");
         }
+    }
+
+    #[test]
+    fn a_url_is_shown_without_its_query() {
+        assert_eq!(
+            shown("https://studio.example:8443/hooks/continental?token=TokenQRS789&x=1#part"),
+            "https://studio.example:8443/hooks/continental"
+        );
+        assert_eq!(shown("not a url"), "");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 pub use database::Database;
 pub use hub::{Full, Live, Signal, Subscription};
-pub use sql::{PgStore, SqliteStore, list_sql, now, now_ms};
+pub use sql::{PgStore, SqliteStore, SweepStatement, list_sql, now, now_ms, sweep_sql};
 
 /// Why the store failed. It knows nothing of HTTP: `error.rs` maps it to a status.
 #[derive(Debug, thiserror::Error)]

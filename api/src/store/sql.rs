@@ -22,7 +22,7 @@ struct Purge {
     /// The column the table is spread by across a cluster's shards: each delete names one value
     /// of it, so that it runs on one shard.
     route: &'static str,
-    /// The time a row expires by (seconds since the epoch), indexed.
+    /// The time a row expires by (seconds since the epoch), indexed with `route` after it.
     time: &'static str,
     /// What else a row must be to go.
     only: &'static str,
@@ -56,6 +56,91 @@ const GAMES_OVER: Purge = Purge {
     only: " AND status IN ('finished', 'void')",
     key: "id",
 };
+
+impl Purge {
+    /// A batch of candidates, read without a lock: at most [`SWEEP_BATCH`] rows that expired
+    /// before `$1`, in the order of the index on `(time, route)`, after the cursor `($2, $3)`
+    /// when `after`. The batch's size is written in, so that any plan knows how few rows it
+    /// reads.
+    fn candidates(&self, after: bool) -> String {
+        let Purge {
+            table,
+            route,
+            time,
+            only,
+            ..
+        } = self;
+        let cursor = if after {
+            format!(" AND ({time}, {route}) > ($2, $3)")
+        } else {
+            String::new()
+        };
+        format!(
+            "SELECT {time} AS at, {route} AS route FROM {table} WHERE {time} < $1{only}{cursor} \
+             ORDER BY {time}, {route} LIMIT {SWEEP_BATCH}"
+        )
+    }
+
+    /// The delete of the rows of one value `$1` of `route` that expired before `$2`, skipping
+    /// rows another transaction holds when `skip_locked` says how.
+    fn delete(&self, skip_locked: &str) -> String {
+        let Purge {
+            table,
+            route,
+            time,
+            only,
+            key,
+        } = self;
+        format!(
+            "DELETE FROM {table} WHERE {route} = $1 AND ({key}) IN \
+             (SELECT {key} FROM {table} WHERE {route} = $1 AND {time} < $2{only}{skip_locked})"
+        )
+    }
+}
+
+/// One statement of the sweep, and what an index must serve it by.
+#[derive(Clone, Debug)]
+pub struct SweepStatement {
+    /// The SQL text, with the parameters of [`Purge::candidates`] or [`Purge::delete`].
+    pub sql: String,
+    /// The column an index must find its rows by: the time for candidates, the column the
+    /// table is spread by for a delete.
+    pub by: &'static str,
+}
+
+/// Every statement the sweep runs on PostgreSQL (`postgres`) or SQLite, for tests of their
+/// plans: of each table, the first batch of candidates, a later one, and the delete.
+pub fn sweep_sql(postgres: bool) -> Vec<SweepStatement> {
+    let skip_locked = if postgres {
+        PG_SKIP_LOCKED
+    } else {
+        SQLITE_SKIP_LOCKED
+    };
+    [IDEMPOTENCY_KEYS, CREATION_KEYS, GAMES_OVER]
+        .iter()
+        .flat_map(|p| {
+            [
+                SweepStatement {
+                    sql: p.candidates(false),
+                    by: p.time,
+                },
+                SweepStatement {
+                    sql: p.candidates(true),
+                    by: p.time,
+                },
+                SweepStatement {
+                    sql: p.delete(skip_locked),
+                    by: p.route,
+                },
+            ]
+        })
+        .collect()
+}
+
+/// How a PostgreSQL claim skips rows that another transaction holds.
+const PG_SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
+/// SQLite has one writer at a time: no row is held by another transaction to skip.
+const SQLITE_SKIP_LOCKED: &str = "";
 
 /// Seconds since the epoch: the clock of every stored time.
 pub fn now() -> i64 {
@@ -140,7 +225,7 @@ impl SqliteStore {
 /// store runs a move (`transact_move`) and writes an accepted action (`write_update`) its own
 /// way.
 macro_rules! sql_store {
-    ($store:ty, $db:ty, $begin:literal, $lock:literal, $skip_locked:literal) => {
+    ($store:ty, $db:ty, $begin:literal, $lock:literal, $skip_locked:expr) => {
         impl Store for $store {
             async fn ready(&self) -> Result<(), StoreError> {
                 sqlx::query("SELECT 1").execute(&self.pool).await?;
@@ -462,25 +547,20 @@ macro_rules! sql_store {
 
         impl $store {
             /// Deletes the rows of `purge` older than `before`, in bounded batches read in the
-            /// order of its time index without a lock; each batch's rows are then deleted by one
-            /// statement per value of the column the table is spread by (one game, or one
-            /// key), which skips rows another replica or a request holds. Returns how many went.
+            /// order of its `(time, route)` index without a lock; each batch's rows are then
+            /// deleted by one statement per value of the column the table is spread by (one
+            /// game, or one key), which skips rows another replica or a request holds. Returns
+            /// how many went.
             async fn purge<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
             where
                 V: for<'r> sqlx::Decode<'r, $db> + for<'q> sqlx::Encode<'q, $db> + sqlx::Type<$db>,
                 V: Clone + PartialEq + Send + Sync + Unpin + 'static,
             {
-                let Purge { table, route, time, only, key } = purge;
                 let mut deleted = 0;
                 let mut after: Option<(i64, V)> = None;
+                let delete = purge.delete($skip_locked);
                 loop {
-                    let cursor = if after.is_some() { format!(" AND ({time}, {route}) > ($3, $4)") } else { String::new() };
-                    let mut candidates = sqlx::query(AssertSqlSafe(format!(
-                        "SELECT {time} AS at, {route} AS route FROM {table} WHERE {time} < $1{only}{cursor} \
-                         ORDER BY {time}, {route} LIMIT $2"
-                    )))
-                    .bind(before)
-                    .bind(SWEEP_BATCH);
+                    let mut candidates = sqlx::query(AssertSqlSafe(purge.candidates(after.is_some()))).bind(before);
                     if let Some((at, route)) = &after {
                         candidates = candidates.bind(*at).bind(route.clone());
                     }
@@ -494,16 +574,12 @@ macro_rules! sql_store {
                         }
                     }
                     for value in batch {
-                        deleted += sqlx::query(AssertSqlSafe(format!(
-                            "DELETE FROM {table} WHERE {route} = $1 AND ({key}) IN \
-                             (SELECT {key} FROM {table} WHERE {route} = $1 AND {time} < $2{only}{})",
-                            $skip_locked
-                        )))
-                        .bind(value)
-                        .bind(before)
-                        .execute(&self.pool)
-                        .await?
-                        .rows_affected();
+                        deleted += sqlx::query(AssertSqlSafe(delete.as_str()))
+                            .bind(value)
+                            .bind(before)
+                            .execute(&self.pool)
+                            .await?
+                            .rows_affected();
                     }
                     if (rows.len() as i64) < SWEEP_BATCH {
                         return Ok(deleted);
@@ -1042,14 +1118,13 @@ where
     })
 }
 
-sql_store!(
-    PgStore,
-    sqlx::Postgres,
-    "BEGIN",
-    " FOR UPDATE",
-    " FOR UPDATE SKIP LOCKED"
-);
+sql_store!(PgStore, sqlx::Postgres, "BEGIN", " FOR UPDATE", PG_SKIP_LOCKED);
 // BEGIN IMMEDIATE takes SQLite's write lock at once, so two writers queue instead of both
 // reading the old state and one failing at commit.
-// SQLite has one writer at a time: two sweeps cannot take the same rows.
-sql_store!(SqliteStore, sqlx::Sqlite, "BEGIN IMMEDIATE", "", "");
+sql_store!(
+    SqliteStore,
+    sqlx::Sqlite,
+    "BEGIN IMMEDIATE",
+    "",
+    SQLITE_SKIP_LOCKED
+);

@@ -273,7 +273,8 @@ pub struct CreateGameResponse {
 #[schema(example = json!({"url": "https://studio.example/continental/events", "delivered": 41, "pending": 1, "failed": 0,
     "last_error": "503 Service Unavailable"}))]
 pub struct WebhookStatus {
-    /// Where the events go.
+    /// Where the events go, without the URL's query (which may hold the receiver's
+    /// credentials): scheme, host, port and path.
     pub url: String,
     /// Events the receiver acknowledged with a 2xx.
     pub delivered: i64,

@@ -1095,3 +1095,168 @@ async fn moves_and_the_pool_show_in_metrics() {
         moves_and_the_pool_in_metrics(&backend).await;
     }
 }
+
+/// Rows of every kind the sweep reads, with their statistics, so that a planner picks as it
+/// would on a database in use, where a batch is a small part of what expired: two games in
+/// three finished, a key of each game, and as many creation keys, each a second younger than
+/// the one before.
+async fn rows_to_sweep(conn: &mut sqlx::PgConnection) {
+    for sql in [
+        "INSERT INTO games (id, variant, status, state, version, seed, seed_commitment, created_at, updated_at) \
+         SELECT gen_random_uuid(), 'may_i', CASE WHEN i % 3 = 0 THEN 'playing' ELSE 'finished' END, '{}', 1, \
+         's', 'c', i, i FROM generate_series(1, 30000) AS i",
+        "INSERT INTO idempotency_keys (game_id, seat, key, request_hash, status, created_at) \
+         SELECT id, 0, 'k', 'h', 'done', created_at FROM games",
+        "INSERT INTO creation_keys (game_id, seat, key, request_hash, status, created_at) \
+         SELECT '00000000-0000-0000-0000-000000000000', -1, 'k' || i, 'h', 'done', i \
+         FROM generate_series(1, 30000) AS i",
+        "ANALYZE games, idempotency_keys, creation_keys",
+    ] {
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .execute(&mut *conn)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+}
+
+/// The generic plan of `sql` (`plan_cache_mode = force_generic_plan`: the plan a prepared
+/// statement is given for any values). Citus has none to show: it plans each statement with
+/// its values and sends each shard's part to its worker with them written in, so there the
+/// shard's plan is for the values given.
+async fn generic_plan(conn: &mut sqlx::PgConnection, citus: bool, sql: &str) -> String {
+    use sqlx::Row;
+    let mut setup = vec!["BEGIN".to_owned()];
+    if !citus {
+        setup.push("SET LOCAL plan_cache_mode = force_generic_plan".to_owned());
+    }
+    setup.push(format!("PREPARE swept AS {sql}"));
+    for s in &setup {
+        sqlx::query(sqlx::AssertSqlSafe(s.as_str()))
+            .execute(&mut *conn)
+            .await
+            .unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+    // A value of each parameter's type: a time (a third of the rows expired by then), one
+    // game or key.
+    let types: Vec<String> =
+        sqlx::query("SELECT unnest(parameter_types)::text FROM pg_prepared_statements WHERE name = 'swept'")
+            .fetch_all(&mut *conn)
+            .await
+            .expect("the parameters' types")
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+    let values: Vec<&str> = types
+        .iter()
+        .map(|t| match t.as_str() {
+            "uuid" => "'00000000-0000-0000-0000-000000000000'",
+            "text" => "'k'",
+            _ => "10000",
+        })
+        .collect();
+    let explain = format!("EXPLAIN EXECUTE swept({})", values.join(", "));
+    let plan = sqlx::query(sqlx::AssertSqlSafe(explain.as_str()))
+        .fetch_all(&mut *conn)
+        .await
+        .unwrap_or_else(|e| panic!("{explain}: {e}"))
+        .iter()
+        .map(|r| r.get::<String, _>(0))
+        .collect::<Vec<_>>()
+        .join("\n");
+    for s in ["DEALLOCATE swept", "ROLLBACK"] {
+        sqlx::query(s)
+            .execute(&mut *conn)
+            .await
+            .expect("the plan put away");
+    }
+    plan
+}
+
+/// The plan SQLite gives `sql`.
+async fn sqlite_plan(path: &str, sql: &str) -> String {
+    use sqlx::Row;
+    let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
+        .await
+        .expect("connect");
+    let explain = format!("EXPLAIN QUERY PLAN {sql}");
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(explain.as_str()));
+    for n in 1..=9 {
+        if sql.contains(&format!("${n}")) {
+            query = query.bind(1_i64);
+        }
+    }
+    query
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("{explain}: {e}"))
+        .iter()
+        .map(|r| r.get::<String, _>("detail"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// docs/operations.md#storage: whatever plan PostgreSQL picks (the generic plan of a prepared
+/// statement included, on tables with rows and statistics), every statement of the sweep is
+/// served by an index: a batch of candidates is read from its index in order, from the
+/// cursor on (no scan of the table, no sort), and each delete finds its rows by the value it
+/// names, not by a range of expired rows. On Citus, in each shard's plan; on SQLite too.
+#[actix_web::test]
+async fn every_statement_of_the_sweep_is_served_by_an_index() {
+    use continental::store::sweep_sql;
+    for backend in backends() {
+        let app = TestApp::spawn(&backend).await;
+        let postgres = matches!(app.database, DatabaseSettings::Postgres { .. });
+        let mut conn = match &app.database {
+            DatabaseSettings::Postgres { url } => {
+                let mut conn = sqlx::PgConnection::connect(url).await.expect("connect");
+                rows_to_sweep(&mut conn).await;
+                Some(conn)
+            }
+            DatabaseSettings::Sqlite { .. } => None,
+        };
+        for statement in sweep_sql(postgres) {
+            let sql = &statement.sql;
+            let ctx = format!("{backend:?}: {sql}");
+            let (plan, conditions) = match (&mut conn, &app.database) {
+                (Some(conn), _) => {
+                    let plan = generic_plan(conn, backend == Backend::Citus, sql).await;
+                    // On Citus, the plan of one shard's part.
+                    let task = match plan.split_once("->  Task") {
+                        Some((_, task)) if backend == Backend::Citus => task.to_owned(),
+                        _ => plan.clone(),
+                    };
+                    assert!(!task.contains("Seq Scan"), "{ctx}: no scan of the table:\n{plan}");
+                    let conditions: Vec<String> = task
+                        .lines()
+                        .filter_map(|l| l.split_once("Index Cond: ").map(|(_, c)| c.to_owned()))
+                        .collect();
+                    (task, conditions)
+                }
+                (None, DatabaseSettings::Sqlite { path }) => {
+                    let plan = sqlite_plan(path, sql).await;
+                    assert!(
+                        plan.lines().all(|l| !l.starts_with("SCAN ")),
+                        "{ctx}: no scan of the table:\n{plan}"
+                    );
+                    let conditions: Vec<String> = plan
+                        .lines()
+                        .filter_map(|l| l.split_once(" INDEX ").map(|(_, c)| c.to_owned()))
+                        .collect();
+                    (plan, conditions)
+                }
+                (None, DatabaseSettings::Postgres { .. }) => unreachable!("a connection"),
+            };
+            assert!(
+                !plan.to_lowercase().contains("sort") && !plan.contains("TEMP B-TREE"),
+                "{ctx}: no sort, the index is in order:\n{plan}"
+            );
+            let by = statement.by;
+            assert!(
+                !conditions.is_empty() && conditions.iter().all(|c| c.contains(by)),
+                "{ctx}: every index read is by {by}:\n{plan}"
+            );
+        }
+        drop(conn);
+        app.clean_up().await;
+    }
+}

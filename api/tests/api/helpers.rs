@@ -12,7 +12,7 @@ use sqlx::Connection;
 use uuid::Uuid;
 
 /// The secret tests sign forged tokens with.
-pub const TEST_SECRET: &str = "test-secret-0123456789abcdef";
+pub const TEST_SECRET: &str = "test-secret-0123456789abcdef-0123456789";
 
 /// Which database a test app runs on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -346,7 +346,8 @@ impl TestApp {
             database: database.clone(),
             bind: "127.0.0.1:0".into(),
             test_mode: spawn.test_mode,
-            jwt_secret: (!spawn.stored_secret).then(|| Secret(TEST_SECRET.into())),
+            jwt_secret: (!spawn.stored_secret)
+                .then(|| Secret::new(TEST_SECRET.into(), "TEST_SECRET").expect("a long enough secret")),
             asynchronous: spawn.asynchronous.unwrap_or_else(test_async),
             log_format: LogFormat::Text,
             limits: spawn.limits.unwrap_or_default(),
@@ -605,6 +606,66 @@ impl Binary {
     /// Starts it with only `env` and JSON logs on a port of its own choosing, and waits for
     /// its `listening` line.
     pub async fn start(env: &[(&str, &str)]) -> Binary {
+        let mut binary = Binary::spawn(env);
+        let started = std::time::Instant::now();
+        let port = loop {
+            let port = binary
+                .lines()
+                .iter()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .find(|l| l["message"] == "listening")
+                .and_then(|l| l["port"].as_u64());
+            if let Some(port) = port {
+                break port;
+            }
+            if let Ok(Some(status)) = binary.child.try_wait() {
+                panic!(
+                    "the binary exited before listening ({status}): {}",
+                    binary.output()
+                );
+            }
+            assert!(
+                started.elapsed() < Self::START_WITHIN,
+                "the binary did not listen within {:?}: {}",
+                Self::START_WITHIN,
+                binary.output()
+            );
+            actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
+        };
+        binary.address = format!("http://127.0.0.1:{port}");
+        binary
+    }
+
+    /// Starts it with only `env`, as [`Binary::start`] does, expecting it to refuse to start:
+    /// answers how it exited and everything it wrote, stdout then stderr. Panics if it listens.
+    pub async fn refused(env: &[(&str, &str)]) -> (std::process::ExitStatus, String) {
+        let mut binary = Binary::spawn(env);
+        let started = std::time::Instant::now();
+        loop {
+            if let Ok(Some(status)) = binary.child.try_wait() {
+                for reader in std::mem::take(&mut binary.readers) {
+                    let _ = reader.join();
+                }
+                return (status, binary.output());
+            }
+            assert!(
+                !binary.lines().iter().any(|l| l.contains("\"listening\"")),
+                "the binary started: {}",
+                binary.output()
+            );
+            assert!(
+                started.elapsed() < Self::START_WITHIN,
+                "the binary did not exit within {:?}: {}",
+                Self::START_WITHIN,
+                binary.output()
+            );
+            actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
+    /// The process, started with only `env` and JSON logs on a port of its own choosing, its
+    /// pipes read.
+    fn spawn(env: &[(&str, &str)]) -> Binary {
         use std::io::{BufRead, BufReader, Read};
         use std::process::{Command, Stdio};
         use std::sync::{Arc, Mutex};
@@ -636,40 +697,13 @@ impl Binary {
                 })
             })
             .collect();
-        let mut binary = Binary {
+        Binary {
             child,
             stdout,
             stderr,
             readers,
             address: String::new(),
-        };
-        let started = std::time::Instant::now();
-        let port = loop {
-            let port = binary
-                .lines()
-                .iter()
-                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-                .find(|l| l["message"] == "listening")
-                .and_then(|l| l["port"].as_u64());
-            if let Some(port) = port {
-                break port;
-            }
-            if let Ok(Some(status)) = binary.child.try_wait() {
-                panic!(
-                    "the binary exited before listening ({status}): {}",
-                    binary.output()
-                );
-            }
-            assert!(
-                started.elapsed() < Self::START_WITHIN,
-                "the binary did not listen within {:?}: {}",
-                Self::START_WITHIN,
-                binary.output()
-            );
-            actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
-        };
-        binary.address = format!("http://127.0.0.1:{port}");
-        binary
+        }
     }
 
     /// Every line written to stdout so far.

@@ -1,6 +1,7 @@
 //! The request log of the built binary, read from its stdout: one JSON line per request at the
 //! default level, with the matched route, the status, the latency, the request id (a client's
 //! own kept) and a refusal's code; never a secret; `continental::access=warn` silences them.
+//! A background pass that is slow says so.
 
 use std::time::{Duration, Instant};
 
@@ -9,7 +10,7 @@ use continental::config::DatabaseSettings;
 use serde_json::{Value, json};
 use sqlx::Connection;
 
-use crate::helpers::{ACME, Binary, backends, database_url, drop_database, fresh_database};
+use crate::helpers::{ACME, Binary, backends, database_url, drop_database, fresh_database, server_backends};
 
 /// How long a line may take to reach stdout through the log writer's thread.
 const WRITTEN_WITHIN: Duration = Duration::from_secs(10);
@@ -263,6 +264,99 @@ async fn every_request_is_one_json_line_with_its_route_status_latency_and_id_and
             "{backend:?}: no 2xx or 4xx line at warn: {lines:#?}"
         );
         drop(quiet);
+        drop_database(&database).await;
+    }
+}
+
+/// The JSON lines with `message`, once there is one at least (or the time is up).
+async fn lines_saying(binary: &Binary, message: &str) -> Vec<Value> {
+    let started = Instant::now();
+    loop {
+        let lines: Vec<Value> = binary
+            .lines()
+            .iter()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|l| l["message"] == message)
+            .collect();
+        if !lines.is_empty() || started.elapsed() > Duration::from_secs(15) {
+            return lines;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// docs/operations.md#logs: every background pass that takes longer than
+/// `CONTINENTAL_SLOW_PASS_MS` (0 here: every pass) logs one line with what it did and how
+/// long it took: the sweep, the turn deadlines and the webhook outbox.
+#[actix_web::test]
+async fn a_slow_background_pass_logs_what_it_did_and_how_long_it_took() {
+    for backend in backends() {
+        let database = fresh_database(&backend).await;
+        let url = database_url(&database);
+        let service = Binary::start(&[
+            ("DATABASE_URL", url.as_str()),
+            ("CONTINENTAL_SLOW_PASS_MS", "0"),
+            ("CONTINENTAL_SWEEP_INTERVAL_S", "1"),
+        ])
+        .await;
+        let passes: [(&str, &[&str]); 3] = [
+            ("slow sweep of expired keys and games", &["keys", "games"]),
+            ("slow pass over turn deadlines", &["turns"]),
+            ("slow pass over the webhook outbox", &["claimed"]),
+        ];
+        for (message, counts) in passes {
+            let lines = lines_saying(&service, message).await;
+            let line = lines
+                .first()
+                .unwrap_or_else(|| panic!("{backend:?}: no {message:?} line: {}", service.output()));
+            assert_eq!(line["level"], "WARN", "{backend:?}: {line}");
+            assert!(line["took_ms"].is_u64(), "{backend:?}: how long: {line}");
+            for count in counts {
+                assert!(line[count].is_u64(), "{backend:?}: what it did ({count}): {line}");
+            }
+        }
+        drop(service);
+        drop_database(&database).await;
+    }
+}
+
+/// A sweep held up by a locked table (as by a long statement or a migration) is slow for real:
+/// past a threshold of 300 ms, it logs its line with the time it waited.
+#[actix_web::test]
+async fn a_sweep_held_up_by_a_locked_table_logs_its_line() {
+    const HELD: Duration = Duration::from_millis(1500);
+    for backend in server_backends() {
+        let database = fresh_database(&backend).await;
+        let url = database_url(&database);
+        let service = Binary::start(&[
+            ("DATABASE_URL", url.as_str()),
+            ("CONTINENTAL_SLOW_PASS_MS", "300"),
+            ("CONTINENTAL_SWEEP_INTERVAL_S", "1"),
+            ("CONTINENTAL_LOCK_TIMEOUT_MS", "5000"),
+        ])
+        .await;
+        let mut holder = sqlx::PgConnection::connect(&url).await.expect("connect");
+        for sql in ["BEGIN", "LOCK TABLE idempotency_keys IN ACCESS EXCLUSIVE MODE"] {
+            sqlx::query(sql)
+                .execute(&mut holder)
+                .await
+                .expect("the table locked");
+        }
+        // A sweep begins within the first second, and waits for the rest at least.
+        actix_web::rt::time::sleep(HELD).await;
+        sqlx::query("COMMIT")
+            .execute(&mut holder)
+            .await
+            .expect("released");
+        let lines = lines_saying(&service, "slow sweep of expired keys and games").await;
+        assert!(
+            lines
+                .iter()
+                .any(|l| l["took_ms"].as_u64().is_some_and(|ms| ms >= 500)),
+            "{backend:?}: the sweep that waited logs how long: {lines:?}\n{}",
+            service.output()
+        );
+        drop(service);
         drop_database(&database).await;
     }
 }

@@ -19,6 +19,8 @@ pub struct Received {
     pub signature: String,
     /// The raw body.
     pub body: Vec<u8>,
+    /// The URL's query, as sent.
+    pub query: String,
     /// The status answered.
     pub answered: u16,
 }
@@ -62,6 +64,7 @@ async fn receive(req: HttpRequest, body: web::Bytes, shared: web::Data<Arc<Share
         timestamp: header("webhook-timestamp"),
         signature: header("webhook-signature"),
         body: body.to_vec(),
+        query: req.query_string().to_owned(),
         answered,
     });
     HttpResponse::build(actix_web::http::StatusCode::from_u16(answered).expect("a status")).finish()

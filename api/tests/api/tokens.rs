@@ -1,4 +1,5 @@
-//! Seat tokens: every bad token is refused, and no seat sees or acts for another.
+//! Seat tokens: every bad token is refused, and no seat sees or acts for another; the secret
+//! that signs them is 32 bytes or more, given, read from a file, or stored.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -7,7 +8,12 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::json;
 
 use crate::games::create;
-use crate::helpers::{TEST_SECRET, TestApp};
+use continental::config::DatabaseSettings;
+use sqlx::Connection;
+
+use crate::helpers::{
+    Backend, Binary, TEST_SECRET, TestApp, backends, database_url, drop_database, fresh_database,
+};
 use crate::on_every_backend;
 
 fn claims(game: &str, seat: u8, exp_offset: i64) -> Claims {
@@ -210,3 +216,120 @@ async fn seats_are_isolated(app: &TestApp) {
     );
 }
 on_every_backend!(seats_are_isolated_on_every_backend, seats_are_isolated);
+
+/// A file in a directory of its own, removed when dropped.
+struct SecretFile(std::path::PathBuf);
+
+impl SecretFile {
+    /// A file holding `text`.
+    fn holding(text: &str) -> SecretFile {
+        let dir = std::env::temp_dir().join(format!("continental-secret-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).expect("a directory");
+        let file = dir.join("jwt_secret");
+        std::fs::write(&file, text).expect("the secret written");
+        SecretFile(file)
+    }
+
+    fn path(&self) -> String {
+        self.0.display().to_string()
+    }
+}
+
+impl Drop for SecretFile {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// A seat-token secret shorter than 32 bytes, given as a value or in a file, stops the binary
+/// before it serves anything: it exits non-zero with a message naming the setting and the
+/// minimum (RFC 7518, section 3.2: a 256-bit key for HS256).
+#[actix_web::test]
+async fn a_short_token_secret_stops_the_binary() {
+    let database = fresh_database(&Backend::Sqlite).await;
+    let url = database_url(&database);
+    let short = SecretFile::holding("abc\n");
+    let path = short.path();
+    let cases = [
+        ("CONTINENTAL_JWT_SECRET", "abc"),
+        ("CONTINENTAL_JWT_SECRET_FILE", path.as_str()),
+    ];
+    for (setting, value) in cases {
+        let (status, output) = Binary::refused(&[("DATABASE_URL", url.as_str()), (setting, value)]).await;
+        assert!(!status.success(), "{setting}: {status}: {output}");
+        assert!(
+            output.contains(setting) && output.contains("at least 32"),
+            "{setting}: the message names the setting and the minimum: {output}"
+        );
+    }
+    drop_database(&database).await;
+}
+
+/// A secret read from a file (as Docker and Kubernetes mount them), without its line ending,
+/// signs the tokens.
+#[actix_web::test]
+async fn a_secret_file_signs_the_tokens() {
+    const SECRET: &str = "a-secret-kept-in-a-file-0123456789abcdef";
+    let database = fresh_database(&Backend::Sqlite).await;
+    let url = database_url(&database);
+    let file = SecretFile::holding(&format!("{SECRET}\n"));
+    let path = file.path();
+    let service = Binary::start(&[
+        ("DATABASE_URL", url.as_str()),
+        ("CONTINENTAL_JWT_SECRET_FILE", path.as_str()),
+    ])
+    .await;
+    let mut res = awc::Client::default()
+        .post(format!("{}/v1/games", service.address))
+        .send_json(&json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}]}))
+        .await
+        .expect("an answer");
+    let created: serde_json::Value = res.json().await.expect("JSON");
+    let token = created["seats"][0]["token"].as_str().expect("a token");
+    let mut validation = jsonwebtoken::Validation::new(Algorithm::HS256);
+    validation.set_audience(&[AUDIENCE]);
+    let verified = jsonwebtoken::decode::<Claims>(
+        token,
+        &jsonwebtoken::DecodingKey::from_secret(SECRET.as_bytes()),
+        &validation,
+    );
+    assert!(verified.is_ok(), "signed with the file's secret: {verified:?}");
+    drop(service);
+    drop_database(&database).await;
+}
+
+/// A secret stored in the database shorter than 32 bytes (written by hand, or by another
+/// program) stops the binary too, with a message saying how to replace it: it is not replaced
+/// behind the back of the replicas still signing with it.
+#[actix_web::test]
+async fn a_short_stored_secret_stops_the_binary() {
+    for backend in backends() {
+        // Migrated, with no secret stored yet.
+        let app = TestApp::spawn(&backend).await;
+        let store = "INSERT INTO settings (name, value) VALUES ('jwt_secret', 'short')";
+        match &app.database {
+            DatabaseSettings::Postgres { url } => {
+                let mut conn = sqlx::PgConnection::connect(url).await.expect("connect");
+                sqlx::query(store).execute(&mut conn).await.expect("stored");
+            }
+            DatabaseSettings::Sqlite { path } => {
+                let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
+                    .await
+                    .expect("connect");
+                sqlx::query(store).execute(&mut conn).await.expect("stored");
+            }
+        }
+        let url = database_url(&app.database);
+        let (status, output) = Binary::refused(&[("DATABASE_URL", url.as_str())]).await;
+        assert!(!status.success(), "{backend:?}: {status}: {output}");
+        assert!(
+            output.contains("stored in the database")
+                && output.contains("at least 32")
+                && output.contains("CONTINENTAL_JWT_SECRET"),
+            "{backend:?}: the message says what is wrong and what to do: {output}"
+        );
+        app.clean_up().await;
+    }
+}

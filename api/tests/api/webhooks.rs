@@ -573,3 +573,104 @@ async fn a_delivery_that_keeps_failing_is_given_up_and_later_events_go_on() {
         app.clean_up().await;
     }
 }
+
+/// docs/operations.md#logs: a receiver that authenticates by a token in its URL's query gets
+/// the token with every delivery, but no log line (at any level), no metric and no
+/// `last_error` in `GET /v1/games/{id}/webhook` holds it, whether the receiver refuses the
+/// connection (the HTTP client's error names the URL) or answers 503; the status shows the
+/// URL without its query.
+#[actix_web::test]
+async fn a_webhook_urls_query_reaches_no_log_and_no_status() {
+    use crate::helpers::{Binary, database_url, drop_database, fresh_database};
+    const TOKEN: &str = "TokenQRS789";
+    for backend in backends() {
+        let database = fresh_database(&backend).await;
+        let url = database_url(&database);
+        let mut service = Binary::start(&[
+            ("DATABASE_URL", url.as_str()),
+            ("CONTINENTAL_TEST_MODE", "1"),
+            ("CONTINENTAL_API_KEYS", STUDIO_KEYS),
+            ("CONTINENTAL_WEBHOOK_ALLOW_PRIVATE", "1"),
+            ("CONTINENTAL_WEBHOOK_RETRY_S", "0.05"),
+            ("RUST_LOG", "trace"),
+        ])
+        .await;
+        let client = awc::Client::builder()
+            .timeout(std::time::Duration::from_secs(30))
+            .finish();
+        let closed = {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+            listener.local_addr().expect("its address").port()
+        };
+        let answering = Receiver::start(503);
+        let receivers = [
+            (format!("http://127.0.0.1:{closed}/hook"), "a refused connection"),
+            (answering.url.clone(), "a 503"),
+        ];
+        for (receiver, what) in &receivers {
+            let ctx = format!("{backend:?}, {what}");
+            let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}],
+                "seed": 7, "first_dealer": 0, "webhook_url": format!("{receiver}?token={TOKEN}")});
+            let mut res = client
+                .post(format!("{}/v1/games", service.address))
+                .insert_header(("x-api-key", ACME))
+                .send_json(&body)
+                .await
+                .expect("an answer");
+            let created: Value = res.json().await.expect("JSON");
+            assert_eq!(res.status().as_u16(), 201, "{ctx}: {created}");
+            let id = created["id"].as_str().expect("an id");
+            let mut status = Value::Null;
+            for _ in 0..600 {
+                let mut res = client
+                    .get(format!("{}/v1/games/{id}/webhook", service.address))
+                    .insert_header(("x-api-key", ACME))
+                    .send()
+                    .await
+                    .expect("an answer");
+                let bytes = res.body().await.expect("a body");
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                assert!(
+                    !text.contains(TOKEN),
+                    "{ctx}: the delivery status holds the token: {text}"
+                );
+                status = serde_json::from_str(&text).expect("JSON");
+                if status["last_error"].is_string() {
+                    break;
+                }
+                actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            assert!(
+                status["last_error"].is_string(),
+                "{ctx}: a failure recorded: {status}"
+            );
+            assert_eq!(status["url"], receiver.as_str(), "{ctx}: host and path are shown");
+        }
+        assert!(
+            answering
+                .all()
+                .iter()
+                .any(|r| r.query == format!("token={TOKEN}")),
+            "{backend:?}: the receiver gets its token"
+        );
+        let mut res = client
+            .get(format!("{}/metrics", service.address))
+            .send()
+            .await
+            .expect("the metrics");
+        let metrics = res.body().await.expect("a body");
+        assert!(
+            !String::from_utf8_lossy(&metrics).contains(TOKEN),
+            "{backend:?}: no metric holds the token"
+        );
+        service.kill();
+        let log = service.output();
+        assert!(
+            log.contains("\"level\":\"TRACE\"") && log.contains("webhook failed"),
+            "{backend:?}: every line is written, the failures too"
+        );
+        let line = log.lines().find(|l| l.contains(TOKEN));
+        assert!(line.is_none(), "{backend:?}: the token is in the log: {line:?}");
+        drop_database(&database).await;
+    }
+}
