@@ -45,11 +45,21 @@ const isEnabled = async (page, sel) => {
   return (await el.count()) > 0 && el.first().isEnabled();
 };
 
-/** Clicks a move and waits for the table to show its answer: a newer version, or the refusal. */
+/**
+ * Clicks a move and waits for the table to show its answer: a newer version, or the refusal.
+ * `null` when the button was taken away before the click (another seat's move, arriving live,
+ * ended the turn or the game).
+ */
 async function move(page, sel) {
   const before = await page.$eval(".game", (g) => g.dataset.version);
   const answer = page.waitForResponse((r) => r.request().method() === "POST" && r.url().includes("/v1/games/"));
-  await page.click(sel);
+  try {
+    await page.click(sel, { timeout: 5000 });
+  } catch (e) {
+    answer.catch(() => {});
+    if (await isEnabled(page, sel)) throw e;
+    return null;
+  }
   const r = await answer;
   if (r.ok()) await page.waitForFunction((v) => document.querySelector(".game")?.dataset.version !== v, before);
   else await page.waitForSelector("#message.problem");
@@ -65,7 +75,7 @@ async function discardOne(page) {
     await page.click(`.hand button.card[data-key="${key}"]`);
     if (await isEnabled(page, "#act-discard")) {
       const answer = await move(page, "#act-discard");
-      if (answer.ok()) return card;
+      if (answer?.ok()) return card;
     }
     if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
   }
