@@ -126,26 +126,23 @@ async fn every_game_table_is_distributed_by_game_on_one_worker_per_game() {
     assert_eq!(nodes.len(), 1, "all of a game's rows live on one node: {nodes:?}");
 
     // Creation keys spread by key, and each answers as on one database.
+    let body = json!({"variant": "may_i", "seats": [{"name": "A"}, {"bot": true}]}).to_string();
+    let create = |key: String| {
+        let (app, body) = (&app, &body);
+        async move {
+            app.send(
+                "POST",
+                "/v1/games",
+                Some(body.as_bytes()),
+                &[("idempotency-key", &key)],
+            )
+            .await
+        }
+    };
     for n in 0..8 {
-        let body = json!({"variant": "may_i", "seats": [{"name": "A"}, {"bot": true}]});
-        let key = format!("create-{n}");
-        let first = app
-            .send(
-                "POST",
-                "/v1/games",
-                Some(body.to_string().as_bytes()),
-                &[("idempotency-key", &key)],
-            )
-            .await;
+        let first = create(format!("create-{n}")).await;
         assert_eq!(first.status.as_u16(), 201, "a keyed creation");
-        let again = app
-            .send(
-                "POST",
-                "/v1/games",
-                Some(body.to_string().as_bytes()),
-                &[("idempotency-key", &key)],
-            )
-            .await;
+        let again = create(format!("create-{n}")).await;
         assert_eq!(
             (again.status, &again.body),
             (first.status, &first.body),
