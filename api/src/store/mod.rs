@@ -1,10 +1,11 @@
 //! Storage: one [`Store`] trait, implemented for PostgreSQL ([`PgStore`]) and SQLite
 //! ([`SqliteStore`]) by the same SQL, and [`Database`] choosing between them at start.
 //!
-//! Every action is one transaction ([`Store::transact`]): lock the game row (`FOR UPDATE` on
-//! PostgreSQL, `BEGIN IMMEDIATE` on SQLite), let the caller apply the action, write the new
-//! state, its events, the version and the idempotent response, commit. Nothing about a game
-//! is kept in the process.
+//! Every action is one transaction ([`Store::transact`]): read the game (on PostgreSQL without a
+//! lock, the write then conditional on the row being unchanged; `BEGIN IMMEDIATE` on SQLite),
+//! let the caller apply the action, write the new state, its events, the version and the
+//! idempotent response, commit. On a Citus cluster every statement of it names the game, so it
+//! runs on that game's worker. Nothing about a game is kept in the process.
 
 mod database;
 mod hub;
