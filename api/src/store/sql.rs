@@ -871,14 +871,6 @@ impl PgStore {
         let at = now();
         // Unchanged since it was read (or locked): these numbers follow on.
         let last = game.last_seq + update.events.len() as i64;
-        let key_taken = |e: sqlx::Error| match &e {
-            sqlx::Error::Database(db)
-                if db.is_unique_violation() && key.is_some_and(|k| db.table() == Some(k.table())) =>
-            {
-                StoreError::KeyTaken
-            }
-            _ => StoreError::from(e),
-        };
         if self.cluster {
             let mut write = QueryBuilder::<sqlx::Postgres>::new("");
             push_game_update(&mut write, id, read, update, at, last);
@@ -930,6 +922,15 @@ impl PgStore {
                 .push(")");
         }
         write.push(" FROM game");
+        // A copy of this request that stored the key first: the key's unique index.
+        let key_taken = |e: sqlx::Error| match &e {
+            sqlx::Error::Database(db)
+                if db.is_unique_violation() && key.is_some_and(|k| db.table() == Some(k.table())) =>
+            {
+                StoreError::KeyTaken
+            }
+            _ => StoreError::from(e),
+        };
         let written = write
             .build()
             .fetch_optional(&mut *conn)
