@@ -16,7 +16,7 @@ use crate::auth::AuthError;
 use crate::domain::{TableError, WebhookError};
 use crate::server_keys::KeyError;
 use crate::store::{Full, KeyRefused, StoreError};
-use crate::wire::{Extensions, Invalid, Problem, ProblemReason, ReadingView, RefusedBy, StaleVersion};
+use crate::wire::{Extensions, Invalid, Problem, ProblemReason, RefusedBy, StaleVersion};
 
 /// Media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -433,7 +433,7 @@ impl From<ActionError> for ApiError {
                 detail,
                 Extensions {
                     meld,
-                    readings: Some(readings.iter().map(ReadingView::from).collect()),
+                    readings: Some(readings),
                     reasons: None,
                 },
             ),

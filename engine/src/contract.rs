@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::reading::{self, MeldKind, ProposedMeld, Reading, Reason};
 use crate::ruleset::Ruleset;
-pub use crate::vocabulary::{Contract, GO_OUT_CARDS, GO_OUT_PATTERNS, Requirement};
+pub use crate::vocabulary::{Contract, ContractView, GO_OUT_CARDS, GO_OUT_PATTERNS, Requirement};
 
 /// Stable codes for why melds do not fulfil a contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -53,6 +53,7 @@
 //! `utoipa` the wire types derive `ToSchema`.
 
 pub mod bot;
+mod bounded;
 mod card;
 mod contract;
 mod game;
@@ -66,14 +67,15 @@ mod search;
 mod supply;
 mod vocabulary;
 
+pub use bounded::{MAX_CARDS, MAX_WILDS, at_most};
 pub use card::{Card, CardError, DISTINCT_CARDS, Rank, Suit, parse_cards};
 pub use contract::{
-    Contract, ContractCode, ContractReason, GO_OUT_CARDS, GO_OUT_PATTERNS, Requirement,
+    Contract, ContractCode, ContractReason, ContractView, GO_OUT_CARDS, GO_OUT_PATTERNS, Requirement,
     check as check_contract, check_proposed as check_proposed_contract,
 };
 pub use game::{
-    Action, ActionError, BySeat, ClaimsView, DealEnd, DiscardView, DrawSource, Event, GAME_FORMAT, Game,
-    GameConfig, Hints, LaidMeld, LayoffHint, LegalAction, MeldView, Phase, PlayerView, Seat, Seed,
+    Action, ActionError, Board, BySeat, ClaimsView, DealEnd, DiscardView, DrawSource, Event, GAME_FORMAT,
+    Game, GameConfig, Hints, LaidMeld, LayoffHint, LegalAction, MeldView, Phase, PlayerView, Seat, Seed,
     SetupError, Standing, Status, TableMeld, TurnPlayView, TurnView, View, Viewer, YouView, meld_with,
     wild_places,
 };

@@ -13,6 +13,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::bounded::{MAX_CARDS, MAX_WILDS, at_most};
 use crate::card::{Card, CardError, DISTINCT_CARDS, Rank, Suit};
 use crate::ruleset::{RanklessSet, Ruleset, WildLimit, WildSwap};
 pub use crate::vocabulary::MeldKind;
@@ -111,8 +112,10 @@ pub struct Slot {
 #[serde(deny_unknown_fields)]
 pub struct Designation {
     /// A wild card of the meld.
+    #[cfg_attr(feature = "utoipa", schema(example = "JK"))]
     pub card: Card,
-    /// What it stands for.
+    /// What it stands for: a card (`"7H"`, in runs), a rank (`"7"`, in sets) or `"*"`.
+    #[cfg_attr(feature = "utoipa", schema(example = "7H"))]
     pub represents: Stands,
 }
 
@@ -121,13 +124,21 @@ pub struct Designation {
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ProposedMeld {
-    /// The cards, in any order.
+    /// The cards, in any order, like `["5H", "6H", "JK", "8H"]`.
+    #[serde(deserialize_with = "at_most::<MAX_CARDS, _, _>")]
+    #[cfg_attr(feature = "utoipa", schema(example = json!(["5H", "6H", "JK", "8H"]), max_items = 40))]
     pub cards: Vec<Card>,
-    /// The kind, when the player fixes it.
+    /// `set` or `run`, when the player fixes the kind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(example = "run"))]
     pub kind: Option<MeldKind>,
-    /// What some (or all) wilds represent, when the player fixes it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// What some (or all) wilds represent, when the player fixes a reading.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "at_most::<MAX_WILDS, _, _>"
+    )]
+    #[cfg_attr(feature = "utoipa", schema(max_items = 20))]
     pub wilds: Vec<Designation>,
 }
 
@@ -143,22 +154,111 @@ impl ProposedMeld {
 
 /// A legal way the cards of a meld lie: its kind, its rank or suit, and what every card
 /// represents. Runs list their slots from low to high.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+///
+/// It has one shape wherever it is written (a table meld, an event, a validation, a stored
+/// game). What it counts (its naturals, a run's first value) is derived
+/// from the slots again when it is read.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(try_from = "ReadingShape")]
 pub struct Reading {
     kind: MeldKind,
-    /// The set's rank (`null` for a wild trio).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     rank: Option<Rank>,
-    /// The run's suit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     suit: Option<Suit>,
     /// For a run: the value of its first slot, 1 (low ace) to 14 (high ace).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     low: Option<u8>,
     slots: Vec<Slot>,
     naturals: usize,
     wilds: usize,
+}
+
+/// A legal way the cards of a meld lie: its kind, its rank or suit, and what every card
+/// represents (how a [`Reading`] is written).
+#[derive(Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+struct ReadingShape {
+    /// `set` or `run`.
+    #[cfg_attr(feature = "utoipa", schema(example = "run"))]
+    kind: MeldKind,
+    /// A set's rank (absent for runs and for a set of wilds alone).
+    #[serde(default)]
+    rank: Option<Rank>,
+    /// A run's suit (absent for sets).
+    #[serde(default)]
+    suit: Option<Suit>,
+    /// The cards in table order (runs low to high).
+    #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(required = true))]
+    cards: Vec<Card>,
+    /// Every card with what it represents, in table order.
+    slots: Vec<Slot>,
+}
+
+impl TryFrom<ReadingShape> for Reading {
+    type Error = &'static str;
+
+    fn try_from(shape: ReadingShape) -> Result<Reading, &'static str> {
+        let low = match shape.kind {
+            MeldKind::Set => None,
+            MeldKind::Run => match shape.slots.first().map(|s| s.represents) {
+                Some(Stands::Card(card)) => card.rank().map(Rank::number),
+                _ => return Err("a run's first slot names the card it represents"),
+            },
+        };
+        if shape.slots.is_empty() {
+            return Err("a reading has at least one card");
+        }
+        // Games stored by earlier versions hold no `cards`: the slots alone say them.
+        if !shape.cards.is_empty() && !shape.cards.iter().eq(shape.slots.iter().map(|s| &s.card)) {
+            return Err("a reading's cards are its slots' cards");
+        }
+        Ok(Reading::new(shape.kind, shape.rank, shape.suit, low, shape.slots))
+    }
+}
+
+impl Serialize for Reading {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+
+        /// The slots' cards, written as a list without collecting them.
+        struct Cards<'a>(&'a [Slot]);
+        impl Serialize for Cards<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.iter().map(|slot| slot.card))
+            }
+        }
+
+        let mut out = s.serialize_struct("Reading", 5)?;
+        out.serialize_field("kind", &self.kind)?;
+        match self.rank {
+            Some(rank) => out.serialize_field("rank", &rank)?,
+            None => out.skip_field("rank")?,
+        }
+        match self.suit {
+            Some(suit) => out.serialize_field("suit", &suit)?,
+            None => out.skip_field("suit")?,
+        }
+        out.serialize_field("cards", &Cards(&self.slots))?;
+        out.serialize_field("slots", &self.slots)?;
+        out.end()
+    }
+}
+
+#[cfg(feature = "utoipa")]
+impl utoipa::PartialSchema for Reading {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        ReadingShape::schema()
+    }
+}
+
+#[cfg(feature = "utoipa")]
+impl utoipa::ToSchema for Reading {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("Reading")
+    }
+
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        ReadingShape::schemas(schemas);
+    }
 }
 
 impl Reading {
@@ -1309,4 +1409,58 @@ fn round_the_corner(values: &[u8], n: usize) -> bool {
                 offset < n
             })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{ProposedMeld, Reading, analyse};
+    use crate::card::parse_cards;
+    use crate::ruleset::{Ruleset, Variant};
+
+    /// The first legal reading of `cards` in `may_i` (where aces are also wild).
+    fn reading(cards: &[&str]) -> Reading {
+        let cards = parse_cards(cards).expect("cards");
+        let analysis = analyse(&Ruleset::default_for(Variant::MayI), &ProposedMeld::of(&cards));
+        analysis.readings.into_iter().next().expect("a meld")
+    }
+
+    #[test]
+    fn a_reading_is_written_in_one_shape_and_read_back_whole() {
+        let run = reading(&["AH", "2H", "JK", "4H"]);
+        let written = serde_json::to_value(&run).expect("JSON");
+        assert_eq!(
+            written,
+            json!({"kind": "run", "suit": "H", "cards": ["AH", "2H", "JK", "4H"], "slots": [
+                {"card": "AH", "represents": "AH", "natural": true},
+                {"card": "2H", "represents": "2H", "natural": true},
+                {"card": "JK", "represents": "3H", "natural": false},
+                {"card": "4H", "represents": "4H", "natural": true}]})
+        );
+        let back: Reading = serde_json::from_value(written).expect("a reading");
+        assert_eq!(
+            back, run,
+            "what it counts comes back from the slots, the low ace included"
+        );
+        assert_eq!(back.span(), Some((1, 4)));
+    }
+
+    #[test]
+    fn a_reading_stored_without_its_cards_reads_from_its_slots() {
+        let set = reading(&["7H", "7S", "JK"]);
+        let mut stored = serde_json::to_value(&set).expect("JSON");
+        let object = stored.as_object_mut().expect("an object");
+        object.remove("cards");
+        object.insert("naturals".into(), json!(2));
+        object.insert("wilds".into(), json!(1));
+        assert_eq!(serde_json::from_value::<Reading>(stored).expect("a reading"), set);
+    }
+
+    #[test]
+    fn cards_that_are_not_the_slots_are_no_reading() {
+        let mut written = serde_json::to_value(reading(&["7H", "7S", "7D"])).expect("JSON");
+        written["cards"] = json!(["7H", "7S", "7C"]);
+        assert!(serde_json::from_value::<Reading>(written).is_err());
+    }
 }

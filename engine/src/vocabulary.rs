@@ -81,3 +81,29 @@ impl Contract {
         }
     }
 }
+
+/// A contract as a client reads it: in words, and as the melds it asks for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+pub struct ContractView {
+    /// In words.
+    pub description: String,
+    /// The melds required, all at once (empty when `go_out`).
+    pub melds: Vec<Requirement>,
+    /// `continental`: all 15 cards at once as 3+3+3+3+3, 4+4+4+3 or 5+4+3+3 runs.
+    pub go_out: bool,
+}
+
+impl From<&Contract> for ContractView {
+    fn from(c: &Contract) -> Self {
+        let melds = match c {
+            Contract::Melds(reqs) => reqs.clone(),
+            Contract::GoOut => Vec::new(),
+        };
+        ContractView {
+            description: c.describe(),
+            melds,
+            go_out: matches!(c, Contract::GoOut),
+        }
+    }
+}

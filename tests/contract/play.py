@@ -29,16 +29,16 @@ from continental_client.models import (
     CreateGameRequest,
     CreateGameResponse,
     DealStartedEvent,
-    DiscardedEvent,
     DiscardRequest,
+    DiscardedEvent,
     DrawRequest,
     DrawSource,
-    EventDto,
     GameStatus,
     GameView,
     HintsResponse,
     HouseOptions,
     LayoffRequest,
+    LoggedEvent,
     MeldsRequest,
     Phase,
     Problem,
@@ -172,7 +172,7 @@ def read_stream(client, game_id):
         if not fields:
             continue
         assert fields["event"] != "error", f"the stream failed: {fields}"
-        event = EventDto.from_dict({"seq": int(fields["id"]), "event": json.loads(fields["data"])})
+        event = LoggedEvent.from_dict({"seq": int(fields["id"]), "event": json.loads(fields["data"])})
         assert event.event.type_.value == fields["event"], f"`event` names the type: {fields}"
         out.append(event)
     return out

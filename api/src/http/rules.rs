@@ -7,8 +7,8 @@ use engine::{ProposedMeld, Ruleset, Variant};
 use super::extract::JsonBody;
 use crate::error::ApiError;
 use crate::wire::{
-    ContractCheck, ContractValidationRequest, ContractValidationResponse, ContractView,
-    MeldValidationRequest, MeldValidationResponse, Problem, ReadingView, RulesetView, RulesetsResponse,
+    ContractCheck, ContractValidationRequest, ContractValidationResponse, MeldValidationRequest,
+    MeldValidationResponse, Problem, RulesetView, RulesetsResponse,
 };
 
 /// Checks whether cards form a legal meld in a variant.
@@ -69,13 +69,13 @@ pub async fn validate_contract(
     body: JsonBody<ContractValidationRequest>,
 ) -> Result<web::Json<ContractValidationResponse>, ApiError> {
     let ContractCheck { rules, deal, melds } = body.value.try_into()?;
-    let contract = ContractView::from(&rules.contract(deal));
+    let contract = engine::ContractView::from(&rules.contract(deal));
     Ok(web::Json(
         match engine::check_proposed_contract(&rules, deal, &melds) {
             Ok(laid) => ContractValidationResponse {
                 valid: true,
                 contract,
-                melds: laid.iter().map(ReadingView::from).collect(),
+                melds: laid,
                 reasons: Vec::new(),
             },
             Err(reasons) => ContractValidationResponse {

@@ -10,7 +10,7 @@ use crate::error::ApiError;
 use crate::live::StreamPlan;
 use crate::state::AppState;
 use crate::store::{GameRow, Store};
-use crate::wire::EventDto;
+use crate::wire::LoggedEvent;
 
 /// Events of game `id` after sequence number `after`, at most `limit`, as `viewer` may see them.
 ///
@@ -22,14 +22,14 @@ pub async fn events_for(
     viewer: Viewer,
     after: i64,
     limit: i64,
-) -> Result<Vec<EventDto>, ApiError> {
+) -> Result<Vec<LoggedEvent>, ApiError> {
     state
         .db
         .events_after(id, after, limit)
         .await?
         .iter()
         .map(|e| {
-            Ok(EventDto {
+            Ok(LoggedEvent {
                 seq: e.seq,
                 event: redact(&e.body, viewer)?,
             })

@@ -48,7 +48,7 @@ impl EventsQuery {
 
 /// One event as this seat may see it.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct EventDto {
+pub struct LoggedEvent {
     /// Sequence number from 1.
     pub seq: i64,
     /// The event: `type` and its fields. Another seat's cards from the stock are `null`.
@@ -63,7 +63,7 @@ pub struct EventDto {
     {"seq": 6, "event": {"type": "discarded", "seat": 0, "card": "KD"}}], "last_seq": 6}))]
 pub struct EventsResponse {
     /// The events, oldest first.
-    pub events: Vec<EventDto>,
+    pub events: Vec<LoggedEvent>,
     /// The last sequence number returned (or `after` when none): pass it as `after` next time.
     pub last_seq: i64,
 }
@@ -74,8 +74,8 @@ pub struct EventsResponse {
 pub struct GameEvent;
 
 /// One message of `GET /v1/games/{id}/stream`: `id` (the sequence number), `event` (the
-/// event's `type`, or `error`) and `data` (the event as JSON). The document shows one schema
-/// per event (`DrewMessage`...) under a `oneOf` discriminated by `event`.
+/// event's `type`, or `error`) and `data` (the event as JSON, of the same schema as the log's
+/// and the webhooks').
 pub struct StreamMessage;
 
 /// Codes of the `error` message that ends a stream that cannot go on.
@@ -194,12 +194,13 @@ impl ToSchema for GameEvent {
     }
 }
 
-/// The schema of a stream message whose `event` is `tag` and whose `data` is JSON of `data`.
-fn message(tag: &str, data: RefOr<Schema>, description: &str) -> Schema {
+/// The schema of a stream message whose `event` is one of `tags` and whose `data` is the JSON
+/// text of the schema named `data`.
+fn message(tags: &[String], data: Cow<'static, str>, description: &str) -> Schema {
     let data = ObjectBuilder::new()
         .schema_type(Type::String)
         .content_media_type("application/json")
-        .content_schema(Some(data))
+        .content_schema(Some(Ref::from_schema_name(data)))
         .description(Some("The JSON text of the message."));
     let id = ObjectBuilder::new()
         .schema_type(Type::String)
@@ -214,13 +215,13 @@ fn message(tag: &str, data: RefOr<Schema>, description: &str) -> Schema {
             "event",
             ObjectBuilder::new()
                 .schema_type(Type::String)
-                .enum_values(Some([tag])),
+                .enum_values(Some(tags.to_vec())),
         )
         .required("event")
         .property("data", data)
         .required("data")
         .property("id", id);
-    if tag == "error" {
+    if tags == ["error"] {
         object = object.property(
             "retry",
             ObjectBuilder::new()
@@ -256,20 +257,14 @@ fn stream_error() -> RefOr<Schema> {
 
 impl PartialSchema for StreamMessage {
     fn schema() -> RefOr<Schema> {
-        let mut names: Vec<(String, String)> = event_types()
-            .into_iter()
-            .map(|(tag, _)| {
-                let name = format!("{}Message", pascal(&tag));
-                (tag, name)
-            })
-            .collect();
-        names.push(("error".to_owned(), "StreamErrorMessage".to_owned()));
-        discriminated(
-            "event",
-            names,
-            "A message of the stream, by its `event`: an event of the game, or `error` when the \
-             stream cannot go on (reconnect with `Last-Event-ID`).",
-        )
+        OneOfBuilder::new()
+            .description(Some(
+                "A message of the stream: an event of the game, or `error` when the stream cannot \
+                 go on (reconnect with `Last-Event-ID`).",
+            ))
+            .item(Ref::from_schema_name("EventMessage"))
+            .item(Ref::from_schema_name("StreamErrorMessage"))
+            .into()
     }
 }
 
@@ -279,17 +274,20 @@ impl ToSchema for StreamMessage {
     }
 
     fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
-        for (tag, _) in event_types() {
-            let name = pascal(&tag);
-            let data = Ref::from_schema_name(format!("{name}Event")).into();
-            let description = format!("A `{tag}` event.");
-            schemas.push((format!("{name}Message"), message(&tag, data, &description).into()));
-        }
+        let tags: Vec<String> = event_types().into_iter().map(|(tag, _)| tag).collect();
+        let event = message(
+            &tags,
+            GameEvent::name(),
+            "An event of the game: `event` is its `type`.",
+        );
+        schemas.push(("EventMessage".to_owned(), event.into()));
         let ended = "The stream cannot go on: reconnect after `retry` ms with `Last-Event-ID`.";
         schemas.push((
             "StreamErrorMessage".to_owned(),
-            message("error", stream_error(), ended).into(),
+            message(&["error".to_owned()], Cow::Borrowed("StreamError"), ended).into(),
         ));
+        schemas.push(("StreamError".to_owned(), stream_error()));
         <GameEvent as ToSchema>::schemas(schemas);
+        schemas.push((GameEvent::name().into_owned(), GameEvent::schema()));
     }
 }

@@ -1,24 +1,8 @@
 //! Hints on the wire.
 
-use engine::{Card, Hints, Ruleset};
+use engine::{Card, Hints, LayoffHint, ProposedMeld, Ruleset};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-
-use super::rules::{DesignationRequest, MeldRequest, ReadingView};
-
-/// A card that can be laid off: `{"meld_id", "cards": [card], "wilds"}` lays it as shown.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct LayoffHint {
-    /// The table meld.
-    pub meld_id: u32,
-    /// The card from hand.
-    pub card: Card,
-    /// What the card represents when it is a wild: send it as the lay-off's `wilds` so that it
-    /// lies as `reading` shows.
-    pub wilds: Vec<DesignationRequest>,
-    /// The meld as it would lie.
-    pub reading: ReadingView,
-}
 
 /// `GET /v1/games/{id}/hints` response.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -30,7 +14,7 @@ pub struct HintsResponse {
     /// Melds from this hand that meet the deal's contract (in `continental`: go out), if any.
     /// They are melds as `POST /v1/games/{id}/melds` takes them, with the `kind` and every
     /// wild's `represents` pinned: send `{"melds": contract}` as is to lay them as shown.
-    pub contract: Option<Vec<MeldRequest>>,
+    pub contract: Option<Vec<ProposedMeld>>,
     /// `continental`: the card to discard after going out from 16 cards.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discard: Option<Card>,
@@ -44,18 +28,9 @@ impl HintsResponse {
         HintsResponse {
             contract: hints
                 .contract
-                .map(|melds| melds.iter().map(|m| MeldRequest::from(m.pinned(rules))).collect()),
+                .map(|melds| melds.iter().map(|m| m.pinned(rules)).collect()),
             discard: hints.discard,
-            layoffs: hints
-                .layoffs
-                .into_iter()
-                .map(|l| LayoffHint {
-                    meld_id: l.meld_id,
-                    card: l.card,
-                    wilds: l.wilds.into_iter().map(DesignationRequest::from).collect(),
-                    reading: ReadingView::from(&l.reading),
-                })
-                .collect(),
+            layoffs: hints.layoffs,
         }
     }
 }

@@ -1,10 +1,9 @@
 //! The moves on the wire: one request type per endpoint, each parsed into the engine's [`Action`].
 
-use engine::{Action, Card, Designation, DrawSource, RunEnd};
+use engine::{Action, Card, Designation, DrawSource, ProposedMeld, RunEnd};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::rules::{DesignationRequest, MeldRequest};
 use super::{Invalid, MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};
 
 /// `POST /v1/games/{id}/draw` request.
@@ -42,7 +41,7 @@ pub struct MeldsRequest {
     /// The melds, laid at once.
     #[serde(deserialize_with = "at_most::<MAX_MELDS, _, _>")]
     #[schema(max_items = 6)]
-    pub melds: Vec<MeldRequest>,
+    pub melds: Vec<ProposedMeld>,
 }
 
 /// `POST /v1/games/{id}/layoffs` request.
@@ -60,7 +59,7 @@ pub struct LayoffRequest {
     /// What added wilds represent, when more than one place fits.
     #[serde(default, deserialize_with = "at_most::<MAX_WILDS, _, _>")]
     #[schema(max_items = 20)]
-    pub wilds: Vec<DesignationRequest>,
+    pub wilds: Vec<Designation>,
 }
 
 /// `POST /v1/games/{id}/swaps` request: replace a wild (`meld_id`, `card`), or in `contract_7`
@@ -144,9 +143,7 @@ impl From<DrawRequest> for Action {
 
 impl From<MeldsRequest> for Action {
     fn from(b: MeldsRequest) -> Action {
-        Action::Meld {
-            melds: b.melds.into_iter().map(Into::into).collect(),
-        }
+        Action::Meld { melds: b.melds }
     }
 }
 
@@ -155,7 +152,7 @@ impl From<LayoffRequest> for Action {
         Action::LayOff {
             meld_id: b.meld_id,
             cards: b.cards,
-            wilds: b.wilds.into_iter().map(Designation::from).collect(),
+            wilds: b.wilds,
         }
     }
 }

@@ -1,11 +1,9 @@
 //! Problem documents (RFC 9457): the body of every error, with the engine's reasons as
 //! extension members.
 
-use engine::{ContractCode, ContractReason, MeldKind, Reason, ReasonCode};
+use engine::{ContractCode, ContractReason, MeldKind, Reading, Reason, ReasonCode};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-
-use super::rules::ReadingView;
 
 /// An error body (RFC 9457 problem details) with our stable `code`.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -150,7 +148,7 @@ pub struct Extensions {
     /// `ambiguous_meld`: every legal reading, as `POST /v1/melds/validate` shows them; send
     /// the chosen one's `kind` and the `represents` of its wilds to fix it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub readings: Option<Vec<ReadingView>>,
+    pub readings: Option<Vec<Reading>>,
     /// `illegal_meld`, `contract_not_met`: why, each with a stable `code` and a `message`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasons: Option<Vec<ProblemReason>>,

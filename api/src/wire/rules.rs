@@ -1,137 +1,13 @@
 //! The rules on the wire: submitted melds, readings, reasons, contracts and rulesets.
 
 use engine::{
-    Analysis, Card, Contract, ContractReason, Designation, HouseOption, MeldKind, ProposedMeld, Rank,
-    Reading, Reason, Requirement, Ruleset, RulesetError, Slot, Suit, Variant,
+    Analysis, Card, ContractReason, ContractView, Designation, HouseOption, MeldKind, ProposedMeld, Rank,
+    Reading, Reason, Ruleset, RulesetError, Variant,
 };
 
 use super::{Invalid, MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-
-/// One legal way cards lie as a meld.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct ReadingView {
-    /// `set` or `run`.
-    #[schema(example = "run")]
-    pub kind: MeldKind,
-    /// A set's rank (absent for runs and all-wild sets).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rank: Option<Rank>,
-    /// A run's suit (absent for sets).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub suit: Option<Suit>,
-    /// The cards in table order (runs low to high).
-    pub cards: Vec<Card>,
-    /// Every card with what it represents, in table order.
-    pub slots: Vec<Slot>,
-}
-
-impl From<&Reading> for ReadingView {
-    fn from(r: &Reading) -> Self {
-        ReadingView {
-            kind: r.kind(),
-            rank: r.rank(),
-            suit: r.suit(),
-            cards: r.cards().collect(),
-            slots: r.slots().to_vec(),
-        }
-    }
-}
-
-/// What a deal's first meld must be.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct ContractView {
-    /// In words.
-    pub description: String,
-    /// The melds required, all at once (empty when `go_out`).
-    pub melds: Vec<Requirement>,
-    /// `continental`: all 15 cards at once as 3+3+3+3+3, 4+4+4+3 or 5+4+3+3 runs.
-    pub go_out: bool,
-}
-
-impl From<&Contract> for ContractView {
-    fn from(c: &Contract) -> Self {
-        let melds = match c {
-            Contract::Melds(reqs) => reqs.clone(),
-            Contract::GoOut => Vec::new(),
-        };
-        ContractView {
-            description: c.describe(),
-            melds,
-            go_out: matches!(c, Contract::GoOut),
-        }
-    }
-}
-
-/// A wild card's designation: what it stands for in this meld.
-#[derive(Debug, Deserialize, Serialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DesignationRequest {
-    /// A wild card of the meld.
-    #[schema(example = "JK")]
-    pub card: Card,
-    /// What it stands for: a card (`"7H"`, in runs), a rank (`"7"`, in sets) or `"*"`.
-    #[schema(example = "7H")]
-    pub represents: engine::Stands,
-}
-
-/// A meld as submitted: cards in any order, maybe its kind and what its wilds represent.
-#[derive(Debug, Deserialize, Serialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MeldRequest {
-    /// The cards, like `["5H", "6H", "JK", "8H"]`.
-    #[serde(deserialize_with = "at_most::<MAX_CARDS, _, _>")]
-    #[schema(example = json!(["5H", "6H", "JK", "8H"]), max_items = 40)]
-    pub cards: Vec<Card>,
-    /// `set` or `run`, to fix the kind.
-    #[serde(default)]
-    #[schema(example = "run")]
-    pub kind: Option<MeldKind>,
-    /// What some wilds represent, to fix a reading.
-    #[serde(default, deserialize_with = "at_most::<MAX_WILDS, _, _>")]
-    #[schema(max_items = 20)]
-    pub wilds: Vec<DesignationRequest>,
-}
-
-impl From<DesignationRequest> for Designation {
-    fn from(d: DesignationRequest) -> Self {
-        Designation {
-            card: d.card,
-            represents: d.represents,
-        }
-    }
-}
-
-impl From<Designation> for DesignationRequest {
-    fn from(d: Designation) -> Self {
-        DesignationRequest {
-            card: d.card,
-            represents: d.represents,
-        }
-    }
-}
-
-/// A meld the engine proposes (a hint), in the shape a request sends it.
-impl From<ProposedMeld> for MeldRequest {
-    fn from(m: ProposedMeld) -> Self {
-        MeldRequest {
-            cards: m.cards,
-            kind: m.kind,
-            wilds: m.wilds.into_iter().map(DesignationRequest::from).collect(),
-        }
-    }
-}
-
-impl From<MeldRequest> for ProposedMeld {
-    fn from(m: MeldRequest) -> Self {
-        ProposedMeld {
-            cards: m.cards,
-            kind: m.kind,
-            wilds: m.wilds.into_iter().map(Designation::from).collect(),
-        }
-    }
-}
 
 /// `POST /v1/melds/validate` request.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -155,7 +31,7 @@ pub struct MeldValidationRequest {
     /// What some wilds represent.
     #[serde(default, deserialize_with = "at_most::<MAX_WILDS, _, _>")]
     #[schema(max_items = 20)]
-    pub wilds: Vec<DesignationRequest>,
+    pub wilds: Vec<Designation>,
 }
 
 /// Whether cards form a legal meld: every legal reading, or the reasons there is none.
@@ -176,7 +52,7 @@ pub struct MeldValidationResponse {
     /// Whether the cards can be read more than one way (a request to lay them must choose).
     pub ambiguous: bool,
     /// Every legal reading.
-    pub readings: Vec<ReadingView>,
+    pub readings: Vec<Reading>,
     /// Why the cards are not a meld (empty when valid).
     pub reasons: Vec<Reason>,
 }
@@ -186,7 +62,7 @@ impl From<&Analysis> for MeldValidationResponse {
         MeldValidationResponse {
             valid: analysis.is_legal(),
             ambiguous: analysis.readings.len() > 1,
-            readings: analysis.readings.iter().map(ReadingView::from).collect(),
+            readings: analysis.readings.iter().map(Reading::clone).collect(),
             reasons: analysis.reasons.clone(),
         }
     }
@@ -226,7 +102,7 @@ impl MeldValidationResponse {
     }
 }
 
-/// Appends `reading` as serde writes a [`ReadingView`] of it.
+/// Appends `reading` as serde writes it.
 fn write_reading(out: &mut Vec<u8>, reading: &Reading) {
     let quoted = |out: &mut Vec<u8>, name: &str| {
         out.push(b'"');
@@ -283,7 +159,7 @@ pub struct ContractValidationRequest {
     /// The melds laid down at once.
     #[serde(deserialize_with = "at_most::<MAX_MELDS, _, _>")]
     #[schema(max_items = 6)]
-    pub melds: Vec<MeldRequest>,
+    pub melds: Vec<ProposedMeld>,
 }
 
 /// Whether melds fulfil a deal's contract, and why not.
@@ -297,7 +173,7 @@ pub struct ContractValidationResponse {
     /// The deal's contract.
     pub contract: ContractView,
     /// The melds as they would lie on the table, when valid.
-    pub melds: Vec<ReadingView>,
+    pub melds: Vec<Reading>,
     /// Why not, when not valid.
     pub reasons: Vec<ContractReason>,
 }
@@ -410,12 +286,12 @@ impl TryFrom<MeldValidationRequest> for (Ruleset, ProposedMeld) {
     fn try_from(req: MeldValidationRequest) -> Result<Self, Invalid> {
         // The same options object as a game's: the turn clock is checked, and has no bearing here.
         let (rules, _) = super::options::read(req.variant, req.options)?;
-        let meld = MeldRequest {
+        let meld = ProposedMeld {
             cards: req.cards,
             kind: req.kind,
             wilds: req.wilds,
         };
-        Ok((rules, meld.into()))
+        Ok((rules, meld))
     }
 }
 
@@ -447,7 +323,7 @@ impl TryFrom<ContractValidationRequest> for ContractCheck {
             ));
         }
         Ok(ContractCheck {
-            melds: req.melds.into_iter().map(ProposedMeld::from).collect(),
+            melds: req.melds,
             deal: req.deal,
             rules,
         })

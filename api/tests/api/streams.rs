@@ -229,8 +229,13 @@ async fn shutdown_closes_open_streams_at_once() {
             assert_eq!(end.event, "error", "a stream cut by shutdown says so: {end:?}");
             assert!(end.data.contains("shutting_down"), "{end:?}");
             let data: serde_json::Value = serde_json::from_str(&end.data).expect("JSON data");
-            let documented = &document()["components"]["schemas"]["StreamErrorMessage"]["properties"]["data"]
-                ["contentSchema"]["properties"]["code"]["enum"];
+            let document = document();
+            let schemas = &document["components"]["schemas"];
+            let data_schema = schemas["StreamErrorMessage"]["properties"]["data"]["contentSchema"]["$ref"]
+                .as_str()
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                .expect("the error message's data names its schema");
+            let documented = &schemas[data_schema]["properties"]["code"]["enum"];
             assert!(
                 documented
                     .as_array()

@@ -22,7 +22,7 @@ pub use hints::{Hints, LayoffHint};
 pub use play::{meld_with, wild_places};
 pub use seats::BySeat;
 pub use view::{
-    ClaimsView, DiscardView, LegalAction, MeldView, PlayerView, TurnPlayView, TurnView, View, YouView,
+    Board, ClaimsView, DiscardView, LegalAction, MeldView, PlayerView, TurnPlayView, TurnView, View, YouView,
 };
 
 use crate::card::Card;

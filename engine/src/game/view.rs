@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{DrawSource, Game, Phase, Seat, Standing, Status, Viewer};
 use crate::card::Card;
-use crate::contract::Contract;
+use crate::contract::ContractView;
 use crate::reading::{MeldKind, Reading};
 use crate::ruleset::{Ruleset, Variant};
 
@@ -28,11 +28,11 @@ pub struct YouView {
     /// The viewer's cards.
     pub hand: Vec<Card>,
     /// Freed wilds that must reach the table before this turn ends.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub must_play: Vec<Card>,
     /// `may_i`, in turn: this turn's table plays, each of which may be taken back on its own
     /// ([`super::Action::TakeBack`] with a `play`) when `can_take_back` says so.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub plays: Vec<TurnPlayView>,
 }
 
@@ -86,7 +86,7 @@ pub struct MeldView {
 }
 
 /// The discard pile.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct DiscardView {
     /// The top card, if any.
@@ -98,7 +98,7 @@ pub struct DiscardView {
 }
 
 /// "May I?" as it stands.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct ClaimsView {
     /// The discard on offer, if one may be claimed.
@@ -157,22 +157,10 @@ pub enum LegalAction {
     Resume,
 }
 
-/// A game as one viewer may see it.
+/// A game as one viewer may see it: the seats, and the game around them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct View {
-    /// Variant and options.
-    pub ruleset: Ruleset,
-    /// The variant id.
-    pub variant: Variant,
-    /// `playing`, `suspended`, `finished` or `void`.
-    pub status: Status,
-    /// 1-based deal number.
-    pub deal: u8,
-    /// Deals in the game.
-    pub deals: u8,
-    /// The dealer.
-    pub dealer: Seat,
     /// Whose turn, while playing.
     pub turn: Option<TurnView>,
     /// The viewer's seat and hand (absent for a spectator).
@@ -180,35 +168,100 @@ pub struct View {
     pub you: Option<YouView>,
     /// Every seat.
     pub players: Vec<PlayerView>,
+    /// Everything else, the same for every seat but `legal_actions`.
+    #[serde(flatten)]
+    pub board: Board,
+}
+
+/// The game around its seats, as one viewer may see it: the deal, the melds, the piles, the
+/// contract, the scores. Before the first deal (a table still waiting for players) the deal's
+/// own fields are empty.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+pub struct Board {
+    /// `may_i`, `contract_7`, `continental` or `push`.
+    #[cfg_attr(feature = "utoipa", schema(example = "may_i"))]
+    pub variant: Variant,
+    /// 1-based deal number (null before the first deal).
+    pub deal: Option<u8>,
+    /// Deals in the game.
+    pub deals: u8,
+    /// The dealer's seat (null before the first deal).
+    pub dealer: Option<Seat>,
     /// Melds on the table.
     pub table: Vec<MeldView>,
     /// The discard pile.
     pub discard: DiscardView,
     /// Cards in the stock.
     pub stock_count: usize,
-    /// Claims.
+    /// Pending claims.
     pub claims: ClaimsView,
-    /// The contract of this deal.
-    pub contract: Contract,
-    /// The contract in words.
-    pub contract_text: String,
+    /// This deal's contract (null before the first deal).
+    pub contract: Option<ContractView>,
     /// Scores of each finished deal, per seat.
     pub scores: Vec<Vec<i32>>,
     /// What the viewer may do now.
     pub legal_actions: Vec<LegalAction>,
-    /// Once finished.
+    /// Final places, once finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub standings: Option<Vec<Standing>>,
-    /// Seats that asked to suspend the game, between deals
+    /// `may_i`, between deals: the seats that asked to suspend the game
     /// ([suspending](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#suspension)).
     pub suspend_requests: Vec<Seat>,
-    /// Seats that asked to resume the suspended game.
+    /// While suspended: the seats that asked to resume.
     pub resume_requests: Vec<Seat>,
-    /// SHA-256 of the seed, hex.
+    /// SHA-256 of the seed (hex), published at creation.
     pub seed_commitment: String,
-    /// The seed, hex, once the game is over.
+    /// The seed (hex), revealed once the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<String>,
+}
+
+impl View {
+    /// A table of `seats` seats under `rules` before its first deal: no cards anywhere yet.
+    pub fn before_deal(rules: &Ruleset, seats: usize, viewer: Viewer, seed_commitment: String) -> View {
+        View {
+            turn: None,
+            you: match viewer {
+                Viewer::Seat(seat) if seat.index() < seats => Some(YouView {
+                    seat,
+                    hand: Vec::new(),
+                    must_play: Vec::new(),
+                    plays: Vec::new(),
+                }),
+                _ => None,
+            },
+            players: (0..seats)
+                .map(|i| PlayerView {
+                    seat: Game::seat_of(i),
+                    hand_count: 0,
+                    down: false,
+                    total: 0,
+                    left: false,
+                    team: None,
+                    claims: 0,
+                })
+                .collect(),
+            board: Board {
+                variant: rules.variant(),
+                deal: None,
+                deals: rules.deals(),
+                dealer: None,
+                table: Vec::new(),
+                discard: DiscardView::default(),
+                stock_count: 0,
+                claims: ClaimsView::default(),
+                contract: None,
+                scores: Vec::new(),
+                legal_actions: Vec::new(),
+                standings: None,
+                suspend_requests: Vec::new(),
+                resume_requests: Vec::new(),
+                seed_commitment,
+                seed: None,
+            },
+        }
+    }
 }
 
 impl Game {
@@ -229,14 +282,7 @@ impl Game {
             }),
             _ => None,
         };
-        let contract = rules.contract(self.deal);
         View {
-            ruleset: rules.clone(),
-            variant: rules.variant(),
-            status: self.status,
-            deal: self.deal,
-            deals: rules.deals(),
-            dealer: self.dealer,
             turn: self.turn().map(|(seat, phase)| TurnView { seat, phase }),
             you,
             players: (0..self.players())
@@ -250,39 +296,44 @@ impl Game {
                     claims: self.claims_won[i],
                 })
                 .collect(),
-            table: self
-                .table
-                .iter()
-                .map(|m| MeldView {
-                    id: m.id,
-                    owner: m.owner,
-                    kind: m.reading.kind(),
-                    cards: m.reading.cards().collect(),
-                    reading: m.reading.clone(),
-                })
-                .collect(),
-            discard: DiscardView {
-                top: self.discard.last().copied(),
-                count: self.discard.len(),
-                dead: self.dead,
+            board: Board {
+                variant: rules.variant(),
+                deal: Some(self.deal),
+                deals: rules.deals(),
+                dealer: Some(self.dealer),
+                table: self
+                    .table
+                    .iter()
+                    .map(|m| MeldView {
+                        id: m.id,
+                        owner: m.owner,
+                        kind: m.reading.kind(),
+                        cards: m.reading.cards().collect(),
+                        reading: m.reading.clone(),
+                    })
+                    .collect(),
+                discard: DiscardView {
+                    top: self.discard.last().copied(),
+                    count: self.discard.len(),
+                    dead: self.dead,
+                },
+                stock_count: self.stock.len(),
+                claims: ClaimsView {
+                    offered: self.offer.map(|o| o.card),
+                    pending: self.pending.clone(),
+                },
+                contract: Some(ContractView::from(&rules.contract(self.deal))),
+                scores: self.deal_scores.clone(),
+                legal_actions: match viewer {
+                    Viewer::Seat(s) => self.legal_actions(s),
+                    Viewer::Spectator => Vec::new(),
+                },
+                standings: self.standings.clone(),
+                suspend_requests: self.suspend_requests.clone(),
+                resume_requests: self.resume_requests.clone(),
+                seed_commitment: self.commitment(),
+                seed: self.revealed_seed().map(super::Seed::to_hex),
             },
-            stock_count: self.stock.len(),
-            claims: ClaimsView {
-                offered: self.offer.map(|o| o.card),
-                pending: self.pending.clone(),
-            },
-            contract_text: contract.describe(),
-            contract,
-            scores: self.deal_scores.clone(),
-            legal_actions: match viewer {
-                Viewer::Seat(s) => self.legal_actions(s),
-                Viewer::Spectator => Vec::new(),
-            },
-            standings: self.standings.clone(),
-            suspend_requests: self.suspend_requests.clone(),
-            resume_requests: self.resume_requests.clone(),
-            seed_commitment: self.commitment(),
-            seed: self.revealed_seed().map(super::Seed::to_hex),
         }
     }
 

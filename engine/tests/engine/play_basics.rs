@@ -175,11 +175,11 @@ fn rules_2_deal_twelve_one_at_a_time_and_an_upcard() {
     );
     let view = game.view(Viewer::Spectator);
     assert_eq!(
-        view.discard.top,
+        view.board.discard.top,
         Some(cards("KD")[0]),
         "the next card is turned up"
     );
-    assert_eq!(view.stock_count, 108 - 48 - 1);
+    assert_eq!(view.board.stock_count, 108 - 48 - 1);
     assert!(game.players() == 4 && (0..4).all(|s| game.hand(Seat(s)).len() == 12));
     assert_eq!(game.status(), Status::Playing);
 }
@@ -284,11 +284,11 @@ fn rules_1_seed_committed_revealed_at_the_end_and_replayable() {
     );
     let view = game.view(Viewer::Spectator);
     assert_eq!(
-        view.seed,
+        view.board.seed,
         Some(revealed.to_hex()),
         "the view shows the seed once finished"
     );
-    assert!(view.standings.is_some());
+    assert!(view.board.standings.is_some());
     let replayed = engine::replay(config.clone(), revealed.clone(), &actions).expect("replay");
     assert_eq!(
         replayed, game,

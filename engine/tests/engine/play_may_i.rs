@@ -61,7 +61,7 @@ fn rules_2_a_joker_upcard_is_an_ordinary_first_discard() {
     let rules = may_i();
     let deck = stacked_deck(&rules, 2, 0, 1, &[], "JK", "");
     let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
-    assert_eq!(game.view(Viewer::Spectator).discard.top, Some(Card::JOKER));
+    assert_eq!(game.view(Viewer::Spectator).board.discard.top, Some(Card::JOKER));
     let (game, _) = play_all(&game, &[(1, draw(DrawSource::Discard))]);
     assert!(
         game.hand(Seat(1)).contains(&Card::JOKER),
@@ -171,7 +171,7 @@ fn rules_2_claims_settle_at_the_stock_draw_by_rotation() {
     let (game, events) = play_all(&game, &[(0, Action::Claim), (2, Action::Claim)]);
     assert_eq!(events.len(), 2);
     assert_eq!(
-        game.view(Viewer::Spectator).claims.pending,
+        game.view(Viewer::Spectator).board.claims.pending,
         vec![Seat(0), Seat(2)],
         "pending claims are shown"
     );
@@ -248,7 +248,7 @@ fn rules_2_claims_after_the_draw_settle_at_once_and_kill_the_pile() {
     );
     let view = game.view(Viewer::Spectator);
     assert!(
-        view.discard.dead && view.discard.top == Some(card("KS")),
+        view.board.discard.dead && view.board.discard.top == Some(card("KS")),
         "§2 the cards left are dead"
     );
     assert_eq!(
@@ -259,7 +259,7 @@ fn rules_2_claims_after_the_draw_settle_at_once_and_kill_the_pile() {
     let top = game.hand(Seat(2))[0];
     let (game, _) = play_all(&game, &[(2, Action::Discard { card: top })]);
     assert!(
-        !game.view(Viewer::Spectator).discard.dead,
+        !game.view(Viewer::Spectator).board.discard.dead,
         "§2 dead until the next discard"
     );
 }
@@ -931,7 +931,7 @@ fn rules_2_suspend_between_deals_with_every_player_and_resume_within_the_year() 
     assert_eq!(refused(&game, 0, Action::Leave), "game_suspended");
     assert_eq!(game.legal_actions(Seat(0)), vec![engine::LegalAction::Resume]);
     let view = game.view(Viewer::Seat(Seat(0)));
-    assert_eq!(view.status, Status::Suspended);
+    assert_eq!(game.status(), Status::Suspended);
     assert!(view.turn.is_none());
     let resume = Action::Resume { year: 2026 };
     let (game, _) = play_all(&game, &[(2, resume.clone()), (0, resume.clone())]);
