@@ -21,7 +21,7 @@ use crate::wire::CreateGameRequest;
     // server that served it, whatever its address.
     servers((url = "/", description = "The service that serves this document.")),
     components(schemas(crate::wire::Problem)),
-    modifiers(&Endpoints, &BearerAuth, &NotNow, &OptionalBodies),
+    modifiers(&Endpoints, &Webhooks, &BearerAuth, &NotNow, &OptionalBodies),
     tags(
         (name = "games", description = "Creating, joining and playing games."),
         (name = "studio", description = "A studio's back end, with a server key (X-Api-Key): its games, seat tokens reissued, spectators."),
@@ -37,6 +37,54 @@ struct Endpoints;
 impl Modify for Endpoints {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         openapi.merge(http::document());
+    }
+}
+
+/// Adds what a game's webhook receives: one POST per event, of the log's event schema.
+struct Webhooks;
+
+impl Modify for Webhooks {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::path::{HttpMethod, OperationBuilder, PathItem};
+        use utoipa::openapi::request_body::RequestBodyBuilder;
+        use utoipa::openapi::{ContentBuilder, PathsBuilder, Ref, Required, ResponseBuilder};
+        use utoipa::{PartialSchema as _, ToSchema};
+
+        use crate::wire::WebhookDelivery;
+
+        let name = WebhookDelivery::name();
+        let body = RequestBodyBuilder::new()
+            .content(
+                "application/json",
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name(name.clone())))
+                    .build(),
+            )
+            .required(Some(Required::True))
+            .build();
+        let delivery = OperationBuilder::new()
+            .summary(Some("An event of a game created with a `webhook_url`."))
+            .description(Some(
+                "POSTed to the game's `webhook_url` once per event, in order, at least once, with the \
+                 headers `webhook-id`, `webhook-timestamp` and `webhook-signature` of Standard Webhooks \
+                 (docs/api.md#webhooks).",
+            ))
+            .operation_id(Some("game_event"))
+            .request_body(Some(body))
+            .response(
+                "2XX",
+                ResponseBuilder::new().description("Received: the next event follows."),
+            )
+            .build();
+        openapi.webhooks = Some(
+            PathsBuilder::new()
+                .path("game_event", PathItem::new(HttpMethod::Post, delivery))
+                .build(),
+        );
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let mut schemas = vec![(name.into_owned(), WebhookDelivery::schema())];
+        WebhookDelivery::schemas(&mut schemas);
+        components.schemas.extend(schemas);
     }
 }
 

@@ -12,14 +12,13 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use hmac::{Hmac, KeyInit, Mac};
-use serde::Serialize;
 use sha2::Sha256;
-use uuid::Uuid;
 
 use crate::domain::WebhookError;
 use crate::metrics::WebhookResult;
 use crate::state::AppState;
 use crate::store::{Attempt, Delivery, Store, now_ms};
+use crate::wire::WebhookDelivery;
 
 /// Longest a receiver may take to answer.
 const TIMEOUT: Duration = Duration::from_secs(5);
@@ -156,20 +155,6 @@ pub(super) fn shown(url: &str) -> String {
         .unwrap_or_default()
 }
 
-/// What a receiver gets for each event.
-#[derive(Serialize)]
-struct Payload<'a> {
-    /// The delivery id, as in `webhook-id`.
-    id: &'a str,
-    game_id: Uuid,
-    seq: i64,
-    version: i64,
-    #[serde(rename = "type")]
-    kind: &'a str,
-    /// The event as a spectator sees it.
-    event: &'a serde_json::Value,
-}
-
 /// The delay before retry number `attempt + 1` (from 0): the base, doubled each time, at most
 /// an hour.
 fn backoff_ms(base_s: f64, attempts: i64) -> i64 {
@@ -220,7 +205,7 @@ async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Re
     }
     let event: serde_json::Value = serde_json::from_str(&d.event).map_err(|e| e.to_string())?;
     let kind = event.get("type").and_then(|t| t.as_str()).unwrap_or_default();
-    let body = serde_json::to_vec(&Payload {
+    let body = serde_json::to_vec(&WebhookDelivery {
         id: &d.id,
         game_id: d.game_id,
         seq: d.seq,

@@ -291,3 +291,26 @@ impl ToSchema for StreamMessage {
         schemas.push((GameEvent::name().into_owned(), GameEvent::schema()));
     }
 }
+
+/// What a game's webhook receives for each of its events, as a spectator sees it (never a
+/// hand), signed as Standard Webhooks says (docs/api.md#webhooks).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": "msg_bb40d2b9-9000-48b2-bf84-e29ac77d3084_6",
+    "game_id": "bb40d2b9-9000-48b2-bf84-e29ac77d3084", "seq": 6, "version": 3, "type": "discarded",
+    "event": {"type": "discarded", "seat": 0, "card": "KD"}}))]
+pub struct WebhookDelivery<'a> {
+    /// The delivery's id, the same across retries (the `webhook-id` header): drop duplicates by it.
+    pub id: &'a str,
+    /// The game.
+    pub game_id: uuid::Uuid,
+    /// The event's sequence number in the game's log.
+    pub seq: i64,
+    /// The game's version once the event was logged.
+    pub version: i64,
+    /// The event's `type`.
+    #[serde(rename = "type")]
+    pub kind: &'a str,
+    /// The event, of the same schema as the log's and the stream's.
+    #[schema(value_type = GameEvent)]
+    pub event: &'a serde_json::Value,
+}

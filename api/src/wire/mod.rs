@@ -17,6 +17,7 @@ pub use crate::domain::GameStatus;
 pub use etag::{IfMatch, StaleVersion, etag, matches_if_none_match};
 pub use events::{
     EventsQuery, EventsResponse, GameEvent, LoggedEvent, STREAM_ERRORS, StreamFailure, StreamMessage,
+    WebhookDelivery,
 };
 pub use game::{GameView, Player, Turn};
 pub use games::{

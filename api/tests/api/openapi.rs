@@ -111,3 +111,45 @@ async fn test_mode_fields_are_served_only_in_test_mode() {
     normal.clean_up().await;
     testing.clean_up().await;
 }
+
+/// One schema per concept: the log, the stream and the webhooks carry the one `Event`; a reading
+/// is the one `Reading` wherever it appears; no schema is named after a transfer object.
+#[test]
+fn events_and_readings_have_one_schema_each() {
+    let document: serde_json::Value =
+        serde_json::from_str(&continental::openapi::document()).expect("the document is JSON");
+    let schemas = &document["components"]["schemas"];
+    let event = json!("#/components/schemas/Event");
+    assert_eq!(
+        schemas["LoggedEvent"]["properties"]["event"]["$ref"], event,
+        "the log's"
+    );
+    assert_eq!(
+        schemas["EventMessage"]["properties"]["data"]["contentSchema"]["$ref"], event,
+        "the stream's"
+    );
+    let delivery = &document["webhooks"]["game_event"]["post"]["requestBody"]["content"]["application/json"]
+        ["schema"]["$ref"];
+    assert_eq!(delivery, &json!("#/components/schemas/WebhookDelivery"));
+    assert_eq!(
+        schemas["WebhookDelivery"]["properties"]["event"]["$ref"], event,
+        "the webhooks'"
+    );
+
+    let copies: Vec<&String> = schemas
+        .as_object()
+        .expect("schemas")
+        .keys()
+        .filter(|name| name.contains("Dto"))
+        .collect();
+    assert!(copies.is_empty(), "no transfer-object copies: {copies:?}");
+    for name in ["ReadingView", "MeldRequest", "DesignationRequest", "DrewMessage"] {
+        assert!(schemas.get(name).is_none(), "{name} is gone");
+    }
+    let text = document.to_string();
+    let readings = text.matches("\"$ref\":\"#/components/schemas/Reading\"").count();
+    assert!(
+        readings >= 6,
+        "events, views, hints, validations and problems use Reading: {readings}"
+    );
+}
