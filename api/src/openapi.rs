@@ -70,6 +70,7 @@ impl Modify for Webhooks {
                  (docs/api.md#webhooks).",
             ))
             .operation_id(Some("game_event"))
+            .tag("games")
             .request_body(Some(body))
             .response(
                 "2XX",
