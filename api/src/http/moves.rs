@@ -4,6 +4,8 @@
 use actix_web::web::{Bytes, ServiceConfig};
 use actix_web::{HttpRequest, HttpResponse, post, web};
 use engine::Action;
+#[cfg(test)]
+use serde_json::json;
 use uuid::Uuid;
 
 use super::extract::JsonBody;
@@ -86,8 +88,24 @@ macro_rules! move_endpoint {
 
 /// Every move: its handler, `#[utoipa::path]` document and registration come from this one list.
 macro_rules! moves {
-    ($($(#[$doc:meta])* $fn:ident, $path:literal, $body:ty, $example:expr, |$v:ident| $make:expr;)*) => {
+    ($($(#[$doc:meta])* $fn:ident, $path:literal, [$($kind:literal),+], $body:ty, $example:expr, |$v:ident| $make:expr;)*) => {
         $(move_endpoint!($(#[$doc])* $fn, $path, $body, $example, |$v| $make);)*
+
+        /// Each move endpoint's path and the kinds of [`Action`] its bodies make: together, every
+        /// kind there is (a test holds them to `Action::KINDS`).
+        pub const MOVES: &[(&str, &[&str])] = &[$(($path, &[$($kind),+])),*];
+
+        /// Each endpoint's documented example, parsed as its body and made an action: the kind
+        /// it makes, beside the kinds its row lists.
+        #[cfg(test)]
+        fn examples() -> Vec<(&'static str, &'static [&'static str], Result<&'static str, Invalid>)> {
+            vec![$({
+                let example: serde_json::Value = $example;
+                let $v: $body = serde_json::from_value(example).expect("the example is a body");
+                let action: Result<Action, Invalid> = $make;
+                ($path, &[$($kind),+][..], action.map(|a| a.kind()))
+            }),*]
+        }
 
         /// Registers every move endpoint.
         pub fn configure(cfg: &mut ServiceConfig) {
@@ -105,41 +123,41 @@ moves! {
     /// Draws a card from the stock or the discard pile.
     ///
     /// The first move of a turn (`turn.phase` `draw`); the answer is in phase `play`.
-    draw_card, "/v1/games/{id}/draw", DrawRequest, json!({"source": "stock"}),
+    draw_card, "/v1/games/{id}/draw", ["draw"], DrawRequest, json!({"source": "stock"}),
     |b| Ok(b.into());
     /// Asks "May I?" for the top discard, out of turn.
     ///
     /// Where the variant has claims: the claim is settled when the seat in turn draws.
-    claim_discard, "/v1/games/{id}/claims", EmptyRequest, json!({}),
+    claim_discard, "/v1/games/{id}/claims", ["claim"], EmptyRequest, json!({}),
     |_b| Ok(Action::Claim);
     /// Lays new melds.
     ///
     /// Going down with the deal's contract, later melds where the variant allows them, or
     /// going out all at once in `continental`. A meld that reads several ways must say its
     /// `kind` and what its wilds represent.
-    lay_melds, "/v1/games/{id}/melds", MeldsRequest, json!({"melds": [{"cards": ["7H", "7S", "7D"]}, {"cards": ["QC", "QD", "JK"]}]}),
+    lay_melds, "/v1/games/{id}/melds", ["meld"], MeldsRequest, json!({"melds": [{"cards": ["7H", "7S", "7D"]}, {"cards": ["QC", "QD", "JK"]}]}),
     |b| Ok(b.into());
     /// Lays cards off onto a meld on the table.
     ///
     /// Once down: the cards extend the meld `meld_id`; `wilds` says what added wilds represent
     /// where more than one place fits.
-    lay_off, "/v1/games/{id}/layoffs", LayoffRequest, json!({"meld_id": 2, "cards": ["8H"]}),
+    lay_off, "/v1/games/{id}/layoffs", ["layoff"], LayoffRequest, json!({"meld_id": 2, "cards": ["8H"]}),
     |b| Ok(b.into());
     /// Replaces a wild in a meld, or moves a joker.
     ///
     /// A natural card from hand takes the place of the wild it represents; in `contract_7` a
     /// joker at the end of a run may move to another run instead.
-    swap_wild, "/v1/games/{id}/swaps", SwapRequest, json!({"meld_id": 1, "card": "7H"}),
+    swap_wild, "/v1/games/{id}/swaps", ["swap", "move_joker"], SwapRequest, json!({"meld_id": 1, "card": "7H"}),
     |b| Action::try_from(b);
     /// Takes back this turn's table plays (`may_i`).
     ///
     /// All of them, or one with `{"play": n}` (its `play` in `you.plays`).
-    take_back_plays, "/v1/games/{id}/take_back", TakeBackRequest, json!({"play": 1}),
+    take_back_plays, "/v1/games/{id}/take_back", ["take_back"], TakeBackRequest, json!({"play": 1}),
     |b| Ok(b.into());
     /// Discards a card, ending the turn.
     ///
     /// The card goes on the discard pile and the turn passes (bots then play theirs).
-    discard_card, "/v1/games/{id}/discard", DiscardRequest, json!({"card": "7H"}),
+    discard_card, "/v1/games/{id}/discard", ["discard"], DiscardRequest, json!({"card": "7H"}),
     |b| Ok(b.into());
     /// Leaves the game for good.
     ///
@@ -148,7 +166,7 @@ moves! {
     ///
     /// Before the deal it gives the seat up instead: the seat is open again for someone to
     /// join, and this seat token stops working.
-    leave_game, "/v1/games/{id}/leave", EmptyRequest, json!({}),
+    leave_game, "/v1/games/{id}/leave", ["leave"], EmptyRequest, json!({}),
     |_b| Ok(Action::Leave);
     /// `may_i`, between deals: asks to suspend the game.
     ///
@@ -158,7 +176,7 @@ moves! {
     /// When every seat still in the game has asked (`suspend_requests`), `status` is
     /// `suspended` and nothing but `resume` is accepted. Asked in the middle of a deal: 409
     /// `not_between_deals`; in another variant: 422 `not_in_variant`.
-    suspend_game, "/v1/games/{id}/suspend", EmptyRequest, json!({}),
+    suspend_game, "/v1/games/{id}/suspend", ["suspend"], EmptyRequest, json!({}),
     |_b| Ok(Action::Suspend);
     /// Asks to resume a suspended game.
     ///
@@ -168,6 +186,38 @@ moves! {
     /// When every seat still in the game has asked (`resume_requests`), play goes on. Only
     /// within the calendar year (UTC) in which the game started: later, 409
     /// `suspension_expired`; a game that is not suspended: 409 `not_suspended`.
-    resume_game, "/v1/games/{id}/resume", EmptyRequest, json!({}),
+    resume_game, "/v1/games/{id}/resume", ["resume"], EmptyRequest, json!({}),
     |_b| Ok(Action::Resume { year: service::utc_year() });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use engine::Action;
+
+    use super::{MOVES, examples};
+
+    #[test]
+    fn every_kind_of_action_has_one_endpoint() {
+        let mut listed = BTreeSet::new();
+        for (path, kinds) in MOVES {
+            for kind in *kinds {
+                assert!(listed.insert(*kind), "{kind} has one endpoint, not also {path}");
+            }
+        }
+        assert_eq!(
+            listed,
+            BTreeSet::from(Action::KINDS),
+            "the moves are the engine's actions"
+        );
+    }
+
+    #[test]
+    fn each_endpoints_example_makes_an_action_of_its_kinds() {
+        for (path, kinds, made) in examples() {
+            let kind = made.unwrap_or_else(|e| panic!("{path}'s example is refused: {e}"));
+            assert!(kinds.contains(&kind), "{path} makes {kind}, not one of {kinds:?}");
+        }
+    }
 }

@@ -153,3 +153,18 @@ fn events_and_readings_have_one_schema_each() {
         "events, views, hints, validations and problems use Reading: {readings}"
     );
 }
+
+/// A seat is told of every kind of action it may take: the legal actions a view lists are of the
+/// engine's kinds of action, every one of them.
+#[test]
+fn every_kind_of_action_can_be_listed_as_legal() {
+    let document: serde_json::Value =
+        serde_json::from_str(&continental::openapi::document()).expect("the document is JSON");
+    let listed: std::collections::BTreeSet<&str> = document["components"]["schemas"]["LegalAction"]["oneOf"]
+        .as_array()
+        .expect("LegalAction is a oneOf")
+        .iter()
+        .filter_map(|variant| variant["properties"]["type"]["enum"][0].as_str())
+        .collect();
+    assert_eq!(listed, std::collections::BTreeSet::from(engine::Action::KINDS));
+}

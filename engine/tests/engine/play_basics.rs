@@ -121,7 +121,11 @@ fn rules_1_views_hide_other_hands_the_stock_and_the_seed() {
         assert!(value.get(field).is_some(), "docs/api.md#game-view field {field}");
     }
     assert_eq!(value["turn"]["phase"], "draw");
-    assert_eq!(game.status(), engine::Status::Playing, "the service shows it beside the view");
+    assert_eq!(
+        game.status(),
+        engine::Status::Playing,
+        "the service shows it beside the view"
+    );
     // Stock draws are shown only to the drawer.
     let (turn, _) = game.turn().expect("playing");
     let (_, events) = game.apply(turn, draw(DrawSource::Stock)).expect("draw");
