@@ -67,7 +67,7 @@ impl Modify for Webhooks {
             .description(Some(
                 "POSTed to the game's `webhook_url` once per event, in order, at least once, with the \
                  headers `webhook-id`, `webhook-timestamp` and `webhook-signature` of Standard Webhooks \
-                 (docs/api.md#webhooks).",
+                 ([webhooks](https://github.com/continental-rummy/continental/blob/main/docs/api.md#webhooks)).",
             ))
             .operation_id(Some("game_event"))
             .tag("games")

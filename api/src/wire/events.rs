@@ -293,7 +293,7 @@ impl ToSchema for StreamMessage {
 }
 
 /// What a game's webhook receives for each of its events, as a spectator sees it (never a
-/// hand), signed as Standard Webhooks says (docs/api.md#webhooks).
+/// hand), signed as Standard Webhooks says ([webhooks](https://github.com/continental-rummy/continental/blob/main/docs/api.md#webhooks)).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"id": "msg_bb40d2b9-9000-48b2-bf84-e29ac77d3084_6",
     "game_id": "bb40d2b9-9000-48b2-bf84-e29ac77d3084", "seq": 6, "version": 3, "type": "discarded",
