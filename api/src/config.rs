@@ -1,4 +1,5 @@
-//! Settings from the environment, each also accepted as a command-line flag.
+//! Settings from the environment, each also accepted as a command-line flag, all declared
+//! once in [`SETTINGS`].
 
 use std::fmt;
 use std::num::NonZeroU32;
@@ -244,96 +245,372 @@ impl SecretSource {
     }
 }
 
-/// What `--help` prints.
-pub const USAGE: &str = "\
-continental: the Continental Rummy HTTP service
+/// A value given for a setting, named by the flag or variable it came from (for messages).
+struct Given<'a> {
+    name: &'a str,
+    value: String,
+}
 
-Usage: continental [--database-url URL] [--bind ADDR] [--test-mode] [--jwt-secret SECRET | --jwt-secret-file PATH]
-                   [--api-keys TENANT:SECRET,...] [--webhook-allow-private] [--webhook-retry-s SECONDS]
-                   [--webhook-give-up-s SECONDS]
-                   [OPTION VALUE]...
+impl Given<'_> {
+    /// The value as a whole number, or a message naming where it came from.
+    fn number(&self) -> Result<u64, String> {
+        number(self.name, &self.value)
+    }
 
-Each flag may instead be given in the environment:
-  --database-url URL   DATABASE_URL           postgres://... or sqlite:FILE (default: sqlite continental.db)
-  --bind ADDR          CONTINENTAL_BIND       address to listen on (default 127.0.0.1:8080)
-  --test-mode          CONTINENTAL_TEST_MODE  1 accepts seed, first_dealer, stacked_decks on create
-  --jwt-secret SECRET  CONTINENTAL_JWT_SECRET  seat-token secret, 32 bytes or more (default: generated once,
-                                               kept in the database)
-  --jwt-secret-file PATH  CONTINENTAL_JWT_SECRET_FILE  a file holding the seat-token secret (one line ending
-                                               ignored), instead of CONTINENTAL_JWT_SECRET
-  --log-format FORMAT  CONTINENTAL_LOG_FORMAT  text or json (default text)
-  --rate-limit N       CONTINENTAL_RATE_LIMIT  requests per second per client, 0 for none (default none)
-  --max-connections N  CONTINENTAL_MAX_CONNECTIONS  open connections at once (default 4096)
-  --request-timeout-ms N    CONTINENTAL_REQUEST_TIMEOUT_MS    to send headers, and again the body (default 5000)
-  --db-timeout-ms N         CONTINENTAL_DB_TIMEOUT_MS         wait for a database connection (default 1500)
-  --statement-timeout-ms N  CONTINENTAL_STATEMENT_TIMEOUT_MS  longest statement (default 5000)
-  --lock-timeout-ms N       CONTINENTAL_LOCK_TIMEOUT_MS       wait for a game's lock (default 1000)
-  --idempotency-ttl-s N     CONTINENTAL_IDEMPOTENCY_TTL_S     keep idempotency keys (default 86400)
-  --retention-days N        CONTINENTAL_RETENTION_DAYS        keep finished games (default 30)
-  --sweep-interval-s N      CONTINENTAL_SWEEP_INTERVAL_S      sweep expired keys and games (default 300)
-  --db-pool N               CONTINENTAL_DB_POOL               database connections (default 4 per core, 8 to 64)
-  --max-streams N           CONTINENTAL_MAX_STREAMS           event streams open at once, more get 503 (default 10000)
-  --slow-pass-ms N          CONTINENTAL_SLOW_PASS_MS          log a background pass that takes longer (default 1000)
-  --api-keys LIST      CONTINENTAL_API_KEYS    server keys, tenant:secret comma-separated (secrets of 16+
-                                               characters; a tenant may have two while rotating); when set,
-                                               creating a game needs X-Api-Key (default: none, creation open)
-  --cors-origins ORIGINS  CONTINENTAL_CORS_ORIGINS  comma-separated origins browsers may call from, * for any (default: none)
-  --webhook-allow-private    CONTINENTAL_WEBHOOK_ALLOW_PRIVATE  1 lets webhook URLs reach loopback and private addresses
-  --webhook-retry-s SECONDS  CONTINENTAL_WEBHOOK_RETRY_S        first webhook retry after this long, doubling (default 2)
-  --webhook-give-up-s SECONDS  CONTINENTAL_WEBHOOK_GIVE_UP_S    stop retrying a delivery this long after its event (default 86400)
-Test only, in test mode: CONTINENTAL_TEST_SECOND_MS makes a second of turn_seconds last that many ms.
-Flags win over the environment.";
+    /// The value as a switch: `1`, `true` or `yes` turn it on.
+    fn on(&self) -> bool {
+        matches!(self.value.trim(), "1" | "true" | "yes")
+    }
+}
 
-/// A numeric setting: its flag, its environment variable, and where its value goes.
-type NumberSetting = (&'static str, &'static str, fn(&mut Limits, u64));
+/// The settings while they are read: what is resolved only once every value is known.
+struct Draft {
+    settings: Settings,
+    database_url: Option<String>,
+    /// The seat-token secret last given, with the setting that gave it.
+    jwt_secret: Option<(String, SecretSource)>,
+}
 
-/// The numeric settings.
-const NUMBERS: [NumberSetting; 12] = [
-    ("--rate-limit", "CONTINENTAL_RATE_LIMIT", |l, n| {
-        l.rate_limit = u32::try_from(n).ok().and_then(NonZeroU32::new);
-    }),
-    ("--max-connections", "CONTINENTAL_MAX_CONNECTIONS", |l, n| {
-        l.max_connections = usize::try_from(n).unwrap_or(usize::MAX).max(1);
-    }),
-    (
-        "--request-timeout-ms",
-        "CONTINENTAL_REQUEST_TIMEOUT_MS",
-        |l, n| {
-            l.request_timeout = Duration::from_millis(n.max(1));
+/// One setting: how it is given, what `--help` says of it, and where its value goes.
+struct Setting {
+    /// Its environment variable.
+    env: &'static str,
+    /// Its flag, if it has one.
+    flag: Option<&'static str>,
+    /// What the flag takes, for `--help`; `None`: a switch, on by itself.
+    takes: Option<&'static str>,
+    /// What it does (and its default, when no value gives it).
+    help: &'static str,
+    /// A value that does what leaving it unset does, for `--help`.
+    default: Option<&'static str>,
+    /// Puts a value given for it into the settings.
+    set: fn(&mut Draft, Given<'_>) -> Result<(), String>,
+}
+
+/// Every setting, each once: `--help` is made from this list, `from_sources` reads by it, and
+/// a test holds the tables of docs/operations.md#configuration to it.
+const SETTINGS: &[Setting] = &[
+    Setting {
+        env: "DATABASE_URL",
+        flag: Some("--database-url"),
+        takes: Some("URL"),
+        help: "postgres://... or sqlite:FILE",
+        default: Some("sqlite:continental.db"),
+        set: |d, g| {
+            d.database_url = Some(g.value);
+            Ok(())
         },
-    ),
-    ("--db-timeout-ms", "CONTINENTAL_DB_TIMEOUT_MS", |l, n| {
-        l.db_acquire_timeout = Duration::from_millis(n.max(1));
-    }),
-    (
-        "--statement-timeout-ms",
-        "CONTINENTAL_STATEMENT_TIMEOUT_MS",
-        |l, n| {
-            l.statement_timeout = Duration::from_millis(n.max(1));
+    },
+    Setting {
+        env: "CONTINENTAL_BIND",
+        flag: Some("--bind"),
+        takes: Some("ADDR"),
+        help: "address to listen on",
+        default: Some("127.0.0.1:8080"),
+        set: |d, g| {
+            d.settings.bind = g.value;
+            Ok(())
         },
-    ),
-    ("--lock-timeout-ms", "CONTINENTAL_LOCK_TIMEOUT_MS", |l, n| {
-        l.lock_timeout = Duration::from_millis(n.max(1));
-    }),
-    ("--idempotency-ttl-s", "CONTINENTAL_IDEMPOTENCY_TTL_S", |l, n| {
-        l.idempotency_ttl = Duration::from_secs(n);
-    }),
-    ("--retention-days", "CONTINENTAL_RETENTION_DAYS", |l, n| {
-        l.retention = Duration::from_secs(n.saturating_mul(24 * 3600));
-    }),
-    ("--sweep-interval-s", "CONTINENTAL_SWEEP_INTERVAL_S", |l, n| {
-        l.sweep_interval = Duration::from_secs(n.max(1));
-    }),
-    ("--db-pool", "CONTINENTAL_DB_POOL", |l, n| {
-        l.db_pool = Some(u32::try_from(n).unwrap_or(u32::MAX).max(1));
-    }),
-    ("--max-streams", "CONTINENTAL_MAX_STREAMS", |l, n| {
-        l.max_streams = usize::try_from(n).unwrap_or(usize::MAX).max(1);
-    }),
-    ("--slow-pass-ms", "CONTINENTAL_SLOW_PASS_MS", |l, n| {
-        l.slow_pass = Duration::from_millis(n);
-    }),
+    },
+    Setting {
+        env: "CONTINENTAL_TEST_MODE",
+        flag: Some("--test-mode"),
+        takes: None,
+        help: "1 accepts seed, first_dealer, stacked_decks on create (default: off)",
+        default: None,
+        set: |d, g| {
+            d.settings.test_mode = g.on();
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_JWT_SECRET",
+        flag: Some("--jwt-secret"),
+        takes: Some("SECRET"),
+        help: "seat-token secret, 32 bytes or more (default: generated once, kept in the database)",
+        default: None,
+        set: |d, g| {
+            d.jwt_secret = Some((g.name.to_owned(), SecretSource::Value(g.value)));
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_JWT_SECRET_FILE",
+        flag: Some("--jwt-secret-file"),
+        takes: Some("PATH"),
+        help: "a file holding the seat-token secret (one line ending ignored), instead of CONTINENTAL_JWT_SECRET",
+        default: None,
+        set: |d, g| {
+            // An empty path names no file: the secret given otherwise, or the stored one, is used.
+            if !g.value.is_empty() {
+                d.jwt_secret = Some((g.name.to_owned(), SecretSource::File(g.value)));
+            }
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_LOG_FORMAT",
+        flag: Some("--log-format"),
+        takes: Some("FORMAT"),
+        help: "text or json",
+        default: Some("text"),
+        set: |d, g| {
+            d.settings.log_format = g.value.parse()?;
+            Ok(())
+        },
+    },
+    Setting {
+        env: "RUST_LOG",
+        flag: None,
+        takes: None,
+        // Read where the log is set up (`telemetry::init`), before anything logs.
+        help: "log filter, such as info,continental::access=warn",
+        default: Some("info"),
+        set: |_, _| Ok(()),
+    },
+    Setting {
+        env: "CONTINENTAL_RATE_LIMIT",
+        flag: Some("--rate-limit"),
+        takes: Some("N"),
+        help: "requests per second per client, 0 for none",
+        default: Some("0"),
+        set: |d, g| {
+            d.settings.limits.rate_limit = u32::try_from(g.number()?).ok().and_then(NonZeroU32::new);
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_MAX_CONNECTIONS",
+        flag: Some("--max-connections"),
+        takes: Some("N"),
+        help: "open connections at once",
+        default: Some("4096"),
+        set: |d, g| {
+            d.settings.limits.max_connections = usize::try_from(g.number()?).unwrap_or(usize::MAX).max(1);
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_REQUEST_TIMEOUT_MS",
+        flag: Some("--request-timeout-ms"),
+        takes: Some("N"),
+        help: "to send headers, and again the body",
+        default: Some("5000"),
+        set: |d, g| {
+            d.settings.limits.request_timeout = Duration::from_millis(g.number()?.max(1));
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_DB_TIMEOUT_MS",
+        flag: Some("--db-timeout-ms"),
+        takes: Some("N"),
+        help: "wait for a database connection",
+        default: Some("1500"),
+        set: |d, g| {
+            d.settings.limits.db_acquire_timeout = Duration::from_millis(g.number()?.max(1));
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_STATEMENT_TIMEOUT_MS",
+        flag: Some("--statement-timeout-ms"),
+        takes: Some("N"),
+        help: "longest statement",
+        default: Some("5000"),
+        set: |d, g| {
+            d.settings.limits.statement_timeout = Duration::from_millis(g.number()?.max(1));
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_LOCK_TIMEOUT_MS",
+        flag: Some("--lock-timeout-ms"),
+        takes: Some("N"),
+        help: "wait for a game's lock",
+        default: Some("1000"),
+        set: |d, g| {
+            d.settings.limits.lock_timeout = Duration::from_millis(g.number()?.max(1));
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_IDEMPOTENCY_TTL_S",
+        flag: Some("--idempotency-ttl-s"),
+        takes: Some("N"),
+        help: "keep idempotency keys",
+        default: Some("86400"),
+        set: |d, g| {
+            d.settings.limits.idempotency_ttl = Duration::from_secs(g.number()?);
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_RETENTION_DAYS",
+        flag: Some("--retention-days"),
+        takes: Some("N"),
+        help: "keep finished games",
+        default: Some("30"),
+        set: |d, g| {
+            d.settings.limits.retention = Duration::from_secs(g.number()?.saturating_mul(24 * 3600));
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_SWEEP_INTERVAL_S",
+        flag: Some("--sweep-interval-s"),
+        takes: Some("N"),
+        help: "sweep expired keys and games",
+        default: Some("300"),
+        set: |d, g| {
+            d.settings.limits.sweep_interval = Duration::from_secs(g.number()?.max(1));
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_DB_POOL",
+        flag: Some("--db-pool"),
+        takes: Some("N"),
+        help: "database connections (default 4 per core, 8 to 64)",
+        default: None,
+        set: |d, g| {
+            d.settings.limits.db_pool = Some(u32::try_from(g.number()?).unwrap_or(u32::MAX).max(1));
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_MAX_STREAMS",
+        flag: Some("--max-streams"),
+        takes: Some("N"),
+        help: "event streams open at once, more get 503",
+        default: Some("10000"),
+        set: |d, g| {
+            d.settings.limits.max_streams = usize::try_from(g.number()?).unwrap_or(usize::MAX).max(1);
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_SLOW_PASS_MS",
+        flag: Some("--slow-pass-ms"),
+        takes: Some("N"),
+        help: "log a background pass that takes longer",
+        default: Some("1000"),
+        set: |d, g| {
+            d.settings.limits.slow_pass = Duration::from_millis(g.number()?);
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_API_KEYS",
+        flag: Some("--api-keys"),
+        takes: Some("LIST"),
+        help: "server keys, tenant:secret comma-separated (secrets of 16+ characters; a tenant may have two \
+               while rotating); when set, creating a game needs X-Api-Key (default: none, creation open)",
+        default: None,
+        set: |d, g| {
+            d.settings.api_keys = ServerKeys::parse(&g.value)?;
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_CORS_ORIGINS",
+        flag: Some("--cors-origins"),
+        takes: Some("ORIGINS"),
+        help: "comma-separated origins browsers may call from, * for any (default: none, no CORS)",
+        default: None,
+        set: |d, g| {
+            d.settings.cors_origins = g
+                .value
+                .split(',')
+                .map(|o| o.trim().trim_end_matches('/').to_owned())
+                .filter(|o| !o.is_empty())
+                .collect();
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_WEBHOOK_ALLOW_PRIVATE",
+        flag: Some("--webhook-allow-private"),
+        takes: None,
+        help: "1 lets webhook URLs reach loopback and private addresses (default: off)",
+        default: None,
+        set: |d, g| {
+            d.settings.asynchronous.webhook_allow_private = g.on();
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_WEBHOOK_RETRY_S",
+        flag: Some("--webhook-retry-s"),
+        takes: Some("SECONDS"),
+        help: "first webhook retry after this long, doubling",
+        default: Some("2"),
+        set: |d, g| {
+            d.settings.asynchronous.webhook_retry_s = g
+                .value
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|s| s.is_finite() && *s > 0.0 && *s <= 3600.0)
+                .ok_or("CONTINENTAL_WEBHOOK_RETRY_S must be a number of seconds above 0, at most 3600")?;
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_WEBHOOK_GIVE_UP_S",
+        flag: Some("--webhook-give-up-s"),
+        takes: Some("SECONDS"),
+        help: "stop retrying a delivery this long after its event",
+        default: Some("86400"),
+        set: |d, g| {
+            d.settings.asynchronous.webhook_give_up_s = g.number()?;
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_TEST_SECOND_MS",
+        flag: None,
+        takes: None,
+        help: "test only, in test mode: a second of turn_seconds lasts that many ms (default: a second)",
+        default: None,
+        set: |d, g| {
+            let ms = g
+                .value
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|ms| (1..=1000).contains(ms))
+                .ok_or("CONTINENTAL_TEST_SECOND_MS must be 1 to 1000")?;
+            d.settings.asynchronous.test_second_ms = Some(ms);
+            Ok(())
+        },
+    },
 ];
+
+/// What `--help` prints: every setting of [`SETTINGS`], its flag and its variable.
+pub fn usage() -> String {
+    let flag = |s: &Setting| match (s.flag, s.takes) {
+        (Some(flag), Some(takes)) => format!("{flag} {takes}"),
+        (Some(flag), None) => flag.to_owned(),
+        (None, _) => String::new(),
+    };
+    let flags = SETTINGS.iter().map(|s| flag(s).len()).max().unwrap_or_default();
+    let envs = SETTINGS.iter().map(|s| s.env.len()).max().unwrap_or_default();
+    let mut text = String::from(
+        "continental: the Continental Rummy HTTP service\n\n\
+         Usage: continental [--FLAG [VALUE] | --FLAG=VALUE]...\n\n\
+         Each setting is a flag or an environment variable; flags win over the environment.\n",
+    );
+    for s in SETTINGS {
+        text.push_str(&format!("  {:flags$}  {:envs$}  {}", flag(s), s.env, s.help));
+        if let Some(default) = s.default {
+            text.push_str(&format!(" (default {default})"));
+        }
+        text.push('\n');
+    }
+    text.truncate(text.trim_end().len());
+    text
+}
 
 /// A whole number from a flag or variable, or a message naming it.
 fn number(name: &str, value: &str) -> Result<u64, String> {
@@ -353,139 +630,80 @@ impl FromStr for LogFormat {
 }
 
 impl Settings {
-    /// Reads flags (`args` without the program name) over environment variables (`env`).
+    /// Reads flags (`args` without the program name) over environment variables (`env`), by
+    /// [`SETTINGS`]; `-h` or `--help` gives [`usage`] as the error.
     ///
     /// # Errors
-    /// A message for an unknown flag, a flag without its value, or a bad `DATABASE_URL`.
+    /// A message for an unknown flag, a flag without its value, or a value a setting refuses.
     pub fn from_sources(
         args: impl IntoIterator<Item = String>,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Settings, String> {
-        let mut database_url = env("DATABASE_URL");
-        let mut bind = env("CONTINENTAL_BIND");
-        let mut test_mode = env("CONTINENTAL_TEST_MODE").map(|v| matches!(v.trim(), "1" | "true" | "yes"));
         let given = |name: &str| env(name).filter(|v| !v.is_empty());
-        let mut jwt_secret = match (
-            given("CONTINENTAL_JWT_SECRET"),
-            given("CONTINENTAL_JWT_SECRET_FILE"),
-        ) {
-            (Some(_), Some(_)) => {
-                return Err("set CONTINENTAL_JWT_SECRET or CONTINENTAL_JWT_SECRET_FILE, not both".into());
-            }
-            (Some(v), None) => Some(("CONTINENTAL_JWT_SECRET", SecretSource::Value(v))),
-            (None, Some(path)) => Some(("CONTINENTAL_JWT_SECRET_FILE", SecretSource::File(path))),
-            (None, None) => None,
+        if given("CONTINENTAL_JWT_SECRET").is_some() && given("CONTINENTAL_JWT_SECRET_FILE").is_some() {
+            return Err("set CONTINENTAL_JWT_SECRET or CONTINENTAL_JWT_SECRET_FILE, not both".into());
+        }
+        let mut draft = Draft {
+            settings: Settings {
+                database: DatabaseSettings::from_url(None)?,
+                bind: "127.0.0.1:8080".to_owned(),
+                test_mode: false,
+                jwt_secret: None,
+                asynchronous: AsyncSettings::default(),
+                log_format: LogFormat::default(),
+                limits: Limits::default(),
+                api_keys: ServerKeys::default(),
+                cors_origins: Vec::new(),
+            },
+            database_url: None,
+            jwt_secret: None,
         };
-        let truthy = |v: &str| matches!(v.trim(), "1" | "true" | "yes");
-        let mut allow_private = env("CONTINENTAL_WEBHOOK_ALLOW_PRIVATE").map(|v| truthy(&v));
-        let mut retry_s = env("CONTINENTAL_WEBHOOK_RETRY_S");
-        let mut give_up_s = env("CONTINENTAL_WEBHOOK_GIVE_UP_S");
-        let second_ms = env("CONTINENTAL_TEST_SECOND_MS");
-        let mut log_format = env("CONTINENTAL_LOG_FORMAT");
-        let mut numbers: Vec<(&str, String)> = NUMBERS
-            .iter()
-            .filter_map(|(_, var, _)| env(var).map(|v| (*var, v)))
-            .collect();
-        let mut api_keys = env("CONTINENTAL_API_KEYS");
-        let mut cors_origins = env("CONTINENTAL_CORS_ORIGINS");
+        // The environment first, then the flags in order: the last word wins.
+        for setting in SETTINGS {
+            if let Some(value) = env(setting.env) {
+                (setting.set)(
+                    &mut draft,
+                    Given {
+                        name: setting.env,
+                        value,
+                    },
+                )?;
+            }
+        }
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
+            if arg == "-h" || arg == "--help" {
+                return Err(usage());
+            }
             let (flag, inline) = match arg.split_once('=') {
-                Some((f, v)) => (f.to_owned(), Some(v.to_owned())),
-                None => (arg.clone(), None),
+                Some((f, v)) => (f, Some(v.to_owned())),
+                None => (arg.as_str(), None),
             };
-            let mut value = |name: &str| {
-                inline
-                    .clone()
-                    .or_else(|| args.next())
-                    .ok_or_else(|| format!("{name} needs a value"))
+            let Some(setting) = SETTINGS.iter().find(|s| s.flag == Some(flag)) else {
+                return Err(format!("unknown flag {flag}\n\n{}", usage()));
             };
-            match flag.as_str() {
-                "--database-url" => database_url = Some(value("--database-url")?),
-                "--bind" => bind = Some(value("--bind")?),
-                "--jwt-secret" => {
-                    jwt_secret = Some(("--jwt-secret", SecretSource::Value(value("--jwt-secret")?)));
-                }
-                "--jwt-secret-file" => {
-                    jwt_secret = Some((
-                        "--jwt-secret-file",
-                        SecretSource::File(value("--jwt-secret-file")?),
-                    ));
-                }
-                "--log-format" => log_format = Some(value("--log-format")?),
-                "--api-keys" => api_keys = Some(value("--api-keys")?),
-                "--cors-origins" => cors_origins = Some(value("--cors-origins")?),
-                "--test-mode" => test_mode = Some(inline.as_deref().is_none_or(|v| v == "1" || v == "true")),
-                "--webhook-allow-private" => allow_private = Some(inline.as_deref().is_none_or(truthy)),
-                "--webhook-retry-s" => retry_s = Some(value("--webhook-retry-s")?),
-                "--webhook-give-up-s" => give_up_s = Some(value("--webhook-give-up-s")?),
-                "-h" | "--help" => return Err(USAGE.to_owned()),
-                other => match NUMBERS.iter().find(|(name, _, _)| *name == other) {
-                    Some((name, _, _)) => numbers.push((name, value(name)?)),
-                    None => return Err(format!("unknown flag {other}\n\n{USAGE}")),
-                },
-            }
+            let value = match (inline, setting.takes) {
+                (Some(value), _) => value,
+                (None, None) => "1".to_owned(),
+                (None, Some(_)) => args.next().ok_or_else(|| format!("{flag} needs a value"))?,
+            };
+            (setting.set)(&mut draft, Given { name: flag, value })?;
         }
-        let mut limits = Limits::default();
-        // Environment first, then flags in order: the last word wins.
-        for (name, v) in numbers {
-            let n = number(name, &v)?;
-            if let Some((_, _, set)) = NUMBERS
-                .iter()
-                .find(|(flag, var, _)| *flag == name || *var == name)
-            {
-                set(&mut limits, n);
-            }
+        let Draft {
+            mut settings,
+            database_url,
+            jwt_secret,
+        } = draft;
+        settings.database = DatabaseSettings::from_url(database_url.as_deref())?;
+        // An empty value is no value: the stored secret is used.
+        settings.jwt_secret = jwt_secret
+            .filter(|(_, source)| !matches!(source, SecretSource::Value(v) if v.is_empty()))
+            .map(|(setting, source)| source.read(&setting))
+            .transpose()?;
+        if !settings.test_mode {
+            settings.asynchronous.test_second_ms = None;
         }
-        let webhook_retry_s = match retry_s {
-            None => AsyncSettings::default().webhook_retry_s,
-            Some(v) => v
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|s| s.is_finite() && *s > 0.0 && *s <= 3600.0)
-                .ok_or("CONTINENTAL_WEBHOOK_RETRY_S must be a number of seconds above 0, at most 3600")?,
-        };
-        let webhook_give_up_s = match give_up_s {
-            None => AsyncSettings::default().webhook_give_up_s,
-            Some(v) => number("CONTINENTAL_WEBHOOK_GIVE_UP_S", &v)?,
-        };
-        let test_second_ms = match second_ms {
-            None => None,
-            Some(v) => Some(
-                v.trim()
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|ms| (1..=1000).contains(ms))
-                    .ok_or("CONTINENTAL_TEST_SECOND_MS must be 1 to 1000")?,
-            ),
-        };
-        let test_mode = test_mode.unwrap_or(false);
-        Ok(Settings {
-            asynchronous: AsyncSettings {
-                webhook_allow_private: allow_private.unwrap_or(false),
-                webhook_retry_s,
-                webhook_give_up_s,
-                test_second_ms: test_second_ms.filter(|_| test_mode),
-            },
-            database: DatabaseSettings::from_url(database_url.as_deref())?,
-            bind: bind.unwrap_or_else(|| "127.0.0.1:8080".to_owned()),
-            test_mode,
-            // An empty value is no value: the stored secret is used.
-            jwt_secret: jwt_secret
-                .filter(|(_, source)| !matches!(source, SecretSource::Value(v) if v.is_empty()))
-                .map(|(setting, source)| source.read(setting))
-                .transpose()?,
-            log_format: log_format.as_deref().unwrap_or_default().parse()?,
-            limits,
-            api_keys: ServerKeys::parse(api_keys.as_deref().unwrap_or_default())?,
-            cors_origins: cors_origins
-                .iter()
-                .flat_map(|o| o.split(','))
-                .map(|o| o.trim().trim_end_matches('/').to_owned())
-                .filter(|o| !o.is_empty())
-                .collect(),
-        })
+        Ok(settings)
     }
 }
 
@@ -495,6 +713,91 @@ mod tests {
 
     fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| (*v).to_owned())
+    }
+
+    #[test]
+    fn the_docs_list_every_setting_and_no_other() {
+        let docs = include_str!("../../docs/operations.md");
+        let start = docs
+            .find("## Configuration")
+            .expect("docs/operations.md#configuration");
+        let section = &docs[start..];
+        let section = &section[..section[3..].find("\n## ").map_or(section.len(), |end| end + 3)];
+        let unquote = |cell: &str| cell.trim().trim_matches('`').to_owned();
+        let documented: Vec<(String, String)> = section
+            .lines()
+            .filter(|line| line.starts_with("| `"))
+            .map(|line| {
+                let cells: Vec<&str> = line.split('|').collect();
+                (unquote(cells[1]), unquote(cells[2]))
+            })
+            .collect();
+        let declared: Vec<(String, String)> = SETTINGS
+            .iter()
+            .map(|s| (s.env.to_owned(), s.flag.unwrap_or_default().to_owned()))
+            .collect();
+        for row in &documented {
+            assert!(
+                declared.contains(row),
+                "docs/operations.md lists {row:?}, which SETTINGS does not"
+            );
+        }
+        for setting in &declared {
+            assert!(
+                documented.contains(setting),
+                "SETTINGS has {setting:?}, which docs/operations.md#configuration does not list (variable, flag)"
+            );
+        }
+    }
+
+    #[test]
+    fn the_default_help_names_is_what_an_unset_setting_gives() {
+        let unset = format!(
+            "{:?}",
+            Settings::from_sources(Vec::new(), env_of(&[])).expect("defaults")
+        );
+        for setting in SETTINGS {
+            let Some(default) = setting.default else { continue };
+            let env = |k: &str| (k == setting.env).then(|| default.to_owned());
+            let given = Settings::from_sources(Vec::new(), env).expect("the default is a value");
+            assert_eq!(format!("{given:?}"), unset, "{}={default}", setting.env);
+        }
+    }
+
+    #[test]
+    fn help_names_every_setting_by_its_flag_and_its_variable() {
+        let help = Settings::from_sources(["--help".to_owned()], env_of(&[])).expect_err("help");
+        assert_eq!(help, usage());
+        for setting in SETTINGS {
+            let line = help
+                .lines()
+                .find(|l| l.split_whitespace().any(|word| word == setting.env))
+                .unwrap_or_else(|| panic!("--help names {}", setting.env));
+            if let Some(flag) = setting.flag {
+                assert!(
+                    line.trim_start().starts_with(flag),
+                    "{flag} beside {}: {line}",
+                    setting.env
+                );
+            }
+        }
+        let unknown = Settings::from_sources(["--nope=1".to_owned()], env_of(&[])).expect_err("unknown");
+        assert!(unknown.starts_with("unknown flag --nope\n\n"), "{unknown}");
+    }
+
+    #[test]
+    fn secrets_never_reach_debug() {
+        let env = env_of(&[
+            ("DATABASE_URL", "postgres://user:hunter2hunter2@db/continental"),
+            ("CONTINENTAL_JWT_SECRET", "0123456789abcdef0123456789abcdef"),
+            ("CONTINENTAL_API_KEYS", "acme:fedcba9876543210"),
+        ]);
+        let s = Settings::from_sources(Vec::new(), env).expect("settings");
+        let debug = format!("{s:?}");
+        for secret in ["hunter2", "0123456789abcdef", "fedcba9876543210"] {
+            assert!(!debug.contains(secret), "{secret} in {debug}");
+        }
+        assert!(debug.contains("acme"), "the tenant is no secret: {debug}");
     }
 
     #[test]

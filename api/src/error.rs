@@ -5,8 +5,6 @@
 //! wire ([`Invalid`], [`StaleVersion`]) each speak their own error; the `From` impls here are
 //! the only place they become HTTP.
 
-use std::borrow::Cow;
-
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, ResponseError};
@@ -16,7 +14,7 @@ use crate::auth::AuthError;
 use crate::domain::{TableError, WebhookError};
 use crate::server_keys::KeyError;
 use crate::store::{Full, KeyRefused, StoreError};
-use crate::wire::{Extensions, Invalid, Problem, ProblemReason, RefusedBy, StaleVersion};
+use crate::wire::{Code, Extensions, Invalid, Problem, ProblemCode, ProblemReason, RefusedBy, StaleVersion};
 
 /// Media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -29,7 +27,7 @@ pub enum ApiError {
     #[error("{detail}")]
     BadRequest {
         /// Stable code.
-        code: Cow<'static, str>,
+        code: ProblemCode,
         /// What is wrong.
         detail: String,
     },
@@ -43,7 +41,7 @@ pub enum ApiError {
     #[error("{detail}")]
     NotFound {
         /// Stable code.
-        code: Cow<'static, str>,
+        code: ProblemCode,
         /// What was not found.
         detail: String,
     },
@@ -51,7 +49,7 @@ pub enum ApiError {
     #[error("{detail}")]
     Conflict {
         /// Stable code.
-        code: Cow<'static, str>,
+        code: ProblemCode,
         /// Why.
         detail: String,
     },
@@ -83,7 +81,7 @@ pub enum ApiError {
     #[error("{detail}")]
     Unprocessable {
         /// Stable code, the engine's own where it comes from the engine.
-        code: Cow<'static, str>,
+        code: ProblemCode,
         /// A sentence a player can read.
         detail: String,
         /// What the engine says besides: the readings to choose from, the reasons.
@@ -108,7 +106,7 @@ pub enum ApiError {
     #[error("{detail}")]
     Unavailable {
         /// Stable code: `service_unavailable`, `game_busy` or `too_many_streams`.
-        code: &'static str,
+        code: Code,
         /// What a client can do.
         detail: &'static str,
         /// The cause, for the log.
@@ -131,7 +129,7 @@ fn named(expected: &str) -> &str {
 
 impl ApiError {
     /// A 400 with this code.
-    pub fn bad_request(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> ApiError {
+    pub fn bad_request(code: impl Into<ProblemCode>, detail: impl Into<String>) -> ApiError {
         ApiError::BadRequest {
             code: code.into(),
             detail: detail.into(),
@@ -139,7 +137,7 @@ impl ApiError {
     }
 
     /// A 404 with this code.
-    pub fn not_found(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> ApiError {
+    pub fn not_found(code: impl Into<ProblemCode>, detail: impl Into<String>) -> ApiError {
         ApiError::NotFound {
             code: code.into(),
             detail: detail.into(),
@@ -147,7 +145,7 @@ impl ApiError {
     }
 
     /// A 409 with this code.
-    pub fn conflict(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> ApiError {
+    pub fn conflict(code: impl Into<ProblemCode>, detail: impl Into<String>) -> ApiError {
         ApiError::Conflict {
             code: code.into(),
             detail: detail.into(),
@@ -155,7 +153,7 @@ impl ApiError {
     }
 
     /// A 422 with this code.
-    pub fn unprocessable(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> ApiError {
+    pub fn unprocessable(code: impl Into<ProblemCode>, detail: impl Into<String>) -> ApiError {
         ApiError::Unprocessable {
             code: code.into(),
             detail: detail.into(),
@@ -165,7 +163,7 @@ impl ApiError {
 
     /// A 422 with this code and extension members for the problem document.
     pub fn unprocessable_with(
-        code: impl Into<Cow<'static, str>>,
+        code: impl Into<ProblemCode>,
         detail: impl Into<String>,
         extensions: Extensions,
     ) -> ApiError {
@@ -179,7 +177,7 @@ impl ApiError {
     /// A 503: the database could not be reached, or did not answer, in time.
     pub fn unavailable(cause: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ApiError {
         ApiError::Unavailable {
-            code: "service_unavailable",
+            code: Code::ServiceUnavailable,
             detail: "the service cannot reach its database just now: retry shortly",
             cause: cause.into(),
         }
@@ -191,23 +189,24 @@ impl ApiError {
     }
 
     /// The stable machine-readable code.
-    pub fn code(&self) -> &str {
-        match self {
+    pub fn code(&self) -> &'static str {
+        let code = match self {
             ApiError::BadRequest { code, .. }
             | ApiError::NotFound { code, .. }
             | ApiError::Conflict { code, .. }
-            | ApiError::Unprocessable { code, .. } => code,
-            ApiError::Unauthorized(_) => "unauthorized",
-            ApiError::Forbidden(_) => "forbidden",
-            ApiError::StaleVersion { .. } => "stale_version",
-            ApiError::PayloadTooLarge { .. } => "body_too_large",
-            ApiError::RequestTimeout { .. } => "request_timeout",
-            ApiError::TooManyRequests { .. } => "rate_limited",
-            ApiError::Unavailable { code, .. } => code,
-            ApiError::UnsupportedMediaType => "unsupported_media_type",
-            ApiError::MethodNotAllowed { .. } => "method_not_allowed",
-            ApiError::Unexpected(_) => "internal_error",
-        }
+            | ApiError::Unprocessable { code, .. } => return code.as_str(),
+            ApiError::Unauthorized(_) => Code::Unauthorized,
+            ApiError::Forbidden(_) => Code::Forbidden,
+            ApiError::StaleVersion { .. } => Code::StaleVersion,
+            ApiError::PayloadTooLarge { .. } => Code::BodyTooLarge,
+            ApiError::RequestTimeout { .. } => Code::RequestTimeout,
+            ApiError::TooManyRequests { .. } => Code::RateLimited,
+            ApiError::Unavailable { code, .. } => *code,
+            ApiError::UnsupportedMediaType => Code::UnsupportedMediaType,
+            ApiError::MethodNotAllowed { .. } => Code::MethodNotAllowed,
+            ApiError::Unexpected(_) => Code::InternalError,
+        };
+        code.into()
     }
 
     /// The body of this error as RFC 9457 describes it.
@@ -250,14 +249,14 @@ impl ApiError {
 
 /// SQLSTATEs (PostgreSQL) after which a retry may succeed: the server is shutting down,
 /// starting, out of connections, or our own statement or lock timeout fired.
-fn pg_transient(code: &str) -> Option<&'static str> {
+fn pg_transient(code: &str) -> Option<Code> {
     match code {
         // lock_not_available: another transaction holds this game's row past lock_timeout.
-        "55P03" => Some("game_busy"),
+        "55P03" => Some(Code::GameBusy),
         // query_canceled (statement_timeout), too_many_connections, admin/crash shutdown,
         // cannot_connect_now, serialization and deadlock failures.
-        "57014" | "53300" | "57P01" | "57P02" | "57P03" | "40001" | "40P01" => Some("service_unavailable"),
-        c if c.starts_with("08") => Some("service_unavailable"),
+        "57014" | "53300" | "57P01" | "57P02" | "57P03" | "40001" | "40P01" => Some(Code::ServiceUnavailable),
+        c if c.starts_with("08") => Some(Code::ServiceUnavailable),
         _ => None,
     }
 }
@@ -272,7 +271,7 @@ fn from_database(e: StoreError) -> ApiError {
         | sqlx::Error::PoolClosed
         | sqlx::Error::Io(_)
         | sqlx::Error::Tls(_)
-        | sqlx::Error::WorkerCrashed => Some("service_unavailable"),
+        | sqlx::Error::WorkerCrashed => Some(Code::ServiceUnavailable),
         sqlx::Error::Database(db) => match db.code() {
             // SQLite's primary result codes BUSY (5) and LOCKED (6): the file is locked past
             // the busy timeout.
@@ -280,15 +279,15 @@ fn from_database(e: StoreError) -> ApiError {
                 .parse::<i32>()
                 .ok()
                 .filter(|n| matches!(n & 0xff, 5 | 6))
-                .map(|_| "service_unavailable"),
+                .map(|_| Code::ServiceUnavailable),
             Some(c) => pg_transient(&c),
             None => None,
         },
         _ => None,
     };
     match code {
-        Some("game_busy") => ApiError::Unavailable {
-            code: "game_busy",
+        Some(Code::GameBusy) => ApiError::Unavailable {
+            code: Code::GameBusy,
             detail: "this game is busy with another move: retry shortly",
             cause: Box::new(e),
         },
@@ -308,9 +307,9 @@ impl From<serde_json::Error> for ApiError {
 impl From<WebhookError> for ApiError {
     fn from(e: WebhookError) -> Self {
         let code = match e {
-            WebhookError::Unresolvable(_) => "webhook_url_unresolvable",
-            WebhookError::Private => "webhook_url_private",
-            WebhookError::NoWebhook => "no_webhook",
+            WebhookError::Unresolvable(_) => Code::WebhookUrlUnresolvable,
+            WebhookError::Private => Code::WebhookUrlPrivate,
+            WebhookError::NoWebhook => Code::NoWebhook,
         };
         match e {
             WebhookError::NoWebhook => ApiError::not_found(code, e.to_string()),
@@ -322,7 +321,7 @@ impl From<WebhookError> for ApiError {
 impl From<Full> for ApiError {
     fn from(full: Full) -> Self {
         ApiError::Unavailable {
-            code: "too_many_streams",
+            code: Code::TooManyStreams,
             detail: "this replica serves as many event streams as it may: retry shortly, or on another replica",
             cause: full.into(),
         }
@@ -353,11 +352,11 @@ impl From<StaleVersion> for ApiError {
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
-            StoreError::GameNotFound(id) => ApiError::not_found("game_not_found", format!("no game {id}")),
+            StoreError::GameNotFound(id) => ApiError::not_found(Code::GameNotFound, format!("no game {id}")),
             StoreError::TimedOut(_) => ApiError::unavailable(e),
             // Seen only if the first request's key vanished before this one could replay it.
             StoreError::KeyTaken => ApiError::conflict(
-                "request_in_progress",
+                Code::RequestInProgress,
                 "a request with this Idempotency-Key has just acted: retry to get its answer",
             ),
             other => from_database(other),
@@ -368,7 +367,7 @@ impl From<StoreError> for ApiError {
 impl From<KeyRefused> for ApiError {
     fn from(e: KeyRefused) -> Self {
         match e {
-            KeyRefused::Reused => ApiError::unprocessable("idempotency_key_reused", e.to_string()),
+            KeyRefused::Reused => ApiError::unprocessable(Code::IdempotencyKeyReused, e.to_string()),
         }
     }
 }
@@ -394,16 +393,16 @@ impl From<KeyError> for ApiError {
 impl From<TableError> for ApiError {
     fn from(e: TableError) -> Self {
         match e {
-            TableError::NoOpenSeat => ApiError::conflict("no_open_seat", e.to_string()),
-            TableError::Started => ApiError::conflict("game_started", e.to_string()),
-            TableError::NotStarted => ApiError::conflict("game_not_started", e.to_string()),
+            TableError::NoOpenSeat => ApiError::conflict(Code::NoOpenSeat, e.to_string()),
+            TableError::Started => ApiError::conflict(Code::GameStarted, e.to_string()),
+            TableError::NotStarted => ApiError::conflict(Code::GameNotStarted, e.to_string()),
             TableError::NoSuchSeat | TableError::NotAPlayer => ApiError::Forbidden(e.to_string()),
             TableError::TokenReplaced => ApiError::Unauthorized(e.to_string()),
-            TableError::UnknownSeat(_) => ApiError::not_found("seat_not_found", e.to_string()),
-            TableError::NoToken { .. } => ApiError::conflict("seat_has_no_token", e.to_string()),
+            TableError::UnknownSeat(_) => ApiError::not_found(Code::SeatNotFound, e.to_string()),
+            TableError::NoToken { .. } => ApiError::conflict(Code::SeatHasNoToken, e.to_string()),
             // A player count, first dealer or stacked deck this game cannot take: the
             // document allows them.
-            TableError::Setup(e) => ApiError::unprocessable(e.code(), e.to_string()),
+            TableError::Setup(e) => ApiError::unprocessable(&e, e.to_string()),
             TableError::Action(e) => ApiError::from(e),
             TableError::Corrupt(e) => ApiError::unexpected(e),
         }
@@ -416,7 +415,7 @@ impl From<TableError> for ApiError {
 /// (docs/rules.md#readings).
 impl From<ActionError> for ApiError {
     fn from(e: ActionError) -> Self {
-        let code = e.code();
+        let code = ProblemCode::from(&e);
         let detail = e.to_string();
         match e {
             ActionError::NotYourTurn
@@ -549,7 +548,7 @@ pub fn path_error(_err: actix_web::error::PathError, req: &HttpRequest) -> actix
         _ => None,
     });
     let detail = unreadable.unwrap_or("a segment of the path is not what this endpoint takes");
-    ApiError::not_found("invalid_path", format!("no such resource: {detail}")).into()
+    ApiError::not_found(Code::InvalidPath, format!("no such resource: {detail}")).into()
 }
 
 /// Answers malformed query strings with a problem that names the parameter and what it takes,
@@ -572,7 +571,7 @@ pub fn query_error(err: actix_web::error::QueryPayloadError, req: &HttpRequest) 
     } else {
         "the query string cannot be read: see the parameters this endpoint takes".to_owned()
     };
-    ApiError::bad_request("invalid_query", detail).into()
+    ApiError::bad_request(Code::InvalidQuery, detail).into()
 }
 
 #[cfg(test)]
@@ -617,10 +616,10 @@ mod tests {
                 "{what}: Retry-After with every 503 and only then"
             );
         }
-        assert_eq!(pg_transient("55P03"), Some("game_busy"), "lock_timeout");
+        assert_eq!(pg_transient("55P03"), Some(Code::GameBusy), "lock_timeout");
         assert_eq!(
             pg_transient("57014"),
-            Some("service_unavailable"),
+            Some(Code::ServiceUnavailable),
             "statement_timeout"
         );
         assert_eq!(pg_transient("23505"), None, "a unique violation is no outage");

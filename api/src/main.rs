@@ -12,7 +12,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> std::process::ExitCode {
     let settings = match Settings::from_sources(std::env::args().skip(1), |k| std::env::var(k).ok()) {
         Ok(s) => s,
-        Err(message) if message == continental::config::USAGE => {
+        Err(message) if message == continental::config::usage() => {
             println!("{message}");
             return std::process::ExitCode::SUCCESS;
         }

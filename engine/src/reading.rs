@@ -12,6 +12,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use strum::IntoEnumIterator;
 
 use crate::bounded::{MAX_CARDS, MAX_WILDS, at_most};
 use crate::card::{Card, CardError, DISTINCT_CARDS, Rank, Suit};
@@ -607,13 +608,21 @@ pub enum RunEnd {
 }
 
 /// Why a wild cannot be replaced or moved.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, strum::EnumDiscriminants)]
+#[strum_discriminants(
+    name(SwapCode),
+    vis(pub(crate)),
+    derive(strum::EnumIter, strum::IntoStaticStr),
+    strum(serialize_all = "snake_case")
+)]
 pub enum SwapError {
     /// The variant or the meld's kind forbids it.
     #[error("{0}")]
+    #[strum_discriminants(strum(serialize = "swap_not_allowed"))]
     NotAllowed(&'static str),
     /// No wild in the meld represents that card.
     #[error("no wild in this meld represents {0}")]
+    #[strum_discriminants(strum(serialize = "no_wild_for_card"))]
     NoWildFor(Card),
     /// The chosen end (or both) cannot take the joker.
     #[error("the joker cannot go to that end of the run")]
@@ -630,16 +639,14 @@ pub enum SwapError {
 }
 
 impl SwapError {
-    /// Stable machine-readable code.
+    /// Stable machine-readable code: its variant's name in snake case, unless renamed.
     pub fn code(&self) -> &'static str {
-        match self {
-            SwapError::NotAllowed(_) => "swap_not_allowed",
-            SwapError::NoWildFor(_) => "no_wild_for_card",
-            SwapError::EndBlocked => "end_blocked",
-            SwapError::EndRequired => "end_required",
-            SwapError::NoJokerAtEnd => "no_joker_at_end",
-            SwapError::RunTooShort => "run_too_short",
-        }
+        SwapCode::from(self).into()
+    }
+
+    /// Every code a swap error can have.
+    pub fn codes() -> impl Iterator<Item = &'static str> {
+        SwapCode::iter().map(<&str>::from)
     }
 }
 

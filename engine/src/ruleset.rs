@@ -3,6 +3,7 @@
 use std::ops::RangeInclusive;
 
 use serde::{Deserialize, Serialize};
+use strum::IntoEnumIterator;
 
 use crate::card::{Card, Rank};
 use crate::options::{
@@ -102,13 +103,20 @@ pub enum Ruleset {
 }
 
 /// Why a ruleset or a player count is refused.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, strum::EnumDiscriminants)]
+#[strum_discriminants(
+    name(RulesetCode),
+    vis(pub(crate)),
+    derive(strum::EnumIter, strum::IntoStaticStr),
+    strum(serialize_all = "snake_case")
+)]
 pub enum RulesetError {
     /// Not one of the four variant ids.
     #[error("unknown variant {0:?}: use may_i, contract_7, continental or push")]
     UnknownVariant(String),
     /// An option that this variant does not have, or a value of the wrong type.
     #[error("invalid options for {variant}: {message}")]
+    #[strum_discriminants(strum(serialize = "invalid_options"))]
     InvalidOptions {
         /// The variant.
         variant: Variant,
@@ -117,6 +125,7 @@ pub enum RulesetError {
     },
     /// An option value outside its range.
     #[error("option {option} must be {expected}")]
+    #[strum_discriminants(strum(serialize = "invalid_options"))]
     OptionOutOfRange {
         /// The option's name.
         option: &'static str,
@@ -138,13 +147,14 @@ pub enum RulesetError {
 }
 
 impl RulesetError {
-    /// Stable machine-readable code.
+    /// Stable machine-readable code: its variant's name in snake case, unless renamed.
     pub fn code(&self) -> &'static str {
-        match self {
-            RulesetError::UnknownVariant(_) => "unknown_variant",
-            RulesetError::InvalidOptions { .. } | RulesetError::OptionOutOfRange { .. } => "invalid_options",
-            RulesetError::PlayerCount { .. } => "player_count",
-        }
+        RulesetCode::from(self).into()
+    }
+
+    /// Every code a ruleset error can have (a code may come twice).
+    pub fn codes() -> impl Iterator<Item = &'static str> {
+        RulesetCode::iter().map(<&str>::from)
     }
 }
 

@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::wire::Invalid;
+use crate::wire::{Code, Invalid};
 
 /// Default limit on request bodies: a few KB is plenty for any move.
 pub const BODY_LIMIT: usize = 8 * 1024;
@@ -80,7 +80,7 @@ async fn read_body<const LIMIT: usize>(
     payload: &mut Payload,
     declared: Option<usize>,
 ) -> Result<Bytes, ApiError> {
-    let unreadable = |e: PayloadError| Invalid::new("unreadable_body", format!("unreadable body: {e}"));
+    let unreadable = |e: PayloadError| Invalid::new(Code::UnreadableBody, format!("unreadable body: {e}"));
     let too_large = |len: usize| match len > LIMIT {
         true => Err(ApiError::PayloadTooLarge { limit: LIMIT }),
         false => Ok(()),
@@ -139,8 +139,8 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Invalid> {
     // serde would read a struct from an array too: refuse anything but an object up front.
     if text.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
-            Ok(_) => Invalid::new("not_an_object", "the request body must be a JSON object"),
-            Err(e) => Invalid::new("malformed_json", format!("invalid request body: {e}")),
+            Ok(_) => Invalid::new(Code::NotAnObject, "the request body must be a JSON object"),
+            Err(e) => Invalid::new(Code::MalformedJson, format!("invalid request body: {e}")),
         });
     }
     // Most bodies are right: read them without tracking the path, and read a refused one
@@ -152,7 +152,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Invalid> {
     let mut parsed: Result<T, _> = serde_path_to_error::deserialize(&mut de);
     if parsed.is_ok() {
         de.end()
-            .map_err(|e| Invalid::new("malformed_json", format!("invalid request body: {e}")))?;
+            .map_err(|e| Invalid::new(Code::MalformedJson, format!("invalid request body: {e}")))?;
     }
     // JSON Schema counts `2.0` as an integer, so the document allows it where serde wants one:
     // read such a body again with its whole-number floats as integers.
@@ -161,7 +161,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Invalid> {
         .is_err_and(|e| e.inner().to_string().starts_with("invalid type: floating point"))
     {
         let mut value: serde_json::Value = serde_json::from_slice(text)
-            .map_err(|e| Invalid::new("malformed_json", format!("invalid request body: {e}")))?;
+            .map_err(|e| Invalid::new(Code::MalformedJson, format!("invalid request body: {e}")))?;
         whole_numbers_as_integers(&mut value);
         parsed = serde_path_to_error::deserialize(value);
     }
@@ -170,17 +170,17 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Invalid> {
         let inner = e.into_inner();
         let message = inner.to_string();
         let code = match inner.classify() {
-            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => "malformed_json",
-            serde_json::error::Category::Io => "unreadable_body",
-            serde_json::error::Category::Data if message.starts_with("unknown field") => "unknown_field",
-            serde_json::error::Category::Data if message.contains("unknown card") => "unknown_card",
-            serde_json::error::Category::Data if message.contains("unknown rank") => "unknown_card",
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => Code::MalformedJson,
+            serde_json::error::Category::Io => Code::UnreadableBody,
+            serde_json::error::Category::Data if message.starts_with("unknown field") => Code::UnknownField,
+            serde_json::error::Category::Data if message.contains("unknown card") => Code::UnknownCard,
+            serde_json::error::Category::Data if message.contains("unknown rank") => Code::UnknownCard,
             serde_json::error::Category::Data
                 if path == "variant" && message.starts_with("unknown variant") =>
             {
-                "unknown_variant"
+                Code::UnknownVariant
             }
-            serde_json::error::Category::Data => "invalid_body",
+            serde_json::error::Category::Data => Code::InvalidBody,
         };
         let detail = if path == "." || path.is_empty() {
             format!("invalid request body: {message}")

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use crate::error::{ApiError, PROBLEM_JSON};
 use crate::state::AppState;
 use crate::store::{KeyClaim, KeyRef, KeyRefused, KeyScope, Store, StoredResponse};
-use crate::wire::Invalid;
+use crate::wire::{Code, Invalid};
 
 /// Longest idempotency key.
 const MAX_KEY: usize = 200;
@@ -35,7 +35,7 @@ pub fn key(
         .filter(|k| !k.is_empty() && k.len() <= MAX_KEY && k.bytes().all(|b| b.is_ascii_graphic()))
         .ok_or_else(|| {
             Invalid::new(
-                "invalid_idempotency_key",
+                Code::InvalidIdempotencyKey,
                 format!("Idempotency-Key must be 1 to {MAX_KEY} visible characters"),
             )
         })?;

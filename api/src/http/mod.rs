@@ -29,7 +29,7 @@ use crate::error::ApiError;
 use crate::service;
 use crate::state::AppState;
 use crate::store::GameRow;
-use crate::wire::{IfMatch, Invalid};
+use crate::wire::{Code, IfMatch, Invalid};
 
 /// Lists each endpoint once: the list registers it with actix ([`configure`]) and documents
 /// it in OpenAPI ([`document`]), so neither can miss one. The moves list themselves in
@@ -143,6 +143,6 @@ pub async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
     });
     Err(match known {
         Some((_, allow)) => ApiError::MethodNotAllowed { allow: allow.clone() },
-        None => ApiError::not_found("no_route", "no such endpoint: see /api-docs/openapi.json"),
+        None => ApiError::not_found(Code::NoRoute, "no such endpoint: see /api-docs/openapi.json"),
     })
 }

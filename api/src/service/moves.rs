@@ -10,7 +10,7 @@ use crate::error::ApiError;
 use crate::metrics::MoveOutcome;
 use crate::state::AppState;
 use crate::store::{GameUpdate, KeyRef, Outcome, Store, StoredResponse, now_ms};
-use crate::wire::{GameView, IfMatch, etag};
+use crate::wire::{Code, GameView, IfMatch, etag};
 
 /// Plays `action` for the token's seat in one transaction: check `If-Match` and the seat,
 /// apply in the table (the engine referees, then the bots play), write state, events,
@@ -40,7 +40,7 @@ pub async fn act(
     let Some(_turn) = state.queues.enter(id, state.limits.lock_timeout).await else {
         state.metrics.moved("unknown", kind, MoveOutcome::Failed);
         return Err(ApiError::Unavailable {
-            code: "game_busy",
+            code: Code::GameBusy,
             detail: "this game is busy with another move: retry shortly",
             cause: "another move of the game held its queue on this replica past the lock timeout".into(),
         });

@@ -160,18 +160,47 @@ fn now_us() -> i64 {
         .unwrap_or_default()
 }
 
-/// The columns of a game row, as [`game_row`] reads them.
-macro_rules! game_fields {
-    () => {
-        "id, variant, status, state, version, last_seq, seed, seed_commitment, webhook_url, deadline"
+/// Declares the columns of a game row once, each named as its [`GameRow`] field: the column
+/// list every statement that reads a game selects, and [`game_row`], which reads them.
+macro_rules! game_columns {
+    ($first:ident $(, $column:ident)* $(,)?) => {
+        /// The columns of a game row, as [`game_row`] reads them.
+        const GAME_FIELDS: &str = concat!(stringify!($first) $(, ", ", stringify!($column))*);
+
+        /// The select of a game row.
+        const GAME_COLUMNS: &str =
+            concat!("SELECT ", stringify!($first) $(, ", ", stringify!($column))*, " FROM games");
+
+        /// A game row read by the names of [`GAME_FIELDS`].
+        fn game_row<R: Row>(r: &R) -> Result<GameRow, StoreError>
+        where
+            for<'a> &'a str: sqlx::ColumnIndex<R>,
+            Uuid: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+            String: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+            i64: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+            Option<String>: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+            Option<i64>: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+        {
+            Ok(GameRow {
+                $first: r.try_get(stringify!($first))?,
+                $($column: r.try_get(stringify!($column))?,)*
+            })
+        }
     };
 }
 
-/// The columns of a game row, as [`game_row`] reads them.
-const GAME_FIELDS: &str = game_fields!();
-
-/// The select of a game row.
-const GAME_COLUMNS: &str = concat!("SELECT ", game_fields!(), " FROM games");
+game_columns!(
+    id,
+    variant,
+    status,
+    state,
+    version,
+    last_seq,
+    seed,
+    seed_commitment,
+    webhook_url,
+    deadline
+);
 
 /// PostgreSQL storage: events are announced by `NOTIFY` in the action's transaction.
 #[derive(Clone, Debug)]
@@ -1079,10 +1108,7 @@ where
 /// the status filter if any, served by the indexes `games_by_tenant(_status)`. Parameters:
 /// `$1` tenant, then the status, then the cursor's time and id, then the limit.
 pub fn list_sql(listing: &GameListing) -> String {
-    let mut sql = String::from(
-        "SELECT id, variant, status, state, version, last_seq, seed, seed_commitment, webhook_url, deadline, created_us \
-         FROM games WHERE tenant = $1",
-    );
+    let mut sql = format!("SELECT {GAME_FIELDS}, created_us FROM games WHERE tenant = $1");
     let mut n = 1;
     if listing.status.is_some() {
         n += 1;
@@ -1094,29 +1120,6 @@ pub fn list_sql(listing: &GameListing) -> String {
     }
     sql.push_str(&format!(" ORDER BY created_us DESC, id DESC LIMIT ${}", n + 1));
     sql
-}
-
-fn game_row<R: Row>(r: &R) -> Result<GameRow, StoreError>
-where
-    for<'a> &'a str: sqlx::ColumnIndex<R>,
-    Uuid: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
-    String: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
-    i64: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
-    Option<String>: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
-    Option<i64>: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
-{
-    Ok(GameRow {
-        id: r.try_get("id")?,
-        variant: r.try_get("variant")?,
-        status: r.try_get("status")?,
-        state: r.try_get("state")?,
-        version: r.try_get("version")?,
-        last_seq: r.try_get("last_seq")?,
-        seed: r.try_get("seed")?,
-        seed_commitment: r.try_get("seed_commitment")?,
-        webhook_url: r.try_get("webhook_url")?,
-        deadline: r.try_get("deadline")?,
-    })
 }
 
 sql_store!(PgStore, sqlx::Postgres, "BEGIN", " FOR UPDATE", PG_SKIP_LOCKED);

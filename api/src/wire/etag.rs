@@ -2,7 +2,7 @@
 
 use actix_web::http::header::HeaderValue;
 
-use super::Invalid;
+use super::{Code, Invalid};
 
 /// The `ETag` of a game version.
 pub fn etag(version: i64) -> String {
@@ -36,7 +36,7 @@ impl TryFrom<&HeaderValue> for IfMatch {
         value
             .to_str()
             .map(|v| IfMatch(v.to_owned()))
-            .map_err(|_| Invalid::new("invalid_if_match", "If-Match must be an ETag like \"7\""))
+            .map_err(|_| Invalid::new(Code::InvalidIfMatch, "If-Match must be an ETag like \"7\""))
     }
 }
 

@@ -8,7 +8,7 @@ use utoipa::openapi::schema::{Discriminator, ObjectBuilder, OneOfBuilder, Schema
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
-use super::Invalid;
+use super::{Code, Invalid};
 use crate::domain::TableEvent;
 
 /// `?after=N&limit=M`.
@@ -39,7 +39,7 @@ impl EventsQuery {
         match after {
             Some(after) if (1..=MAX_PAGE).contains(&limit) => Ok((after, i64::from(limit))),
             _ => Err(Invalid::new(
-                "invalid_query",
+                Code::InvalidQuery,
                 format!("limit is 1 to {MAX_PAGE}, and after a sequence number from 0"),
             )),
         }

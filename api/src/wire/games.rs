@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::{Invalid, MAX_SEATS, at_most};
+use super::{Code, Invalid, MAX_SEATS, at_most};
 use crate::domain::{GameStatus, SeatKind, SeatRecord};
 
 /// Longest seat name.
@@ -40,13 +40,13 @@ impl TryFrom<SeatSpec> for SeatRecord {
         let kind = match (s.open, s.bot, &name) {
             (true, true, _) => {
                 return Err(Invalid::refused(
-                    "invalid_seat",
+                    Code::InvalidSeat,
                     "a seat is open or a bot, not both",
                 ));
             }
             (true, false, Some(_)) => {
                 return Err(Invalid::refused(
-                    "invalid_seat",
+                    Code::InvalidSeat,
                     "an open seat takes its name when joined",
                 ));
             }
@@ -55,7 +55,7 @@ impl TryFrom<SeatSpec> for SeatRecord {
             (false, false, Some(_)) => SeatKind::Player,
             (false, false, None) => {
                 return Err(Invalid::refused(
-                    "invalid_seat",
+                    Code::InvalidSeat,
                     "each seat needs a `name`, or `open: true`, or `bot: true`",
                 ));
             }
@@ -84,7 +84,7 @@ impl TryFrom<String> for SeatName {
             || name.chars().all(|c| c == ' ')
         {
             return Err(Invalid::new(
-                "invalid_name",
+                Code::InvalidName,
                 format!("a name is 1 to {MAX_NAME} characters, not all spaces, with no control character"),
             ));
         }
@@ -121,7 +121,7 @@ pub struct WebhookUrl(pub reqwest::Url);
 impl TryFrom<String> for WebhookUrl {
     type Error = Invalid;
     fn try_from(text: String) -> Result<Self, Invalid> {
-        let bad = |why: &str| Invalid::refused("invalid_webhook_url", format!("`webhook_url` {why}"));
+        let bad = |why: &str| Invalid::refused(Code::InvalidWebhookUrl, format!("`webhook_url` {why}"));
         if text.len() > 2048 {
             return Err(bad("is longer than 2048 characters"));
         }
@@ -149,7 +149,7 @@ impl CreateGameRequest {
         if !test_mode && (self.seed.is_some() || self.first_dealer.is_some() || self.stacked_decks.is_some())
         {
             return Err(Invalid::new(
-                "test_mode_only",
+                Code::TestModeOnly,
                 "seed, first_dealer and stacked_decks are accepted only when the server runs in test mode",
             ));
         }

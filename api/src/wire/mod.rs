@@ -29,7 +29,7 @@ pub use moves::{
     DiscardRequest, DrawRequest, EmptyRequest, LayoffRequest, MeldsRequest, SwapRequest, TakeBackRequest,
 };
 pub use options::VARIANT_DEFAULTS;
-pub use problem::{Extensions, Problem, ProblemReason};
+pub use problem::{Code, Extensions, Problem, ProblemCode, ProblemReason, problem_codes};
 pub use rules::{
     ContractCheck, ContractValidationRequest, ContractValidationResponse, DealView, MeldValidationRequest,
     MeldValidationResponse, RulesetView, RulesetsResponse,
@@ -38,8 +38,6 @@ pub use studio::{
     DEFAULT_LIMIT, GamesPage, ListGamesQuery, ListedGame, ListedSeat, MAX_LIMIT, SeatTokenResponse,
     SpectatorTokenResponse, decode_cursor, encode_cursor,
 };
-
-use std::borrow::Cow;
 
 pub use engine::{MAX_CARDS, MAX_WILDS, at_most};
 
@@ -55,7 +53,7 @@ pub const MAX_SEATS: usize = 12;
 #[error("{detail}")]
 pub struct Invalid {
     /// Stable code, like `invalid_seat`.
-    pub code: Cow<'static, str>,
+    pub code: ProblemCode,
     /// What is wrong.
     pub detail: String,
     /// What refuses it.
@@ -74,7 +72,7 @@ pub enum RefusedBy {
 
 impl Invalid {
     /// A request the document refuses, with this code.
-    pub fn new(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Invalid {
+    pub fn new(code: impl Into<ProblemCode>, detail: impl Into<String>) -> Invalid {
         Invalid {
             code: code.into(),
             detail: detail.into(),
@@ -83,7 +81,7 @@ impl Invalid {
     }
 
     /// A request the document allows and the rules refuse, with this code.
-    pub fn refused(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Invalid {
+    pub fn refused(code: impl Into<ProblemCode>, detail: impl Into<String>) -> Invalid {
         Invalid {
             code: code.into(),
             detail: detail.into(),

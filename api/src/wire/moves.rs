@@ -4,7 +4,7 @@ use engine::{Action, Card, Designation, DrawSource, ProposedMeld, RunEnd};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::{Invalid, MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};
+use super::{Code, Invalid, MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};
 
 /// `POST /v1/games/{id}/draw` request.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -118,7 +118,7 @@ impl TryFrom<SwapRequest> for Action {
             }),
             // Every field is optional in the document: a mix of the two is the rules' refusal.
             _ => Err(Invalid::refused(
-                "invalid_swap",
+                Code::InvalidSwap,
                 "a swap is {meld_id, card, end?}; a joker move is {from_meld, end, to_meld, to_end?}",
             )),
         }

@@ -13,7 +13,7 @@ use utoipa::openapi::extensions::Extensions;
 use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, SchemaType, Type};
 use utoipa::{PartialSchema, ToSchema};
 
-use super::Invalid;
+use super::{Code, Invalid};
 use crate::domain::TURN_SECONDS;
 
 /// The name of the service's own option, the turn clock.
@@ -195,7 +195,7 @@ pub fn read(variant: Variant, options: Option<Value>) -> Result<(Ruleset, Option
         Some(Value::Object(map)) => map,
         Some(_) => {
             return Err(Invalid::new(
-                "invalid_options",
+                Code::InvalidOptions,
                 "`options` is an object of option names and values",
             ));
         }
@@ -203,13 +203,13 @@ pub fn read(variant: Variant, options: Option<Value>) -> Result<(Ruleset, Option
     for (name, value) in &mut map {
         let Some((_, takers)) = DOCUMENTED.iter().find(|(n, _)| n == name) else {
             return Err(Invalid::new(
-                "invalid_options",
+                Code::InvalidOptions,
                 format!("`{name}` is not an option of any variant (GET /v1/rulesets lists them)"),
             ));
         };
         let option = stated(takers);
         *value = fits(option, value)
-            .ok_or_else(|| Invalid::new("invalid_options", format!("`{name}` is {}", expected(option))))?;
+            .ok_or_else(|| Invalid::new(Code::InvalidOptions, format!("`{name}` is {}", expected(option))))?;
     }
     let turn_seconds = map
         .remove(TURN_SECONDS_OPTION)

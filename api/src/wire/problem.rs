@@ -1,8 +1,12 @@
 //! Problem documents (RFC 9457): the body of every error, with the engine's reasons as
 //! extension members.
 
-use engine::{ContractCode, ContractReason, MeldKind, Reading, Reason, ReasonCode};
+use engine::{
+    ActionError, ContractCode, ContractReason, MeldKind, Reading, Reason, ReasonCode, RulesetError,
+    SetupError,
+};
 use serde::{Deserialize, Serialize};
+use strum::IntoEnumIterator;
 use utoipa::ToSchema;
 
 /// An error body (RFC 9457 problem details) with our stable `code`.
@@ -32,104 +36,167 @@ pub struct Problem {
     pub extensions: Extensions,
 }
 
-/// Every `code` a problem may have: the service's own and the engine's refusals. A closed
-/// set, so that clients can match on it; the api tests check each code they meet is here.
-pub const PROBLEM_CODES: [&str; 83] = [
+/// The codes the service writes itself; the engine's refusals bring their own
+/// ([`ProblemCode`]). A closed set, so that every site that refuses a request names one of
+/// these and the document lists them all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::EnumIter, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
+pub enum Code {
     // The request itself (400, 404, 405, 408, 413, 415).
-    "malformed_json",
-    "not_an_object",
-    "unknown_field",
-    "invalid_body",
-    "unreadable_body",
-    "unknown_card",
-    "unknown_rank",
-    "unknown_variant",
-    "invalid_options",
-    "player_count",
-    "invalid_seat",
-    "invalid_name",
-    "invalid_deal",
-    "invalid_swap",
-    "invalid_query",
-    "invalid_limit",
-    "invalid_status",
-    "invalid_cursor",
-    "invalid_path",
-    "invalid_if_match",
-    "invalid_idempotency_key",
-    "invalid_webhook_url",
-    "invalid_first_dealer",
-    "invalid_stacked_deck",
-    "test_mode_only",
-    "no_route",
-    "method_not_allowed",
-    "request_timeout",
-    "body_too_large",
-    "unsupported_media_type",
+    /// The body is not JSON.
+    MalformedJson,
+    /// The body is JSON but not an object.
+    NotAnObject,
+    /// The body has a field its type does not.
+    UnknownField,
+    /// A field of the body has the wrong type or value.
+    InvalidBody,
+    /// The body could not be read to its end.
+    UnreadableBody,
+    /// A card name that is not a card.
+    UnknownCard,
+    /// A variant id that is not a variant.
+    UnknownVariant,
+    /// House options that are not an object of known options and values.
+    InvalidOptions,
+    /// A seat of a new game that is neither named, open nor a bot, or more than one.
+    InvalidSeat,
+    /// A player's name that is empty, too long or holds control characters.
+    InvalidName,
+    /// A deal the variant does not have.
+    InvalidDeal,
+    /// A swap or joker move whose fields match neither.
+    InvalidSwap,
+    /// A query string that cannot be read.
+    InvalidQuery,
+    /// A listing's `limit` out of its range.
+    InvalidLimit,
+    /// A listing's `status` that is not a status.
+    InvalidStatus,
+    /// A listing's `cursor` that no listing gave.
+    InvalidCursor,
+    /// A path segment that is not what the endpoint takes.
+    InvalidPath,
+    /// An `If-Match` that is not an ETag.
+    InvalidIfMatch,
+    /// An `Idempotency-Key` that is empty, too long or not visible ASCII.
+    InvalidIdempotencyKey,
+    /// A webhook URL the service does not deliver to.
+    InvalidWebhookUrl,
+    /// A test-mode field outside test mode.
+    TestModeOnly,
+    /// No endpoint at this path.
+    NoRoute,
+    /// An endpoint asked with a method it does not take.
+    MethodNotAllowed,
+    /// A request not received in time.
+    RequestTimeout,
+    /// A body over the limit.
+    BodyTooLarge,
+    /// A body that is not `application/json`.
+    UnsupportedMediaType,
     // Who asks (401, 403) and what they ask for (404).
-    "unauthorized",
-    "forbidden",
-    "game_not_found",
-    "seat_not_found",
-    "no_webhook",
+    /// No valid token or key.
+    Unauthorized,
+    /// A valid token that gives no access here.
+    Forbidden,
+    /// No such game (or not the key's tenant's).
+    GameNotFound,
+    /// No such seat.
+    SeatNotFound,
+    /// The game has no webhook.
+    NoWebhook,
     // The state of the game or of the request (409, 412, 422).
-    "no_open_seat",
-    "game_started",
-    "game_not_started",
-    "seat_has_no_token",
-    "request_in_progress",
-    "idempotency_key_reused",
-    "stale_version",
-    "webhook_url_private",
-    "webhook_url_unresolvable",
-    // The rules (409, 422): the engine's refusals.
-    "game_over",
-    "unknown_seat",
-    "seat_left",
-    "not_your_turn",
-    "wrong_phase",
-    "card_not_in_hand",
-    "discard_empty",
-    "discard_dead",
-    "claim_not_allowed",
-    "not_in_variant",
-    "illegal_meld",
-    "ambiguous_meld",
-    "contract_not_met",
-    "not_down",
-    "already_down",
-    "unknown_meld",
-    "not_your_meld",
-    "swap_not_allowed",
-    "no_wild_for_card",
-    "end_blocked",
-    "end_required",
-    "no_joker_at_end",
-    "run_too_short",
-    "freed_wild_in_hand",
-    "final_discard_required",
-    "nothing_to_take_back",
-    "unknown_play",
-    "take_back_blocked",
-    "no_cards",
-    "game_suspended",
-    "not_between_deals",
-    "already_asked",
-    "not_suspended",
-    "suspension_expired",
+    /// Every seat is taken.
+    NoOpenSeat,
+    /// The game has been dealt.
+    GameStarted,
+    /// The game has not been dealt.
+    GameNotStarted,
+    /// The seat is a bot's or open: it has no token.
+    SeatHasNoToken,
+    /// A request with this `Idempotency-Key` has just acted.
+    RequestInProgress,
+    /// An `Idempotency-Key` sent again with another request.
+    IdempotencyKeyReused,
+    /// `If-Match` names a version that is no longer current.
+    StaleVersion,
+    /// A webhook host that resolves to a private address.
+    WebhookUrlPrivate,
+    /// A webhook host that does not resolve.
+    WebhookUrlUnresolvable,
     // Not now (429, 500, 503).
-    "rate_limited",
-    "internal_error",
-    "service_unavailable",
-    "game_busy",
-    "too_many_streams",
-];
+    /// Over the client's rate limit.
+    RateLimited,
+    /// Something unexpected, logged.
+    InternalError,
+    /// The database is out of reach.
+    ServiceUnavailable,
+    /// The game is busy with another move.
+    GameBusy,
+    /// The replica serves as many event streams as it may.
+    TooManyStreams,
+}
 
-/// The schema of [`Problem::code`]: one of [`PROBLEM_CODES`].
+/// A problem's `code`: one of the service's own [`Code`]s or an engine error's. Made only
+/// from those, so that every code a response carries is one [`problem_codes`] lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProblemCode(&'static str);
+
+impl ProblemCode {
+    /// The code as the problem document writes it.
+    pub const fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+impl From<Code> for ProblemCode {
+    fn from(code: Code) -> Self {
+        ProblemCode(code.into())
+    }
+}
+
+impl From<&ActionError> for ProblemCode {
+    fn from(e: &ActionError) -> Self {
+        ProblemCode(e.code())
+    }
+}
+
+impl From<&SetupError> for ProblemCode {
+    fn from(e: &SetupError) -> Self {
+        ProblemCode(e.code())
+    }
+}
+
+impl From<&RulesetError> for ProblemCode {
+    fn from(e: &RulesetError) -> Self {
+        ProblemCode(e.code())
+    }
+}
+
+/// Every `code` a problem may have, each once, in the order the enums declare them: the
+/// service's own, then those of each engine error a [`ProblemCode`] is made from (keep the
+/// two lists of sources alike).
+pub fn problem_codes() -> Vec<&'static str> {
+    let all = Code::iter()
+        .map(<&str>::from)
+        .chain(ActionError::codes())
+        .chain(SetupError::codes())
+        .chain(RulesetError::codes());
+    let mut codes = Vec::new();
+    for code in all {
+        if !codes.contains(&code) {
+            codes.push(code);
+        }
+    }
+    codes
+}
+
+/// The schema of [`Problem::code`]: one of [`problem_codes`].
 fn problem_code() -> utoipa::openapi::Object {
     utoipa::openapi::ObjectBuilder::new()
         .schema_type(utoipa::openapi::Type::String)
-        .enum_values(Some(PROBLEM_CODES))
+        .enum_values(Some(problem_codes()))
         .description(Some(
             "Stable machine-readable code, such as `not_your_turn`, `illegal_meld`, `stale_version`.",
         ))
@@ -203,6 +270,42 @@ impl From<&ContractReason> for ProblemReason {
             kind: None,
             meld: r.meld,
             meld_reasons: r.meld_reasons.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The compiler knows every code the service writes is a [`Code`]; this knows every
+    /// [`Code`] is written somewhere (the engine's are listed from their errors' variants).
+    #[test]
+    fn every_code_of_the_service_is_given_by_some_error() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut text = String::new();
+        let mut dirs = vec![src];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("the sources") {
+                let path = entry.expect("an entry").path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("wire/problem.rs") {
+                    text.push_str(&std::fs::read_to_string(&path).expect("a source file"));
+                }
+            }
+        }
+        let ident = |c: char| c.is_alphanumeric() || c == '_';
+        for code in Code::iter() {
+            let name = format!("Code::{code:?}");
+            let named = text
+                .match_indices(&name)
+                .any(|(at, _)| !text[..at].ends_with(ident) && !text[at + name.len()..].starts_with(ident));
+            assert!(
+                named,
+                "the document lists `{}` ({name}), but no error gives it",
+                <&str>::from(code)
+            );
         }
     }
 }

@@ -5,7 +5,7 @@ use engine::{
     Reading, Reason, Ruleset, RulesetError, Variant,
 };
 
-use super::{Invalid, MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};
+use super::{Code, Invalid, MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -274,8 +274,8 @@ impl RulesetView {
 impl From<RulesetError> for Invalid {
     fn from(e: RulesetError) -> Invalid {
         match e {
-            RulesetError::UnknownVariant(_) => Invalid::new(e.code(), e.to_string()),
-            _ => Invalid::refused(e.code(), e.to_string()),
+            RulesetError::UnknownVariant(_) => Invalid::new(&e, e.to_string()),
+            _ => Invalid::refused(&e, e.to_string()),
         }
     }
 }
@@ -313,7 +313,7 @@ impl TryFrom<ContractValidationRequest> for ContractCheck {
         let (rules, _) = super::options::read(req.variant, req.options)?;
         if req.deal == 0 || req.deal > rules.deals() {
             return Err(Invalid::refused(
-                "invalid_deal",
+                Code::InvalidDeal,
                 format!(
                     "{} has deals 1 to {}, not {}",
                     rules.variant(),

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use engine::{TurnView, Variant};
 
-use super::Invalid;
+use super::{Code, Invalid};
 use crate::domain::{GameStatus, SeatKind};
 use crate::store::{Cursor, GameListing};
 
@@ -53,7 +53,12 @@ pub fn encode_cursor(cursor: &Cursor) -> String {
 /// # Errors
 /// `invalid_cursor` for anything [`encode_cursor`] did not write.
 pub fn decode_cursor(text: &str) -> Result<Cursor, Invalid> {
-    let invalid = || Invalid::new("invalid_cursor", "`cursor` is not a next_cursor of this listing");
+    let invalid = || {
+        Invalid::new(
+            Code::InvalidCursor,
+            "`cursor` is not a next_cursor of this listing",
+        )
+    };
     // Exactly what `encode` writes (the pattern the document states), nothing looser.
     if text.len() != 32 {
         return Err(invalid());
@@ -79,13 +84,13 @@ impl TryFrom<ListGamesQuery> for GameListing {
         let limit = q.limit.unwrap_or(DEFAULT_LIMIT);
         if !(1..=MAX_LIMIT).contains(&limit) {
             return Err(Invalid::new(
-                "invalid_limit",
+                Code::InvalidLimit,
                 format!("`limit` is 1 to {MAX_LIMIT}"),
             ));
         }
         if q.status.as_deref().is_some_and(|s| !STATUSES.contains(&s)) {
             return Err(Invalid::new(
-                "invalid_status",
+                Code::InvalidStatus,
                 format!("`status` is one of {}", STATUSES.join(", ")),
             ));
         }
@@ -195,7 +200,11 @@ mod tests {
             format!("12.{}", c.id.simple()),
         ] {
             let bad = bad.as_str();
-            assert_eq!(decode_cursor(bad).expect_err(bad).code, "invalid_cursor", "{bad}");
+            assert_eq!(
+                decode_cursor(bad).expect_err(bad).code,
+                Code::InvalidCursor.into(),
+                "{bad}"
+            );
         }
     }
 }

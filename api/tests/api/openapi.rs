@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::helpers::{Backend, Spawn, TestApp};
+use crate::helpers::{Backend, Spawn, TestApp, documented_codes};
 
 const COMMITTED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/openapi.json");
 
@@ -19,6 +19,33 @@ fn committed_openapi_matches_the_code() {
         committed == generated,
         "openapi/openapi.json differs from what the code generates: run \
          `UPDATE_OPENAPI=1 cargo test -p continental --test api openapi` and commit the result"
+    );
+}
+
+/// `Problem.code` lists the codes the errors can give (`problem_codes`, made from the service's
+/// `Code` and the engine's error enums), each once, and no other.
+#[test]
+fn problem_codes_are_those_of_the_errors_both_ways() {
+    let listed = documented_codes();
+    let produced = continental::wire::problem_codes();
+    for code in listed {
+        assert!(
+            produced.contains(&code.as_str()),
+            "the document lists `{code}`, which no error gives"
+        );
+    }
+    for code in &produced {
+        assert!(
+            listed.iter().any(|c| c == code),
+            "an error gives `{code}`, which the document does not list"
+        );
+    }
+    assert_eq!(listed.len(), produced.len(), "each code once");
+    let swap = engine::ActionError::Swap(engine::SwapError::RunTooShort);
+    assert!(
+        listed.iter().any(|c| c == swap.code()),
+        "an engine error's code: {}",
+        swap.code()
     );
 }
 

@@ -1,6 +1,7 @@
 //! What a seat may ask of the game ([`Action`]) and why it may be refused ([`ActionError`]).
 
 use serde::{Deserialize, Serialize};
+use strum::IntoEnumIterator;
 
 use crate::card::Card;
 use crate::contract::ContractReason;
@@ -150,7 +151,13 @@ impl Action {
 }
 
 /// Why an action was refused. The game is left exactly as it was.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, strum::EnumDiscriminants)]
+#[strum_discriminants(
+    name(ActionCode),
+    vis(pub(crate)),
+    derive(strum::EnumIter, strum::IntoStaticStr),
+    strum(serialize_all = "snake_case")
+)]
 pub enum ActionError {
     /// The game is over (finished or void).
     #[error("the game is over")]
@@ -215,6 +222,7 @@ pub enum ActionError {
     NotYourMeld(u32),
     /// A wild cannot be replaced or moved like that.
     #[error("{0}")]
+    #[strum_discriminants(strum(disabled))]
     Swap(SwapError),
     /// The freed wild is still in hand: it must go to the table this turn.
     #[error("the freed wild {0} must be played on the table before the turn ends")]
@@ -241,6 +249,7 @@ pub enum ActionError {
     NoCards,
     /// The game is suspended: only `resume` is accepted.
     #[error("the game is suspended: only resume is accepted")]
+    #[strum_discriminants(strum(serialize = "game_suspended"))]
     Suspended,
     /// Suspending is asked only between deals (before anyone acts in the new deal).
     #[error("a game is suspended only between deals, not in the middle of one")]
@@ -262,39 +271,18 @@ pub enum ActionError {
 }
 
 impl ActionError {
-    /// Stable machine-readable code.
+    /// Stable machine-readable code: its variant's name in snake case, unless renamed; a
+    /// swap's is its [`SwapError`]'s.
     pub fn code(&self) -> &'static str {
         match self {
-            ActionError::GameOver => "game_over",
-            ActionError::UnknownSeat(_) => "unknown_seat",
-            ActionError::SeatLeft => "seat_left",
-            ActionError::NotYourTurn => "not_your_turn",
-            ActionError::WrongPhase(_) => "wrong_phase",
-            ActionError::CardNotInHand(_) => "card_not_in_hand",
-            ActionError::DiscardEmpty => "discard_empty",
-            ActionError::DiscardDead => "discard_dead",
-            ActionError::ClaimNotAllowed(_) => "claim_not_allowed",
-            ActionError::NotInVariant(_) => "not_in_variant",
-            ActionError::IllegalMeld { .. } => "illegal_meld",
-            ActionError::AmbiguousMeld { .. } => "ambiguous_meld",
-            ActionError::ContractNotMet(_) => "contract_not_met",
-            ActionError::NotDown => "not_down",
-            ActionError::AlreadyDown => "already_down",
-            ActionError::UnknownMeld(_) => "unknown_meld",
-            ActionError::NotYourMeld(_) => "not_your_meld",
             ActionError::Swap(e) => e.code(),
-            ActionError::FreedWildInHand(_) => "freed_wild_in_hand",
-            ActionError::FinalDiscardRequired => "final_discard_required",
-            ActionError::NothingToTakeBack => "nothing_to_take_back",
-            ActionError::UnknownPlay(_) => "unknown_play",
-            ActionError::TakeBackBlocked { .. } => "take_back_blocked",
-            ActionError::NoCards => "no_cards",
-            ActionError::Suspended => "game_suspended",
-            ActionError::NotBetweenDeals => "not_between_deals",
-            ActionError::AlreadyAsked(_) => "already_asked",
-            ActionError::NotSuspended => "not_suspended",
-            ActionError::SuspensionExpired { .. } => "suspension_expired",
+            other => ActionCode::from(other).into(),
         }
+    }
+
+    /// Every code an action error can have.
+    pub fn codes() -> impl Iterator<Item = &'static str> {
+        ActionCode::iter().map(<&str>::from).chain(SwapError::codes())
     }
 }
 
@@ -308,4 +296,40 @@ fn reasons_text(reasons: &[Reason]) -> String {
         .map(|r| r.message.as_str())
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_an_action_error_can_have_is_listed_once() {
+        let codes: Vec<&str> = ActionError::codes().collect();
+        let samples = [
+            ActionError::GameOver,
+            ActionError::Suspended,
+            ActionError::TakeBackBlocked { play: 1, later: 2 },
+            ActionError::Swap(SwapError::NotAllowed("no")),
+            ActionError::Swap(SwapError::RunTooShort),
+        ];
+        for e in &samples {
+            assert!(codes.contains(&e.code()), "{}", e.code());
+        }
+        assert_eq!(
+            samples.map(|e| e.code()),
+            [
+                "game_over",
+                "game_suspended",
+                "take_back_blocked",
+                "swap_not_allowed",
+                "run_too_short"
+            ]
+        );
+        // A swap's kind is no code of its own: its swap error's are.
+        assert!(!codes.contains(&"swap"), "{codes:?}");
+        let mut distinct = codes.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), codes.len(), "{codes:?}");
+    }
 }

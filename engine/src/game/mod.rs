@@ -15,6 +15,7 @@ mod view;
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use strum::IntoEnumIterator;
 
 pub use action::{Action, ActionError, DrawSource};
 pub use event::{DealEnd, Event, LaidMeld};
@@ -147,16 +148,24 @@ impl GameConfig {
 }
 
 /// Why a game cannot be created.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, strum::EnumDiscriminants)]
+#[strum_discriminants(
+    name(SetupCode),
+    vis(pub(crate)),
+    derive(strum::EnumIter, strum::IntoStaticStr)
+)]
 pub enum SetupError {
     /// The variant is not played by this many players.
     #[error(transparent)]
+    #[strum_discriminants(strum(disabled))]
     Players(#[from] RulesetError),
     /// The first dealer is not a seat of the game.
     #[error("first_dealer {0} is not a seat of this game")]
+    #[strum_discriminants(strum(serialize = "invalid_first_dealer"))]
     FirstDealer(u8),
     /// A stacked deck is not a permutation of the game's pack.
     #[error("stacked deck {deal} is not a permutation of the {size}-card pack of this game")]
+    #[strum_discriminants(strum(serialize = "invalid_stacked_deck"))]
     StackedDeck {
         /// 1-based deal of the deck.
         deal: usize,
@@ -166,13 +175,17 @@ pub enum SetupError {
 }
 
 impl SetupError {
-    /// Stable machine-readable code.
+    /// Stable machine-readable code: a player count's is its [`RulesetError`]'s.
     pub fn code(&self) -> &'static str {
         match self {
             SetupError::Players(e) => e.code(),
-            SetupError::FirstDealer(_) => "invalid_first_dealer",
-            SetupError::StackedDeck { .. } => "invalid_stacked_deck",
+            other => SetupCode::from(other).into(),
         }
+    }
+
+    /// Every code a setup error can have.
+    pub fn codes() -> impl Iterator<Item = &'static str> {
+        SetupCode::iter().map(<&str>::from).chain(RulesetError::codes())
     }
 }
 
