@@ -397,3 +397,63 @@ fn the_options_table_of_the_rules_is_the_engine_catalogue() {
         "docs/rules.md#options lists every option with its default"
     );
 }
+
+/// The operations docs/api.md#endpoints names, as (method, path): a row names one or more,
+/// `…/x` standing for `/v1/games/{id}/x` and `?query` left out.
+fn endpoints_table(api: &str) -> BTreeSet<(String, String)> {
+    let table = api
+        .split("<a id=\"endpoints\"></a>")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").find(|part| part.starts_with('|')))
+        .expect("docs/api.md has its endpoints table");
+    let mut out = BTreeSet::new();
+    for row in table.lines().skip(2) {
+        let first = row.split('|').nth(1).unwrap_or_default();
+        let mut method = String::new();
+        for named in first.split('`').skip(1).step_by(2) {
+            let path = match named.split_once(' ') {
+                Some((m, path)) => {
+                    m.clone_into(&mut method);
+                    path
+                }
+                None => named,
+            };
+            let path = path.split('?').next().unwrap_or_default();
+            let path = match path.strip_prefix('…') {
+                Some(rest) => format!("/v1/games/{{id}}{rest}"),
+                None => path.to_owned(),
+            };
+            out.insert((method.clone(), path));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_operation_of_the_document_is_in_the_endpoints_table() {
+    let api = std::fs::read_to_string(root().join("docs/api.md")).expect("docs/api.md");
+    let listed = endpoints_table(&api);
+    let document: serde_json::Value =
+        serde_json::from_str(&continental::openapi::document()).expect("the document is JSON");
+    let mut documented = BTreeSet::new();
+    for (path, item) in document["paths"].as_object().expect("paths") {
+        for method in item.as_object().expect("a path item").keys() {
+            documented.insert((method.to_uppercase(), path.clone()));
+        }
+    }
+    let missing: Vec<_> = documented.difference(&listed).collect();
+    assert!(
+        missing.is_empty(),
+        "operations docs/api.md#endpoints does not name: {missing:?}"
+    );
+    // The table also names what the binary serves outside the document (the document itself,
+    // its page, the table in the browser); an API path it names is one the document has.
+    let unknown: Vec<_> = listed
+        .difference(&documented)
+        .filter(|(_, path)| path.starts_with("/v1/"))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "docs/api.md#endpoints names what the document has not: {unknown:?}"
+    );
+}
