@@ -12,6 +12,9 @@ pub const MAX_CARDS: usize = 40;
 /// Most wild designations of one meld or lay-off.
 pub const MAX_WILDS: usize = 20;
 
+/// Most melds laid or checked at once (a contract asks for at most five).
+pub const MAX_MELDS: usize = 6;
+
 /// Reads a list of at most `MAX` items, the `maxItems` the document states for it, and stops
 /// reading at the first item too many.
 ///

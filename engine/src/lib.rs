@@ -67,7 +67,7 @@ mod search;
 mod supply;
 mod vocabulary;
 
-pub use bounded::{MAX_CARDS, MAX_WILDS, at_most};
+pub use bounded::{MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};
 pub use card::{Card, CardError, DISTINCT_CARDS, Rank, Suit, parse_cards};
 pub use contract::{
     Contract, ContractCode, ContractReason, ContractView, GO_OUT_CARDS, GO_OUT_PATTERNS, Requirement,

@@ -39,7 +39,7 @@ from continental_client.models import (
     HouseOptions,
     LayoffRequest,
     LoggedEvent,
-    MeldsRequest,
+    MeldRequest,
     Phase,
     Problem,
     ProblemCode,
@@ -80,7 +80,7 @@ def play_turn(client, game_id, view):
     assert isinstance(hints, HintsResponse)
     if hints.contract not in (None, UNSET):
         # A hint is a body for POST /melds as it is.
-        view = ok(lay_melds.sync(game_id, client=client, body=MeldsRequest(melds=hints.contract)), "meld")
+        view = ok(lay_melds.sync(game_id, client=client, body=MeldRequest(melds=hints.contract)), "meld")
     for _ in range(20):
         if view.turn is None or view.turn.seat != view.you.seat or len(view.you.hand) <= 1:
             break

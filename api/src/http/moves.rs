@@ -15,10 +15,7 @@ use crate::error::ApiError;
 use crate::service;
 use crate::state::AppState;
 use crate::store::KeyScope;
-use crate::wire::{
-    DiscardRequest, DrawRequest, EmptyRequest, GameView, Invalid, LayoffRequest, MeldsRequest, Problem,
-    SwapRequest, TakeBackRequest,
-};
+use crate::wire::{ActionBody, EmptyRequest, GameView, Invalid, Problem, SwapRequest};
 
 /// One move: the seat token, the body parsed into an action, the idempotency key, then the
 /// service; answers with the seat's new view.
@@ -123,26 +120,26 @@ moves! {
     /// Draws a card from the stock or the discard pile.
     ///
     /// The first move of a turn (`turn.phase` `draw`); the answer is in phase `play`.
-    draw_card, "/v1/games/{id}/draw", ["draw"], DrawRequest, json!({"source": "stock"}),
-    |b| Ok(b.into());
+    draw_card, "/v1/games/{id}/draw", ["draw"], ActionBody<{ Action::index_of("draw") }>, json!({"source": "stock"}),
+    |b| Ok(b.0);
     /// Asks "May I?" for the top discard, out of turn.
     ///
     /// Where the variant has claims: the claim is settled when the seat in turn draws.
-    claim_discard, "/v1/games/{id}/claims", ["claim"], EmptyRequest, json!({}),
-    |_b| Ok(Action::Claim);
+    claim_discard, "/v1/games/{id}/claims", ["claim"], ActionBody<{ Action::index_of("claim") }>, json!({}),
+    |b| Ok(b.0);
     /// Lays new melds.
     ///
     /// Going down with the deal's contract, later melds where the variant allows them, or
     /// going out all at once in `continental`. A meld that reads several ways must say its
     /// `kind` and what its wilds represent.
-    lay_melds, "/v1/games/{id}/melds", ["meld"], MeldsRequest, json!({"melds": [{"cards": ["7H", "7S", "7D"]}, {"cards": ["QC", "QD", "JK"]}]}),
-    |b| Ok(b.into());
+    lay_melds, "/v1/games/{id}/melds", ["meld"], ActionBody<{ Action::index_of("meld") }>, json!({"melds": [{"cards": ["7H", "7S", "7D"]}, {"cards": ["QC", "QD", "JK"]}]}),
+    |b| Ok(b.0);
     /// Lays cards off onto a meld on the table.
     ///
     /// Once down: the cards extend the meld `meld_id`; `wilds` says what added wilds represent
     /// where more than one place fits.
-    lay_off, "/v1/games/{id}/layoffs", ["layoff"], LayoffRequest, json!({"meld_id": 2, "cards": ["8H"]}),
-    |b| Ok(b.into());
+    lay_off, "/v1/games/{id}/layoffs", ["layoff"], ActionBody<{ Action::index_of("layoff") }>, json!({"meld_id": 2, "cards": ["8H"]}),
+    |b| Ok(b.0);
     /// Replaces a wild in a meld, or moves a joker.
     ///
     /// A natural card from hand takes the place of the wild it represents; in `contract_7` a
@@ -152,13 +149,13 @@ moves! {
     /// Takes back this turn's table plays (`may_i`).
     ///
     /// All of them, or one with `{"play": n}` (its `play` in `you.plays`).
-    take_back_plays, "/v1/games/{id}/take_back", ["take_back"], TakeBackRequest, json!({"play": 1}),
-    |b| Ok(b.into());
+    take_back_plays, "/v1/games/{id}/take_back", ["take_back"], ActionBody<{ Action::index_of("take_back") }>, json!({"play": 1}),
+    |b| Ok(b.0);
     /// Discards a card, ending the turn.
     ///
     /// The card goes on the discard pile and the turn passes (bots then play theirs).
-    discard_card, "/v1/games/{id}/discard", ["discard"], DiscardRequest, json!({"card": "7H"}),
-    |b| Ok(b.into());
+    discard_card, "/v1/games/{id}/discard", ["discard"], ActionBody<{ Action::index_of("discard") }>, json!({"card": "7H"}),
+    |b| Ok(b.0);
     /// Leaves the game for good.
     ///
     /// Scored as the rules say
@@ -166,8 +163,8 @@ moves! {
     ///
     /// Before the deal it gives the seat up instead: the seat is open again for someone to
     /// join, and this seat token stops working.
-    leave_game, "/v1/games/{id}/leave", ["leave"], EmptyRequest, json!({}),
-    |_b| Ok(Action::Leave);
+    leave_game, "/v1/games/{id}/leave", ["leave"], ActionBody<{ Action::index_of("leave") }>, json!({}),
+    |b| Ok(b.0);
     /// `may_i`, between deals: asks to suspend the game.
     ///
     /// As the rules say
@@ -176,8 +173,8 @@ moves! {
     /// When every seat still in the game has asked (`suspend_requests`), `status` is
     /// `suspended` and nothing but `resume` is accepted. Asked in the middle of a deal: 409
     /// `not_between_deals`; in another variant: 422 `not_in_variant`.
-    suspend_game, "/v1/games/{id}/suspend", ["suspend"], EmptyRequest, json!({}),
-    |_b| Ok(Action::Suspend);
+    suspend_game, "/v1/games/{id}/suspend", ["suspend"], ActionBody<{ Action::index_of("suspend") }>, json!({}),
+    |b| Ok(b.0);
     /// Asks to resume a suspended game.
     ///
     /// As the rules say

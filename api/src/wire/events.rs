@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use engine::Event;
 use serde::{Deserialize, Serialize};
-use utoipa::openapi::schema::{Discriminator, ObjectBuilder, OneOfBuilder, Schema, Type};
+use utoipa::openapi::schema::{Discriminator, Object, ObjectBuilder, OneOfBuilder, Schema, Type};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
@@ -109,18 +109,27 @@ impl StreamFailure {
 
 /// Each event `type` with its schema, in the order the types declare them.
 fn event_types() -> Vec<(String, Schema)> {
-    let unions = [
+    [
         <Event as PartialSchema>::schema(),
         <TableEvent as PartialSchema>::schema(),
-    ];
-    let mut out = Vec::new();
-    for union in unions {
-        let RefOr::T(Schema::OneOf(one_of)) = union else {
-            unreachable!("an event enum is tagged by `type`: a oneOf")
-        };
-        for item in one_of.items {
+    ]
+    .into_iter()
+    .flat_map(variants)
+    .map(|(tag, object)| (tag, Schema::Object(object)))
+    .collect()
+}
+
+/// The variants of an enum tagged by `type` (a `oneOf` of objects), each with its tag.
+pub(super) fn variants(union: RefOr<Schema>) -> Vec<(String, Object)> {
+    let RefOr::T(Schema::OneOf(one_of)) = union else {
+        unreachable!("an enum tagged by `type` is a oneOf")
+    };
+    one_of
+        .items
+        .into_iter()
+        .map(|item| {
             let RefOr::T(Schema::Object(object)) = item else {
-                unreachable!("each event is an object")
+                unreachable!("each variant is an object")
             };
             let tag = match object.properties.get("type") {
                 Some(RefOr::T(Schema::Object(t))) => t
@@ -131,15 +140,14 @@ fn event_types() -> Vec<(String, Schema)> {
                     .map(str::to_owned),
                 _ => None,
             };
-            let tag = tag.unwrap_or_else(|| unreachable!("each event names its `type`"));
-            out.push((tag, Schema::Object(object)));
-        }
-    }
-    out
+            let tag = tag.unwrap_or_else(|| unreachable!("each variant names its `type`"));
+            (tag, object)
+        })
+        .collect()
 }
 
 /// `drew` as `Drew`, `seat_joined` as `SeatJoined`.
-fn pascal(tag: &str) -> String {
+pub(super) fn pascal(tag: &str) -> String {
     tag.split('_')
         .map(|w| {
             let mut c = w.chars();

@@ -25,9 +25,7 @@ pub use games::{
     SeatSpec, WebhookStatus, WebhookUrl,
 };
 pub use hints::HintsResponse;
-pub use moves::{
-    DiscardRequest, DrawRequest, EmptyRequest, LayoffRequest, MeldsRequest, SwapRequest, TakeBackRequest,
-};
+pub use moves::{ActionBody, EmptyRequest, SwapRequest};
 pub use options::VARIANT_DEFAULTS;
 pub use problem::{Code, Extensions, Problem, ProblemCode, ProblemReason, problem_codes};
 pub use rules::{
@@ -39,10 +37,7 @@ pub use studio::{
     SpectatorTokenResponse, decode_cursor, encode_cursor,
 };
 
-pub use engine::{MAX_CARDS, MAX_WILDS, at_most};
-
-/// Most melds laid or checked at once (a contract asks for at most five).
-pub const MAX_MELDS: usize = 6;
+pub use engine::{MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};
 
 /// Most seats of a game (`continental` seats twelve).
 pub const MAX_SEATS: usize = 12;

@@ -1,66 +1,69 @@
-//! The moves on the wire: one request type per endpoint, each parsed into the engine's [`Action`].
+//! The moves on the wire: each endpoint's body parsed into the engine's [`Action`]. A move of
+//! one kind takes that action's own fields ([`ActionBody`]); the swap endpoint takes either of
+//! two kinds, and `resume` nothing (its year is the server's).
 
-use engine::{Action, Card, Designation, DrawSource, ProposedMeld, RunEnd};
+use std::borrow::Cow;
+
+use engine::{Action, Card, RunEnd};
 use serde::Deserialize;
-use utoipa::ToSchema;
+use serde::de::{self, Deserializer};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{AdditionalProperties, Schema};
+use utoipa::{PartialSchema, ToSchema};
 
-use super::{Code, Invalid, MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};
+use super::events::{pascal, variants};
+use super::{Code, Invalid};
 
-/// `POST /v1/games/{id}/draw` request.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"source": "stock"}))]
-pub struct DrawRequest {
-    /// `stock` or `discard`.
-    #[schema(example = "stock")]
-    pub source: DrawSource,
+/// The body of a move that makes one kind of action, `Action::KINDS[KIND]`: that action's own
+/// fields as the engine declares them, its `type` given by the endpoint.
+#[derive(Debug)]
+pub struct ActionBody<const KIND: usize>(pub Action);
+
+impl<'de, const KIND: usize> Deserialize<'de> for ActionBody<KIND> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut fields = serde_json::Map::deserialize(deserializer)?;
+        if fields.contains_key("type") {
+            return Err(de::Error::unknown_field("type", &[]));
+        }
+        fields.insert("type".to_owned(), Action::KINDS[KIND].into());
+        // The engine's reason is kept whole; serde reads a tagged enum through a buffer, so the
+        // path of the field it concerns is not known here.
+        Action::deserialize(serde_json::Value::Object(fields))
+            .map(ActionBody)
+            .map_err(de::Error::custom)
+    }
+}
+
+impl<const KIND: usize> PartialSchema for ActionBody<KIND> {
+    fn schema() -> RefOr<Schema> {
+        let kind = Action::KINDS[KIND];
+        let Some((_, mut object)) = variants(Action::schema())
+            .into_iter()
+            .find(|(tag, _)| tag == kind)
+        else {
+            unreachable!("every kind of action is a variant of Action")
+        };
+        object.properties.remove("type");
+        object.required.retain(|field| field != "type");
+        object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+        RefOr::T(Schema::Object(object))
+    }
+}
+
+impl<const KIND: usize> ToSchema for ActionBody<KIND> {
+    fn name() -> Cow<'static, str> {
+        Cow::Owned(format!("{}Request", pascal(Action::KINDS[KIND])))
+    }
+
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        <Action as ToSchema>::schemas(schemas);
+    }
 }
 
 /// An empty body (`{}` or nothing).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EmptyRequest {}
-
-/// `POST /v1/games/{id}/take_back` request: no `play` takes back the whole turn's table plays.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"play": 1}))]
-pub struct TakeBackRequest {
-    /// Take back only this play of the turn (its `play` in `you.plays`); going down comes back
-    /// whole, with every later play that needed it.
-    #[serde(default)]
-    #[schema(value_type = Option<u64>, maximum = 4294967295_i64)]
-    pub play: Option<u32>,
-}
-
-/// `POST /v1/games/{id}/melds` request.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"melds": [{"cards": ["7H", "7S", "7D"]}, {"cards": ["QC", "QD", "JK"], "kind": "set"}]}))]
-pub struct MeldsRequest {
-    /// The melds, laid at once.
-    #[serde(deserialize_with = "at_most::<MAX_MELDS, _, _>")]
-    #[schema(max_items = 6)]
-    pub melds: Vec<ProposedMeld>,
-}
-
-/// `POST /v1/games/{id}/layoffs` request.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"meld_id": 2, "cards": ["8H"]}))]
-pub struct LayoffRequest {
-    /// The table meld's id.
-    #[schema(value_type = u64, maximum = 4294967295_i64)]
-    pub meld_id: u32,
-    /// The cards to add.
-    #[serde(deserialize_with = "at_most::<MAX_CARDS, _, _>")]
-    #[schema(max_items = 40)]
-    pub cards: Vec<Card>,
-    /// What added wilds represent, when more than one place fits.
-    #[serde(default, deserialize_with = "at_most::<MAX_WILDS, _, _>")]
-    #[schema(max_items = 20)]
-    pub wilds: Vec<Designation>,
-}
 
 /// `POST /v1/games/{id}/swaps` request: replace a wild (`meld_id`, `card`), or in `contract_7`
 /// move a joker from the end of one of your runs to another run (`from_meld`, `end`, `to_meld`).
@@ -125,46 +128,44 @@ impl TryFrom<SwapRequest> for Action {
     }
 }
 
-/// `POST /v1/games/{id}/discard` request.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"card": "7H"}))]
-pub struct DiscardRequest {
-    /// The card to discard.
-    #[schema(example = "7H")]
-    pub card: Card,
-}
+#[cfg(test)]
+mod tests {
+    use engine::{Action, DrawSource};
+    use serde_json::json;
 
-impl From<DrawRequest> for Action {
-    fn from(b: DrawRequest) -> Action {
-        Action::Draw { source: b.source }
+    use super::ActionBody;
+    use crate::http::extract::parse_json;
+    use crate::wire::Invalid;
+
+    /// `body` read as the body of `KIND`'s endpoint.
+    fn read<const KIND: usize>(body: &serde_json::Value) -> Result<Action, Invalid> {
+        parse_json::<ActionBody<KIND>>(body.to_string().as_bytes()).map(|b| b.0)
     }
-}
 
-impl From<MeldsRequest> for Action {
-    fn from(b: MeldsRequest) -> Action {
-        Action::Meld { melds: b.melds }
+    const DRAW: usize = Action::index_of("draw");
+    const MELD: usize = Action::index_of("meld");
+
+    #[test]
+    fn a_body_is_the_actions_fields_and_the_endpoint_its_type() {
+        assert_eq!(
+            read::<DRAW>(&json!({"source": "stock"})).expect("a draw"),
+            Action::Draw {
+                source: DrawSource::Stock
+            }
+        );
+        let typed = read::<DRAW>(&json!({"type": "discard", "card": "7H"})).expect_err("no type");
+        assert_eq!(typed.code.as_str(), "unknown_field", "{typed}");
+        let other = read::<DRAW>(&json!({"source": "stock", "card": "7H"})).expect_err("no other field");
+        assert_eq!(other.code.as_str(), "unknown_field", "{other}");
     }
-}
 
-impl From<LayoffRequest> for Action {
-    fn from(b: LayoffRequest) -> Action {
-        Action::LayOff {
-            meld_id: b.meld_id,
-            cards: b.cards,
-            wilds: b.wilds,
-        }
-    }
-}
-
-impl From<TakeBackRequest> for Action {
-    fn from(b: TakeBackRequest) -> Action {
-        Action::TakeBack { play: b.play }
-    }
-}
-
-impl From<DiscardRequest> for Action {
-    fn from(b: DiscardRequest) -> Action {
-        Action::Discard { card: b.card }
+    #[test]
+    fn a_refusal_says_why_and_the_bounds_hold() {
+        let bad = read::<MELD>(&json!({"melds": [{"cards": ["7H", "ZZ"]}]})).expect_err("no such card");
+        assert_eq!(bad.code.as_str(), "unknown_card", "{bad}");
+        assert!(bad.detail.contains("\"ZZ\""), "{bad}");
+        let seven = vec![json!({"cards": ["7H", "7S", "7D"]}); 7];
+        let many = read::<MELD>(&json!({ "melds": seven })).expect_err("six melds at most");
+        assert_eq!(many.code.as_str(), "invalid_body", "{many}");
     }
 }

@@ -170,7 +170,7 @@ fn events_and_readings_have_one_schema_each() {
         .filter(|name| name.contains("Dto"))
         .collect();
     assert!(copies.is_empty(), "no transfer-object copies: {copies:?}");
-    for name in ["ReadingView", "MeldRequest", "DesignationRequest", "DrewMessage"] {
+    for name in ["ReadingView", "MeldsRequest", "DesignationRequest", "DrewMessage"] {
         assert!(schemas.get(name).is_none(), "{name} is gone");
     }
     let text = document.to_string();

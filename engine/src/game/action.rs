@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use strum::IntoEnumIterator;
 
+use crate::bounded::{MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};
 use crate::card::Card;
 use crate::contract::ContractReason;
 use crate::reading::{Designation, ProposedMeld, Reading, Reason, RunEnd, SwapError};
@@ -37,18 +38,28 @@ pub enum Action {
     /// Lay new melds: going down with the contract, later melds (`push`), or going out all at
     /// once (`continental`).
     Meld {
-        /// The melds as submitted.
+        /// The melds, laid at once.
+        #[serde(deserialize_with = "at_most::<MAX_MELDS, _, _>")]
+        #[cfg_attr(feature = "utoipa", schema(max_items = 6))]
         melds: Vec<ProposedMeld>,
     },
     /// Add cards from hand to a meld on the table.
     #[serde(rename = "layoff")]
     LayOff {
         /// The table meld's id.
+        #[cfg_attr(feature = "utoipa", schema(value_type = u64, maximum = 4294967295_i64))]
         meld_id: u32,
         /// The cards to add.
+        #[serde(deserialize_with = "at_most::<MAX_CARDS, _, _>")]
+        #[cfg_attr(feature = "utoipa", schema(max_items = 40))]
         cards: Vec<Card>,
         /// What the added wilds represent, when more than one place fits.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "Vec::is_empty",
+            deserialize_with = "at_most::<MAX_WILDS, _, _>"
+        )]
+        #[cfg_attr(feature = "utoipa", schema(max_items = 20))]
         wilds: Vec<Designation>,
     },
     /// Replace a wild in a meld by the natural card it represents (`may_i` runs, `push` any
@@ -77,14 +88,15 @@ pub enum Action {
     },
     /// `may_i`: without `play`, pick up every card played to the table this turn (going down
     /// comes back whole). With `play`, take back that one of this turn's table plays
-    /// (0-based, in the order they were made; [`crate::YouView::plays`] lists them), leaving
+    /// (0-based, in the order they were made; the view's `you.plays` lists them), leaving
     /// the table as if it had never been made. Going down comes back whole, with every play
     /// made after it this turn (they all needed it). Any other play is refused
     /// (`take_back_blocked`) while a later play of the turn depends on it: take that one back
-    /// first. `play` came later: clients that never send it keep taking back the whole turn.
+    /// first.
     TakeBack {
         /// Which play of this turn; absent for all of them.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "utoipa", schema(value_type = Option<u64>, maximum = 4294967295_i64))]
         play: Option<u32>,
     },
     /// Discard one card, ending the turn.
@@ -124,6 +136,19 @@ impl Action {
         "suspend",
         "resume",
     ];
+
+    /// The place of `kind` in [`Action::KINDS`], at compile time where it is a constant (a
+    /// kind that is not there does not compile).
+    pub const fn index_of(kind: &str) -> usize {
+        let mut i = 0;
+        while i < Self::KINDS.len() {
+            if str_eq(Self::KINDS[i], kind) {
+                return i;
+            }
+            i += 1;
+        }
+        panic!("not a kind of action")
+    }
 
     /// The action's type as the API writes it (`draw`, `claim`, `layoff`, ...): its place in
     /// [`Action::KINDS`], so that a new action does not compile until it has one.
@@ -296,6 +321,22 @@ fn reasons_text(reasons: &[Reason]) -> String {
         .map(|r| r.message.as_str())
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// `a == b`, in a constant.
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 #[cfg(test)]
