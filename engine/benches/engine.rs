@@ -21,17 +21,10 @@ fn rules(variant: Variant) -> Ruleset {
     Ruleset::default_for(variant)
 }
 
-/// xorshift64*: the corpus is the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
-    }
-}
+/// The tests' generator: the corpus is the same on every run.
+#[path = "../tests/engine/rng.rs"]
+#[expect(dead_code, reason = "the corpus draws with `below` only")]
+mod rng;
 
 /// `count` hands of `size` cards from the variant's pack for 4 players, each with `wilds`
 /// wild cards (where the pack holds that many) and naturals from `ranks` ranks only, so that
@@ -44,7 +37,7 @@ fn corpus(
     ranks: usize,
     seed: u64,
 ) -> Vec<Vec<Card>> {
-    let mut rng = Rng(seed | 1);
+    let mut rng = rng::TestRng::new(seed);
     let pack = rules.pack(4);
     let wild: Vec<Card> = pack.iter().copied().filter(|c| rules.is_wild(*c)).collect();
     let natural: Vec<Card> = pack

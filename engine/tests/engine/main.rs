@@ -15,6 +15,7 @@ mod play_may_i;
 mod play_push;
 mod play_sim;
 mod props;
+mod rng;
 mod rulesets;
 #[cfg(feature = "utoipa")]
 mod schema;

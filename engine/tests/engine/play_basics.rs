@@ -2,7 +2,8 @@
 
 use engine::{Action, DrawSource, Event, Game, GameConfig, Ruleset, Seat, Seed, Status, Variant, Viewer};
 
-use crate::play_helpers::{cards, discard, draw, new_game, play_all, stacked_deck, stacked_game};
+use crate::helpers::cards;
+use crate::play_helpers::{discard, draw, new_game, play_all, stacked_deck, stacked_game};
 
 #[test]
 fn rules_1_first_dealer_is_drawn_and_recorded() {

@@ -3,7 +3,8 @@
 
 use engine::{Action, DrawSource, Ruleset, Seat, Variant, bot};
 
-use crate::play_helpers::{cards, play_all, stacked_deck, stacked_game};
+use crate::helpers::cards;
+use crate::play_helpers::{play_all, stacked_deck, stacked_game};
 
 fn may_i() -> Ruleset {
     Ruleset::default_for(Variant::MayI)

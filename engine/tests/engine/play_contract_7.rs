@@ -1,7 +1,8 @@
 //! Scenarios for docs/rules.md#contract_7 on stacked decks, one per rule.
 
-use engine::{Action, Card, DealEnd, DrawSource, Event, Ruleset, RunEnd, Seat, Variant};
+use engine::{Action, DealEnd, DrawSource, Event, Ruleset, RunEnd, Seat, Variant};
 
+use crate::helpers::card;
 use crate::play_helpers::{
     deal_ended, deal_scores, discard, draw, layoff, meld, meld_as, play_all, quick_out_actions,
     quick_out_deck, refused, stacked_deck, stacked_game,
@@ -9,10 +10,6 @@ use crate::play_helpers::{
 
 fn c7() -> Ruleset {
     Ruleset::default_for(Variant::Contract7)
-}
-
-fn card(name: &str) -> Card {
-    name.parse().expect("card")
 }
 
 #[test]

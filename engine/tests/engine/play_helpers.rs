@@ -1,34 +1,10 @@
 //! Shared helpers: stacked decks, invariant checks, a random player.
 
+use crate::helpers::cards;
 use engine::{
     Action, Card, DealEnd, DrawSource, Event, Game, GameConfig, LegalAction, Ruleset, Seat, Seed, Status,
     Variant,
 };
-
-/// Cards from their names.
-pub fn cards(names: &str) -> Vec<Card> {
-    names
-        .split_whitespace()
-        .map(|n| n.parse().unwrap_or_else(|e| panic!("{n}: {e}")))
-        .collect()
-}
-
-/// A small deterministic generator for test choices (not the game's randomness).
-pub struct TestRng(pub u64);
-
-impl TestRng {
-    /// Next value (xorshift64*).
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform-ish in `0..n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Checks docs/rules.md#conservation: every card of the pack in exactly one place.
 pub fn assert_conserved(game: &Game, context: &str) {

@@ -2,7 +2,7 @@
 
 use engine::{Action, Card, DealEnd, DrawSource, Event, Ruleset, Seat, Status, Variant, Viewer};
 
-use crate::helpers::rules_with;
+use crate::helpers::{card, rules_with};
 use crate::play_helpers::{
     deal_ended, deal_scores, discard, draw, layoff, layoff_as, meld, play_all, quick_out_actions,
     quick_out_deck, refused, stacked_deck, stacked_game,
@@ -10,10 +10,6 @@ use crate::play_helpers::{
 
 fn may_i() -> Ruleset {
     Ruleset::default_for(Variant::MayI)
-}
-
-fn card(name: &str) -> Card {
-    name.parse().expect("card")
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use engine::{Action, Card, DealEnd, DrawSource, Event, Ruleset, Seat, Variant, Viewer};
 
-use crate::helpers::rules_with;
+use crate::helpers::{card, rules_with};
 use crate::play_helpers::{
     deal_ended, deal_scores, discard, draw, layoff, layoff_as, meld, meld_as, play_all, refused,
     stacked_deck, stacked_game,
@@ -10,10 +10,6 @@ use crate::play_helpers::{
 
 fn push() -> Ruleset {
     Ruleset::default_for(Variant::Push)
-}
-
-fn card(name: &str) -> Card {
-    name.parse().expect("card")
 }
 
 fn value(rules: &Ruleset, hand: &[Card]) -> i32 {
@@ -356,7 +352,7 @@ fn crafted(rules: &Ruleset, hand: &str, table: &[engine::Reading]) -> engine::Ga
         0,
         vec![stacked_deck(rules, 4, 0, 1, &[], "9C", "")],
     );
-    let hand = crate::play_helpers::cards(hand);
+    let hand = crate::helpers::cards(hand);
     let mut rest = game.census();
     for c in hand
         .iter()
@@ -394,7 +390,7 @@ fn rules_5_rescuing_a_wild_that_fits_only_a_new_meld() {
     let full = engine::analyse(
         &rules,
         &engine::ProposedMeld {
-            cards: crate::play_helpers::cards("AC 2C 3C 4C 5C 6C JK 8C 9C TC JC QC KC"),
+            cards: crate::helpers::cards("AC 2C 3C 4C 5C 6C JK 8C 9C TC JC QC KC"),
             kind: Some(engine::MeldKind::Run),
             wilds: vec![engine::Designation {
                 card: Card::JOKER,
@@ -447,7 +443,7 @@ fn rules_5_rescuing_a_wild_refused_when_it_could_go_nowhere() {
     let full = engine::analyse(
         &rules,
         &engine::ProposedMeld {
-            cards: crate::play_helpers::cards("AC 2C 3C 4C 5C 6C JK 8C 9C TC JC QC KC"),
+            cards: crate::helpers::cards("AC 2C 3C 4C 5C 6C JK 8C 9C TC JC QC KC"),
             kind: Some(engine::MeldKind::Run),
             wilds: vec![engine::Designation {
                 card: Card::JOKER,
@@ -498,14 +494,14 @@ fn rules_5_an_all_wild_set_takes_its_rank_from_the_first_natural_laid_off() {
     );
     assert_eq!((game.deal(), game.turn().expect("playing").0), (2, Seat(2)));
     let set_of_jokers = engine::ProposedMeld {
-        cards: crate::play_helpers::cards("JK JK JK"),
+        cards: crate::helpers::cards("JK JK JK"),
         kind: Some(engine::MeldKind::Set),
         wilds: Vec::new(),
     };
     let go_down = Action::Meld {
         melds: vec![
             set_of_jokers,
-            engine::ProposedMeld::of(&crate::play_helpers::cards("5H 6H 7H 8H")),
+            engine::ProposedMeld::of(&crate::helpers::cards("5H 6H 7H 8H")),
         ],
     };
     let (game, _) = play_all(&game, &[(2, draw(DrawSource::Discard)), (2, go_down)]);
@@ -705,14 +701,14 @@ fn rules_5_an_all_wild_set_keeps_the_rank_its_first_natural_gave() {
     let deck = stacked_deck(&rules, 4, 0, 1, &["", hand], "TS", "");
     let (game, _) = stacked_game(rules, 4, 0, vec![deck]);
     let set_of_jokers = engine::ProposedMeld {
-        cards: crate::play_helpers::cards("JK JK JK"),
+        cards: crate::helpers::cards("JK JK JK"),
         kind: Some(engine::MeldKind::Set),
         wilds: Vec::new(),
     };
     let go_down = Action::Meld {
         melds: vec![
             set_of_jokers,
-            engine::ProposedMeld::of(&crate::play_helpers::cards("4C 4D 4S")),
+            engine::ProposedMeld::of(&crate::helpers::cards("4C 4D 4S")),
         ],
     };
     let (game, _) = play_all(&game, &[(1, draw(DrawSource::Discard)), (1, go_down)]);

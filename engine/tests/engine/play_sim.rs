@@ -8,7 +8,8 @@ use engine::{
     Variant, bot, find_contract, find_go_out, find_layoffs, replay,
 };
 
-use crate::play_helpers::{TestRng, assert_conserved, concrete_actions, play_checked};
+use crate::play_helpers::{assert_conserved, concrete_actions, play_checked};
+use crate::rng::TestRng;
 
 /// How a seat is played.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -270,7 +271,7 @@ struct Outcome {
 fn play_game(config: GameConfig, seed: u64, players: &[Player]) -> Outcome {
     let (mut game, _) = Game::new(config, Seed::from_u64(seed)).expect("setup");
     assert_conserved(&game, "after setup");
-    let mut rng = TestRng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = TestRng::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let mut actions = Vec::new();
     let n = players.len();
     let mut steps = 0usize;
@@ -336,7 +337,7 @@ fn simulate(rules: Ruleset, games: u64, salt: u64) {
     for k in 0..games {
         let seed = salt * 1_000_003 + k;
         let n = counts[k as usize % counts.len()];
-        let mut rng = TestRng(seed | 1);
+        let mut rng = TestRng::new(seed);
         let mut players: Vec<Player> = (0..n)
             .map(|_| {
                 if rng.below(2) == 0 {

@@ -3,42 +3,12 @@
 //! #continental-going-out).
 
 use crate::helpers::uses_hand;
+use crate::rng::TestRng;
 use engine::{
     Card, Contract, GO_OUT_PATTERNS, MeldKind, ProposedMeld, Rank, Reading, Ruleset, Suit, Variant, analyse,
     check_contract, find_contract, find_go_out, find_layoffs,
 };
 use proptest::prelude::*;
-
-/// A small deterministic generator: proptest picks the seed, the builders below the cards.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + self.below(hi - lo + 1)
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i + 1));
-        }
-    }
-}
-
-fn seeded(seed: u64) -> Rng {
-    Rng(seed | 1)
-}
 
 fn rules_of(variant: usize, option: bool) -> Ruleset {
     let variant = Variant::ALL[variant % 4];
@@ -55,7 +25,7 @@ fn card_at(value: usize, suit: Suit) -> Card {
     Card::new(Rank::from_number(value as u8).expect("1..=14"), suit)
 }
 
-fn any_card(rng: &mut Rng) -> Card {
+fn any_card(rng: &mut TestRng) -> Card {
     if rng.chance(8) {
         Card::JOKER
     } else {
@@ -63,13 +33,13 @@ fn any_card(rng: &mut Rng) -> Card {
     }
 }
 
-fn a_wild(rules: &Ruleset, rng: &mut Rng) -> Card {
+fn a_wild(rules: &Ruleset, rng: &mut TestRng) -> Card {
     let wilds = rules.wild_cards();
     wilds[rng.below(wilds.len())]
 }
 
 /// Cards that are often nearly a meld: a rank's cards, a suit's window, or anything.
-fn meldish(rules: &Ruleset, rng: &mut Rng) -> Vec<Card> {
+fn meldish(rules: &Ruleset, rng: &mut TestRng) -> Vec<Card> {
     let mut cards = Vec::new();
     match rng.below(3) {
         0 => {
@@ -117,7 +87,7 @@ fn revalidates(rules: &Ruleset, r: &Reading) -> Result<(), TestCaseError> {
 }
 
 /// A legal meld of `kind` with at least `min_len` cards, built from random cards.
-fn build_meld(rules: &Ruleset, kind: MeldKind, min_len: usize, rng: &mut Rng) -> Vec<Card> {
+fn build_meld(rules: &Ruleset, kind: MeldKind, min_len: usize, rng: &mut TestRng) -> Vec<Card> {
     let len = (min_len + rng.below(3)).min(13);
     let min_nat = match rules.wild_limit() {
         engine::WildLimit::NotMoreThanNaturals => len.div_ceil(2),
@@ -163,7 +133,7 @@ proptest! {
     #[test]
     fn every_reading_revalidates(variant in 0usize..4, option: bool, seed: u64) {
         let rules = rules_of(variant, option);
-        let mut rng = seeded(seed);
+        let mut rng = TestRng::new(seed);
         let cards = meldish(&rules, &mut rng);
         let analysis = analyse(&rules, &ProposedMeld::of(&cards));
         prop_assert!(analysis.is_legal() == analysis.reasons.is_empty(), "§1 readings or reasons, never both or neither");
@@ -180,7 +150,7 @@ proptest! {
     #[test]
     fn order_never_changes_the_readings(variant in 0usize..4, option: bool, seed: u64) {
         let rules = rules_of(variant, option);
-        let mut rng = seeded(seed);
+        let mut rng = TestRng::new(seed);
         let cards = meldish(&rules, &mut rng);
         let mut shuffled = cards.clone();
         rng.shuffle(&mut shuffled);
@@ -213,7 +183,7 @@ proptest! {
         let Contract::Melds(reqs) = rules.contract(deal) else {
             return Ok(());
         };
-        let mut rng = seeded(seed);
+        let mut rng = TestRng::new(seed);
         let mut hand = Vec::new();
         for req in &reqs {
             let meld = build_meld(&rules, req.kind, req.min_len, &mut rng);
@@ -245,7 +215,7 @@ proptest! {
     #[test]
     fn whatever_the_search_finds_is_accepted(variant in 0usize..4, option: bool, deal in 1u8..=7, seed: u64) {
         let rules = rules_of(variant, option);
-        let mut rng = seeded(seed);
+        let mut rng = TestRng::new(seed);
         let size = rules.hand_size(deal) + rng.below(5);
         let hand: Vec<Card> = (0..size).map(|_| if rng.chance(20) { a_wild(&rules, &mut rng) } else { any_card(&mut rng) }).collect();
         if let Some(melds) = find_contract(&rules, deal, &hand) {
@@ -267,7 +237,7 @@ proptest! {
     #[test]
     fn a_built_way_out_is_found(option: bool, sixteen: bool, seed: u64) {
         let rules = rules_of(2, option);
-        let mut rng = seeded(seed);
+        let mut rng = TestRng::new(seed);
         let pattern = GO_OUT_PATTERNS[rng.below(3)];
         let mut hand = Vec::new();
         for &len in pattern {
@@ -294,7 +264,7 @@ proptest! {
     #[test]
     fn every_lay_off_is_accepted(variant in 0usize..4, option: bool, seed: u64) {
         let rules = rules_of(variant, option);
-        let mut rng = seeded(seed);
+        let mut rng = TestRng::new(seed);
         let mut table = Vec::new();
         for _ in 0..3 {
             let kind = if rules.sets_allowed() && rng.chance(50) { MeldKind::Set } else { MeldKind::Run };
@@ -369,7 +339,7 @@ proptest! {
         let Contract::Melds(reqs) = rules.contract(deal) else {
             return Ok(());
         };
-        let mut rng = seeded(seed);
+        let mut rng = TestRng::new(seed);
         // Few ranks and suits, several wilds: contracts are near, and often just out of reach.
         let hand: Vec<Card> = (0..9)
             .map(|_| {
