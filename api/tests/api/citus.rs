@@ -3,19 +3,17 @@
 //! and a worker that is lost and comes back. The tests of every backend run there too.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use continental::config::DatabaseSettings;
+use engine::DrawSource;
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::faults::{
-    HUNG_WITHIN, assert_unavailable, draw_with, in_turn, keyed_draw, once_available, quick, timed,
-};
-use crate::games::{Table, create};
 use crate::helpers::{
-    Backend, Spawn, TestApp, citus_admin, citus_nodes, citus_url, connect, fresh_citus_database,
+    Backend, HUNG_WITHIN, Proxy, Spawn, Table, TestApp, assert_unavailable, citus_admin, citus_nodes,
+    citus_url, connect, create, draw, fresh_citus_database, keyed, once_available, play_turns, quick, timed,
 };
-use crate::proxy::Proxy;
 
 /// A connection to the app's own database, through the coordinator.
 async fn database_of(app: &TestApp) -> sqlx::PgConnection {
@@ -98,9 +96,12 @@ async fn every_game_table_is_distributed_by_game_on_one_worker_per_game() {
         json!({"webhook_url": "http://127.0.0.1:9/hook"}),
     )
     .await;
-    let seat = in_turn(&app, &table).await;
+    let seat = app.in_turn(&table).await;
     assert_eq!(
-        keyed_draw(&app, &table, seat, "k", "stock").await.status.as_u16(),
+        app.act(&table, seat, &draw(DrawSource::Stock), &keyed("k"))
+            .await
+            .status
+            .as_u16(),
         200
     );
     let id: Uuid = table.id.parse().expect("a game id");
@@ -231,36 +232,6 @@ async fn behind_a_proxied_worker() -> Option<(Proxy, TestApp, Table, Table)> {
     Some((proxy, app, lost, other))
 }
 
-/// Draws and discards on `table` `moves` times, each answered 200.
-async fn play_on(app: &TestApp, table: &Table, moves: usize) {
-    for _ in 0..moves {
-        let seat = in_turn(app, table).await;
-        let drew = draw_with(app, table, seat, "stock", &[]).await;
-        assert_eq!(
-            drew.status.as_u16(),
-            200,
-            "a game on the other worker plays on: {}",
-            String::from_utf8_lossy(&drew.body)
-        );
-        let hand = drew.json()["you"]["hand"].as_array().expect("a hand").clone();
-        let card = hand.last().expect("a card").clone();
-        let discarded = app
-            .post_as(
-                &format!("/v1/games/{}/discard", table.id),
-                &table.tokens[seat],
-                &json!({"card": card}),
-                &[],
-            )
-            .await;
-        assert_eq!(
-            discarded.status.as_u16(),
-            200,
-            "and discards: {}",
-            String::from_utf8_lossy(&discarded.body)
-        );
-    }
-}
-
 /// A keyed move on the game of the worker that `down` takes away: a fast 503, while the game
 /// on the other worker plays on; once it is back, the move's retry applies, once.
 async fn a_worker_down_and_back(down: fn(&Proxy), how: &str) {
@@ -268,37 +239,40 @@ async fn a_worker_down_and_back(down: fn(&Proxy), how: &str) {
         return;
     };
     let before = progress(&app, &lost).await;
-    let seat = in_turn(&app, &lost).await;
+    let seat = app.in_turn(&lost).await;
 
     down(&proxy);
-    let draw = timed(
+    let moved = timed(
         HUNG_WITHIN,
         &format!("{how}: a move"),
-        keyed_draw(&app, &lost, seat, "through-the-outage", "stock"),
+        app.act(
+            &lost,
+            seat,
+            &draw(DrawSource::Stock),
+            &keyed("through-the-outage"),
+        ),
     )
     .await;
-    assert_unavailable(&draw, "service_unavailable", &format!("{how}: a move"));
-    let read = timed(
-        HUNG_WITHIN,
-        &format!("{how}: a read"),
-        app.get_as(&format!("/v1/games/{}", lost.id), &lost.tokens[0]),
-    )
-    .await;
+    assert_unavailable(&moved, "service_unavailable", &format!("{how}: a move"));
+    let read = timed(HUNG_WITHIN, &format!("{how}: a read"), app.view(&lost, 0)).await;
     assert_unavailable(&read, "service_unavailable", &format!("{how}: a read"));
     // The other worker's game plays on, move after move.
     let played = 3;
-    play_on(&app, &other, played).await;
+    play_turns(&[&app], &other, played).await;
 
     proxy.restore();
-    let applied = once_available(30, &format!("{how}: the game once its worker is back"), || {
-        keyed_draw(&app, &lost, seat, "through-the-outage", "stock")
-    })
+    let (stock, key) = (draw(DrawSource::Stock), keyed("through-the-outage"));
+    let applied = once_available(
+        Duration::from_secs(30),
+        &format!("{how}: the game once its worker is back"),
+        || app.act(&lost, seat, &stock, &key),
+    )
     .await;
     assert_eq!(
         applied.status.as_u16(),
         200,
         "{how}: the keyed retry applies once the worker is back: {}",
-        String::from_utf8_lossy(&applied.body)
+        applied.text()
     );
     let after = progress(&app, &lost).await;
     assert_eq!(

@@ -4,8 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::games::create;
-use crate::helpers::{TestApp, document};
+use crate::helpers::{TestApp, create, document};
 use crate::on_every_backend;
 
 /// The `maxItems` the document states for `field` of `schema`.
@@ -92,12 +91,7 @@ async fn numbers_are_read_as_json_schema_reads_them(app: &TestApp) {
     // JSON Schema's `integer` takes `1.0`: so does the server, and refuses `1.5`.
     let deal = |d: Value| json!({"variant": "may_i", "deal": d, "melds": []});
     let whole = app.post("/v1/contracts/validate", &deal(json!(1.0))).await;
-    assert_eq!(
-        whole.status.as_u16(),
-        200,
-        "deal 1.0 is deal 1: {}",
-        String::from_utf8_lossy(&whole.body)
-    );
+    assert_eq!(whole.status.as_u16(), 200, "deal 1.0 is deal 1: {}", whole.text());
     app.post("/v1/contracts/validate", &deal(json!(1.5)))
         .await
         .assert_problem(400, "invalid_body", "deal 1.5 is no integer");
@@ -169,12 +163,7 @@ async fn a_body_of_optional_fields_may_be_left_out(app: &TestApp) {
             &[("authorization", &auth)],
         )
         .await;
-    assert_eq!(
-        left.status.as_u16(),
-        200,
-        "no body, no type: {}",
-        String::from_utf8_lossy(&left.body)
-    );
+    assert_eq!(left.status.as_u16(), 200, "no body, no type: {}", left.text());
 }
 on_every_backend!(
     optional_bodies_on_every_backend,

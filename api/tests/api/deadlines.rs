@@ -6,8 +6,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::games::{Table, create};
-use crate::helpers::{TestApp, backends, test_async};
+use engine::DrawSource;
+
+use crate::helpers::{
+    Table, TestApp, backends, create, draw, eventually, may_i_between_deals_with, test_async,
+};
 use crate::on_every_backend;
 
 async fn turn_seconds_are_checked_and_shown(app: &TestApp) {
@@ -24,10 +27,7 @@ async fn turn_seconds_are_checked_and_shown(app: &TestApp) {
             .assert_problem(400, "invalid_options", why);
     }
     let clocked = create(app, "may_i", 2, 3, json!({"options": {"turn_seconds": 604_800}})).await;
-    let view = app
-        .get_as(&format!("/v1/games/{}", clocked.id), &clocked.tokens[0])
-        .await
-        .json();
+    let view = app.view(&clocked, 0).await.ok("a clocked game");
     let deadline = view["turn"]["deadline"].as_str().expect("a deadline");
     assert!(
         deadline.ends_with('Z') && deadline.contains('T'),
@@ -42,10 +42,7 @@ async fn turn_seconds_are_checked_and_shown(app: &TestApp) {
             .all(|p| p["timeouts"] == 0)
     );
     let free = create(app, "may_i", 2, 3, json!({})).await;
-    let view = app
-        .get_as(&format!("/v1/games/{}", free.id), &free.tokens[0])
-        .await
-        .json();
+    let view = app.view(&free, 0).await.ok("a game without a clock");
     assert!(
         view["turn"].get("deadline").is_none(),
         "no clock, no deadline: {view}"
@@ -56,32 +53,23 @@ on_every_backend!(
     turn_seconds_are_checked_and_shown
 );
 
-/// The game's log as seat 0 reads it.
+/// The game's log as seat 0 reads it: the events alone.
 async fn log(app: &TestApp, table: &Table) -> Vec<Value> {
-    let r = app
-        .get_as(
-            &format!("/v1/games/{}/events?after=0", table.id),
-            &table.tokens[0],
-        )
-        .await;
-    r.json()["events"]
-        .as_array()
-        .expect("events")
-        .iter()
-        .map(|e| e["event"].clone())
-        .collect()
+    app.log(table, 0).await.into_iter().map(|e| e.event).collect()
 }
 
 /// Waits (60 s at most) until the log holds `n` `timed_out` events; returns the log.
 async fn wait_for_timeouts(app: &TestApp, table: &Table, n: usize) -> Vec<Value> {
-    for _ in 0..600 {
+    eventually(Duration::from_secs(60), &format!("{n} timeouts"), async || {
         let events = log(app, table).await;
-        if events.iter().filter(|e| e["type"] == "timed_out").count() >= n {
-            return events;
+        let timed_out = events.iter().filter(|e| e["type"] == "timed_out").count();
+        if timed_out >= n {
+            Ok(events)
+        } else {
+            Err(timed_out)
         }
-        actix_web::rt::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("waited 60 s for {n} timeouts");
+    })
+    .await
 }
 
 /// The view (as seat 0) and the log of a game that may be moving on its own, read at one
@@ -89,10 +77,7 @@ async fn wait_for_timeouts(app: &TestApp, table: &Table, n: usize) -> Vec<Value>
 async fn view_and_log(app: &TestApp, table: &Table) -> (Value, Vec<Value>) {
     for _ in 0..200 {
         let before = log(app, table).await;
-        let view = app
-            .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
-            .await
-            .json();
+        let view = app.view(table, 0).await.ok("the view");
         let after = log(app, table).await;
         if before.len() == after.len() {
             return (view, after);
@@ -210,19 +195,15 @@ fn assert_each_timeout_played_once(events: &[Value], context: &str) {
 /// times out, however long it waits; resumed, the turn's clock runs again.
 async fn a_suspended_game_never_times_out(app: &TestApp) {
     // 200 s a turn (2 s in tests): time enough to go out in deal 1 and suspend in between.
-    let table = crate::rules::may_i_between_deals_with(app, json!({"options": {"turn_seconds": 200}})).await;
+    let clock = json!({"options": {"turn_seconds": 200}});
+    let table = may_i_between_deals_with(app, clock.clone()).await;
     let game = format!("/v1/games/{}", table.id);
     let post = |seat: usize, path: &str| {
         let url = format!("{game}/{path}");
         let token = table.tokens[seat].clone();
         async move {
             let r = app.post_as(&url, &token, &json!({}), &[]).await;
-            assert_eq!(
-                r.status.as_u16(),
-                200,
-                "{url}: {}",
-                String::from_utf8_lossy(&r.body)
-            );
+            assert_eq!(r.status.as_u16(), 200, "{url}: {}", r.text());
             r.json()
         }
     };
@@ -306,12 +287,7 @@ async fn deadlines_outlive_every_replica_and_a_move_resets_the_count() {
         let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"bot": true}], "seed": 5, "first_dealer": 1,
             "options": {"turn_seconds": 5}});
         let created = first.post("/v1/games", &body).await;
-        assert_eq!(
-            created.status.as_u16(),
-            201,
-            "{}",
-            String::from_utf8_lossy(&created.body)
-        );
+        assert_eq!(created.status.as_u16(), 201, "{}", created.text());
         let created = created.json();
         let table = Table::of_created(&created);
         // Every replica stops, as in a crash, before the deadline has been played.
@@ -336,18 +312,12 @@ async fn deadlines_outlive_every_replica_and_a_move_resets_the_count() {
         // The bot has played its turn at once: Ann is in turn again, with 5 s to draw.
         assert_eq!(view["turn"]["seat"], 0, "{view}");
         assert_eq!(view["turn"]["phase"], "draw", "{view}");
-        let r = second
-            .post_as(
-                &format!("/v1/games/{}/draw", table.id),
-                &table.tokens[0],
-                &json!({"source": "stock"}),
-                &[],
-            )
-            .await;
-        assert_eq!(r.status.as_u16(), 200, "{}", String::from_utf8_lossy(&r.body));
+        let drew = second
+            .act(&table, 0, &draw(DrawSource::Stock), &[])
+            .await
+            .ok("Ann draws");
         assert_eq!(
-            r.json()["players"][0]["timeouts"],
-            0,
+            drew["players"][0]["timeouts"], 0,
             "a move of one's own resets the count"
         );
         // Ann does not discard: her turn times out again (within 5 s), and the count starts

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use continental::config::{DatabaseSettings, Limits};
 use continental::store::{Database, Store, now};
+use engine::DrawSource;
 use futures_util::StreamExt;
 use futures_util::future::join_all;
 use futures_util::stream::FuturesUnordered;
@@ -15,23 +16,11 @@ use sqlx::Connection;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::games::{Table, create};
 use crate::helpers::{
-    ACME, ACME_ROTATED, BETA, Backend, Reply, STUDIO_KEYS, Spawn, TestApp, backends, fresh_database,
-    postgres_url, server_backends,
+    ACME, ACME_ROTATED, BETA, Backend, HUNG_WITHIN, Proxy, Reply, STUDIO_KEYS, Spawn, Table, TestApp,
+    assert_unavailable, backends, create, draw, eventually, fresh_database, keyed, once_available,
+    postgres_url, quick, server_backends, timed, upstream_of, within,
 };
-use crate::proxy::{Proxy, upstream_of};
-
-/// Limits that give up quickly, so a fault shows in a second or two.
-pub(crate) fn quick() -> Limits {
-    Limits {
-        db_acquire_timeout: Duration::from_millis(800),
-        statement_timeout: Duration::from_secs(2),
-        lock_timeout: Duration::from_millis(500),
-        request_timeout: Duration::from_secs(1),
-        ..Limits::default()
-    }
-}
 
 /// The service in test mode on a fresh database of `backend`, with these limits.
 async fn spawn_limited(backend: &Backend, limits: Limits) -> TestApp {
@@ -46,51 +35,25 @@ async fn spawn_limited(backend: &Backend, limits: Limits) -> TestApp {
     .await
 }
 
-/// `fut`, or a failed test after `secs` seconds: a fault test must never hang.
-pub(crate) async fn within<T>(secs: u64, what: &str, fut: impl Future<Output = T>) -> T {
-    tokio::time::timeout(Duration::from_secs(secs), fut)
-        .await
-        .unwrap_or_else(|_| panic!("{what}: no answer within {secs} s"))
-}
-
-/// `fut`, which must be done within `bound` (measured, and bounded at 10 s more so that a
-/// hang fails rather than stalls): a fault answered late is the fault these tests look for.
-pub(crate) async fn timed<T>(bound: Duration, what: &str, fut: impl Future<Output = T>) -> T {
-    let started = Instant::now();
-    let value = tokio::time::timeout(bound + Duration::from_secs(10), fut)
-        .await
-        .unwrap_or_else(|_| panic!("{what}: no answer at all"));
-    let took = started.elapsed();
-    assert!(
-        took < bound,
-        "{what}: answered after {took:?}, not within {bound:?}"
-    );
-    value
-}
-
-/// The first answer of `request`, sent again every 100 ms while it is a 503, within `secs`
-/// seconds: what a client does once the database is back.
-pub(crate) async fn once_available<F: Future<Output = Reply>>(
-    secs: u64,
-    what: &str,
-    request: impl Fn() -> F,
-) -> Reply {
-    within(secs, what, async {
-        loop {
-            let r = request().await;
-            if r.status.as_u16() != 503 {
-                return r;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    })
-    .await
-}
-
-/// A 503 for a database that hangs arrives within this, not after the 10 s of a pool timeout.
-pub(crate) const HUNG_WITHIN: Duration = Duration::from_secs(4);
 /// `/readyz` says "not ready" within this.
 const READY_WITHIN: Duration = Duration::from_secs(1);
+
+/// Waits (15 s at most) until `/readyz` says ready again, once the database is back.
+async fn ready_again(app: &TestApp) {
+    eventually(
+        Duration::from_secs(15),
+        "/readyz after the database is back",
+        async || {
+            let r = app.get("/readyz").await;
+            if r.status.as_u16() == 200 {
+                Ok(())
+            } else {
+                Err(r.text())
+            }
+        },
+    )
+    .await;
+}
 
 /// The service on a fresh PostgreSQL database reached through a proxy; `None` without PostgreSQL.
 async fn behind_proxy(limits: Limits) -> Option<(Proxy, TestApp)> {
@@ -113,24 +76,6 @@ async fn behind_proxy(limits: Limits) -> Option<(Proxy, TestApp)> {
     )
     .await;
     Some((proxy, app))
-}
-
-/// The seat whose turn it is.
-pub(crate) async fn in_turn(app: &TestApp, table: &Table) -> usize {
-    let view = app
-        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
-        .await
-        .json();
-    view["turn"]["seat"].as_u64().expect("a seat in turn") as usize
-}
-
-pub(crate) fn assert_unavailable(reply: &Reply, code: &str, context: &str) {
-    reply.assert_problem(503, code, context);
-    let wait: u64 = reply
-        .header("retry-after")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("{context}: a 503 says when to retry: {:?}", reply.headers));
-    assert!(wait >= 1, "{context}: Retry-After {wait}");
 }
 
 #[actix_web::test]
@@ -168,7 +113,12 @@ async fn a_hung_database_answers_503_and_recovers() {
     )
     .await;
     assert_unavailable(&ready, "service_unavailable", "/readyz while the database hangs");
-    let health = within(10, "/healthz while the database hangs", app.get("/healthz")).await;
+    let health = within(
+        Duration::from_secs(10),
+        "/healthz while the database hangs",
+        app.get("/healthz"),
+    )
+    .await;
     assert_eq!(
         health.status.as_u16(),
         200,
@@ -176,17 +126,7 @@ async fn a_hung_database_answers_503_and_recovers() {
     );
 
     proxy.restore();
-    let ready = within(15, "/readyz after the database is back", async {
-        loop {
-            let r = app.get("/readyz").await;
-            if r.status.as_u16() == 200 {
-                return r;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    })
-    .await;
-    assert_eq!(ready.status.as_u16(), 200);
+    ready_again(&app).await;
     let read = app.get_as(&game, &table.tokens[0]).await;
     assert_eq!(read.status.as_u16(), 200, "the service recovers with no restart");
     let metrics = String::from_utf8_lossy(&app.get("/metrics").await.body).into_owned();
@@ -207,7 +147,7 @@ async fn a_keyed_retry_after_an_outage_applies_once(
 ) {
     let table = create(app, "may_i", 2, 3, json!({})).await;
     let game = format!("/v1/games/{}", table.id);
-    let seat = in_turn(app, &table).await;
+    let seat = app.in_turn(&table).await;
     let before = app.get_as(&game, &table.tokens[seat]).await.json()["version"].clone();
     let draw = format!("{game}/draw");
     let key = [("idempotency-key", "draw-through-the-outage")];
@@ -223,15 +163,17 @@ async fn a_keyed_retry_after_an_outage_applies_once(
     assert_unavailable(&ready, "service_unavailable", &format!("{how}: /readyz"));
 
     proxy.restore();
-    let applied = once_available(15, "the keyed retry after the database is back", || {
-        app.post_as(&draw, &table.tokens[seat], &body, &key)
-    })
+    let applied = once_available(
+        Duration::from_secs(15),
+        "the keyed retry after the database is back",
+        || app.post_as(&draw, &table.tokens[seat], &body, &key),
+    )
     .await;
     assert_eq!(
         applied.status.as_u16(),
         200,
         "{how}: the retry applies (or replays a first try that did): {}",
-        String::from_utf8_lossy(&applied.body)
+        applied.text()
     );
     let again = app.post_as(&draw, &table.tokens[seat], &body, &key).await;
     assert_eq!(
@@ -294,7 +236,7 @@ async fn a_locked_game_never_stalls_the_others() {
         .await
         .expect("lock the hot game's row");
 
-    let seat = in_turn(&app, &hot).await;
+    let seat = app.in_turn(&hot).await;
     let draw = format!("/v1/games/{}/draw", hot.id);
     let body = json!({"source": "stock"});
     // Three times as many moves waiting on the hot game as the pool has connections.
@@ -303,22 +245,17 @@ async fn a_locked_game_never_stalls_the_others() {
         // Let the moves take their connections first.
         tokio::time::sleep(Duration::from_millis(200)).await;
         let started = Instant::now();
-        let read = app
-            .get_as(&format!("/v1/games/{}", other.id), &other.tokens[0])
-            .await;
+        let read = app.view(&other, 0).await;
         (read, started.elapsed())
     };
-    let (moves, read) = within(30, "moves on a locked game and a read of another", async {
-        tokio::join!(moves, read)
-    })
+    let (moves, read) = within(
+        Duration::from_secs(30),
+        "moves on a locked game and a read of another",
+        async { tokio::join!(moves, read) },
+    )
     .await;
     let (read, took) = read;
-    assert_eq!(
-        read.status.as_u16(),
-        200,
-        "another game answers: {}",
-        String::from_utf8_lossy(&read.body)
-    );
+    assert_eq!(read.status.as_u16(), 200, "another game answers: {}", read.text());
     assert!(
         took < Duration::from_secs(1),
         "another game answers at once, not when the pool frees up: {took:?}"
@@ -412,7 +349,7 @@ async fn half_sent_requests_are_closed() {
         let no_body = "POST /v1/games HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n";
         let no_end_of_headers = "POST /v1/games HTTP/1.1\r\nHost: test\r\n";
         let answers = within(
-            20,
+            Duration::from_secs(20),
             "half-sent requests are closed",
             join_all((0..20).map(|i| {
                 let head = if i % 2 == 0 { no_body } else { no_end_of_headers };
@@ -513,28 +450,6 @@ async fn the_rate_limit_counts_a_server_key_by_its_tenant() {
     app.clean_up().await;
 }
 
-/// Draws with `key` as the seat in turn: the reply.
-pub(crate) async fn keyed_draw(app: &TestApp, table: &Table, seat: usize, key: &str, source: &str) -> Reply {
-    draw_with(app, table, seat, source, &[("idempotency-key", key)]).await
-}
-
-/// Draws from `source` as `seat`, with these extra headers: the reply.
-pub(crate) async fn draw_with(
-    app: &TestApp,
-    table: &Table,
-    seat: usize,
-    source: &str,
-    headers: &[(&str, &str)],
-) -> Reply {
-    app.post_as(
-        &format!("/v1/games/{}/draw", table.id),
-        &table.tokens[seat],
-        &json!({"source": source}),
-        headers,
-    )
-    .await
-}
-
 /// A two-player game that is over: one of its players left.
 async fn a_game_that_is_over(app: &TestApp) -> Table {
     let over = create(app, "may_i", 2, 5, json!({})).await;
@@ -551,7 +466,7 @@ async fn a_game_that_is_over(app: &TestApp) -> Table {
         200,
         "{:?}: leave: {}",
         app.backend,
-        String::from_utf8_lossy(&left.body)
+        left.text()
     );
     over
 }
@@ -559,19 +474,15 @@ async fn a_game_that_is_over(app: &TestApp) -> Table {
 async fn expired_keys_and_old_games_are_swept(app: &TestApp) {
     let ctx = format!("{:?}", app.backend);
     let table = create(app, "may_i", 2, 3, json!({})).await;
-    let seat = in_turn(app, &table).await;
-    let first = keyed_draw(app, &table, seat, "k", "stock").await;
+    let seat = app.in_turn(&table).await;
+    let first = app.act(&table, seat, &draw(DrawSource::Stock), &keyed("k")).await;
     assert_eq!(first.status.as_u16(), 200, "{ctx}: the keyed draw");
-    keyed_draw(app, &table, seat, "k", "discard")
+    app.act(&table, seat, &draw(DrawSource::Discard), &keyed("k"))
         .await
         .assert_problem(422, "idempotency_key_reused", &format!("{ctx}: the key is kept"));
     // A second game, over.
     let over = a_game_that_is_over(app).await;
-    let status = app
-        .get_as(&format!("/v1/games/{}", over.id), &over.tokens[1])
-        .await
-        .json()["status"]
-        .clone();
+    let status = app.view(&over, 1).await.json()["status"].clone();
     assert!(
         status == "void" || status == "finished",
         "{ctx}: a two-player game someone left is over: {status}"
@@ -591,7 +502,7 @@ async fn expired_keys_and_old_games_are_swept(app: &TestApp) {
         (0, 0),
         "{ctx}: nothing is swept before its time"
     );
-    keyed_draw(app, &table, seat, "k", "discard")
+    app.act(&table, seat, &draw(DrawSource::Discard), &keyed("k"))
         .await
         .assert_problem(
             422,
@@ -602,19 +513,21 @@ async fn expired_keys_and_old_games_are_swept(app: &TestApp) {
     let swept = db.sweep(at + 1, at + 1).await.expect("sweep");
     assert!(swept.keys >= 1, "{ctx}: the expired key is swept: {swept:?}");
     assert_eq!(swept.games, 1, "{ctx}: only the game that is over is purged");
-    let afresh = keyed_draw(app, &table, seat, "k", "discard").await;
+    let afresh = app
+        .act(&table, seat, &draw(DrawSource::Discard), &keyed("k"))
+        .await;
     assert_ne!(
         afresh.status.as_u16(),
         422,
         "{ctx}: once swept, the key is judged afresh: {}",
-        String::from_utf8_lossy(&afresh.body)
+        afresh.text()
     );
-    app.get_as(&format!("/v1/games/{}", over.id), &over.tokens[1])
-        .await
-        .assert_problem(404, "game_not_found", &format!("{ctx}: the purged game is gone"));
-    let playing = app
-        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
-        .await;
+    app.view(&over, 1).await.assert_problem(
+        404,
+        "game_not_found",
+        &format!("{ctx}: the purged game is gone"),
+    );
+    let playing = app.view(&table, 0).await;
     assert_eq!(playing.status.as_u16(), 200, "{ctx}: a game in play is kept");
 }
 crate::on_every_backend!(
@@ -634,22 +547,29 @@ async fn the_periodic_sweep_expires_keys() {
     )
     .await;
     let table = create(&app, "may_i", 2, 3, json!({})).await;
-    let seat = in_turn(&app, &table).await;
+    let seat = app.in_turn(&table).await;
     assert_eq!(
-        keyed_draw(&app, &table, seat, "k", "stock").await.status.as_u16(),
+        app.act(&table, seat, &draw(DrawSource::Stock), &keyed("k"))
+            .await
+            .status
+            .as_u16(),
         200
     );
-    let afresh = within(15, "the key expires and is swept", async {
-        loop {
-            let r = keyed_draw(&app, &table, seat, "k", "discard").await;
-            if r.status.as_u16() != 422 {
-                return r;
+    eventually(
+        Duration::from_secs(15),
+        "the key expires and is swept",
+        async || {
+            let r = app
+                .act(&table, seat, &draw(DrawSource::Discard), &keyed("k"))
+                .await;
+            if r.status.as_u16() == 422 {
+                Err(r.text())
+            } else {
+                Ok(r)
             }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-    })
+        },
+    )
     .await;
-    assert_ne!(afresh.status.as_u16(), 422);
     app.clean_up().await;
 }
 
@@ -672,10 +592,7 @@ fn a_url_through_the_proxy_keeps_user_database_and_query() {
 
 /// What a seat can see of its game: version, hand size, last event.
 async fn footprint(app: &TestApp, table: &Table, seat: usize) -> (i64, usize, i64) {
-    let view = app
-        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[seat])
-        .await
-        .json();
+    let view = app.view(table, seat).await.json();
     let events = app
         .get_as(&format!("/v1/games/{}/events", table.id), &table.tokens[seat])
         .await
@@ -695,7 +612,7 @@ async fn a_database_lost_under_load_leaves_no_partial_move() {
     let mut tables = Vec::new();
     for seed in 0..24 {
         let table = create(&app, "may_i", 2, 100 + seed, json!({})).await;
-        let seat = in_turn(&app, &table).await;
+        let seat = app.in_turn(&table).await;
         let before = footprint(&app, &table, seat).await;
         tables.push((table, seat, before));
     }
@@ -713,19 +630,23 @@ async fn a_database_lost_under_load_leaves_no_partial_move() {
             (i, app_ref.post_as(path, &t.tokens[*seat], body_ref, &[]).await)
         })
         .collect();
-    let replies = within(20, "draws while the database goes away", async {
-        let mut replies = Vec::new();
-        // The database goes away as soon as the first draw is answered, with the rest in flight.
-        if let Some(first) = draws.next().await {
-            replies.push(first);
-        }
-        proxy.cut();
-        while let Some(next) = draws.next().await {
-            replies.push(next);
-        }
-        replies.sort_by_key(|(i, _)| *i);
-        replies.into_iter().map(|(_, r)| r).collect::<Vec<_>>()
-    })
+    let replies = within(
+        Duration::from_secs(20),
+        "draws while the database goes away",
+        async {
+            let mut replies = Vec::new();
+            // The database goes away as soon as the first draw is answered, with the rest in flight.
+            if let Some(first) = draws.next().await {
+                replies.push(first);
+            }
+            proxy.cut();
+            while let Some(next) = draws.next().await {
+                replies.push(next);
+            }
+            replies.sort_by_key(|(i, _)| *i);
+            replies.into_iter().map(|(_, r)| r).collect::<Vec<_>>()
+        },
+    )
     .await;
     assert!(
         replies.iter().any(|r| r.status.as_u16() == 503),
@@ -737,16 +658,11 @@ async fn a_database_lost_under_load_leaves_no_partial_move() {
             matches!(r.status.as_u16(), 200 | 503),
             "a draw either applies or answers 503, never 500: {} {}",
             r.status,
-            String::from_utf8_lossy(&r.body)
+            r.text()
         );
     }
     proxy.restore();
-    within(15, "recovery", async {
-        while app.get("/readyz").await.status.as_u16() != 200 {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    })
-    .await;
+    ready_again(&app).await;
     for ((table, seat, (version, hand, last)), reply) in tables.iter().zip(&replies) {
         let after = footprint(&app, table, *seat).await;
         if after.0 == version + 1 {
@@ -770,7 +686,7 @@ async fn a_database_lost_under_load_leaves_no_partial_move() {
 async fn a_locked_sqlite_file_answers_503_not_a_hang() {
     let app = spawn_limited(&Backend::Sqlite, quick()).await;
     let table = create(&app, "may_i", 2, 3, json!({})).await;
-    let seat = in_turn(&app, &table).await;
+    let seat = app.in_turn(&table).await;
     let DatabaseSettings::Sqlite { path } = &app.database else {
         unreachable!("a SQLite app")
     };
@@ -782,21 +698,21 @@ async fn a_locked_sqlite_file_answers_503_not_a_hang() {
         .execute(&mut holder)
         .await
         .expect("take the write lock");
-    let draw = timed(
+    let moved = timed(
         Duration::from_secs(2),
         "a move while the file is locked",
-        draw_with(&app, &table, seat, "stock", &[]),
+        app.act(&table, seat, &draw(DrawSource::Stock), &[]),
     )
     .await;
     assert_unavailable(
-        &draw,
+        &moved,
         "service_unavailable",
         "a move while another writer holds the file",
     );
     let read = within(
-        10,
+        Duration::from_secs(10),
         "a read while the file is locked",
-        app.get_as(&format!("/v1/games/{}", table.id), &table.tokens[0]),
+        app.view(&table, 0),
     )
     .await;
     assert_eq!(
@@ -808,7 +724,7 @@ async fn a_locked_sqlite_file_answers_503_not_a_hang() {
         .execute(&mut holder)
         .await
         .expect("release");
-    let drew = draw_with(&app, &table, seat, "stock", &[]).await;
+    let drew = app.act(&table, seat, &draw(DrawSource::Stock), &[]).await;
     assert_eq!(
         drew.status.as_u16(),
         200,
@@ -908,8 +824,8 @@ async fn the_sweep_skips_a_locked_row_on(backend: &Backend) {
         create(&app, "may_i", 2, 4, json!({})).await,
     );
     for table in [&held, &free] {
-        let seat = in_turn(&app, table).await;
-        let drew = keyed_draw(&app, table, seat, "k", "stock").await;
+        let seat = app.in_turn(table).await;
+        let drew = app.act(table, seat, &draw(DrawSource::Stock), &keyed("k")).await;
         assert_eq!(drew.status.as_u16(), 200, "a keyed draw keeps its key");
     }
     let over = a_game_that_is_over(&app).await;
@@ -978,12 +894,6 @@ async fn the_sweep_skips_a_locked_row_on(backend: &Backend) {
 }
 
 /// The value of the series `series` (name and labels as served) in `/metrics`.
-async fn metric(app: &TestApp, series: &str) -> Option<f64> {
-    let text = String::from_utf8_lossy(&app.get("/metrics").await.body).into_owned();
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
-}
-
 /// `continental_moves_total` counts moves by variant, action and outcome from zero, and the
 /// pool gauge shows the connection a move holds while it waits on its game.
 async fn moves_and_the_pool_in_metrics(backend: &Backend) {
@@ -1005,24 +915,24 @@ async fn moves_and_the_pool_in_metrics(backend: &Backend) {
         ("contract_7", "meld", "failed"),
     ] {
         assert_eq!(
-            metric(&app, &series(variant, action, outcome)).await,
+            app.metric(&series(variant, action, outcome)).await,
             Some(0.0),
             "{ctx}: {variant} {action} {outcome} is served at zero before any move"
         );
     }
     let table = create(&app, "may_i", 2, 3, json!({})).await;
-    let seat = in_turn(&app, &table).await;
-    let refused = draw_with(&app, &table, 1 - seat, "stock", &[]).await;
+    let seat = app.in_turn(&table).await;
+    let refused = app.act(&table, 1 - seat, &draw(DrawSource::Stock), &[]).await;
     assert_eq!(refused.status.as_u16(), 409, "{ctx}: a draw out of turn");
-    let drew = draw_with(&app, &table, seat, "stock", &[]).await;
+    let drew = app.act(&table, seat, &draw(DrawSource::Stock), &[]).await;
     assert_eq!(drew.status.as_u16(), 200, "{ctx}: a draw");
     assert_eq!(
-        metric(&app, &series("may_i", "draw", "applied")).await,
+        app.metric(&series("may_i", "draw", "applied")).await,
         Some(1.0),
         "{ctx}"
     );
     assert_eq!(
-        metric(&app, &series("may_i", "draw", "refused")).await,
+        app.metric(&series("may_i", "draw", "refused")).await,
         Some(1.0),
         "{ctx}"
     );
@@ -1066,13 +976,13 @@ async fn moves_and_the_pool_in_metrics(backend: &Backend) {
         let move_ = app.post_as(&discard, &table.tokens[seat], &discard_body, &[]);
         let scrape = async {
             tokio::time::sleep(Duration::from_millis(500)).await;
-            let seen = metric(&app, in_use).await;
+            let seen = app.metric(in_use).await;
             let _ = holding.send(());
             seen
         };
         tokio::join!(move_, scrape)
     };
-    let ((), (discarded, seen)) = within(20, "a discard waiting on its game", async {
+    let ((), (discarded, seen)) = within(Duration::from_secs(20), "a discard waiting on its game", async {
         tokio::join!(holder, waiting)
     })
     .await;
@@ -1084,7 +994,7 @@ async fn moves_and_the_pool_in_metrics(backend: &Backend) {
         discarded.status.as_u16(),
         200,
         "{ctx}: the discard goes through once the game is free: {}",
-        String::from_utf8_lossy(&discarded.body)
+        discarded.text()
     );
     app.clean_up().await;
 }

@@ -1,116 +1,10 @@
 //! Games through HTTP: creating, joining, views, moves, events, hints, and full games.
 
-use engine::{Action, Game, GameConfig, Ruleset, Seat, Seed, Status, Variant};
+use engine::{Action, DrawSource, Game, Seat, Seed, Status, Variant};
 use serde_json::{Value, json};
 
-use crate::helpers::{Reply, TestApp};
+use crate::helpers::{Table, TestApp, create, deck_with, discard, draw, local_game, meld, sorted_first_deal};
 use crate::on_every_backend;
-
-/// A created game: its id and a token per seat (all seats named).
-#[derive(Clone)]
-pub struct Table {
-    /// Game id.
-    pub id: String,
-    /// Tokens by seat.
-    pub tokens: Vec<String>,
-}
-
-/// Creates a test-mode game of `variant` with `players` named seats.
-pub async fn create(app: &TestApp, variant: &str, players: usize, seed: u64, extra: Value) -> Table {
-    let seats: Vec<Value> = (0..players).map(|i| json!({"name": format!("P{i}")})).collect();
-    let mut body = json!({"variant": variant, "seats": seats, "seed": seed, "first_dealer": 0});
-    if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
-        for (k, v) in e {
-            b.insert(k.clone(), v.clone());
-        }
-    }
-    let reply = app.post("/v1/games", &body).await;
-    assert_eq!(
-        reply.status.as_u16(),
-        201,
-        "create {variant}: {}",
-        String::from_utf8_lossy(&reply.body)
-    );
-    Table::of_created(&reply.json())
-}
-
-impl Table {
-    /// The game of a create response: its id and the tokens of its named seats, in order.
-    pub fn of_created(v: &Value) -> Table {
-        Table {
-            id: v["id"].as_str().expect("id").to_owned(),
-            tokens: v["seats"]
-                .as_array()
-                .expect("seats")
-                .iter()
-                .filter_map(|s| s["token"].as_str().map(str::to_owned))
-                .collect(),
-        }
-    }
-}
-
-/// The endpoint and body of an engine action.
-pub fn request_of(action: &Action) -> (String, Value) {
-    let mut body = serde_json::to_value(action).expect("actions serialise");
-    let kind = body["type"].as_str().expect("a type").to_owned();
-    if let Some(o) = body.as_object_mut() {
-        o.remove("type");
-    }
-    let path = match kind.as_str() {
-        "draw" => "draw",
-        "claim" => "claims",
-        "meld" => "melds",
-        "layoff" => "layoffs",
-        "swap" | "move_joker" => "swaps",
-        "take_back" => "take_back",
-        "discard" => "discard",
-        "leave" => "leave",
-        other => panic!("no endpoint for {other}"),
-    };
-    (path.to_owned(), body)
-}
-
-/// Sends `action` for `seat`.
-pub async fn act(app: &TestApp, table: &Table, seat: u8, action: &Action, headers: &[(&str, &str)]) -> Reply {
-    let (path, body) = request_of(action);
-    app.post_as(
-        &format!("/v1/games/{}/{path}", table.id),
-        &table.tokens[usize::from(seat)],
-        &body,
-        headers,
-    )
-    .await
-}
-
-/// A first deal from a sorted pack (consecutive cards make melds early): for the engine,
-/// and as `stacked_decks` JSON.
-pub fn sorted_first_deal(variant: Variant, players: usize) -> (Vec<Vec<engine::Card>>, Vec<Vec<String>>) {
-    let stacked = vec![Ruleset::default_for(variant).pack(players)];
-    let json = stacked
-        .iter()
-        .map(|d| d.iter().map(ToString::to_string).collect())
-        .collect();
-    (stacked, json)
-}
-
-/// The engine's own copy of a test-mode game created with `first_dealer` 0.
-pub fn local_game(
-    variant: Variant,
-    players: usize,
-    seed: u64,
-    stacked: Option<Vec<Vec<engine::Card>>>,
-) -> Game {
-    let config = GameConfig {
-        ruleset: Ruleset::default_for(variant),
-        players,
-        first_dealer: Some(Seat(0)),
-        stacked_decks: stacked,
-        start_year: None,
-    };
-    Game::new(config, Seed::from_u64(seed))
-        .expect("a valid local game")
-        .0
-}
 
 /// Plays a whole game through HTTP, every seat driven by the service's own simple bot on a
 /// local copy of the game; the service must agree with the engine at every step and end in
@@ -136,19 +30,15 @@ async fn full_game(app: &TestApp, variant: Variant, players: usize) {
         let (seat, _) = game.turn().expect("someone is in turn while playing");
         let action = engine::bot::choose(&game, seat)
             .unwrap_or_else(|| panic!("{ctx}: the bot has a move at step {step}"));
-        let reply = act(app, &table, seat.0, &action, &[]).await;
-        assert_eq!(
-            reply.status.as_u16(),
-            200,
-            "{ctx} step {step}: {action:?} refused: {}",
-            String::from_utf8_lossy(&reply.body)
-        );
+        let view = app
+            .act(&table, usize::from(seat.0), &action, &[])
+            .await
+            .ok(&format!("{ctx} step {step}: {action:?}"));
         game = game
             .apply(seat, action)
             .expect("the engine accepts what the service accepted")
             .0;
         version += 1;
-        let view = reply.json();
         assert_eq!(
             view["version"], version,
             "{ctx}: every accepted action bumps the version once"
@@ -161,10 +51,7 @@ async fn full_game(app: &TestApp, variant: Variant, players: usize) {
         );
     }
     assert_eq!(game.status(), Status::Finished, "{ctx}: the game finishes");
-    let view = app
-        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
-        .await
-        .json();
+    let view = app.view(&table, 0).await.ok(&ctx);
     assert_eq!(view["status"], "finished", "{ctx}");
     let expected: Vec<Value> = game
         .standings()
@@ -194,17 +81,7 @@ async fn full_game(app: &TestApp, variant: Variant, players: usize) {
         Game::seed_commitment(&Seed::from_u64(seed)),
         "{ctx}: the revealed seed matches the commitment"
     );
-    let events = app
-        .get_as(
-            &format!("/v1/games/{}/events?after=0&limit=1000", table.id),
-            &table.tokens[0],
-        )
-        .await
-        .json();
-    assert!(
-        events["events"].as_array().is_some_and(|e| !e.is_empty()),
-        "{ctx}: the game has events"
-    );
+    assert!(!app.log(&table, 0).await.is_empty(), "{ctx}: the game has events");
 }
 
 async fn full_games_of_every_variant(app: &TestApp) {
@@ -245,17 +122,9 @@ async fn version_counts_bot_actions(app: &TestApp) {
             &json!({"variant": "contract_7", "seats": [{"name": "Ann"}, {"bot": true}], "seed": seed, "first_dealer": 0}),
         )
         .await;
-    assert_eq!(
-        reply.status.as_u16(),
-        201,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
+    assert_eq!(reply.status.as_u16(), 201, "{}", reply.text());
     let created = reply.json();
-    let table = Table {
-        id: created["id"].as_str().expect("id").to_owned(),
-        tokens: vec![created["seats"][0]["token"].as_str().expect("a token").to_owned()],
-    };
+    let table = Table::of_created(&created);
     let bot = Seat(1);
     let mut game = local_game(Variant::Contract7, 2, seed, None);
     let mut version = 1 + play_bot_locally(&mut game, bot);
@@ -269,20 +138,14 @@ async fn version_counts_bot_actions(app: &TestApp) {
             "step {step}: the person is in turn after the bot played"
         );
         let action = engine::bot::choose(&game, turn).expect("a move for the person");
-        let reply = act(app, &table, 0, &action, &[]).await;
-        assert_eq!(
-            reply.status.as_u16(),
-            200,
-            "step {step}: {}",
-            String::from_utf8_lossy(&reply.body)
-        );
+        let reply = app.act(&table, 0, &action, &[]).await;
+        let view = reply.ok(&format!("step {step}"));
         game = game.apply(turn, action).expect("legal").0;
         let by_bot = play_bot_locally(&mut game, bot);
         bot_actions += by_bot;
         version += 1 + by_bot;
         assert_eq!(
-            reply.json()["version"],
-            version,
+            view["version"], version,
             "step {step}: one version per accepted action ({by_bot} by the bot)"
         );
         assert_eq!(
@@ -308,35 +171,20 @@ on_every_backend!(
 /// lay-off of it; with a card to spare the same lay-off is offered.
 async fn hints_keep_the_last_card_in_contract_7(app: &TestApp) {
     let wanted = ["7H", "7S", "7D", "QC", "QD", "QH", "7C"];
-    let (seat, deck) = crate::meld_problems::deck_with(Variant::Contract7, 2, &wanted);
+    let (seat, deck) = deck_with(Variant::Contract7, 2, &wanted);
     let deck: Vec<String> = deck.iter().map(ToString::to_string).collect();
     let table = create(app, "contract_7", 2, 1, json!({"stacked_decks": [deck]})).await;
-    let token = &table.tokens[usize::from(seat.0)];
-    let game = format!("/v1/games/{}", table.id);
-    let drawn = app
-        .post_as(&format!("{game}/draw"), token, &json!({"source": "stock"}), &[])
-        .await;
-    assert_eq!(
-        drawn.status.as_u16(),
-        200,
-        "{}",
-        String::from_utf8_lossy(&drawn.body)
-    );
+    let seat = usize::from(seat.0);
+    let token = &table.tokens[seat];
+    let game = table.path();
+    app.act(&table, seat, &draw(DrawSource::Stock), &[])
+        .await
+        .ok("a draw");
     let down = app
-        .post_as(
-            &format!("{game}/melds"),
-            token,
-            &json!({"melds": [{"cards": ["7H", "7S", "7D"]}, {"cards": ["QC", "QD", "QH"]}]}),
-            &[],
-        )
-        .await;
-    assert_eq!(
-        down.status.as_u16(),
-        200,
-        "{}",
-        String::from_utf8_lossy(&down.body)
-    );
-    let hand: Vec<String> = down.json()["you"]["hand"]
+        .act(&table, seat, &meld(&["7H 7S 7D", "QC QD QH"]), &[])
+        .await
+        .ok("going down");
+    let hand: Vec<String> = down["you"]["hand"]
         .as_array()
         .expect("a hand")
         .iter()
@@ -356,15 +204,9 @@ async fn hints_keep_the_last_card_in_contract_7(app: &TestApp) {
         "with two cards, 7C may go on the sevens: {hints}"
     );
     let spare = if hand[0] == "7C" { &hand[1] } else { &hand[0] };
-    let discarded = app
-        .post_as(&format!("{game}/discard"), token, &json!({"card": spare}), &[])
-        .await;
-    assert_eq!(
-        discarded.status.as_u16(),
-        200,
-        "{}",
-        String::from_utf8_lossy(&discarded.body)
-    );
+    app.act(&table, seat, &discard(spare), &[])
+        .await
+        .ok("discarding the spare card");
     let hints = app.get_as(&format!("{game}/hints"), token).await.json();
     assert!(
         !offers_7c(&hints),
@@ -380,7 +222,7 @@ on_every_backend!(
 /// turn (`{"play": n}`) and keep the rest, going down included; `you.plays` lists the plays.
 async fn taking_back_one_play(app: &TestApp) {
     let wanted = ["3C", "3D", "3S", "4C", "4D", "4S", "3H", "4H"];
-    let (seat, deck) = crate::meld_problems::deck_with(Variant::MayI, 2, &wanted);
+    let (seat, deck) = deck_with(Variant::MayI, 2, &wanted);
     let deck: Vec<String> = deck.iter().map(ToString::to_string).collect();
     let table = create(app, "may_i", 2, 1, json!({"stacked_decks": [deck]})).await;
     let token = &table.tokens[usize::from(seat.0)];
@@ -389,34 +231,21 @@ async fn taking_back_one_play(app: &TestApp) {
         let url = format!("{game}/{path}");
         async move { app.post_as(&url, token, &body, &[]).await }
     };
-    let ok = |reply: &Reply, step: &str| {
-        assert_eq!(
-            reply.status.as_u16(),
-            200,
-            "{step}: {}",
-            String::from_utf8_lossy(&reply.body)
-        );
-        reply.json()
-    };
-    ok(&act("draw", json!({"source": "stock"})).await, "draw");
-    let down = ok(
-        &act(
-            "melds",
-            json!({"melds": [{"cards": ["3C", "3D", "3S"]}, {"cards": ["4C", "4D", "4S"]}]}),
-        )
-        .await,
-        "going down",
-    );
+    act("draw", json!({"source": "stock"})).await.ok("draw");
+    let down = act(
+        "melds",
+        json!({"melds": [{"cards": ["3C", "3D", "3S"]}, {"cards": ["4C", "4D", "4S"]}]}),
+    )
+    .await
+    .ok("going down");
     let threes = down["table"][0]["id"].as_u64().expect("a meld id");
     let fours = down["table"][1]["id"].as_u64().expect("a meld id");
-    ok(
-        &act("layoffs", json!({"meld_id": threes, "cards": ["3H"]})).await,
-        "3H",
-    );
-    let before = ok(
-        &act("layoffs", json!({"meld_id": fours, "cards": ["4H"]})).await,
-        "4H",
-    );
+    act("layoffs", json!({"meld_id": threes, "cards": ["3H"]}))
+        .await
+        .ok("3H");
+    let before = act("layoffs", json!({"meld_id": fours, "cards": ["4H"]}))
+        .await
+        .ok("4H");
     let plays = before["you"]["plays"].as_array().expect("plays");
     assert_eq!(plays.len(), 3, "going down and two lay-offs: {plays:?}");
     assert_eq!(
@@ -426,7 +255,9 @@ async fn taking_back_one_play(app: &TestApp) {
     );
     assert_eq!(plays[1]["can_take_back"], json!(true));
 
-    let after = ok(&act("take_back", json!({"play": 1})).await, "taking back the 3H");
+    let after = act("take_back", json!({"play": 1}))
+        .await
+        .ok("taking back the 3H");
     let hand = after["you"]["hand"].as_array().expect("hand");
     assert!(hand.contains(&json!("3H")), "the 3H is back in hand: {hand:?}");
     assert!(
@@ -482,7 +313,7 @@ async fn the_stored_state_is_compressed_with_lz4() {
             .get("c")
     };
     assert_eq!(compression(&mut conn).await.as_deref(), Some("lz4"), "as created");
-    crate::streams::draw(&app, &table).await;
+    app.draw_in_turn(&table).await;
     assert_eq!(
         compression(&mut conn).await.as_deref(),
         Some("lz4"),

@@ -1,6 +1,30 @@
-//! Spawns the service on port 0 with a fresh database and gives typed request helpers.
+//! Everything the tests share: the service spawned on port 0 with a fresh database, typed
+//! request helpers, stacked decks, bounded waits, a webhook receiver and a database proxy.
+//! Test files use these and nothing of each other.
+
+mod decks;
+mod game;
+mod proxy;
+mod receiver;
+mod stream;
+mod studio;
+mod unavailable;
+mod wait;
+
+pub use decks::{dealt_deck, deck_with, local_game, sorted_first_deal};
+pub use game::{
+    QUICK_OUT, Table, create, discard, draw, go_out_quickly, keyed, may_i_between_deals_with, meld,
+    play_turns,
+};
+pub use proxy::{Proxy, upstream_of};
+pub use receiver::{Received, Receiver, verified_by_the_library, verifies};
+pub use stream::{Sse, SseReader};
+pub use studio::{create_with, on_studio_backends};
+pub use unavailable::{HUNG_WITHIN, assert_unavailable, once_available, quick};
+pub use wait::{eventually, timed, within};
 
 use std::str::FromStr;
+use std::time::Duration;
 
 use awc::Client;
 use awc::http::StatusCode;
@@ -195,20 +219,26 @@ pub async fn fresh_database(backend: &Backend) -> DatabaseSettings {
 
 /// A running service and a client for it.
 pub struct TestApp {
-    /// `http://127.0.0.1:port`.
-    pub address: String,
+    /// Its API, at `http://127.0.0.1:port`.
+    pub api: Api,
     /// The database it runs on.
     pub backend: Backend,
     /// Its database settings, to start a second instance on the same database.
     pub database: DatabaseSettings,
-    /// The client.
-    pub client: Client,
     /// Stops it as a crash would.
     pub kill_switch: KillSwitch,
     /// Stops the service (streams first), as SIGTERM does.
     pub stopper: Stopper,
     /// The running server: it completes once the service has stopped.
     pub server: actix_web::rt::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl std::ops::Deref for TestApp {
+    type Target = Api;
+
+    fn deref(&self) -> &Api {
+        &self.api
+    }
 }
 
 /// A response read whole.
@@ -226,7 +256,30 @@ impl Reply {
     /// The body as JSON.
     pub fn json(&self) -> Value {
         serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {}", self.text()))
+    }
+
+    /// The body as text, for a failure's message.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// The body with every `id` written `{id}`: two replies about different games compared.
+    pub fn without(&self, id: &str) -> String {
+        self.text().replace(id, "{id}")
+    }
+
+    /// The JSON body of a `200`; any other status fails the test, naming `what`.
+    pub fn ok(&self, what: &str) -> Value {
+        assert_eq!(self.status.as_u16(), 200, "{what}: {}", self.text());
+        self.json()
+    }
+
+    /// The body of a `200` read as `T`; any other status fails the test, naming `what`.
+    pub fn typed<T: serde::de::DeserializeOwned>(&self, what: &str) -> T {
+        let body = self.ok(what);
+        serde_json::from_value(body.clone())
+            .unwrap_or_else(|e| panic!("{what}: not the documented shape ({e}): {body}"))
     }
 
     /// A header's value.
@@ -244,7 +297,7 @@ impl Reply {
             status,
             "{context}: expected {status} {code}, got {}: {}",
             self.status,
-            String::from_utf8_lossy(&self.body)
+            self.text()
         );
         assert_eq!(
             self.header("content-type").as_deref(),
@@ -360,13 +413,9 @@ impl TestApp {
         let kill_switch = app.kill_switch();
         let server = actix_web::rt::spawn(app.run_until_stopped());
         TestApp {
-            address,
+            api: Api::at(address),
             backend: backend.clone(),
             database,
-            client: Client::builder()
-                .disable_redirects()
-                .timeout(std::time::Duration::from_secs(60))
-                .finish(),
             kill_switch,
             stopper,
             server,
@@ -387,8 +436,32 @@ impl TestApp {
         )
         .await
     }
+}
 
-    /// Sends a request with an optional raw body and extra headers.
+/// The service's API at an address, with a client for it: what a test sends its requests
+/// through, whether the service runs in the test's process ([`TestApp`]) or as a child
+/// process ([`Binary`]); both dereference to it.
+pub struct Api {
+    /// `http://127.0.0.1:port`.
+    pub address: String,
+    /// A client that never follows a redirect, with a bound on each request.
+    pub client: Client,
+}
+
+impl Api {
+    /// The API at `address`.
+    fn at(address: String) -> Api {
+        Api {
+            address,
+            client: Client::builder()
+                .disable_redirects()
+                .timeout(Duration::from_secs(60))
+                .finish(),
+        }
+    }
+
+    /// Sends a request with an optional raw body (JSON unless `headers` give a type) and extra
+    /// headers, and reads the answer whole.
     pub async fn send(
         &self,
         method: &str,
@@ -397,7 +470,7 @@ impl TestApp {
         headers: &[(&str, &str)],
     ) -> Reply {
         let method = awc::http::Method::from_bytes(method.as_bytes()).expect("a method");
-        let mut req = self.client.request(method, format!("{}{}", self.address, path));
+        let mut req = self.client.request(method, format!("{}{path}", self.address));
         for (k, v) in headers {
             req = req.insert_header((*k, *v));
         }
@@ -447,6 +520,32 @@ impl TestApp {
         all.extend_from_slice(headers);
         self.send("POST", path, Some(&bytes), &all).await
     }
+
+    /// GET with a server key.
+    pub async fn get_with_key(&self, path: &str, key: &str) -> Reply {
+        self.send("GET", path, None, &[("x-api-key", key)]).await
+    }
+
+    /// POST JSON with a server key and extra headers.
+    pub async fn post_with_key(
+        &self,
+        path: &str,
+        key: &str,
+        body: &Value,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        let bytes = serde_json::to_vec(body).expect("JSON");
+        let mut all = vec![("x-api-key", key)];
+        all.extend_from_slice(headers);
+        self.send("POST", path, Some(&bytes), &all).await
+    }
+
+    /// The value of one series of `/metrics` (`name{labels}` as exposed), if it is there.
+    pub async fn metric(&self, series: &str) -> Option<f64> {
+        let text = self.get("/metrics").await.text();
+        text.lines()
+            .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
+    }
 }
 
 /// Server keys of the studio tests: `acme` with two secrets (a rotation), and `beta`.
@@ -473,25 +572,6 @@ impl TestApp {
             },
         )
         .await
-    }
-
-    /// GET with a server key.
-    pub async fn get_with_key(&self, path: &str, key: &str) -> Reply {
-        self.send("GET", path, None, &[("x-api-key", key)]).await
-    }
-
-    /// POST JSON with a server key and extra headers.
-    pub async fn post_with_key(
-        &self,
-        path: &str,
-        key: &str,
-        body: &Value,
-        headers: &[(&str, &str)],
-    ) -> Reply {
-        let bytes = serde_json::to_vec(body).expect("JSON");
-        let mut all = vec![("x-api-key", key)];
-        all.extend_from_slice(headers);
-        self.send("POST", path, Some(&bytes), &all).await
     }
 }
 
@@ -595,44 +675,43 @@ pub struct Binary {
     stdout: Lines,
     stderr: Lines,
     readers: Vec<std::thread::JoinHandle<()>>,
-    /// `http://127.0.0.1:port`, on the port it chose.
-    pub address: String,
+    /// Its API, on the port it chose.
+    pub api: Api,
+}
+
+impl std::ops::Deref for Binary {
+    type Target = Api;
+
+    fn deref(&self) -> &Api {
+        &self.api
+    }
 }
 
 impl Binary {
-    /// How long it may take to start (migrations on a busy machine included).
-    const START_WITHIN: std::time::Duration = std::time::Duration::from_secs(60);
+    /// How long it may take to start (migrations on a busy machine included), or to exit
+    /// when it refuses to.
+    const START_WITHIN: Duration = Duration::from_secs(60);
 
     /// Starts it with only `env` and JSON logs on a port of its own choosing, and waits for
     /// its `listening` line.
     pub async fn start(env: &[(&str, &str)]) -> Binary {
         let mut binary = Binary::spawn(env);
-        let started = std::time::Instant::now();
-        let port = loop {
-            let port = binary
-                .lines()
-                .iter()
-                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-                .find(|l| l["message"] == "listening")
-                .and_then(|l| l["port"].as_u64());
-            if let Some(port) = port {
-                break port;
-            }
+        let port = eventually(Self::START_WITHIN, "the binary listens", async || {
             if let Ok(Some(status)) = binary.child.try_wait() {
                 panic!(
                     "the binary exited before listening ({status}): {}",
                     binary.output()
                 );
             }
-            assert!(
-                started.elapsed() < Self::START_WITHIN,
-                "the binary did not listen within {:?}: {}",
-                Self::START_WITHIN,
-                binary.output()
-            );
-            actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
-        };
-        binary.address = format!("http://127.0.0.1:{port}");
+            binary
+                .json_lines()
+                .iter()
+                .find(|l| l["message"] == "listening")
+                .and_then(|l| l["port"].as_u64())
+                .ok_or_else(|| binary.output())
+        })
+        .await;
+        binary.api.address = format!("http://127.0.0.1:{port}");
         binary
     }
 
@@ -640,27 +719,52 @@ impl Binary {
     /// answers how it exited and everything it wrote, stdout then stderr. Panics if it listens.
     pub async fn refused(env: &[(&str, &str)]) -> (std::process::ExitStatus, String) {
         let mut binary = Binary::spawn(env);
-        let started = std::time::Instant::now();
-        loop {
-            if let Ok(Some(status)) = binary.child.try_wait() {
-                for reader in std::mem::take(&mut binary.readers) {
-                    let _ = reader.join();
-                }
-                return (status, binary.output());
-            }
+        let status = eventually(Self::START_WITHIN, "the binary exits", async || {
             assert!(
                 !binary.lines().iter().any(|l| l.contains("\"listening\"")),
                 "the binary started: {}",
                 binary.output()
             );
-            assert!(
-                started.elapsed() < Self::START_WITHIN,
-                "the binary did not exit within {:?}: {}",
-                Self::START_WITHIN,
-                binary.output()
-            );
-            actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
+            match binary.child.try_wait() {
+                Ok(Some(status)) => Ok(status),
+                _ => Err(binary.output()),
+            }
+        })
+        .await;
+        for reader in std::mem::take(&mut binary.readers) {
+            let _ = reader.join();
         }
+        (status, binary.output())
+    }
+
+    /// The lines written to stdout so far that are JSON (every line of the service's own).
+    pub fn json_lines(&self) -> Vec<Value> {
+        self.lines()
+            .iter()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    /// The JSON lines with `message`, once there is one at least (15 s at most: none fails the
+    /// test).
+    pub async fn lines_saying(&self, message: &str) -> Vec<Value> {
+        eventually(
+            Duration::from_secs(15),
+            &format!("a {message:?} line"),
+            async || {
+                let lines: Vec<Value> = self
+                    .json_lines()
+                    .into_iter()
+                    .filter(|l| l["message"] == message)
+                    .collect();
+                if lines.is_empty() {
+                    Err(self.output())
+                } else {
+                    Ok(lines)
+                }
+            },
+        )
+        .await
     }
 
     /// The process, started with only `env` and JSON logs on a port of its own choosing, its
@@ -702,7 +806,7 @@ impl Binary {
             stdout,
             stderr,
             readers,
-            address: String::new(),
+            api: Api::at(String::new()),
         }
     }
 

@@ -4,9 +4,7 @@
 use engine::Variant;
 use serde_json::json;
 
-use crate::games::create;
-use crate::helpers::TestApp;
-use crate::meld_problems::deck_with;
+use crate::helpers::{TestApp, create, deck_with};
 use crate::on_every_backend;
 
 async fn suggested_melds_are_accepted(app: &TestApp) {
@@ -32,19 +30,9 @@ async fn suggested_melds_are_accepted(app: &TestApp) {
         let drawn = app
             .post_as(&format!("{game}/draw"), token, &json!({"source": "stock"}), &[])
             .await;
-        assert_eq!(
-            drawn.status.as_u16(),
-            200,
-            "{id}: {}",
-            String::from_utf8_lossy(&drawn.body)
-        );
+        assert_eq!(drawn.status.as_u16(), 200, "{id}: {}", drawn.text());
         let hints = app.get_as(&format!("{game}/hints"), token).await;
-        assert_eq!(
-            hints.status.as_u16(),
-            200,
-            "{id}: {}",
-            String::from_utf8_lossy(&hints.body)
-        );
+        assert_eq!(hints.status.as_u16(), 200, "{id}: {}", hints.text());
         let hints = hints.json();
         let contract = &hints["contract"];
         assert!(
@@ -58,7 +46,7 @@ async fn suggested_melds_are_accepted(app: &TestApp) {
             laid.status.as_u16(),
             200,
             "{id}: the suggested melds {contract} are accepted as they are: {}",
-            String::from_utf8_lossy(&laid.body)
+            laid.text()
         );
         let view = laid.json();
         let on_table = view["table"].as_array().map_or(0, Vec::len);

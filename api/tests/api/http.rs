@@ -5,8 +5,7 @@
 
 use serde_json::json;
 
-use crate::games::create;
-use crate::helpers::{Spawn, TestApp, backends};
+use crate::helpers::{Spawn, TestApp, backends, create};
 use crate::on_every_backend;
 
 async fn methods_and_media_types(app: &TestApp) {
@@ -135,9 +134,7 @@ async fn no_5xx_and_a_412_with_the_etag(app: &TestApp) {
 
     // A stale If-Match: 412, nothing changes, and the answer names the current version.
     let table = create(app, "may_i", 2, 11, json!({})).await;
-    let view = app
-        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[1])
-        .await;
+    let view = app.view(&table, 1).await;
     let current = view.header("etag").expect("an ETag");
     let stale = app
         .post_as(
@@ -240,7 +237,7 @@ async fn swagger_ui_sends_the_document_to_no_validator() {
     let app = TestApp::spawn(&crate::helpers::Backend::Sqlite).await;
     let init = app.get("/docs/swagger-initializer.js").await;
     assert_eq!(init.status.as_u16(), 200);
-    let text = String::from_utf8_lossy(&init.body);
+    let text = init.text();
     assert!(
         text.contains("\"validatorUrl\": \"none\"") || text.contains("\"validatorUrl\":\"none\""),
         "the validator is off: {text}"

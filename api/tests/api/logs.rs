@@ -3,14 +3,15 @@
 //! own kept) and a refusal's code; never a secret; `continental::access=warn` silences them.
 //! A background pass that is slow says so.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use awc::Client;
 use continental::config::DatabaseSettings;
 use serde_json::{Value, json};
 use sqlx::Connection;
 
-use crate::helpers::{ACME, Binary, backends, database_url, drop_database, fresh_database, server_backends};
+use crate::helpers::{
+    ACME, Binary, backends, database_url, drop_database, eventually, fresh_database, server_backends,
+};
 
 /// How long a line may take to reach stdout through the log writer's thread.
 const WRITTEN_WITHIN: Duration = Duration::from_secs(10);
@@ -57,45 +58,37 @@ impl Logged {
         headers: &[(&str, &str)],
         body: Option<&Value>,
     ) -> (u16, String, Value) {
-        let client = Client::builder().timeout(Duration::from_secs(30)).finish();
-        let method = awc::http::Method::from_bytes(method.as_bytes()).expect("a method");
-        let mut req = client.request(method, format!("{}{path}", self.0.address));
-        for &(name, value) in headers {
-            req = req.insert_header((name, value));
-        }
-        let sent = match body {
-            Some(b) => req.send_json(b).await,
-            None => req.send().await,
-        };
-        let mut res = sent.unwrap_or_else(|e| panic!("{path}: {e}"));
-        let id = res
-            .headers()
-            .get("x-request-id")
-            .and_then(|v| v.to_str().ok())
-            .expect("every response carries X-Request-Id")
-            .to_owned();
-        let bytes = res.body().limit(1 << 20).await.expect("a body");
+        let body = body.map(|b| b.to_string().into_bytes());
+        let reply = self.0.send(method, path, body.as_deref(), headers).await;
+        let id = reply
+            .header("x-request-id")
+            .expect("every response carries X-Request-Id");
         (
-            res.status().as_u16(),
+            reply.status.as_u16(),
             id,
-            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+            serde_json::from_slice(&reply.body).unwrap_or(Value::Null),
         )
     }
 
     /// The access lines, once there are at least `count` of them.
     async fn access_lines(&self, count: usize) -> Vec<Value> {
-        let started = Instant::now();
-        loop {
-            let lines: Vec<Value> = self
-                .json()
-                .into_iter()
-                .filter(|l| l["target"] == "continental::access")
-                .collect();
-            if lines.len() >= count || started.elapsed() > WRITTEN_WITHIN {
-                return lines;
+        eventually(WRITTEN_WITHIN, &format!("{count} access lines"), async || {
+            let lines = self.access();
+            if lines.len() >= count {
+                Ok(lines)
+            } else {
+                Err(lines)
             }
-            actix_web::rt::time::sleep(Duration::from_millis(20)).await;
-        }
+        })
+        .await
+    }
+
+    /// The access lines so far.
+    fn access(&self) -> Vec<Value> {
+        self.json()
+            .into_iter()
+            .filter(|l| l["target"] == "continental::access")
+            .collect()
     }
 }
 
@@ -254,34 +247,13 @@ async fn every_request_is_one_json_line_with_its_route_status_latency_and_id_and
         assert_eq!(status, 404, "{backend:?}");
         // The writer thread writes within milliseconds (the lines above arrived so).
         actix_web::rt::time::sleep(Duration::from_millis(500)).await;
-        let lines: Vec<Value> = quiet
-            .json()
-            .into_iter()
-            .filter(|l| l["target"] == "continental::access")
-            .collect();
+        let lines = quiet.access();
         assert!(
             lines.is_empty(),
             "{backend:?}: no 2xx or 4xx line at warn: {lines:#?}"
         );
         drop(quiet);
         drop_database(&database).await;
-    }
-}
-
-/// The JSON lines with `message`, once there is one at least (or the time is up).
-async fn lines_saying(binary: &Binary, message: &str) -> Vec<Value> {
-    let started = Instant::now();
-    loop {
-        let lines: Vec<Value> = binary
-            .lines()
-            .iter()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|l| l["message"] == message)
-            .collect();
-        if !lines.is_empty() || started.elapsed() > Duration::from_secs(15) {
-            return lines;
-        }
-        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
     }
 }
 
@@ -305,7 +277,7 @@ async fn a_slow_background_pass_logs_what_it_did_and_how_long_it_took() {
             ("slow pass over the webhook outbox", &["claimed"]),
         ];
         for (message, counts) in passes {
-            let lines = lines_saying(&service, message).await;
+            let lines = service.lines_saying(message).await;
             let line = lines
                 .first()
                 .unwrap_or_else(|| panic!("{backend:?}: no {message:?} line: {}", service.output()));
@@ -348,7 +320,7 @@ async fn a_sweep_held_up_by_a_locked_table_logs_its_line() {
             .execute(&mut holder)
             .await
             .expect("released");
-        let lines = lines_saying(&service, "slow sweep of expired keys and games").await;
+        let lines = service.lines_saying("slow sweep of expired keys and games").await;
         assert!(
             lines
                 .iter()

@@ -1,6 +1,7 @@
 //! Black-box tests of the running service: each test starts it on port 0 with a fresh
 //! database, on SQLite always and on PostgreSQL when `DATABASE_URL` points at one.
-//! A "§N" in a test's message is section N of docs/rules.md.
+//! A "§N" in a test's message is section N of docs/rules.md. What the tests share is in
+//! `helpers` (and its modules); no test module uses another.
 
 mod citus;
 mod contract;
@@ -20,8 +21,6 @@ mod options;
 mod packs;
 mod page;
 mod problems;
-mod proxy;
-mod receiver;
 mod retries;
 mod rules;
 mod seats;

@@ -1,54 +1,11 @@
 //! A refused meld's problem document carries what the engine knows: the readings to choose
 //! from (docs/rules.md#readings) or the reasons, as RFC 9457 extension members.
 
-use engine::{Card, Game, GameConfig, Ruleset, Seat, Seed, Variant};
+use engine::{Seat, Variant};
 use serde_json::{Value, json};
 
-use crate::games::{Table, create};
-use crate::helpers::TestApp;
+use crate::helpers::{Table, TestApp, create, deck_with};
 use crate::on_every_backend;
-
-fn card(s: &str) -> Card {
-    s.parse().expect("a card")
-}
-
-/// A deal-1 deck of `variant` for `players` (seat 0 dealing) in which the seat in turn holds
-/// `wanted`: start from the sorted pack and swap card names throughout the pack (each name
-/// appears as often as any other, so the result is still a permutation of the pack).
-pub fn deck_with(variant: Variant, players: usize, wanted: &[&str]) -> (Seat, Vec<Card>) {
-    let ruleset = Ruleset::default_for(variant);
-    let mut deck = ruleset.pack(players);
-    let config = GameConfig {
-        ruleset,
-        players,
-        first_dealer: Some(Seat(0)),
-        stacked_decks: Some(vec![deck.clone()]),
-        start_year: None,
-    };
-    let game = Game::new(config, Seed::from_u64(1)).expect("a game").0;
-    let (seat, _) = game.turn().expect("someone leads");
-    let mut hand: Vec<Card> = game.hand(seat).to_vec();
-    let mut spare: Vec<Card> = hand
-        .iter()
-        .copied()
-        .filter(|c| !wanted.iter().any(|w| card(w) == *c) && !c.to_string().starts_with("JK"))
-        .collect();
-    for w in wanted.iter().map(|w| card(w)) {
-        if let Some(i) = hand.iter().position(|c| *c == w) {
-            hand.swap_remove(i);
-            continue;
-        }
-        let x = spare.pop().expect("a card to trade");
-        for c in &mut deck {
-            if *c == x {
-                *c = w;
-            } else if *c == w {
-                *c = x;
-            }
-        }
-    }
-    (seat, deck)
-}
 
 async fn melds_reply(
     app: &TestApp,
@@ -67,12 +24,7 @@ async fn melds_reply(
                 &[],
             )
             .await;
-        assert_eq!(
-            drawn.status.as_u16(),
-            200,
-            "{}",
-            String::from_utf8_lossy(&drawn.body)
-        );
+        assert_eq!(drawn.status.as_u16(), 200, "{}", drawn.text());
     }
     app.post_as(&format!("/v1/games/{}/melds", table.id), token, &melds, &[])
         .await

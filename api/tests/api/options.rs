@@ -75,13 +75,13 @@ async fn every_listed_option_is_checked_at_its_bounds() {
                         reply.status.as_u16(),
                         200,
                         "{what} is accepted by the validator: {}",
-                        String::from_utf8_lossy(&reply.body)
+                        reply.text()
                     );
                     assert_eq!(
                         created.status.as_u16(),
                         201,
                         "{what} is accepted for a game: {}",
-                        String::from_utf8_lossy(&created.body)
+                        created.text()
                     );
                 } else {
                     // Beyond the bounds or of another type: the document refuses it.
@@ -252,7 +252,7 @@ async fn each_kind_of_bad_option_has_its_status() {
         reply.status.as_u16(),
         200,
         "deals 2.0 is deals 2: {}",
-        String::from_utf8_lossy(&reply.body)
+        reply.text()
     );
     app.clean_up().await;
 }

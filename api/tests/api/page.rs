@@ -61,7 +61,7 @@ async fn the_page_and_its_files_are_served_with_their_types_and_a_strict_policy(
             Some("no-cache"),
             "{path}: revalidated"
         );
-        let body = String::from_utf8_lossy(&reply.body);
+        let body = reply.text();
         assert!(
             body.contains(contains),
             "{path} is the file it names: lacks {contains}"

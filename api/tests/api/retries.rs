@@ -3,30 +3,13 @@
 use futures_util::future::join_all;
 use serde_json::json;
 
-use crate::games::{Table, create};
-use crate::helpers::{Spawn, TestApp};
+use crate::helpers::{Spawn, TestApp, create, local_game};
 use crate::on_every_backend;
-
-async fn in_turn(app: &TestApp, table: &Table) -> usize {
-    let view = app
-        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
-        .await
-        .json();
-    view["turn"]["seat"].as_u64().expect("a seat in turn") as usize
-}
-
-async fn version_of(app: &TestApp, table: &Table) -> i64 {
-    let view = app
-        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
-        .await
-        .json();
-    view["version"].as_i64().expect("a version")
-}
 
 async fn etag_and_if_match(app: &TestApp) {
     let table = create(app, "may_i", 3, 4, json!({})).await;
     let path = format!("/v1/games/{}", table.id);
-    let seat = in_turn(app, &table).await;
+    let seat = app.in_turn(&table).await;
     let view = app.get_as(&path, &table.tokens[seat]).await;
     assert_eq!(
         view.header("etag").as_deref(),
@@ -59,11 +42,7 @@ async fn etag_and_if_match(app: &TestApp) {
         )
         .await;
     stale.assert_problem(412, "stale_version", "If-Match with an old version");
-    assert_eq!(
-        version_of(app, &table).await,
-        1,
-        "a stale request changes nothing"
-    );
+    assert_eq!(app.version(&table).await, 1, "a stale request changes nothing");
     let fresh = app
         .post_as(
             &draw,
@@ -72,12 +51,7 @@ async fn etag_and_if_match(app: &TestApp) {
             &[("if-match", "\"1\"")],
         )
         .await;
-    assert_eq!(
-        fresh.status.as_u16(),
-        200,
-        "{}",
-        String::from_utf8_lossy(&fresh.body)
-    );
+    assert_eq!(fresh.status.as_u16(), 200, "{}", fresh.text());
     assert_eq!(
         fresh.header("etag").as_deref(),
         Some("\"2\""),
@@ -89,18 +63,13 @@ on_every_backend!(etag_and_if_match_on_every_backend, etag_and_if_match);
 
 async fn idempotency_keys(app: &TestApp) {
     let table = create(app, "may_i", 3, 5, json!({})).await;
-    let seat = in_turn(app, &table).await;
+    let seat = app.in_turn(&table).await;
     let draw = format!("/v1/games/{}/draw", table.id);
     let key = [("idempotency-key", "draw-1")];
     let first = app
         .post_as(&draw, &table.tokens[seat], &json!({"source": "stock"}), &key)
         .await;
-    assert_eq!(
-        first.status.as_u16(),
-        200,
-        "{}",
-        String::from_utf8_lossy(&first.body)
-    );
+    assert_eq!(first.status.as_u16(), 200, "{}", first.text());
     let again = app
         .post_as(&draw, &table.tokens[seat], &json!({"source": "stock"}), &key)
         .await;
@@ -110,18 +79,14 @@ async fn idempotency_keys(app: &TestApp) {
         "a retry gets the first response byte for byte"
     );
     assert_eq!(again.header("etag"), first.header("etag"), "and its ETag");
-    assert_eq!(version_of(app, &table).await, 2, "the retry did not act twice");
+    assert_eq!(app.version(&table).await, 2, "the retry did not act twice");
     let other = app
         .post_as(&draw, &table.tokens[seat], &json!({"source": "discard"}), &key)
         .await;
     other.assert_problem(422, "idempotency_key_reused", "the same key with another body");
     // A refused move keeps no key: its retry is judged afresh, and refused for the same reason.
     let discard = format!("/v1/games/{}/discard", table.id);
-    let hand = app
-        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[seat])
-        .await
-        .json()["you"]["hand"]
-        .clone();
+    let hand = app.view(&table, seat).await.json()["you"]["hand"].clone();
     let missing = engine::Card::suited()
         .map(|c| c.to_string())
         .find(|c| !hand.as_array().expect("hand").contains(&json!(c)))
@@ -144,7 +109,7 @@ on_every_backend!(idempotency_keys_on_every_backend, idempotency_keys);
 
 async fn twenty_concurrent_copies(app: &TestApp) {
     let table = create(app, "may_i", 3, 6, json!({})).await;
-    let seat = in_turn(app, &table).await;
+    let seat = app.in_turn(&table).await;
     let draw = format!("/v1/games/{}/draw", table.id);
     let body = json!({"source": "stock"});
     let replies = join_all((0..20).map(|_| app.post_as(&draw, &table.tokens[seat], &body, &[]))).await;
@@ -158,15 +123,11 @@ async fn twenty_concurrent_copies(app: &TestApp) {
     for r in replies.iter().filter(|r| r.status.as_u16() != 200) {
         r.assert_problem(409, "wrong_phase", "the others find the card already drawn");
     }
-    assert_eq!(
-        version_of(app, &table).await,
-        2,
-        "one update, none lost or doubled"
-    );
+    assert_eq!(app.version(&table).await, 2, "one update, none lost or doubled");
 
     // The same with one Idempotency-Key: one applies, the rest get its response or a 409.
     let table = create(app, "may_i", 3, 7, json!({})).await;
-    let seat = in_turn(app, &table).await;
+    let seat = app.in_turn(&table).await;
     let draw = format!("/v1/games/{}/draw", table.id);
     let key = [("idempotency-key", "the-one-draw")];
     let replies = join_all((0..20).map(|_| app.post_as(&draw, &table.tokens[seat], &body, &key))).await;
@@ -185,7 +146,7 @@ async fn twenty_concurrent_copies(app: &TestApp) {
             "a copy that arrives while the first runs",
         );
     }
-    assert_eq!(version_of(app, &table).await, 2, "the key made it act once");
+    assert_eq!(app.version(&table).await, 2, "the key made it act once");
 }
 on_every_backend!(
     twenty_concurrent_copies_on_every_backend,
@@ -204,40 +165,23 @@ async fn two_servers_on_one_database(app: &TestApp) {
     .await;
     let table = create(app, "may_i", 2, 8, json!({})).await;
     let servers = [app, &second];
-    let mut game = {
-        let config = engine::GameConfig {
-            ruleset: engine::Ruleset::default_for(engine::Variant::MayI),
-            players: 2,
-            first_dealer: Some(engine::Seat(0)),
-            stacked_decks: None,
-            start_year: None,
-        };
-        engine::Game::new(config, engine::Seed::from_u64(8))
-            .expect("game")
-            .0
-    };
+    let mut game = local_game(engine::Variant::MayI, 2, 8, None);
     for step in 0..40 {
         let server = servers[step % 2];
         let (seat, _) = game.turn().expect("in turn");
         let action = engine::bot::choose(&game, seat).expect("a move");
-        let reply = crate::games::act(
-            server,
-            &table,
-            seat.0,
-            &action,
-            &[("if-match", &format!("\"{}\"", step + 1))],
-        )
-        .await;
-        assert_eq!(
-            reply.status.as_u16(),
-            200,
-            "step {step} on server {}: {}",
-            step % 2,
-            String::from_utf8_lossy(&reply.body)
-        );
+        let view = server
+            .act(
+                &table,
+                usize::from(seat.0),
+                &action,
+                &[("if-match", &format!("\"{}\"", step + 1))],
+            )
+            .await
+            .ok(&format!("step {step} on server {}", step % 2));
         game = game.apply(seat, action).expect("engine agrees").0;
         assert_eq!(
-            reply.json()["version"],
+            view["version"],
             step as i64 + 2,
             "each server sees the other's writes"
         );
@@ -288,7 +232,7 @@ async fn a_stored_secret_is_shared_by_every_replica() {
 /// then on replays.
 async fn a_refused_request_keeps_no_key(app: &TestApp) {
     let table = create(app, "may_i", 3, 10, json!({})).await;
-    let seat = in_turn(app, &table).await;
+    let seat = app.in_turn(&table).await;
     let path = format!("/v1/games/{}/draw", table.id);
     let body = json!({"source": "stock"});
     let key = ("idempotency-key", "refused-first");
@@ -301,11 +245,11 @@ async fn a_refused_request_keeps_no_key(app: &TestApp) {
         retry.status.as_u16(),
         200,
         "the refusal kept no key: the retry acts: {}",
-        String::from_utf8_lossy(&retry.body)
+        retry.text()
     );
     let again = app.post_as(&path, &table.tokens[seat], &body, &[key]).await;
     assert_eq!(again.body, retry.body, "the key that acted replays");
-    assert_eq!(version_of(app, &table).await, 2, "one draw in all");
+    assert_eq!(app.version(&table).await, 2, "one draw in all");
 }
 on_every_backend!(
     a_refused_request_keeps_no_key_on_every_backend,
@@ -319,12 +263,7 @@ async fn idempotent_create(app: &TestApp) {
     let key = [("idempotency-key", "create-1")];
     let bytes = serde_json::to_vec(&body).expect("JSON");
     let first = app.send("POST", "/v1/games", Some(&bytes), &key).await;
-    assert_eq!(
-        first.status.as_u16(),
-        201,
-        "{}",
-        String::from_utf8_lossy(&first.body)
-    );
+    assert_eq!(first.status.as_u16(), 201, "{}", first.text());
     let again = app.send("POST", "/v1/games", Some(&bytes), &key).await;
     assert_eq!(again.status, first.status, "a retry gets the first status");
     assert_eq!(again.body, first.body, "the same game and tokens, byte for byte");
@@ -388,12 +327,7 @@ async fn idempotent_join(app: &TestApp) {
     let key = [("idempotency-key", "join-1")];
     let cleo = serde_json::to_vec(&json!({"name": "Cleo"})).expect("JSON");
     let first = app.send("POST", &path, Some(&cleo), &key).await;
-    assert_eq!(
-        first.status.as_u16(),
-        200,
-        "{}",
-        String::from_utf8_lossy(&first.body)
-    );
+    assert_eq!(first.status.as_u16(), 200, "{}", first.text());
     assert_eq!(first.json()["seat"], 1, "the first open seat");
     let again = app.send("POST", &path, Some(&cleo), &key).await;
     assert_eq!(again.status, first.status, "a retry gets the first status");
@@ -410,7 +344,7 @@ async fn idempotent_join(app: &TestApp) {
         next.json()["seat"],
         2,
         "the retry took no second seat: seat 2 is still open: {}",
-        String::from_utf8_lossy(&next.body)
+        next.text()
     );
     assert_eq!(next.json()["status"], "playing", "the last seat deals");
 }

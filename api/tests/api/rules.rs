@@ -3,39 +3,10 @@
 use engine::Variant;
 use serde_json::{Value, json};
 
-use crate::games::{Table, create};
-use crate::helpers::{Reply, TestApp};
-use crate::meld_problems::deck_with;
+use crate::helpers::{
+    QUICK_OUT, Table, TestApp, create, dealt_deck, deck_with, go_out_quickly, may_i_between_deals_with,
+};
 use crate::on_every_backend;
-
-/// The body of a 200 reply (the step says which request failed otherwise).
-fn ok(reply: &Reply, step: &str) -> Value {
-    assert_eq!(
-        reply.status.as_u16(),
-        200,
-        "{step}: {}",
-        String::from_utf8_lossy(&reply.body)
-    );
-    reply.json()
-}
-
-/// The game's events of `kind` as `seat` sees them.
-async fn events_of(app: &TestApp, table: &Table, seat: usize, kind: &str) -> Vec<Value> {
-    let all = app
-        .get_as(
-            &format!("/v1/games/{}/events?after=0&limit=1000", table.id),
-            &table.tokens[seat],
-        )
-        .await
-        .json();
-    all["events"]
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter(|e| e["event"]["type"] == kind)
-        .map(|e| e["event"].clone())
-        .collect()
-}
 
 /// What each card of a stored reading stands for, as `card=represents`.
 fn places(reading: &Value) -> Vec<String> {
@@ -68,18 +39,17 @@ async fn inner_gaps_take_the_wilds_in_order(app: &TestApp) {
     let table = create(app, "continental", 2, 1, json!({"stacked_decks": [deck]})).await;
     let seat = usize::from(seat.0);
     let body = json!({"melds": melds.iter().map(|m| json!({"cards": m})).collect::<Vec<_>>()});
-    let out = ok(
-        &app.post_as(
+    let out = app
+        .post_as(
             &format!("/v1/games/{}/melds", table.id),
             &table.tokens[seat],
             &body,
             &[],
         )
-        .await,
-        "going out",
-    );
+        .await
+        .ok("going out");
     assert_eq!(out["status"], "finished", "§4 out in one action: {out}");
-    let melded = events_of(app, &table, seat, "melded").await;
+    let melded = app.events_of(&table, seat, "melded").await;
     let run = &melded.first().expect("a melded event")["melds"][0]["reading"];
     assert_eq!(
         places(run),
@@ -114,14 +84,13 @@ async fn an_all_wild_push_set_takes_its_rank_from_a_natural(app: &TestApp) {
     let seat = usize::from(seat.0);
     let game = format!("/v1/games/{}", table.id);
     let token = &table.tokens[seat];
-    let drawn = ok(
-        &app.post_as(&format!("{game}/draw"), token, &json!({"source": "discard"}), &[])
-            .await,
-        "taking the upcard",
-    );
+    let drawn = app
+        .post_as(&format!("{game}/draw"), token, &json!({"source": "discard"}), &[])
+        .await
+        .ok("taking the upcard");
     let hand = drawn["you"]["hand"].as_array().expect("hand").clone();
-    let down = ok(
-        &app.post_as(
+    let down = app
+        .post_as(
             &format!("{game}/melds"),
             token,
             &json!({"melds": [
@@ -130,25 +99,22 @@ async fn an_all_wild_push_set_takes_its_rank_from_a_natural(app: &TestApp) {
             ]}),
             &[],
         )
-        .await,
-        "going down with a set of three jokers",
-    );
+        .await
+        .ok("going down with a set of three jokers");
     let jokers = &down["table"][0];
     assert_eq!(jokers["kind"], "set", "{down}");
     let upcard = down["you"]["hand"][0].as_str().expect("one card left").to_owned();
     assert!(hand.contains(&json!(upcard)));
     // Laying off the last card goes out; the event holds the set as it then lay.
-    ok(
-        &app.post_as(
-            &format!("{game}/layoffs"),
-            token,
-            &json!({"meld_id": jokers["id"], "cards": [upcard]}),
-            &[],
-        )
-        .await,
-        "laying a natural off on the jokers",
-    );
-    let laid = events_of(app, &table, seat, "laid_off").await;
+    app.post_as(
+        &format!("{game}/layoffs"),
+        token,
+        &json!({"meld_id": jokers["id"], "cards": [upcard]}),
+        &[],
+    )
+    .await
+    .ok("laying a natural off on the jokers");
+    let laid = app.events_of(&table, seat, "laid_off").await;
     let set = &laid.first().expect("a laid_off event")["reading"];
     let rank = &upcard[..1];
     assert_eq!(set["rank"], rank, "§5 the natural fixes the rank: {set}");
@@ -171,98 +137,19 @@ fn defaults(variant: Variant) -> engine::Ruleset {
     engine::Ruleset::default_for(variant)
 }
 
-/// A deal's deck of `rules` for `players` (cards dealt one at a time from `dealer`'s left) in which
-/// `seat` holds `hand`, the upcard is `upcard` and the stock's top card `stock_top` (either
-/// may be empty). Cards are moved by swapping places, so the deck stays a permutation of the
-/// pack whatever the duplicates.
-fn dealt_deck(
-    rules: &engine::Ruleset,
-    (players, dealer, seat): (usize, usize, usize),
-    hand: &str,
-    upcard: &str,
-    stock_top: &str,
-) -> Vec<String> {
-    let mut deck = rules.pack(players);
-    let size = rules.hand_size(1);
-    let order = (seat + 2 * players - dealer - 1) % players;
-    let mut wanted: Vec<(usize, &str)> = hand
-        .split_whitespace()
-        .enumerate()
-        .map(|(k, c)| (k * players + order, c))
-        .collect();
-    wanted.extend(
-        [(size * players, upcard), (size * players + 1, stock_top)]
-            .into_iter()
-            .filter(|(_, c)| !c.is_empty()),
-    );
-    let mut fixed: Vec<usize> = Vec::new();
-    for (place, name) in wanted {
-        let card: engine::Card = name.parse().expect("a card");
-        let from = (0..deck.len())
-            .find(|&i| deck[i] == card && !fixed.contains(&i))
-            .expect("the card is in the pack");
-        deck.swap(place, from);
-        fixed.push(place);
-    }
-    deck.iter().map(ToString::to_string).collect()
-}
-
-/// A `may_i` hand that goes out in one turn: two sets of six, then the drawn card discarded.
-const QUICK_OUT: &str = "3C 3D 3S 3H 3C 3D 4C 4D 4S 4H 4C 4D";
-
-/// The turn that goes out with [`QUICK_OUT`] (and `9C` on the stock) in `game` (its path).
-async fn go_out_quickly(app: &TestApp, game: &str, token: &str) {
-    let sets = json!({"melds": [{"cards": ["3C", "3D", "3S", "3H", "3C", "3D"]}, {"cards": ["4C", "4D", "4S", "4H", "4C", "4D"]}]});
-    play(
-        app,
-        game,
-        token,
-        [
-            ("draw", json!({"source": "stock"})),
-            ("melds", sets),
-            ("discard", json!({"card": "9C"})),
-        ],
-    )
-    .await;
-}
-
 /// Posts each `(action path, body)` in order as `token`'s seat in `game` (its path); each
 /// must be accepted.
 async fn play<const N: usize>(app: &TestApp, game: &str, token: &str, steps: [(&str, Value); N]) {
     for (path, body) in steps {
-        ok(
-            &app.post_as(&format!("{game}/{path}"), token, &body, &[]).await,
-            path,
-        );
+        app.post_as(&format!("{game}/{path}"), token, &body, &[])
+            .await
+            .ok(path);
     }
 }
 
 /// A 2-player `may_i` game between deals 1 and 2: seat 1 went out in its first turn.
 async fn may_i_between_deals(app: &TestApp) -> Table {
     may_i_between_deals_with(app, json!({})).await
-}
-
-/// [`may_i_between_deals`] created with `extra` in the request (options, a deck for deal 2).
-pub async fn may_i_between_deals_with(app: &TestApp, extra: Value) -> Table {
-    let deck = dealt_deck(&defaults(Variant::MayI), (2, 0, 1), QUICK_OUT, "", "9C");
-    let mut body = json!({"stacked_decks": [deck]});
-    if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
-        for (k, v) in e {
-            if k == "stacked_decks" {
-                let later = v.as_array().expect("decks").iter().cloned();
-                b["stacked_decks"].as_array_mut().expect("decks").extend(later);
-            } else {
-                b.insert(k.clone(), v.clone());
-            }
-        }
-    }
-    let table = create(app, "may_i", 2, 1, body).await;
-    let game = format!("/v1/games/{}", table.id);
-    let token = &table.tokens[1];
-    go_out_quickly(app, &game, token).await;
-    let view = app.get_as(&game, &table.tokens[0]).await.json();
-    assert_eq!(view["deal"], 2, "seat 1 went out: {view}");
-    table
 }
 
 /// docs/rules.md#suspension and docs/api.md#endpoints: between deals each seat asks to suspend;
@@ -285,10 +172,10 @@ async fn suspend_and_resume(app: &TestApp) {
         "§2 suspend is offered between deals: {view}"
     );
     const KEYED: &[(&str, &str)] = &[("idempotency-key", "suspend-0")];
-    let first = ok(&post(0, "suspend", KEYED).await, "seat 0 asks to suspend");
+    let first = post(0, "suspend", KEYED).await.ok("seat 0 asks to suspend");
     assert_eq!(first["suspend_requests"], json!([0]), "{first}");
     assert_eq!(first["status"], "playing", "§2 not before every seat agrees");
-    let again = ok(&post(0, "suspend", KEYED).await, "the same request again");
+    let again = post(0, "suspend", KEYED).await.ok("the same request again");
     assert_eq!(
         again, first,
         "a retry with the same Idempotency-Key gets the first answer"
@@ -302,7 +189,7 @@ async fn suspend_and_resume(app: &TestApp) {
         "stale_version",
         "If-Match with an old version",
     );
-    let suspended = ok(&post(1, "suspend", &[]).await, "seat 1 asks to suspend");
+    let suspended = post(1, "suspend", &[]).await.ok("seat 1 asks to suspend");
     assert_eq!(
         suspended["status"], "suspended",
         "§2 every seat agreed: {suspended}"
@@ -324,24 +211,22 @@ async fn suspend_and_resume(app: &TestApp) {
     )
     .await
     .assert_problem(409, "game_suspended", "§2 nothing but resume");
-    let one = ok(&post(1, "resume", &[]).await, "seat 1 is back");
+    let one = post(1, "resume", &[]).await.ok("seat 1 is back");
     assert_eq!(
         (one["status"].clone(), one["resume_requests"].clone()),
         (json!("suspended"), json!([1]))
     );
-    let back = ok(&post(0, "resume", &[]).await, "seat 0 is back");
+    let back = post(0, "resume", &[]).await.ok("seat 0 is back");
     assert_eq!(back["status"], "playing", "§2 every seat is back: {back}");
     assert_eq!(back["resume_requests"], json!([]));
-    ok(
-        &app.post_as(
-            &format!("{game}/draw"),
-            &table.tokens[first_player],
-            &json!({"source": "stock"}),
-            &[],
-        )
-        .await,
-        "play goes on",
-    );
+    app.post_as(
+        &format!("{game}/draw"),
+        &table.tokens[first_player],
+        &json!({"source": "stock"}),
+        &[],
+    )
+    .await
+    .ok("play goes on");
     post(0, "suspend", &[])
         .await
         .assert_problem(409, "not_between_deals", "§2 not in the middle of a deal");
@@ -406,11 +291,9 @@ async fn resuming_after_the_year_is_refused(app: &TestApp) {
     let table = may_i_between_deals(app).await;
     let game = format!("/v1/games/{}", table.id);
     for seat in 0..2 {
-        ok(
-            &app.post_as(&format!("{game}/suspend"), &table.tokens[seat], &json!({}), &[])
-                .await,
-            "suspend",
-        );
+        app.post_as(&format!("{game}/suspend"), &table.tokens[seat], &json!({}), &[])
+            .await
+            .ok("suspend");
     }
     // The game started in 2000 (the service stamps the year it was created in).
     edit_state(app, &table.id, |v| {
@@ -449,50 +332,34 @@ async fn bots_second_suspend_and_resume(app: &TestApp) {
     let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Ben"}, {"bot": true}],
         "seed": 5, "first_dealer": 2, "stacked_decks": [deal1, deal2]});
     let created = app.post("/v1/games", &body).await;
-    assert_eq!(
-        created.status.as_u16(),
-        201,
-        "{}",
-        String::from_utf8_lossy(&created.body)
-    );
-    let v = created.json();
-    let id = v["id"].as_str().expect("id");
-    let tokens: Vec<&str> = (0..2)
-        .map(|s| v["seats"][s]["token"].as_str().expect("a token"))
-        .collect();
-    let game = format!("/v1/games/{id}");
-    go_out_quickly(app, &game, tokens[0]).await;
+    assert_eq!(created.status.as_u16(), 201, "{}", created.text());
+    let table = Table::of_created(&created.json());
+    let game = table.path();
+    go_out_quickly(app, &table, 0).await;
     let post = |seat: usize, path: &'static str| {
         let url = format!("{game}/{path}");
-        let token = tokens[seat];
+        let token = &table.tokens[seat];
         async move { app.post_as(&url, token, &json!({}), &[]).await }
     };
-    let asked = ok(&post(0, "suspend").await, "Ann asks to suspend");
+    let asked = post(0, "suspend").await.ok("Ann asks to suspend");
     assert_eq!(
         asked["suspend_requests"],
         json!([0, 2]),
         "the bot seconds Ann: {asked}"
     );
-    let suspended = ok(&post(1, "suspend").await, "Ben asks to suspend");
+    let suspended = post(1, "suspend").await.ok("Ben asks to suspend");
     assert_eq!(suspended["status"], "suspended", "{suspended}");
-    let asked = ok(&post(1, "resume").await, "Ben asks to resume");
+    let asked = post(1, "resume").await.ok("Ben asks to resume");
     assert_eq!(
         asked["resume_requests"],
         json!([1, 2]),
         "the bot seconds Ben: {asked}"
     );
-    let resumed = ok(&post(0, "resume").await, "Ann asks to resume");
+    let resumed = post(0, "resume").await.ok("Ann asks to resume");
     assert_eq!(resumed["status"], "playing", "{resumed}");
     // A suspension is a pause: the log (and so the webhook) announces no end of the game.
-    let log = app
-        .get_as(&format!("{game}/events?after=0&limit=1000"), tokens[0])
-        .await
-        .json();
-    let events = log["events"].as_array().expect("events");
-    assert!(
-        events.iter().all(|e| e["event"]["type"] != "game_finished"),
-        "{log}"
-    );
+    let finished = app.events_of(&table, 0, "game_finished").await;
+    assert!(finished.is_empty(), "{finished:?}");
 }
 on_every_backend!(
     bots_second_suspend_and_resume_on_every_backend,
@@ -534,7 +401,7 @@ async fn first_upcard_claims_is_a_listed_option(app: &TestApp) {
             .post_as(&format!("{game}/claims"), &table.tokens[other], &json!({}), &[])
             .await;
         if on {
-            ok(&reply, "claiming the first upcard");
+            reply.ok("claiming the first upcard");
         } else {
             reply.assert_problem(422, "claim_not_allowed", "the first upcard is not on offer");
         }
@@ -564,16 +431,15 @@ async fn push_extra_melds_follow_the_contract(app: &TestApp) {
         let token = table.tokens[1].clone();
         async move { app.post_as(&url, &token, &body, &[]).await }
     };
-    ok(&post("draw", json!({"source": "discard"})).await, "draw");
+    post("draw", json!({"source": "discard"})).await.ok("draw");
     let sets = |list: &[&str]| json!({"melds": list.iter().map(|m| json!({"cards": m.split(' ').collect::<Vec<_>>()})).collect::<Vec<_>>()});
     post("melds", sets(&["3C 3D 3S", "4C 4D 4S", "5C 5D 5S"]))
         .await
         .assert_problem(422, "contract_not_met", "deal 1 is exactly two sets");
-    ok(
-        &post("melds", sets(&["3C 3D 3S", "4C 4D 4S"])).await,
-        "going down",
-    );
-    let third = ok(&post("melds", sets(&["5C 5D 5S"])).await, "the third set");
+    post("melds", sets(&["3C 3D 3S", "4C 4D 4S"]))
+        .await
+        .ok("going down");
+    let third = post("melds", sets(&["5C 5D 5S"])).await.ok("the third set");
     assert_eq!(third["table"].as_array().map(Vec::len), Some(3), "{third}");
 }
 on_every_backend!(
@@ -590,18 +456,17 @@ async fn push_draw_with_one_stock_card_left(app: &TestApp) {
     let game = format!("/v1/games/{}", table.id);
     let left = app.get_as(&game, &table.tokens[2]).await.json();
     let left_hand = left["you"]["hand"].as_array().map_or(0, Vec::len);
-    let drew = ok(
-        &app.post_as(
+    let drew = app
+        .post_as(
             &format!("{game}/draw"),
             &table.tokens[1],
             &json!({"source": "stock"}),
             &[],
         )
-        .await,
-        "the push draw",
-    );
+        .await
+        .ok("the push draw");
     assert_eq!(drew["deal"], 2, "§5 the stock ran out: the deal ended: {drew}");
-    let ended = events_of(app, &table, 2, "deal_ended").await;
+    let ended = app.events_of(&table, 2, "deal_ended").await;
     let ended = ended.first().expect("a deal_ended event");
     assert_eq!(ended["end"]["type"], "stock_exhausted", "{ended}");
     assert_eq!(
@@ -642,11 +507,9 @@ async fn push_leaver_in_partnerships(app: &TestApp) {
             .sum()
     };
     let leaver = hand_value(app.get_as(&game, &table.tokens[2]).await.json());
-    ok(
-        &app.post_as(&format!("{game}/leave"), &table.tokens[2], &json!({}), &[])
-            .await,
-        "seat 2 leaves",
-    );
+    app.post_as(&format!("{game}/leave"), &table.tokens[2], &json!({}), &[])
+        .await
+        .ok("seat 2 leaves");
     let partner = hand_value(app.get_as(&game, &table.tokens[0]).await.json());
     play(
         app,
@@ -687,16 +550,15 @@ async fn continental_deal_without_winner_passes_left(app: &TestApp) {
     .await;
     stock_down_to(app, &table.id, 0).await;
     let game = format!("/v1/games/{}", table.id);
-    let drew = ok(
-        &app.post_as(
+    let drew = app
+        .post_as(
             &format!("{game}/draw"),
             &table.tokens[1],
             &json!({"source": "stock"}),
             &[],
         )
-        .await,
-        "a draw from no stock",
-    );
+        .await
+        .ok("a draw from no stock");
     assert_eq!(
         (
             drew["deal"].clone(),
@@ -720,22 +582,16 @@ async fn the_start_year_is_the_year_the_last_seat_is_taken(app: &TestApp) {
     let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"open": true}],
         "seed": 1, "first_dealer": 0, "stacked_decks": [deck]});
     let created = app.post("/v1/games", &body).await;
-    assert_eq!(
-        created.status.as_u16(),
-        201,
-        "{}",
-        String::from_utf8_lossy(&created.body)
-    );
+    assert_eq!(created.status.as_u16(), 201, "{}", created.text());
     let created = created.json();
     assert_eq!(created["status"], "waiting", "{created}");
     let id = created["id"].as_str().expect("id").to_owned();
     // Created on 31 December 2000, say: whatever year creation stamped is that one.
     edit_state(app, &id, |v| v["config"]["start_year"] = json!(2000)).await;
-    let joined = ok(
-        &app.post(&format!("/v1/games/{id}/join"), &json!({"name": "Ben"}))
-            .await,
-        "Ben takes the last seat",
-    );
+    let joined = app
+        .post(&format!("/v1/games/{id}/join"), &json!({"name": "Ben"}))
+        .await
+        .ok("Ben takes the last seat");
     assert_eq!(joined["status"], "playing", "the game starts now: {joined}");
     let table = Table {
         id,
@@ -745,19 +601,16 @@ async fn the_start_year_is_the_year_the_last_seat_is_taken(app: &TestApp) {
         ],
     };
     let game = format!("/v1/games/{}", table.id);
-    go_out_quickly(app, &game, &table.tokens[1]).await;
+    go_out_quickly(app, &table, 1).await;
     for (path, seat) in [("suspend", 0), ("suspend", 1), ("resume", 0)] {
-        ok(
-            &app.post_as(&format!("{game}/{path}"), &table.tokens[seat], &json!({}), &[])
-                .await,
-            path,
-        );
+        app.post_as(&format!("{game}/{path}"), &table.tokens[seat], &json!({}), &[])
+            .await
+            .ok(path);
     }
-    let back = ok(
-        &app.post_as(&format!("{game}/resume"), &table.tokens[1], &json!({}), &[])
-            .await,
-        "§2 resumed within the year the game started in (this one)",
-    );
+    let back = app
+        .post_as(&format!("{game}/resume"), &table.tokens[1], &json!({}), &[])
+        .await
+        .ok("§2 resumed within the year the game started in (this one)");
     assert_eq!(back["status"], "playing", "{back}");
 }
 on_every_backend!(
@@ -776,18 +629,13 @@ async fn a_bot_leading_the_next_deal_leaves_no_moment_to_suspend(app: &TestApp) 
         "seed": 5, "first_dealer": 0, "options": {"first_upcard_claims": false},
         "stacked_decks": [deck]});
     let created = app.post("/v1/games", &body).await;
-    assert_eq!(
-        created.status.as_u16(),
-        201,
-        "{}",
-        String::from_utf8_lossy(&created.body)
-    );
+    assert_eq!(created.status.as_u16(), 201, "{}", created.text());
     let table = Table::of_created(&created.json());
     let game = format!("/v1/games/{}", table.id);
-    go_out_quickly(app, &game, &table.tokens[1]).await;
+    go_out_quickly(app, &table, 1).await;
     let view = app.get_as(&game, &table.tokens[0]).await.json();
     assert_eq!(view["deal"], 2, "Ben went out: {view}");
-    let drew = events_of(app, &table, 0, "drew").await;
+    let drew = app.events_of(&table, 0, "drew").await;
     assert_eq!(
         drew.last().map(|e| e["seat"].clone()),
         Some(json!(2)),
@@ -835,11 +683,9 @@ async fn nothing_but_resume_while_suspended(app: &TestApp) {
     let table = may_i_between_deals(app).await;
     let game = format!("/v1/games/{}", table.id);
     for seat in 0..2 {
-        ok(
-            &app.post_as(&format!("{game}/suspend"), &table.tokens[seat], &json!({}), &[])
-                .await,
-            "suspend",
-        );
+        app.post_as(&format!("{game}/suspend"), &table.tokens[seat], &json!({}), &[])
+            .await
+            .ok("suspend");
     }
     for seat in 0..2 {
         for path in ["leave", "claims"] {
@@ -880,23 +726,20 @@ async fn may_i_inner_gaps_take_the_wilds_in_order(app: &TestApp) {
     let table = may_i_between_deals_with(app, json!({"stacked_decks": [deal2]})).await;
     let game = format!("/v1/games/{}", table.id);
     let token = &table.tokens[0];
-    ok(
-        &app.post_as(&format!("{game}/draw"), token, &json!({"source": "stock"}), &[])
-            .await,
-        "draw",
-    );
-    let down = ok(
-        &app.post_as(
+    app.post_as(&format!("{game}/draw"), token, &json!({"source": "stock"}), &[])
+        .await
+        .ok("draw");
+    let down = app
+        .post_as(
             &format!("{game}/melds"),
             token,
             &json!({"melds": [{"cards": ["5S", "AH", "7S", "JK", "9S"]}, {"cards": ["8C", "8D", "8H"]}]}),
             &[],
         )
-        .await,
-        "going down with the run and the set",
-    );
+        .await
+        .ok("going down with the run and the set");
     assert_eq!(down["table"].as_array().map(Vec::len), Some(2), "{down}");
-    let melded = events_of(app, &table, 0, "melded").await;
+    let melded = app.events_of(&table, 0, "melded").await;
     let run = &melded.last().expect("a melded event")["melds"][0]["reading"];
     assert_eq!(
         places(run),
@@ -927,8 +770,8 @@ async fn an_all_wild_push_set_keeps_the_rank_its_first_natural_gave(app: &TestAp
     let take = ("draw", json!({"source": "discard"}));
     let throw = ("discard", json!({"card": "QS"}));
     play(app, &game, &table.tokens[1], [take.clone()]).await;
-    let down = ok(
-        &app.post_as(
+    let down = app
+        .post_as(
             &format!("{game}/melds"),
             &table.tokens[1],
             &json!({"melds": [
@@ -937,9 +780,8 @@ async fn an_all_wild_push_set_keeps_the_rank_its_first_natural_gave(app: &TestAp
             ]}),
             &[],
         )
-        .await,
-        "going down with a set of three jokers",
-    );
+        .await
+        .ok("going down with a set of three jokers");
     let set = down["table"][0]["id"].clone();
     let nine = ("layoffs", json!({"meld_id": set, "cards": ["9C"]}));
     play(app, &game, &table.tokens[1], [nine, throw.clone()]).await;

@@ -4,8 +4,7 @@ use futures_util::StreamExt;
 use futures_util::future::join_all;
 use serde_json::json;
 
-use crate::games::create;
-use crate::helpers::{Backend, Spawn, TestApp};
+use crate::helpers::{Backend, Spawn, TestApp, create};
 use crate::on_every_backend;
 
 async fn joining_open_seats(app: &TestApp) {
@@ -15,12 +14,7 @@ async fn joining_open_seats(app: &TestApp) {
             &json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"open": true}, {"open": true}]}),
         )
         .await;
-    assert_eq!(
-        created.status.as_u16(),
-        201,
-        "{}",
-        String::from_utf8_lossy(&created.body)
-    );
+    assert_eq!(created.status.as_u16(), 201, "{}", created.text());
     assert!(created.header("location").is_some(), "201 names the game's URL");
     let v = created.json();
     assert_eq!(v["status"], "waiting", "open seats: the game waits");
@@ -272,12 +266,7 @@ async fn event_stream_and_hints(app: &TestApp) {
     let hints = app
         .get_as(&format!("/v1/games/{}/hints", table.id), &table.tokens[0])
         .await;
-    assert_eq!(
-        hints.status.as_u16(),
-        200,
-        "{}",
-        String::from_utf8_lossy(&hints.body)
-    );
+    assert_eq!(hints.status.as_u16(), 200, "{}", hints.text());
     let h = hints.json();
     assert!(
         h.get("contract").is_some() && h["layoffs"].is_array(),
@@ -305,12 +294,7 @@ async fn leaving_before_the_start_reopens_the_seat(app: &TestApp) {
     let left = app
         .post_as(&format!("/v1/games/{id}/leave"), bob, &json!({}), &[])
         .await;
-    assert_eq!(
-        left.status.as_u16(),
-        200,
-        "{}",
-        String::from_utf8_lossy(&left.body)
-    );
+    assert_eq!(left.status.as_u16(), 200, "{}", left.text());
     app.get_as(&format!("/v1/games/{id}"), bob).await.assert_problem(
         401,
         "unauthorized",

@@ -3,133 +3,20 @@
 
 use std::time::Duration;
 
-use awc::ClientResponse;
 use continental::config::Limits;
-use futures_util::StreamExt;
 use serde_json::json;
 
-use crate::games::{Table, create};
-use crate::helpers::{Backend, Spawn, TestApp, backends, document, server_backends};
+use crate::helpers::{
+    Backend, Spawn, Sse, SseReader, Table, TestApp, backends, create, document, server_backends,
+};
 use crate::on_every_backend;
 
 /// How long a test waits for something that should come at once (a bound, not a measure).
 const PATIENCE: Duration = Duration::from_secs(30);
 
-/// One server-sent event.
-#[derive(Debug)]
-struct Sse {
-    id: Option<i64>,
-    event: String,
-    data: String,
-}
-
-/// Reads a `text/event-stream` response event by event.
-struct SseReader<S> {
-    response: ClientResponse<S>,
-    buffer: String,
-}
-
-impl<S> SseReader<S>
-where
-    S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>> + Unpin,
-{
-    /// The next event (comments skipped), or `None` once the stream ended.
-    async fn next(&mut self) -> Option<Sse> {
-        loop {
-            if let Some(end) = self.buffer.find("\n\n") {
-                let block: String = self.buffer.drain(..end + 2).collect();
-                let mut sse = Sse {
-                    id: None,
-                    event: String::new(),
-                    data: String::new(),
-                };
-                for line in block.lines() {
-                    if let Some(v) = line.strip_prefix("id: ") {
-                        sse.id = v.parse().ok();
-                    } else if let Some(v) = line.strip_prefix("event: ") {
-                        sse.event = v.to_owned();
-                    } else if let Some(v) = line.strip_prefix("data: ") {
-                        sse.data = v.to_owned();
-                    }
-                }
-                if !sse.event.is_empty() {
-                    return Some(sse);
-                }
-                continue;
-            }
-            let chunk = tokio::time::timeout(PATIENCE, self.response.next())
-                .await
-                .expect("the stream sends within the time allowed")?
-                .expect("a readable chunk");
-            self.buffer.push_str(&String::from_utf8_lossy(&chunk));
-        }
-    }
-
-    /// Events up to and including sequence number `last`.
-    async fn until(&mut self, last: i64) -> Vec<Sse> {
-        let mut out = Vec::new();
-        while out.last().and_then(|e: &Sse| e.id).is_none_or(|id| id < last) {
-            out.push(self.next().await.expect("the stream goes on"));
-        }
-        out
-    }
-}
-
-/// Opens the stream of `table` as seat 0 with extra headers and query.
-async fn open(
-    app: &TestApp,
-    table: &Table,
-    query: &str,
-    headers: &[(&str, &str)],
-) -> SseReader<
-    impl futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>> + Unpin + use<>,
-> {
-    let mut req = app
-        .client
-        .get(format!("{}/v1/games/{}/stream{query}", app.address, table.id))
-        .timeout(Duration::from_secs(600))
-        .insert_header(("authorization", format!("Bearer {}", table.tokens[0])));
-    for (name, value) in headers {
-        req = req.insert_header((*name, *value));
-    }
-    let response = req.send().await.expect("the stream opens");
-    assert_eq!(response.status().as_u16(), 200, "the stream answers 200");
-    SseReader {
-        response,
-        buffer: String::new(),
-    }
-}
-
-/// The game's last sequence number, from the JSON events.
+/// The last event's sequence number, as seat 0 sees the log.
 async fn last_seq(app: &TestApp, table: &Table) -> i64 {
-    let events = app
-        .get_as(&format!("/v1/games/{}/events", table.id), &table.tokens[0])
-        .await
-        .json();
-    events["last_seq"].as_i64().expect("last_seq")
-}
-
-/// The seat in turn draws from the stock.
-pub async fn draw(app: &TestApp, table: &Table) {
-    let view = app
-        .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
-        .await
-        .json();
-    let seat = view["turn"]["seat"].as_u64().expect("a seat in turn") as usize;
-    let reply = app
-        .post_as(
-            &format!("/v1/games/{}/draw", table.id),
-            &table.tokens[seat],
-            &json!({"source": "stock"}),
-            &[],
-        )
-        .await;
-    assert_eq!(
-        reply.status.as_u16(),
-        200,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
+    app.log(table, 0).await.last().map_or(0, |e| e.seq)
 }
 
 fn ids(events: &[Sse]) -> Vec<i64> {
@@ -141,9 +28,13 @@ async fn resumes_exactly(app: &TestApp) {
     let last = last_seq(app, &table).await;
     assert!(last > 3, "a dealt game has several events: {last}");
 
-    let mut by_header = open(app, &table, "", &[("last-event-id", "2")]).await;
-    let mut by_query = open(app, &table, "?after=3", &[]).await;
-    let mut header_wins = open(app, &table, "?after=1", &[("last-event-id", "3")]).await;
+    let mut by_header = app
+        .stream(&table.id, &table.tokens[0], "", &[("last-event-id", "2")])
+        .await;
+    let mut by_query = app.stream(&table.id, &table.tokens[0], "?after=3", &[]).await;
+    let mut header_wins = app
+        .stream(&table.id, &table.tokens[0], "?after=1", &[("last-event-id", "3")])
+        .await;
     assert_eq!(
         ids(&by_header.until(last).await),
         (3..=last).collect::<Vec<_>>(),
@@ -161,7 +52,7 @@ async fn resumes_exactly(app: &TestApp) {
     );
 
     // Live now: the next move's events come once each, right after the history.
-    draw(app, &table).await;
+    app.draw_in_turn(&table).await;
     let after = last_seq(app, &table).await;
     for stream in [&mut by_header, &mut by_query, &mut header_wins] {
         let live = stream.until(after).await;
@@ -189,7 +80,7 @@ async fn refuses_streams_over_the_cap(backend: &Backend) {
     )
     .await;
     let table = create(&app, "may_i", 3, 9, json!({})).await;
-    let first = open(&app, &table, "", &[]).await;
+    let first = app.stream(&table.id, &table.tokens[0], "", &[]).await;
     let refused = app
         .get_as(&format!("/v1/games/{}/stream", table.id), &table.tokens[1])
         .await;
@@ -219,7 +110,7 @@ async fn shutdown_closes_open_streams_at_once() {
         let last = last_seq(&app, &table).await;
         let mut streams = Vec::new();
         for _ in 0..3 {
-            let mut s = open(&app, &table, "", &[]).await;
+            let mut s = app.stream(&table.id, &table.tokens[0], "", &[]).await;
             s.until(last).await;
             streams.push(s);
         }
@@ -286,7 +177,7 @@ async fn watched_on(
 ) {
     let table = create(a, "may_i", 3, 9, json!({})).await;
     let last = last_seq(a, &table).await;
-    let mut stream = open(b, &table, "", &[]).await;
+    let mut stream = b.stream(&table.id, &table.tokens[0], "", &[]).await;
     stream.until(last).await;
     (table, last, stream)
 }
@@ -295,7 +186,7 @@ async fn watched_on(
 async fn an_event_made_on_one_replica_reaches_a_stream_on_another() {
     for (a, b) in replica_pairs().await {
         let (table, last, mut stream) = watched_on(&a, &b).await;
-        draw(&a, &table).await;
+        a.draw_in_turn(&table).await;
         let after = last_seq(&a, &table).await;
         let live = stream.until(after).await;
         assert_eq!(
@@ -336,7 +227,7 @@ async fn the_listener_survives_on(a: &TestApp, b: &TestApp) {
     assert!(killed >= 1, "the listener sessions were found and killed");
     pool.close().await;
 
-    draw(a, &table).await;
+    a.draw_in_turn(&table).await;
     let after = last_seq(a, &table).await;
     let live = stream.until(after).await;
     assert_eq!(

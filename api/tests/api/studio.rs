@@ -2,37 +2,17 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{ACME, ACME_ROTATED, BETA, Backend, Reply, TestApp, backends};
+use crate::helpers::{
+    ACME, ACME_ROTATED, BETA, Backend, Reply, Table, TestApp, backends, create_with, local_game,
+    on_studio_backends, sorted_first_deal,
+};
 
 /// A game of two named players and a bot, created with `key`.
 fn two_players_and_a_bot() -> Value {
     json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}, {"bot": true}], "seed": 7, "first_dealer": 0})
 }
 
-/// Creates a game with a server key and answers its body.
-pub async fn create_with(app: &TestApp, key: &str, body: &Value) -> Value {
-    let reply = app.post_with_key("/v1/games", key, body, &[]).await;
-    assert_eq!(
-        reply.status.as_u16(),
-        201,
-        "create with a server key: {}",
-        String::from_utf8_lossy(&reply.body)
-    );
-    reply.json()
-}
-
-/// Runs `check` on each backend against a fresh app with the studio keys.
-pub async fn on_studio_backends<F>(check: F)
-where
-    F: AsyncFn(&TestApp, &Backend),
-{
-    for backend in backends() {
-        let app = TestApp::spawn_studio(&backend, None).await;
-        check(&app, &backend).await;
-        app.clean_up().await;
-    }
-}
-
+/// A reply's status as a number.
 fn status(reply: &Reply) -> u16 {
     reply.status.as_u16()
 }
@@ -125,12 +105,7 @@ async fn list_all(app: &TestApp, key: &str, query: &str) -> Vec<Value> {
             None => format!("/v1/games?{query}"),
         };
         let reply = app.get_with_key(&path, key).await;
-        assert_eq!(
-            status(&reply),
-            200,
-            "{path}: {}",
-            String::from_utf8_lossy(&reply.body)
-        );
+        assert_eq!(status(&reply), 200, "{path}: {}", reply.text());
         let page = reply.json();
         games.extend(page["games"].as_array().expect("games").iter().cloned());
         match page["next_cursor"].as_str() {
@@ -278,7 +253,7 @@ async fn reissuing_a_seat_token() {
         assert_eq!(status(&before), 200, "{ctx}");
 
         let reply = app.post_with_key(&format!("/v1/games/{id}/seats/1/token"), ACME_ROTATED, &json!({}), &[]).await;
-        assert_eq!(status(&reply), 200, "{ctx}: {}", String::from_utf8_lossy(&reply.body));
+        assert_eq!(status(&reply), 200, "{ctx}: {}", reply.text());
         let fresh = reply.json();
         assert_eq!((fresh["id"].as_str(), fresh["seat"].as_u64()), (Some(id), Some(1)), "{ctx}: {fresh}");
         let token = fresh["token"].as_str().expect("token");
@@ -401,12 +376,6 @@ async fn on_game(app: &TestApp, (method, path, body): &Keyed, id: &str, seat: u8
     app.send(method, &path, body, &[("x-api-key", key)]).await
 }
 
-/// The problem body with the game id blanked out, to compare answers about two ids (the
-/// problem has no per-request member such as `instance`: the rest must be byte-identical).
-fn without_id(reply: &Reply, id: &str) -> String {
-    String::from_utf8_lossy(&reply.body).replace(id, "{id}")
-}
-
 /// The headers of a reply but those that differ between any two replies (`date`, and the
 /// per-request `x-request-id`).
 fn lasting_headers(reply: &Reply) -> Vec<(String, String)> {
@@ -461,8 +430,8 @@ async fn another_tenants_game_is_not_there() {
                 theirs.assert_problem(404, "game_not_found", &format!("{ctx}, another tenant's game"));
                 none.assert_problem(404, "game_not_found", &format!("{ctx}, no game"));
                 assert_eq!(
-                    without_id(&theirs, id),
-                    without_id(&none, &unknown),
+                    Reply::without(&theirs, id),
+                    Reply::without(&none, &unknown),
                     "{ctx}: the same body"
                 );
                 assert_eq!(
@@ -507,20 +476,10 @@ async fn a_spectator_reads_and_never_acts() {
         let reply = app
             .post_with_key(&format!("/v1/games/{id}/spectators"), ACME, &json!({}), &[])
             .await;
-        assert_eq!(
-            status(&reply),
-            200,
-            "{ctx}: {}",
-            String::from_utf8_lossy(&reply.body)
-        );
+        assert_eq!(status(&reply), 200, "{ctx}: {}", reply.text());
         let spectator = reply.json()["token"].as_str().expect("token").to_owned();
         let view = app.get_as(&format!("/v1/games/{id}"), &spectator).await;
-        assert_eq!(
-            status(&view),
-            200,
-            "{ctx}: {}",
-            String::from_utf8_lossy(&view.body)
-        );
+        assert_eq!(status(&view), 200, "{ctx}: {}", view.text());
         let view = view.json();
         assert!(view["you"].is_null(), "{ctx}: a spectator has no seat: {view}");
         assert_eq!(view["legal_actions"], json!([]), "{ctx}: nor any action");
@@ -638,86 +597,13 @@ fn shared_part(view: &Value) -> Value {
     v
 }
 
-/// Events after `after` as one token reads them: `(seq, event)`.
-async fn events_after(app: &TestApp, id: &str, token: &str, after: i64) -> Vec<(i64, Value)> {
-    let reply = app
-        .get_as(&format!("/v1/games/{id}/events?after={after}"), token)
-        .await;
-    assert_eq!(status(&reply), 200, "{}", String::from_utf8_lossy(&reply.body));
-    reply.json()["events"]
-        .as_array()
-        .expect("events")
-        .iter()
-        .map(|e| (e["seq"].as_i64().expect("seq"), e["event"].clone()))
-        .collect()
-}
-
-/// A live stream opened now from `after` on, for `token`.
-async fn open_stream(
-    app: &TestApp,
-    id: &str,
-    token: &str,
-    after: i64,
-) -> awc::ClientResponse<
-    impl futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>>,
-> {
-    let res = app
-        .client
-        .get(format!("{}/v1/games/{id}/stream?after={after}", app.address))
-        .insert_header(("authorization", format!("Bearer {token}")))
-        .send()
-        .await
-        .expect("the stream answers");
-    assert_eq!(res.status().as_u16(), 200, "the stream opens");
-    res
-}
-
-/// An open stream read until the event `last` arrives (a bounded slice): `(seq, event)`.
-async fn read_until<S>(res: &mut S, last: i64) -> Vec<(i64, Value)>
-where
-    S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>> + Unpin,
-{
-    use futures_util::StreamExt;
-    let mut text = String::new();
-    let mut out = Vec::new();
-    while out.last().is_none_or(|(seq, _)| *seq < last) {
-        let chunk = tokio::time::timeout(std::time::Duration::from_secs(30), res.next())
-            .await
-            .expect("the stream sends the events it has")
-            .expect("the stream stays open until they are sent")
-            .expect("a chunk");
-        text.push_str(&String::from_utf8_lossy(&chunk));
-        while let Some(end) = text.find("\n\n") {
-            let message: String = text.drain(..end + 2).collect();
-            let field = |name: &str| {
-                message
-                    .lines()
-                    .find_map(|l| l.strip_prefix(name))
-                    .map(str::trim)
-                    .map(str::to_owned)
-            };
-            if let (Some(seq), Some(data)) = (field("id:"), field("data:")) {
-                out.push((
-                    seq.parse().expect("a seq"),
-                    serde_json::from_str(&data).expect("JSON data"),
-                ));
-            }
-        }
-    }
-    out
-}
-
-/// Every event of the game as `token` reads it, page after page.
+/// Every event of game `id` as `token` reads it: `(seq, event)`.
 async fn all_events(app: &TestApp, id: &str, token: &str) -> Vec<(i64, Value)> {
-    let mut out: Vec<(i64, Value)> = Vec::new();
-    loop {
-        let after = out.last().map_or(0, |(seq, _)| *seq);
-        let page = events_after(app, id, token, after).await;
-        if page.is_empty() {
-            return out;
-        }
-        out.extend(page);
-    }
+    app.log_as(id, token)
+        .await
+        .into_iter()
+        .map(|e| (e.seq, e.event))
+        .collect()
 }
 
 /// The members of an event that hold a card of a hand (`null` for whoever does not hold it):
@@ -757,7 +643,7 @@ async fn a_spectator_sees_no_hand_during_a_whole_game() {
             let (stacked, stacked_json) = if variant == Variant::Continental {
                 (None, Value::Null)
             } else {
-                let (s, j) = crate::games::sorted_first_deal(variant, players);
+                let (s, j) = sorted_first_deal(variant, players);
                 (Some(s), json!(j))
             };
             let names = ["Ann", "Bob", "Cleo", "Dan"];
@@ -766,11 +652,8 @@ async fn a_spectator_sees_no_hand_during_a_whole_game() {
             if !stacked_json.is_null() {
                 body["stacked_decks"] = stacked_json;
             }
-            let created = create_with(app, ACME, &body).await;
-            let id = created["id"].as_str().expect("id").to_owned();
-            let tokens: Vec<String> = (0..players)
-                .map(|i| created["seats"][i]["token"].as_str().expect("token").to_owned())
-                .collect();
+            let table = Table::of_created(&create_with(app, ACME, &body).await);
+            let (id, tokens) = (table.id.clone(), table.tokens.clone());
             let spectator = app
                 .post_with_key(&format!("/v1/games/{id}/spectators"), ACME, &json!({}), &[])
                 .await
@@ -781,8 +664,8 @@ async fn a_spectator_sees_no_hand_during_a_whole_game() {
             app.get_as(&format!("/v1/games/{id}/hints"), &spectator)
                 .await
                 .assert_problem(403, "forbidden", &format!("{ctx}: hints are a seat's"));
-            let mut live = open_stream(app, &id, &spectator, 0).await;
-            let mut game = crate::games::local_game(variant, players, seed, stacked);
+            let mut live = app.stream(&id, &spectator, "?after=0", &[]).await;
+            let mut game = local_game(variant, players, seed, stacked);
             let mut watched_events: Vec<(i64, Value)> = Vec::new();
             let mut steps = 0;
             for step in 0..20_000 {
@@ -804,7 +687,8 @@ async fn a_spectator_sees_no_hand_during_a_whole_game() {
                 );
                 // Its new events hide every card of a hand.
                 let seen = watched_events.last().map_or(0, |(seq, _)| *seq);
-                for (seq, event) in events_after(app, &id, &spectator, seen).await {
+                for e in app.events_page(&id, &spectator, seen).await.events {
+                    let (seq, event) = (e.seq, e.event);
                     if let Some(cards) = private_cards(&event) {
                         assert!(
                             cards.is_null(),
@@ -818,21 +702,9 @@ async fn a_spectator_sees_no_hand_during_a_whole_game() {
                 }
                 let (seat, _) = game.turn().expect("someone is in turn while playing");
                 let action = engine::bot::choose(&game, seat).expect("the bot has a move");
-                let (path, body) = crate::games::request_of(&action);
-                let reply = app
-                    .post_as(
-                        &format!("/v1/games/{id}/{path}"),
-                        &tokens[usize::from(seat.0)],
-                        &body,
-                        &[],
-                    )
-                    .await;
-                assert_eq!(
-                    status(&reply),
-                    200,
-                    "{ctx} step {step}: {}",
-                    String::from_utf8_lossy(&reply.body)
-                );
+                app.act(&table, usize::from(seat.0), &action, &[])
+                    .await
+                    .ok(&format!("{ctx} step {step}"));
                 game = game.apply(seat, action).expect("the engine accepts it").0;
             }
             assert_eq!(
@@ -888,7 +760,17 @@ async fn a_spectator_sees_no_hand_during_a_whole_game() {
             }
             // The stream opened before the first move says what the log says.
             let last_seq = watched_events.last().expect("events").0;
-            let streamed = read_until(&mut live, last_seq).await;
+            let streamed: Vec<(i64, Value)> = live
+                .until(last_seq)
+                .await
+                .into_iter()
+                .map(|e| {
+                    (
+                        e.id.expect("an event's id"),
+                        serde_json::from_str(&e.data).expect("JSON data"),
+                    )
+                })
+                .collect();
             assert_eq!(
                 streamed, watched_events,
                 "{ctx}: the live stream says what the log says"
@@ -1025,25 +907,12 @@ async fn no_secret_or_token_reaches_the_log() {
             ("RUST_LOG", "debug"),
         ])
         .await;
-        let address = service.address.clone();
-        let client = awc::Client::builder()
-            .timeout(std::time::Duration::from_secs(30))
-            .finish();
         let send = async |method: &str, path: &str, headers: &[(&str, &str)], body: Option<Value>| {
-            let method = awc::http::Method::from_bytes(method.as_bytes()).expect("a method");
-            let mut req = client.request(method, format!("{address}{path}"));
-            for h in headers {
-                req = req.insert_header(*h);
-            }
-            let mut res = match body {
-                Some(b) => req.send_json(&b).await,
-                None => req.send().await,
-            }
-            .unwrap_or_else(|e| panic!("{path}: {e}"));
-            let bytes = res.body().await.expect("a body");
+            let body = body.map(|b| b.to_string().into_bytes());
+            let reply = service.send(method, path, body.as_deref(), headers).await;
             (
-                res.status().as_u16(),
-                serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null),
+                reply.status.as_u16(),
+                serde_json::from_slice::<Value>(&reply.body).unwrap_or(Value::Null),
             )
         };
         let ctx = format!("{backend:?}");

@@ -7,12 +7,11 @@ use continental::auth::{AUDIENCE, Claims, ISSUER};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::json;
 
-use crate::games::create;
 use continental::config::DatabaseSettings;
 use sqlx::Connection;
 
 use crate::helpers::{
-    Backend, Binary, TEST_SECRET, TestApp, backends, database_url, drop_database, fresh_database,
+    Backend, Binary, TEST_SECRET, TestApp, backends, create, database_url, drop_database, fresh_database,
 };
 use crate::on_every_backend;
 
@@ -169,12 +168,7 @@ async fn seats_are_isolated(app: &TestApp) {
             &[],
         )
         .await;
-    assert_eq!(
-        drew.status.as_u16(),
-        200,
-        "{}",
-        String::from_utf8_lossy(&drew.body)
-    );
+    assert_eq!(drew.status.as_u16(), 200, "{}", drew.text());
     let mine = app
         .get_as(&format!("{path}/events?after=0"), &table.tokens[turn as usize])
         .await

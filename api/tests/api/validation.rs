@@ -126,12 +126,7 @@ async fn meld_validation_verdicts(app: &TestApp) {
         let mut body = extra.clone();
         body["variant"] = json!(variant);
         let reply = app.post("/v1/melds/validate", &body).await;
-        assert_eq!(
-            reply.status.as_u16(),
-            200,
-            "{rule}: {}",
-            String::from_utf8_lossy(&reply.body)
-        );
+        assert_eq!(reply.status.as_u16(), 200, "{rule}: {}", reply.text());
         let v = reply.json();
         assert_eq!(v["valid"], *valid, "{rule}: {v}");
         assert_eq!(
@@ -255,12 +250,7 @@ async fn contract_validation_verdicts(app: &TestApp) {
     ];
     for (body, valid, code, rule) in rows {
         let reply = app.post("/v1/contracts/validate", body).await;
-        assert_eq!(
-            reply.status.as_u16(),
-            200,
-            "{rule}: {}",
-            String::from_utf8_lossy(&reply.body)
-        );
+        assert_eq!(reply.status.as_u16(), 200, "{rule}: {}", reply.text());
         let v = reply.json();
         assert_eq!(v["valid"], *valid, "{rule}: {v}");
         if let Some(code) = code {

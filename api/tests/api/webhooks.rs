@@ -3,19 +3,15 @@
 //! once per event id by any replica; the delivery status read with the tenant's server key.
 //! A crash of the binary: `crash.rs`.
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as BASE64;
-use engine::{Action, DrawSource};
-use hmac::{Hmac, KeyInit, Mac};
-use serde_json::{Value, json};
-use sha2::Sha256;
+use std::time::Duration;
 
-use crate::games::{Table, act};
+use serde_json::{Value, json};
+
 use crate::helpers::{
-    ACME, ACME_ROTATED, BETA, Backend, Reply, STUDIO_KEYS, Spawn, TestApp, backends, test_async,
+    ACME, ACME_ROTATED, BETA, Backend, Received, Receiver, Reply, STUDIO_KEYS, Spawn, Table, TestApp,
+    backends, create_with, eventually, on_studio_backends, play_turns, test_async, verified_by_the_library,
+    verifies,
 };
-use crate::receiver::{Received, Receiver};
-use crate::studio::on_studio_backends;
 
 /// Creates, as tenant `acme`, a two-player `may_i` game whose events go to `url`; returns it
 /// and its secret. (Without configured keys the key is not checked.)
@@ -23,61 +19,11 @@ async fn hooked_game(app: &TestApp, url: &str) -> (Table, String) {
     let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}], "seed": 7,
         "first_dealer": 0, "webhook_url": url});
     let reply = app.post_with_key("/v1/games", ACME, &body, &[]).await;
-    assert_eq!(
-        reply.status.as_u16(),
-        201,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
+    assert_eq!(reply.status.as_u16(), 201, "{}", reply.text());
     let v = reply.json();
     let secret = v["webhook_secret"].as_str().expect("a webhook_secret").to_owned();
     let table = Table::of_created(&v);
     (table, secret)
-}
-
-/// Plays `turns` turns: the seat in turn draws from the stock and discards its first card.
-async fn play_turns(apps: &[&TestApp], table: &Table, turns: usize) {
-    for t in 0..turns {
-        let app = apps[t % apps.len()];
-        let view = app
-            .get_as(&format!("/v1/games/{}", table.id), &table.tokens[0])
-            .await
-            .json();
-        let seat = u8::try_from(view["turn"]["seat"].as_u64().expect("a seat in turn")).expect("a seat");
-        let draw = Action::Draw {
-            source: DrawSource::Stock,
-        };
-        let r = act(app, table, seat, &draw, &[]).await;
-        assert_eq!(
-            r.status.as_u16(),
-            200,
-            "draw: {}",
-            String::from_utf8_lossy(&r.body)
-        );
-        let card = r.json()["you"]["hand"][0]
-            .as_str()
-            .expect("a card")
-            .parse()
-            .expect("a card");
-        let r = act(app, table, seat, &Action::Discard { card }, &[]).await;
-        assert_eq!(
-            r.status.as_u16(),
-            200,
-            "discard: {}",
-            String::from_utf8_lossy(&r.body)
-        );
-    }
-}
-
-/// The game's event log as seat 0 reads it.
-async fn log(app: &TestApp, table: &Table) -> Vec<Value> {
-    let r = app
-        .get_as(
-            &format!("/v1/games/{}/events?after=0", table.id),
-            &table.tokens[0],
-        )
-        .await;
-    r.json()["events"].as_array().expect("events").clone()
 }
 
 /// The game's delivery status, read with `acme`'s key.
@@ -89,71 +35,22 @@ async fn delivery_status(app: &TestApp, table: &Table) -> Value {
         reply.status.as_u16(),
         200,
         "the delivery status: {}",
-        String::from_utf8_lossy(&reply.body)
+        reply.text()
     );
     reply.json()
 }
 
 /// Polls the delivery status (30 s at most) until `done` holds; panics with `what` otherwise.
 async fn wait_for_status(app: &TestApp, table: &Table, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let mut last = Value::Null;
-    for _ in 0..600 {
-        last = delivery_status(app, table).await;
-        if done(&last) {
-            return last;
+    eventually(Duration::from_secs(30), what, async || {
+        let status = delivery_status(app, table).await;
+        if done(&status) {
+            Ok(status)
+        } else {
+            Err(status.to_string())
         }
-        actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("waited 30 s for {what}; the status is {last}");
-}
-
-/// The HMAC check of the Standard Webhooks specification, written here independently of the
-/// service's own.
-pub fn verifies(secret: &str, r: &Received) -> bool {
-    let key = BASE64
-        .decode(secret.strip_prefix("whsec_").expect("a whsec_ secret"))
-        .expect("a base64 key");
-    let mut mac = Hmac::<Sha256>::new_from_slice(&key).expect("a key");
-    mac.update(r.id.as_bytes());
-    mac.update(b".");
-    mac.update(r.timestamp.as_bytes());
-    mac.update(b".");
-    mac.update(&r.body);
-    let expected = BASE64.encode(mac.finalize().into_bytes());
-    r.signature
-        .split(' ')
-        .any(|s| s.strip_prefix("v1,") == Some(expected.as_str()))
-}
-
-/// Verifies a delivery with the `standardwebhooks` Python library; `None` (with a message)
-/// when python3 is absent.
-pub fn verified_by_the_library(secret: &str, r: &Received) -> Option<bool> {
-    let script = "import sys, json\n\
-from standardwebhooks import Webhook\n\
-secret, msg_id, ts, sig = sys.argv[1:5]\n\
-body = sys.stdin.buffer.read()\n\
-Webhook(secret).verify(body, {'webhook-id': msg_id, 'webhook-timestamp': ts, 'webhook-signature': sig})\n\
-print('verified')\n";
-    let child = std::process::Command::new("python3")
-        .args(["-c", script, secret, &r.id, &r.timestamp, &r.signature])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn();
-    let Ok(mut child) = child else {
-        eprintln!("python3 is absent: the standardwebhooks check is skipped");
-        return None;
-    };
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().expect("stdin");
-        stdin.write_all(&r.body).expect("the body written");
-    }
-    let out = child.wait_with_output().expect("python3 ran");
-    if !out.status.success() {
-        eprintln!("standardwebhooks: {}", String::from_utf8_lossy(&out.stderr));
-    }
-    Some(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("verified"))
+    })
+    .await
 }
 
 /// The accepted deliveries' seqs are 1..=n, each once, in order.
@@ -170,7 +67,7 @@ async fn deliveries_are_signed_public_and_in_order(app: &TestApp) {
     let receiver = Receiver::start(200);
     let (table, secret) = hooked_game(app, &receiver.url).await;
     play_turns(&[app], &table, 4).await;
-    let events = log(app, &table).await;
+    let events = app.log(&table, 0).await;
     let got = receiver
         .wait_for("every event", |r| r.len() >= events.len())
         .await;
@@ -179,9 +76,9 @@ async fn deliveries_are_signed_public_and_in_order(app: &TestApp) {
         let body = r.json();
         assert_eq!(body["id"], r.id.as_str(), "the body's id is the webhook-id");
         assert_eq!(body["game_id"], table.id.as_str());
-        assert_eq!(body["seq"], logged["seq"]);
+        assert_eq!(body["seq"], logged.seq);
         assert!(body["version"].as_i64().is_some_and(|v| v >= 1), "{body}");
-        assert_eq!(body["type"], logged["event"]["type"], "{body}");
+        assert_eq!(body["type"], logged.event["type"], "{body}");
         assert!(verifies(&secret, r), "the HMAC verifies: {body}");
         assert!(
             r.timestamp.parse::<i64>().is_ok(),
@@ -247,7 +144,7 @@ async fn a_receiver_down_for_a_while_gets_everything_after(app: &TestApp) {
         "{status}"
     );
     receiver.answer(204);
-    let events = log(app, &table).await;
+    let events = app.log(&table, 0).await;
     let accepted = receiver
         .wait_for("every event after", |_| receiver.accepted().len() >= events.len())
         .await;
@@ -284,7 +181,7 @@ async fn two_replicas_deliver_each_event_under_one_id() {
         let two = one.replica(test_async()).await;
         let (table, secret) = hooked_game(&one, &receiver.url).await;
         play_turns(&[&one, &two], &table, 6).await;
-        let events = log(&two, &table).await;
+        let events = two.log(&table, 0).await;
         let got = receiver
             .wait_for("every event", |r| r.len() >= events.len())
             .await;
@@ -373,11 +270,6 @@ async fn webhook_urls_are_checked() {
     }
 }
 
-/// A problem's body with the game id blanked out, to compare answers about two ids.
-fn without_id(reply: &Reply, id: &str) -> String {
-    String::from_utf8_lossy(&reply.body).replace(id, "{id}")
-}
-
 /// The delivery status is a studio's: the owning tenant's key (either secret while rotating)
 /// reads it; another tenant's key gets the 404 of a game that does not exist; no key, an
 /// unknown key or a seat token alone is 401.
@@ -400,8 +292,8 @@ async fn the_delivery_status_takes_the_tenants_server_key() {
         theirs.assert_problem(404, "game_not_found", &format!("{backend:?}: another tenant"));
         none.assert_problem(404, "game_not_found", &format!("{backend:?}: no game"));
         assert_eq!(
-            without_id(&theirs, &table.id),
-            without_id(&none, &unknown),
+            Reply::without(&theirs, &table.id),
+            Reply::without(&none, &unknown),
             "{backend:?}: another tenant's game answers as no game"
         );
         app.get(&path)
@@ -417,7 +309,7 @@ async fn the_delivery_status_takes_the_tenants_server_key() {
                 &format!("{backend:?}: a seat token alone"),
             );
         }
-        let plain = crate::studio::create_with(
+        let plain = create_with(
             app,
             ACME,
             &json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}]}),
@@ -490,7 +382,7 @@ async fn a_webhook_url_needs_a_server_key_when_keys_are_configured() {
             receiver.all().is_empty(),
             "{backend:?}: a refused creation sends nothing"
         );
-        let created = crate::studio::create_with(app, BETA, &body).await;
+        let created = create_with(app, BETA, &body).await;
         assert!(
             created["webhook_secret"]
                 .as_str()
@@ -499,15 +391,6 @@ async fn a_webhook_url_needs_a_server_key_when_keys_are_configured() {
         );
     })
     .await;
-}
-
-/// The value of the counter sample `sample` (name and labels) in a metrics page; 0 if absent.
-fn counter(metrics: &str, sample: &str) -> f64 {
-    metrics
-        .lines()
-        .find_map(|l| l.strip_prefix(sample))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0.0)
 }
 
 /// A receiver that always answers 503 gets each event retried until the give-up time (two
@@ -533,7 +416,7 @@ async fn a_delivery_that_keeps_failing_is_given_up_and_later_events_go_on() {
         let receiver = Receiver::start(503);
         let (table, _) = hooked_game(&app, &receiver.url).await;
         play_turns(&[&app], &table, 1).await;
-        let events = i64::try_from(log(&app, &table).await.len()).expect("a count");
+        let events = i64::try_from(app.log(&table, 0).await.len()).expect("a count");
         let status = wait_for_status(&app, &table, "every delivery given up", |s| s["pending"] == 0).await;
         assert_eq!(status["failed"], events, "{backend:?}: {status}");
         assert_eq!(status["delivered"], 0, "{backend:?}: {status}");
@@ -546,19 +429,18 @@ async fn a_delivery_that_keeps_failing_is_given_up_and_later_events_go_on() {
             refused.iter().filter(|r| r.seq() == 1).count() >= 2,
             "{backend:?}: the first event was retried before it was given up"
         );
-        let metrics = String::from_utf8_lossy(&app.get("/metrics").await.body).into_owned();
-        let given_up = counter(
-            &metrics,
-            "continental_webhook_deliveries_total{result=\"given_up\"}",
-        );
-        assert!(
-            (given_up - events as f64).abs() < 0.5,
-            "{backend:?}: {events} given up in the metrics: {metrics}"
+        let given_up = app
+            .metric("continental_webhook_deliveries_total{result=\"given_up\"}")
+            .await;
+        assert_eq!(
+            given_up,
+            Some(events as f64),
+            "{backend:?}: {events} given up in the metrics"
         );
         // The receiver is back: what happens next still reaches it.
         receiver.answer(200);
         play_turns(&[&app], &table, 1).await;
-        let after = i64::try_from(log(&app, &table).await.len()).expect("a count");
+        let after = i64::try_from(app.log(&table, 0).await.len()).expect("a count");
         let status = wait_for_status(&app, &table, "the later events delivered", |s| {
             s["pending"] == 0 && s["delivered"] == after - events
         })
@@ -595,9 +477,6 @@ async fn a_webhook_urls_query_reaches_no_log_and_no_status() {
             ("RUST_LOG", "trace"),
         ])
         .await;
-        let client = awc::Client::builder()
-            .timeout(std::time::Duration::from_secs(30))
-            .finish();
         let closed = {
             let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
             listener.local_addr().expect("its address").port()
@@ -611,39 +490,30 @@ async fn a_webhook_urls_query_reaches_no_log_and_no_status() {
             let ctx = format!("{backend:?}, {what}");
             let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}],
                 "seed": 7, "first_dealer": 0, "webhook_url": format!("{receiver}?token={TOKEN}")});
-            let mut res = client
-                .post(format!("{}/v1/games", service.address))
-                .insert_header(("x-api-key", ACME))
-                .send_json(&body)
-                .await
-                .expect("an answer");
-            let created: Value = res.json().await.expect("JSON");
-            assert_eq!(res.status().as_u16(), 201, "{ctx}: {created}");
-            let id = created["id"].as_str().expect("an id");
-            let mut status = Value::Null;
-            for _ in 0..600 {
-                let mut res = client
-                    .get(format!("{}/v1/games/{id}/webhook", service.address))
-                    .insert_header(("x-api-key", ACME))
-                    .send()
-                    .await
-                    .expect("an answer");
-                let bytes = res.body().await.expect("a body");
-                let text = String::from_utf8_lossy(&bytes).into_owned();
-                assert!(
-                    !text.contains(TOKEN),
-                    "{ctx}: the delivery status holds the token: {text}"
-                );
-                status = serde_json::from_str(&text).expect("JSON");
-                if status["last_error"].is_string() {
-                    break;
-                }
-                actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
-            assert!(
-                status["last_error"].is_string(),
-                "{ctx}: a failure recorded: {status}"
-            );
+            let created = service.post_with_key("/v1/games", ACME, &body, &[]).await;
+            assert_eq!(created.status.as_u16(), 201, "{ctx}: {}", created.text());
+            let table = Table::of_created(&created.json());
+            let status = eventually(
+                Duration::from_secs(30),
+                &format!("{ctx}: a failure recorded"),
+                async || {
+                    let text = service
+                        .get_with_key(&format!("/v1/games/{}/webhook", table.id), ACME)
+                        .await
+                        .text();
+                    assert!(
+                        !text.contains(TOKEN),
+                        "{ctx}: the delivery status holds the token: {text}"
+                    );
+                    let status: Value = serde_json::from_str(&text).expect("JSON");
+                    if status["last_error"].is_string() {
+                        Ok(status)
+                    } else {
+                        Err(text)
+                    }
+                },
+            )
+            .await;
             assert_eq!(status["url"], receiver.as_str(), "{ctx}: host and path are shown");
         }
         assert!(
@@ -653,14 +523,8 @@ async fn a_webhook_urls_query_reaches_no_log_and_no_status() {
                 .any(|r| r.query == format!("token={TOKEN}")),
             "{backend:?}: the receiver gets its token"
         );
-        let mut res = client
-            .get(format!("{}/metrics", service.address))
-            .send()
-            .await
-            .expect("the metrics");
-        let metrics = res.body().await.expect("a body");
         assert!(
-            !String::from_utf8_lossy(&metrics).contains(TOKEN),
+            !service.get("/metrics").await.text().contains(TOKEN),
             "{backend:?}: no metric holds the token"
         );
         service.kill();

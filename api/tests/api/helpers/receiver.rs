@@ -1,12 +1,18 @@
 //! A webhook receiver for tests: an HTTP server on port 0 that keeps every delivery and
-//! answers with the status the test sets.
+//! answers with the status the test sets; and the checks of a delivery's signature.
 
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use hmac::{Hmac, KeyInit, Mac};
 use serde_json::Value;
+use sha2::Sha256;
+
+use super::eventually;
 
 /// One POST as received.
 #[derive(Clone, Debug)]
@@ -125,19 +131,63 @@ impl Receiver {
         what: &str,
         done: impl Fn(&[Received]) -> bool,
     ) -> Vec<Received> {
-        let started = std::time::Instant::now();
-        loop {
+        eventually(limit, what, async || {
             let all = self.all();
             if done(&all) {
-                return all;
+                Ok(all)
+            } else {
+                Err(all.iter().map(Received::json).collect::<Vec<_>>())
             }
-            if started.elapsed() > limit {
-                panic!(
-                    "waited {limit:?} for {what}; received {:?}",
-                    all.iter().map(Received::json).collect::<Vec<_>>()
-                );
-            }
-            actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-        }
+        })
+        .await
     }
+}
+
+/// The HMAC check of the Standard Webhooks specification, written here independently of the
+/// service's own.
+pub fn verifies(secret: &str, r: &Received) -> bool {
+    let key = BASE64
+        .decode(secret.strip_prefix("whsec_").expect("a whsec_ secret"))
+        .expect("a base64 key");
+    let mut mac = Hmac::<Sha256>::new_from_slice(&key).expect("a key");
+    mac.update(r.id.as_bytes());
+    mac.update(b".");
+    mac.update(r.timestamp.as_bytes());
+    mac.update(b".");
+    mac.update(&r.body);
+    let expected = BASE64.encode(mac.finalize().into_bytes());
+    r.signature
+        .split(' ')
+        .any(|s| s.strip_prefix("v1,") == Some(expected.as_str()))
+}
+
+/// Verifies a delivery with the `standardwebhooks` Python library; `None` (with a message)
+/// when python3 is absent.
+pub fn verified_by_the_library(secret: &str, r: &Received) -> Option<bool> {
+    let script = "import sys, json\n\
+from standardwebhooks import Webhook\n\
+secret, msg_id, ts, sig = sys.argv[1:5]\n\
+body = sys.stdin.buffer.read()\n\
+Webhook(secret).verify(body, {'webhook-id': msg_id, 'webhook-timestamp': ts, 'webhook-signature': sig})\n\
+print('verified')\n";
+    let child = std::process::Command::new("python3")
+        .args(["-c", script, secret, &r.id, &r.timestamp, &r.signature])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let Ok(mut child) = child else {
+        eprintln!("python3 is absent: the standardwebhooks check is skipped");
+        return None;
+    };
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(&r.body).expect("the body written");
+    }
+    let out = child.wait_with_output().expect("python3 ran");
+    if !out.status.success() {
+        eprintln!("standardwebhooks: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    Some(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("verified"))
 }
