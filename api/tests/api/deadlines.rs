@@ -214,8 +214,10 @@ async fn a_suspended_game_never_times_out(app: &TestApp) {
         suspended["turn"]["deadline"].is_null(),
         "no deadline while suspended: {suspended}"
     );
-    // Twice a turn's time.
-    actix_web::rt::time::sleep(Duration::from_secs(4)).await;
+    // A game whose clock starts now times out: the server has played every deadline due
+    // since the suspension, and would have played the suspended game's had its clock run.
+    let running = create(app, "may_i", 2, 3, clock).await;
+    wait_for_timeouts(app, &running, 1).await;
     let (view, events) = view_and_log(app, &table).await;
     assert_eq!(view["status"], "suspended", "{view}");
     assert!(

@@ -236,14 +236,26 @@ async fn a_locked_game_never_stalls_the_others() {
         .await
         .expect("lock the hot game's row");
 
+    let mut watcher = sqlx::PgConnection::connect(url)
+        .await
+        .expect("a third connection");
     let seat = app.in_turn(&hot).await;
     let draw = format!("/v1/games/{}/draw", hot.id);
     let body = json!({"source": "stock"});
     // Three times as many moves waiting on the hot game as the pool has connections.
     let moves = join_all((0..3 * SMALL_POOL).map(|_| app.post_as(&draw, &hot.tokens[seat], &body, &[])));
     let read = async {
-        // Let the moves take their connections first.
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // Once a move waits on the hot game's row, the others are queued behind it.
+        eventually(Duration::from_secs(10), "a move waits on the locked row", async || {
+            let waiting: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            )
+            .fetch_one(&mut watcher)
+            .await
+            .expect("the activity");
+            if waiting >= 1 { Ok(()) } else { Err(waiting) }
+        })
+        .await;
         let started = Instant::now();
         let read = app.view(&other, 0).await;
         (read, started.elapsed())
@@ -299,6 +311,7 @@ async fn validate_in_chunks(address: &str, chunks: &[&str]) -> String {
         let sent = format!("{:x}\r\n{chunk}\r\n", chunk.len());
         socket.write_all(sent.as_bytes()).await.expect("send a chunk");
         socket.flush().await.expect("flush");
+        // The pause is the test: each piece arrives on its own, not with the next.
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let _ = socket.write_all(b"0\r\n\r\n").await;
@@ -768,10 +781,18 @@ async fn past_the_connection_cap_a_client_waits_until_one_closes() {
     let host = app.address.trim_start_matches("http://").to_owned();
     let mut idle = Vec::new();
     for _ in 0..2 {
-        idle.push(TcpStream::connect(&host).await.expect("an idle connection"));
+        let mut open = TcpStream::connect(&host).await.expect("a connection");
+        // Answered once, so the server has taken it; it stays open, idle (kept alive).
+        open.write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+            .await
+            .expect("send a request");
+        let answer = answer_within(&mut open, Duration::from_secs(10)).await;
+        assert!(
+            answer.as_deref().is_some_and(|a| a.starts_with("HTTP/1.1 200")),
+            "a connection under the cap is served: {answer:?}"
+        );
+        idle.push(open);
     }
-    // Time for the server to accept both.
-    tokio::time::sleep(Duration::from_millis(300)).await;
     let mut third = TcpStream::connect(&host)
         .await
         .expect("the kernel takes the third");
@@ -779,6 +800,7 @@ async fn past_the_connection_cap_a_client_waits_until_one_closes() {
         .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
         .await
         .expect("send a request");
+    // Silence is what is tested: nothing the server does shows that it holds the third back.
     let early = answer_within(&mut third, Duration::from_millis(700)).await;
     assert_eq!(
         early, None,
@@ -942,6 +964,7 @@ async fn moves_and_the_pool_in_metrics(backend: &Backend) {
     let card = drew.json()["you"]["hand"][0].clone();
     let discard = format!("/v1/games/{}/discard", table.id);
     let discard_body = json!({"card": card});
+    let (locked, is_locked) = tokio::sync::oneshot::channel::<()>();
     let (holding, release) = tokio::sync::oneshot::channel::<()>();
     let holder = async {
         match &app.database {
@@ -955,6 +978,7 @@ async fn moves_and_the_pool_in_metrics(backend: &Backend) {
                     .execute(&mut c)
                     .await
                     .expect("lock the game's row");
+                let _ = locked.send(());
                 let _ = release.await;
                 sqlx::query("ROLLBACK").execute(&mut c).await.expect("release");
             }
@@ -966,30 +990,34 @@ async fn moves_and_the_pool_in_metrics(backend: &Backend) {
                     .execute(&mut c)
                     .await
                     .expect("take the write lock");
+                let _ = locked.send(());
                 let _ = release.await;
                 sqlx::query("ROLLBACK").execute(&mut c).await.expect("release");
             }
         }
     };
     let waiting = async {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        is_locked.await.expect("the game locked");
         let move_ = app.post_as(&discard, &table.tokens[seat], &discard_body, &[]);
         let scrape = async {
-            tokio::time::sleep(Duration::from_millis(500)).await;
-            let seen = app.metric(in_use).await;
+            // Within the lock timeout (3 s), after which the move would give up.
+            eventually(
+                Duration::from_secs(2),
+                &format!("{ctx}: the waiting move's connection is in use"),
+                async || match app.metric(in_use).await {
+                    Some(n) if n >= 1.0 => Ok(()),
+                    seen => Err(seen),
+                },
+            )
+            .await;
             let _ = holding.send(());
-            seen
         };
         tokio::join!(move_, scrape)
     };
-    let ((), (discarded, seen)) = within(Duration::from_secs(20), "a discard waiting on its game", async {
+    let ((), (discarded, ())) = within(Duration::from_secs(20), "a discard waiting on its game", async {
         tokio::join!(holder, waiting)
     })
     .await;
-    assert!(
-        seen.is_some_and(|n| n >= 1.0),
-        "{ctx}: the waiting move's connection is in use: {seen:?}"
-    );
     assert_eq!(
         discarded.status.as_u16(),
         200,

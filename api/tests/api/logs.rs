@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use sqlx::Connection;
 
 use crate::helpers::{
-    ACME, Binary, backends, database_url, drop_database, eventually, fresh_database, server_backends,
+    ACME, Binary, Table, backends, database_url, drop_database, eventually, fresh_database, server_backends,
 };
 
 /// How long a line may take to reach stdout through the log writer's thread.
@@ -21,13 +21,15 @@ struct Logged(Binary);
 
 impl Logged {
     /// Starts the binary on `database` with JSON logs, the studio key `acme`, and `RUST_LOG`
-    /// if given (else its default).
+    /// if given (else its default). A request held up by another writer gives up after
+    /// 300 ms, so that the 503s these tests ask for come quickly.
     async fn start(database: &DatabaseSettings, rust_log: Option<&str>) -> Logged {
         let url = database_url(database);
         let keys = format!("acme:{ACME}");
         let mut env = vec![
             ("DATABASE_URL", url.as_str()),
             ("CONTINENTAL_API_KEYS", keys.as_str()),
+            ("CONTINENTAL_LOCK_TIMEOUT_MS", "300"),
         ];
         if let Some(filter) = rust_log {
             env.push(("RUST_LOG", filter));
@@ -68,6 +70,61 @@ impl Logged {
             id,
             serde_json::from_slice(&reply.body).unwrap_or(Value::Null),
         )
+    }
+
+    /// Sends a request answered `503` (another writer holds the game past the lock timeout):
+    /// its request id.
+    async fn answered_503(&self, database: &DatabaseSettings) -> String {
+        let game = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"bot": true}]});
+        let key = [("x-api-key", ACME)];
+        let (status, id, _) = match database {
+            DatabaseSettings::Sqlite { path } => {
+                // The whole file: even a creation waits.
+                let mut holder = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
+                    .await
+                    .expect("open the file");
+                sqlx::query("BEGIN IMMEDIATE")
+                    .execute(&mut holder)
+                    .await
+                    .expect("take the write lock");
+                let answer = self.send("POST", "/v1/games", &key, Some(&game)).await;
+                sqlx::query("ROLLBACK")
+                    .execute(&mut holder)
+                    .await
+                    .expect("release");
+                answer
+            }
+            DatabaseSettings::Postgres { url } => {
+                // One game's row: Ann's draw (she is in turn once the bot has played) waits.
+                let (status, _, created) = self.send("POST", "/v1/games", &key, Some(&game)).await;
+                assert_eq!(status, 201, "{created}");
+                let table = Table::of_created(&created);
+                let mut holder = sqlx::PgConnection::connect(url).await.expect("connect");
+                sqlx::query("BEGIN").execute(&mut holder).await.expect("begin");
+                sqlx::query("SELECT id FROM games WHERE id = $1::uuid FOR UPDATE")
+                    .bind(&table.id)
+                    .execute(&mut holder)
+                    .await
+                    .expect("lock the game's row");
+                let bearer = format!("Bearer {}", table.tokens[0]);
+                let draw = json!({"source": "stock"});
+                let answer = self
+                    .send(
+                        "POST",
+                        &format!("{}/draw", table.path()),
+                        &[("authorization", &bearer)],
+                        Some(&draw),
+                    )
+                    .await;
+                sqlx::query("ROLLBACK")
+                    .execute(&mut holder)
+                    .await
+                    .expect("release");
+                answer
+            }
+        };
+        assert_eq!(status, 503, "a request while another writer holds the game");
+        id
     }
 
     /// The access lines, once there are at least `count` of them.
@@ -144,23 +201,8 @@ async fn every_request_is_one_json_line_with_its_route_status_latency_and_id_and
                 "INFO",
             ),
         ];
-        if let DatabaseSettings::Sqlite { path } = &database {
-            // A 5xx: another writer holds the file past the busy timeout.
-            let mut holder = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
-                .await
-                .expect("open the file");
-            sqlx::query("BEGIN IMMEDIATE")
-                .execute(&mut holder)
-                .await
-                .expect("take the write lock");
-            let (status, failed_id, _) = service
-                .send("POST", "/v1/games", &[("x-api-key", ACME)], Some(&game))
-                .await;
-            assert_eq!(status, 503, "{backend:?}: a creation while the file is locked");
-            sqlx::query("ROLLBACK")
-                .execute(&mut holder)
-                .await
-                .expect("release");
+        if let DatabaseSettings::Sqlite { .. } = &database {
+            let failed_id = service.answered_503(&database).await;
             sent.push((
                 failed_id,
                 "POST",
@@ -245,12 +287,12 @@ async fn every_request_is_one_json_line_with_its_route_status_latency_and_id_and
         assert_eq!(status, 200, "{backend:?}");
         let (status, _, _) = quiet.send("GET", "/v1/games/x", &[], None).await;
         assert_eq!(status, 404, "{backend:?}");
-        // The writer thread writes within milliseconds (the lines above arrived so).
-        actix_web::rt::time::sleep(Duration::from_millis(500)).await;
-        let lines = quiet.access();
+        // A 5xx's line is written, after any the requests before it had.
+        let failed_id = quiet.answered_503(&database).await;
+        let lines = quiet.access_lines(1).await;
         assert!(
-            lines.is_empty(),
-            "{backend:?}: no 2xx or 4xx line at warn: {lines:#?}"
+            lines.iter().all(|l| l["request_id"] == failed_id.as_str()),
+            "{backend:?}: no 2xx or 4xx line at warn, only the 5xx: {lines:#?}"
         );
         drop(quiet);
         drop_database(&database).await;
@@ -314,7 +356,8 @@ async fn a_sweep_held_up_by_a_locked_table_logs_its_line() {
                 .await
                 .expect("the table locked");
         }
-        // A sweep begins within the first second, and waits for the rest at least.
+        // The held lock is the fault: a sweep begins within the first second, and waits for
+        // the rest at least.
         actix_web::rt::time::sleep(HELD).await;
         sqlx::query("COMMIT")
             .execute(&mut holder)
