@@ -18,7 +18,7 @@ use tokio::net::TcpStream;
 
 use crate::helpers::{
     ACME, ACME_ROTATED, BETA, Backend, HUNG_WITHIN, Proxy, Reply, STUDIO_KEYS, Spawn, Table, TestApp,
-    assert_unavailable, backends, create, draw, eventually, fresh_database, keyed, once_available,
+    assert_unavailable, backends, create, draw, eventually, fresh_database, hold_game, keyed, once_available,
     postgres_url, quick, server_backends, timed, upstream_of, within,
 };
 
@@ -225,17 +225,7 @@ async fn a_locked_game_never_stalls_the_others() {
     let DatabaseSettings::Postgres { url } = &app.database else {
         unreachable!("a PostgreSQL app")
     };
-    // Another transaction holds the hot game's row, as a long move would.
-    let mut holder = sqlx::PgConnection::connect(url)
-        .await
-        .expect("a second connection");
-    sqlx::query("BEGIN").execute(&mut holder).await.expect("begin");
-    sqlx::query("SELECT id FROM games WHERE id = $1::uuid FOR UPDATE")
-        .bind(&hot.id)
-        .execute(&mut holder)
-        .await
-        .expect("lock the hot game's row");
-
+    let holder = hold_game(&app.database, &hot.id).await;
     let mut watcher = sqlx::PgConnection::connect(url)
         .await
         .expect("a third connection");
@@ -276,10 +266,7 @@ async fn a_locked_game_never_stalls_the_others() {
         assert_unavailable(r, "game_busy", "a move on a game locked past the lock timeout");
     }
 
-    sqlx::query("ROLLBACK")
-        .execute(&mut holder)
-        .await
-        .expect("release the row");
+    holder.release().await;
     let drew = app.post_as(&draw, &hot.tokens[seat], &body, &[]).await;
     assert_eq!(
         drew.status.as_u16(),
@@ -700,17 +687,8 @@ async fn a_locked_sqlite_file_answers_503_not_a_hang() {
     let app = spawn_limited(&Backend::Sqlite, quick()).await;
     let table = create(&app, "may_i", 2, 3, json!({})).await;
     let seat = app.in_turn(&table).await;
-    let DatabaseSettings::Sqlite { path } = &app.database else {
-        unreachable!("a SQLite app")
-    };
     // Another process's writer, as far as the service can tell.
-    let mut holder = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
-        .await
-        .expect("open the file");
-    sqlx::query("BEGIN IMMEDIATE")
-        .execute(&mut holder)
-        .await
-        .expect("take the write lock");
+    let holder = hold_game(&app.database, &table.id).await;
     let moved = timed(
         Duration::from_secs(2),
         "a move while the file is locked",
@@ -733,10 +711,7 @@ async fn a_locked_sqlite_file_answers_503_not_a_hang() {
         200,
         "readers are not blocked by a writer (WAL)"
     );
-    sqlx::query("ROLLBACK")
-        .execute(&mut holder)
-        .await
-        .expect("release");
+    holder.release().await;
     let drew = app.act(&table, seat, &draw(DrawSource::Stock), &[]).await;
     assert_eq!(
         drew.status.as_u16(),
@@ -964,58 +939,23 @@ async fn moves_and_the_pool_in_metrics(backend: &Backend) {
     let card = drew.json()["you"]["hand"][0].clone();
     let discard = format!("/v1/games/{}/discard", table.id);
     let discard_body = json!({"card": card});
-    let (locked, is_locked) = tokio::sync::oneshot::channel::<()>();
-    let (holding, release) = tokio::sync::oneshot::channel::<()>();
-    let holder = async {
-        match &app.database {
-            DatabaseSettings::Postgres { url } => {
-                let mut c = sqlx::PgConnection::connect(url)
-                    .await
-                    .expect("a second connection");
-                sqlx::query("BEGIN").execute(&mut c).await.expect("begin");
-                sqlx::query("SELECT id FROM games WHERE id = $1::uuid FOR UPDATE")
-                    .bind(&table.id)
-                    .execute(&mut c)
-                    .await
-                    .expect("lock the game's row");
-                let _ = locked.send(());
-                let _ = release.await;
-                sqlx::query("ROLLBACK").execute(&mut c).await.expect("release");
-            }
-            DatabaseSettings::Sqlite { path } => {
-                let mut c = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
-                    .await
-                    .expect("open the file");
-                sqlx::query("BEGIN IMMEDIATE")
-                    .execute(&mut c)
-                    .await
-                    .expect("take the write lock");
-                let _ = locked.send(());
-                let _ = release.await;
-                sqlx::query("ROLLBACK").execute(&mut c).await.expect("release");
-            }
-        }
+    let holder = hold_game(&app.database, &table.id).await;
+    let move_ = app.post_as(&discard, &table.tokens[seat], &discard_body, &[]);
+    let scrape = async {
+        // Within the lock timeout (3 s), after which the move would give up.
+        eventually(
+            Duration::from_secs(2),
+            &format!("{ctx}: the waiting move's connection is in use"),
+            async || match app.metric(in_use).await {
+                Some(n) if n >= 1.0 => Ok(()),
+                seen => Err(seen),
+            },
+        )
+        .await;
+        holder.release().await;
     };
-    let waiting = async {
-        is_locked.await.expect("the game locked");
-        let move_ = app.post_as(&discard, &table.tokens[seat], &discard_body, &[]);
-        let scrape = async {
-            // Within the lock timeout (3 s), after which the move would give up.
-            eventually(
-                Duration::from_secs(2),
-                &format!("{ctx}: the waiting move's connection is in use"),
-                async || match app.metric(in_use).await {
-                    Some(n) if n >= 1.0 => Ok(()),
-                    seen => Err(seen),
-                },
-            )
-            .await;
-            let _ = holding.send(());
-        };
+    let (discarded, ()) = within(Duration::from_secs(20), "a discard waiting on its game", async {
         tokio::join!(move_, scrape)
-    };
-    let ((), (discarded, ())) = within(Duration::from_secs(20), "a discard waiting on its game", async {
-        tokio::join!(holder, waiting)
     })
     .await;
     assert_eq!(

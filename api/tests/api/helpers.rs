@@ -20,7 +20,7 @@ pub use proxy::{Proxy, upstream_of};
 pub use receiver::{Received, Receiver, verified_by_the_library, verifies};
 pub use stream::{Sse, SseReader};
 pub use studio::{create_with, on_studio_backends};
-pub use unavailable::{HUNG_WITHIN, assert_unavailable, once_available, quick};
+pub use unavailable::{HUNG_WITHIN, assert_unavailable, hold_game, once_available, quick};
 pub use wait::{eventually, timed, within};
 
 use std::str::FromStr;

@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 use sqlx::Connection;
 
 use crate::helpers::{
-    ACME, Binary, Table, backends, database_url, drop_database, eventually, fresh_database, server_backends,
+    ACME, Binary, Table, backends, database_url, drop_database, eventually, fresh_database, hold_game,
+    server_backends,
 };
 
 /// How long a line may take to reach stdout through the log writer's thread.
@@ -78,34 +79,19 @@ impl Logged {
         let game = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"bot": true}]});
         let key = [("x-api-key", ACME)];
         let (status, id, _) = match database {
-            DatabaseSettings::Sqlite { path } => {
-                // The whole file: even a creation waits.
-                let mut holder = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
-                    .await
-                    .expect("open the file");
-                sqlx::query("BEGIN IMMEDIATE")
-                    .execute(&mut holder)
-                    .await
-                    .expect("take the write lock");
+            // The whole file: even a creation waits.
+            DatabaseSettings::Sqlite { .. } => {
+                let holder = hold_game(database, "").await;
                 let answer = self.send("POST", "/v1/games", &key, Some(&game)).await;
-                sqlx::query("ROLLBACK")
-                    .execute(&mut holder)
-                    .await
-                    .expect("release");
+                holder.release().await;
                 answer
             }
-            DatabaseSettings::Postgres { url } => {
-                // One game's row: Ann's draw (she is in turn once the bot has played) waits.
+            // One game's row: Ann's draw (she is in turn once the bot has played) waits.
+            DatabaseSettings::Postgres { .. } => {
                 let (status, _, created) = self.send("POST", "/v1/games", &key, Some(&game)).await;
                 assert_eq!(status, 201, "{created}");
                 let table = Table::of_created(&created);
-                let mut holder = sqlx::PgConnection::connect(url).await.expect("connect");
-                sqlx::query("BEGIN").execute(&mut holder).await.expect("begin");
-                sqlx::query("SELECT id FROM games WHERE id = $1::uuid FOR UPDATE")
-                    .bind(&table.id)
-                    .execute(&mut holder)
-                    .await
-                    .expect("lock the game's row");
+                let holder = hold_game(database, &table.id).await;
                 let bearer = format!("Bearer {}", table.tokens[0]);
                 let draw = json!({"source": "stock"});
                 let answer = self
@@ -116,10 +102,7 @@ impl Logged {
                         Some(&draw),
                     )
                     .await;
-                sqlx::query("ROLLBACK")
-                    .execute(&mut holder)
-                    .await
-                    .expect("release");
+                holder.release().await;
                 answer
             }
         };

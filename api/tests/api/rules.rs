@@ -1,10 +1,10 @@
 //! Issue 9's readings and rules through HTTP on stacked decks (docs/rules.md, §1, §2, §5).
 
-use engine::Variant;
+use engine::{DrawSource, Variant};
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    QUICK_OUT, Table, TestApp, create, dealt_deck, deck_with, go_out_quickly, may_i_between_deals_with,
+    QUICK_OUT, Table, TestApp, create, dealt_deck, deck_with, draw, go_out_quickly, may_i_between_deals_with,
 };
 use crate::on_every_backend;
 
@@ -203,14 +203,12 @@ async fn suspend_and_resume(app: &TestApp) {
     let listed = app.get_as(&game, &table.tokens[0]).await.json();
     assert_eq!(listed["status"], "suspended", "the stored status: {listed}");
     let first_player = (listed["dealer"].as_u64().expect("a dealer") as usize + 1) % 2;
-    app.post_as(
-        &format!("{game}/draw"),
-        &table.tokens[first_player],
-        &json!({"source": "stock"}),
-        &[],
-    )
-    .await
-    .assert_problem(409, "game_suspended", "§2 nothing but resume");
+    let stock = draw(DrawSource::Stock);
+    app.act(&table, first_player, &stock, &[]).await.assert_problem(
+        409,
+        "game_suspended",
+        "§2 nothing but resume",
+    );
     let one = post(1, "resume", &[]).await.ok("seat 1 is back");
     assert_eq!(
         (one["status"].clone(), one["resume_requests"].clone()),
@@ -219,14 +217,9 @@ async fn suspend_and_resume(app: &TestApp) {
     let back = post(0, "resume", &[]).await.ok("seat 0 is back");
     assert_eq!(back["status"], "playing", "§2 every seat is back: {back}");
     assert_eq!(back["resume_requests"], json!([]));
-    app.post_as(
-        &format!("{game}/draw"),
-        &table.tokens[first_player],
-        &json!({"source": "stock"}),
-        &[],
-    )
-    .await
-    .ok("play goes on");
+    app.act(&table, first_player, &stock, &[])
+        .await
+        .ok("play goes on");
     post(0, "suspend", &[])
         .await
         .assert_problem(409, "not_between_deals", "§2 not in the middle of a deal");

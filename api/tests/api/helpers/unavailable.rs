@@ -1,9 +1,10 @@
-//! A database out of reach: limits that give up quickly, the `503` a client then gets, and a
-//! client waiting it out.
+//! A database out of reach: limits that give up quickly, another writer holding a game, the
+//! `503` a client then gets, and a client waiting it out.
 
 use std::time::Duration;
 
-use continental::config::Limits;
+use continental::config::{DatabaseSettings, Limits};
+use sqlx::Connection;
 
 use super::{Reply, eventually};
 
@@ -47,4 +48,52 @@ pub async fn once_available<F: Future<Output = Reply>>(
         }
     })
     .await
+}
+
+/// Another writer holding a game, as a long move or another process would: its row on
+/// PostgreSQL (`FOR UPDATE`), the whole file on SQLite (`BEGIN IMMEDIATE`), until released.
+pub enum Holder {
+    /// A transaction holding the game's row.
+    Postgres(sqlx::PgConnection),
+    /// A transaction holding the file's write lock.
+    Sqlite(sqlx::SqliteConnection),
+}
+
+/// Holds game `id` of `database` (every game, on SQLite) until [`Holder::release`].
+pub async fn hold_game(database: &DatabaseSettings, id: &str) -> Holder {
+    match database {
+        DatabaseSettings::Postgres { url } => {
+            let mut conn = sqlx::PgConnection::connect(url)
+                .await
+                .expect("a second connection");
+            sqlx::query("BEGIN").execute(&mut conn).await.expect("begin");
+            sqlx::query("SELECT id FROM games WHERE id = $1::uuid FOR UPDATE")
+                .bind(id)
+                .execute(&mut conn)
+                .await
+                .expect("lock the game's row");
+            Holder::Postgres(conn)
+        }
+        DatabaseSettings::Sqlite { path } => {
+            let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
+                .await
+                .expect("open the file");
+            sqlx::query("BEGIN IMMEDIATE")
+                .execute(&mut conn)
+                .await
+                .expect("take the write lock");
+            Holder::Sqlite(conn)
+        }
+    }
+}
+
+impl Holder {
+    /// Lets the game go.
+    pub async fn release(self) {
+        let released = match self {
+            Holder::Postgres(mut conn) => sqlx::query("ROLLBACK").execute(&mut conn).await.map(drop),
+            Holder::Sqlite(mut conn) => sqlx::query("ROLLBACK").execute(&mut conn).await.map(drop),
+        };
+        released.expect("release");
+    }
 }
