@@ -5,30 +5,16 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use continental::config::DatabaseSettings;
 use serde_json::json;
 
 use crate::helpers::{
-    Binary, Received, Receiver, Table, backends, database_url, drop_database, fresh_database, play_turns,
+    Binary, Received, Receiver, Table, backends, drop_database, fresh_database, play_turns,
     verified_by_the_library, verifies,
 };
 
 /// How long the events may take to arrive after the restart: a delivery in flight at the kill
 /// stays claimed for its lease (30 s) before another process takes it.
 const DELIVERED_WITHIN: Duration = Duration::from_secs(90);
-
-/// Starts the binary on `database`, in test mode, with webhooks allowed to reach this machine
-/// and retried 50 ms apart.
-async fn start(database: &DatabaseSettings) -> Binary {
-    let url = database_url(database);
-    Binary::start(&[
-        ("DATABASE_URL", url.as_str()),
-        ("CONTINENTAL_TEST_MODE", "1"),
-        ("CONTINENTAL_WEBHOOK_ALLOW_PRIVATE", "1"),
-        ("CONTINENTAL_WEBHOOK_RETRY_S", "0.05"),
-    ])
-    .await
-}
 
 /// Kills the process with SIGKILL: whatever was in flight is cut off.
 fn kill(mut binary: Binary) {
@@ -47,7 +33,7 @@ async fn deliveries_pending_when_the_binary_is_killed_go_out_after_a_restart() {
     for backend in backends() {
         let database = fresh_database(&backend).await;
         let receiver = Receiver::start(503);
-        let first = start(&database).await;
+        let first = Binary::start_testing(&database, &[]).await;
         let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}], "seed": 7,
             "first_dealer": 0, "webhook_url": receiver.url});
         let created = first.post("/v1/games", &body).await;
@@ -61,7 +47,7 @@ async fn deliveries_pending_when_the_binary_is_killed_go_out_after_a_restart() {
         receiver.wait_for("a refused attempt", |r| !r.is_empty()).await;
         kill(first);
         let refused = receiver.all();
-        let second = start(&database).await;
+        let second = Binary::start_testing(&database, &[]).await;
         receiver.answer(200);
         let distinct = |r: &[Received]| {
             r.iter()

@@ -715,6 +715,20 @@ impl Binary {
         binary
     }
 
+    /// Starts it on `database` in test mode, with webhooks allowed to reach this machine and
+    /// retried 50 ms apart (as [`test_async`] has them), and `env` besides.
+    pub async fn start_testing(database: &DatabaseSettings, env: &[(&str, &str)]) -> Binary {
+        let url = database_url(database);
+        let mut all = vec![
+            ("DATABASE_URL", url.as_str()),
+            ("CONTINENTAL_TEST_MODE", "1"),
+            ("CONTINENTAL_WEBHOOK_ALLOW_PRIVATE", "1"),
+            ("CONTINENTAL_WEBHOOK_RETRY_S", "0.05"),
+        ];
+        all.extend_from_slice(env);
+        Binary::start(&all).await
+    }
+
     /// Starts it with only `env`, as [`Binary::start`] does, expecting it to refuse to start:
     /// answers how it exited and everything it wrote, stdout then stderr. Panics if it listens.
     pub async fn refused(env: &[(&str, &str)]) -> (std::process::ExitStatus, String) {

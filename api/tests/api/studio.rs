@@ -891,21 +891,19 @@ async fn the_listing_is_served_by_an_index() {
 /// playing, a wrong key and another tenant's key.
 #[actix_web::test]
 async fn no_secret_or_token_reaches_the_log() {
-    use crate::helpers::{Binary, STUDIO_KEYS, database_url, drop_database, fresh_database};
+    use crate::helpers::{Binary, STUDIO_KEYS, drop_database, fresh_database};
     const WRONG: &str = "acme-secret-0000000009";
     const JWT_SECRET: &str = "jwt-secret-of-the-log-test-0123456789";
     for backend in backends() {
         let database = fresh_database(&backend).await;
-        let url = database_url(&database);
-        let mut service = Binary::start(&[
-            ("DATABASE_URL", url.as_str()),
-            ("CONTINENTAL_TEST_MODE", "1"),
-            ("CONTINENTAL_API_KEYS", STUDIO_KEYS),
-            ("CONTINENTAL_JWT_SECRET", JWT_SECRET),
-            ("CONTINENTAL_WEBHOOK_ALLOW_PRIVATE", "1"),
-            ("CONTINENTAL_WEBHOOK_RETRY_S", "0.05"),
-            ("RUST_LOG", "debug"),
-        ])
+        let mut service = Binary::start_testing(
+            &database,
+            &[
+                ("CONTINENTAL_API_KEYS", STUDIO_KEYS),
+                ("CONTINENTAL_JWT_SECRET", JWT_SECRET),
+                ("RUST_LOG", "debug"),
+            ],
+        )
         .await;
         let send = async |method: &str, path: &str, headers: &[(&str, &str)], body: Option<Value>| {
             let body = body.map(|b| b.to_string().into_bytes());

@@ -463,19 +463,14 @@ async fn a_delivery_that_keeps_failing_is_given_up_and_later_events_go_on() {
 /// URL without its query.
 #[actix_web::test]
 async fn a_webhook_urls_query_reaches_no_log_and_no_status() {
-    use crate::helpers::{Binary, database_url, drop_database, fresh_database};
+    use crate::helpers::{Binary, drop_database, fresh_database};
     const TOKEN: &str = "TokenQRS789";
     for backend in backends() {
         let database = fresh_database(&backend).await;
-        let url = database_url(&database);
-        let mut service = Binary::start(&[
-            ("DATABASE_URL", url.as_str()),
-            ("CONTINENTAL_TEST_MODE", "1"),
-            ("CONTINENTAL_API_KEYS", STUDIO_KEYS),
-            ("CONTINENTAL_WEBHOOK_ALLOW_PRIVATE", "1"),
-            ("CONTINENTAL_WEBHOOK_RETRY_S", "0.05"),
-            ("RUST_LOG", "trace"),
-        ])
+        let mut service = Binary::start_testing(
+            &database,
+            &[("CONTINENTAL_API_KEYS", STUDIO_KEYS), ("RUST_LOG", "trace")],
+        )
         .await;
         let closed = {
             let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
