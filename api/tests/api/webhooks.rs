@@ -522,6 +522,8 @@ async fn a_webhook_urls_query_reaches_no_log_and_no_status() {
             !service.get("/metrics").await.text().contains(TOKEN),
             "{backend:?}: no metric holds the token"
         );
+        // The failures' lines are out before the kill: the log searched holds them.
+        service.lines_saying("webhook failed; will retry").await;
         service.kill();
         let log = service.output();
         assert!(
