@@ -3,6 +3,8 @@
 //! two kinds, and `resume` nothing (its year is the server's).
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 use engine::{Action, Card, RunEnd};
 use serde::Deserialize;
@@ -22,8 +24,21 @@ pub struct ActionBody<const KIND: usize>(pub Action);
 impl<'de, const KIND: usize> Deserialize<'de> for ActionBody<KIND> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut fields = serde_json::Map::deserialize(deserializer)?;
-        if fields.contains_key("type") {
-            return Err(de::Error::unknown_field("type", &[]));
+        // serde lets a tagged enum's unit variants (`claim`, `leave`) take any field: each is
+        // held to the fields the engine declares, here for every kind alike.
+        let declared = &declared_fields()[KIND];
+        if let Some(unknown) = fields.keys().find(|field| !declared.contains(field.as_str())) {
+            return Err(de::Error::custom(format_args!(
+                "unknown field `{unknown}`, expected {}",
+                match declared.is_empty() {
+                    true => "none".to_owned(),
+                    false => declared
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                }
+            )));
         }
         fields.insert("type".to_owned(), Action::KINDS[KIND].into());
         // The engine's reason is kept whole; serde reads a tagged enum through a buffer, so the
@@ -32,6 +47,31 @@ impl<'de, const KIND: usize> Deserialize<'de> for ActionBody<KIND> {
             .map(ActionBody)
             .map_err(de::Error::custom)
     }
+}
+
+/// The fields each kind of action declares, in the order of [`Action::KINDS`] (its `type` aside).
+fn declared_fields() -> &'static [BTreeSet<String>] {
+    static FIELDS: OnceLock<Vec<BTreeSet<String>>> = OnceLock::new();
+    FIELDS.get_or_init(|| {
+        let variants = variants(Action::schema());
+        Action::KINDS
+            .iter()
+            .map(|kind| {
+                variants
+                    .iter()
+                    .find(|(tag, _)| tag == kind)
+                    .map(|(_, object)| {
+                        object
+                            .properties
+                            .keys()
+                            .filter(|f| *f != "type")
+                            .cloned()
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .collect()
+    })
 }
 
 impl<const KIND: usize> PartialSchema for ActionBody<KIND> {
@@ -157,6 +197,17 @@ mod tests {
         assert_eq!(typed.code.as_str(), "unknown_field", "{typed}");
         let other = read::<DRAW>(&json!({"source": "stock", "card": "7H"})).expect_err("no other field");
         assert_eq!(other.code.as_str(), "unknown_field", "{other}");
+        let claim =
+            read::<{ Action::index_of("claim") }>(&json!({"x": 42})).expect_err("a claim has no field");
+        assert_eq!(claim.code.as_str(), "unknown_field", "{claim}");
+        assert_eq!(
+            read::<{ Action::index_of("claim") }>(&json!({})).expect("an empty claim"),
+            Action::Claim
+        );
+        assert_eq!(
+            read::<{ Action::index_of("take_back") }>(&json!({"play": null})).expect("all plays"),
+            Action::TakeBack { play: None }
+        );
     }
 
     #[test]
