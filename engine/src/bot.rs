@@ -14,8 +14,34 @@ use crate::search::find_layoffs;
 /// Claims won in a deal past which the bot stops asking: each costs a penalty card.
 const CLAIM_APPETITE: u32 = 2;
 
-/// The action the bot takes for `seat` now, or `None` when it has nothing to do (not its turn
-/// and no claim worth asking). Every action returned is one `game.apply` accepts.
+/// How well a bot plays (docs/bots.md): what a game's creator chooses for a bot seat.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, strum::EnumIter,
+)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// Legal, plausible moves that a beginner can beat.
+    Easy,
+    /// The heuristic player.
+    #[default]
+    Normal,
+    /// Samples the cards it cannot see and plays its candidate moves out.
+    Hard,
+}
+
+impl Level {
+    /// The action a bot of this level takes for `seat` now, or `None` when it has nothing to
+    /// do. Every action returned is one `game.apply` accepts.
+    pub fn choose(self, game: &Game, seat: Seat) -> Option<Action> {
+        match self {
+            Level::Easy | Level::Normal | Level::Hard => choose(game, seat),
+        }
+    }
+}
+
+/// The action the `normal` bot takes for `seat` now, or `None` when it has nothing to do (not
+/// its turn and no claim worth asking). Every action returned is one `game.apply` accepts.
 pub fn choose(game: &Game, seat: Seat) -> Option<Action> {
     if game.status() != Status::Playing || !game.is_active(seat) {
         return None;
