@@ -123,9 +123,22 @@ pub struct Limits {
     pub db_pool: Option<u32>,
     /// Event streams one replica keeps open at most (`CONTINENTAL_MAX_STREAMS`); more answer 503.
     pub max_streams: usize,
+    /// Threads that may think for bots at once on this replica (`CONTINENTAL_BOT_THREADS`; 0:
+    /// this replica leaves the bots that search to the others); `None`: [`default_bot_threads`].
+    pub bot_threads: Option<usize>,
+    /// On a server open to anyone (no server keys), tables of bots only in play at once at most
+    /// (`CONTINENTAL_OPEN_BOT_TABLES`); one more is refused `409 bot_tables_full`.
+    pub open_bot_tables: u32,
     /// A background pass (a sweep, the turn deadlines, the webhook outbox) that takes longer
     /// logs what it did and how long it took (`CONTINENTAL_SLOW_PASS_MS`).
     pub slow_pass: Duration,
+}
+
+/// The bots' threads when none is configured: half the cores, at least one, so that the
+/// bots that search never take more than that share of the machine.
+pub fn default_bot_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    (cores / 2).max(1)
 }
 
 /// The pool size when none is configured: four connections per core, at least 8 and at most
@@ -151,6 +164,8 @@ impl Default for Limits {
             sweep_interval: Duration::from_secs(300),
             db_pool: None,
             max_streams: 10_000,
+            bot_threads: None,
+            open_bot_tables: 8,
             slow_pass: Duration::from_secs(1),
         }
     }
@@ -486,6 +501,28 @@ const SETTINGS: &[Setting] = &[
         default: Some("10000"),
         set: |d, g| {
             d.settings.limits.max_streams = usize::try_from(g.number()?).unwrap_or(usize::MAX).max(1);
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_BOT_THREADS",
+        flag: Some("--bot-threads"),
+        takes: Some("N"),
+        help: "threads thinking for bots at once (default half the cores; 0: none here)",
+        default: None,
+        set: |d, g| {
+            d.settings.limits.bot_threads = Some(usize::try_from(g.number()?).unwrap_or(usize::MAX));
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_OPEN_BOT_TABLES",
+        flag: Some("--open-bot-tables"),
+        takes: Some("N"),
+        help: "without server keys, tables of bots only in play at once",
+        default: Some("8"),
+        set: |d, g| {
+            d.settings.limits.open_bot_tables = u32::try_from(g.number()?).unwrap_or(u32::MAX);
             Ok(())
         },
     },

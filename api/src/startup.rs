@@ -76,6 +76,12 @@ impl Application {
         };
         let listener = TcpListener::bind(&settings.bind)?;
         let port = listener.local_addr()?.port();
+        let (bots, woken) = service::Bots::new(
+            settings
+                .limits
+                .bot_threads
+                .unwrap_or_else(crate::config::default_bot_threads),
+        );
         let state = web::Data::new(AppState {
             db,
             keys: Keys::new(&secret),
@@ -88,6 +94,7 @@ impl Application {
             asynchronous: settings.asynchronous.clone(),
             outbox: Arc::default(),
             queues: GameQueues::default(),
+            bots,
         });
         // Every replica delivers webhooks and keeps turn deadlines; the database shares the
         // work out (leases, `SKIP LOCKED`).
@@ -96,6 +103,7 @@ impl Application {
         // Local tasks of the running actix system (the server's own runtime).
         let background = vec![
             actix_web::rt::spawn(service::deliver_webhooks(state.clone(), poll)),
+            actix_web::rt::spawn(service::play_bots(state.clone(), woken)),
             actix_web::rt::spawn(service::sweep_deadlines(
                 state.clone(),
                 second.min(Duration::from_secs(1)),

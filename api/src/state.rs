@@ -12,6 +12,7 @@ use crate::limits::RateLimit;
 use crate::metrics::Metrics;
 use crate::queue::GameQueues;
 use crate::server_keys::ServerKeys;
+use crate::service::Bots;
 use crate::store::Database;
 use crate::store::Live;
 
@@ -40,6 +41,8 @@ pub struct AppState {
     pub outbox: Arc<Notify>,
     /// This replica's queue of each game's moves, taken before a database connection.
     pub queues: GameQueues,
+    /// This replica's worker for the bots that think apart from the requests.
+    pub bots: Bots,
 }
 
 impl AppState {

@@ -44,8 +44,8 @@ async function loadRulesets() {
 async function openLobby() {
   const variants = await loadRulesets();
   const main = mainArea();
-  /** @type {{kind: "you" | "bot" | "open", name?: string}[]} */
-  const seats = [{ kind: "you", name: "You" }, { kind: "bot" }];
+  /** @type {{kind: "you" | "bot" | "open", name?: string, level?: string}[]} */
+  const seats = [{ kind: "you", name: "You" }, { kind: "bot", level: "normal" }];
   const variantSelect = h("select", { id: "variant", name: "variant" },
     ...variants.map((/** @type {any} */ v) => h("option", { value: v.variant }, v.variant)));
   const optionsBox = h("fieldset", { class: "options" });
@@ -87,6 +87,13 @@ async function openLobby() {
         name.addEventListener("input", () => (s.name = /** @type {HTMLInputElement} */ (name).value));
         row.append(" ", name);
       } else {
+        if (s.kind === "bot") {
+          // docs/bots.md: how each level plays.
+          const level = h("select", { "aria-label": `Level of the bot in seat ${i + 1}`, class: "bot-level" },
+            ...["easy", "normal", "hard"].map((l) => h("option", { value: l, selected: l === s.level }, l)));
+          level.addEventListener("change", () => (s.level = /** @type {HTMLSelectElement} */ (level).value));
+          row.append(" ", level);
+        }
         row.append(" ", h("button", { type: "button", class: "small", "aria-label": `Remove seat ${i + 1}`,
           onclick: () => { seats.splice(i, 1); drawSeats(); } }, "Remove"));
       }
@@ -99,7 +106,7 @@ async function openLobby() {
     count.textContent = `${seats.length} seats (${rs.min_players} to ${rs.max_players})`;
   }
 
-  const addBot = h("button", { type: "button", id: "add-bot", onclick: () => { seats.push({ kind: "bot" }); drawSeats(); } }, "Add a bot");
+  const addBot = h("button", { type: "button", id: "add-bot", onclick: () => { seats.push({ kind: "bot", level: "normal" }); drawSeats(); } }, "Add a bot");
   const addOpen = h("button", { type: "button", id: "add-open", onclick: () => { seats.push({ kind: "open" }); drawSeats(); } }, "Add an open seat");
   const count = h("span", { class: "hint" });
   const create = h("button", { type: "submit", class: "primary", id: "create" }, "Sit down");
@@ -132,7 +139,7 @@ async function openLobby() {
     }
     const body = {
       variant: rs.variant,
-      seats: seats.map((s) => (s.kind === "you" ? { name: s.name || "You" } : s.kind === "bot" ? { bot: true } : { open: true })),
+      seats: seats.map((s) => (s.kind === "you" ? { name: s.name || "You" } : s.kind === "bot" ? { bot: s.level || "normal" } : { open: true })),
       ...(Object.keys(options).length ? { options } : {}),
     };
     const key = /** @type {HTMLInputElement} */ (keyInput).value.trim();

@@ -158,12 +158,12 @@ export async function openGame(id, token, spectator) {
   }
 
   /** Sends a move; the answer is the seat's new view, a refusal is shown by the hand. */
-  async function act(/** @type {string} */ path, /** @type {any} */ body, /** @type {string} */ done) {
+  async function act(/** @type {string} */ path, /** @type {any} */ body, /** @type {string} */ done, method = "POST") {
     if (busy) return;
     busy = true;
     message = { text: "", kind: "info" };
     try {
-      const next = await call("POST", `/v1/games/${id}/${path}`, { token, body, ifMatch: view.version, idempotent: true });
+      const next = await call(method, `/v1/games/${id}/${path}`, { token, body, ifMatch: view.version, idempotent: method === "POST" });
       selected.clear();
       target = null;
       busy = false;
@@ -262,7 +262,8 @@ export async function openGame(id, token, spectator) {
       const inTurn = view.turn?.seat === p.seat;
       const me = view.you?.seat === p.seat;
       const bits = [
-        h("strong", {}, p.name || "open seat", me ? " (you)" : "", p.kind === "bot" ? " (bot)" : ""),
+        h("strong", {}, p.name || "open seat", me ? " (you)" : "", p.kind === "bot" ? ` (${p.level || "normal"} bot)` : "",
+          p.autopilot ? ` (autopilot: ${p.autopilot} bot)` : ""),
         p.kind === "open" ? "" : h("span", { class: "count", "aria-label": `${p.hand_count} cards in hand` }, `🂠 ${p.hand_count}`),
         p.down ? h("span", { class: "badge" }, "down") : "",
         h("span", { class: "total" }, `${p.total} pts`),
@@ -328,6 +329,15 @@ export async function openGame(id, token, spectator) {
     return h("section", { class: "panel", "aria-label": "Melds on the table" }, h("h2", {}, "Table"), list);
   }
 
+  /** Hands the seat to a bot (docs/api.md#autopilot), or takes it back. */
+  function autopilotButton() {
+    const me = view.players.find((/** @type {any} */ p) => p.seat === view.you?.seat);
+    if (!me || view.status !== "playing") return "";
+    return me.autopilot
+      ? button("act-autopilot", "Take my seat back", false, () => act("autopilot", undefined, "You play your seat again.", "DELETE"))
+      : button("act-autopilot", "Autopilot", false, () => act("autopilot", {}, "A normal bot plays your seat until you take it back."));
+  }
+
   function button(/** @type {string} */ id, /** @type {string} */ text, /** @type {boolean} */ disabled, /** @type {() => void} */ onclick, cls = "") {
     return h("button", { type: "button", id, class: cls, disabled: disabled || busy, onclick }, text);
   }
@@ -365,6 +375,7 @@ export async function openGame(id, token, spectator) {
       legal("take_back") ? button("act-take-back", "Take back", false, () => act("take_back", {}, "Took back this turn's plays.")) : "",
       legal("suspend") ? button("act-suspend", "Suspend", false, () => act("suspend", {}, "Asked to suspend.")) : "",
       legal("resume") ? button("act-resume", "Resume", false, () => act("resume", {}, "Asked to resume.")) : "",
+      autopilotButton(),
       button("act-sort", `Sort by ${sortBy === "rank" ? "suit" : "rank"}`, false, () => { sortBy = sortBy === "rank" ? "suit" : "rank"; render(); }),
       button("act-clear", "Clear", !sel.length && !staged.length && target === null, () => { selected.clear(); staged = []; target = null; render(); }),
       button("act-leave", "Leave", !legal("leave"), () => {

@@ -84,7 +84,7 @@ function table() {
 
 /** @param {any} g */
 function row(g) {
-  const seats = g.seats.map((/** @type {any} */ s) => `${s.name || "open"}${s.kind === "bot" ? " (bot)" : ""}`).join(", ");
+  const seats = g.seats.map((/** @type {any} */ s) => `${s.name || "open"}${s.kind === "bot" ? ` (${s.level || "normal"} bot)` : ""}`).join(", ");
   const turn = g.turn ? `, seat ${g.turn.seat + 1} to ${g.turn.phase}` : "";
   return h("tr", {},
     h("td", {}, new Date(g.created_at).toLocaleString()),

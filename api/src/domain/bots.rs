@@ -1,6 +1,9 @@
-//! The server's bots at a table: after every request they play until a person must act. The
-//! same bot stands in for a person whose turn timed out.
+//! The server's bots at a table: after every change the cheap ones play until a person, or a
+//! bot that searches, must act; a bot that searches plays apart, one move at a time
+//! (`service::bots`). The same bot stands in for a person whose turn timed out, and plays a
+//! seat on autopilot.
 
+use engine::bot::Level;
 use engine::{Action, Game, LegalAction, Seat};
 
 use super::table::{Applied, SeatKind, Table};
@@ -9,10 +12,23 @@ use super::table::{Applied, SeatKind, Table};
 /// its turn.
 const BOT_STEP_LIMIT: usize = 5_000;
 
+/// Whether a bot of `level` thinks apart from the requests: a search costs up to tens of
+/// milliseconds a decision (docs/bots.md#cost), which no person's request may wait for.
+pub fn thinks_apart(level: Level) -> bool {
+    matches!(level, Level::Hard)
+}
+
+/// The level at which a bot of `level` decides a claim out of turn: inline, in whichever
+/// change offered the discard, because the claim must be asked before the player in turn
+/// draws from the stock. A bot that searches weighs it as `normal` does.
+fn claims_as(level: Level) -> Level {
+    if thinks_apart(level) { Level::Normal } else { level }
+}
+
 impl Table {
-    /// Lets the bot seats play (their turns, and "May I?" claims out of turn) until a person
-    /// must act, counting each accepted bot action. With `stand_in`, that seat plays as a bot
-    /// too, until its turn has passed.
+    /// Lets the bot seats play (their turns, and "May I?" claims out of turn) until a person,
+    /// or a bot that thinks apart, must act, counting each accepted bot action. With
+    /// `stand_in`, that seat plays as a `normal` bot too, until its turn has passed.
     pub(super) fn run_bots(&mut self, applied: &mut Applied, stand_in: Option<Seat>) {
         let turns_before = applied.turn_passed;
         applied.turn_passed = false;
@@ -24,16 +40,18 @@ impl Table {
             let Some((seat, action)) = self.bot_move(game, stand_in) else {
                 break;
             };
-            if let Err(e) = self.step(seat, action.clone(), applied) {
-                // The engine's bot only proposes accepted moves; should one be refused,
-                // the bot leaves rather than stall the table.
-                tracing::warn!(seat = seat.0, error = %e, ?action, "bot move refused; the bot leaves");
-                if self.step(seat, Action::Leave, applied).is_err() {
-                    break;
-                }
-            }
+            self.play_for_bot(seat, action, applied);
         }
         applied.turn_passed |= turns_before;
+    }
+
+    /// Plays `action` for bot `seat`. The engine's bot only proposes accepted moves; should
+    /// one be refused, the bot leaves rather than stall the table.
+    pub(super) fn play_for_bot(&mut self, seat: Seat, action: Action, applied: &mut Applied) {
+        if let Err(e) = self.step(seat, action.clone(), applied) {
+            tracing::warn!(seat = seat.0, error = %e, ?action, "bot move refused; the bot leaves");
+            let _ = self.step(seat, Action::Leave, applied);
+        }
     }
 
     /// Plays `seat`'s turn as the bot would, up to the point the turn passes to another seat
@@ -67,28 +85,48 @@ impl Table {
         }
     }
 
+    /// Each seat the server plays now, with its level: bots, seats on autopilot, and the
+    /// stand-in of a timed-out seat (`normal`).
+    fn played_by_server(&self, stand_in: Option<Seat>) -> impl Iterator<Item = (Seat, Level)> + Clone + '_ {
+        self.seats.iter().enumerate().filter_map(move |(i, s)| {
+            let seat = Seat(u8::try_from(i).ok()?);
+            let level = match Some(seat) == stand_in {
+                true => Level::Normal,
+                false => s.plays_as()?,
+            };
+            Some((seat, level))
+        })
+    }
+
+    /// The seat in turn and its level, when a bot that thinks apart must play it now: the
+    /// server then plays it after the change that brought the turn to it is committed.
+    pub fn bot_due(&self) -> Option<(Seat, Level)> {
+        let game = self.game.as_ref()?;
+        if game.status() != engine::Status::Playing {
+            return None;
+        }
+        let (turn, _) = game.turn()?;
+        self.played_by_server(None)
+            .find(|&(seat, level)| seat == turn && thinks_apart(level))
+    }
+
     /// A bot's claim out of turn first (it must come before the player in turn draws), else the
-    /// move of the bot in turn.
+    /// move of the bot in turn, unless it thinks apart.
     fn bot_move(&self, game: &Game, stand_in: Option<Seat>) -> Option<(Seat, Action)> {
         if game.status() != engine::Status::Playing {
             return None;
         }
         let (turn, _) = game.turn()?;
-        let bots = self
-            .seats
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| u8::try_from(i).ok().map(|i| (Seat(i), s.kind)))
-            .filter(|(seat, kind)| *kind == SeatKind::Bot || Some(*seat) == stand_in)
-            .map(|(seat, _)| seat);
-        for seat in bots.clone().filter(|s| *s != turn) {
-            if let Some(claim @ Action::Claim) = engine::bot::choose(game, seat) {
+        let bots = self.played_by_server(stand_in);
+        for (seat, level) in bots.clone().filter(|(s, _)| *s != turn) {
+            if let Some(claim @ Action::Claim) = claims_as(level).choose(game, seat) {
                 return Some((seat, claim));
             }
         }
-        if bots.clone().any(|s| s == turn) {
-            return engine::bot::choose(game, turn).map(|a| (turn, a));
+        let (seat, level) = bots.into_iter().find(|(s, _)| *s == turn)?;
+        if thinks_apart(level) {
+            return None;
         }
-        None
+        level.choose(game, seat).map(|a| (seat, a))
     }
 }

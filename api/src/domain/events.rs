@@ -1,5 +1,6 @@
 //! What a game's event log holds: the engine's events and the table's own.
 
+use engine::bot::Level;
 use engine::{Event, Seat, Viewer};
 use serde::{Deserialize, Serialize};
 
@@ -31,12 +32,51 @@ pub enum TableEvent {
         /// The seat that timed out.
         seat: u8,
     },
+    /// A player handed their seat to a bot, or the house did after `autopilot_after_timeouts`
+    /// timeouts in a row: the server plays it until the player acts or takes it back.
+    AutopilotOn {
+        /// The seat.
+        seat: u8,
+        /// The bot's level.
+        #[schema(schema_with = level_schema)]
+        level: Level,
+    },
+    /// The player took their seat back (by asking, or by a move of their own).
+    AutopilotOff {
+        /// The seat.
+        seat: u8,
+    },
     /// The game is over.
     GameFinished {
         /// `finished`, or `void` when fewer than two players finished.
         #[schema(schema_with = finished_or_void)]
         status: GameStatus,
     },
+}
+
+/// The schema of a bot's level: `easy`, `normal` or `hard`, from [`Level`] itself.
+pub fn level_schema() -> utoipa::openapi::Object {
+    use strum::IntoEnumIterator;
+    let names: Vec<String> = Level::iter()
+        .filter_map(|l| serde_json::to_value(l).ok()?.as_str().map(str::to_owned))
+        .collect();
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .enum_values(Some(names))
+        .build()
+}
+
+/// The schema of a level or `null`.
+pub fn optional_level_schema() -> utoipa::openapi::Object {
+    let mut schema = level_schema();
+    schema.schema_type = utoipa::openapi::schema::SchemaType::from_iter([
+        utoipa::openapi::Type::String,
+        utoipa::openapi::Type::Null,
+    ]);
+    if let Some(values) = &mut schema.enum_values {
+        values.push(serde_json::Value::Null);
+    }
+    schema
 }
 
 /// The schema of [`TableEvent::GameFinished`]'s `status`: the two ways a game ends.
@@ -66,7 +106,9 @@ impl Logged {
                 TableEvent::SeatJoined { seat, .. }
                 | TableEvent::SeatVacated { seat }
                 | TableEvent::Turn { seat }
-                | TableEvent::TimedOut { seat },
+                | TableEvent::TimedOut { seat }
+                | TableEvent::AutopilotOn { seat, .. }
+                | TableEvent::AutopilotOff { seat },
             ) => Some(Seat(*seat)),
             Logged::Table(TableEvent::GameFinished { .. }) => None,
         }

@@ -8,7 +8,7 @@ mod status;
 mod table;
 mod webhook;
 
-pub use events::{Logged, TableEvent};
+pub use events::{Logged, TableEvent, level_schema, optional_level_schema};
 pub use status::GameStatus;
 pub use table::{Applied, SeatKind, SeatRecord, TURN_SECONDS, Table, TableError};
 pub use webhook::WebhookError;

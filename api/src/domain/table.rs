@@ -1,6 +1,7 @@
 //! A game as the service stores it: the seats (who sits where, open seats, bots) around the
 //! engine's [`Game`], which exists once every seat is taken.
 
+use engine::bot::Level;
 use engine::{Action, ActionError, Game, GameConfig, Seat, Seed, SetupError};
 use serde::{Deserialize, Serialize};
 
@@ -91,6 +92,25 @@ pub struct SeatRecord {
     /// of its own sets it back to 0.
     #[serde(default)]
     pub timeouts: u32,
+    /// A bot's level (docs/bots.md); `None` on a bot's seat is `normal`, as before levels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
+    /// A player's seat handed to a bot of this level until the player acts or takes it back
+    /// (docs/api.md#autopilot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autopilot: Option<Level>,
+}
+
+impl SeatRecord {
+    /// The level the server plays this seat at: a bot's, or a player's autopilot; `None`
+    /// while a person plays it (or nobody sits there).
+    pub fn plays_as(&self) -> Option<Level> {
+        match self.kind {
+            SeatKind::Bot => Some(self.level.unwrap_or_default()),
+            SeatKind::Player => self.autopilot,
+            SeatKind::Open => None,
+        }
+    }
 }
 
 /// Everything stored about a game, as the `state` JSON of its row.
@@ -110,6 +130,10 @@ pub struct Table {
     /// When the seat in turn times out (unix milliseconds), while a clock runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline: Option<i64>,
+    /// `options.autopilot_after_timeouts`: after that many timeouts in a row a bot takes the
+    /// seat over until the player acts again; `None`: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autopilot_after_timeouts: Option<u32>,
 }
 
 /// What a request changed in the engine: its events, and how many actions were accepted
@@ -188,6 +212,7 @@ impl Table {
             game: None,
             turn_seconds: None,
             deadline: None,
+            autopilot_after_timeouts: None,
         })
     }
 
@@ -331,6 +356,16 @@ impl Table {
     /// [`TableError::NotStarted`] while seats are open; the engine's refusal otherwise.
     pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Applied, TableError> {
         let mut applied = Applied::default();
+        // A move of the player's own takes the seat back from the autopilot.
+        if self
+            .seats
+            .get(seat.index())
+            .is_some_and(|r| r.autopilot.is_some())
+        {
+            applied
+                .events
+                .push(Logged::Table(TableEvent::AutopilotOff { seat: seat.0 }));
+        }
         self.step(seat, action.clone(), &mut applied)?;
         if action.is_suspension() {
             self.second_by_bots(&action, &mut applied);
@@ -338,9 +373,62 @@ impl Table {
         // A move of the player's own: they are back.
         if let Some(record) = self.seats.get_mut(seat.index()) {
             record.timeouts = 0;
+            record.autopilot = None;
         }
         self.run_bots(&mut applied, None);
         Ok(applied)
+    }
+
+    /// Plays the move a bot that thinks apart chose for `seat` (see [`Table::bot_due`]), then
+    /// lets the other bots play as after any change.
+    ///
+    /// # Errors
+    /// [`TableError::NotStarted`] when there is no game.
+    pub fn play_bot(&mut self, seat: Seat, action: Action) -> Result<Applied, TableError> {
+        self.game()?;
+        let mut applied = Applied::default();
+        self.play_for_bot(seat, action, &mut applied);
+        self.run_bots(&mut applied, None);
+        Ok(applied)
+    }
+
+    /// Hands player `seat` to a bot of `level`, or takes it back with `None`; then the bots
+    /// play, the seat's own bot among them. Nothing changes (no event, no action) when the
+    /// seat is already so.
+    ///
+    /// # Errors
+    /// [`TableError::NotStarted`] before the deal, [`TableError::NotAPlayer`] for a seat that
+    /// is not a player's.
+    pub fn set_autopilot(&mut self, seat: Seat, level: Option<Level>) -> Result<Applied, TableError> {
+        self.game()?;
+        let record = self
+            .seats
+            .get_mut(seat.index())
+            .filter(|r| r.kind == SeatKind::Player)
+            .ok_or(TableError::NotAPlayer)?;
+        let mut applied = Applied::default();
+        if record.autopilot == level {
+            return Ok(applied);
+        }
+        record.autopilot = level;
+        applied.actions = 1;
+        applied.events.push(Logged::Table(match level {
+            Some(level) => TableEvent::AutopilotOn { seat: seat.0, level },
+            None => TableEvent::AutopilotOff { seat: seat.0 },
+        }));
+        self.run_bots(&mut applied, None);
+        Ok(applied)
+    }
+
+    /// When the server must act next on this table, for the row's `deadline` (unix ms): at
+    /// once (within `grace_ms` of `now`, by which any replica takes it up; the replica that
+    /// wrote it starts at once) when a bot that thinks apart is in turn, else the turn's
+    /// deadline.
+    pub fn due_at(&self, now: i64, grace_ms: i64) -> Option<i64> {
+        match self.bot_due() {
+            Some(_) => Some(now.saturating_add(grace_ms)),
+            None => self.deadline,
+        }
     }
 
     /// Plays one action into `applied`: the engine's events, then `turn` and `game_finished`
@@ -398,8 +486,17 @@ impl Table {
         applied
             .events
             .push(Logged::Table(TableEvent::TimedOut { seat: seat.0 }));
+        let after = self.autopilot_after_timeouts;
         if let Some(record) = self.seats.get_mut(seat.index()) {
             record.timeouts += 1;
+            // Absent that many turns in a row: a bot plays the seat until the player acts.
+            if record.autopilot.is_none() && after.is_some_and(|n| record.timeouts >= n) {
+                let level = Level::Normal;
+                record.autopilot = Some(level);
+                applied
+                    .events
+                    .push(Logged::Table(TableEvent::AutopilotOn { seat: seat.0, level }));
+            }
         }
         self.stand_in(seat, &mut applied);
         self.run_bots(&mut applied, None);

@@ -166,6 +166,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Invalid> {
         parsed = serde_path_to_error::deserialize(value);
     }
     parsed.map_err(|e| {
+        use crate::wire::UNKNOWN_LEVEL;
         let path = e.path().to_string();
         let inner = e.into_inner();
         let message = inner.to_string();
@@ -175,6 +176,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Invalid> {
             serde_json::error::Category::Data if message.starts_with("unknown field") => Code::UnknownField,
             serde_json::error::Category::Data if message.contains("unknown card") => Code::UnknownCard,
             serde_json::error::Category::Data if message.contains("unknown rank") => Code::UnknownCard,
+            serde_json::error::Category::Data if message.starts_with(UNKNOWN_LEVEL) => Code::UnknownLevel,
             serde_json::error::Category::Data
                 if path == "variant" && message.starts_with("unknown variant") =>
             {

@@ -2,6 +2,7 @@
 //! engine and table types, call the service, answer), the body extractor and the idempotency
 //! protocol.
 
+pub mod autopilot;
 pub(crate) mod edge;
 pub mod events;
 pub mod extract;
@@ -78,6 +79,8 @@ endpoints!(
     events::list_events,
     events::stream_events,
     hints::get_hints,
+    autopilot::autopilot_on,
+    autopilot::autopilot_off,
 );
 
 /// What every read of a game starts with: the seat token's claims, checked against game `id`.

@@ -43,7 +43,8 @@ pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
 
 /// Plays the turn of game `id` if its deadline is still past at `now` and no other replica
 /// holds it: a `timed_out` event, the seat's turn as the bot would play it, the bots after it,
-/// a fresh deadline. Returns whether this replica took it.
+/// a fresh deadline; or, when a bot that thinks apart is in turn, hands the game to this
+/// replica's bot worker. Returns whether this replica took it.
 ///
 /// # Errors
 /// The store's failure; a stored game that does not read.
@@ -53,6 +54,25 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
         .db
         .transact_due(id, now, move |row| {
             let mut table = Table::from_json(&row.state)?;
+            // A bot that thinks apart is in turn and no replica has played it within the
+            // grace: this replica's bot worker takes it, and the row's deadline moves a grace
+            // on, so that the others leave it to this one meanwhile.
+            if table.bot_due().is_some() {
+                let update = state.bots.thinks.then(|| GameUpdate {
+                    version: row.version,
+                    status: row.status.clone(),
+                    state: row.state.clone(),
+                    seats: Vec::new(),
+                    events: Vec::new(),
+                    deadline: table.due_at(now, second_ms),
+                    response: None,
+                });
+                let taken = update.is_some();
+                return Ok(Outcome {
+                    update,
+                    value: (row.id, taken.then_some(Due::Bot)),
+                });
+            }
             // The row's deadline is the one the claim found due; the state must agree, or
             // another replica has already moved the game on.
             let due = table.deadline.is_some_and(|d| d <= now) && table.deadline == row.deadline;
@@ -78,6 +98,11 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
             };
             let played = !events.is_empty();
             tracing::info!(game = %row.id, version, played, "turn deadline passed");
+            let due = match played {
+                true if table.bot_due().is_some() => Due::TimedOutThenBot,
+                true => Due::TimedOut,
+                false => Due::Nothing,
+            };
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {
                     version,
@@ -85,18 +110,40 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
                     state: table.to_json()?,
                     seats: Vec::new(),
                     events,
-                    deadline: table.deadline,
+                    deadline: table.due_at(now, second_ms),
                     response: None,
                 }),
-                value: (row.id, played),
+                value: (row.id, Some(due)),
             })
         })
         .await?;
-    if let Some((_, true)) = played {
-        state.metrics.turn_timed_out();
-        state.outbox.notify_one();
+    let Some((id, due)) = played else {
+        return Ok(false);
+    };
+    match due {
+        Some(Due::TimedOut | Due::TimedOutThenBot) => {
+            state.metrics.turn_timed_out();
+            state.outbox.notify_one();
+        }
+        Some(Due::Bot | Due::Nothing) | None => {}
     }
-    Ok(played.is_some())
+    if matches!(due, Some(Due::Bot | Due::TimedOutThenBot)) {
+        state.bots.wake(id);
+    }
+    Ok(due.is_some())
+}
+
+/// What the sweep did with a due game it claimed.
+#[derive(Clone, Copy)]
+enum Due {
+    /// The seat in turn timed out and the server played its turn.
+    TimedOut,
+    /// As [`Due::TimedOut`], and then a bot that thinks apart is in turn.
+    TimedOutThenBot,
+    /// A bot that thinks apart is in turn: handed to this replica's bot worker.
+    Bot,
+    /// Nothing was due any more (another replica had moved the game on).
+    Nothing,
 }
 
 /// The sweeper each replica runs: every `interval`, plays every game whose deadline passed;

@@ -13,7 +13,9 @@ use crate::state::AppState;
 use crate::store::{
     GameRow, GameUpdate, KeyRef, NewGame, Outcome, Store, StoreError, StoredResponse, now_ms,
 };
-use crate::wire::{CreateGameResponse, CreatedSeat, IfMatch, JoinResponse, NewGameSpec, SeatName, etag};
+use crate::wire::{
+    Code, CreateGameResponse, CreatedSeat, IfMatch, JoinResponse, NewGameSpec, SeatName, etag,
+};
 
 /// A fresh random seed.
 fn random_seed() -> Seed {
@@ -37,19 +39,36 @@ pub async fn create_game(
         config,
         seed,
         seats,
-        turn_seconds,
+        service,
         webhook_url,
     } = spec;
     if let Some(url) = &webhook_url {
         check_host(&url.0, state.asynchronous.webhook_allow_private).await?;
     }
+    // A server open to anyone plays only so many tables of bots alone: each costs CPU with no
+    // person to wait for (docs/operations.md#bots).
+    if !state.server_keys.enabled()
+        && seats.iter().all(|s| s.kind == SeatKind::Bot)
+        && state.db.bot_tables_in_play(tenant.as_str()).await? >= i64::from(state.limits.open_bot_tables)
+    {
+        return Err(ApiError::conflict(
+            Code::BotTablesFull,
+            format!(
+                "this server plays at most {} tables of bots only at once: seat a player, or try again when one \
+                 has finished",
+                state.limits.open_bot_tables
+            ),
+        ));
+    }
     let webhook = webhook_url.map(|u| (u.0.to_string(), new_secret()));
     let mut table = Table::new(config, seed.unwrap_or_else(random_seed), seats)?;
-    table.turn_seconds = turn_seconds;
+    table.turn_seconds = service.turn_seconds;
+    table.autopilot_after_timeouts = service.autopilot_after_timeouts;
     // A game created full starts now. The bots may already have played: their accepted
     // actions count from version 1.
     let started = table.start_if_full(super::utc_year())?;
-    table.rearm(started.turn_passed, now_ms(), state.second_ms());
+    let now = now_ms();
+    table.rearm(started.turn_passed, now, state.second_ms());
     let version = 1 + started.actions;
     let id = Uuid::new_v4();
     let mut created = Vec::with_capacity(table.seats.len());
@@ -79,7 +98,7 @@ pub async fn create_game(
             seed: table.seed.to_hex(),
             seed_commitment: table.seed_commitment(),
             webhook_url: webhook.as_ref().map(|w| w.0.clone()),
-            deadline: table.deadline,
+            deadline: table.due_at(now, state.second_ms()),
         },
         seats: seat_rows(&table).collect(),
         events,
@@ -101,6 +120,9 @@ pub async fn create_game(
     state.db.create_game(&new, key.map(|k| (k, &response))).await?;
     state.metrics.game_created(&new.game.variant);
     state.outbox.notify_one();
+    if table.bot_due().is_some() {
+        state.bots.wake(id);
+    }
     tracing::debug!(game = %id, variant = %new.game.variant, tenant = %new.tenant, "game created");
     Ok(response)
 }
@@ -133,7 +155,8 @@ pub async fn join_game(
             });
             // The last seat taken: the game starts now, in this year (docs/rules.md#suspension).
             let started = table.start_if_full(super::utc_year())?;
-            table.rearm(started.turn_passed, now_ms(), state.second_ms());
+            let now = now_ms();
+            table.rearm(started.turn_passed, now, state.second_ms());
             let events = event_rows(
                 std::iter::once(joined).chain(started.events),
                 row.webhook_url.is_some(),
@@ -160,14 +183,20 @@ pub async fn join_game(
                     state: table.to_json()?,
                     seats: seat_row(&table, seat),
                     events,
-                    deadline: table.deadline,
+                    deadline: table.due_at(now, state.second_ms()),
                     response: key.is_some().then(|| response.clone()),
                 }),
-                value: response,
+                value: (response, table.bot_due().is_some()),
             })
         })
         .await
-        .inspect(|_| state.outbox.notify_one())
+        .map(|(response, bot_due)| {
+            state.outbox.notify_one();
+            if bot_due {
+                state.bots.wake(id);
+            }
+            response
+        })
 }
 
 /// Fails with a 404 unless game `id` exists: an idempotency key is stored with its game, so

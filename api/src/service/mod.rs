@@ -2,6 +2,7 @@
 //! the table deciding and the engine refereeing. No HTTP here but the responses kept for
 //! idempotency keys, which must be written in the same transaction as the change.
 
+mod bots;
 mod deadlines;
 mod events;
 mod games;
@@ -10,11 +11,12 @@ mod moves;
 mod studio;
 mod webhooks;
 
+pub use bots::{Bots, play_bots};
 pub use deadlines::{sweep_deadlines, time_out_due};
 pub use events::{events_for, live_events, redact};
 pub use games::{create_game, exists, join_game, load_for_reader, load_for_seat};
 pub use hints::hints;
-pub use moves::act;
+pub use moves::{act, autopilot};
 pub use studio::{list_games, reissue_token, spectator_token, webhook_status};
 pub use webhooks::{deliver_webhooks, sign};
 

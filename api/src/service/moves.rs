@@ -1,5 +1,6 @@
 //! One move of a seat, from the stored game to the committed change.
 
+use engine::bot::Level;
 use engine::{Action, Seat};
 use uuid::Uuid;
 
@@ -35,6 +36,8 @@ pub async fn act(
     // Whether the action wrote to the webhook outbox: only then is the worker nudged (a nudge
     // costs it a transaction to look, and most games have no webhook).
     let mut queued = false;
+    // Whether a bot that thinks apart is in turn after the move: it plays after the response.
+    let mut bot_due = false;
     // One move of a game at a time on this replica waits on its row, the others wait here
     // without a connection (`queue.rs`), as long as they would wait on the lock.
     let Some(_turn) = state.queues.enter(id, state.limits.lock_timeout).await else {
@@ -54,6 +57,7 @@ pub async fn act(
             }
             let mut table = Table::from_json(&row.state)?;
             table.check_player(seat, claims.generation)?;
+            let now = now_ms();
             // Leaving before the deal gives the seat up: it opens again for someone else.
             let webhook = row.webhook_url.is_some();
             let (actions, seats, events) = if table.game.is_none() && matches!(action, Action::Leave) {
@@ -66,10 +70,11 @@ pub async fn act(
                     actions,
                     turn_passed,
                 } = table.apply(Seat(seat), action.clone())?;
-                table.rearm(turn_passed, now_ms(), state.second_ms());
+                table.rearm(turn_passed, now, state.second_ms());
                 (actions, Vec::new(), event_rows(events, webhook)?)
             };
             queued = events.iter().any(|e| e.public.is_some());
+            bot_due = table.bot_due().is_some();
             // One per accepted action: this one and each bot move it set off.
             let version = row.version + actions;
             tracing::Span::current().record("version", version);
@@ -85,7 +90,7 @@ pub async fn act(
                     state: table.to_json()?,
                     seats,
                     events,
-                    deadline: table.deadline,
+                    deadline: table.due_at(now, state.second_ms()),
                     response: key.is_some().then(|| response.clone()),
                 }),
                 value: response,
@@ -115,5 +120,76 @@ pub async fn act(
     if result.is_ok() && queued {
         state.outbox.notify_one();
     }
+    if result.is_ok() && bot_due {
+        state.bots.wake(id);
+    }
     result
+}
+
+/// Hands the token's seat to a bot of `level`, or takes it back with `None`
+/// (docs/api.md#autopilot), in one transaction like a move; the bots then play as after any
+/// change, the seat's own among them. Answers with the seat's new view.
+///
+/// # Errors
+/// `stale_version`, `game_not_started`, a seat that is no longer the token's, a missing game,
+/// a busy game, the store's failure.
+#[tracing::instrument(level = "debug", skip_all, fields(game = %id, seat = claims.seat, ?level))]
+pub async fn autopilot(
+    state: &AppState,
+    id: Uuid,
+    claims: &Claims,
+    if_match: Option<IfMatch>,
+    level: Option<Level>,
+) -> Result<StoredResponse, ApiError> {
+    let Some(_turn) = state.queues.enter(id, state.limits.lock_timeout).await else {
+        return Err(ApiError::Unavailable {
+            code: Code::GameBusy,
+            detail: "this game is busy with another move: retry shortly",
+            cause: "another move of the game held its queue on this replica past the lock timeout".into(),
+        });
+    };
+    let (response, queued, bot_due) = state
+        .db
+        .transact(id, None, |row| {
+            if let Some(m) = &if_match {
+                m.check(row.version)?;
+            }
+            let mut table = Table::from_json(&row.state)?;
+            table.check_player(claims.seat, claims.generation)?;
+            let now = now_ms();
+            let applied = table.set_autopilot(Seat(claims.seat), level)?;
+            table.rearm(applied.turn_passed, now, state.second_ms());
+            let events = event_rows(applied.events, row.webhook_url.is_some())?;
+            let queued = events.iter().any(|e| e.public.is_some());
+            let version = row.version + applied.actions;
+            let response = StoredResponse {
+                status: 200,
+                etag: Some(etag(version)),
+                body: serde_json::to_vec(&GameView::of(id, version, &table, claims.seat))?,
+            };
+            let bot_due = table.bot_due().is_some();
+            let update = (applied.actions > 0).then(|| {
+                Ok::<_, ApiError>(GameUpdate {
+                    version,
+                    status: table.status().as_str().to_owned(),
+                    state: table.to_json()?,
+                    seats: Vec::new(),
+                    events,
+                    deadline: table.due_at(now, state.second_ms()),
+                    response: None,
+                })
+            });
+            Ok::<_, ApiError>(Outcome {
+                update: update.transpose()?,
+                value: (response, queued, bot_due),
+            })
+        })
+        .await?;
+    if queued {
+        state.outbox.notify_one();
+    }
+    if bot_due {
+        state.bots.wake(id);
+    }
+    Ok(response)
 }

@@ -5,7 +5,7 @@ use engine::TurnView;
 use uuid::Uuid;
 
 use super::webhooks::shown;
-use crate::domain::{Table, WebhookError};
+use crate::domain::{SeatKind, Table, WebhookError};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
@@ -51,6 +51,7 @@ pub async fn list_games(
                         seat: u8::try_from(i).unwrap_or(u8::MAX),
                         name: s.name.clone(),
                         kind: s.kind,
+                        level: (s.kind == SeatKind::Bot).then(|| s.plays_as()).flatten(),
                     })
                     .collect(),
                 turn: table

@@ -319,6 +319,8 @@ pub trait Store {
     where
         E: From<StoreError>,
         F: FnOnce(&GameRow) -> Result<Outcome<T>, E>;
+    /// How many of `tenant`'s games in play have bots in every seat.
+    async fn bot_tables_in_play(&self, tenant: &str) -> Result<i64, StoreError>;
     /// Up to `limit` games whose turn deadline is at or before `now` (unix ms), earliest
     /// first, read without a lock: candidates for [`Store::transact_due`].
     async fn due_games(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError>;

@@ -423,6 +423,17 @@ macro_rules! sql_store {
                 self.transact_locked(Some(tenant), id, None, act).await
             }
 
+            async fn bot_tables_in_play(&self, tenant: &str) -> Result<i64, StoreError> {
+                let row = sqlx::query(
+                    "SELECT COUNT(*) AS n FROM games g WHERE g.tenant = $1 AND g.status = 'playing' \
+                     AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind <> 'bot')",
+                )
+                .bind(tenant)
+                .fetch_one(&self.pool)
+                .await?;
+                Ok(row.try_get("n")?)
+            }
+
             async fn due_games(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError> {
                 let rows = sqlx::query(
                     "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1 ORDER BY deadline LIMIT $2",

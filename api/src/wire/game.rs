@@ -1,5 +1,6 @@
 //! The game as one seat may see it, on the wire (docs/api.md#game-view).
 
+use engine::bot::Level;
 use engine::{Board, PlayerView, Seat, TurnView, View, Viewer, YouView};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -34,6 +35,13 @@ pub struct Player {
     /// Turns in a row the server played for this seat because its deadline passed (0 again
     /// after a move of its own).
     pub timeouts: u32,
+    /// A bot's level (https://github.com/continental-rummy/continental/blob/main/docs/bots.md); null for any other seat.
+    #[schema(schema_with = crate::domain::optional_level_schema)]
+    pub level: Option<Level>,
+    /// A player's seat handed to a bot: the bot's level, until the player acts or takes the
+    /// seat back (https://github.com/continental-rummy/continental/blob/main/docs/api.md#autopilot); null while the player plays it.
+    #[schema(schema_with = crate::domain::optional_level_schema)]
+    pub autopilot: Option<Level>,
 }
 
 /// The game as one seat may see it: the engine's view, with the service's own fields.
@@ -45,9 +53,9 @@ pub struct Player {
     "turn": {"seat": 0, "phase": "draw"},
     "you": {"seat": 0, "hand": ["JS", "KC", "JH", "8D", "KD", "5S", "9D", "AD", "7H", "3D", "8S", "TD"], "must_play": [], "plays": []},
     "players": [
-        {"seat": 0, "name": "Ann", "kind": "player", "hand_count": 12, "down": false, "total": 0, "left": false, "claims": 0, "timeouts": 0},
-        {"seat": 1, "name": "Bob", "kind": "player", "hand_count": 12, "down": false, "total": 0, "left": false, "claims": 0, "timeouts": 0},
-        {"seat": 2, "name": "Bot 3", "kind": "bot", "hand_count": 12, "down": false, "total": 0, "left": false, "claims": 0, "timeouts": 0}],
+        {"seat": 0, "name": "Ann", "kind": "player", "hand_count": 12, "down": false, "total": 0, "left": false, "claims": 0, "timeouts": 0, "level": null, "autopilot": null},
+        {"seat": 1, "name": "Bob", "kind": "player", "hand_count": 12, "down": false, "total": 0, "left": false, "claims": 0, "timeouts": 0, "level": null, "autopilot": null},
+        {"seat": 2, "name": "Bot 3", "kind": "bot", "hand_count": 12, "down": false, "total": 0, "left": false, "claims": 0, "timeouts": 0, "level": "hard", "autopilot": null}],
     "table": [], "discard": {"top": "9S", "count": 1, "dead": false}, "stock_count": 71,
     "claims": {"offered": "9S", "pending": []},
     "contract": {"description": "a set of 3+, a set of 3+", "melds": [{"kind": "set", "min_len": 3}, {"kind": "set", "min_len": 3}], "go_out": false},
@@ -99,8 +107,18 @@ impl GameView {
             Ok(serde_json::Value::Object(mut o)) => o.remove("options").unwrap_or_default(),
             _ => serde_json::Value::Null,
         };
-        if let (Some(secs), serde_json::Value::Object(o)) = (stored.turn_seconds, &mut options) {
-            o.insert(super::options::TURN_SECONDS_OPTION.to_owned(), secs.into());
+        if let serde_json::Value::Object(o) = &mut options {
+            for (name, value) in [
+                (super::options::TURN_SECONDS_OPTION, stored.turn_seconds),
+                (
+                    super::options::AUTOPILOT_AFTER_TIMEOUTS_OPTION,
+                    stored.autopilot_after_timeouts,
+                ),
+            ] {
+                if let Some(value) = value {
+                    o.insert(name.to_owned(), value.into());
+                }
+            }
         }
         let View {
             turn,
@@ -130,6 +148,10 @@ impl GameView {
                         name: record.and_then(|r| r.name.clone()),
                         kind: record.map_or(SeatKind::Open, |r| r.kind),
                         timeouts: record.map_or(0, |r| r.timeouts),
+                        level: record
+                            .filter(|r| r.kind == SeatKind::Bot)
+                            .and_then(|r| r.plays_as()),
+                        autopilot: record.and_then(|r| r.autopilot),
                     }
                 })
                 .collect(),

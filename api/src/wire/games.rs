@@ -1,7 +1,9 @@
 //! Creating and joining games on the wire.
 
+use engine::bot::Level;
 use engine::{Card, GameConfig, Seat, Seed, Variant};
 use serde::{Deserialize, Serialize};
+use strum::IntoEnumIterator;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -28,16 +30,110 @@ pub struct SeatSpec {
     /// An open seat, taken later with `POST /v1/games/{id}/join`.
     #[serde(default)]
     pub open: bool,
-    /// A seat played by the server.
+    /// A seat played by the server: `true` (a `normal` bot) or its level, `easy`, `normal`
+    /// or `hard` (https://github.com/continental-rummy/continental/blob/main/docs/bots.md); another level is `400 unknown_level`.
     #[serde(default)]
-    pub bot: bool,
+    #[schema(schema_with = bot_seat)]
+    pub bot: BotSeat,
+}
+
+/// The schema of `bot`: `true`, `false` or a level's name.
+fn bot_seat() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Boolean))
+        .item(crate::domain::level_schema())
+        .description(Some(
+            "`true` (a `normal` bot) or the bot's level; `false` or left out: not a bot.",
+        ))
+        .examples([serde_json::json!("hard")])
+        .build()
+        .into()
+}
+
+/// `bot` of a seat: `false` (no bot), `true` (a `normal` bot) or a level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BotSeat {
+    /// Not a bot: `false`, or the field left out.
+    #[default]
+    No,
+    /// A bot of this level.
+    At(Level),
+}
+
+impl<'de> Deserialize<'de> for BotSeat {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Given {
+            Flag(bool),
+            Name(String),
+        }
+        match Given::deserialize(deserializer) {
+            Ok(Given::Flag(false)) => Ok(BotSeat::No),
+            Ok(Given::Flag(true)) => Ok(BotSeat::At(Level::Normal)),
+            Ok(Given::Name(name)) => level(&name).map(BotSeat::At).map_err(serde::de::Error::custom),
+            Err(_) => Err(serde::de::Error::custom(format!(
+                "{UNKNOWN_LEVEL}: `bot` is true, false or a level (easy, normal, hard)"
+            ))),
+        }
+    }
+}
+
+/// `POST /v1/games/{id}/autopilot` request.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"level": "hard"}))]
+pub struct AutopilotRequest {
+    /// The bot's level: `easy`, `normal` (when left out) or `hard` (https://github.com/continental-rummy/continental/blob/main/docs/bots.md); another is
+    /// `400 unknown_level`.
+    #[serde(default, deserialize_with = "named_level")]
+    #[schema(schema_with = crate::domain::level_schema)]
+    pub level: Option<Level>,
+}
+
+/// Reads a level by its name, refusing another with [`UNKNOWN_LEVEL`].
+fn named_level<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Level>, D::Error> {
+    Option::<String>::deserialize(deserializer)?
+        .map(|name| level(&name))
+        .transpose()
+        .map_err(serde::de::Error::custom)
+}
+
+/// How the refusal of a bot level starts: the body reader answers it `unknown_level`.
+pub const UNKNOWN_LEVEL: &str = "unknown bot level";
+
+/// The level named `name`.
+///
+/// # Errors
+/// A sentence naming the levels, starting with [`UNKNOWN_LEVEL`].
+pub fn level(name: &str) -> Result<Level, String> {
+    Level::deserialize(serde::de::value::StrDeserializer::<serde::de::value::Error>::new(
+        name,
+    ))
+    .map_err(|_| {
+        let names: Vec<String> = Level::iter().map(|l| format!("`{}`", level_name(l))).collect();
+        format!("{UNKNOWN_LEVEL} `{name}`: a level is one of {}", names.join(", "))
+    })
+}
+
+/// A level's name on the wire.
+pub fn level_name(level: Level) -> String {
+    serde_json::to_value(level)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 impl TryFrom<SeatSpec> for SeatRecord {
     type Error = Invalid;
     fn try_from(s: SeatSpec) -> Result<Self, Invalid> {
         let name = s.name.map(SeatName::try_from).transpose()?.map(|n| n.0);
-        let kind = match (s.open, s.bot, &name) {
+        let bot = match s.bot {
+            BotSeat::No => None,
+            BotSeat::At(level) => Some(level),
+        };
+        let kind = match (s.open, bot.is_some(), &name) {
             (true, true, _) => {
                 return Err(Invalid::refused(
                     Code::InvalidSeat,
@@ -65,6 +161,8 @@ impl TryFrom<SeatSpec> for SeatRecord {
             kind,
             generation: 0,
             timeouts: 0,
+            level: bot,
+            autopilot: None,
         })
     }
 }
@@ -108,8 +206,8 @@ pub struct NewGameSpec {
     pub seed: Option<Seed>,
     /// The seats in order.
     pub seats: Vec<SeatRecord>,
-    /// `options.turn_seconds`: the turn clock, if any.
-    pub turn_seconds: Option<u32>,
+    /// The service's own options: the turn clock, the autopilot after timeouts.
+    pub service: super::options::ServiceOptions,
     /// Where to POST the game's events, if anywhere (its host not yet checked).
     pub webhook_url: Option<WebhookUrl>,
 }
@@ -153,7 +251,7 @@ impl CreateGameRequest {
                 "seed, first_dealer and stacked_decks are accepted only when the server runs in test mode",
             ));
         }
-        let (ruleset, turn_seconds) = super::options::read(self.variant, self.options)?;
+        let (ruleset, service) = super::options::read(self.variant, self.options)?;
         let webhook_url = self.webhook_url.map(WebhookUrl::try_from).transpose()?;
         ruleset.check_players(self.seats.len())?;
         let seats = self
@@ -172,7 +270,7 @@ impl CreateGameRequest {
             },
             seed: self.seed.map(Seed::from_u64),
             seats,
-            turn_seconds,
+            service,
             webhook_url,
         })
     }

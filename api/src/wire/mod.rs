@@ -21,12 +21,12 @@ pub use events::{
 };
 pub use game::{GameView, Player, Turn};
 pub use games::{
-    CreateGameRequest, CreateGameResponse, CreatedSeat, JoinRequest, JoinResponse, NewGameSpec, SeatName,
-    SeatSpec, WebhookStatus, WebhookUrl,
+    AutopilotRequest, CreateGameRequest, CreateGameResponse, CreatedSeat, JoinRequest, JoinResponse,
+    NewGameSpec, SeatName, SeatSpec, UNKNOWN_LEVEL, WebhookStatus, WebhookUrl, level, level_name,
 };
 pub use hints::HintsResponse;
 pub use moves::{ActionBody, EmptyRequest, SwapRequest};
-pub use options::VARIANT_DEFAULTS;
+pub use options::{ServiceOptions, VARIANT_DEFAULTS};
 pub use problem::{Code, Extensions, Problem, ProblemCode, ProblemReason, problem_codes};
 pub use rules::{
     ContractCheck, ContractValidationRequest, ContractValidationResponse, DealView, MeldValidationRequest,

@@ -19,6 +19,12 @@ use crate::domain::TURN_SECONDS;
 /// The name of the service's own option, the turn clock.
 pub const TURN_SECONDS_OPTION: &str = "turn_seconds";
 
+/// The name of the service's option that hands a seat to a bot after timeouts in a row.
+pub const AUTOPILOT_AFTER_TIMEOUTS_OPTION: &str = "autopilot_after_timeouts";
+
+/// Most timeouts in a row `autopilot_after_timeouts` may wait for.
+const AUTOPILOT_AFTER_TIMEOUTS: std::ops::RangeInclusive<u32> = 1..=100;
+
 /// The extension of each property that names the variants taking the option, each with its
 /// default there.
 pub const VARIANT_DEFAULTS: &str = "x-variant-defaults";
@@ -39,12 +45,38 @@ fn turn_seconds_option() -> HouseOption {
     }
 }
 
+/// The service's own option `autopilot_after_timeouts`, beside `turn_seconds`.
+fn autopilot_after_timeouts_option() -> HouseOption {
+    HouseOption {
+        name: AUTOPILOT_AFTER_TIMEOUTS_OPTION.into(),
+        kind: OptionKind::Integer,
+        nullable: true,
+        default: None,
+        minimum: Some(i64::from(*AUTOPILOT_AFTER_TIMEOUTS.start())),
+        maximum: Some(i64::from(*AUTOPILOT_AFTER_TIMEOUTS.end())),
+        description:
+            "With `turn_seconds`: after this many timeouts in a row a `normal` bot takes the seat over \
+                      (autopilot) until the player acts again; null for never."
+                .into(),
+    }
+}
+
 /// Every option `variant` takes, as `GET /v1/rulesets` lists them: its house options, then the
-/// service's turn clock.
+/// service's turn clock and autopilot.
 pub fn options_of(variant: Variant) -> Vec<HouseOption> {
     let mut options = variant.house_options();
     options.push(turn_seconds_option());
+    options.push(autopilot_after_timeouts_option());
     options
+}
+
+/// The service's own options of a game, read beside the variant's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServiceOptions {
+    /// `turn_seconds`: the turn clock, if any.
+    pub turn_seconds: Option<u32>,
+    /// `autopilot_after_timeouts`: timeouts in a row before a bot takes the seat, if ever.
+    pub autopilot_after_timeouts: Option<u32>,
 }
 
 /// Every option of any variant, once, in the order the variants list them, with each variant
@@ -80,13 +112,14 @@ impl PartialSchema for HouseOptions {
             .schema_type(Type::Object)
             .additional_properties(Some(AdditionalProperties::FreeForm(false)))
             .description(Some(
-                "House-rule options: every option of any variant, and the service's `turn_seconds`. Each \
+                "House-rule options: every option of any variant, and the service's `turn_seconds` and \
+                 `autopilot_after_timeouts`. Each \
                  says which variants take it and its default in each (`x-variant-defaults`; \
                  `GET /v1/rulesets` lists them per variant). In a request, an option left out takes its \
                  default; a name not listed here, or a value of another type or out of bounds, is \
                  `400 invalid_options`; an option listed here that the variant does not take is \
                  `422 invalid_options`. A view holds every option of its variant, and `turn_seconds` \
-                 when the game has a clock.",
+                 and `autopilot_after_timeouts` when the game has them.",
             ));
         for (name, takers) in DOCUMENTED.iter() {
             object = object.property(name, property(takers));
@@ -183,15 +216,15 @@ fn expected(option: &HouseOption) -> String {
     out
 }
 
-/// The rules and the turn clock that an `options` object asks for in `variant`: first held to
-/// the document's `HouseOptions`, then read by the variant's rules.
+/// The rules and the service's options that an `options` object asks for in `variant`: first
+/// held to the document's `HouseOptions`, then read by the variant's rules.
 ///
 /// # Errors
 /// `invalid_options`, refused by the document (400) for a name it does not list or a value of
 /// another type or out of bounds, and by the rules (422) for an option the variant lacks.
-pub fn read(variant: Variant, options: Option<Value>) -> Result<(Ruleset, Option<u32>), Invalid> {
+pub fn read(variant: Variant, options: Option<Value>) -> Result<(Ruleset, ServiceOptions), Invalid> {
     let mut map = match options {
-        None | Some(Value::Null) => return Ok((Ruleset::default_for(variant), None)),
+        None | Some(Value::Null) => return Ok((Ruleset::default_for(variant), ServiceOptions::default())),
         Some(Value::Object(map)) => map,
         Some(_) => {
             return Err(Invalid::new(
@@ -211,10 +244,15 @@ pub fn read(variant: Variant, options: Option<Value>) -> Result<(Ruleset, Option
         *value = fits(option, value)
             .ok_or_else(|| Invalid::new(Code::InvalidOptions, format!("`{name}` is {}", expected(option))))?;
     }
-    let turn_seconds = map
-        .remove(TURN_SECONDS_OPTION)
-        .and_then(|v| v.as_u64())
-        .and_then(|v| u32::try_from(v).ok());
+    let mut service = |name: &str| {
+        map.remove(name)
+            .and_then(|v| v.as_u64())
+            .and_then(|v| u32::try_from(v).ok())
+    };
+    let service = ServiceOptions {
+        turn_seconds: service(TURN_SECONDS_OPTION),
+        autopilot_after_timeouts: service(AUTOPILOT_AFTER_TIMEOUTS_OPTION),
+    };
     let ruleset = Ruleset::new(variant, Some(Value::Object(map)))?;
-    Ok((ruleset, turn_seconds))
+    Ok((ruleset, service))
 }

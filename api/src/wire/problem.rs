@@ -61,6 +61,8 @@ pub enum Code {
     InvalidOptions,
     /// A seat of a new game that is neither named, open nor a bot, or more than one.
     InvalidSeat,
+    /// A bot level that is not `easy`, `normal` or `hard`.
+    UnknownLevel,
     /// A player's name that is empty, too long or holds control characters.
     InvalidName,
     /// A deal the variant does not have.
@@ -125,6 +127,8 @@ pub enum Code {
     WebhookUrlPrivate,
     /// A webhook host that does not resolve.
     WebhookUrlUnresolvable,
+    /// A server open to anyone plays as many tables of bots only as it may.
+    BotTablesFull,
     // Not now (429, 500, 503).
     /// Over the client's rate limit.
     RateLimited,

@@ -112,6 +112,10 @@ pub struct ListedSeat {
     /// `player`, `open` or `bot`.
     #[schema(value_type = String, example = "player")]
     pub kind: SeatKind,
+    /// A bot's level (https://github.com/continental-rummy/continental/blob/main/docs/bots.md); absent for any other seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::domain::level_schema)]
+    pub level: Option<engine::bot::Level>,
 }
 
 /// A game in a listing.
@@ -138,7 +142,7 @@ pub struct ListedGame {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({"games": [{"id": "6f1c1f53-8a4e-4c39-9d0c-3f8f5b0e6a11", "variant": "may_i", "status": "playing",
     "version": 4, "created_at": "2026-11-23T06:00:00.123456Z",
-    "seats": [{"seat": 0, "name": "Ann", "kind": "player"}, {"seat": 1, "name": "Bob", "kind": "player"}, {"seat": 2, "name": "Bot 3", "kind": "bot"}],
+    "seats": [{"seat": 0, "name": "Ann", "kind": "player"}, {"seat": 1, "name": "Bob", "kind": "player"}, {"seat": 2, "name": "Bot 3", "kind": "bot", "level": "hard"}],
     "turn": {"seat": 1, "phase": "draw"}}],
     "next_cursor": "AAZg62WzvkBvHB9Tik5MOZ0MP49bDmoR"}))]
 pub struct GamesPage {

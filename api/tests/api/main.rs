@@ -3,6 +3,7 @@
 //! A "§N" in a test's message is section N of docs/rules.md. What the tests share is in
 //! `helpers` (and its modules); no test module uses another.
 
+mod bots;
 mod citus;
 mod contract;
 mod crash;

@@ -1,0 +1,419 @@
+//! Bots by level (docs/bots.md, docs/api.md#bots): levels taken, stored and shown; bots that
+//! search (`hard`) play after the response, never inside a person's request, through the
+//! exactly-once machinery of turn deadlines; the open server's budget of bot tables; autopilot.
+
+use std::time::Duration;
+
+use continental::config::Limits;
+use engine::DrawSource;
+use serde_json::{Value, json};
+
+use crate::helpers::{
+    ACME, Backend, STUDIO_KEYS, Spawn, Table, TestApp, backends, create_with, draw, eventually,
+    on_studio_backends,
+};
+
+/// A test-mode app with the studio keys on `database` (a fresh one if `None`), whose replica
+/// thinks for bots on `bot_threads` threads; with none, a hard bot in turn stays due, which lets
+/// a test see that state without racing the bots.
+async fn studio_thinking(
+    backend: &Backend,
+    database: Option<continental::config::DatabaseSettings>,
+    bot_threads: usize,
+) -> TestApp {
+    TestApp::spawn_with(
+        backend,
+        Spawn {
+            test_mode: true,
+            database,
+            api_keys: STUDIO_KEYS.into(),
+            limits: Some(Limits {
+                bot_threads: Some(bot_threads),
+                ..Limits::default()
+            }),
+            ..Spawn::default()
+        },
+    )
+    .await
+}
+
+/// Creates a test-mode game of the studio with these seats, seat `first_dealer` dealing;
+/// answers the created game's JSON.
+async fn create_seated(app: &TestApp, variant: &str, seats: Value, first_dealer: u8) -> Value {
+    let body = json!({"variant": variant, "seats": seats, "seed": 7, "first_dealer": first_dealer});
+    create_with(app, ACME, &body).await
+}
+
+/// The game's log as a spectator of no seat sees it, through seat `seat`'s token.
+async fn log(app: &TestApp, table: &Table, seat: usize) -> Vec<Value> {
+    app.log(table, seat).await.into_iter().map(|e| e.event).collect()
+}
+
+/// Waits (120 s at most) until game `table` is over, as seat `seat` sees it; answers its log.
+async fn finished(app: &TestApp, table: &Table, seat: usize) -> Vec<Value> {
+    eventually(Duration::from_secs(120), "the game ends", async || {
+        let events = log(app, table, seat).await;
+        match events.iter().any(|e| e["type"] == "game_finished") {
+            true => Ok(events),
+            false => Err(events.len()),
+        }
+    })
+    .await
+}
+
+/// A studio's game of hard bots only, watched through a spectator token: its id and that
+/// token as a table.
+async fn bots_only(app: &TestApp, variant: &str, seats: usize) -> Table {
+    let bots: Vec<Value> = (0..seats).map(|_| json!({"bot": "hard"})).collect();
+    let created = create_seated(app, variant, json!(bots), 0).await;
+    let id = created["id"].as_str().expect("an id").to_owned();
+    let token = app
+        .post_with_key(&format!("/v1/games/{id}/spectators"), ACME, &json!({}), &[])
+        .await;
+    let token = token.ok("a spectator token")["token"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
+    Table {
+        id,
+        tokens: vec![token],
+    }
+}
+
+/// Checks over a finished game's log that no move was played twice: in each turn, the seat in
+/// turn draws at most once and discards at most once, and only it draws or discards.
+fn assert_each_move_once(events: &[Value], context: &str) {
+    let starts: Vec<usize> = (0..events.len())
+        .filter(|&i| events[i]["type"] == "turn")
+        .chain([events.len()])
+        .collect();
+    assert!(starts.len() > 4, "{context}: turns were played: {events:?}");
+    for pair in starts.windows(2) {
+        let turn = &events[pair[0]..pair[1]];
+        let seat = &turn[0]["seat"];
+        for kind in ["drew", "discarded"] {
+            let moves: Vec<&Value> = turn.iter().filter(|e| e["type"] == kind).collect();
+            assert!(moves.len() <= 1, "{context}: one `{kind}` a turn: {turn:?}");
+            assert!(
+                moves.iter().all(|e| &e["seat"] == seat),
+                "{context}: only the seat in turn: {turn:?}"
+            );
+        }
+    }
+}
+
+async fn levels_are_taken_stored_and_shown(app: &TestApp) {
+    let seats = json!([{"name": "Ann"}, {"bot": "easy"}, {"bot": "hard"}, {"bot": true}]);
+    let created = create_seated(app, "may_i", seats, 3).await;
+    let table = Table::of_created(&created);
+    let view = app.view(&table, 0).await.ok("Ann's view");
+    let shown: Vec<(Value, Value)> = view["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .map(|p| (p["level"].clone(), p["autopilot"].clone()))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (Value::Null, Value::Null),
+            (json!("easy"), Value::Null),
+            (json!("hard"), Value::Null),
+            (json!("normal"), Value::Null)
+        ],
+        "`bot: true` is a normal bot: {view}"
+    );
+    for (bot, why) in [
+        (json!("expert"), "not a level"),
+        (json!("Hard"), "levels are lower case"),
+        (json!(3), "neither a flag nor a level"),
+    ] {
+        let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"bot": bot}]});
+        let reply = app.post("/v1/games", &body).await;
+        reply.assert_problem(400, "unknown_level", why);
+        assert!(
+            reply.text().contains("seats[1].bot"),
+            "the field is named: {}",
+            reply.text()
+        );
+    }
+}
+#[actix_web::test]
+async fn levels_are_taken_stored_and_shown_on_every_backend() {
+    on_studio_backends(async |app, _| levels_are_taken_stored_and_shown(app).await).await;
+}
+
+/// A person at a table of three hard bots is answered without their search: the answer to
+/// her discard comes back with the next seat, a hard bot, still to draw, while tables of hard
+/// bots alone play; the bots' moves then reach her on the stream.
+async fn a_person_is_answered_before_hard_bots_think(app: &TestApp) {
+    let busy = [
+        bots_only(app, "may_i", 4).await,
+        bots_only(app, "contract_7", 3).await,
+    ];
+    let seats = json!([{"name": "Ann"}, {"bot": "hard"}, {"bot": "hard"}, {"bot": "hard"}]);
+    // Seat 3 deals: Ann plays first.
+    let created = create_seated(app, "may_i", seats, 3).await;
+    let table = Table::of_created(&created);
+    let drew = app
+        .act(&table, 0, &draw(DrawSource::Stock), &[])
+        .await
+        .ok("Ann draws");
+    let card = drew["you"]["hand"][0].as_str().expect("a card").to_owned();
+    let discarded = app
+        .act(&table, 0, &crate::helpers::discard(&card), &[])
+        .await
+        .ok("Ann discards");
+    assert_eq!(
+        (&discarded["turn"]["seat"], &discarded["turn"]["phase"]),
+        (&json!(1), &json!("draw")),
+        "the answer comes while the hard bot in turn has still to play: {discarded}"
+    );
+    let answered_at = discarded["version"].as_i64().expect("a version");
+    // Then the bots play, each move its own commit, and their events come on the stream
+    // after Ann's discard.
+    let log = app.log(&table, 0).await;
+    let discard = log
+        .iter()
+        .find(|e| e.event["type"] == "discarded" && e.event["seat"] == 0)
+        .expect("Ann's discard is logged");
+    let mut stream = app
+        .stream(
+            &table.id,
+            &table.tokens[0],
+            &format!("?after={}", discard.seq),
+            &[],
+        )
+        .await;
+    let mut seen = Vec::new();
+    while !seen
+        .iter()
+        .any(|e: &crate::helpers::Sse| e.event == "turn" && e.data.contains("\"seat\":0"))
+    {
+        seen.push(stream.next().await.expect("the stream goes on"));
+    }
+    assert!(
+        seen.iter()
+            .any(|e| e.event == "drew" && e.data.contains("\"seat\":1")),
+        "the hard bot's draw came on the stream: {seen:?}"
+    );
+    assert!(
+        app.version(&table).await > answered_at,
+        "the bots moved after the answer"
+    );
+    for busy in &busy {
+        let view = app.view(busy, 0).await.ok("a table of bots");
+        assert!(view["version"].as_i64() > Some(1), "its bots play too: {view}");
+    }
+}
+#[actix_web::test]
+async fn a_person_is_answered_before_hard_bots_think_on_every_backend() {
+    on_studio_backends(async |app, _| a_person_is_answered_before_hard_bots_think(app).await).await;
+}
+
+async fn a_table_of_hard_bots_plays_to_its_end(app: &TestApp) {
+    for (variant, seats) in [("may_i", 2), ("continental", 2)] {
+        let table = bots_only(app, variant, seats).await;
+        let events = finished(app, &table, 0).await;
+        assert_each_move_once(&events, variant);
+        let view = app.view(&table, 0).await.ok("the finished game");
+        assert_eq!(view["status"], "finished", "{view}");
+    }
+}
+#[actix_web::test]
+async fn a_table_of_hard_bots_plays_to_its_end_on_every_backend() {
+    on_studio_backends(async |app, _| a_table_of_hard_bots_plays_to_its_end(app).await).await;
+}
+
+#[actix_web::test]
+async fn hard_bots_move_once_with_two_replicas_and_outlive_a_replica() {
+    for backend in backends() {
+        let one = TestApp::spawn_studio(&backend, None).await;
+        let two = TestApp::spawn_studio(&backend, Some(one.database.clone())).await;
+        // Every sweep of either replica finds the tables within a "second" (10 ms) of their
+        // last move: both think for them, and only the version each read decides who writes.
+        let tables = [
+            bots_only(&one, "may_i", 2).await,
+            bots_only(&two, "contract_7", 2).await,
+        ];
+        for table in &tables {
+            let events = finished(&two, table, 0).await;
+            assert_each_move_once(&events, &format!("{backend:?} two replicas"));
+        }
+        one.kill_switch.kill().await;
+        two.kill_switch.kill().await;
+        // A replica that thinks for no bot leaves a table due; after it, another plays it.
+        let idle = studio_thinking(&backend, Some(one.database.clone()), 0).await;
+        let table = bots_only(&idle, "may_i", 2).await;
+        let view = idle.view(&table, 0).await.ok("the table of bots");
+        assert_eq!(
+            (&view["turn"]["seat"], &view["turn"]["phase"]),
+            (&json!(1), &json!("draw")),
+            "no replica has thought for it: {view}"
+        );
+        idle.kill_switch.kill().await;
+        let three = TestApp::spawn_studio(&backend, Some(one.database.clone())).await;
+        let events = finished(&three, &table, 0).await;
+        assert_each_move_once(&events, &format!("{backend:?} after a restart"));
+        three.clean_up().await;
+    }
+}
+
+#[actix_web::test]
+async fn an_open_server_plays_only_so_many_bot_tables() {
+    for backend in backends() {
+        // No server keys: anyone may create games. One table of bots only at once, and no
+        // thread to think for it, so that it is still in play.
+        let app = TestApp::spawn_with(
+            &backend,
+            Spawn {
+                test_mode: true,
+                limits: Some(Limits {
+                    bot_threads: Some(0),
+                    open_bot_tables: 1,
+                    ..Limits::default()
+                }),
+                ..Spawn::default()
+            },
+        )
+        .await;
+        let body = json!({"variant": "may_i", "seats": [{"bot": "hard"}, {"bot": "hard"}]});
+        let reply = app.post("/v1/games", &body).await;
+        assert_eq!(
+            reply.status.as_u16(),
+            201,
+            "the first table of bots: {}",
+            reply.text()
+        );
+        let body = json!({"variant": "may_i", "seats": [{"bot": true}, {"bot": "easy"}]});
+        app.post("/v1/games", &body).await.assert_problem(
+            409,
+            "bot_tables_full",
+            "a second table of bots only",
+        );
+        let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"bot": "hard"}]});
+        let reply = app.post("/v1/games", &body).await;
+        assert_eq!(reply.status.as_u16(), 201, "a person's table: {}", reply.text());
+        app.clean_up().await;
+    }
+}
+
+#[actix_web::test]
+async fn autopilot_on_off_and_a_move_of_ones_own() {
+    for backend in backends() {
+        let app = studio_thinking(&backend, None, 0).await;
+        // Seat 0 deals: Bob plays first.
+        let created = create_seated(&app, "may_i", json!([{"name": "Ann"}, {"name": "Bob"}]), 0).await;
+        let table = Table::of_created(&created);
+        let autopilot = format!("{}/autopilot", table.path());
+        app.post_as(&autopilot, &table.tokens[0], &json!({"level": "expert"}), &[])
+            .await
+            .assert_problem(400, "unknown_level", "not a level");
+        let on = app
+            .post_as(&autopilot, &table.tokens[0], &json!({}), &[])
+            .await
+            .ok("Ann hands her seat to a bot");
+        assert_eq!(
+            on["players"][0]["autopilot"], "normal",
+            "`normal` unless chosen: {on}"
+        );
+        let bob = app.view(&table, 1).await.ok("Bob's view");
+        assert_eq!(
+            bob["players"][0]["autopilot"], "normal",
+            "everyone sees it: {bob}"
+        );
+        // Bob's turn: after his discard, Ann's bot plays hers in his request (a normal bot).
+        let drew = app
+            .act(&table, 1, &draw(DrawSource::Stock), &[])
+            .await
+            .ok("Bob draws");
+        let card = drew["you"]["hand"][0].as_str().expect("a card").to_owned();
+        let after = app
+            .act(&table, 1, &crate::helpers::discard(&card), &[])
+            .await
+            .ok("Bob discards");
+        assert_eq!(after["turn"]["seat"], 1, "Ann's bot played her turn: {after}");
+        let off = app
+            .send(
+                "DELETE",
+                &autopilot,
+                None,
+                &[("authorization", &format!("Bearer {}", table.tokens[0]))],
+            )
+            .await
+            .ok("Ann takes her seat back");
+        assert_eq!(off["players"][0]["autopilot"], Value::Null, "{off}");
+        let drew = app
+            .act(&table, 1, &draw(DrawSource::Stock), &[])
+            .await
+            .ok("Bob draws");
+        let card = drew["you"]["hand"][0].as_str().expect("a card").to_owned();
+        let after = app
+            .act(&table, 1, &crate::helpers::discard(&card), &[])
+            .await
+            .ok("Bob discards");
+        assert_eq!(after["turn"]["seat"], 0, "Ann plays her own turn again: {after}");
+        // A hard bot thinks apart (and this replica thinks for none): Ann's own draw takes
+        // the seat back from it.
+        let hard = app
+            .post_as(&autopilot, &table.tokens[0], &json!({"level": "hard"}), &[])
+            .await
+            .ok("a hard bot");
+        assert_eq!(hard["players"][0]["autopilot"], "hard", "{hard}");
+        assert_eq!(hard["turn"]["seat"], 0, "{hard}");
+        let drew = app
+            .act(&table, 0, &draw(DrawSource::Stock), &[])
+            .await
+            .ok("Ann draws herself");
+        assert_eq!(
+            drew["players"][0]["autopilot"],
+            Value::Null,
+            "her move takes the seat back: {drew}"
+        );
+        let events = log(&app, &table, 1).await;
+        let autopilot_events: Vec<(&Value, &Value)> = events
+            .iter()
+            .filter(|e| e["type"].as_str().is_some_and(|t| t.starts_with("autopilot")))
+            .map(|e| (&e["type"], &e["level"]))
+            .collect();
+        assert_eq!(
+            autopilot_events,
+            [
+                (&json!("autopilot_on"), &json!("normal")),
+                (&json!("autopilot_off"), &Value::Null),
+                (&json!("autopilot_on"), &json!("hard")),
+                (&json!("autopilot_off"), &Value::Null),
+            ],
+            "{events:?}"
+        );
+        app.clean_up().await;
+    }
+}
+
+/// `autopilot_after_timeouts`: after that many timeouts in a row a `normal` bot plays the seat,
+/// with no more timeouts.
+async fn a_bot_takes_over_after_timeouts(app: &TestApp) {
+    let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"bot": true}], "seed": 3, "first_dealer": 1,
+        "options": {"turn_seconds": 5, "autopilot_after_timeouts": 2}});
+    let table = Table::of_created(&create_with(app, ACME, &body).await);
+    let view = app.view(&table, 0).await.ok("the view");
+    assert_eq!(view["options"]["autopilot_after_timeouts"], 2, "{view}");
+    let events = finished(app, &table, 0).await;
+    let timed_out: Vec<usize> = (0..events.len())
+        .filter(|&i| events[i]["type"] == "timed_out")
+        .collect();
+    let on: Vec<usize> = (0..events.len())
+        .filter(|&i| events[i]["type"] == "autopilot_on")
+        .collect();
+    assert_eq!(timed_out.len(), 2, "two timeouts, then the bot: {events:?}");
+    assert_eq!(on.len(), 1, "{events:?}");
+    assert!(
+        on[0] > timed_out[1],
+        "the bot takes over at the second: {events:?}"
+    );
+    assert_eq!(events[on[0]]["seat"], 0, "{events:?}");
+}
+#[actix_web::test]
+async fn a_bot_takes_over_after_timeouts_on_every_backend() {
+    on_studio_backends(async |app, _| a_bot_takes_over_after_timeouts(app).await).await;
+}
