@@ -23,6 +23,7 @@ pub struct Metrics {
     database_errors: IntCounterVec,
     webhooks: IntCounterVec,
     timeouts: prometheus::IntCounter,
+    bot_decisions: HistogramVec,
 }
 
 /// How a webhook delivery attempt ended, for `continental_webhook_deliveries_total`.
@@ -179,8 +180,18 @@ impl Metrics {
             "Turns the server played because their deadline passed.",
         )
         .expect("valid metric");
+        let bot_decisions = HistogramVec::new(
+            HistogramOpts::new(
+                "continental_bot_decision_seconds",
+                "Time a bot that thinks apart from the requests took to decide, by level.",
+            )
+            .buckets(vec![0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0]),
+            &["level"],
+        )
+        .expect("valid metric");
         for c in [
             Box::new(requests) as Box<dyn prometheus::core::Collector>,
+            Box::new(bot_decisions.clone()),
             Box::new(webhooks.clone()),
             Box::new(timeouts.clone()),
             Box::new(latency.clone()),
@@ -221,7 +232,15 @@ impl Metrics {
             database_errors,
             webhooks,
             timeouts,
+            bot_decisions,
         }
+    }
+
+    /// Records how long a bot of `level` (its name) took to decide, apart from the requests.
+    pub fn bot_decided(&self, level: &str, took: Duration) {
+        self.bot_decisions
+            .with_label_values(&[level])
+            .observe(took.as_secs_f64());
     }
 
     /// Counts a webhook delivery attempt.

@@ -139,9 +139,15 @@ async fn play_due(state: &AppState, id: Uuid) -> Result<(), ApiError> {
     }
 }
 
-/// Reads game `id` without a lock; if a bot that thinks apart is in turn, lets it think on one
-/// of the bots' threads, then writes its move if the game is still at the version read.
+/// Waits for one of the bots' threads, reads game `id` without a lock and, if a bot that
+/// thinks apart is in turn, lets it think on that thread, then writes its move if the game is
+/// still at the version read.
 async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
+    // The thread first: a game read before a long wait would often be stale by its end.
+    let permit = Arc::clone(&state.bots.threads)
+        .acquire_owned()
+        .await
+        .map_err(ApiError::unexpected)?;
     let Some(row) = state.db.game(id).await? else {
         return Ok(Played::NotDue);
     };
@@ -149,16 +155,14 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     let (Some((seat, level)), Some(game)) = (table.bot_due(), table.game) else {
         return Ok(Played::NotDue);
     };
-    let permit = Arc::clone(&state.bots.threads)
-        .acquire_owned()
-        .await
-        .map_err(ApiError::unexpected)?;
-    let chosen = tokio::task::spawn_blocking(move || {
+    let (chosen, took) = tokio::task::spawn_blocking(move || {
         let _thread = permit;
-        level.choose(&game, seat)
+        let started = std::time::Instant::now();
+        (level.choose(&game, seat), started.elapsed())
     })
     .await
     .map_err(ApiError::unexpected)?;
+    state.metrics.bot_decided(&crate::wire::level_name(level), took);
     let read = row.version;
     let Some(_turn) = state.queues.enter(id, state.limits.lock_timeout).await else {
         return Ok(Played::Stale);

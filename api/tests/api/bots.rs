@@ -49,9 +49,10 @@ async fn log(app: &TestApp, table: &Table, seat: usize) -> Vec<Value> {
     app.log(table, seat).await.into_iter().map(|e| e.event).collect()
 }
 
-/// Waits (120 s at most) until game `table` is over, as seat `seat` sees it; answers its log.
+/// Waits (300 s at most: hard bots search) until game `table` is over, as seat `seat` sees it;
+/// answers its log.
 async fn finished(app: &TestApp, table: &Table, seat: usize) -> Vec<Value> {
-    eventually(Duration::from_secs(120), "the game ends", async || {
+    eventually(Duration::from_secs(300), "the game ends", async || {
         let events = log(app, table, seat).await;
         match events.iter().any(|e| e["type"] == "game_finished") {
             true => Ok(events),
@@ -148,8 +149,8 @@ async fn levels_are_taken_stored_and_shown_on_every_backend() {
 /// bots alone play; the bots' moves then reach her on the stream.
 async fn a_person_is_answered_before_hard_bots_think(app: &TestApp) {
     let busy = [
-        bots_only(app, "may_i", 4).await,
-        bots_only(app, "contract_7", 3).await,
+        bots_only(app, "may_i", 2).await,
+        bots_only(app, "contract_7", 2).await,
     ];
     let seats = json!([{"name": "Ann"}, {"bot": "hard"}, {"bot": "hard"}, {"bot": "hard"}]);
     // Seat 3 deals: Ann plays first.
@@ -205,6 +206,8 @@ async fn a_person_is_answered_before_hard_bots_think(app: &TestApp) {
         let view = app.view(busy, 0).await.ok("a table of bots");
         assert!(view["version"].as_i64() > Some(1), "its bots play too: {view}");
     }
+    // The tables of bots would play on to their end: stop them with the replica.
+    app.kill_switch.kill().await;
 }
 #[actix_web::test]
 async fn a_person_is_answered_before_hard_bots_think_on_every_backend() {
@@ -219,6 +222,11 @@ async fn a_table_of_hard_bots_plays_to_its_end(app: &TestApp) {
         let view = app.view(&table, 0).await.ok("the finished game");
         assert_eq!(view["status"], "finished", "{view}");
     }
+    let metrics = String::from_utf8_lossy(&app.get("/metrics").await.body).into_owned();
+    assert!(
+        metrics.contains("continental_bot_decision_seconds_count{level=\"hard\"}"),
+        "the bots' decisions are measured: {metrics}"
+    );
 }
 #[actix_web::test]
 async fn a_table_of_hard_bots_plays_to_its_end_on_every_backend() {
