@@ -1,7 +1,9 @@
 //! Turn deadlines: when the seat in turn lets its deadline pass, the server plays its turn.
 //! Any replica may do it: due games are found without a lock, then each is claimed on its own
 //! row (`FOR UPDATE SKIP LOCKED`, one game's shard on a cluster) and re-checked inside the
-//! transaction, which makes each expiry count once.
+//! transaction, which makes each expiry count once. A game is also due when a bot that thinks
+//! apart is in turn and no replica has played it within a second: the sweep hands it to this
+//! replica's bot worker (`service::bots`).
 
 use std::time::{Duration, Instant};
 
