@@ -9,6 +9,8 @@
 #      from one replica to streams on another (p99), SIGTERM time and memory with them open.
 #   4. (PHASES with 4, and CITUS_DB naming an empty database of a Citus cluster) game actions
 #      on the cluster vs on one PostgreSQL, alternating.
+#   5. (PHASES with 5) a person's draw or discard (p99) at a table of three hard bots vs at a
+#      table of four people, 8 clients, alternating, on PostgreSQL.
 # Usage: bench/run.sh   (env: PGURL=postgres://postgres@127.0.0.1:5432, STREAMS=1000, ROUNDS=2,
 #                       PHASES=123 to choose the parts, CITUS_DB for part 4, RUST_LOG for the
 #                       servers' log level)
@@ -49,6 +51,7 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 PHASES=${PHASES:-123}
 BARE_RPS=(); BARE_P99=(); BARE_CPU=(); VAL_RPS=(); VAL_P99=(); VAL_CPU=()
 SQL_TPS=(); SQL_P99=(); ACT_RPS=(); ACT_P99=(); ACT_CPU=(); STREAM_LINE=
+BOTS_P99=(); PEOPLE_P99=()
 if [[ $PHASES == *1* ]]; then
 echo "== 1. validator vs bare framework (wrk -t2 -c64 -d5s, servers on core 0, wrk on core 1)"
 BIND=127.0.0.1:28080 taskset -c 0 "$WORK/hello-ref" & PIDS+=($!)
@@ -147,6 +150,22 @@ done
 kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
 psql_admin "DROP DATABASE IF EXISTS continental_single WITH (FORCE)"
 fi
+if [[ $PHASES == *5* ]]; then
+echo "== 5. a person's move at a table of three hard bots vs four people (8 clients, 8 s each, alternating)"
+psql_admin "DROP DATABASE IF EXISTS continental_bots WITH (FORCE)"
+psql_admin "CREATE DATABASE continental_bots"
+CONTINENTAL_BIND=127.0.0.1:28086 DATABASE_URL="$PGURL/continental_bots" "$WORK/continental" >"$WORK/bots.log" 2>&1 & PIDS+=($!)
+wait_port 28086
+p99_of() { sed -E 's/.*p99_ms=([0-9.]+).*/\1/' <<<"$1"; }
+bots_run() { BOTS_P99+=("$(p99_of "$("$WORK/continental-bench" games http://127.0.0.1:28086 8 8 hard-bots | grep '^RESULT')")"); }
+people_run() { PEOPLE_P99+=("$(p99_of "$("$WORK/continental-bench" games http://127.0.0.1:28086 8 8 | grep '^RESULT')")"); }
+for r in $(seq "$ROUNDS"); do
+    if (( r % 2 )); then bots_run; people_run; else people_run; bots_run; fi
+    echo "   round $r: p99 ${BOTS_P99[-1]} ms with three hard bots, ${PEOPLE_P99[-1]} ms with four people  [$(load)]"
+done
+kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
+psql_admin "DROP DATABASE IF EXISTS continental_bots WITH (FORCE)"
+fi
 psql_admin "DROP DATABASE IF EXISTS continental_bench WITH (FORCE)"
 psql_admin "DROP DATABASE IF EXISTS continental_ref WITH (FORCE)"
 
@@ -171,3 +190,4 @@ row "SIGTERM to exit, streams open, s" "$(field sigterm_s)" "" "" "< 3"
 row "actions/s at 32 clients, Citus vs one PostgreSQL" "$(mean "${CITUS_RPS[@]}")" "$(mean "${SINGLE_RPS[@]}")" "$(ratio "$(mean "${CITUS_RPS[@]}")" "$(mean "${SINGLE_RPS[@]}")")" ""
 row "action p99 ms, Citus vs one PostgreSQL" "$(mean "${CITUS_P99[@]}")" "$(mean "${SINGLE_P99[@]}")" "" ""
 row "RSS with the streams open, MB" "$(field rss_mb)" "" "" "< 100"
+row "a person's move p99 ms, 3 hard bots vs people" "$(mean "${BOTS_P99[@]}")" "$(mean "${PEOPLE_P99[@]}")" "$(ratio "$(mean "${BOTS_P99[@]}")" "$(mean "${PEOPLE_P99[@]}")")" ""

@@ -1,8 +1,11 @@
 //! Load for the benchmark harness (`bench/run.sh`), never part of `cargo test`.
 //!
-//! - `games URL CLIENTS SECONDS`: CLIENTS clients, each playing its own 4-seat `may_i` game
-//!   through HTTP, one action per request (draw from the stock, discard), each with an
-//!   `Idempotency-Key`; a finished game is replaced by a new one. Prints actions/s and p99.
+//! - `games URL CLIENTS SECONDS [hard-bots]`: CLIENTS clients, each playing its own 4-seat
+//!   `may_i` game through HTTP, one action per request (draw from the stock, discard), each
+//!   with an `Idempotency-Key`; a finished game is replaced by a new one. Prints actions/s and
+//!   p99. With `hard-bots`, seats 1 to 3 are `hard` bots and each client plays seat 0 alone,
+//!   waiting (unmeasured) for its turn between its moves: the p99 of a person's draw or
+//!   discard at a table of hard bots, to set beside the same with four people.
 //! - `streams URL_A URL_B PID_A DATABASE STREAMS`: STREAMS streams open on replica A (games
 //!   made on B); prints the database's transactions/s while they idle, A's memory, the delay
 //!   from a move sent to B to its first event on A (p99), and how long A takes to exit on
@@ -59,8 +62,13 @@ struct Table {
     tokens: Vec<String>,
 }
 
-async fn new_table(client: &Client, url: &str) -> Result<Table, String> {
-    let seats: Vec<Value> = (0..4).map(|i| json!({"name": format!("P{i}")})).collect();
+async fn new_table(client: &Client, url: &str, hard_bots: bool) -> Result<Table, String> {
+    let seats: Vec<Value> = (0..4)
+        .map(|i| match hard_bots && i > 0 {
+            true => json!({"bot": "hard"}),
+            false => json!({"name": format!("P{i}")}),
+        })
+        .collect();
     let created = call(
         client,
         "POST",
@@ -75,6 +83,7 @@ async fn new_table(client: &Client, url: &str) -> Result<Table, String> {
         .as_array()
         .ok_or("no seats")?
         .iter()
+        .filter(|s| s["kind"] == "player")
         .map(|s| s["token"].as_str().map(str::to_owned).ok_or("no token"))
         .collect::<Result<_, _>>()?;
     Ok(Table { id, tokens })
@@ -147,7 +156,19 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-async fn games(url: String, clients: usize, seconds: u64) {
+/// Seat 0's view once it is in turn or the game is over, looked at every 2 ms: the bots play
+/// after the answers, and this wait is not what is measured.
+async fn until_my_turn(client: &Client, url: &str, table: &Table) -> Result<Value, String> {
+    loop {
+        let view = look(client, url, table, 0).await?;
+        if view["status"] != "playing" || view["turn"]["seat"] == 0 {
+            return Ok(view);
+        }
+        actix_rt::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
+async fn games(url: String, clients: usize, seconds: u64, hard_bots: bool) {
     let client = Client::builder().timeout(Duration::from_secs(30)).finish();
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let prefix = format!("{:x}", std::process::id());
@@ -159,7 +180,7 @@ async fn games(url: String, clients: usize, seconds: u64) {
             let mut errors = 0u64;
             let mut n = 0u64;
             'tables: while Instant::now() < deadline {
-                let Ok(table) = new_table(&client, &url).await else {
+                let Ok(table) = new_table(&client, &url, hard_bots).await else {
                     errors += 1;
                     continue;
                 };
@@ -168,6 +189,15 @@ async fn games(url: String, clients: usize, seconds: u64) {
                     continue;
                 };
                 while Instant::now() < deadline {
+                    if hard_bots && view["turn"]["seat"] != 0 {
+                        match until_my_turn(&client, &url, &table).await {
+                            Ok(v) => view = v,
+                            Err(_) => {
+                                errors += 1;
+                                continue 'tables;
+                            }
+                        }
+                    }
                     if view["status"] != "playing" {
                         continue 'tables;
                     }
@@ -258,7 +288,7 @@ async fn streams(url_a: String, url_b: String, pid_a: u32, database: String, cou
     let mut tables = Vec::new();
     for _ in 0..count.div_ceil(4) {
         tables.push(Rc::new(
-            new_table(&client, &url_b).await.expect("a game on replica B"),
+            new_table(&client, &url_b, false).await.expect("a game on replica B"),
         ));
     }
     let arrivals: Arrivals = Rc::default();
@@ -391,7 +421,12 @@ fn main() {
     };
     let system = actix_rt::System::new();
     match arg(0).as_str() {
-        "games" => system.block_on(games(arg(1), number(2) as usize, number(3))),
+        "games" => system.block_on(games(
+            arg(1),
+            number(2) as usize,
+            number(3),
+            arg(4) == "hard-bots",
+        )),
         "streams" => system.block_on(streams(
             arg(1),
             arg(2),
@@ -401,7 +436,7 @@ fn main() {
         )),
         _ => {
             eprintln!(
-                "usage: continental-bench games URL CLIENTS SECONDS | streams URL_A URL_B PID_A DATABASE STREAMS"
+                "usage: continental-bench games URL CLIENTS SECONDS [hard-bots] | streams URL_A URL_B PID_A DATABASE STREAMS"
             );
             std::process::exit(2);
         }
