@@ -288,7 +288,9 @@ async fn streams(url_a: String, url_b: String, pid_a: u32, database: String, cou
     let mut tables = Vec::new();
     for _ in 0..count.div_ceil(4) {
         tables.push(Rc::new(
-            new_table(&client, &url_b, false).await.expect("a game on replica B"),
+            new_table(&client, &url_b, false)
+                .await
+                .expect("a game on replica B"),
         ));
     }
     let arrivals: Arrivals = Rc::default();
