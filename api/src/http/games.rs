@@ -19,8 +19,9 @@ use crate::wire::{
 /// Creates a game.
 ///
 /// The seats are named players (each gets a seat token), open seats (taken later with
-/// `POST /v1/games/{id}/join`) or server-side bots. The game deals once every seat is taken;
-/// bots that move first have played by the time the answer comes, so `version` may exceed 1.
+/// `POST /v1/games/{id}/join`) or server-side bots of a level. The game deals once every seat
+/// is taken; `easy` and `normal` bots that move first have played by the time the answer comes,
+/// so `version` may exceed 1, while a `hard` bot plays after the answer.
 #[utoipa::path(
     post, path = "/v1/games", tag = "games",
     params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 200, pattern = "^[!-~]{1,200}$", description = "1 to 200 visible ASCII characters. A retry with the same key and body returns the first response (the same game and tokens) and creates no second game; keys of creations are per tenant.")),
@@ -35,11 +36,13 @@ use crate::wire::{
             headers(("Location" = String, description = "The game's URL."), ("ETag" = String, description = "The game's version."))),
         (status = 400, description = "A body the document refuses: malformed JSON (`malformed_json`), not an object \
             (`not_an_object`), an unknown field (`unknown_field`), an unknown variant (`unknown_variant`) or card (`unknown_card`), \
-            a name that is not 1 to 40 characters (`invalid_name`), more than 12 seats or another value of the wrong type \
+            a name that is not 1 to 40 characters (`invalid_name`), a bot level that is not `easy`, `normal` or `hard` \
+            (`unknown_level`), more than 12 seats or another value of the wrong type \
             (`invalid_body`); or test-mode fields outside test mode (`test_mode_only`).",
             body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Server keys are configured and the request has no valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Rarely, a request with this Idempotency-Key acting at the same moment (`request_in_progress`).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "On a server without server keys, a game of bots alone while `CONTINENTAL_OPEN_BOT_TABLES` such games \
+            are in play (`bot_tables_full`); rarely, a request with this Idempotency-Key acting at the same moment (`request_in_progress`).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "A body of the documented shape that the variant or the service cannot take: \
             options it does not have or out of their bounds (`invalid_options`, also `turn_seconds` outside 5 to 604800), a \
             player count it does not seat (`player_count`), a seat that is not a name, open or bot (`invalid_seat`), a \
