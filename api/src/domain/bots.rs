@@ -78,16 +78,17 @@ impl Table {
             .seats
             .iter()
             .enumerate()
-            .filter_map(|(i, s)| u8::try_from(i).ok().map(|i| (Seat(i), s.kind)))
-            .filter(|(seat, kind)| *kind == SeatKind::Bot || Some(*seat) == stand_in)
-            .map(|(seat, _)| seat);
-        for seat in bots.clone().filter(|s| *s != turn) {
-            if let Some(claim @ Action::Claim) = engine::bot::choose(game, seat) {
+            .filter_map(|(i, s)| u8::try_from(i).ok().map(|i| (Seat(i), s)))
+            .filter(|(seat, s)| s.kind == SeatKind::Bot || Some(*seat) == stand_in)
+            // A person's stand-in plays as the normal bot.
+            .map(|(seat, s)| (seat, s.level.unwrap_or_default()));
+        for (seat, level) in bots.clone().filter(|(s, _)| *s != turn) {
+            if let Some(claim @ Action::Claim) = level.choose(game, seat) {
                 return Some((seat, claim));
             }
         }
-        if bots.clone().any(|s| s == turn) {
-            return engine::bot::choose(game, turn).map(|a| (turn, a));
+        if let Some((_, level)) = bots.clone().find(|(s, _)| *s == turn) {
+            return level.choose(game, turn).map(|a| (turn, a));
         }
         None
     }

@@ -31,6 +31,26 @@ pub enum TableEvent {
         /// The seat that timed out.
         seat: u8,
     },
+    /// The studio called the game off before it was over (a `game_finished` as `void`
+    /// follows).
+    CalledOff {
+        /// Why, as the studio gave it.
+        reason: String,
+    },
+    /// The studio put a bot in this seat: its tokens no longer open it, the bot plays it.
+    BotSeated {
+        /// The seat.
+        seat: u8,
+        /// How well the bot plays.
+        #[schema(value_type = engine::bot::Level)]
+        level: engine::bot::Level,
+    },
+    /// The next game at this table was made: each player asks for their seat in it with
+    /// `POST /v1/games/{id}/rematch` on this game.
+    Rematch {
+        /// The new game's id.
+        id: uuid::Uuid,
+    },
     /// The game is over.
     GameFinished {
         /// `finished`, or `void` when fewer than two players finished.
@@ -66,9 +86,12 @@ impl Logged {
                 TableEvent::SeatJoined { seat, .. }
                 | TableEvent::SeatVacated { seat }
                 | TableEvent::Turn { seat }
-                | TableEvent::TimedOut { seat },
+                | TableEvent::TimedOut { seat }
+                | TableEvent::BotSeated { seat, .. },
             ) => Some(Seat(*seat)),
-            Logged::Table(TableEvent::GameFinished { .. }) => None,
+            Logged::Table(
+                TableEvent::GameFinished { .. } | TableEvent::CalledOff { .. } | TableEvent::Rematch { .. },
+            ) => None,
         }
     }
 

@@ -1,8 +1,10 @@
 //! A game as the service stores it: the seats (who sits where, open seats, bots) around the
 //! engine's [`Game`], which exists once every seat is taken.
 
+use engine::bot::Level;
 use engine::{Action, ActionError, Game, GameConfig, Seat, Seed, SetupError};
 use serde::{Deserialize, Serialize};
+use uuid::Uuid;
 
 use super::GameStatus;
 use super::events::{Logged, TableEvent};
@@ -48,6 +50,12 @@ pub enum TableError {
     /// The engine refuses the action.
     #[error(transparent)]
     Action(#[from] ActionError),
+    /// A rematch of a game that is not finished (void, or still waiting or played).
+    #[error("only a finished game has a rematch; this one is {0}")]
+    NotFinished(&'static str),
+    /// A rematch seat asked for by a seat that is no longer a player's at the new table.
+    #[error("seat {0} of the rematch is no longer a player's")]
+    NotReserved(u8),
     /// The stored state is not a table of this release.
     #[error("the stored game does not read: {0}")]
     Corrupt(#[from] serde_json::Error),
@@ -91,6 +99,13 @@ pub struct SeatRecord {
     /// of its own sets it back to 0.
     #[serde(default)]
     pub timeouts: u32,
+    /// A bot's level; `None` on a bot seat means [`Level::Normal`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
+    /// A rematch's player seat kept for the player of the game before until they ask for it:
+    /// no one else can take it, and the game waits for it before it deals.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reserved: bool,
 }
 
 /// Everything stored about a game, as the `state` JSON of its row.
@@ -110,6 +125,9 @@ pub struct Table {
     /// When the seat in turn times out (unix milliseconds), while a clock runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline: Option<i64>,
+    /// The next game at this table, once a seat or the studio asked for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<Uuid>,
 }
 
 /// What a request changed in the engine: its events, and how many actions were accepted
@@ -188,6 +206,7 @@ impl Table {
             game: None,
             turn_seconds: None,
             deadline: None,
+            rematch: None,
         })
     }
 
@@ -275,7 +294,7 @@ impl Table {
     /// # Errors
     /// The engine's setup errors (bad player count, first dealer or stacked deck).
     pub fn start_if_full(&mut self, year: i32) -> Result<Applied, TableError> {
-        if self.game.is_some() || self.seats.iter().any(|s| s.kind == SeatKind::Open) {
+        if self.game.is_some() || self.seats.iter().any(|s| s.kind == SeatKind::Open || s.reserved) {
             return Ok(Applied::default());
         }
         self.config.start_year = Some(year);
@@ -361,6 +380,64 @@ impl Table {
         Ok(())
     }
 
+    /// The id of this finished game's rematch: the one already asked for, or `fresh()` made
+    /// the rematch now (and `true` with it, for the caller to create it and log it).
+    ///
+    /// # Errors
+    /// [`TableError::NotFinished`] unless the game is finished.
+    pub fn rematch_id(&mut self, fresh: impl FnOnce() -> Uuid) -> Result<(Uuid, bool), TableError> {
+        let status = self.status();
+        if status != GameStatus::Finished {
+            return Err(TableError::NotFinished(status.as_str()));
+        }
+        match self.rematch {
+            Some(id) => Ok((id, false)),
+            None => {
+                let id = fresh();
+                self.rematch = Some(id);
+                Ok((id, true))
+            }
+        }
+    }
+
+    /// The next game at this table: the same rules, options and seats in the same order
+    /// (bots with their level, each player's seat reserved for them under their name), dealt
+    /// first as the variant passes the deal, from `seed`.
+    ///
+    /// # Errors
+    /// [`TableError::NotStarted`] for a game never dealt; the engine's setup errors.
+    pub fn rematch(&self, seed: Seed) -> Result<Table, TableError> {
+        let config = self.game()?.rematch_config();
+        let seats = self
+            .seats
+            .iter()
+            .map(|s| SeatRecord {
+                name: s.name.clone(),
+                kind: s.kind,
+                generation: 0,
+                timeouts: 0,
+                level: s.level,
+                reserved: s.kind == SeatKind::Player,
+            })
+            .collect();
+        let mut next = Table::new(config, seed, seats)?;
+        next.turn_seconds = self.turn_seconds;
+        Ok(next)
+    }
+
+    /// The player of the game before takes their reserved seat of this rematch: `true` if it
+    /// was reserved until now, `false` if they had already asked.
+    ///
+    /// # Errors
+    /// [`TableError::NotReserved`] when the seat is no longer a player's (a studio gave it to
+    /// a bot).
+    pub fn take_reserved(&mut self, seat: u8) -> Result<bool, TableError> {
+        match self.seats.get_mut(usize::from(seat)) {
+            Some(s) if s.kind == SeatKind::Player => Ok(std::mem::take(&mut s.reserved)),
+            _ => Err(TableError::NotReserved(seat)),
+        }
+    }
+
     /// The seat whose deadline runs, while a clock runs and someone is in turn.
     pub fn clocked_seat(&self) -> Option<Seat> {
         self.turn_seconds?;
@@ -382,6 +459,62 @@ impl Table {
             (Some(_), Some(_)) => self.deadline,
             _ => None,
         };
+    }
+
+    /// A studio ends the game before it is over: a `called_off` event with its reason, then
+    /// the engine's void end (docs/rules.md#leaving).
+    ///
+    /// # Errors
+    /// [`TableError::NotStarted`] before the deal; the engine's `game_over` for a game over.
+    pub fn call_off(&mut self, reason: String) -> Result<Applied, TableError> {
+        let game = self.game()?;
+        let before = Mark::of(game);
+        let (next, events) = game.call_off()?;
+        let mut applied = Applied::default();
+        applied
+            .events
+            .push(Logged::Table(TableEvent::CalledOff { reason }));
+        applied.events.extend(events.into_iter().map(Logged::Engine));
+        applied.mark(Some(before), &next);
+        self.game = Some(next);
+        Ok(applied)
+    }
+
+    /// A studio puts a bot of `level` in `seat`: every token of the seat stops opening it (its
+    /// generation moves on), and the bot plays from now on: at once if the seat is in turn or
+    /// was the last the game waited for (dealt in `year`).
+    ///
+    /// # Errors
+    /// [`TableError::UnknownSeat`] past the last seat; the engine's `game_over` for a game over.
+    pub fn seat_bot(&mut self, seat: u8, level: Level, year: i32) -> Result<Applied, TableError> {
+        if matches!(self.status(), GameStatus::Finished | GameStatus::Void) {
+            return Err(ActionError::GameOver.into());
+        }
+        let record = self
+            .seats
+            .get_mut(usize::from(seat))
+            .ok_or(TableError::UnknownSeat(seat))?;
+        record.kind = SeatKind::Bot;
+        record.level = Some(level);
+        record.reserved = false;
+        record.timeouts = 0;
+        record.generation += 1;
+        record
+            .name
+            .get_or_insert_with(|| format!("Bot {}", u16::from(seat) + 1));
+        let mut applied = Applied::default();
+        applied
+            .events
+            .push(Logged::Table(TableEvent::BotSeated { seat, level }));
+        if self.game.is_none() {
+            let started = self.start_if_full(year)?;
+            applied.events.extend(started.events);
+            applied.actions += started.actions;
+            applied.turn_passed |= started.turn_passed;
+        } else {
+            self.run_bots(&mut applied, None);
+        }
+        Ok(applied)
     }
 
     /// The seat in turn let its deadline pass: a `timed_out` event, then its turn played as the

@@ -16,7 +16,7 @@ use crate::store::{
 use crate::wire::{CreateGameResponse, CreatedSeat, IfMatch, JoinResponse, NewGameSpec, SeatName, etag};
 
 /// A fresh random seed.
-fn random_seed() -> Seed {
+pub(super) fn random_seed() -> Seed {
     use rand::RngCore;
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
@@ -66,25 +66,7 @@ pub async fn create_game(
             token,
         });
     }
-    let events = event_rows(started.events, webhook.is_some())?;
-    let new = NewGame {
-        tenant: tenant.as_str().to_owned(),
-        game: GameRow {
-            id,
-            variant: table.config.ruleset.variant().id().to_owned(),
-            status: table.status().as_str().to_owned(),
-            state: table.to_json()?,
-            version,
-            last_seq: i64::try_from(events.len()).map_err(ApiError::unexpected)?,
-            seed: table.seed.to_hex(),
-            seed_commitment: table.seed_commitment(),
-            webhook_url: webhook.as_ref().map(|w| w.0.clone()),
-            deadline: table.deadline,
-        },
-        seats: seat_rows(&table).collect(),
-        events,
-        webhook,
-    };
+    let new = new_game(id, tenant.as_str(), &table, version, started.events, webhook)?;
     let response = StoredResponse {
         status: 201,
         etag: Some(etag(version)),
@@ -103,6 +85,40 @@ pub async fn create_game(
     state.outbox.notify_one();
     tracing::debug!(game = %id, variant = %new.game.variant, tenant = %new.tenant, "game created");
     Ok(response)
+}
+
+/// Game `id` of `tenant` as the store inserts it: `table` at `version`, its first `events`,
+/// its webhook's URL and secret.
+///
+/// # Errors
+/// Never in practice: every part serialises.
+pub(super) fn new_game(
+    id: Uuid,
+    tenant: &str,
+    table: &Table,
+    version: i64,
+    events: Vec<Logged>,
+    webhook: Option<(String, String)>,
+) -> Result<NewGame, ApiError> {
+    let events = event_rows(events, webhook.is_some())?;
+    Ok(NewGame {
+        tenant: tenant.to_owned(),
+        game: GameRow {
+            id,
+            variant: table.config.ruleset.variant().id().to_owned(),
+            status: table.status().as_str().to_owned(),
+            state: table.to_json()?,
+            version,
+            last_seq: i64::try_from(events.len()).map_err(ApiError::unexpected)?,
+            seed: table.seed.to_hex(),
+            seed_commitment: table.seed_commitment(),
+            webhook_url: webhook.as_ref().map(|w| w.0.clone()),
+            deadline: table.deadline,
+        },
+        seats: seat_rows(table).collect(),
+        events,
+        webhook,
+    })
 }
 
 /// Takes the first open seat of game `id` in one transaction, with the response of its

@@ -34,6 +34,10 @@ pub struct Player {
     /// Turns in a row the server played for this seat because its deadline passed (0 again
     /// after a move of its own).
     pub timeouts: u32,
+    /// In a rematch waiting for its players: this player's seat is kept for them until they
+    /// ask for it (`POST /v1/games/{id}/rematch` on the game before).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reserved: bool,
 }
 
 /// The game as one seat may see it: the engine's view, with the service's own fields.
@@ -74,6 +78,9 @@ pub struct GameView {
     pub you: Option<YouView>,
     /// Every seat.
     pub players: Vec<Player>,
+    /// The next game at this table, once asked for (`POST /v1/games/{id}/rematch`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<Uuid>,
     /// The deal, the melds, the piles, the contract, the scores.
     #[serde(flatten)]
     pub board: Board,
@@ -130,9 +137,11 @@ impl GameView {
                         name: record.and_then(|r| r.name.clone()),
                         kind: record.map_or(SeatKind::Open, |r| r.kind),
                         timeouts: record.map_or(0, |r| r.timeouts),
+                        reserved: record.is_some_and(|r| r.reserved),
                     }
                 })
                 .collect(),
+            rematch: stored.rematch,
             board,
         }
     }

@@ -65,6 +65,8 @@ impl TryFrom<SeatSpec> for SeatRecord {
             kind,
             generation: 0,
             timeouts: 0,
+            level: None,
+            reserved: false,
         })
     }
 }

@@ -33,8 +33,9 @@ pub use rules::{
     MeldValidationResponse, RulesetView, RulesetsResponse,
 };
 pub use studio::{
-    DEFAULT_LIMIT, GamesPage, ListGamesQuery, ListedGame, ListedSeat, MAX_LIMIT, SeatTokenResponse,
-    SpectatorTokenResponse, decode_cursor, encode_cursor,
+    DEFAULT_LIMIT, EndGameRequest, EndReason, GamesPage, ListGamesQuery, ListedGame, ListedSeat, MAX_LIMIT,
+    RematchResponse, SeatBotRequest, SeatTokenResponse, SpectatorTokenResponse, StudioActionResponse,
+    decode_cursor, encode_cursor,
 };
 
 pub use engine::{MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};

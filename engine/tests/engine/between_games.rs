@@ -42,8 +42,12 @@ fn a_rematch_is_dealt_first_left_of_the_first_dealer_where_the_deal_passes_left(
         let drawn = first_dealer(variant, players, seed);
         let game = new_game(variant, players, seed);
         let next = game.rematch_config();
-        let left = Seat(u8::try_from((drawn.index() + 1) % players).unwrap());
-        assert_eq!(next.first_dealer, Some(left), "{variant:?}, seed {seed}: left of {drawn}");
+        let left = Seat(u8::try_from((drawn.index() + 1) % players).expect("a seat"));
+        assert_eq!(
+            next.first_dealer,
+            Some(left),
+            "{variant:?}, seed {seed}: left of {drawn}"
+        );
         assert_eq!(next.players, players, "{variant:?}: the same seats");
         assert_eq!(next.ruleset, *game.rules(), "{variant:?}: the same rules");
         assert_eq!(next.stacked_decks, None, "{variant:?}: a fresh shuffle");
@@ -82,6 +86,9 @@ fn a_game_called_off_is_void_with_its_seed_revealed_and_takes_no_more_moves() {
     );
     assert_eq!(void.revealed_seed(), Some(&Seed::from_u64(9)));
     let (turn, _) = game.turn().expect("a seat in turn");
-    assert!(matches!(void.apply(turn, Action::Leave), Err(ActionError::GameOver)));
+    assert!(matches!(
+        void.apply(turn, Action::Leave),
+        Err(ActionError::GameOver)
+    ));
     assert!(matches!(void.call_off(), Err(ActionError::GameOver)), "only once");
 }
