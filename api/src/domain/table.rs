@@ -12,6 +12,27 @@ use super::events::{Logged, TableEvent};
 /// Fewest and most seconds a turn may be given (`options.turn_seconds`).
 pub const TURN_SECONDS: std::ops::RangeInclusive<u32> = 5..=604_800;
 
+/// Fewest and most seconds of reserve a seat may be given (`options.bank_seconds`).
+pub const BANK_SECONDS: std::ops::RangeInclusive<u32> = 1..=604_800;
+
+/// The turn clock a game is created with (docs/api.md#turn-deadlines).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TurnClock {
+    /// `options.turn_seconds`: how long each turn may last; `None`: no clock.
+    pub turn_seconds: Option<u32>,
+    /// `options.bank_seconds`: each seat's reserve, drawn on past `turn_seconds`.
+    pub bank_seconds: Option<u32>,
+}
+
+/// The turn whose clock runs: its seat, and when it started (unix ms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunningTurn {
+    /// The seat in turn.
+    pub seat: u8,
+    /// When its clock started (unix ms).
+    pub since: i64,
+}
+
 /// Why the table refuses a request. Mapped to a status in `error.rs`.
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
@@ -106,6 +127,10 @@ pub struct SeatRecord {
     /// no one else can take it, and the game waits for it before it deals.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reserved: bool,
+    /// With `options.bank_seconds`: the reserve this seat has left, in thousandths of a clock
+    /// second, once a turn of it drew on it; `None`: the whole reserve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserve_ms: Option<i64>,
 }
 
 /// Everything stored about a game, as the `state` JSON of its row.
@@ -122,9 +147,16 @@ pub struct Table {
     /// `options.turn_seconds`: how long each turn may last; `None`: no clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_seconds: Option<u32>,
-    /// When the seat in turn times out (unix milliseconds), while a clock runs.
+    /// `options.bank_seconds`: each seat's reserve on the clock; `None`: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bank_seconds: Option<u32>,
+    /// When the seat in turn times out (unix milliseconds), while a clock runs: the turn's
+    /// own time and the seat's reserve.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline: Option<i64>,
+    /// The turn whose clock runs, for charging its seat's reserve when it ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<RunningTurn>,
     /// The next game at this table, once a seat or the studio asked for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rematch: Option<Uuid>,
@@ -205,7 +237,9 @@ impl Table {
             seats,
             game: None,
             turn_seconds: None,
+            bank_seconds: None,
             deadline: None,
+            running: None,
             rematch: None,
         })
     }
@@ -418,10 +452,11 @@ impl Table {
                 timeouts: 0,
                 level: s.level,
                 reserved: s.kind == SeatKind::Player,
+                reserve_ms: None,
             })
             .collect();
         let mut next = Table::new(config, seed, seats)?;
-        next.turn_seconds = self.turn_seconds;
+        next.set_clock(self.clock());
         Ok(next)
     }
 
@@ -448,17 +483,74 @@ impl Table {
         game.turn().map(|(s, _)| s)
     }
 
+    /// The game's turn clock.
+    pub fn clock(&self) -> TurnClock {
+        TurnClock {
+            turn_seconds: self.turn_seconds,
+            bank_seconds: self.bank_seconds,
+        }
+    }
+
+    /// Sets the game's turn clock (before the deal).
+    pub fn set_clock(&mut self, clock: TurnClock) {
+        self.turn_seconds = clock.turn_seconds;
+        self.bank_seconds = clock.bank_seconds;
+    }
+
+    /// The reserve `seat` has left, in thousandths of a clock second; `None` without one.
+    pub fn reserve_left(&self, seat: Seat) -> Option<i64> {
+        let whole = i64::from(self.bank_seconds?).saturating_mul(1000);
+        let left = self.seats.get(seat.index()).and_then(|s| s.reserve_ms);
+        Some(left.unwrap_or(whole))
+    }
+
     /// Sets the deadline after a change made at `now` (unix ms): a fresh one when the turn
     /// passed (or none ran), none when no one is in turn; `second_ms` is how long a second
-    /// lasts (1000 but in tests).
+    /// lasts (1000 but in tests). A fresh deadline is the turn's `turn_seconds` and then its
+    /// seat's reserve; the turn that ended (or stopped, when the game is suspended or over)
+    /// first pays what it took past `turn_seconds` from its seat's reserve.
     pub fn rearm(&mut self, turn_passed: bool, now: i64, second_ms: i64) {
-        self.deadline = match (self.clocked_seat(), self.turn_seconds) {
-            (Some(_), Some(secs)) if turn_passed || self.deadline.is_none() => {
-                Some(now.saturating_add(i64::from(secs).saturating_mul(second_ms)))
+        let seat = self.clocked_seat();
+        let fresh = seat.is_some() && (turn_passed || self.deadline.is_none());
+        if fresh || seat.is_none() {
+            self.charge_overrun(now, second_ms);
+        }
+        self.deadline = match (seat, self.turn_seconds) {
+            (Some(seat), Some(secs)) if fresh => {
+                self.running = Some(RunningTurn {
+                    seat: seat.0,
+                    since: now,
+                });
+                let reserve = self.reserve_left(seat).unwrap_or(0);
+                let ms = i64::from(secs)
+                    .saturating_mul(second_ms)
+                    .saturating_add(reserve.saturating_mul(second_ms) / 1000);
+                Some(now.saturating_add(ms))
             }
             (Some(_), Some(_)) => self.deadline,
             _ => None,
         };
+    }
+
+    /// Ends the running turn's clock at `now`: what it took past `turn_seconds` comes off its
+    /// seat's reserve (down to none).
+    fn charge_overrun(&mut self, now: i64, second_ms: i64) {
+        let Some(RunningTurn { seat, since }) = self.running.take() else {
+            return;
+        };
+        let (Some(turn), Some(left)) = (self.turn_seconds, self.reserve_left(Seat(seat))) else {
+            return;
+        };
+        let over = now
+            .saturating_sub(since)
+            .saturating_sub(i64::from(turn).saturating_mul(second_ms));
+        if over > 0
+            && let Some(record) = self.seats.get_mut(usize::from(seat))
+        {
+            // Kept in thousandths of a clock second, whatever a second lasts.
+            let over = over.saturating_mul(1000) / second_ms.max(1);
+            record.reserve_ms = Some(left.saturating_sub(over).max(0));
+        }
     }
 
     /// A studio ends the game before it is over: a `called_off` event with its reason, then
@@ -537,5 +629,92 @@ impl Table {
         self.stand_in(seat, &mut applied);
         self.run_bots(&mut applied, None);
         Ok(Some(applied))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use engine::{Action, DrawSource, GameConfig, Ruleset, Seed, Variant};
+
+    use super::*;
+
+    /// A dealt two-player `may_i` table with 5 s turns and `bank` s of reserve, at `now`.
+    fn clocked(bank: u32, now: i64) -> Table {
+        let players = |name: &str| SeatRecord {
+            name: Some(name.into()),
+            kind: SeatKind::Player,
+            generation: 0,
+            timeouts: 0,
+            level: None,
+            reserved: false,
+            reserve_ms: None,
+        };
+        let config = GameConfig::new(Ruleset::default_for(Variant::MayI), 2);
+        let mut table =
+            Table::new(config, Seed::from_u64(1), vec![players("Ann"), players("Bob")]).expect("a table");
+        table.set_clock(TurnClock {
+            turn_seconds: Some(5),
+            bank_seconds: Some(bank),
+        });
+        let started = table.start_if_full(2026).expect("dealt");
+        table.rearm(started.turn_passed, now, 1000);
+        table
+    }
+
+    /// Plays `seat`'s turn (draw, discard its first card) at `now`.
+    fn play_turn(table: &mut Table, now: i64) -> Seat {
+        let seat = table.clocked_seat().expect("a seat in turn");
+        let applied = table
+            .apply(
+                seat,
+                Action::Draw {
+                    source: DrawSource::Stock,
+                },
+            )
+            .expect("draw");
+        table.rearm(applied.turn_passed, now, 1000);
+        let card = table.game().expect("a game").hand(seat)[0];
+        let applied = table.apply(seat, Action::Discard { card }).expect("discard");
+        table.rearm(applied.turn_passed, now, 1000);
+        seat
+    }
+
+    #[test]
+    fn a_turn_past_its_time_draws_on_its_seats_reserve_and_the_deadline_counts_it() {
+        let mut table = clocked(60, 0);
+        let first = table.clocked_seat().expect("in turn");
+        assert_eq!(table.deadline, Some(65_000), "5 s and the whole reserve of 60 s");
+        let seat = play_turn(&mut table, 8_500);
+        assert_eq!(seat, first);
+        assert_eq!(table.reserve_left(seat), Some(56_500), "3.5 s over its 5");
+        let next = table.clocked_seat().expect("the next seat");
+        assert_eq!(table.reserve_left(next), Some(60_000), "untouched");
+        assert_eq!(
+            table.deadline,
+            Some(8_500 + 65_000),
+            "its turn and its whole reserve"
+        );
+        let seat = play_turn(&mut table, 10_000);
+        assert_eq!(
+            table.reserve_left(seat),
+            Some(60_000),
+            "within its 5 s: no overrun"
+        );
+        assert_eq!(
+            table.deadline,
+            Some(10_000 + 5_000 + 56_500),
+            "the first seat again, with what it has left"
+        );
+    }
+
+    #[test]
+    fn a_timed_out_turn_spends_the_whole_reserve() {
+        let mut table = clocked(10, 0);
+        let seat = table.clocked_seat().expect("in turn");
+        let due = table.deadline.expect("a deadline");
+        table.time_out().expect("played").expect("a clocked seat");
+        table.deadline = None;
+        table.rearm(true, due, 1000);
+        assert_eq!(table.reserve_left(seat), Some(0));
     }
 }

@@ -37,7 +37,7 @@ pub async fn create_game(
         config,
         seed,
         seats,
-        turn_seconds,
+        clock,
         webhook_url,
     } = spec;
     if let Some(url) = &webhook_url {
@@ -45,7 +45,7 @@ pub async fn create_game(
     }
     let webhook = webhook_url.map(|u| (u.0.to_string(), new_secret()));
     let mut table = Table::new(config, seed.unwrap_or_else(random_seed), seats)?;
-    table.turn_seconds = turn_seconds;
+    table.set_clock(clock);
     // A game created full starts now. The bots may already have played: their accepted
     // actions count from version 1.
     let started = table.start_if_full(super::utc_year())?;

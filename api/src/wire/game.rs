@@ -14,7 +14,7 @@ pub struct Turn {
     #[serde(flatten)]
     pub turn: TurnView,
     /// With `options.turn_seconds`: when the server plays this turn if the seat has not
-    /// (RFC 3339, UTC).
+    /// (RFC 3339, UTC): after `turn_seconds`, and then the seat's reserve (`bank_seconds`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = "2026-11-24T09:30:00Z")]
     pub deadline: Option<String>,
@@ -38,6 +38,11 @@ pub struct Player {
     /// ask for it (`POST /v1/games/{id}/rematch` on the game before).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reserved: bool,
+    /// With `options.bank_seconds`: the seconds of reserve this seat has left (those its turn
+    /// has drawn on are counted when the turn ends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = 42.5)]
+    pub bank_seconds_left: Option<f64>,
 }
 
 /// The game as one seat may see it: the engine's view, with the service's own fields.
@@ -106,8 +111,16 @@ impl GameView {
             Ok(serde_json::Value::Object(mut o)) => o.remove("options").unwrap_or_default(),
             _ => serde_json::Value::Null,
         };
-        if let (Some(secs), serde_json::Value::Object(o)) = (stored.turn_seconds, &mut options) {
-            o.insert(super::options::TURN_SECONDS_OPTION.to_owned(), secs.into());
+        if let serde_json::Value::Object(o) = &mut options {
+            let clock = [
+                (super::options::TURN_SECONDS_OPTION, stored.turn_seconds),
+                (super::options::BANK_SECONDS_OPTION, stored.bank_seconds),
+            ];
+            for (name, secs) in clock {
+                if let Some(secs) = secs {
+                    o.insert(name.to_owned(), secs.into());
+                }
+            }
         }
         let View {
             turn,
@@ -132,12 +145,15 @@ impl GameView {
                 .into_iter()
                 .map(|view| {
                     let record = stored.seats.get(view.seat.index());
+                    let reserve = stored.reserve_left(view.seat);
                     Player {
                         view,
                         name: record.and_then(|r| r.name.clone()),
                         kind: record.map_or(SeatKind::Open, |r| r.kind),
                         timeouts: record.map_or(0, |r| r.timeouts),
                         reserved: record.is_some_and(|r| r.reserved),
+                        // Thousandths of a second, exact in a double.
+                        bank_seconds_left: reserve.map(|ms| ms as f64 / 1000.0),
                     }
                 })
                 .collect(),

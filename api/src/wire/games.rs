@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{Code, Invalid, MAX_SEATS, at_most};
-use crate::domain::{GameStatus, SeatKind, SeatRecord};
+use crate::domain::{GameStatus, SeatKind, SeatRecord, TurnClock};
 
 /// Longest seat name.
 const MAX_NAME: usize = 40;
@@ -67,6 +67,7 @@ impl TryFrom<SeatSpec> for SeatRecord {
             timeouts: 0,
             level: None,
             reserved: false,
+            reserve_ms: None,
         })
     }
 }
@@ -110,8 +111,8 @@ pub struct NewGameSpec {
     pub seed: Option<Seed>,
     /// The seats in order.
     pub seats: Vec<SeatRecord>,
-    /// `options.turn_seconds`: the turn clock, if any.
-    pub turn_seconds: Option<u32>,
+    /// `options.turn_seconds` and `options.bank_seconds`: the turn clock, if any.
+    pub clock: TurnClock,
     /// Where to POST the game's events, if anywhere (its host not yet checked).
     pub webhook_url: Option<WebhookUrl>,
 }
@@ -155,7 +156,13 @@ impl CreateGameRequest {
                 "seed, first_dealer and stacked_decks are accepted only when the server runs in test mode",
             ));
         }
-        let (ruleset, turn_seconds) = super::options::read(self.variant, self.options)?;
+        let (ruleset, clock) = super::options::read(self.variant, self.options)?;
+        if clock.bank_seconds.is_some() && clock.turn_seconds.is_none() {
+            return Err(Invalid::refused(
+                Code::InvalidOptions,
+                "`bank_seconds` is a reserve on the turn clock: it needs `turn_seconds`",
+            ));
+        }
         let webhook_url = self.webhook_url.map(WebhookUrl::try_from).transpose()?;
         ruleset.check_players(self.seats.len())?;
         let seats = self
@@ -174,7 +181,7 @@ impl CreateGameRequest {
             },
             seed: self.seed.map(Seed::from_u64),
             seats,
-            turn_seconds,
+            clock,
             webhook_url,
         })
     }

@@ -14,10 +14,13 @@ use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, Schem
 use utoipa::{PartialSchema, ToSchema};
 
 use super::{Code, Invalid};
-use crate::domain::TURN_SECONDS;
+use crate::domain::{BANK_SECONDS, TURN_SECONDS, TurnClock};
 
 /// The name of the service's own option, the turn clock.
 pub const TURN_SECONDS_OPTION: &str = "turn_seconds";
+
+/// The name of the service's option of a reserve on the turn clock.
+pub const BANK_SECONDS_OPTION: &str = "bank_seconds";
 
 /// The extension of each property that names the variants taking the option, each with its
 /// default there.
@@ -39,11 +42,29 @@ fn turn_seconds_option() -> HouseOption {
     }
 }
 
+/// The service's own option, `bank_seconds`, as `GET /v1/rulesets` lists it beside the
+/// variant's.
+fn bank_seconds_option() -> HouseOption {
+    HouseOption {
+        name: BANK_SECONDS_OPTION.into(),
+        kind: OptionKind::Integer,
+        nullable: true,
+        default: None,
+        minimum: Some(i64::from(*BANK_SECONDS.start())),
+        maximum: Some(i64::from(*BANK_SECONDS.end())),
+        description: "Seconds of reserve each seat has on the turn clock (with `turn_seconds` only): a turn \
+                      that outlasts `turn_seconds` draws on its seat's reserve, and the server plays it \
+                      once both are spent; null for no reserve."
+            .into(),
+    }
+}
+
 /// Every option `variant` takes, as `GET /v1/rulesets` lists them: its house options, then the
-/// service's turn clock.
+/// service's turn clock and its reserve.
 pub fn options_of(variant: Variant) -> Vec<HouseOption> {
     let mut options = variant.house_options();
     options.push(turn_seconds_option());
+    options.push(bank_seconds_option());
     options
 }
 
@@ -80,13 +101,14 @@ impl PartialSchema for HouseOptions {
             .schema_type(Type::Object)
             .additional_properties(Some(AdditionalProperties::FreeForm(false)))
             .description(Some(
-                "House-rule options: every option of any variant, and the service's `turn_seconds`. Each \
+                "House-rule options: every option of any variant, and the service's `turn_seconds` and \
+                 `bank_seconds`. Each \
                  says which variants take it and its default in each (`x-variant-defaults`; \
                  `GET /v1/rulesets` lists them per variant). In a request, an option left out takes its \
                  default; a name not listed here, or a value of another type or out of bounds, is \
                  `400 invalid_options`; an option listed here that the variant does not take is \
                  `422 invalid_options`. A view holds every option of its variant, and `turn_seconds` \
-                 when the game has a clock.",
+                 (and `bank_seconds`) when the game has a clock.",
             ));
         for (name, takers) in DOCUMENTED.iter() {
             object = object.property(name, property(takers));
@@ -189,9 +211,9 @@ fn expected(option: &HouseOption) -> String {
 /// # Errors
 /// `invalid_options`, refused by the document (400) for a name it does not list or a value of
 /// another type or out of bounds, and by the rules (422) for an option the variant lacks.
-pub fn read(variant: Variant, options: Option<Value>) -> Result<(Ruleset, Option<u32>), Invalid> {
+pub fn read(variant: Variant, options: Option<Value>) -> Result<(Ruleset, TurnClock), Invalid> {
     let mut map = match options {
-        None | Some(Value::Null) => return Ok((Ruleset::default_for(variant), None)),
+        None | Some(Value::Null) => return Ok((Ruleset::default_for(variant), TurnClock::default())),
         Some(Value::Object(map)) => map,
         Some(_) => {
             return Err(Invalid::new(
@@ -211,10 +233,15 @@ pub fn read(variant: Variant, options: Option<Value>) -> Result<(Ruleset, Option
         *value = fits(option, value)
             .ok_or_else(|| Invalid::new(Code::InvalidOptions, format!("`{name}` is {}", expected(option))))?;
     }
-    let turn_seconds = map
-        .remove(TURN_SECONDS_OPTION)
-        .and_then(|v| v.as_u64())
-        .and_then(|v| u32::try_from(v).ok());
+    let mut seconds = |name: &str| {
+        map.remove(name)
+            .and_then(|v| v.as_u64())
+            .and_then(|v| u32::try_from(v).ok())
+    };
+    let clock = TurnClock {
+        turn_seconds: seconds(TURN_SECONDS_OPTION),
+        bank_seconds: seconds(BANK_SECONDS_OPTION),
+    };
     let ruleset = Ruleset::new(variant, Some(Value::Object(map)))?;
-    Ok((ruleset, turn_seconds))
+    Ok((ruleset, clock))
 }
