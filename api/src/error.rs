@@ -404,6 +404,8 @@ impl From<TableError> for ApiError {
             // document allows them.
             TableError::Setup(e) => ApiError::unprocessable(&e, e.to_string()),
             TableError::Action(e) => ApiError::from(e),
+            TableError::NotFinished(_) => ApiError::conflict(Code::GameNotFinished, e.to_string()),
+            TableError::NotReserved(_) => ApiError::conflict(Code::SeatNotReserved, e.to_string()),
             TableError::Corrupt(e) => ApiError::unexpected(e),
         }
     }

@@ -31,7 +31,8 @@ pub struct StreamPlan<R> {
     pub game: Uuid,
     /// Resume after this sequence number.
     pub after: i64,
-    /// The game was already over when the stream started.
+    /// The game had no event to come when the stream started: void, or finished with its
+    /// rematch made.
     pub over: bool,
     /// An event body as this seat may see it; `None` for a body this release cannot read.
     pub redact: R,
@@ -39,7 +40,7 @@ pub struct StreamPlan<R> {
 
 /// Why a stream stops.
 enum Stop {
-    /// The game is over and every event is sent: the stream ends normally.
+    /// The game has no event to come and every event is sent: the stream ends normally.
     GameOver,
     /// The client went away or is too slow to read.
     Gone,
@@ -156,7 +157,8 @@ where
         for row in rows.iter().filter(|r| r.seq > from) {
             let event = (self.redact)(&row.body).ok_or(Stop::Cannot(StreamFailure::Unavailable))?;
             let kind = event.get("type").and_then(|t| t.as_str()).unwrap_or("event");
-            over |= matches!(kind, "game_ended" | "game_void");
+            // A finished game's last event is its rematch; a void game has none.
+            over |= matches!(kind, "rematch" | "game_void");
             text.push_str(&format!("id: {}\nevent: {kind}\ndata: {event}\n\n", row.seq));
             self.cursor = row.seq;
         }

@@ -71,6 +71,9 @@ export function describe(e, view) {
     case "game_ended": return `the game ended: ${e.standings.map((/** @type {any} */ x) => `${x.place}. ${s(x.seat)} (${x.total})`).join(", ")}`;
     case "game_finished": return "the game is over";
     case "game_void": return "the game was void";
+    case "called_off": return `the game was called off: ${e.reason}`;
+    case "bot_seated": return `a bot (${e.level}) took ${s(e.seat)}'s seat`;
+    case "rematch": return "a rematch is ready: play again";
     default: return String(e.type).replace(/_/g, " ");
   }
 }
@@ -269,6 +272,10 @@ export async function openGame(id, token, spectator) {
         h("span", { class: "total" }, `${p.total} pts`),
         p.left ? h("span", { class: "badge" }, "left") : "",
         p.timeouts ? h("span", { class: "badge" }, `${p.timeouts} timeouts`) : "",
+        typeof p.bank_seconds_left === "number"
+          ? h("span", { class: "badge reserve", "aria-label": `${Math.floor(p.bank_seconds_left)} seconds of reserve left` }, `reserve ${Math.floor(p.bank_seconds_left)} s`)
+          : "",
+        p.reserved ? h("span", { class: "badge" }, "not back yet") : "",
         view.claims?.pending?.includes(p.seat) ? h("span", { class: "badge claim" }, "May I?") : "",
       ];
       const li = h("li", { class: "player" + (inTurn ? " in-turn" : "") + (me ? " me" : ""), "aria-current": inTurn ? "true" : false }, ...bits);
@@ -392,6 +399,9 @@ export async function openGame(id, token, spectator) {
 
   function scores() {
     const out = h("section", { class: "panel", "aria-label": "Scores" }, h("h2", {}, "Scores"));
+    if (view.status === "finished" && !spectator) {
+      out.append(h("p", {}, button("act-rematch", view.rematch ? "Join the rematch" : "Play again", false, playAgain, "primary")));
+    }
     if (view.standings) {
       out.append(h("ol", { class: "standings", id: "standings" }, ...view.standings.map((/** @type {any} */ s) =>
         h("li", {}, `${s.place}. ${who(view, s.seat)}: ${s.total} points${s.left ? " (left)" : ""}`))));
@@ -418,6 +428,20 @@ export async function openGame(id, token, spectator) {
     return h("aside", { class: "panel log-panel", "aria-label": "Event log" }, h("h2", {}, "Event log"), list);
   }
 
+  /** Asks for the rematch (made by the first seat to ask) and takes this seat in it. */
+  async function playAgain() {
+    if (busy) return;
+    busy = true;
+    try {
+      const next = await call("POST", `/v1/games/${id}/rematch`, { token });
+      keepSeatToken(next.id, next.token);
+      location.hash = `#/game/${next.id}`;
+    } catch (e) {
+      busy = false;
+      say(/** @type {Error} */ (e).message, "problem");
+    }
+  }
+
   /** The turn's deadline, counting down. */
   function tick() {
     const el = root.querySelector("#deadline");
@@ -437,6 +461,11 @@ export async function openGame(id, token, spectator) {
     // Other seats' moves are read out; one's own the player has just made.
     if (seat !== undefined && seat !== view.you?.seat && m.event !== "turn" && m.event !== "dealt") {
       announce(describe(m.data, view));
+    }
+    // A spectator moves along to the rematch; a player chooses to play again.
+    if (m.event === "rematch") {
+      announce(describe(m.data, view));
+      if (spectator) location.hash = `#/watch/${m.data.id}`;
     }
     refresh();
   }, (state) => {

@@ -1,6 +1,6 @@
 """A client generated from openapi/openapi.json by openapi-python-client plays a whole two-seat
 game of may_i against the service, using only the generated code: its models, its typed enums,
-its typed house options (sent at creation, read back from the view) and typed events (one model per event `type`), and its events and stream endpoints. The stream
+its typed house options (sent at creation, read back from the view) and typed events (one model per event `type`), its events and stream endpoints, and a rematch. The stream
 is read through the generated endpoint's request and client; each message's `data` is an event
 of the document, read with the generated models.
 
@@ -22,6 +22,7 @@ from continental_client.api.games import (
     lay_melds,
     lay_off,
     list_events,
+    rematch,
     stream_events,
 )
 from continental_client.api.validation import rulesets
@@ -43,6 +44,7 @@ from continental_client.models import (
     Phase,
     Problem,
     ProblemCode,
+    RematchResponse,
     SeatSpec,
     Variant,
 )
@@ -141,6 +143,18 @@ def main(url):
     assert view.status == GameStatus.FINISHED, f"the game ends finished, not {view.status}"
     assert view.standings, "a finished game has standings"
 
+    # Both players ask for a rematch: one new game, each in their own seat of it with a token of
+    # their own, dealt once the last has asked.
+    asked = [ok(rematch.sync(game_id, client=s), f"seat {i}'s rematch") for i, s in enumerate(seats)]
+    assert all(isinstance(a, RematchResponse) for a in asked), f"typed answers: {asked}"
+    assert asked[0].id == asked[1].id != game_id, f"one new game: {asked}"
+    assert [a.seat for a in asked] == [0, 1], f"each in their own seat: {asked}"
+    again = [AuthenticatedClient(base_url=url, token=a.token, raise_on_unexpected_status=True) for a in asked]
+    rematch_view = ok(get_game.sync(asked[0].id, client=again[1]), "the rematch's view")
+    assert rematch_view.you.seat == 1, f"the second token opens the second seat: {rematch_view.you}"
+    assert rematch_view.status != GameStatus.WAITING, f"dealt once both asked: {rematch_view.status}"
+    assert ok(get_game.sync(game_id, client=seats[0]), "view").rematch == asked[0].id, "the view says where"
+
     # The events, as the typed models of the document, and the same through the stream.
     events = []
     after = 0
@@ -153,6 +167,7 @@ def main(url):
     kinds = Counter(e.event.type_.value for e in events)
     assert any(isinstance(e.event, DealStartedEvent) for e in events), f"the game's events: {kinds}"
     assert any(isinstance(e.event, DiscardedEvent) for e in events), f"the game's events: {kinds}"
+    assert events[-1].event.type_.value == "rematch", f"a finished game's last event is its rematch: {kinds}"
     streamed = read_stream(seats[1], game_id)
     assert len(streamed) == len(events), f"the stream holds every event: {len(streamed)} of {len(events)}"
     assert [s.seq for s in streamed] == [e.seq for e in events], "the same sequence numbers"
@@ -161,7 +176,7 @@ def main(url):
 
 
 def read_stream(client, game_id):
-    """The finished game's stream (it ends after the last event), each message typed as an event."""
+    """The finished game's stream (it ends after its rematch event), each message typed as an event."""
     request = stream_events._get_kwargs(game_id)
     reply = client.get_httpx_client().request(**request)
     assert reply.status_code == 200, f"stream: {reply.status_code} {reply.text}"

@@ -46,6 +46,26 @@ pub enum TableEvent {
         /// The seat.
         seat: u8,
     },
+    /// The studio called the game off before it was over (a `game_finished` as `void`
+    /// follows).
+    CalledOff {
+        /// Why, as the studio gave it.
+        reason: String,
+    },
+    /// The studio put a bot in this seat: its tokens no longer open it, the bot plays it.
+    BotSeated {
+        /// The seat.
+        seat: u8,
+        /// How well the bot plays.
+        #[schema(schema_with = level_schema)]
+        level: Level,
+    },
+    /// The next game at this table was made: each player asks for their seat in it with
+    /// `POST /v1/games/{id}/rematch` on this game.
+    Rematch {
+        /// The new game's id.
+        id: uuid::Uuid,
+    },
     /// The game is over.
     GameFinished {
         /// `finished`, or `void` when fewer than two players finished.
@@ -108,9 +128,12 @@ impl Logged {
                 | TableEvent::Turn { seat }
                 | TableEvent::TimedOut { seat }
                 | TableEvent::AutopilotOn { seat, .. }
-                | TableEvent::AutopilotOff { seat },
+                | TableEvent::AutopilotOff { seat }
+                | TableEvent::BotSeated { seat, .. },
             ) => Some(Seat(*seat)),
-            Logged::Table(TableEvent::GameFinished { .. }) => None,
+            Logged::Table(
+                TableEvent::GameFinished { .. } | TableEvent::CalledOff { .. } | TableEvent::Rematch { .. },
+            ) => None,
         }
     }
 

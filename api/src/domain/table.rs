@@ -4,12 +4,37 @@
 use engine::bot::Level;
 use engine::{Action, ActionError, Game, GameConfig, Seat, Seed, SetupError};
 use serde::{Deserialize, Serialize};
+use uuid::Uuid;
 
 use super::GameStatus;
 use super::events::{Logged, TableEvent};
 
 /// Fewest and most seconds a turn may be given (`options.turn_seconds`).
 pub const TURN_SECONDS: std::ops::RangeInclusive<u32> = 5..=604_800;
+
+/// Fewest and most seconds of reserve a seat may be given (`options.bank_seconds`).
+pub const BANK_SECONDS: std::ops::RangeInclusive<u32> = 1..=604_800;
+
+/// The turn clock a game is created with (docs/api.md#turn-deadlines).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TurnClock {
+    /// `options.turn_seconds`: how long each turn may last; `None`: no clock.
+    pub turn_seconds: Option<u32>,
+    /// `options.bank_seconds`: each seat's reserve, drawn on past `turn_seconds`.
+    pub bank_seconds: Option<u32>,
+    /// `options.autopilot_after_timeouts`: timeouts in a row before a bot takes the seat, if
+    /// ever.
+    pub autopilot_after_timeouts: Option<u32>,
+}
+
+/// The turn whose clock runs: its seat, and when it started (unix ms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunningTurn {
+    /// The seat in turn.
+    pub seat: u8,
+    /// When its clock started (unix ms).
+    pub since: i64,
+}
 
 /// Why the table refuses a request. Mapped to a status in `error.rs`.
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +74,12 @@ pub enum TableError {
     /// The engine refuses the action.
     #[error(transparent)]
     Action(#[from] ActionError),
+    /// A rematch of a game that is not finished (void, or still waiting or played).
+    #[error("only a finished game has a rematch; this one is {0}")]
+    NotFinished(&'static str),
+    /// A rematch seat asked for by a seat that is no longer a player's at the new table.
+    #[error("seat {0} of the rematch is no longer a player's")]
+    NotReserved(u8),
     /// The stored state is not a table of this release.
     #[error("the stored game does not read: {0}")]
     Corrupt(#[from] serde_json::Error),
@@ -99,6 +130,14 @@ pub struct SeatRecord {
     /// (docs/api.md#autopilot).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub autopilot: Option<Level>,
+    /// A rematch's player seat kept for the player of the game before until they ask for it:
+    /// no one else can take it, and the game waits for it before it deals.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reserved: bool,
+    /// With `options.bank_seconds`: the reserve this seat has left, in thousandths of a clock
+    /// second, once a turn of it drew on it; `None`: the whole reserve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserve_ms: Option<i64>,
 }
 
 impl SeatRecord {
@@ -127,13 +166,23 @@ pub struct Table {
     /// `options.turn_seconds`: how long each turn may last; `None`: no clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_seconds: Option<u32>,
-    /// When the seat in turn times out (unix milliseconds), while a clock runs.
+    /// `options.bank_seconds`: each seat's reserve on the clock; `None`: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bank_seconds: Option<u32>,
+    /// When the seat in turn times out (unix milliseconds), while a clock runs: the turn's
+    /// own time and the seat's reserve.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline: Option<i64>,
     /// `options.autopilot_after_timeouts`: after that many timeouts in a row a bot takes the
     /// seat over until the player acts again; `None`: never.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub autopilot_after_timeouts: Option<u32>,
+    /// The turn whose clock runs, for charging its seat's reserve when it ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<RunningTurn>,
+    /// The next game at this table, once a seat or the studio asked for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<Uuid>,
 }
 
 /// What a request changed in the engine: its events, and how many actions were accepted
@@ -211,8 +260,11 @@ impl Table {
             seats,
             game: None,
             turn_seconds: None,
+            bank_seconds: None,
             deadline: None,
             autopilot_after_timeouts: None,
+            running: None,
+            rematch: None,
         })
     }
 
@@ -300,7 +352,7 @@ impl Table {
     /// # Errors
     /// The engine's setup errors (bad player count, first dealer or stacked deck).
     pub fn start_if_full(&mut self, year: i32) -> Result<Applied, TableError> {
-        if self.game.is_some() || self.seats.iter().any(|s| s.kind == SeatKind::Open) {
+        if self.game.is_some() || self.seats.iter().any(|s| s.kind == SeatKind::Open || s.reserved) {
             return Ok(Applied::default());
         }
         self.config.start_year = Some(year);
@@ -449,6 +501,66 @@ impl Table {
         Ok(())
     }
 
+    /// The id of this finished game's rematch: the one already asked for, or `fresh()` made
+    /// the rematch now (and `true` with it, for the caller to create it and log it).
+    ///
+    /// # Errors
+    /// [`TableError::NotFinished`] unless the game is finished.
+    pub fn rematch_id(&mut self, fresh: impl FnOnce() -> Uuid) -> Result<(Uuid, bool), TableError> {
+        let status = self.status();
+        if status != GameStatus::Finished {
+            return Err(TableError::NotFinished(status.as_str()));
+        }
+        match self.rematch {
+            Some(id) => Ok((id, false)),
+            None => {
+                let id = fresh();
+                self.rematch = Some(id);
+                Ok((id, true))
+            }
+        }
+    }
+
+    /// The next game at this table: the same rules, options and seats in the same order
+    /// (bots with their level, each player's seat reserved for them under their name), dealt
+    /// first as the variant passes the deal, from `seed`.
+    ///
+    /// # Errors
+    /// [`TableError::NotStarted`] for a game never dealt; the engine's setup errors.
+    pub fn rematch(&self, seed: Seed) -> Result<Table, TableError> {
+        let config = self.game()?.rematch_config();
+        let seats = self
+            .seats
+            .iter()
+            .map(|s| SeatRecord {
+                name: s.name.clone(),
+                kind: s.kind,
+                generation: 0,
+                timeouts: 0,
+                level: s.level,
+                autopilot: None,
+                reserved: s.kind == SeatKind::Player,
+                reserve_ms: None,
+            })
+            .collect();
+        let mut next = Table::new(config, seed, seats)?;
+        next.set_clock(self.clock());
+        Ok(next)
+    }
+
+    /// The player of the game before takes their reserved seat of this rematch: `true` if it
+    /// was reserved until now, `false` if they had already asked.
+    ///
+    /// # Errors
+    /// [`TableError::NotReserved`] when the seat is no longer a player's (a studio gave it to
+    /// a bot).
+    pub fn take_reserved(&mut self, seat: u8) -> Result<bool, TableError> {
+        match self.seats.get_mut(usize::from(seat)) {
+            Some(s) if s.kind == SeatKind::Player => Ok(std::mem::take(&mut s.reserved)),
+            _ => Err(TableError::NotReserved(seat)),
+        }
+    }
+
     /// The seat whose deadline runs, while a clock runs and someone is in turn.
     pub fn clocked_seat(&self) -> Option<Seat> {
         self.turn_seconds?;
@@ -459,17 +571,133 @@ impl Table {
         game.turn().map(|(s, _)| s)
     }
 
+    /// The game's turn clock.
+    pub fn clock(&self) -> TurnClock {
+        TurnClock {
+            turn_seconds: self.turn_seconds,
+            bank_seconds: self.bank_seconds,
+            autopilot_after_timeouts: self.autopilot_after_timeouts,
+        }
+    }
+
+    /// Sets the game's turn clock (before the deal).
+    pub fn set_clock(&mut self, clock: TurnClock) {
+        self.turn_seconds = clock.turn_seconds;
+        self.bank_seconds = clock.bank_seconds;
+        self.autopilot_after_timeouts = clock.autopilot_after_timeouts;
+    }
+
+    /// The reserve `seat` has left, in thousandths of a clock second; `None` without one.
+    pub fn reserve_left(&self, seat: Seat) -> Option<i64> {
+        let whole = i64::from(self.bank_seconds?).saturating_mul(1000);
+        let left = self.seats.get(seat.index()).and_then(|s| s.reserve_ms);
+        Some(left.unwrap_or(whole))
+    }
+
     /// Sets the deadline after a change made at `now` (unix ms): a fresh one when the turn
     /// passed (or none ran), none when no one is in turn; `second_ms` is how long a second
-    /// lasts (1000 but in tests).
+    /// lasts (1000 but in tests). A fresh deadline is the turn's `turn_seconds` and then its
+    /// seat's reserve; the turn that ended (or stopped, when the game is suspended or over)
+    /// first pays what it took past `turn_seconds` from its seat's reserve.
     pub fn rearm(&mut self, turn_passed: bool, now: i64, second_ms: i64) {
-        self.deadline = match (self.clocked_seat(), self.turn_seconds) {
-            (Some(_), Some(secs)) if turn_passed || self.deadline.is_none() => {
-                Some(now.saturating_add(i64::from(secs).saturating_mul(second_ms)))
+        let seat = self.clocked_seat();
+        let fresh = seat.is_some() && (turn_passed || self.deadline.is_none());
+        if fresh || seat.is_none() {
+            self.charge_overrun(now, second_ms);
+        }
+        self.deadline = match (seat, self.turn_seconds) {
+            (Some(seat), Some(secs)) if fresh => {
+                self.running = Some(RunningTurn {
+                    seat: seat.0,
+                    since: now,
+                });
+                let reserve = self.reserve_left(seat).unwrap_or(0);
+                let ms = i64::from(secs)
+                    .saturating_mul(second_ms)
+                    .saturating_add(reserve.saturating_mul(second_ms) / 1000);
+                Some(now.saturating_add(ms))
             }
             (Some(_), Some(_)) => self.deadline,
             _ => None,
         };
+    }
+
+    /// Ends the running turn's clock at `now`: what it took past `turn_seconds` comes off its
+    /// seat's reserve (down to none).
+    fn charge_overrun(&mut self, now: i64, second_ms: i64) {
+        let Some(RunningTurn { seat, since }) = self.running.take() else {
+            return;
+        };
+        let (Some(turn), Some(left)) = (self.turn_seconds, self.reserve_left(Seat(seat))) else {
+            return;
+        };
+        let over = now
+            .saturating_sub(since)
+            .saturating_sub(i64::from(turn).saturating_mul(second_ms));
+        if over > 0
+            && let Some(record) = self.seats.get_mut(usize::from(seat))
+        {
+            // Kept in thousandths of a clock second, whatever a second lasts.
+            let over = over.saturating_mul(1000) / second_ms.max(1);
+            record.reserve_ms = Some(left.saturating_sub(over).max(0));
+        }
+    }
+
+    /// A studio ends the game before it is over: a `called_off` event with its reason, then
+    /// the engine's void end (docs/rules.md#leaving).
+    ///
+    /// # Errors
+    /// [`TableError::NotStarted`] before the deal; the engine's `game_over` for a game over.
+    pub fn call_off(&mut self, reason: String) -> Result<Applied, TableError> {
+        let game = self.game()?;
+        let before = Mark::of(game);
+        let (next, events) = game.call_off()?;
+        let mut applied = Applied::default();
+        applied
+            .events
+            .push(Logged::Table(TableEvent::CalledOff { reason }));
+        applied.events.extend(events.into_iter().map(Logged::Engine));
+        applied.mark(Some(before), &next);
+        self.game = Some(next);
+        Ok(applied)
+    }
+
+    /// A studio puts a bot of `level` in `seat`: every token of the seat stops opening it (its
+    /// generation moves on), and the bot plays from now on: at once if the seat is in turn or
+    /// was the last the game waited for (dealt in `year`).
+    ///
+    /// # Errors
+    /// [`TableError::UnknownSeat`] past the last seat; the engine's `game_over` for a game over.
+    pub fn seat_bot(&mut self, seat: u8, level: Level, year: i32) -> Result<Applied, TableError> {
+        if matches!(self.status(), GameStatus::Finished | GameStatus::Void) {
+            return Err(ActionError::GameOver.into());
+        }
+        let record = self
+            .seats
+            .get_mut(usize::from(seat))
+            .ok_or(TableError::UnknownSeat(seat))?;
+        record.kind = SeatKind::Bot;
+        record.level = Some(level);
+        record.autopilot = None;
+        record.reserved = false;
+        record.timeouts = 0;
+        record.generation += 1;
+        record
+            .name
+            .get_or_insert_with(|| format!("Bot {}", u16::from(seat) + 1));
+        let mut applied = Applied::default();
+        applied
+            .events
+            .push(Logged::Table(TableEvent::BotSeated { seat, level }));
+        if self.game.is_none() {
+            let started = self.start_if_full(year)?;
+            applied.events.extend(started.events);
+            applied.actions += started.actions;
+            applied.turn_passed |= started.turn_passed;
+        } else {
+            self.run_bots(&mut applied, None);
+        }
+        Ok(applied)
     }
 
     /// The seat in turn let its deadline pass: a `timed_out` event, then its turn played as the
@@ -501,5 +729,94 @@ impl Table {
         self.stand_in(seat, &mut applied);
         self.run_bots(&mut applied, None);
         Ok(Some(applied))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use engine::{Action, DrawSource, GameConfig, Ruleset, Seed, Variant};
+
+    use super::*;
+
+    /// A dealt two-player `may_i` table with 5 s turns and `bank` s of reserve, at `now`.
+    fn clocked(bank: u32, now: i64) -> Table {
+        let players = |name: &str| SeatRecord {
+            name: Some(name.into()),
+            kind: SeatKind::Player,
+            generation: 0,
+            timeouts: 0,
+            level: None,
+            autopilot: None,
+            reserved: false,
+            reserve_ms: None,
+        };
+        let config = GameConfig::new(Ruleset::default_for(Variant::MayI), 2);
+        let mut table =
+            Table::new(config, Seed::from_u64(1), vec![players("Ann"), players("Bob")]).expect("a table");
+        table.set_clock(TurnClock {
+            turn_seconds: Some(5),
+            bank_seconds: Some(bank),
+            autopilot_after_timeouts: None,
+        });
+        let started = table.start_if_full(2026).expect("dealt");
+        table.rearm(started.turn_passed, now, 1000);
+        table
+    }
+
+    /// Plays `seat`'s turn (draw, discard its first card) at `now`.
+    fn play_turn(table: &mut Table, now: i64) -> Seat {
+        let seat = table.clocked_seat().expect("a seat in turn");
+        let applied = table
+            .apply(
+                seat,
+                Action::Draw {
+                    source: DrawSource::Stock,
+                },
+            )
+            .expect("draw");
+        table.rearm(applied.turn_passed, now, 1000);
+        let card = table.game().expect("a game").hand(seat)[0];
+        let applied = table.apply(seat, Action::Discard { card }).expect("discard");
+        table.rearm(applied.turn_passed, now, 1000);
+        seat
+    }
+
+    #[test]
+    fn a_turn_past_its_time_draws_on_its_seats_reserve_and_the_deadline_counts_it() {
+        let mut table = clocked(60, 0);
+        let first = table.clocked_seat().expect("in turn");
+        assert_eq!(table.deadline, Some(65_000), "5 s and the whole reserve of 60 s");
+        let seat = play_turn(&mut table, 8_500);
+        assert_eq!(seat, first);
+        assert_eq!(table.reserve_left(seat), Some(56_500), "3.5 s over its 5");
+        let next = table.clocked_seat().expect("the next seat");
+        assert_eq!(table.reserve_left(next), Some(60_000), "untouched");
+        assert_eq!(
+            table.deadline,
+            Some(8_500 + 65_000),
+            "its turn and its whole reserve"
+        );
+        let seat = play_turn(&mut table, 10_000);
+        assert_eq!(
+            table.reserve_left(seat),
+            Some(60_000),
+            "within its 5 s: no overrun"
+        );
+        assert_eq!(
+            table.deadline,
+            Some(10_000 + 5_000 + 56_500),
+            "the first seat again, with what it has left"
+        );
+    }
+
+    #[test]
+    fn a_timed_out_turn_spends_the_whole_reserve() {
+        let mut table = clocked(10, 0);
+        let seat = table.clocked_seat().expect("in turn");
+        let due = table.deadline.expect("a deadline");
+        table.time_out().expect("played").expect("a clocked seat");
+        table.deadline = None;
+        table.rearm(true, due, 1000);
+        assert_eq!(table.reserve_left(seat), Some(0));
     }
 }

@@ -45,7 +45,8 @@ pub async fn list_events(
 ///
 /// Each message has `id` (the sequence number), `event` (the event's `type`) and `data` (the
 /// event as JSON, as `GET /v1/games/{id}/events` shows it). `Last-Event-ID` or `?after=`
-/// resumes exactly. The stream ends once the game is over and every event is sent; a comment
+/// resumes exactly. The stream ends once every event is sent of a game void, or finished and
+/// its rematch made (a finished game's stream waits for its `rematch` event); a comment
 /// line `: heartbeat` comes every 15 s while nothing happens. A stream that cannot go on (the
 /// service stops, the database fails, the client reads too slowly) ends with an `error` event
 /// and `retry:`; reconnect with `Last-Event-ID`.

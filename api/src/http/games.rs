@@ -8,12 +8,13 @@ use super::extract::{CREATE_LIMIT, JsonBody};
 use super::idempotency::{self, answer};
 use super::{if_match, read_by};
 use crate::error::ApiError;
+use crate::server_keys::HEADER as API_KEY;
 use crate::service;
 use crate::state::AppState;
 use crate::store::{KeyScope, StoredResponse};
 use crate::wire::{
-    CreateGameRequest, CreateGameResponse, GameView, JoinRequest, JoinResponse, Problem, SeatName, etag,
-    matches_if_none_match,
+    CreateGameRequest, CreateGameResponse, GameView, JoinRequest, JoinResponse, Problem, RematchResponse,
+    SeatName, etag, matches_if_none_match,
 };
 
 /// Creates a game.
@@ -172,4 +173,47 @@ pub async fn get_game(
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, tag))
         .json(GameView::as_seen_by(id, row.version, &table, reader.viewer())))
+}
+
+/// Asks for a rematch of a finished game.
+///
+/// The first call, from any seat or the studio, makes the next game at this table: the same
+/// variant, options, webhook and seats in the same order (bots stay bots, players keep their
+/// names), dealt first as the variant passes the deal; every later call lands at the same
+/// game. With a seat token, the answer is that seat's own seat of the rematch and a token for
+/// it; with the game's studio's `X-Api-Key`, the rematch's id. The rematch deals once every
+/// player's seat has asked (a seat not yet asked is kept for its player). The finished game's
+/// view shows `rematch`, and a `rematch` event reaches its streams and its webhook.
+#[utoipa::path(
+    post, path = "/v1/games/{id}/rematch", tag = "games",
+    params(("id" = Uuid, Path, description = "Game id (the finished game).")),
+    security(("seat_token" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The rematch: with a seat token, the seat and its token there.", body = RematchResponse),
+        (status = 401, description = "Missing, expired, tampered or replaced token, or an `X-Api-Key` that is not valid (`unauthorized`).",
+            body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A token of another game, a spectator's, or of a seat that is not a player's (`forbidden`).",
+            body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game, or with a server key none of its tenant's (`game_not_found`).",
+            body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The game is not finished: void, or not over (`game_not_finished`); or this seat of the \
+            rematch was given to a bot (`seat_not_reserved`).", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The database is out of reach (`service_unavailable`) or the game busy (`game_busy`): nothing changed.",
+            body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[post("/v1/games/{id}/rematch")]
+#[tracing::instrument(skip_all, fields(game = %id))]
+pub async fn rematch(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let asker = if req.headers().contains_key(API_KEY) {
+        service::Asker::Studio(state.server_keys.tenant(&req)?)
+    } else {
+        service::Asker::Seat(state.keys.seat_for(&req, id)?)
+    };
+    Ok(HttpResponse::Ok().json(service::rematch(&state, id, asker).await?))
 }

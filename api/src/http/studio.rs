@@ -4,12 +4,14 @@
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use uuid::Uuid;
 
+use super::extract::JsonBody;
 use crate::error::ApiError;
 use crate::service;
 use crate::state::AppState;
 use crate::store::GameListing;
 use crate::wire::{
-    GamesPage, ListGamesQuery, Problem, SeatTokenResponse, SpectatorTokenResponse, WebhookStatus,
+    EndGameRequest, EndReason, GamesPage, ListGamesQuery, Problem, SeatBotRequest, SeatTokenResponse,
+    SpectatorTokenResponse, StudioActionResponse, WebhookStatus,
 };
 
 /// The tenant's games, newest first.
@@ -118,4 +120,81 @@ pub async fn get_webhook(
 ) -> Result<HttpResponse, ApiError> {
     let tenant = state.server_keys.tenant(&req)?;
     Ok(HttpResponse::Ok().json(service::webhook_status(&state, &tenant, id.into_inner()).await?))
+}
+
+/// Ends a game that is not over.
+///
+/// For a reported cheat or a support request: the game becomes `void` at once, with no
+/// standings; a `called_off` event with the reason (then `game_finished`) reaches every
+/// reader's stream and the webhook.
+#[utoipa::path(
+    post, path = "/v1/games/{id}/end", tag = "studio",
+    params(("id" = Uuid, Path, description = "Game id.")),
+    security(("api_key" = [])),
+    request_body(content = EndGameRequest, description = "A JSON object of at most 8 KiB.", example = json!({"reason": "a reported cheat"})),
+    responses(
+        (status = 200, description = "The game is void.", body = StudioActionResponse),
+        (status = 400, description = "Malformed body (`malformed_json`, `not_an_object`, `unknown_field`, `invalid_body`), \
+            or a reason that is not 1 to 200 characters, all spaces or with a control character (`invalid_reason`).",
+            body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No game of this tenant with this id (`game_not_found`: another tenant's game answers the same).",
+            body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The game is already over (`game_over`) or not yet dealt (`game_not_started`).",
+            body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the limit (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The database is out of reach (`service_unavailable`) or the game busy (`game_busy`): nothing changed.",
+            body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[post("/v1/games/{id}/end")]
+#[tracing::instrument(skip_all, fields(game = %id))]
+pub async fn end_game(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<Uuid>,
+    body: JsonBody<EndGameRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let tenant = state.server_keys.tenant(&req)?;
+    let reason = EndReason::try_from(body.value)?;
+    Ok(HttpResponse::Ok().json(service::end_game(&state, &tenant, id.into_inner(), reason).await?))
+}
+
+/// Puts a bot in a seat.
+///
+/// For a player gone for good: the seat's tokens are refused (`401`) from now on, on every
+/// replica, and the server's bot of the level asked (`normal` by default) plays the seat from
+/// now on, at once if it is in turn. A `bot_seated` event reaches every reader and the webhook.
+#[utoipa::path(
+    post, path = "/v1/games/{id}/seats/{seat}/bot", tag = "studio",
+    params(("id" = Uuid, Path, description = "Game id."), ("seat" = u8, Path, description = "Seat index from 0.")),
+    security(("api_key" = [])),
+    request_body(content = SeatBotRequest, description = "A JSON object of at most 8 KiB; an empty body is `{}`.", example = json!({"level": "hard"})),
+    responses(
+        (status = 200, description = "The seat is a bot's.", body = StudioActionResponse),
+        (status = 400, description = "Malformed body (`malformed_json`, `not_an_object`, `unknown_field`), or a `level` \
+            that is not `easy`, `normal` or `hard` (`invalid_body`).", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No game of this tenant with this id (`game_not_found`: another tenant's game answers the same), \
+            or no such seat (`seat_not_found`).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The game is over (`game_over`).", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the limit (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The database is out of reach (`service_unavailable`) or the game busy (`game_busy`): nothing changed.",
+            body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[post("/v1/games/{id}/seats/{seat}/bot")]
+#[tracing::instrument(skip_all, fields(game = %path.0, seat = path.1))]
+pub async fn seat_bot(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    path: web::Path<(Uuid, u8)>,
+    body: JsonBody<SeatBotRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let tenant = state.server_keys.tenant(&req)?;
+    let (id, seat) = path.into_inner();
+    let level = body.value.level.unwrap_or_default();
+    Ok(HttpResponse::Ok().json(service::seat_bot(&state, &tenant, id, seat, level).await?))
 }

@@ -5,7 +5,7 @@ use engine::Viewer;
 use futures_util::{Stream, StreamExt};
 use uuid::Uuid;
 
-use crate::domain::Logged;
+use crate::domain::{Logged, Table};
 use crate::error::ApiError;
 use crate::live::StreamPlan;
 use crate::state::AppState;
@@ -47,9 +47,12 @@ pub fn redact(body: &str, viewer: Viewer) -> Result<serde_json::Value, ApiError>
 }
 
 /// The live events of game `row` after sequence number `after`, as `viewer` may see them: the
-/// body of a `text/event-stream`, which ends once the game is over and every event is sent.
+/// body of a `text/event-stream`, which ends once every event is sent of a game void, or
+/// finished and its rematch made (so that its readers hear where the rematch is).
 ///
 /// # Errors
+/// A stored game this release does not read.
+///
 /// `too_many_streams` when this replica serves as many streams as it may.
 pub fn live_events(
     state: &AppState,
@@ -63,7 +66,11 @@ pub fn live_events(
     let plan = StreamPlan {
         game: row.id,
         after: after.max(0),
-        over: matches!(row.status.as_str(), "finished" | "void"),
+        over: match row.status.as_str() {
+            "void" => true,
+            "finished" => Table::from_json(&row.state)?.rematch.is_some(),
+            _ => false,
+        },
         redact: move |body: &str| redact(body, viewer).ok(),
     };
     Ok(state

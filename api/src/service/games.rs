@@ -18,7 +18,7 @@ use crate::wire::{
 };
 
 /// A fresh random seed.
-fn random_seed() -> Seed {
+pub(super) fn random_seed() -> Seed {
     use rand::RngCore;
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
@@ -39,7 +39,7 @@ pub async fn create_game(
         config,
         seed,
         seats,
-        service,
+        clock,
         webhook_url,
     } = spec;
     if let Some(url) = &webhook_url {
@@ -62,8 +62,7 @@ pub async fn create_game(
     }
     let webhook = webhook_url.map(|u| (u.0.to_string(), new_secret()));
     let mut table = Table::new(config, seed.unwrap_or_else(random_seed), seats)?;
-    table.turn_seconds = service.turn_seconds;
-    table.autopilot_after_timeouts = service.autopilot_after_timeouts;
+    table.set_clock(clock);
     // A game created full starts now. The bots may already have played: their accepted
     // actions count from version 1.
     let started = table.start_if_full(super::utc_year())?;
@@ -85,25 +84,16 @@ pub async fn create_game(
             token,
         });
     }
-    let events = event_rows(started.events, webhook.is_some())?;
-    let new = NewGame {
-        tenant: tenant.as_str().to_owned(),
-        game: GameRow {
-            id,
-            variant: table.config.ruleset.variant().id().to_owned(),
-            status: table.status().as_str().to_owned(),
-            state: table.to_json()?,
-            version,
-            last_seq: i64::try_from(events.len()).map_err(ApiError::unexpected)?,
-            seed: table.seed.to_hex(),
-            seed_commitment: table.seed_commitment(),
-            webhook_url: webhook.as_ref().map(|w| w.0.clone()),
-            deadline: table.due_at(now, state.second_ms()),
-        },
-        seats: seat_rows(&table).collect(),
-        events,
+    let deadline = table.due_at(now, state.second_ms());
+    let new = new_game(
+        id,
+        tenant.as_str(),
+        &table,
+        version,
+        started.events,
         webhook,
-    };
+        deadline,
+    )?;
     let response = StoredResponse {
         status: 201,
         etag: Some(etag(version)),
@@ -125,6 +115,41 @@ pub async fn create_game(
     }
     tracing::debug!(game = %id, variant = %new.game.variant, tenant = %new.tenant, "game created");
     Ok(response)
+}
+
+/// Game `id` of `tenant` as the store inserts it: `table` at `version`, its first `events`,
+/// its webhook's URL and secret.
+///
+/// # Errors
+/// Never in practice: every part serialises.
+pub(super) fn new_game(
+    id: Uuid,
+    tenant: &str,
+    table: &Table,
+    version: i64,
+    events: Vec<Logged>,
+    webhook: Option<(String, String)>,
+    deadline: Option<i64>,
+) -> Result<NewGame, ApiError> {
+    let events = event_rows(events, webhook.is_some())?;
+    Ok(NewGame {
+        tenant: tenant.to_owned(),
+        game: GameRow {
+            id,
+            variant: table.config.ruleset.variant().id().to_owned(),
+            status: table.status().as_str().to_owned(),
+            state: table.to_json()?,
+            version,
+            last_seq: i64::try_from(events.len()).map_err(ApiError::unexpected)?,
+            seed: table.seed.to_hex(),
+            seed_commitment: table.seed_commitment(),
+            webhook_url: webhook.as_ref().map(|w| w.0.clone()),
+            deadline,
+        },
+        seats: seat_rows(table).collect(),
+        events,
+        webhook,
+    })
 }
 
 /// Takes the first open seat of game `id` in one transaction, with the response of its

@@ -8,6 +8,7 @@ mod events;
 mod games;
 mod hints;
 mod moves;
+mod rematch;
 mod studio;
 mod webhooks;
 
@@ -17,7 +18,8 @@ pub use events::{events_for, live_events, redact};
 pub use games::{create_game, exists, join_game, load_for_reader, load_for_seat};
 pub use hints::hints;
 pub use moves::{act, autopilot};
-pub use studio::{list_games, reissue_token, spectator_token, webhook_status};
+pub use rematch::{Asker, rematch};
+pub use studio::{end_game, list_games, reissue_token, seat_bot, spectator_token, webhook_status};
 pub use webhooks::{deliver_webhooks, sign};
 
 use crate::domain::{Logged, Table};

@@ -2,17 +2,18 @@
 //! webhook's deliveries counted.
 
 use engine::TurnView;
+use engine::bot::Level;
 use uuid::Uuid;
 
 use super::webhooks::shown;
-use crate::domain::{SeatKind, Table, WebhookError};
+use crate::domain::{Applied, SeatKind, Table, WebhookError};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
-use crate::store::{Cursor, GameListing, GameUpdate, Outcome, Store, StoreError};
+use crate::store::{Cursor, GameListing, GameRow, GameUpdate, Outcome, SeatRow, Store, StoreError, now_ms};
 use crate::wire::{
-    GamesPage, ListedGame, ListedSeat, SeatTokenResponse, SpectatorTokenResponse, WebhookStatus,
-    encode_cursor, rfc3339_us,
+    EndReason, GamesPage, ListedGame, ListedSeat, SeatTokenResponse, SpectatorTokenResponse,
+    StudioActionResponse, WebhookStatus, encode_cursor, rfc3339_us,
 };
 
 /// A page of `tenant`'s games, newest first.
@@ -146,5 +147,99 @@ pub async fn webhook_status(state: &AppState, tenant: &Tenant, id: Uuid) -> Resu
         pending: counts.pending,
         failed: counts.failed,
         last_error: counts.last_error,
+    })
+}
+
+/// Ends `tenant`'s game `id` before it is over: void, with a `called_off` event carrying
+/// `reason` to every reader and the webhook.
+///
+/// # Errors
+/// A game that is not the tenant's (or none), a game not yet dealt or already over, the
+/// store's failure.
+pub async fn end_game(
+    state: &AppState,
+    tenant: &Tenant,
+    id: Uuid,
+    reason: EndReason,
+) -> Result<StudioActionResponse, ApiError> {
+    let response = state
+        .db
+        .transact_in(tenant.as_str(), id, |row| {
+            let mut table = Table::from_json(&row.state)?;
+            let applied = table.call_off(reason.0.clone())?;
+            let now = now_ms();
+            table.rearm(applied.turn_passed, now, state.second_ms());
+            studio_update(
+                row,
+                &table,
+                applied,
+                Vec::new(),
+                table.due_at(now, state.second_ms()),
+            )
+        })
+        .await?;
+    state.outbox.notify_one();
+    tracing::info!(game = %id, tenant = tenant.as_str(), "game ended by its studio");
+    Ok(response)
+}
+
+/// Puts a bot of `level` in `seat` of `tenant`'s game `id`: the seat's generation moves on in
+/// the game's own transaction, so that its tokens stop opening it on every replica from the
+/// commit on; the bot plays at once if the seat is in turn (or was the last one awaited).
+///
+/// # Errors
+/// A game that is not the tenant's (or none), a seat the game lacks, a game over, the
+/// store's failure.
+pub async fn seat_bot(
+    state: &AppState,
+    tenant: &Tenant,
+    id: Uuid,
+    seat: u8,
+    level: Level,
+) -> Result<StudioActionResponse, ApiError> {
+    let response = state
+        .db
+        .transact_in(tenant.as_str(), id, |row| {
+            let mut table = Table::from_json(&row.state)?;
+            let applied = table.seat_bot(seat, level, super::utc_year())?;
+            let now = now_ms();
+            table.rearm(applied.turn_passed, now, state.second_ms());
+            let seats = super::seat_row(&table, seat);
+            studio_update(row, &table, applied, seats, table.due_at(now, state.second_ms()))
+        })
+        .await?;
+    state.outbox.notify_one();
+    // A hard bot seated in turn thinks apart, after this commit.
+    state.bots.wake(id);
+    tracing::info!(game = %id, seat, tenant = tenant.as_str(), "bot seated by the studio");
+    Ok(response)
+}
+
+/// What a studio's change writes: `table` after `applied`, one version for the change itself
+/// and one for each action it set off.
+fn studio_update(
+    row: &GameRow,
+    table: &Table,
+    applied: Applied,
+    seats: Vec<SeatRow>,
+    deadline: Option<i64>,
+) -> Result<Outcome<StudioActionResponse>, ApiError> {
+    let version = row.version + 1 + applied.actions;
+    let status = table.status();
+    Ok(Outcome {
+        update: Some(GameUpdate {
+            version,
+            status: status.as_str().to_owned(),
+            state: table.to_json()?,
+            seats,
+            events: super::event_rows(applied.events, row.webhook_url.is_some())?,
+            deadline,
+            response: None,
+        }),
+        value: StudioActionResponse {
+            id: row.id,
+            status,
+            version,
+        },
     })
 }

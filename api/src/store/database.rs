@@ -9,7 +9,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use uuid::Uuid;
 
 use super::{
-    Attempt, Delivery, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, NewGame, Outcome, PgStore,
+    Attempt, Delivery, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, NewGame, Origin, Outcome, PgStore,
     SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
 use super::{GameListing, Live};
@@ -145,8 +145,11 @@ impl Store for Database {
         &self,
         new: &NewGame,
         key: Option<(&KeyRef, &StoredResponse)>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         dispatch!(self, s => s.create_game(new, key))
+    }
+    async fn origin(&self, id: Uuid) -> Result<Option<Origin>, StoreError> {
+        dispatch!(self, s => s.origin(id))
     }
     async fn game(&self, id: Uuid) -> Result<Option<GameRow>, StoreError> {
         dispatch!(self, s => s.game(id))

@@ -189,6 +189,15 @@ pub struct NewGame {
     pub webhook: Option<(String, String)>,
 }
 
+/// Whose a game is and where its events go: what a rematch inherits from the game before.
+#[derive(Clone, Debug)]
+pub struct Origin {
+    /// The tenant it belongs to.
+    pub tenant: String,
+    /// Its webhook's URL and signing secret, if it has one.
+    pub webhook: Option<(String, String)>,
+}
+
 /// What an accepted action changes.
 #[derive(Clone, Debug)]
 pub struct GameUpdate {
@@ -280,12 +289,15 @@ pub trait Store {
     /// The seat-token secret stored in the database; `generated` is stored first if there is none.
     async fn jwt_secret(&self, generated: String) -> Result<String, StoreError>;
     /// Inserts a new game, its seats and its first events, and in the same transaction the
-    /// response of the request's idempotency key, if it has one.
+    /// response of the request's idempotency key, if it has one; `false` (and nothing
+    /// written) when a game with its id exists already: a rematch made by another request.
     async fn create_game(
         &self,
         new: &NewGame,
         key: Option<(&KeyRef, &StoredResponse)>,
-    ) -> Result<(), StoreError>;
+    ) -> Result<bool, StoreError>;
+    /// Whose game `id` is, and its webhook's URL and secret: what its rematch inherits.
+    async fn origin(&self, id: Uuid) -> Result<Option<Origin>, StoreError>;
     /// The game, if it exists.
     async fn game(&self, id: Uuid) -> Result<Option<GameRow>, StoreError>;
     /// Game `id` if it belongs to `tenant`: one query either way, so that another tenant's

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::GameListing;
 use super::hub::{self, Live, Signal};
 use super::{
-    Attempt, Delivery, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, ListedRow, NewEvent, NewGame,
+    Attempt, Delivery, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, ListedRow, NewEvent, NewGame, Origin,
     Outcome, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
 
@@ -272,16 +272,17 @@ macro_rules! sql_store {
                 Ok(row.try_get("value")?)
             }
 
-            async fn create_game(&self, new: &NewGame, key: Option<(&KeyRef, &StoredResponse)>) -> Result<(), StoreError> {
+            async fn create_game(&self, new: &NewGame, key: Option<(&KeyRef, &StoredResponse)>) -> Result<bool, StoreError> {
                 let mut tx = self.pool.begin_with($begin).await?;
                 let g = &new.game;
                 let at_us = now_us();
                 let at = at_us / 1_000_000;
                 let (webhook_url, webhook_secret) = new.webhook.clone().unzip();
-                sqlx::query(
+                let inserted = sqlx::query(
                     "INSERT INTO games (id, variant, status, state, version, last_seq, seed, seed_commitment, created_at, updated_at, \
                      tenant, created_us, webhook_url, webhook_secret, deadline) \
-                     VALUES ($1, $2, $3, $4, $5, $9, $6, $7, $8, $8, $10, $11, $12, $13, $14)",
+                     VALUES ($1, $2, $3, $4, $5, $9, $6, $7, $8, $8, $10, $11, $12, $13, $14) \
+                     ON CONFLICT (id) DO NOTHING",
                 )
                 .bind(g.id)
                 .bind(&g.variant)
@@ -299,6 +300,10 @@ macro_rules! sql_store {
                 .bind(g.deadline)
                 .execute(&mut *tx)
                 .await?;
+                if inserted.rows_affected() == 0 {
+                    // A rematch another request made first: it stands as made.
+                    return Ok(false);
+                }
                 for s in &new.seats {
                     sqlx::query("INSERT INTO seats (game_id, seat, name, kind) VALUES ($1, $2, $3, $4)")
                         .bind(g.id)
@@ -318,7 +323,21 @@ macro_rules! sql_store {
                     store_response(&mut *tx, key, response).await?;
                 }
                 tx.commit().await?;
-                Ok(())
+                Ok(true)
+            }
+
+            async fn origin(&self, id: Uuid) -> Result<Option<Origin>, StoreError> {
+                let row = sqlx::query("SELECT tenant, webhook_url, webhook_secret FROM games WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                let Some(row) = row else { return Ok(None) };
+                let url: Option<String> = row.try_get("webhook_url")?;
+                let secret: Option<String> = row.try_get("webhook_secret")?;
+                Ok(Some(Origin {
+                    tenant: row.try_get("tenant")?,
+                    webhook: url.zip(secret),
+                }))
             }
 
             async fn game(&self, id: Uuid) -> Result<Option<GameRow>, StoreError> {

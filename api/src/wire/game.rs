@@ -15,7 +15,7 @@ pub struct Turn {
     #[serde(flatten)]
     pub turn: TurnView,
     /// With `options.turn_seconds`: when the server plays this turn if the seat has not
-    /// (RFC 3339, UTC).
+    /// (RFC 3339, UTC): after `turn_seconds`, and then the seat's reserve (`bank_seconds`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = "2026-11-24T09:30:00Z")]
     pub deadline: Option<String>,
@@ -42,6 +42,15 @@ pub struct Player {
     /// seat back (https://github.com/continental-rummy/continental/blob/main/docs/api.md#autopilot); null while the player plays it.
     #[schema(schema_with = crate::domain::optional_level_schema)]
     pub autopilot: Option<Level>,
+    /// In a rematch waiting for its players: this player's seat is kept for them until they
+    /// ask for it (`POST /v1/games/{id}/rematch` on the game before).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reserved: bool,
+    /// With `options.bank_seconds`: the seconds of reserve this seat has left (those its turn
+    /// has drawn on are counted when the turn ends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = 42.5)]
+    pub bank_seconds_left: Option<f64>,
 }
 
 /// The game as one seat may see it: the engine's view, with the service's own fields.
@@ -82,6 +91,9 @@ pub struct GameView {
     pub you: Option<YouView>,
     /// Every seat.
     pub players: Vec<Player>,
+    /// The next game at this table, once asked for (`POST /v1/games/{id}/rematch`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<Uuid>,
     /// The deal, the melds, the piles, the contract, the scores.
     #[serde(flatten)]
     pub board: Board,
@@ -108,15 +120,17 @@ impl GameView {
             _ => serde_json::Value::Null,
         };
         if let serde_json::Value::Object(o) = &mut options {
-            for (name, value) in [
+            let clock = [
                 (super::options::TURN_SECONDS_OPTION, stored.turn_seconds),
+                (super::options::BANK_SECONDS_OPTION, stored.bank_seconds),
                 (
                     super::options::AUTOPILOT_AFTER_TIMEOUTS_OPTION,
                     stored.autopilot_after_timeouts,
                 ),
-            ] {
-                if let Some(value) = value {
-                    o.insert(name.to_owned(), value.into());
+            ];
+            for (name, secs) in clock {
+                if let Some(secs) = secs {
+                    o.insert(name.to_owned(), secs.into());
                 }
             }
         }
@@ -143,6 +157,7 @@ impl GameView {
                 .into_iter()
                 .map(|view| {
                     let record = stored.seats.get(view.seat.index());
+                    let reserve = stored.reserve_left(view.seat);
                     Player {
                         view,
                         name: record.and_then(|r| r.name.clone()),
@@ -152,9 +167,13 @@ impl GameView {
                             .filter(|r| r.kind == SeatKind::Bot)
                             .and_then(|r| r.plays_as()),
                         autopilot: record.and_then(|r| r.autopilot),
+                        reserved: record.is_some_and(|r| r.reserved),
+                        // Thousandths of a second, exact in a double.
+                        bank_seconds_left: reserve.map(|ms| ms as f64 / 1000.0),
                     }
                 })
                 .collect(),
+            rematch: stored.rematch,
             board,
         }
     }

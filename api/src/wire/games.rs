@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{Code, Invalid, MAX_SEATS, at_most};
-use crate::domain::{GameStatus, SeatKind, SeatRecord};
+use crate::domain::{GameStatus, SeatKind, SeatRecord, TurnClock};
 
 /// Longest seat name.
 const MAX_NAME: usize = 40;
@@ -163,6 +163,8 @@ impl TryFrom<SeatSpec> for SeatRecord {
             timeouts: 0,
             level: bot,
             autopilot: None,
+            reserved: false,
+            reserve_ms: None,
         })
     }
 }
@@ -206,8 +208,8 @@ pub struct NewGameSpec {
     pub seed: Option<Seed>,
     /// The seats in order.
     pub seats: Vec<SeatRecord>,
-    /// The service's own options: the turn clock, the autopilot after timeouts.
-    pub service: super::options::ServiceOptions,
+    /// The service's own options: the turn clock, its reserve, the autopilot after timeouts.
+    pub clock: TurnClock,
     /// Where to POST the game's events, if anywhere (its host not yet checked).
     pub webhook_url: Option<WebhookUrl>,
 }
@@ -251,7 +253,13 @@ impl CreateGameRequest {
                 "seed, first_dealer and stacked_decks are accepted only when the server runs in test mode",
             ));
         }
-        let (ruleset, service) = super::options::read(self.variant, self.options)?;
+        let (ruleset, clock) = super::options::read(self.variant, self.options)?;
+        if clock.bank_seconds.is_some() && clock.turn_seconds.is_none() {
+            return Err(Invalid::refused(
+                Code::InvalidOptions,
+                "`bank_seconds` is a reserve on the turn clock: it needs `turn_seconds`",
+            ));
+        }
         let webhook_url = self.webhook_url.map(WebhookUrl::try_from).transpose()?;
         ruleset.check_players(self.seats.len())?;
         let seats = self
@@ -270,7 +278,7 @@ impl CreateGameRequest {
             },
             seed: self.seed.map(Seed::from_u64),
             seats,
-            service,
+            clock,
             webhook_url,
         })
     }

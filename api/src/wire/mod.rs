@@ -26,15 +26,16 @@ pub use games::{
 };
 pub use hints::HintsResponse;
 pub use moves::{ActionBody, EmptyRequest, SwapRequest};
-pub use options::{ServiceOptions, VARIANT_DEFAULTS};
+pub use options::VARIANT_DEFAULTS;
 pub use problem::{Code, Extensions, Problem, ProblemCode, ProblemReason, problem_codes};
 pub use rules::{
     ContractCheck, ContractValidationRequest, ContractValidationResponse, DealView, MeldValidationRequest,
     MeldValidationResponse, RulesetView, RulesetsResponse,
 };
 pub use studio::{
-    DEFAULT_LIMIT, GamesPage, ListGamesQuery, ListedGame, ListedSeat, MAX_LIMIT, SeatTokenResponse,
-    SpectatorTokenResponse, decode_cursor, encode_cursor,
+    DEFAULT_LIMIT, EndGameRequest, EndReason, GamesPage, ListGamesQuery, ListedGame, ListedSeat, MAX_LIMIT,
+    RematchResponse, SeatBotRequest, SeatTokenResponse, SpectatorTokenResponse, StudioActionResponse,
+    decode_cursor, encode_cursor,
 };
 
 pub use engine::{MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};

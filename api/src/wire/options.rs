@@ -14,7 +14,7 @@ use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, Schem
 use utoipa::{PartialSchema, ToSchema};
 
 use super::{Code, Invalid};
-use crate::domain::TURN_SECONDS;
+use crate::domain::{BANK_SECONDS, TURN_SECONDS, TurnClock};
 
 /// The name of the service's own option, the turn clock.
 pub const TURN_SECONDS_OPTION: &str = "turn_seconds";
@@ -24,6 +24,9 @@ pub const AUTOPILOT_AFTER_TIMEOUTS_OPTION: &str = "autopilot_after_timeouts";
 
 /// Most timeouts in a row `autopilot_after_timeouts` may wait for.
 const AUTOPILOT_AFTER_TIMEOUTS: std::ops::RangeInclusive<u32> = 1..=100;
+
+/// The name of the service's option of a reserve on the turn clock.
+pub const BANK_SECONDS_OPTION: &str = "bank_seconds";
 
 /// The extension of each property that names the variants taking the option, each with its
 /// default there.
@@ -61,22 +64,31 @@ fn autopilot_after_timeouts_option() -> HouseOption {
     }
 }
 
+/// The service's own option, `bank_seconds`, as `GET /v1/rulesets` lists it beside the
+/// variant's.
+fn bank_seconds_option() -> HouseOption {
+    HouseOption {
+        name: BANK_SECONDS_OPTION.into(),
+        kind: OptionKind::Integer,
+        nullable: true,
+        default: None,
+        minimum: Some(i64::from(*BANK_SECONDS.start())),
+        maximum: Some(i64::from(*BANK_SECONDS.end())),
+        description: "Seconds of reserve each seat has on the turn clock (with `turn_seconds` only): a turn \
+                      that outlasts `turn_seconds` draws on its seat's reserve, and the server plays it \
+                      once both are spent; null for no reserve."
+            .into(),
+    }
+}
+
 /// Every option `variant` takes, as `GET /v1/rulesets` lists them: its house options, then the
-/// service's turn clock and autopilot.
+/// service's turn clock, its reserve and the autopilot after timeouts.
 pub fn options_of(variant: Variant) -> Vec<HouseOption> {
     let mut options = variant.house_options();
     options.push(turn_seconds_option());
+    options.push(bank_seconds_option());
     options.push(autopilot_after_timeouts_option());
     options
-}
-
-/// The service's own options of a game, read beside the variant's.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ServiceOptions {
-    /// `turn_seconds`: the turn clock, if any.
-    pub turn_seconds: Option<u32>,
-    /// `autopilot_after_timeouts`: timeouts in a row before a bot takes the seat, if ever.
-    pub autopilot_after_timeouts: Option<u32>,
 }
 
 /// Every option of any variant, once, in the order the variants list them, with each variant
@@ -113,13 +125,13 @@ impl PartialSchema for HouseOptions {
             .additional_properties(Some(AdditionalProperties::FreeForm(false)))
             .description(Some(
                 "House-rule options: every option of any variant, and the service's `turn_seconds` and \
-                 `autopilot_after_timeouts`. Each \
+                 `bank_seconds` and `autopilot_after_timeouts`. Each \
                  says which variants take it and its default in each (`x-variant-defaults`; \
                  `GET /v1/rulesets` lists them per variant). In a request, an option left out takes its \
                  default; a name not listed here, or a value of another type or out of bounds, is \
                  `400 invalid_options`; an option listed here that the variant does not take is \
                  `422 invalid_options`. A view holds every option of its variant, and `turn_seconds` \
-                 and `autopilot_after_timeouts` when the game has them.",
+                 and `bank_seconds` and `autopilot_after_timeouts` when the game has them.",
             ));
         for (name, takers) in DOCUMENTED.iter() {
             object = object.property(name, property(takers));
@@ -222,9 +234,9 @@ fn expected(option: &HouseOption) -> String {
 /// # Errors
 /// `invalid_options`, refused by the document (400) for a name it does not list or a value of
 /// another type or out of bounds, and by the rules (422) for an option the variant lacks.
-pub fn read(variant: Variant, options: Option<Value>) -> Result<(Ruleset, ServiceOptions), Invalid> {
+pub fn read(variant: Variant, options: Option<Value>) -> Result<(Ruleset, TurnClock), Invalid> {
     let mut map = match options {
-        None | Some(Value::Null) => return Ok((Ruleset::default_for(variant), ServiceOptions::default())),
+        None | Some(Value::Null) => return Ok((Ruleset::default_for(variant), TurnClock::default())),
         Some(Value::Object(map)) => map,
         Some(_) => {
             return Err(Invalid::new(
@@ -244,15 +256,16 @@ pub fn read(variant: Variant, options: Option<Value>) -> Result<(Ruleset, Servic
         *value = fits(option, value)
             .ok_or_else(|| Invalid::new(Code::InvalidOptions, format!("`{name}` is {}", expected(option))))?;
     }
-    let mut service = |name: &str| {
+    let mut seconds = |name: &str| {
         map.remove(name)
             .and_then(|v| v.as_u64())
             .and_then(|v| u32::try_from(v).ok())
     };
-    let service = ServiceOptions {
-        turn_seconds: service(TURN_SECONDS_OPTION),
-        autopilot_after_timeouts: service(AUTOPILOT_AFTER_TIMEOUTS_OPTION),
+    let clock = TurnClock {
+        turn_seconds: seconds(TURN_SECONDS_OPTION),
+        bank_seconds: seconds(BANK_SECONDS_OPTION),
+        autopilot_after_timeouts: seconds(AUTOPILOT_AFTER_TIMEOUTS_OPTION),
     };
     let ruleset = Ruleset::new(variant, Some(Value::Object(map)))?;
-    Ok((ruleset, service))
+    Ok((ruleset, clock))
 }

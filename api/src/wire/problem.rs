@@ -65,6 +65,8 @@ pub enum Code {
     UnknownLevel,
     /// A player's name that is empty, too long or holds control characters.
     InvalidName,
+    /// A reason for ending a game that is empty, too long or holds control characters.
+    InvalidReason,
     /// A deal the variant does not have.
     InvalidDeal,
     /// A swap or joker move whose fields match neither.
@@ -117,6 +119,10 @@ pub enum Code {
     GameNotStarted,
     /// The seat is a bot's or open: it has no token.
     SeatHasNoToken,
+    /// A rematch asked of a game that is not finished (void, or not over).
+    GameNotFinished,
+    /// A rematch's seat that a studio gave to a bot before its player asked for it.
+    SeatNotReserved,
     /// A request with this `Idempotency-Key` has just acted.
     RequestInProgress,
     /// An `Idempotency-Key` sent again with another request.

@@ -212,3 +212,89 @@ mod tests {
         }
     }
 }
+
+/// `POST /v1/games/{id}/rematch` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "0d8a3e8e-33c1-4c3a-9a51-7d7b3b1f2c55", "seat": 1, "token": "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9…"}))]
+pub struct RematchResponse {
+    /// The rematch: the same id for every seat and every call.
+    pub id: Uuid,
+    /// A seat token's call: its own seat in the rematch (the same as in this game).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<u8>,
+    /// A seat token's call: a token for that seat of the rematch. A server key's call gets
+    /// none (`POST /v1/games/{id}/seats/{seat}/token` on the rematch makes one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    /// `waiting` until every player's seat has asked, then `playing`.
+    #[schema(example = "waiting")]
+    pub status: GameStatus,
+}
+
+/// Most characters of the reason a studio gives for ending a game.
+pub const MAX_REASON: usize = 200;
+
+/// `POST /v1/games/{id}/end` request.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"reason": "a reported cheat"}))]
+pub struct EndGameRequest {
+    /// Why the game ends, as every reader and the webhook are told: 1 to 200 characters, not
+    /// all spaces, no control character.
+    #[schema(
+        example = "a reported cheat",
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\x00-\x20\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+    )]
+    pub reason: String,
+}
+
+/// The reason a studio ends a game for, read: 1 to [`MAX_REASON`] characters, not all
+/// spaces, no control character, kept without its outer spaces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EndReason(pub String);
+
+impl TryFrom<EndGameRequest> for EndReason {
+    type Error = Invalid;
+    fn try_from(req: EndGameRequest) -> Result<Self, Invalid> {
+        let reason = req.reason;
+        let length = reason.chars().count();
+        if !(1..=MAX_REASON).contains(&length)
+            || reason.chars().any(char::is_control)
+            || reason.chars().all(|c| c == ' ')
+        {
+            return Err(Invalid::new(
+                Code::InvalidReason,
+                format!(
+                    "a reason is 1 to {MAX_REASON} characters, not all spaces, with no control character"
+                ),
+            ));
+        }
+        Ok(EndReason(reason.trim_matches(' ').to_owned()))
+    }
+}
+
+/// `POST /v1/games/{id}/seats/{seat}/bot` request: the body may be empty (`{}`).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"level": "hard"}))]
+pub struct SeatBotRequest {
+    /// How well the bot plays; `normal` when not given.
+    #[serde(default)]
+    #[schema(value_type = Option<engine::bot::Level>)]
+    pub level: Option<engine::bot::Level>,
+}
+
+/// `POST /v1/games/{id}/end` and `POST /v1/games/{id}/seats/{seat}/bot` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "6f1c1f53-8a4e-4c39-9d0c-3f8f5b0e6a11", "status": "void", "version": 42}))]
+pub struct StudioActionResponse {
+    /// The game.
+    pub id: Uuid,
+    /// Where it stands now.
+    #[schema(example = "void")]
+    pub status: GameStatus,
+    /// Its version now (also the `ETag` of its view).
+    pub version: i64,
+}

@@ -335,3 +335,118 @@ async fn deadlines_outlive_every_replica_and_a_move_resets_the_count() {
         second.clean_up().await;
     }
 }
+
+/// Each seat's `players[].bank_seconds_left` in the view.
+fn reserves(view: &Value) -> Vec<f64> {
+    view["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .map(|p| p["bank_seconds_left"].as_f64().expect("a reserve"))
+        .collect()
+}
+
+/// docs/api.md#turn-deadlines: a turn that outlasts `turn_seconds` draws on its seat's
+/// reserve, by as much as it overran; the other seat's reserve is untouched.
+async fn an_overrun_comes_off_the_reserve(app: &TestApp) {
+    // 5 s a turn and 1000 s of reserve: 50 ms and 10 s in tests.
+    let alone = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}], "options": {"bank_seconds": 60}});
+    app.post("/v1/games", &alone).await.assert_problem(
+        422,
+        "invalid_options",
+        "a reserve without a turn clock",
+    );
+    let clock = json!({"options": {"turn_seconds": 5, "bank_seconds": 1000}});
+    let asked = std::time::Instant::now();
+    let table = create(app, "may_i", 2, 3, clock).await;
+    // The turn's clock started before the answer came.
+    let created = std::time::Instant::now();
+    let view = app.view(&table, 0).await.ok("the view");
+    assert_eq!(view["options"]["bank_seconds"], 1000, "{view}");
+    assert_eq!(
+        reserves(&view),
+        [1000.0, 1000.0],
+        "the whole reserve to start: {view}"
+    );
+    let seat = app.in_turn(&table).await;
+    // The turn outlasts its 50 ms by at least 50 ms (5 clock seconds) before the move.
+    eventually(Duration::from_secs(5), "100 ms", async || {
+        if created.elapsed() >= Duration::from_millis(100) {
+            Ok(())
+        } else {
+            Err(())
+        }
+    })
+    .await;
+    let drawn = app
+        .act(&table, seat, &draw(DrawSource::Stock), &[])
+        .await
+        .ok("draw");
+    let card = drawn["you"]["hand"][0].as_str().expect("a card").to_owned();
+    app.act(&table, seat, &crate::helpers::discard(&card), &[])
+        .await
+        .ok("discard");
+    // At most as long as the whole exchange took, in clock seconds, past the turn's 5.
+    let most = asked.elapsed().as_secs_f64() * 100.0 - 5.0;
+    let view = app.view(&table, 0).await.ok("the view after");
+    let left = reserves(&view);
+    let used = 1000.0 - left[seat];
+    assert!(
+        (5.0..=most).contains(&used),
+        "the overrun came off: {used} of at most {most}: {view}"
+    );
+    assert_eq!(
+        left[1 - seat],
+        1000.0,
+        "the other seat's reserve is whole: {view}"
+    );
+    assert!(
+        view["turn"]["deadline"].is_string(),
+        "the next turn's deadline: {view}"
+    );
+}
+on_every_backend!(
+    an_overrun_comes_off_the_reserve_on_every_backend,
+    an_overrun_comes_off_the_reserve
+);
+
+/// A turn times out only once its seat's `turn_seconds` and reserve are both spent, exactly
+/// once with two replicas; after that the seat has no reserve left and its turns time out
+/// after `turn_seconds` alone.
+#[actix_web::test]
+async fn a_turn_times_out_once_its_reserve_is_spent_too() {
+    for backend in backends() {
+        let one = TestApp::spawn(&backend).await;
+        let two = one.replica(test_async()).await;
+        // 5 s a turn and 100 s of reserve: 50 ms and 1 s in tests.
+        let asked = std::time::Instant::now();
+        let table = create(
+            &one,
+            "may_i",
+            2,
+            11,
+            json!({"options": {"turn_seconds": 5, "bank_seconds": 100}}),
+        )
+        .await;
+        let first = one.in_turn(&table).await;
+        wait_for_timeouts(&two, &table, 1).await;
+        assert!(
+            asked.elapsed() >= Duration::from_millis(1050),
+            "{backend:?}: not before both were spent: {:?}",
+            asked.elapsed()
+        );
+        let events = wait_for_timeouts(&two, &table, 4).await;
+        let context = format!("{backend:?}");
+        assert_each_timeout_played_once(&events, &context);
+        assert_one_bot_turn_per_deadline(&events, &context);
+        let (view, _) = view_and_log(&one, &table).await;
+        assert_eq!(
+            reserves(&view),
+            [0.0, 0.0],
+            "{context}: both reserves spent (seat {first} first): {view}"
+        );
+        one.kill_switch.kill().await;
+        two.kill_switch.kill().await;
+        one.clean_up().await;
+    }
+}

@@ -68,7 +68,11 @@ async fn every_listed_option_is_checked_at_its_bounds() {
                 let body = json!({"variant": id, "options": {name: value}, "cards": ["7H", "7S", "7D"]});
                 let reply = app.post("/v1/melds/validate", &body).await;
                 let what = format!("{id} {name} = {value}");
-                let game = json!({"variant": id, "options": {name: value.clone()}, "seats": seats});
+                let mut game = json!({"variant": id, "options": {name: value.clone()}, "seats": seats});
+                if name == "bank_seconds" {
+                    // A reserve on the turn clock needs the clock.
+                    game["options"]["turn_seconds"] = json!(60);
+                }
                 let created = app.post("/v1/games", &game).await;
                 if accepted {
                     assert_eq!(

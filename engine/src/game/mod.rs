@@ -587,6 +587,52 @@ impl Game {
         &self.draws
     }
 
+    /// The setup of the next game at this table (a rematch, docs/rules.md#dealer): the same
+    /// rules and seats, the first deal dealt as the variant passes the deal. Where the deal
+    /// passes to the left, by the seat left of this game's first dealer; where the winner of a
+    /// deal deals the next (`continental`), by this game's winner, or to the left when none.
+    pub fn rematch_config(&self) -> GameConfig {
+        let players = self.players();
+        let first = self
+            .config
+            .first_dealer
+            .unwrap_or_else(|| deal::first_dealer(self.rules(), players, &self.seed).0);
+        let winner = self
+            .standings()
+            .and_then(|s| s.iter().find(|s| s.place == 1 && !s.left))
+            .map(|s| s.seat);
+        let dealer = match winner {
+            Some(w) if !self.rules().deal_passes_left() => w,
+            _ => Self::seat_of((first.index() + 1) % players),
+        };
+        GameConfig {
+            ruleset: self.config.ruleset.clone(),
+            players,
+            first_dealer: Some(dealer),
+            stacked_decks: None,
+            start_year: None,
+        }
+    }
+
+    /// Ends a game that is not over as void, by a decision outside the rules (a studio's
+    /// support, a reported cheat): no standings, the seed revealed (docs/rules.md#leaving).
+    ///
+    /// # Errors
+    /// [`ActionError::GameOver`] for a game already finished or void.
+    pub fn call_off(&self) -> Result<(Game, Vec<Event>), ActionError> {
+        if matches!(self.status, Status::Finished | Status::Void) {
+            return Err(ActionError::GameOver);
+        }
+        let mut next = self.clone();
+        next.status = Status::Void;
+        next.pending.clear();
+        next.offer = None;
+        let events = vec![Event::GameVoid {
+            seed: next.seed.to_hex(),
+        }];
+        Ok((next, events))
+    }
+
     fn seat_of(i: usize) -> Seat {
         Seat(u8::try_from(i).expect("at most 12 seats"))
     }

@@ -1,6 +1,7 @@
 //! The engine's integration tests, one binary: each module covers one part of docs/rules.md. A
 //! "§N" in a row's message is section N of that page.
 
+mod between_games;
 mod contracts;
 mod extending;
 mod helpers;
