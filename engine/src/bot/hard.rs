@@ -254,12 +254,14 @@ fn estimate(rules: &Ruleset, hand: &[Card], down: bool) -> f64 {
     for (k, &c) in hand.iter().enumerate() {
         let mut others = hand.to_vec();
         others.swap_remove(k);
-        cost += if rules.is_wild(c) {
-            0.2 * value(c)
-        } else if normal::fits(rules, &others, c) == 0 {
-            value(c)
-        } else {
-            0.4 * value(c)
+        // Going out in `continental` needs every card in a sequence: a card with two partners
+        // is one in the making, with one partner half of one.
+        cost += match (rules.is_wild(c), normal::fits(rules, &others, c)) {
+            (true, _) => 0.2 * value(c),
+            (false, 0) => value(c),
+            (false, 1) if paid => 0.5 * value(c),
+            (false, _) if paid => 0.2 * value(c),
+            (false, _) => 0.4 * value(c),
         };
     }
     let not_down = if paid { 0.0 } else { NOT_DOWN };
