@@ -89,3 +89,22 @@ pub(super) fn first_dealer(rules: &Ruleset, players: usize, seed: &Seed) -> (Sea
         }
     }
 }
+
+/// The bots' own generator: keyed by SHA-256 of a label and the seed, so that no bot's sample
+/// of the hidden cards ever comes from the stream that dealt them (docs/bots.md#randomness).
+/// `place` is the decision's place in the game.
+pub(super) fn bot_rng(seed: &Seed, place: u64) -> ChaCha20Rng {
+    let key: [u8; 32] = Sha256::new()
+        .chain_update(b"continental bot")
+        .chain_update(seed.0)
+        .finalize()
+        .into();
+    let mut rng = ChaCha20Rng::from_seed(key);
+    rng.set_stream(place);
+    rng
+}
+
+/// A uniform integer in `0..n` from any of the engine's generators (bots included).
+pub(crate) fn uniform(rng: &mut ChaCha20Rng, n: usize) -> usize {
+    below(rng, n)
+}

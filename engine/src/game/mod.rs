@@ -7,6 +7,7 @@ mod action;
 mod deal;
 mod event;
 mod hints;
+mod knowledge;
 mod play;
 mod score;
 mod seats;
@@ -18,8 +19,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use strum::IntoEnumIterator;
 
 pub use action::{Action, ActionError, DrawSource};
+pub(crate) use deal::uniform;
 pub use event::{DealEnd, Event, LaidMeld};
 pub use hints::{Hints, LayoffHint};
+pub use knowledge::Knowledge;
 pub use play::{meld_with, wild_places};
 pub use seats::BySeat;
 pub use view::{
@@ -345,6 +348,10 @@ pub struct Game {
     /// While suspended: seats that asked to resume, in the order they asked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     resume_requests: Vec<Seat>,
+    /// What every seat has seen the others take and throw this deal (docs/bots.md). Absent in
+    /// saves made before it was kept: nothing known then.
+    #[serde(default)]
+    public: knowledge::Public,
 }
 
 fn known_format<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
@@ -432,6 +439,7 @@ impl Game {
             standings: None,
             suspend_requests: Vec::new(),
             resume_requests: Vec::new(),
+            public: knowledge::Public::default(),
         };
         game.start_deal(&mut events);
         Ok((game, events))
@@ -586,6 +594,14 @@ impl Game {
     pub fn draws(&self) -> &[u32] {
         &self.draws
     }
+    /// Actions accepted since the current deal was dealt.
+    pub fn deal_actions(&self) -> u32 {
+        self.deal_actions
+    }
+    /// The cards `seat` is publicly known to hold (see [`Knowledge::known`]).
+    pub(crate) fn known_cards(&self, seat: Seat) -> &[Card] {
+        self.public.known_of(seat)
+    }
 
     /// The setup of the next game at this table (a rematch, docs/rules.md#dealer): the same
     /// rules and seats, the first deal dealt as the variant passes the deal. Where the deal
@@ -692,6 +708,7 @@ impl Game {
         self.draws = BySeat::new(players, 0);
         self.exhaustions = 0;
         self.deal_actions = 0;
+        self.public = knowledge::Public::default();
         let size = rules.hand_size(self.deal);
         events.push(Event::DealStarted {
             deal: self.deal,

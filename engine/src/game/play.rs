@@ -342,6 +342,7 @@ impl Game {
             DrawSource::Discard => {
                 let card = self.discard.pop().expect("not empty");
                 self.hands[i].push(card);
+                self.public.took(seat, card);
                 self.offer = None;
                 self.refuse_pending("taken", ev);
                 ev.push(Event::Drew {
@@ -360,6 +361,7 @@ impl Game {
                 let top = self.discard.pop().expect("not empty");
                 let to = self.next_active(seat);
                 self.hands[to].extend([top, pushed]);
+                self.public.took(to, top);
                 ev.push(Event::Pushed {
                     from: seat,
                     to,
@@ -422,6 +424,7 @@ impl Game {
         let card = self.discard.pop().expect("the offered card is on top");
         let penalty = self.stock.pop().expect("claims are refused on an empty stock");
         self.hands[seat].extend([card, penalty]);
+        self.public.took(seat, card);
         self.dead = true;
         self.offer = None;
         self.claims_won[seat] += 1;
@@ -554,6 +557,7 @@ impl Game {
         self.note_table_play(seat, || Action::Meld { melds: melds.clone() });
         self.hands[i] = hand;
         self.played_to_table(&cards);
+        self.public.played(seat, &cards);
         let mut laid = Vec::with_capacity(readings.len());
         for reading in readings {
             let id = self.next_meld_id;
@@ -577,6 +581,7 @@ impl Game {
         if self.rules().goes_out_all_at_once() {
             // Going out: 15 cards down; after a draw the one left is discarded.
             if let Some(last) = self.hands[i].pop() {
+                self.public.discarded(seat, last);
                 self.discard.push(last);
                 ev.push(Event::Discarded { seat, card: last });
             }
@@ -699,6 +704,7 @@ impl Game {
         self.note_table_play(seat, || recorded);
         self.hands[i] = hand;
         self.played_to_table(cards);
+        self.public.played(seat, cards);
         self.table[m].reading = reading.clone();
         ev.push(Event::LaidOff {
             seat,
@@ -771,8 +777,10 @@ impl Game {
         self.note_table_play(seat, || Action::Swap { meld_id, card, end });
         self.hands[i] = hand;
         self.played_to_table(&[card]);
+        self.public.played(seat, &[card]);
         if let Some(f) = freed {
             self.turn_state.must_play.push(f);
+            self.public.took(seat, f);
         }
         self.table[m].reading = reading.clone();
         ev.push(Event::Swapped {
@@ -903,14 +911,18 @@ impl Game {
                 });
             }
         }
+        // What the table knows changes only by what came back and what went back (below), not
+        // by the plays made again.
+        let public = std::mem::take(&mut self.public);
         *self = next;
+        self.public = public;
         self.push_took_back(seat, &before, Some(play), ev);
         Ok(())
     }
 
     /// The event of a take back: cards that came back to hand, and freed wilds that went
     /// from hand back to the table.
-    fn push_took_back(&self, seat: Seat, before: &[Card], play: Option<u32>, ev: &mut Vec<Event>) {
+    fn push_took_back(&mut self, seat: Seat, before: &[Card], play: Option<u32>, ev: &mut Vec<Event>) {
         let mut returned = self.hands[seat].clone();
         let mut to_table = before.to_vec();
         returned.retain(|c| match to_table.iter().position(|h| h == c) {
@@ -920,6 +932,9 @@ impl Game {
             }
             None => true,
         });
+        // Everybody saw the returned cards on the table: they are known to be in the hand now.
+        returned.iter().for_each(|c| self.public.took(seat, *c));
+        self.public.played(seat, &to_table);
         ev.push(Event::TookBack {
             seat,
             cards: returned,
@@ -951,6 +966,7 @@ impl Game {
         self.check_discard()?;
         let i = seat.index();
         take_cards(&mut self.hands[i], &[card])?;
+        self.public.discarded(seat, card);
         self.discard.push(card);
         self.dead = false;
         self.pending.clear();
@@ -977,6 +993,7 @@ impl Game {
         let i = seat.index();
         self.active[i] = false;
         self.set_aside[i] = std::mem::take(&mut self.hands[i]);
+        self.public.left(seat);
         self.pending.retain(|s| *s != seat);
         ev.push(Event::Left { seat });
         if self.active_count() < 2 {

@@ -9,6 +9,7 @@ mod hints;
 mod melds;
 mod play_basics;
 mod play_bot;
+mod play_bot_levels;
 mod play_continental;
 mod play_contract_7;
 mod play_helpers;

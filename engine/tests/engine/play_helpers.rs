@@ -21,6 +21,43 @@ pub fn assert_conserved(game: &Game, context: &str) {
     assert_eq!(count(&all), count(&pack), "conservation: {context}");
 }
 
+/// Checks that what the table knows of each hand (docs/bots.md) is in it: every card a seat is
+/// publicly known to hold is one of its cards, and the cards seat 0 cannot see are exactly as
+/// many as the places they may be in.
+pub fn assert_known_held(game: &Game, context: &str) {
+    let n = game.players();
+    let observer = Seat(0);
+    let knowledge = game.knowledge(observer);
+    let mut hidden = 0;
+    for s in 0..n {
+        let seat = Seat(s as u8);
+        let mut hand = game.hand(seat).to_vec();
+        for c in knowledge.known(seat) {
+            let k = hand.iter().position(|h| h == c);
+            let k = k.unwrap_or_else(|| panic!("{context}: {c} known in seat {seat}'s hand, not there"));
+            hand.swap_remove(k);
+        }
+        assert_eq!(
+            knowledge.hand_size(seat),
+            game.hand(seat).len(),
+            "{context}: hand size"
+        );
+        if seat != observer {
+            hidden += hand.len();
+        }
+    }
+    let aside = game.census().len()
+        - game.stock_count()
+        - game.discard_pile().len()
+        - (0..n).map(|i| game.hand(Seat(i as u8)).len()).sum::<usize>()
+        - game.table().iter().map(|m| m.reading.len()).sum::<usize>();
+    assert_eq!(
+        knowledge.unseen().len(),
+        hidden + game.stock_count() + aside,
+        "{context}: the unseen cards fill the unseen places"
+    );
+}
+
 /// Checks hand sizes after `events` took `before` to `after`.
 pub fn assert_hand_sizes(before: &Game, after: &Game, events: &[Event], context: &str) {
     let n = before.players();
@@ -107,6 +144,7 @@ pub fn play_checked(game: &Game, seat: Seat, action: Action, context: &str) -> (
         .unwrap_or_else(|e| panic!("{context}: {action:?} by {seat} refused: {e} ({})", e.code()));
     assert_conserved(&next, context);
     assert_hand_sizes(game, &next, &events, context);
+    assert_known_held(&next, context);
     (next, events)
 }
 

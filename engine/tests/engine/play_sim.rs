@@ -5,7 +5,7 @@
 
 use engine::{
     Action, Card, DrawSource, Game, GameConfig, LegalAction, Phase, Reading, Ruleset, Seat, Seed, Status,
-    Variant, bot, find_contract, find_go_out, find_layoffs, replay,
+    Variant, bot::Level, find_contract, find_go_out, find_layoffs, replay,
 };
 
 use crate::play_helpers::{assert_conserved, concrete_actions, play_checked};
@@ -14,7 +14,7 @@ use crate::rng::TestRng;
 /// How a seat is played.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Player {
-    Bot,
+    Bot(Level),
     Random,
 }
 
@@ -296,7 +296,7 @@ fn play_game(config: GameConfig, seed: u64, players: &[Player]) -> Outcome {
                 continue;
             }
             let claim = match players[seat.index()] {
-                Player::Bot => bot::choose(&game, seat),
+                Player::Bot(level) => level.choose(&game, seat),
                 Player::Random => {
                     let listed = game.legal_actions(seat).contains(&LegalAction::Claim);
                     (listed && rng.below(4) == 0).then_some(Action::Claim)
@@ -311,7 +311,7 @@ fn play_game(config: GameConfig, seed: u64, players: &[Player]) -> Outcome {
             Some(c) => c,
             None => {
                 let a = match players[turn.index()] {
-                    Player::Bot => bot::choose(&game, turn),
+                    Player::Bot(level) => level.choose(&game, turn),
                     Player::Random => random_action(&game, turn, &mut rng),
                 };
                 (
@@ -338,18 +338,14 @@ fn simulate(rules: Ruleset, games: u64, salt: u64) {
         let seed = salt * 1_000_003 + k;
         let n = counts[k as usize % counts.len()];
         let mut rng = TestRng::new(seed);
+        // One game in four, the bots play `easy`: careless, and still legal.
+        let bot = Player::Bot(if k % 4 == 1 { Level::Easy } else { Level::Normal });
         let mut players: Vec<Player> = (0..n)
-            .map(|_| {
-                if rng.below(2) == 0 {
-                    Player::Bot
-                } else {
-                    Player::Random
-                }
-            })
+            .map(|_| if rng.below(2) == 0 { bot } else { Player::Random })
             .collect();
         // Random players alone rarely go out in continental: keep a bot at the table.
         if rules.variant() == Variant::Continental || k % 3 == 0 {
-            players[rng.below(n)] = Player::Bot;
+            players[rng.below(n)] = bot;
         }
         let config = GameConfig::new(rules.clone(), n);
         let outcome = play_game(config.clone(), seed, &players);
@@ -393,7 +389,11 @@ fn all_bot_games_finish_with_standings() {
     for variant in Variant::ALL {
         let rules = Ruleset::default_for(variant);
         let n = *rules.players().start();
-        let outcome = play_game(GameConfig::new(rules, n), 99, &vec![Player::Bot; n]);
+        let outcome = play_game(
+            GameConfig::new(rules, n),
+            99,
+            &vec![Player::Bot(Level::Normal); n],
+        );
         assert_eq!(outcome.game.status(), Status::Finished, "{variant}");
         let deal_count = outcome.game.deal_scores().len();
         assert_eq!(

@@ -1,7 +1,7 @@
-//! A sensible player for any seat: goes down when the search finds the contract (or, in
-//! `continental`, a way out), lays off what fits, claims a discard that fits its hand, and
-//! otherwise discards its costliest card that fits nothing. Simulations use it; the service
-//! seats it.
+//! `normal`, a sensible player for any seat: goes down when the search finds the contract (or,
+//! in `continental`, a way out), lays off what fits, claims a discard that fits its hand, and
+//! otherwise discards its costliest card that fits nothing, sparing the cards the next player
+//! is known to want. Simulations use it; `easy` and `hard` build on it.
 
 use crate::card::Card;
 use crate::game::{
@@ -14,35 +14,14 @@ use crate::search::find_layoffs;
 /// Claims won in a deal past which the bot stops asking: each costs a penalty card.
 const CLAIM_APPETITE: u32 = 2;
 
-/// How well a bot plays (docs/bots.md): what a game's creator chooses for a bot seat.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, strum::EnumIter,
-)]
-#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Level {
-    /// Legal, plausible moves that a beginner can beat.
-    Easy,
-    /// The heuristic player.
-    #[default]
-    Normal,
-    /// Samples the cards it cannot see and plays its candidate moves out.
-    Hard,
-}
-
-impl Level {
-    /// The action a bot of this level takes for `seat` now, or `None` when it has nothing to
-    /// do. Every action returned is one `game.apply` accepts.
-    pub fn choose(self, game: &Game, seat: Seat) -> Option<Action> {
-        match self {
-            Level::Easy | Level::Normal | Level::Hard => choose(game, seat),
-        }
-    }
-}
-
 /// The action the `normal` bot takes for `seat` now, or `None` when it has nothing to do (not
 /// its turn and no claim worth asking). Every action returned is one `game.apply` accepts.
 pub fn choose(game: &Game, seat: Seat) -> Option<Action> {
+    play(game, seat).map(|(action, _)| action)
+}
+
+/// `normal`'s action for `seat` now and the game after it (the search's playouts need both).
+pub(super) fn play(game: &Game, seat: Seat) -> Option<(Action, Game)> {
     if game.status() != Status::Playing || !game.is_active(seat) {
         return None;
     }
@@ -50,7 +29,10 @@ pub fn choose(game: &Game, seat: Seat) -> Option<Action> {
     let (turn, phase) = game.turn()?;
     if turn != seat {
         let wants = legal.contains(&LegalAction::Claim) && wants_claim(game, seat);
-        return wants.then_some(Action::Claim);
+        return wants
+            .then(|| game.apply(seat, Action::Claim).ok())
+            .flatten()
+            .map(|(next, _)| (Action::Claim, next));
     }
     let candidates = match phase {
         Phase::Draw => draw_phase(game, seat, &legal),
@@ -58,10 +40,10 @@ pub fn choose(game: &Game, seat: Seat) -> Option<Action> {
     };
     candidates
         .into_iter()
-        .find(|a| game.apply(seat, a.clone()).is_ok())
+        .find_map(|a| game.apply(seat, a.clone()).ok().map(|(next, _)| (a, next)))
 }
 
-fn draw_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
+pub(super) fn draw_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
     let rules = game.rules();
     let mut out = Vec::new();
     if legal.contains(&LegalAction::Meld { contract: true }) {
@@ -142,7 +124,7 @@ fn play_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
     if legal.iter().any(|a| matches!(a, LegalAction::LayOff { .. })) {
         out.extend(hints.layoffs.iter().map(LayoffHint::action));
     }
-    if let Some(card) = costliest_dead_card(rules, hand) {
+    if let Some(&card) = discard_order(game, seat).first() {
         out.push(Action::Discard { card });
     }
     // Anything else that is listed, so the bot never stalls.
@@ -156,7 +138,7 @@ fn play_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
 
 /// How many cards of `hand` would share a meld with `card`: same rank (where sets count) or
 /// same suit within two ranks. A wild fits everything.
-fn fits(rules: &Ruleset, hand: &[Card], card: Card) -> usize {
+pub(super) fn fits(rules: &Ruleset, hand: &[Card], card: Card) -> usize {
     if rules.is_wild(card) {
         return hand.len().max(1);
     }
@@ -180,7 +162,7 @@ fn fits(rules: &Ruleset, hand: &[Card], card: Card) -> usize {
 /// Whether the top discard is worth taking: it can be laid off (once down, where no new meld
 /// may start), or it fits the hand and would not be the very card discarded next. The last
 /// test keeps two bots from passing one card back and forth for ever.
-fn wants_discard(game: &Game, seat: Seat, top: Card) -> bool {
+pub(super) fn wants_discard(game: &Game, seat: Seat, top: Card) -> bool {
     let rules = game.rules();
     let hand = game.hand(seat);
     if game.is_down(seat) && !rules.melds_after_going_down() {
@@ -192,7 +174,7 @@ fn wants_discard(game: &Game, seat: Seat, top: Card) -> bool {
     }
     let mut after = hand.to_vec();
     after.push(top);
-    costliest_dead_card(rules, &after) != Some(top)
+    discard_order_of(game, seat, &after).first() != Some(&top)
 }
 
 fn wants_claim(game: &Game, seat: Seat) -> bool {
@@ -206,25 +188,59 @@ fn wants_claim(game: &Game, seat: Seat) -> bool {
     game.claims_won().get(seat.index()).copied().unwrap_or(0) < CLAIM_APPETITE
         && !game.is_down(seat)
         && fits(rules, hand, top) >= 2
-        && costliest_dead_card(rules, &after) != Some(top)
+        && discard_order_of(game, seat, &after).first() != Some(&top)
 }
 
-/// The card to discard: never a wild while anything else is left; among the cards that fit
-/// nothing the one that would cost most at the end of the deal; else the one that fits least.
-fn costliest_dead_card(rules: &Ruleset, hand: &[Card]) -> Option<Card> {
-    let cost = |c: Card| rules.card_value(c).unwrap_or(1);
-    hand.iter().copied().max_by_key(|&c| {
-        let others: Vec<Card> = {
-            let mut v = hand.to_vec();
-            if let Some(i) = v.iter().position(|h| *h == c) {
-                v.swap_remove(i);
+/// The seat that plays after `seat`.
+pub(super) fn next_seat(game: &Game, seat: Seat) -> Seat {
+    let n = game.players();
+    (1..n)
+        .map(|k| Seat(u8::try_from((seat.index() + k) % n).expect("at most 12 seats")))
+        .find(|s| game.is_active(*s))
+        .unwrap_or(seat)
+}
+
+/// The distinct cards of `seat`'s hand, best discard first: wilds last; then the cards that
+/// fit least with the rest of the hand; among those, the ones the next player is not known to
+/// want (fitting the cards they took in view of all, or laid off on the table once they are
+/// down); then the costliest.
+pub(super) fn discard_order(game: &Game, seat: Seat) -> Vec<Card> {
+    discard_order_of(game, seat, game.hand(seat))
+}
+
+/// [`discard_order`] of `hand` held by `seat`.
+fn discard_order_of(game: &Game, seat: Seat, hand: &[Card]) -> Vec<Card> {
+    let rules = game.rules();
+    let mut cards = hand.to_vec();
+    cards.sort();
+    cards.dedup();
+    let mut keyed: Vec<_> = cards
+        .into_iter()
+        .map(|c| {
+            let mut others = hand.to_vec();
+            if let Some(i) = others.iter().position(|h| *h == c) {
+                others.swap_remove(i);
             }
-            v
-        };
-        (
-            !rules.is_wild(c),
-            std::cmp::Reverse(fits(rules, &others, c)),
-            cost(c),
-        )
-    })
+            ((rules.is_wild(c), fits(rules, &others, c)), c)
+        })
+        .collect();
+    keyed.sort_by_key(|&((wild, fit), c)| (wild, fit, std::cmp::Reverse(rules.card_value(c).unwrap_or(1))));
+    // Whether a card would feed the next player is asked only of the cards that fit least
+    // (the search for lay-offs is not free); the safe ones among them go first.
+    let next = next_seat(game, seat);
+    let their_known = game.known_cards(next);
+    let table: Vec<Reading> = if game.is_down(next) && !rules.goes_out_all_at_once() {
+        game.table().iter().map(|m| m.reading.clone()).collect()
+    } else {
+        Vec::new()
+    };
+    let feeds = |c: Card| {
+        (!their_known.is_empty() && fits(rules, their_known, c) > 0)
+            || (!table.is_empty() && !find_layoffs(rules, &[c], &table).is_empty())
+    };
+    let least = keyed.first().map(|(key, _)| *key);
+    let group = keyed.iter().take_while(|(key, _)| Some(*key) == least).count();
+    let mut order: Vec<Card> = keyed.into_iter().map(|(_, c)| c).collect();
+    order[..group].sort_by_key(|c| feeds(*c));
+    order
 }

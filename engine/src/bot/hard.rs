@@ -1,0 +1,270 @@
+//! `hard`: determinized Monte Carlo search (docs/bots.md#hard). From its seat's
+//! [`Knowledge`] only, it deals the cards it cannot see at random (the bots' own stream) into
+//! the other hands' unknown places and the stock, tries each candidate move on every such
+//! deal, plays on with the `normal` player in every seat for a few turns, and takes the move
+//! with the best average outcome. The budget is counted in playouts, never in time, so a
+//! decision is the same on any machine.
+
+use rand_chacha::ChaCha20Rng;
+
+use super::normal;
+use crate::card::Card;
+use crate::game::{Action, DrawSource, Game, Knowledge, LegalAction, Phase, Seat, Status};
+use crate::ruleset::{Ruleset, Scoring, Variant};
+
+/// Fewest sampled deals per candidate.
+const MIN_SAMPLES: usize = 6;
+/// Discards tried: the best ones by `normal`'s order.
+const DISCARDS: usize = 5;
+
+/// The fixed budget of a decision: playouts, shared among the candidates, and the turns of
+/// the deciding seat each runs for after the decision's own. Counted, never timed, so that a
+/// decision is the same on any machine; sized per variant so that one decision stays within
+/// 50 ms on one core (docs/bots.md#cost): `continental`'s search for a way out is the
+/// costliest, then `contract_7`'s long hands and `push`'s crowded table.
+fn budget(rules: &Ruleset, players: usize) -> (usize, u32) {
+    let horizon = if players > 2 { 1 } else { 2 };
+    match rules.variant() {
+        Variant::Continental => (32, 1),
+        Variant::Contract7 | Variant::Push => (40, horizon),
+        Variant::MayI => (48, horizon),
+    }
+}
+
+/// Actions a playout runs for at most.
+const MAX_ACTIONS: u32 = 80;
+/// What not being down yet is reckoned to cost, in the variant's points.
+const NOT_DOWN: f64 = 25.0;
+
+/// `hard`'s action for `seat` now (see the module's docs).
+pub(super) fn choose(game: &Game, seat: Seat) -> Option<Action> {
+    if game.status() != Status::Playing || !game.is_active(seat) {
+        return None;
+    }
+    decide(&game.knowledge(seat), &mut game.bot_stream(seat))
+}
+
+/// The decision from what the seat knows and the bots' stream: nothing else reaches it.
+fn decide(knowledge: &Knowledge, rng: &mut ChaCha20Rng) -> Option<Action> {
+    let seat = knowledge.seat();
+    let probe = knowledge.determinize(rng);
+    let candidates = candidates(&probe, seat);
+    if candidates.len() <= 1 {
+        return candidates.into_iter().next().flatten();
+    }
+    let (playouts, horizon) = budget(knowledge.rules(), knowledge.players());
+    let samples = (playouts / candidates.len()).max(MIN_SAMPLES);
+    let mut totals = vec![0.0f64; candidates.len()];
+    let mut world = probe;
+    for s in 0..samples {
+        if s > 0 {
+            world = knowledge.determinize(rng);
+        }
+        for (total, candidate) in totals.iter_mut().zip(&candidates) {
+            let start = match candidate {
+                Some(action) => match world.apply(seat, action.clone()) {
+                    Ok((g, _)) => g,
+                    // Accepted on one sample, accepted on all: whether a move is legal never
+                    // hangs on a card the seat cannot see.
+                    Err(_) => continue,
+                },
+                None => world.clone(),
+            };
+            *total += playout(start, seat, horizon);
+        }
+    }
+    let best = totals
+        .iter()
+        .enumerate()
+        .fold(0, |best, (i, t)| if *t > totals[best] { i } else { best });
+    candidates.into_iter().nth(best).flatten()
+}
+
+/// The moves worth comparing for `seat` in `game` (a sample: what is legal there is legal in
+/// the real game). `None` stands for passing on a claim. The first is `normal`'s choice, so
+/// ties go its way.
+fn candidates(game: &Game, seat: Seat) -> Vec<Option<Action>> {
+    let Some((turn, phase)) = game.turn() else {
+        return Vec::new();
+    };
+    let thought = normal::choose(game, seat);
+    let rules = game.rules();
+    let hand = game.hand(seat);
+    // A discard that fits nothing in the hand is not worth a search: `normal` passes it.
+    let top_fits = game
+        .discard_pile()
+        .last()
+        .is_some_and(|&top| normal::fits(rules, hand, top) > 0 || normal::wants_discard(game, seat, top));
+    if turn != seat {
+        return if top_fits && game.legal_actions(seat).contains(&LegalAction::Claim) {
+            let claim = Some(Action::Claim);
+            if thought == claim {
+                vec![claim, None]
+            } else {
+                vec![None, claim]
+            }
+        } else {
+            vec![None]
+        };
+    }
+    let Some(thought) = thought else {
+        return Vec::new();
+    };
+    let accepted = |a: &Action| game.apply(seat, a.clone()).is_ok();
+    match (phase, &thought) {
+        (Phase::Draw, Action::Draw { .. }) => {
+            let mut out = vec![Some(thought.clone())];
+            for source in [DrawSource::Stock, DrawSource::Discard] {
+                let draw = Action::Draw { source };
+                if draw != thought && (top_fits || source == DrawSource::Stock) && accepted(&draw) {
+                    out.push(Some(draw));
+                }
+            }
+            out
+        }
+        (Phase::Play, Action::Discard { .. }) => {
+            let mut out = vec![Some(thought.clone())];
+            for card in normal::discard_order(game, seat) {
+                if out.len() >= DISCARDS {
+                    break;
+                }
+                let discard = Action::Discard { card };
+                if discard != thought && !game.rules().is_wild(card) && accepted(&discard) {
+                    out.push(Some(discard));
+                }
+            }
+            out
+        }
+        // Going down, going out, laying off, playing a freed wild: `normal` is right to.
+        _ => vec![Some(thought)],
+    }
+}
+
+/// Plays `game` on with `normal` in every seat until `seat` has had its next turns or the
+/// deal ends, and says how good the end is for `seat`.
+fn playout(mut game: Game, seat: Seat, horizon: u32) -> f64 {
+    let deals = game.deal_scores().len();
+    let claims = game.rules().has_claims();
+    let mut turns = 0;
+    let mut actions = 0;
+    let mut polled = false;
+    // Deciding out of turn (to claim or not), the seat has already answered for this turn.
+    let mut answered = game.turn().is_some_and(|(turn, _)| turn != seat).then_some(seat);
+    while game.status() == Status::Playing && game.deal_scores().len() == deals && actions < MAX_ACTIONS {
+        let Some((turn, phase)) = game.turn() else { break };
+        if phase == Phase::Draw && turn == seat && !polled {
+            turns += 1;
+            if turns > horizon {
+                break;
+            }
+        }
+        if phase == Phase::Draw && claims && !polled {
+            polled = true;
+            for k in 1..game.players() {
+                let other =
+                    Seat(u8::try_from((turn.index() + k) % game.players()).expect("at most 12 seats"));
+                if Some(other) == answered {
+                    continue;
+                }
+                if let Some((_, next)) = normal::play(&game, other) {
+                    game = next;
+                }
+            }
+            answered = None;
+        }
+        let Some((_, next)) = normal::play(&game, turn) else {
+            break;
+        };
+        if next.turn() != Some((turn, Phase::Draw)) {
+            polled = false;
+        }
+        game = next;
+        actions += 1;
+    }
+    match game.deal_scores().get(deals) {
+        Some(scores) => {
+            let scores: Vec<f64> = scores.iter().map(|s| f64::from(*s)).collect();
+            relative(&game, seat, &scores) * ended_weight(game.rules())
+        }
+        None => {
+            let estimates: Vec<f64> = (0..game.players())
+                .map(|i| {
+                    let s = Seat(u8::try_from(i).expect("at most 12 seats"));
+                    estimate(game.rules(), game.hand(s), game.is_down(s))
+                })
+                .collect();
+            relative(&game, seat, &estimates)
+        }
+    }
+}
+
+/// How much more a finished deal's result counts than a hand's estimate: `continental` pays
+/// a few points to the one who goes out; an estimate counts cards.
+fn ended_weight(rules: &Ruleset) -> f64 {
+    match rules.scoring() {
+        Scoring::WinnerPaid => 6.0,
+        Scoring::HandsLeft | Scoring::Teams => 1.0,
+    }
+}
+
+/// `seat`'s advantage in `per_seat` (scores or estimates of them) over the seats against it.
+fn relative(game: &Game, seat: Seat, per_seat: &[f64]) -> f64 {
+    let rules = game.rules();
+    let team = |i: usize| rules.team_of(i);
+    let mine = team(seat.index());
+    let (mut own, mut own_n, mut theirs, mut their_n) = (0.0, 0.0, 0.0, 0.0);
+    for (i, v) in per_seat.iter().enumerate() {
+        let s = Seat(u8::try_from(i).expect("at most 12 seats"));
+        if !game.is_active(s) {
+            continue;
+        }
+        if i == seat.index() || (mine.is_some() && team(i) == mine) {
+            own += v;
+            own_n += 1.0;
+        } else {
+            theirs += v;
+            their_n += 1.0;
+        }
+    }
+    let own = own / f64::max(own_n, 1.0);
+    let theirs = theirs / f64::max(their_n, 1.0);
+    if rules.highest_total_wins() {
+        own - theirs
+    } else {
+        theirs - own
+    }
+}
+
+/// What a hand is likely to cost at the end of the deal, in the variant's points (in
+/// `continental`, which counts no hands, the cards that are not yet in a meld's making are
+/// what stands between the hand and going out; estimates there are negated, higher worse).
+fn estimate(rules: &Ruleset, hand: &[Card], down: bool) -> f64 {
+    let paid = rules.scoring() == Scoring::WinnerPaid;
+    let value = |c: Card| {
+        if paid {
+            1.0
+        } else {
+            f64::from(rules.card_value(c).unwrap_or(1))
+        }
+    };
+    if down {
+        return 0.5 * hand.iter().map(|c| value(*c)).sum::<f64>();
+    }
+    let mut cost = 0.0;
+    for (k, &c) in hand.iter().enumerate() {
+        let mut others = hand.to_vec();
+        others.swap_remove(k);
+        // Going out in `continental` needs every card in a sequence: a card with two partners
+        // is one in the making, with one partner half of one.
+        cost += match (rules.is_wild(c), normal::fits(rules, &others, c)) {
+            (true, _) => 0.2 * value(c),
+            (false, 0) => value(c),
+            (false, 1) if paid => 0.5 * value(c),
+            (false, _) if paid => 0.2 * value(c),
+            (false, _) => 0.4 * value(c),
+        };
+    }
+    let not_down = if paid { 0.0 } else { NOT_DOWN };
+    let sign = if paid { -1.0 } else { 1.0 };
+    sign * (cost + not_down)
+}

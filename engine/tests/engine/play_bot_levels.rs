@@ -1,0 +1,262 @@
+//! The bot levels (docs/bots.md): what a seat may know, the bots' own random stream, and that
+//! `easy` and `hard` decide from their seat's knowledge only, reproducibly, legally.
+
+use engine::bot::Level;
+use engine::{Action, DrawSource, Game, GameConfig, Ruleset, Seat, Seed, Status, Variant};
+use rand_chacha::ChaCha20Rng;
+use rand_chacha::rand_core::{Rng, SeedableRng};
+
+use crate::helpers::card;
+use crate::play_helpers::{play_checked, stacked_deck, stacked_game};
+use crate::rng::TestRng;
+
+/// Plays `actions` bot moves of `normal` in every seat (claims asked before each draw).
+fn advance(mut game: Game, actions: usize) -> Game {
+    for _ in 0..actions {
+        let Some((turn, _)) = game.turn() else { break };
+        let n = game.players();
+        let claim = (1..n)
+            .map(|k| Seat(((turn.index() + k) % n) as u8))
+            .find_map(|s| Level::Normal.choose(&game, s).map(|a| (s, a)));
+        let (seat, action) =
+            claim.unwrap_or_else(|| (turn, Level::Normal.choose(&game, turn).expect("acts")));
+        game = play_checked(&game, seat, action, "advance").0;
+        if game.status() != Status::Playing {
+            break;
+        }
+    }
+    game
+}
+
+/// `game` with every card `seat` cannot see dealt again at random among the places it cannot
+/// see (other hands, but for the cards known to be in them, and the stock), through the saved
+/// form: a game that agrees with `game` on everything `seat` sees.
+fn reshuffle_unseen(game: &Game, seat: Seat, rng: &mut TestRng) -> Game {
+    let mut json = serde_json::to_value(game).expect("serialises");
+    let knowledge = game.knowledge(Seat(((seat.index() + 1) % game.players()) as u8));
+    let mut places: Vec<(Option<usize>, usize)> = Vec::new();
+    for (i, hand) in json["hands"].as_array().expect("hands").iter().enumerate() {
+        if i == seat.index() {
+            continue;
+        }
+        let known = game.knowledge(seat).known(Seat(i as u8)).to_vec();
+        for (k, c) in hand.as_array().expect("a hand").iter().enumerate() {
+            let c: engine::Card = serde_json::from_value(c.clone()).expect("a card");
+            if !known.contains(&c) {
+                places.push((Some(i), k));
+            }
+        }
+    }
+    let _ = knowledge;
+    for k in 0..json["stock"].as_array().expect("stock").len() {
+        places.push((None, k));
+    }
+    let at = |json: &serde_json::Value, p: (Option<usize>, usize)| match p {
+        (Some(i), k) => json["hands"][i][k].clone(),
+        (None, k) => json["stock"][k].clone(),
+    };
+    let mut cards: Vec<serde_json::Value> = places.iter().map(|p| at(&json, *p)).collect();
+    rng.shuffle(&mut cards);
+    for (p, c) in places.iter().zip(cards) {
+        match *p {
+            (Some(i), k) => json["hands"][i][k] = c,
+            (None, k) => json["stock"][k] = c,
+        }
+    }
+    serde_json::from_value(json).expect("a game with its hidden cards moved loads")
+}
+
+#[test]
+fn a_seat_knows_the_cards_taken_in_view_of_all_until_they_are_thrown() {
+    let rules = Ruleset::default_for(Variant::MayI);
+    let deck = stacked_deck(
+        &rules,
+        2,
+        0,
+        1,
+        &["", "3C 3D 3S 4C 4D 4S 3H 9C 9D JH JS KC"],
+        "QS",
+        "2H",
+    );
+    let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    let (game, _) = play_checked(
+        &game,
+        Seat(1),
+        Action::Draw {
+            source: DrawSource::Discard,
+        },
+        "take",
+    );
+    let seen = game.knowledge(Seat(0));
+    assert_eq!(
+        seen.known(Seat(1)),
+        &[card("QS")],
+        "the upcard taken is known to be in seat 1's hand"
+    );
+    assert_eq!(seen.hand_size(Seat(1)), 13);
+    assert!(seen.known(Seat(0)).is_empty());
+    let (game, _) = play_checked(&game, Seat(1), Action::Discard { card: card("QS") }, "throw");
+    let seen = game.knowledge(Seat(0));
+    assert!(seen.known(Seat(1)).is_empty(), "thrown again: no longer held");
+    assert_eq!(seen.discarded(Seat(1)), &[card("QS")]);
+    assert!(
+        !seen.unseen().contains(&card("QS"))
+            || seen.unseen().iter().filter(|c| **c == card("QS")).count() == 1,
+        "the thrown QS lies face up: at most the other pack's QS is unseen"
+    );
+}
+
+#[test]
+fn the_bots_stream_is_not_the_deals() {
+    for seed in [0u64, 1, 42, u64::MAX] {
+        let config = GameConfig::new(Ruleset::default_for(Variant::MayI), 4);
+        let (game, _) = Game::new(config, Seed::from_u64(seed)).expect("setup");
+        // Every stream the deals and the draw for dealer shuffle with (docs/rules.md#randomness).
+        let deal_streams: Vec<Vec<u64>> = (0..=u64::from(game.rules().deals()))
+            .map(|stream| {
+                let mut rng = ChaCha20Rng::from_seed(Seed::from_u64(seed).0);
+                rng.set_stream(stream);
+                (0..4).map(|_| rng.next_u64()).collect()
+            })
+            .collect();
+        for s in 0..4 {
+            let mut bot = game.bot_stream(Seat(s));
+            let words: Vec<u64> = (0..4).map(|_| bot.next_u64()).collect();
+            assert!(
+                !deal_streams.contains(&words),
+                "seed {seed} seat {s}: the bots' stream is a deal's"
+            );
+        }
+        let mut a = game.bot_stream(Seat(0));
+        let mut b = game.bot_stream(Seat(1));
+        assert_ne!(
+            a.next_u64(),
+            b.next_u64(),
+            "each seat's decision has a stream of its own"
+        );
+    }
+}
+
+#[test]
+fn the_same_game_gives_the_same_decision_and_a_replay_the_same_bots() {
+    // A short game of hard against easy: playing it twice from its seed plays it the same.
+    let config = GameConfig::new(Ruleset::default_for(Variant::Continental), 2);
+    let play = || {
+        let (mut game, _) = Game::new(config.clone(), Seed::from_u64(5)).expect("setup");
+        let levels = [Level::Hard, Level::Easy];
+        let mut moves = Vec::new();
+        while game.status() == Status::Playing && moves.len() < 400 {
+            let (turn, _) = game.turn().expect("playing");
+            let action = levels[turn.index()]
+                .choose(&game, turn)
+                .expect("a bot in turn acts");
+            assert_eq!(
+                levels[turn.index()].choose(&game, turn).as_ref(),
+                Some(&action),
+                "asked twice"
+            );
+            game = play_checked(&game, turn, action.clone(), "hard v easy").0;
+            moves.push(action);
+        }
+        (game, moves)
+    };
+    let (first, moves) = play();
+    assert_eq!(
+        first.status(),
+        Status::Finished,
+        "a table of bots plays to its end"
+    );
+    assert_eq!(play().1, moves, "the replay makes the same decisions");
+}
+
+#[test]
+fn a_bot_decides_from_what_its_seat_sees_only() {
+    let mut rng = TestRng::new(32);
+    let cases = [
+        (Variant::MayI, 2),
+        (Variant::MayI, 4),
+        (Variant::Contract7, 3),
+        (Variant::Continental, 2),
+        (Variant::Push, 4),
+    ];
+    let mut decisions = 0;
+    for (case, (variant, players)) in cases.into_iter().enumerate() {
+        let config = GameConfig::new(Ruleset::default_for(variant), players);
+        let (start, _) = Game::new(config, Seed::from_u64(case as u64)).expect("setup");
+        let game = advance(start, rng.range(4, 40));
+        if game.status() != Status::Playing {
+            continue;
+        }
+        let (turn, _) = game.turn().expect("playing");
+        let out_of_turn = Seat(((turn.index() + 1) % players) as u8);
+        for seat in [turn, out_of_turn] {
+            let other = reshuffle_unseen(&game, seat, &mut rng);
+            let context = format!("{variant} {players}p seat {seat}");
+            let hidden_moved = (0..players).any(|i| other.hand(Seat(i as u8)) != game.hand(Seat(i as u8)));
+            assert!(
+                hidden_moved,
+                "{context}: the two games differ in what the seat cannot see"
+            );
+            assert_eq!(other.hand(seat), game.hand(seat), "{context}");
+            assert_eq!(
+                other.knowledge(seat),
+                game.knowledge(seat),
+                "{context}: the seat's knowledge"
+            );
+            for level in [Level::Easy, Level::Normal, Level::Hard] {
+                let a = level.choose(&game, seat);
+                let b = level.choose(&other, seat);
+                assert_eq!(a, b, "{context} {level:?}: a hidden card changed the decision");
+                if let Some(action) = a {
+                    decisions += 1;
+                    assert!(game.apply(seat, action).is_ok(), "{context} {level:?}: accepted");
+                }
+            }
+        }
+    }
+    assert!(
+        decisions >= 10,
+        "the cases made decisions to compare ({decisions})"
+    );
+}
+
+#[test]
+fn hard_and_easy_make_only_legal_moves_out_of_turn_only_claims() {
+    for (variant, players, seed) in [
+        (Variant::MayI, 3, 7u64),
+        (Variant::Contract7, 2, 8),
+        (Variant::Push, 4, 9),
+    ] {
+        let config = GameConfig::new(Ruleset::default_for(variant), players);
+        let (mut game, _) = Game::new(config, Seed::from_u64(seed)).expect("setup");
+        for step in 0..60 {
+            let (turn, phase) = game.turn().expect("playing");
+            for level in [Level::Easy, Level::Hard] {
+                for s in 0..players {
+                    let seat = Seat(s as u8);
+                    if seat == turn {
+                        continue;
+                    }
+                    if let Some(a) = level.choose(&game, seat) {
+                        assert_eq!(
+                            a,
+                            Action::Claim,
+                            "{variant} step {step}: out of turn, only a claim"
+                        );
+                        assert!(
+                            game.apply(seat, a).is_ok(),
+                            "{variant} step {step}: the claim is accepted"
+                        );
+                    }
+                }
+            }
+            let level = if step % 2 == 0 { Level::Hard } else { Level::Easy };
+            let action = level.choose(&game, turn).expect("a bot in turn acts");
+            let context = format!("{variant} step {step} {phase:?} {level:?}");
+            game = play_checked(&game, turn, action, &context).0;
+            if game.status() != Status::Playing || game.deal() > 1 {
+                break;
+            }
+        }
+    }
+}
