@@ -14,7 +14,9 @@ use crate::search::find_layoffs;
 /// Claims won in a deal past which the bot stops asking: each costs a penalty card.
 const CLAIM_APPETITE: u32 = 2;
 
-/// How well a bot plays (docs/bots.md): what a game's creator chooses for a bot seat.
+/// How well a bot plays
+/// ([bots](https://github.com/continental-rummy/continental/blob/main/docs/bots.md)): what a
+/// game's creator chooses for a bot seat.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, strum::EnumIter,
 )]
