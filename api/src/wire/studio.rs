@@ -215,7 +215,7 @@ mod tests {
 
 /// `POST /v1/games/{id}/rematch` response.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"id": "0d8a3e8e-33c1-4c3a-9a51-7d7b3b1f2c55", "seat": 1, "token": "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9…"}))]
+#[schema(example = json!({"id": "0d8a3e8e-33c1-4c3a-9a51-7d7b3b1f2c55", "seat": 1, "token": "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9…", "status": "waiting"}))]
 pub struct RematchResponse {
     /// The rematch: the same id for every seat and every call.
     pub id: Uuid,
