@@ -50,7 +50,7 @@ pub fn choose(game: &Game, seat: Seat) -> Option<Action> {
     let (turn, phase) = game.turn()?;
     if turn != seat {
         let wants = legal.contains(&LegalAction::Claim) && wants_claim(game, seat);
-        return wants.then_some(Action::Claim);
+        return wants.then_some(Action::Claim {});
     }
     let candidates = match phase {
         Phase::Draw => draw_phase(game, seat, &legal),

@@ -28,7 +28,7 @@ impl Table {
                 // The engine's bot only proposes accepted moves; should one be refused,
                 // the bot leaves rather than stall the table.
                 tracing::warn!(seat = seat.0, error = %e, ?action, "bot move refused; the bot leaves");
-                if self.step(seat, Action::Leave, applied).is_err() {
+                if self.step(seat, Action::Leave {}, applied).is_err() {
                     break;
                 }
             }
@@ -46,7 +46,7 @@ impl Table {
     /// asks every seat): each bot seat that may still ask makes the same request.
     pub(super) fn second_by_bots(&mut self, action: &Action, applied: &mut Applied) {
         let wanted = match action {
-            Action::Suspend => LegalAction::Suspend,
+            Action::Suspend {} => LegalAction::Suspend,
             Action::Resume { .. } => LegalAction::Resume,
             _ => return,
         };
@@ -82,7 +82,7 @@ impl Table {
             .filter(|(seat, kind)| *kind == SeatKind::Bot || Some(*seat) == stand_in)
             .map(|(seat, _)| seat);
         for seat in bots.clone().filter(|s| *s != turn) {
-            if let Some(claim @ Action::Claim) = engine::bot::choose(game, seat) {
+            if let Some(claim @ Action::Claim {}) = engine::bot::choose(game, seat) {
                 return Some((seat, claim));
             }
         }

@@ -56,7 +56,7 @@ pub async fn act(
             table.check_player(seat, claims.generation)?;
             // Leaving before the deal gives the seat up: it opens again for someone else.
             let webhook = row.webhook_url.is_some();
-            let (actions, seats, events) = if table.game.is_none() && matches!(action, Action::Leave) {
+            let (actions, seats, events) = if table.game.is_none() && matches!(action, Action::Leave {}) {
                 table.vacate(seat)?;
                 let vacated = Logged::Table(TableEvent::SeatVacated { seat });
                 (1, seat_row(&table, seat), event_rows([vacated], webhook)?)

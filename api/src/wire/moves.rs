@@ -3,12 +3,11 @@
 //! two kinds, and `resume` nothing (its year is the server's).
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
-use std::sync::OnceLock;
 
 use engine::{Action, Card, RunEnd};
 use serde::Deserialize;
-use serde::de::{self, Deserializer};
+use serde::de::value::{BorrowedStrDeserializer, CowStrDeserializer};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{AdditionalProperties, Schema};
 use utoipa::{PartialSchema, ToSchema};
@@ -23,55 +22,126 @@ pub struct ActionBody<const KIND: usize>(pub Action);
 
 impl<'de, const KIND: usize> Deserialize<'de> for ActionBody<KIND> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let mut fields = serde_json::Map::deserialize(deserializer)?;
-        // serde lets a tagged enum's unit variants (`claim`, `leave`) take any field: each is
-        // held to the fields the engine declares, here for every kind alike.
-        let declared = &declared_fields()[KIND];
-        if let Some(unknown) = fields.keys().find(|field| !declared.contains(field.as_str())) {
-            return Err(de::Error::custom(format_args!(
-                "unknown field `{unknown}`, expected {}",
-                match declared.is_empty() {
-                    true => "none".to_owned(),
-                    false => declared
-                        .iter()
-                        .map(|f| format!("`{f}`"))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                }
-            )));
-        }
-        fields.insert("type".to_owned(), Action::KINDS[KIND].into());
-        // The engine's reason is kept whole; serde reads a tagged enum through a buffer, so the
-        // path of the field it concerns is not known here.
-        Action::deserialize(serde_json::Value::Object(fields))
-            .map(ActionBody)
-            .map_err(de::Error::custom)
+        // The body is read once, as the engine's action with the endpoint's `type` before its
+        // own fields: serde's `deny_unknown_fields` on `Action` refuses any other field.
+        Action::deserialize(Typed {
+            kind: Action::KINDS[KIND],
+            body: deserializer,
+        })
+        .map(ActionBody)
     }
 }
 
-/// The fields each kind of action declares, in the order of [`Action::KINDS`] (its `type` aside).
-fn declared_fields() -> &'static [BTreeSet<String>] {
-    static FIELDS: OnceLock<Vec<BTreeSet<String>>> = OnceLock::new();
-    FIELDS.get_or_init(|| {
-        let variants = variants(Action::schema());
-        Action::KINDS
-            .iter()
-            .map(|kind| {
-                variants
-                    .iter()
-                    .find(|(tag, _)| tag == kind)
-                    .map(|(_, object)| {
-                        object
-                            .properties
-                            .keys()
-                            .filter(|f| *f != "type")
-                            .cloned()
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            })
-            .collect()
-    })
+/// A field's name, borrowed from the body where it can be.
+struct FieldName;
+
+impl<'de> DeserializeSeed<'de> for FieldName {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Cow<'de, str>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FieldName {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, name: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(name))
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(name.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, name: String) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(name))
+    }
+}
+
+/// A body's deserializer that reads as the same object with `type: kind` first.
+struct Typed<D> {
+    kind: &'static str,
+    body: D,
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for Typed<D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.body.deserialize_map(TypedVisitor {
+            kind: self.kind,
+            visitor,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
+        ignored_any
+    }
+}
+
+struct TypedVisitor<V> {
+    kind: &'static str,
+    visitor: V,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for TypedVisitor<V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, fields: A) -> Result<V::Value, A::Error> {
+        self.visitor.visit_map(TypedFields {
+            kind: Some(self.kind),
+            typed: false,
+            fields,
+        })
+    }
+}
+
+/// The body's fields after a `type` entry; a `type` of the body's own is an unknown field
+/// (the endpoint gives it).
+struct TypedFields<A> {
+    kind: Option<&'static str>,
+    typed: bool,
+    fields: A,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for TypedFields<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        if !self.typed {
+            self.typed = true;
+            return seed.deserialize(BorrowedStrDeserializer::new("type")).map(Some);
+        }
+        match self.fields.next_key_seed(FieldName)? {
+            None => Ok(None),
+            Some(field) if field == "type" => Err(de::Error::custom(
+                "unknown field `type`: the endpoint names the kind of action",
+            )),
+            Some(field) => seed.deserialize(CowStrDeserializer::new(field)).map(Some),
+        }
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
+        match self.kind.take() {
+            Some(kind) => seed.deserialize(BorrowedStrDeserializer::new(kind)),
+            None => self.fields.next_value_seed(seed),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.fields.size_hint().map(|n| n + usize::from(!self.typed))
+    }
 }
 
 impl<const KIND: usize> PartialSchema for ActionBody<KIND> {
@@ -197,12 +267,21 @@ mod tests {
         assert_eq!(typed.code.as_str(), "unknown_field", "{typed}");
         let other = read::<DRAW>(&json!({"source": "stock", "card": "7H"})).expect_err("no other field");
         assert_eq!(other.code.as_str(), "unknown_field", "{other}");
-        let claim =
-            read::<{ Action::index_of("claim") }>(&json!({"x": 42})).expect_err("a claim has no field");
-        assert_eq!(claim.code.as_str(), "unknown_field", "{claim}");
+        for field in [
+            json!({"x": 42}),
+            json!({"source": "stock"}),
+            json!({"type": "claim"}),
+        ] {
+            let claim = read::<{ Action::index_of("claim") }>(&field).expect_err("a claim has no field");
+            assert_eq!(claim.code.as_str(), "unknown_field", "{field}: {claim}");
+        }
+        let leave = read::<{ Action::index_of("leave") }>(&json!({"seat": 1})).expect_err("no field");
+        assert_eq!(leave.code.as_str(), "unknown_field", "{leave}");
+        let suspend = read::<{ Action::index_of("suspend") }>(&json!({"year": 2026})).expect_err("no field");
+        assert_eq!(suspend.code.as_str(), "unknown_field", "{suspend}");
         assert_eq!(
             read::<{ Action::index_of("claim") }>(&json!({})).expect("an empty claim"),
-            Action::Claim
+            Action::Claim {}
         );
         assert_eq!(
             read::<{ Action::index_of("take_back") }>(&json!({"play": null})).expect("all plays"),

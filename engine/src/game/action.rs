@@ -34,7 +34,7 @@ pub enum Action {
         source: DrawSource,
     },
     /// "May I?": ask for the top discard out of turn (`may_i`, `contract_7`).
-    Claim,
+    Claim {},
     /// Lay new melds: going down with the contract, later melds (`push`), or going out all at
     /// once (`continental`).
     Meld {
@@ -106,11 +106,11 @@ pub enum Action {
     },
     /// Leave the game for good
     /// ([leaving](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#leaving)).
-    Leave,
+    Leave {},
     /// `may_i`, between deals: ask to suspend the game
     /// ([suspending](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#suspension)).
     /// When every seat still in the game has asked, the game is suspended.
-    Suspend,
+    Suspend {},
     /// Ask to resume a suspended game; when every seat still in the game has asked, play goes
     /// on. `year` is the calendar year (UTC) now, from the caller's clock: a game resumes only
     /// within the year it started in ([`super::GameConfig::start_year`]).
@@ -155,15 +155,15 @@ impl Action {
     pub fn kind(&self) -> &'static str {
         let place = match self {
             Action::Draw { .. } => 0,
-            Action::Claim => 1,
+            Action::Claim {} => 1,
             Action::Meld { .. } => 2,
             Action::LayOff { .. } => 3,
             Action::Swap { .. } => 4,
             Action::MoveJoker { .. } => 5,
             Action::TakeBack { .. } => 6,
             Action::Discard { .. } => 7,
-            Action::Leave => 8,
-            Action::Suspend => 9,
+            Action::Leave {} => 8,
+            Action::Suspend {} => 9,
             Action::Resume { .. } => 10,
         };
         Self::KINDS[place]
@@ -171,7 +171,7 @@ impl Action {
 
     /// Whether the action is about suspending the game rather than playing the deal.
     pub fn is_suspension(&self) -> bool {
-        matches!(self, Action::Suspend | Action::Resume { .. })
+        matches!(self, Action::Suspend {} | Action::Resume { .. })
     }
 }
 

@@ -74,7 +74,7 @@ fn bot_claims_a_discard_that_fits_and_only_then() {
     let (game, _) = stacked_game(rules, 3, 0, vec![deck]);
     assert_eq!(
         bot::choose(&game, Seat(2)),
-        Some(Action::Claim),
+        Some(Action::Claim {}),
         "KS fits KC KD: ask May I"
     );
     assert_eq!(
@@ -93,7 +93,7 @@ fn bot_claims_a_discard_that_fits_and_only_then() {
     );
     assert_eq!(
         bot::choose(&game, Seat(2)),
-        Some(Action::Claim),
+        Some(Action::Claim {}),
         "a claim after the stock draw is still possible"
     );
 }

@@ -88,12 +88,12 @@ pub fn concrete_actions(game: &Game, seat: Seat) -> Vec<Action> {
     for la in game.legal_actions(seat) {
         match la {
             LegalAction::Draw { source } => out.push(Action::Draw { source }),
-            LegalAction::Claim => out.push(Action::Claim),
+            LegalAction::Claim => out.push(Action::Claim {}),
             LegalAction::TakeBack => out.push(Action::TakeBack { play: None }),
             LegalAction::Discard { cards } => {
                 out.extend(cards.into_iter().map(|card| Action::Discard { card }))
             }
-            LegalAction::Leave => out.push(Action::Leave),
+            LegalAction::Leave => out.push(Action::Leave {}),
             _ => {}
         }
     }

@@ -43,7 +43,7 @@ fn tagged_enums_list_the_tags_serde_writes() {
         Action::Draw {
             source: DrawSource::Stock,
         },
-        Action::Claim,
+        Action::Claim {},
         Action::Meld { melds: Vec::new() },
         Action::LayOff {
             meld_id: 1,
@@ -63,8 +63,8 @@ fn tagged_enums_list_the_tags_serde_writes() {
         },
         Action::TakeBack { play: None },
         Action::Discard { card: Card::JOKER },
-        Action::Leave,
-        Action::Suspend,
+        Action::Leave {},
+        Action::Suspend {},
         Action::Resume { year: 2026 },
     ];
     let written: Vec<String> = actions.iter().map(|a| a.kind().to_owned()).collect();
