@@ -19,7 +19,7 @@ use crate::wire::{Code, GameView, IfMatch, etag};
 /// # Errors
 /// `stale_version`, a seat that is no longer the token's, the table's or the engine's
 /// refusal, a missing game, the store's failure.
-#[tracing::instrument(level = "debug", name = "move", skip_all, fields(game = %id, seat = claims.seat, action = action.kind(), version))]
+#[tracing::instrument(level = "debug", name = "move", skip_all, fields(game = %id, seat = claims.seat, action = action.kind().name(), version))]
 pub async fn act(
     state: &AppState,
     id: Uuid,

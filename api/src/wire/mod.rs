@@ -25,7 +25,10 @@ pub use games::{
     SeatSpec, WebhookStatus, WebhookUrl,
 };
 pub use hints::HintsResponse;
-pub use moves::{ActionBody, EmptyRequest, SwapRequest};
+pub use moves::{
+    ActionBody, ClaimRequest, DiscardRequest, DrawRequest, EmptyRequest, LayoffRequest, LeaveRequest,
+    MeldRequest, OfKind, SuspendRequest, SwapRequest, TakeBackRequest, kind,
+};
 pub use options::VARIANT_DEFAULTS;
 pub use problem::{Code, Extensions, Problem, ProblemCode, ProblemReason, problem_codes};
 pub use rules::{

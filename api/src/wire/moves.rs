@@ -3,8 +3,9 @@
 //! two kinds, and `resume` nothing (its year is the server's).
 
 use std::borrow::Cow;
+use std::marker::PhantomData;
 
-use engine::{Action, Card, RunEnd};
+use engine::{Action, ActionKind, Card, RunEnd};
 use serde::Deserialize;
 use serde::de::value::{BorrowedStrDeserializer, CowStrDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
@@ -15,20 +16,61 @@ use utoipa::{PartialSchema, ToSchema};
 use super::events::{pascal, variants};
 use super::{Code, Invalid};
 
-/// The body of a move that makes one kind of action, `Action::KINDS[KIND]`: that action's own
-/// fields as the engine declares them, its `type` given by the endpoint.
-#[derive(Debug)]
-pub struct ActionBody<const KIND: usize>(pub Action);
+/// A kind of action as a type: the kind a move endpoint's body ([`ActionBody`]) makes.
+pub trait OfKind {
+    /// The kind.
+    const KIND: ActionKind;
+}
 
-impl<'de, const KIND: usize> Deserialize<'de> for ActionBody<KIND> {
+/// One type per kind of action that has an endpoint of its own, and its body's type, named
+/// as the document names it.
+macro_rules! kinds {
+    ($($kind:ident => $body:ident),*) => {
+        /// The kinds of action as types ([`OfKind`]).
+        pub mod kind {
+            $(
+                #[doc = concat!("[`engine::ActionKind::", stringify!($kind), "`] as a type.")]
+                #[derive(Debug)]
+                pub struct $kind;
+
+                impl super::OfKind for $kind {
+                    const KIND: engine::ActionKind = engine::ActionKind::$kind;
+                }
+            )*
+        }
+
+        $(
+            #[doc = concat!("The body of a move of kind [`engine::ActionKind::", stringify!($kind), "`].")]
+            pub type $body = ActionBody<kind::$kind>;
+        )*
+    };
+}
+
+kinds!(
+    Draw => DrawRequest,
+    Claim => ClaimRequest,
+    Meld => MeldRequest,
+    LayOff => LayoffRequest,
+    TakeBack => TakeBackRequest,
+    Discard => DiscardRequest,
+    Leave => LeaveRequest,
+    Suspend => SuspendRequest
+);
+
+/// The body of a move that makes one kind of action, `K`: that action's own fields as the
+/// engine declares them, its `type` given by the endpoint.
+#[derive(Debug)]
+pub struct ActionBody<K>(pub Action, PhantomData<K>);
+
+impl<'de, K: OfKind> Deserialize<'de> for ActionBody<K> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         // The body is read once, as the engine's action with the endpoint's `type` before its
         // own fields: serde's `deny_unknown_fields` on `Action` refuses any other field.
         Action::deserialize(Typed {
-            kind: Action::KINDS[KIND],
+            kind: K::KIND.name(),
             body: deserializer,
         })
-        .map(ActionBody)
+        .map(|action| ActionBody(action, PhantomData))
     }
 }
 
@@ -144,9 +186,9 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for TypedFields<A> {
     }
 }
 
-impl<const KIND: usize> PartialSchema for ActionBody<KIND> {
+impl<K: OfKind> PartialSchema for ActionBody<K> {
     fn schema() -> RefOr<Schema> {
-        let kind = Action::KINDS[KIND];
+        let kind = K::KIND.name();
         let Some((_, mut object)) = variants(Action::schema())
             .into_iter()
             .find(|(tag, _)| tag == kind)
@@ -160,9 +202,9 @@ impl<const KIND: usize> PartialSchema for ActionBody<KIND> {
     }
 }
 
-impl<const KIND: usize> ToSchema for ActionBody<KIND> {
+impl<K: OfKind> ToSchema for ActionBody<K> {
     fn name() -> Cow<'static, str> {
-        Cow::Owned(format!("{}Request", pascal(Action::KINDS[KIND])))
+        Cow::Owned(format!("{}Request", pascal(K::KIND.name())))
     }
 
     fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
@@ -243,59 +285,57 @@ mod tests {
     use engine::{Action, DrawSource};
     use serde_json::json;
 
-    use super::ActionBody;
+    use super::kind::{Claim, Draw, Leave, Meld, Suspend, TakeBack};
+    use super::{ActionBody, OfKind};
     use crate::http::extract::parse_json;
     use crate::wire::Invalid;
 
-    /// `body` read as the body of `KIND`'s endpoint.
-    fn read<const KIND: usize>(body: &serde_json::Value) -> Result<Action, Invalid> {
-        parse_json::<ActionBody<KIND>>(body.to_string().as_bytes()).map(|b| b.0)
+    /// `body` read as the body of `K`'s endpoint.
+    fn read<K: OfKind>(body: &serde_json::Value) -> Result<Action, Invalid> {
+        parse_json::<ActionBody<K>>(body.to_string().as_bytes()).map(|b| b.0)
     }
-
-    const DRAW: usize = Action::index_of("draw");
-    const MELD: usize = Action::index_of("meld");
 
     #[test]
     fn a_body_is_the_actions_fields_and_the_endpoint_its_type() {
         assert_eq!(
-            read::<DRAW>(&json!({"source": "stock"})).expect("a draw"),
+            read::<Draw>(&json!({"source": "stock"})).expect("a draw"),
             Action::Draw {
                 source: DrawSource::Stock
             }
         );
-        let typed = read::<DRAW>(&json!({"type": "discard", "card": "7H"})).expect_err("no type");
+        let typed = read::<Draw>(&json!({"type": "discard", "card": "7H"})).expect_err("no type");
         assert_eq!(typed.code.as_str(), "unknown_field", "{typed}");
-        let other = read::<DRAW>(&json!({"source": "stock", "card": "7H"})).expect_err("no other field");
+        let other = read::<Draw>(&json!({"source": "stock", "card": "7H"})).expect_err("no other field");
         assert_eq!(other.code.as_str(), "unknown_field", "{other}");
         for field in [
             json!({"x": 42}),
             json!({"source": "stock"}),
             json!({"type": "claim"}),
         ] {
-            let claim = read::<{ Action::index_of("claim") }>(&field).expect_err("a claim has no field");
+            let claim = read::<Claim>(&field).expect_err("a claim has no field");
             assert_eq!(claim.code.as_str(), "unknown_field", "{field}: {claim}");
         }
-        let leave = read::<{ Action::index_of("leave") }>(&json!({"seat": 1})).expect_err("no field");
+        let leave = read::<Leave>(&json!({"seat": 1})).expect_err("no field");
         assert_eq!(leave.code.as_str(), "unknown_field", "{leave}");
-        let suspend = read::<{ Action::index_of("suspend") }>(&json!({"year": 2026})).expect_err("no field");
+        let suspend = read::<Suspend>(&json!({"year": 2026})).expect_err("no field");
         assert_eq!(suspend.code.as_str(), "unknown_field", "{suspend}");
         assert_eq!(
-            read::<{ Action::index_of("claim") }>(&json!({})).expect("an empty claim"),
+            read::<Claim>(&json!({})).expect("an empty claim"),
             Action::Claim {}
         );
         assert_eq!(
-            read::<{ Action::index_of("take_back") }>(&json!({"play": null})).expect("all plays"),
+            read::<TakeBack>(&json!({"play": null})).expect("all plays"),
             Action::TakeBack { play: None }
         );
     }
 
     #[test]
     fn a_refusal_says_why_and_the_bounds_hold() {
-        let bad = read::<MELD>(&json!({"melds": [{"cards": ["7H", "ZZ"]}]})).expect_err("no such card");
+        let bad = read::<Meld>(&json!({"melds": [{"cards": ["7H", "ZZ"]}]})).expect_err("no such card");
         assert_eq!(bad.code.as_str(), "unknown_card", "{bad}");
         assert!(bad.detail.contains("\"ZZ\""), "{bad}");
         let seven = vec![json!({"cards": ["7H", "7S", "7D"]}); 7];
-        let many = read::<MELD>(&json!({ "melds": seven })).expect_err("six melds at most");
+        let many = read::<Meld>(&json!({ "melds": seven })).expect_err("six melds at most");
         assert_eq!(many.code.as_str(), "invalid_body", "{many}");
     }
 }

@@ -17,7 +17,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use strum::IntoEnumIterator;
 
-pub use action::{Action, ActionError, DrawSource};
+pub use action::{Action, ActionError, ActionKind, DrawSource};
 pub use event::{DealEnd, Event, LaidMeld};
 pub use hints::{Hints, LayoffHint};
 pub use play::{meld_with, wild_places};

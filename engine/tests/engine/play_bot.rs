@@ -26,7 +26,7 @@ fn bot_goes_down_with_the_contract_and_lays_off() {
     let mut seen = Vec::new();
     while game.turn().expect("playing").0 == Seat(1) {
         let action = bot::choose(&game, Seat(1)).expect("the bot acts in turn");
-        seen.push(action.kind());
+        seen.push(action.kind().name());
         game = play_all(&game, &[(1, action)]).0;
     }
     assert!(game.is_down(Seat(1)), "the bot went down: {seen:?}");

@@ -67,7 +67,7 @@ fn tagged_enums_list_the_tags_serde_writes() {
         Action::Suspend {},
         Action::Resume { year: 2026 },
     ];
-    let written: Vec<String> = actions.iter().map(|a| a.kind().to_owned()).collect();
+    let written: Vec<String> = actions.iter().map(|a| a.kind().name().to_owned()).collect();
     assert_eq!(tags(&schema_json::<Action>(), "type"), written);
     let variants: Vec<String> = Variant::ALL.iter().map(|v| v.id().to_owned()).collect();
     assert_eq!(tags(&schema_json::<Ruleset>(), "variant"), variants);
