@@ -11,7 +11,7 @@ use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use engine::ActionError;
 
 use crate::auth::AuthError;
-use crate::domain::{TableError, WebhookError};
+use crate::domain::{GameStatus, TableError, WebhookError};
 use crate::server_keys::KeyError;
 use crate::store::{Full, KeyRefused, StoreError};
 use crate::wire::{Code, Extensions, Invalid, Problem, ProblemCode, ProblemReason, RefusedBy, StaleVersion};
@@ -454,7 +454,25 @@ impl From<ActionError> for ApiError {
                     reasons: Some(reasons.iter().map(ProblemReason::from).collect()),
                 },
             ),
-            _ => ApiError::unprocessable(code, detail),
+            // Every other refusal is the rules' answer to a well-formed move: each named, so a
+            // new refusal does not compile until its status is chosen.
+            ActionError::UnknownSeat(_)
+            | ActionError::CardNotInHand(_)
+            | ActionError::DiscardEmpty
+            | ActionError::DiscardDead
+            | ActionError::ClaimNotAllowed(_)
+            | ActionError::NotInVariant(_)
+            | ActionError::NotDown
+            | ActionError::AlreadyDown
+            | ActionError::UnknownMeld(_)
+            | ActionError::NotYourMeld(_)
+            | ActionError::Swap(_)
+            | ActionError::FreedWildInHand(_)
+            | ActionError::FinalDiscardRequired
+            | ActionError::NothingToTakeBack
+            | ActionError::UnknownPlay(_)
+            | ActionError::TakeBackBlocked { .. }
+            | ActionError::NoCards => ApiError::unprocessable(code, detail),
         }
     }
 }
@@ -561,6 +579,15 @@ pub fn query_error(err: actix_web::error::QueryPayloadError, req: &HttpRequest) 
     let number = pairs
         .iter()
         .find(|(name, value)| matches!(name.as_str(), "limit" | "after") && value.parse::<u64>().is_err());
+    // The listing's `status` is read as a `GameStatus`: one it does not name is refused here.
+    if pairs
+        .iter()
+        .any(|(name, value)| name == "status" && GameStatus::named(value).is_none())
+    {
+        let names: Vec<&str> = GameStatus::ALL.iter().map(|s| s.as_str()).collect();
+        let detail = format!("`status` is one of {}", names.join(", "));
+        return ApiError::bad_request(Code::InvalidStatus, detail).into();
+    }
     let detail = if let Some((name, _)) = number {
         format!("`{name}` is not a number (a whole number from 0)")
     } else if let Some(rest) = text.split_once("unknown field ").map(|(_, rest)| rest) {

@@ -81,7 +81,7 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {
                     version,
-                    status: table.status().as_str().to_owned(),
+                    status: table.status(),
                     state: table.to_json()?,
                     seats: Vec::new(),
                     events,

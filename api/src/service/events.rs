@@ -63,7 +63,7 @@ pub fn live_events(
     let plan = StreamPlan {
         game: row.id,
         after: after.max(0),
-        over: matches!(row.status.as_str(), "finished" | "void"),
+        over: row.status.is_over(),
         redact: move |body: &str| redact(body, viewer).ok(),
     };
     Ok(state

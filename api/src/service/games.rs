@@ -72,7 +72,7 @@ pub async fn create_game(
         game: GameRow {
             id,
             variant: table.config.ruleset.variant().id().to_owned(),
-            status: table.status().as_str().to_owned(),
+            status: table.status(),
             state: table.to_json()?,
             version,
             last_seq: i64::try_from(events.len()).map_err(ApiError::unexpected)?,
@@ -140,7 +140,7 @@ pub async fn join_game(
             )?;
             // The join, then every bot action the deal set off.
             let version = row.version + 1 + started.actions;
-            let status = table.status().to_owned();
+            let status = table.status();
             let response = StoredResponse {
                 status: 200,
                 etag: Some(etag(version)),
@@ -156,7 +156,7 @@ pub async fn join_game(
             Ok(Outcome {
                 update: Some(GameUpdate {
                     version,
-                    status: status.as_str().to_owned(),
+                    status,
                     state: table.to_json()?,
                     seats: seat_row(&table, seat),
                     events,

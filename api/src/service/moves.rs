@@ -81,7 +81,7 @@ pub async fn act(
             Ok(Outcome {
                 update: Some(GameUpdate {
                     version,
-                    status: table.status().as_str().to_owned(),
+                    status: table.status(),
                     state: table.to_json()?,
                     seats,
                     events,

@@ -91,7 +91,7 @@ pub async fn reissue_token(
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {
                     version: row.version,
-                    status: row.status.clone(),
+                    status: row.status,
                     state: table.to_json()?,
                     deadline: row.deadline,
                     seats: Vec::new(),
