@@ -116,6 +116,10 @@ pub enum ApiError {
     /// Anything we did not expect: logged with its cause, answered with an opaque 500.
     #[error("unexpected error")]
     Unexpected(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// A stored game that does not load: logged with its id and what failed, answered 500
+    /// `corrupt_game`; it is neither played nor shown.
+    #[error("this game's stored state is corrupt: it cannot be played or shown; it has been logged")]
+    CorruptGame(#[source] TableError),
 }
 
 /// What an `If-Match` named, for a sentence: an empty one names no version at all.
@@ -205,6 +209,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => Code::UnsupportedMediaType,
             ApiError::MethodNotAllowed { .. } => Code::MethodNotAllowed,
             ApiError::Unexpected(_) => Code::InternalError,
+            ApiError::CorruptGame(_) => Code::CorruptGame,
         };
         code.into()
     }
@@ -404,7 +409,8 @@ impl From<TableError> for ApiError {
             // document allows them.
             TableError::Setup(e) => ApiError::unprocessable(&e, e.to_string()),
             TableError::Action(e) => ApiError::from(e),
-            TableError::Corrupt(e) => ApiError::unexpected(e),
+            TableError::Corrupt { .. } => ApiError::CorruptGame(e),
+            TableError::Unwritable(e) => ApiError::unexpected(e),
         }
     }
 }
@@ -493,7 +499,7 @@ impl ResponseError for ApiError {
             ApiError::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
-            ApiError::Unexpected(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Unexpected(_) | ApiError::CorruptGame(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -535,6 +541,7 @@ impl ApiError {
     pub fn cause(&self) -> Option<String> {
         match self {
             ApiError::Unexpected(cause) | ApiError::Unavailable { cause, .. } => Some(chain(cause.as_ref())),
+            ApiError::CorruptGame(cause) => Some(chain(cause)),
             _ => None,
         }
     }
@@ -604,6 +611,22 @@ pub fn query_error(err: actix_web::error::QueryPayloadError, req: &HttpRequest) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_corrupt_game_is_a_500_whose_log_names_the_game_and_what_failed() {
+        let game = uuid::Uuid::nil();
+        let e = ApiError::from(TableError::Corrupt {
+            game,
+            cause: "the turn is seat 5 at a table of 2".to_owned(),
+        });
+        assert_eq!((e.status_code().as_u16(), e.code()), (500, "corrupt_game"));
+        let cause = e.cause().expect("logged");
+        assert!(
+            cause.contains(&game.to_string()) && cause.contains("seat 5"),
+            "{cause}"
+        );
+        assert!(!e.problem().detail.contains("seat 5"), "the state is not shown");
+    }
 
     #[test]
     fn a_database_that_may_come_back_is_a_503_with_retry_after() {

@@ -52,7 +52,7 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
     let played = state
         .db
         .transact_due(id, now, move |row| {
-            let mut table = Table::from_json(&row.state)?;
+            let mut table = Table::load(row.id, &row.state)?;
             // The row's deadline is the one the claim found due; the state must agree, or
             // another replica has already moved the game on.
             let due = table.deadline.is_some_and(|d| d <= now) && table.deadline == row.deadline;

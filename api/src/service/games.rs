@@ -124,7 +124,7 @@ pub async fn join_game(
             if let Some(m) = &if_match {
                 m.check(row.version)?;
             }
-            let mut table = Table::from_json(&row.state)?;
+            let mut table = Table::load(row.id, &row.state)?;
             let seat = table.join(name.clone())?;
             let generation = table.seats.get(usize::from(seat)).map_or(0, |s| s.generation);
             let joined = Logged::Table(TableEvent::SeatJoined {
@@ -190,7 +190,7 @@ pub async fn load_for_seat(
     claims: &Claims,
 ) -> Result<(GameRow, Table), ApiError> {
     let row = state.db.game(id).await?.ok_or(StoreError::GameNotFound(id))?;
-    let table = Table::from_json(&row.state)?;
+    let table = Table::load(row.id, &row.state)?;
     table.check_player(claims.seat, claims.generation)?;
     Ok((row, table))
 }
@@ -209,7 +209,7 @@ pub async fn load_for_reader(
         Reader::Seat(claims) => load_for_seat(state, id, claims).await,
         Reader::Spectator => {
             let row = state.db.game(id).await?.ok_or(StoreError::GameNotFound(id))?;
-            let table = Table::from_json(&row.state)?;
+            let table = Table::load(row.id, &row.state)?;
             Ok((row, table))
         }
     }

@@ -52,7 +52,7 @@ pub async fn act(
             if let Some(m) = &if_match {
                 m.check(row.version)?;
             }
-            let mut table = Table::from_json(&row.state)?;
+            let mut table = Table::load(row.id, &row.state)?;
             table.check_player(seat, claims.generation)?;
             // Leaving before the deal gives the seat up: it opens again for someone else.
             let webhook = row.webhook_url.is_some();

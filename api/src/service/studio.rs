@@ -36,7 +36,7 @@ pub async fn list_games(
     let games = rows
         .iter()
         .map(|r| {
-            let table = Table::from_json(&r.game.state)?;
+            let table = Table::load(r.game.id, &r.game.state)?;
             Ok(ListedGame {
                 id: r.game.id,
                 variant: table.config.ruleset.variant(),
@@ -84,7 +84,7 @@ pub async fn reissue_token(
     let response = state
         .db
         .transact_in(tenant.as_str(), id, |row| {
-            let mut table = Table::from_json(&row.state)?;
+            let mut table = Table::load(row.id, &row.state)?;
             let generation = table.reissue(seat)?;
             let token = state.keys.issue(id, seat, generation)?;
             // Not a move: the version (and so every view and ETag) stays.

@@ -5,6 +5,7 @@
 
 mod citus;
 mod contract;
+mod corrupt;
 mod crash;
 mod deadlines;
 mod docs;

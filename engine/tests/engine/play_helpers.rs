@@ -19,6 +19,11 @@ pub fn assert_conserved(game: &Game, context: &str) {
     let pack = game.rules().pack(game.players());
     assert_eq!(all.len(), pack.len(), "conservation (card count): {context}");
     assert_eq!(count(&all), count(&pack), "conservation: {context}");
+    // Every state the rules make passes the check a stored game passes as it loads.
+    let stored = serde_json::to_string(game).expect("json");
+    let loaded: Game =
+        serde_json::from_str(&stored).unwrap_or_else(|e| panic!("{context}: does not load: {e}"));
+    assert_eq!(&loaded, game, "{context}: loads as it was");
 }
 
 /// Checks hand sizes after `events` took `before` to `after`.
