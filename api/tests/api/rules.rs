@@ -763,3 +763,33 @@ on_every_backend!(
     an_all_wild_push_set_keeps_the_rank_its_first_natural_gave_on_every_backend,
     an_all_wild_push_set_keeps_the_rank_its_first_natural_gave
 );
+
+/// The page marks wild cards from the server's list (`wilds` in every view), never from rules of
+/// its own: `may_i` with `deuces_wild` lists the deuces beside its red aces and jokers.
+async fn every_view_lists_the_games_wild_cards(app: &TestApp) {
+    let rows: [(&str, Value, &[&str]); 3] = [
+        ("may_i", json!({}), &["AD", "AH", "JK"]),
+        (
+            "may_i",
+            json!({"options": {"deuces_wild": true}}),
+            &["2C", "2D", "2H", "2S", "AD", "AH", "JK"],
+        ),
+        ("contract_7", json!({}), &["JK"]),
+    ];
+    for (variant, extra, wilds) in rows {
+        let table = create(app, variant, 3, 7, extra.clone()).await;
+        let view = app.view(&table, 0).await.ok("a view");
+        let mut listed: Vec<&str> = view["wilds"]
+            .as_array()
+            .expect("wilds")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        listed.sort_unstable();
+        assert_eq!(listed, wilds, "{variant} {extra}");
+    }
+}
+on_every_backend!(
+    every_view_lists_the_games_wild_cards_on_every_backend,
+    every_view_lists_the_games_wild_cards
+);

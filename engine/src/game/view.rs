@@ -219,6 +219,9 @@ pub struct Board {
     pub contract: Option<ContractView>,
     /// Scores of each finished deal, per seat.
     pub scores: Vec<Vec<i32>>,
+    /// The cards that are wild in this game, each once: what a table marks as wild (the
+    /// engine alone reads melds).
+    pub wilds: Vec<Card>,
     /// What the viewer may do now.
     pub legal_actions: Vec<LegalAction>,
     /// Final places, once finished.
@@ -272,6 +275,7 @@ impl View {
                 claims: ClaimsView::default(),
                 contract: None,
                 scores: Vec::new(),
+                wilds: rules.wild_cards(),
                 legal_actions: Vec::new(),
                 standings: None,
                 suspend_requests: Vec::new(),
@@ -343,6 +347,7 @@ impl Game {
                 },
                 contract: Some(ContractView::from(&rules.contract(self.deal))),
                 scores: self.deal_scores.clone(),
+                wilds: rules.wild_cards(),
                 legal_actions: match viewer {
                     Viewer::Seat(s) => self.legal_actions(s),
                     Viewer::Spectator => Vec::new(),
