@@ -11,7 +11,7 @@ use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use engine::ActionError;
 
 use crate::auth::AuthError;
-use crate::domain::{TableError, WebhookError};
+use crate::domain::{GameStatus, TableError, WebhookError};
 use crate::server_keys::KeyError;
 use crate::store::{Full, KeyRefused, StoreError};
 use crate::wire::{Code, Extensions, Invalid, Problem, ProblemCode, ProblemReason, RefusedBy, StaleVersion};
@@ -116,6 +116,10 @@ pub enum ApiError {
     /// Anything we did not expect: logged with its cause, answered with an opaque 500.
     #[error("unexpected error")]
     Unexpected(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// A stored game that does not load: logged with its id and what failed, answered 500
+    /// `corrupt_game`; it is neither played nor shown.
+    #[error("this game's stored state is corrupt: it cannot be played or shown; it has been logged")]
+    CorruptGame(#[source] TableError),
 }
 
 /// What an `If-Match` named, for a sentence: an empty one names no version at all.
@@ -205,6 +209,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => Code::UnsupportedMediaType,
             ApiError::MethodNotAllowed { .. } => Code::MethodNotAllowed,
             ApiError::Unexpected(_) => Code::InternalError,
+            ApiError::CorruptGame(_) => Code::CorruptGame,
         };
         code.into()
     }
@@ -406,7 +411,8 @@ impl From<TableError> for ApiError {
             TableError::Action(e) => ApiError::from(e),
             TableError::NotFinished(_) => ApiError::conflict(Code::GameNotFinished, e.to_string()),
             TableError::NotReserved(_) => ApiError::conflict(Code::SeatNotReserved, e.to_string()),
-            TableError::Corrupt(e) => ApiError::unexpected(e),
+            TableError::Corrupt { .. } => ApiError::CorruptGame(e),
+            TableError::Unwritable(e) => ApiError::unexpected(e),
         }
     }
 }
@@ -456,7 +462,25 @@ impl From<ActionError> for ApiError {
                     reasons: Some(reasons.iter().map(ProblemReason::from).collect()),
                 },
             ),
-            _ => ApiError::unprocessable(code, detail),
+            // Every other refusal is the rules' answer to a well-formed move: each named, so a
+            // new refusal does not compile until its status is chosen.
+            ActionError::UnknownSeat(_)
+            | ActionError::CardNotInHand(_)
+            | ActionError::DiscardEmpty
+            | ActionError::DiscardDead
+            | ActionError::ClaimNotAllowed(_)
+            | ActionError::NotInVariant(_)
+            | ActionError::NotDown
+            | ActionError::AlreadyDown
+            | ActionError::UnknownMeld(_)
+            | ActionError::NotYourMeld(_)
+            | ActionError::Swap(_)
+            | ActionError::FreedWildInHand(_)
+            | ActionError::FinalDiscardRequired
+            | ActionError::NothingToTakeBack
+            | ActionError::UnknownPlay(_)
+            | ActionError::TakeBackBlocked { .. }
+            | ActionError::NoCards => ApiError::unprocessable(code, detail),
         }
     }
 }
@@ -477,7 +501,7 @@ impl ResponseError for ApiError {
             ApiError::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
-            ApiError::Unexpected(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Unexpected(_) | ApiError::CorruptGame(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -519,6 +543,7 @@ impl ApiError {
     pub fn cause(&self) -> Option<String> {
         match self {
             ApiError::Unexpected(cause) | ApiError::Unavailable { cause, .. } => Some(chain(cause.as_ref())),
+            ApiError::CorruptGame(cause) => Some(chain(cause)),
             _ => None,
         }
     }
@@ -563,6 +588,15 @@ pub fn query_error(err: actix_web::error::QueryPayloadError, req: &HttpRequest) 
     let number = pairs
         .iter()
         .find(|(name, value)| matches!(name.as_str(), "limit" | "after") && value.parse::<u64>().is_err());
+    // The listing's `status` is read as a `GameStatus`: one it does not name is refused here.
+    if pairs
+        .iter()
+        .any(|(name, value)| name == "status" && GameStatus::named(value).is_none())
+    {
+        let names: Vec<&str> = GameStatus::ALL.iter().map(|s| s.as_str()).collect();
+        let detail = format!("`status` is one of {}", names.join(", "));
+        return ApiError::bad_request(Code::InvalidStatus, detail).into();
+    }
     let detail = if let Some((name, _)) = number {
         format!("`{name}` is not a number (a whole number from 0)")
     } else if let Some(rest) = text.split_once("unknown field ").map(|(_, rest)| rest) {
@@ -579,6 +613,22 @@ pub fn query_error(err: actix_web::error::QueryPayloadError, req: &HttpRequest) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_corrupt_game_is_a_500_whose_log_names_the_game_and_what_failed() {
+        let game = uuid::Uuid::nil();
+        let e = ApiError::from(TableError::Corrupt {
+            game,
+            cause: "the turn is seat 5 at a table of 2".to_owned(),
+        });
+        assert_eq!((e.status_code().as_u16(), e.code()), (500, "corrupt_game"));
+        let cause = e.cause().expect("logged");
+        assert!(
+            cause.contains(&game.to_string()) && cause.contains("seat 5"),
+            "{cause}"
+        );
+        assert!(!e.problem().detail.contains("seat 5"), "the state is not shown");
+    }
 
     #[test]
     fn a_database_that_may_come_back_is_a_503_with_retry_after() {

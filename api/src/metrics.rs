@@ -207,9 +207,9 @@ impl Metrics {
         // not absent.
         for variant in engine::Variant::ALL.map(|v| v.id()) {
             games_created.with_label_values(&[variant]);
-            for action in engine::Action::KINDS {
+            for action in <engine::ActionKind as strum::IntoEnumIterator>::iter() {
                 for outcome in [MoveOutcome::Applied, MoveOutcome::Refused, MoveOutcome::Failed] {
-                    moves.with_label_values(&[variant, action, outcome.label()]);
+                    moves.with_label_values(&[variant, action.name(), outcome.label()]);
                 }
             }
         }
@@ -274,9 +274,9 @@ impl Metrics {
     }
 
     /// Counts a move.
-    pub fn moved(&self, variant: &str, action: &str, outcome: MoveOutcome) {
+    pub fn moved(&self, variant: &str, action: engine::ActionKind, outcome: MoveOutcome) {
         self.moves
-            .with_label_values(&[variant, action, outcome.label()])
+            .with_label_values(&[variant, action.name(), outcome.label()])
             .inc();
     }
 

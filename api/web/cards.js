@@ -10,25 +10,12 @@ const RANK_NAMES = {
 const SUITS = { C: ["clubs", "♣"], D: ["diamonds", "♦"], H: ["hearts", "♥"], S: ["spades", "♠"] };
 export const RULES_URL = "https://github.com/continental-rummy/continental/blob/main/docs/rules.md";
 
-/** Which cards are wild in a variant with its options. The API does not list them, so this
- * follows docs/rules.md (§2 may_i, §3 contract_7, §4 continental, §5 push); it only marks
- * cards for the eye, the engine alone decides what a meld is.
- * @param {string} variant @param {Record<string, any>} options @returns {(card: string) => boolean} */
-export function wildness(variant, options = {}) {
-  return (card) => {
-    if (card === "JK") return true;
-    const rank = card[0];
-    switch (variant) {
-      case "may_i":
-        return card === "AH" || card === "AD" || (rank === "2" && !!options.deuces_wild);
-      case "continental":
-        return rank === "2" && options.deuces_wild !== false;
-      case "push":
-        return rank === "2";
-      default:
-        return false;
-    }
-  };
+/** Which cards are wild in a game: the server lists them in its view (`wilds`), so the page
+ * holds no rule of its own; this only marks cards for the eye.
+ * @param {{ wilds?: string[] }} view @returns {(card: string) => boolean} */
+export function wildIn(view) {
+  const wilds = new Set(view.wilds || []);
+  return (card) => wilds.has(card);
 }
 
 /** A card's name as a person says it: "7 of hearts", "joker". @param {string} card */

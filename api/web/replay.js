@@ -6,7 +6,7 @@
 // commitment published when the game was created.
 
 import { allEvents, call } from "./api.js";
-import { cardElement, readingName, wildness } from "./cards.js";
+import { cardElement, readingName, wildIn } from "./cards.js";
 import { h, mainArea, announce } from "./dom.js";
 import { describe, seatToken } from "./table.js";
 import { spectatorToken } from "./watch.js";
@@ -18,7 +18,7 @@ export async function openReplay(id) {
   const view = await call("GET", `/v1/games/${id}`, { token });
   const events = await allEvents(id, token);
   const steps = rebuild(events, view.players.length);
-  const isWild = wildness(view.variant, view.options);
+  const isWild = wildIn(view);
   const main = mainArea();
   let at = steps.length - 1;
   let timer = null;

@@ -3,7 +3,7 @@
 // by the game's stream, and the seat's moves made by selecting cards.
 
 import { call, follow, allEvents } from "./api.js";
-import { cardElement, sortHand, wildness, readingName, cardName, RULES_URL } from "./cards.js";
+import { cardElement, sortHand, wildIn, readingName, cardName, RULES_URL } from "./cards.js";
 import { h, announce, mainArea } from "./dom.js";
 
 const SEAT_KEY = "continental.seat.";
@@ -108,7 +108,7 @@ export async function openGame(id, token, spectator) {
   main.append(root);
 
   function isWild(/** @type {string} */ c) {
-    return wildness(view.variant, view.options)(c);
+    return wildIn(view)(c);
   }
   function legal(/** @type {string} */ type, /** @type {(a: any) => boolean} */ test = () => true) {
     return (view.legal_actions || []).find((/** @type {any} */ a) => a.type === type && test(a));

@@ -74,10 +74,10 @@ pub use contract::{
     check as check_contract, check_proposed as check_proposed_contract,
 };
 pub use game::{
-    Action, ActionError, Board, BySeat, ClaimsView, DealEnd, DiscardView, DrawSource, Event, GAME_FORMAT,
-    Game, GameConfig, Hints, LaidMeld, LayoffHint, LegalAction, MeldView, Phase, PlayerView, Seat, Seed,
-    SetupError, Standing, Status, TableMeld, TurnPlayView, TurnView, View, Viewer, YouView, meld_with,
-    wild_places,
+    Action, ActionError, ActionKind, Board, BySeat, ClaimsView, CorruptGame, DealEnd, DiscardView,
+    DrawSource, Event, GAME_FORMAT, Game, GameConfig, Hints, LaidMeld, LayoffHint, LegalAction, MeldView,
+    Phase, PlayerView, Seat, Seed, SetupError, Standing, Status, TableMeld, TurnPlayView, TurnView, View,
+    Viewer, YouView, meld_with, wild_places,
 };
 pub use options::{
     ContinentalOptions, Contract7Options, HouseOption, MayIOptions, OptionKind, OptionValue, PushOptions,

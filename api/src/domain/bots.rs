@@ -50,7 +50,7 @@ impl Table {
     pub(super) fn play_for_bot(&mut self, seat: Seat, action: Action, applied: &mut Applied) {
         if let Err(e) = self.step(seat, action.clone(), applied) {
             tracing::warn!(seat = seat.0, error = %e, ?action, "bot move refused; the bot leaves");
-            let _ = self.step(seat, Action::Leave, applied);
+            let _ = self.step(seat, Action::Leave {}, applied);
         }
     }
 
@@ -64,7 +64,7 @@ impl Table {
     /// asks every seat): each bot seat that may still ask makes the same request.
     pub(super) fn second_by_bots(&mut self, action: &Action, applied: &mut Applied) {
         let wanted = match action {
-            Action::Suspend => LegalAction::Suspend,
+            Action::Suspend {} => LegalAction::Suspend,
             Action::Resume { .. } => LegalAction::Resume,
             _ => return,
         };
@@ -119,7 +119,7 @@ impl Table {
         let (turn, _) = game.turn()?;
         let bots = self.played_by_server(stand_in);
         for (seat, level) in bots.clone().filter(|(s, _)| *s != turn) {
-            if let Some(claim @ Action::Claim) = claims_as(level).choose(game, seat) {
+            if let Some(claim @ Action::Claim {}) = claims_as(level).choose(game, seat) {
                 return Some((seat, claim));
             }
         }

@@ -103,7 +103,12 @@ pub fn optional_level_schema() -> utoipa::openapi::Object {
 fn finished_or_void() -> utoipa::openapi::Object {
     utoipa::openapi::ObjectBuilder::new()
         .schema_type(utoipa::openapi::Type::String)
-        .enum_values(Some(["finished", "void"]))
+        .enum_values(Some(
+            GameStatus::ALL
+                .into_iter()
+                .filter(|s| s.is_over())
+                .map(GameStatus::as_str),
+        ))
         .build()
 }
 

@@ -80,9 +80,18 @@ pub enum TableError {
     /// A rematch seat asked for by a seat that is no longer a player's at the new table.
     #[error("seat {0} of the rematch is no longer a player's")]
     NotReserved(u8),
-    /// The stored state is not a table of this release.
-    #[error("the stored game does not read: {0}")]
-    Corrupt(#[from] serde_json::Error),
+    /// The stored state is not a table of this release, or holds what the rules could not
+    /// have made (the engine's check as a game loads).
+    #[error("stored game {game} does not load: {cause}")]
+    Corrupt {
+        /// The game's id.
+        game: uuid::Uuid,
+        /// What failed.
+        cause: String,
+    },
+    /// A table that does not serialise (never in practice).
+    #[error("the table does not serialise: {0}")]
+    Unwritable(#[from] serde_json::Error),
 }
 
 /// Who sits in a seat.
@@ -268,12 +277,30 @@ impl Table {
         })
     }
 
-    /// Reads the `state` JSON of a row.
+    /// Reads the `state` JSON of game `id`'s row: the engine checks its game as it loads.
     ///
     /// # Errors
-    /// [`TableError::Corrupt`] if the stored JSON is not a game of this release.
-    pub fn from_json(text: &str) -> Result<Table, TableError> {
-        Ok(serde_json::from_str(text)?)
+    /// [`TableError::Corrupt`] if the stored JSON is not a game of this release, or holds what
+    /// the rules could not have made.
+    pub fn load(id: uuid::Uuid, text: &str) -> Result<Table, TableError> {
+        let corrupt = |cause: String| TableError::Corrupt { game: id, cause };
+        let table: Table = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
+        let players = table.seats.len();
+        if table.config.players != players {
+            return Err(corrupt(format!(
+                "{players} seats at a table of {}",
+                table.config.players
+            )));
+        }
+        if let Some(game) = &table.game
+            && game.players() != players
+        {
+            return Err(corrupt(format!(
+                "a game of {} at a table of {players}",
+                game.players()
+            )));
+        }
+        Ok(table)
     }
 
     /// The `state` JSON.

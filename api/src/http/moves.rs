@@ -3,7 +3,7 @@
 
 use actix_web::web::{Bytes, ServiceConfig};
 use actix_web::{HttpRequest, HttpResponse, post, web};
-use engine::Action;
+use engine::{Action, ActionKind};
 #[cfg(test)]
 use serde_json::json;
 use uuid::Uuid;
@@ -15,7 +15,10 @@ use crate::error::ApiError;
 use crate::service;
 use crate::state::AppState;
 use crate::store::KeyScope;
-use crate::wire::{ActionBody, EmptyRequest, GameView, Invalid, Problem, SwapRequest};
+use crate::wire::{
+    ClaimRequest, DiscardRequest, DrawRequest, EmptyRequest, GameView, Invalid, LayoffRequest, LeaveRequest,
+    MeldRequest, Problem, SuspendRequest, SwapRequest, TakeBackRequest,
+};
 
 /// One move: the seat token, the body parsed into an action, the idempotency key, then the
 /// service; answers with the seat's new view.
@@ -85,22 +88,22 @@ macro_rules! move_endpoint {
 
 /// Every move: its handler, `#[utoipa::path]` document and registration come from this one list.
 macro_rules! moves {
-    ($($(#[$doc:meta])* $fn:ident, $path:literal, [$($kind:literal),+], $body:ty, $example:expr, |$v:ident| $make:expr;)*) => {
+    ($($(#[$doc:meta])* $fn:ident, $path:literal, [$($kind:ident),+], $body:ty, $example:expr, |$v:ident| $make:expr;)*) => {
         $(move_endpoint!($(#[$doc])* $fn, $path, $body, $example, |$v| $make);)*
 
         /// Each move endpoint's path and the kinds of [`Action`] its bodies make: together, every
-        /// kind there is (a test holds them to `Action::KINDS`).
-        pub const MOVES: &[(&str, &[&str])] = &[$(($path, &[$($kind),+])),*];
+        /// kind there is (a test holds them to [`ActionKind`]'s).
+        pub const MOVES: &[(&str, &[ActionKind])] = &[$(($path, &[$(ActionKind::$kind),+])),*];
 
         /// Each endpoint's documented example, parsed as its body and made an action: the kind
         /// it makes, beside the kinds its row lists.
         #[cfg(test)]
-        fn examples() -> Vec<(&'static str, &'static [&'static str], Result<&'static str, Invalid>)> {
+        fn examples() -> Vec<(&'static str, &'static [ActionKind], Result<ActionKind, Invalid>)> {
             vec![$({
                 let example: serde_json::Value = $example;
                 let $v: $body = serde_json::from_value(example).expect("the example is a body");
                 let action: Result<Action, Invalid> = $make;
-                ($path, &[$($kind),+][..], action.map(|a| a.kind()))
+                ($path, &[$(ActionKind::$kind),+][..], action.map(|a| a.kind()))
             }),*]
         }
 
@@ -120,41 +123,41 @@ moves! {
     /// Draws a card from the stock or the discard pile.
     ///
     /// The first move of a turn (`turn.phase` `draw`); the answer is in phase `play`.
-    draw_card, "/v1/games/{id}/draw", ["draw"], ActionBody<{ Action::index_of("draw") }>, json!({"source": "stock"}),
+    draw_card, "/v1/games/{id}/draw", [Draw], DrawRequest, json!({"source": "stock"}),
     |b| Ok(b.0);
     /// Asks "May I?" for the top discard, out of turn.
     ///
     /// Where the variant has claims: the claim is settled when the seat in turn draws.
-    claim_discard, "/v1/games/{id}/claims", ["claim"], ActionBody<{ Action::index_of("claim") }>, json!({}),
+    claim_discard, "/v1/games/{id}/claims", [Claim], ClaimRequest, json!({}),
     |b| Ok(b.0);
     /// Lays new melds.
     ///
     /// Going down with the deal's contract, later melds where the variant allows them, or
     /// going out all at once in `continental`. A meld that reads several ways must say its
     /// `kind` and what its wilds represent.
-    lay_melds, "/v1/games/{id}/melds", ["meld"], ActionBody<{ Action::index_of("meld") }>, json!({"melds": [{"cards": ["7H", "7S", "7D"]}, {"cards": ["QC", "QD", "JK"]}]}),
+    lay_melds, "/v1/games/{id}/melds", [Meld], MeldRequest, json!({"melds": [{"cards": ["7H", "7S", "7D"]}, {"cards": ["QC", "QD", "JK"]}]}),
     |b| Ok(b.0);
     /// Lays cards off onto a meld on the table.
     ///
     /// Once down: the cards extend the meld `meld_id`; `wilds` says what added wilds represent
     /// where more than one place fits.
-    lay_off, "/v1/games/{id}/layoffs", ["layoff"], ActionBody<{ Action::index_of("layoff") }>, json!({"meld_id": 2, "cards": ["8H"]}),
+    lay_off, "/v1/games/{id}/layoffs", [LayOff], LayoffRequest, json!({"meld_id": 2, "cards": ["8H"]}),
     |b| Ok(b.0);
     /// Replaces a wild in a meld, or moves a joker.
     ///
     /// A natural card from hand takes the place of the wild it represents; in `contract_7` a
     /// joker at the end of a run may move to another run instead.
-    swap_wild, "/v1/games/{id}/swaps", ["swap", "move_joker"], SwapRequest, json!({"meld_id": 1, "card": "7H"}),
+    swap_wild, "/v1/games/{id}/swaps", [Swap, MoveJoker], SwapRequest, json!({"meld_id": 1, "card": "7H"}),
     |b| Action::try_from(b);
     /// Takes back this turn's table plays (`may_i`).
     ///
     /// All of them, or one with `{"play": n}` (its `play` in `you.plays`).
-    take_back_plays, "/v1/games/{id}/take_back", ["take_back"], ActionBody<{ Action::index_of("take_back") }>, json!({"play": 1}),
+    take_back_plays, "/v1/games/{id}/take_back", [TakeBack], TakeBackRequest, json!({"play": 1}),
     |b| Ok(b.0);
     /// Discards a card, ending the turn.
     ///
     /// The card goes on the discard pile and the turn passes (bots then play theirs).
-    discard_card, "/v1/games/{id}/discard", ["discard"], ActionBody<{ Action::index_of("discard") }>, json!({"card": "7H"}),
+    discard_card, "/v1/games/{id}/discard", [Discard], DiscardRequest, json!({"card": "7H"}),
     |b| Ok(b.0);
     /// Leaves the game for good.
     ///
@@ -163,7 +166,7 @@ moves! {
     ///
     /// Before the deal it gives the seat up instead: the seat is open again for someone to
     /// join, and this seat token stops working.
-    leave_game, "/v1/games/{id}/leave", ["leave"], ActionBody<{ Action::index_of("leave") }>, json!({}),
+    leave_game, "/v1/games/{id}/leave", [Leave], LeaveRequest, json!({}),
     |b| Ok(b.0);
     /// `may_i`, between deals: asks to suspend the game.
     ///
@@ -173,7 +176,7 @@ moves! {
     /// When every seat still in the game has asked (`suspend_requests`), `status` is
     /// `suspended` and nothing but `resume` is accepted. Asked in the middle of a deal: 409
     /// `not_between_deals`; in another variant: 422 `not_in_variant`.
-    suspend_game, "/v1/games/{id}/suspend", ["suspend"], ActionBody<{ Action::index_of("suspend") }>, json!({}),
+    suspend_game, "/v1/games/{id}/suspend", [Suspend], SuspendRequest, json!({}),
     |b| Ok(b.0);
     /// Asks to resume a suspended game.
     ///
@@ -183,7 +186,7 @@ moves! {
     /// When every seat still in the game has asked (`resume_requests`), play goes on. Only
     /// within the calendar year (UTC) in which the game started: later, 409
     /// `suspension_expired`; a game that is not suspended: 409 `not_suspended`.
-    resume_game, "/v1/games/{id}/resume", ["resume"], EmptyRequest, json!({}),
+    resume_game, "/v1/games/{id}/resume", [Resume], EmptyRequest, json!({}),
     |_b| Ok(Action::Resume { year: service::utc_year() });
 }
 
@@ -191,7 +194,8 @@ moves! {
 mod tests {
     use std::collections::BTreeSet;
 
-    use engine::Action;
+    use engine::ActionKind;
+    use strum::IntoEnumIterator;
 
     use super::{MOVES, examples};
 
@@ -205,7 +209,7 @@ mod tests {
         }
         assert_eq!(
             listed,
-            BTreeSet::from(Action::KINDS),
+            ActionKind::iter().collect(),
             "the moves are the engine's actions"
         );
     }

@@ -151,7 +151,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     let Some(row) = state.db.game(id).await? else {
         return Ok(Played::NotDue);
     };
-    let table = Table::from_json(&row.state)?;
+    let table = Table::load(row.id, &row.state)?;
     let (Some((seat, level)), Some(game)) = (table.bot_due(), table.game) else {
         return Ok(Played::NotDue);
     };
@@ -178,7 +178,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
                     value: (Played::Stale, false),
                 });
             }
-            let mut table = Table::from_json(&row.state)?;
+            let mut table = Table::load(row.id, &row.state)?;
             let action = chosen.clone().unwrap_or_else(|| fallback(&table, seat));
             let applied = table.play_bot(seat, action)?;
             table.rearm(applied.turn_passed, now, second_ms);
@@ -189,7 +189,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
             Ok(Outcome {
                 update: Some(GameUpdate {
                     version,
-                    status: table.status().as_str().to_owned(),
+                    status: table.status(),
                     state: table.to_json()?,
                     seats: Vec::new(),
                     events,
@@ -213,5 +213,5 @@ fn fallback(table: &Table, seat: Seat) -> Action {
         .game
         .as_ref()
         .and_then(|game| Level::Normal.choose(game, seat))
-        .unwrap_or(Action::Leave)
+        .unwrap_or(Action::Leave {})
 }

@@ -55,14 +55,14 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
     let played = state
         .db
         .transact_due(id, now, move |row| {
-            let mut table = Table::from_json(&row.state)?;
+            let mut table = Table::load(row.id, &row.state)?;
             // A bot that thinks apart is in turn and no replica has played it within the
             // grace: this replica's bot worker takes it, and the row's deadline moves a grace
             // on, so that the others leave it to this one meanwhile.
             if table.bot_due().is_some() {
                 let update = state.bots.thinks.then(|| GameUpdate {
                     version: row.version,
-                    status: row.status.clone(),
+                    status: row.status,
                     state: row.state.clone(),
                     seats: Vec::new(),
                     events: Vec::new(),
@@ -108,7 +108,7 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {
                     version,
-                    status: table.status().as_str().to_owned(),
+                    status: table.status(),
                     state: table.to_json()?,
                     seats: Vec::new(),
                     events,

@@ -5,7 +5,7 @@ use engine::Viewer;
 use futures_util::{Stream, StreamExt};
 use uuid::Uuid;
 
-use crate::domain::{Logged, Table};
+use crate::domain::{GameStatus, Logged, Table};
 use crate::error::ApiError;
 use crate::live::StreamPlan;
 use crate::state::AppState;
@@ -66,9 +66,9 @@ pub fn live_events(
     let plan = StreamPlan {
         game: row.id,
         after: after.max(0),
-        over: match row.status.as_str() {
-            "void" => true,
-            "finished" => Table::from_json(&row.state)?.rematch.is_some(),
+        over: match row.status {
+            GameStatus::Void => true,
+            GameStatus::Finished => Table::load(row.id, &row.state)?.rematch.is_some(),
             _ => false,
         },
         redact: move |body: &str| redact(body, viewer).ok(),

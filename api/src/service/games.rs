@@ -137,7 +137,7 @@ pub(super) fn new_game(
         game: GameRow {
             id,
             variant: table.config.ruleset.variant().id().to_owned(),
-            status: table.status().as_str().to_owned(),
+            status: table.status(),
             state: table.to_json()?,
             version,
             last_seq: i64::try_from(events.len()).map_err(ApiError::unexpected)?,
@@ -171,7 +171,7 @@ pub async fn join_game(
             if let Some(m) = &if_match {
                 m.check(row.version)?;
             }
-            let mut table = Table::from_json(&row.state)?;
+            let mut table = Table::load(row.id, &row.state)?;
             let seat = table.join(name.clone())?;
             let generation = table.seats.get(usize::from(seat)).map_or(0, |s| s.generation);
             let joined = Logged::Table(TableEvent::SeatJoined {
@@ -188,7 +188,7 @@ pub async fn join_game(
             )?;
             // The join, then every bot action the deal set off.
             let version = row.version + 1 + started.actions;
-            let status = table.status().to_owned();
+            let status = table.status();
             let response = StoredResponse {
                 status: 200,
                 etag: Some(etag(version)),
@@ -204,7 +204,7 @@ pub async fn join_game(
             Ok(Outcome {
                 update: Some(GameUpdate {
                     version,
-                    status: status.as_str().to_owned(),
+                    status,
                     state: table.to_json()?,
                     seats: seat_row(&table, seat),
                     events,
@@ -244,7 +244,7 @@ pub async fn load_for_seat(
     claims: &Claims,
 ) -> Result<(GameRow, Table), ApiError> {
     let row = state.db.game(id).await?.ok_or(StoreError::GameNotFound(id))?;
-    let table = Table::from_json(&row.state)?;
+    let table = Table::load(row.id, &row.state)?;
     table.check_player(claims.seat, claims.generation)?;
     Ok((row, table))
 }
@@ -263,7 +263,7 @@ pub async fn load_for_reader(
         Reader::Seat(claims) => load_for_seat(state, id, claims).await,
         Reader::Spectator => {
             let row = state.db.game(id).await?.ok_or(StoreError::GameNotFound(id))?;
-            let table = Table::from_json(&row.state)?;
+            let table = Table::load(row.id, &row.state)?;
             Ok((row, table))
         }
     }

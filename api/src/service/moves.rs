@@ -20,7 +20,7 @@ use crate::wire::{Code, GameView, IfMatch, etag};
 /// # Errors
 /// `stale_version`, a seat that is no longer the token's, the table's or the engine's
 /// refusal, a missing game, the store's failure.
-#[tracing::instrument(level = "debug", name = "move", skip_all, fields(game = %id, seat = claims.seat, action = action.kind(), version))]
+#[tracing::instrument(level = "debug", name = "move", skip_all, fields(game = %id, seat = claims.seat, action = action.kind().name(), version))]
 pub async fn act(
     state: &AppState,
     id: Uuid,
@@ -55,12 +55,12 @@ pub async fn act(
             if let Some(m) = &if_match {
                 m.check(row.version)?;
             }
-            let mut table = Table::from_json(&row.state)?;
+            let mut table = Table::load(row.id, &row.state)?;
             table.check_player(seat, claims.generation)?;
             let now = now_ms();
             // Leaving before the deal gives the seat up: it opens again for someone else.
             let webhook = row.webhook_url.is_some();
-            let (actions, seats, events) = if table.game.is_none() && matches!(action, Action::Leave) {
+            let (actions, seats, events) = if table.game.is_none() && matches!(action, Action::Leave {}) {
                 table.vacate(seat)?;
                 let vacated = Logged::Table(TableEvent::SeatVacated { seat });
                 (1, seat_row(&table, seat), event_rows([vacated], webhook)?)
@@ -86,7 +86,7 @@ pub async fn act(
             Ok(Outcome {
                 update: Some(GameUpdate {
                     version,
-                    status: table.status().as_str().to_owned(),
+                    status: table.status(),
                     state: table.to_json()?,
                     seats,
                     events,
@@ -154,7 +154,7 @@ pub async fn autopilot(
             if let Some(m) = &if_match {
                 m.check(row.version)?;
             }
-            let mut table = Table::from_json(&row.state)?;
+            let mut table = Table::load(row.id, &row.state)?;
             table.check_player(claims.seat, claims.generation)?;
             let now = now_ms();
             let applied = table.set_autopilot(Seat(claims.seat), level)?;
@@ -171,7 +171,7 @@ pub async fn autopilot(
             let update = (applied.actions > 0).then(|| {
                 Ok::<_, ApiError>(GameUpdate {
                     version,
-                    status: table.status().as_str().to_owned(),
+                    status: table.status(),
                     state: table.to_json()?,
                     seats: Vec::new(),
                     events,

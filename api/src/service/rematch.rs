@@ -54,7 +54,7 @@ pub async fn rematch(state: &AppState, id: Uuid, asker: Asker) -> Result<Rematch
 /// Decides the rematch on the finished game's row: its id as already written, or a fresh one
 /// written now with a `rematch` event.
 fn mark(row: &GameRow, claims: Option<&Claims>) -> Result<Outcome<(Uuid, Table)>, ApiError> {
-    let mut table = Table::from_json(&row.state)?;
+    let mut table = Table::load(row.id, &row.state)?;
     if let Some(c) = claims {
         table.check_player(c.seat, c.generation)?;
     }
@@ -90,7 +90,7 @@ async fn create(
     finished: &Table,
 ) -> Result<crate::domain::GameStatus, ApiError> {
     if let Some(row) = state.db.game(next).await? {
-        return Ok(Table::from_json(&row.state)?.status());
+        return Ok(Table::load(row.id, &row.state)?.status());
     }
     let origin = state.db.origin(id).await?.ok_or(StoreError::GameNotFound(id))?;
     let mut table = finished.rematch(random_seed())?;
@@ -118,7 +118,7 @@ async fn create(
         return Ok(table.status());
     }
     let row = state.db.game(next).await?.ok_or(StoreError::GameNotFound(next))?;
-    Ok(Table::from_json(&row.state)?.status())
+    Ok(Table::load(row.id, &row.state)?.status())
 }
 
 /// `seat` of rematch `next` taken by its player, who asked: a `seat_joined` event the first
@@ -127,7 +127,7 @@ async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResp
     let response = state
         .db
         .transact(next, None, |row| {
-            let mut table = Table::from_json(&row.state)?;
+            let mut table = Table::load(row.id, &row.state)?;
             let asked_now = table.take_reserved(seat)?;
             let record = table.seats.get(usize::from(seat));
             let generation = record.map_or(0, |s| s.generation);
@@ -154,7 +154,7 @@ async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResp
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {
                     version,
-                    status: table.status().as_str().to_owned(),
+                    status: table.status(),
                     state: table.to_json()?,
                     seats: seat_row(&table, seat),
                     events: event_rows(

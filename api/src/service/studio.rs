@@ -37,7 +37,7 @@ pub async fn list_games(
     let games = rows
         .iter()
         .map(|r| {
-            let table = Table::from_json(&r.game.state)?;
+            let table = Table::load(r.game.id, &r.game.state)?;
             Ok(ListedGame {
                 id: r.game.id,
                 variant: table.config.ruleset.variant(),
@@ -86,14 +86,14 @@ pub async fn reissue_token(
     let response = state
         .db
         .transact_in(tenant.as_str(), id, |row| {
-            let mut table = Table::from_json(&row.state)?;
+            let mut table = Table::load(row.id, &row.state)?;
             let generation = table.reissue(seat)?;
             let token = state.keys.issue(id, seat, generation)?;
             // Not a move: the version (and so every view and ETag) stays.
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {
                     version: row.version,
-                    status: row.status.clone(),
+                    status: row.status,
                     state: table.to_json()?,
                     deadline: row.deadline,
                     seats: Vec::new(),
@@ -165,7 +165,7 @@ pub async fn end_game(
     let response = state
         .db
         .transact_in(tenant.as_str(), id, |row| {
-            let mut table = Table::from_json(&row.state)?;
+            let mut table = Table::load(row.id, &row.state)?;
             let applied = table.call_off(reason.0.clone())?;
             let now = now_ms();
             table.rearm(applied.turn_passed, now, state.second_ms());
@@ -200,7 +200,7 @@ pub async fn seat_bot(
     let response = state
         .db
         .transact_in(tenant.as_str(), id, |row| {
-            let mut table = Table::from_json(&row.state)?;
+            let mut table = Table::load(row.id, &row.state)?;
             let applied = table.seat_bot(seat, level, super::utc_year())?;
             let now = now_ms();
             table.rearm(applied.turn_passed, now, state.second_ms());
@@ -229,7 +229,7 @@ fn studio_update(
     Ok(Outcome {
         update: Some(GameUpdate {
             version,
-            status: status.as_str().to_owned(),
+            status,
             state: table.to_json()?,
             seats,
             events: super::event_rows(applied.events, row.webhook_url.is_some())?,

@@ -10,8 +10,11 @@
 mod database;
 mod hub;
 mod sql;
+mod status;
 
 use uuid::Uuid;
+
+use crate::domain::GameStatus;
 
 pub use database::Database;
 pub use hub::{Full, Live, Signal, Subscription};
@@ -54,8 +57,8 @@ pub struct GameRow {
     pub id: Uuid,
     /// Variant id.
     pub variant: String,
-    /// `waiting`, `playing`, `finished` or `void`.
-    pub status: String,
+    /// Where the game is.
+    pub status: GameStatus,
     /// The serialised game as JSON text.
     pub state: String,
     /// Incremented by every accepted action.
@@ -204,7 +207,7 @@ pub struct GameUpdate {
     /// The new version: the old one plus the number of actions accepted.
     pub version: i64,
     /// New status.
-    pub status: String,
+    pub status: GameStatus,
     /// New state JSON.
     pub state: String,
     /// Seats whose name or kind changed.
@@ -366,7 +369,7 @@ pub struct Cursor {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameListing {
     /// Only games in this status.
-    pub status: Option<String>,
+    pub status: Option<GameStatus>,
     /// Games per page.
     pub limit: u32,
     /// Where the page starts; none for the newest.

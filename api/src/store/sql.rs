@@ -12,6 +12,7 @@ use super::{
     Attempt, Delivery, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, ListedRow, NewEvent, NewGame, Origin,
     Outcome, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
+use crate::domain::GameStatus;
 
 /// Rows a sweep reads per batch before it deletes them.
 const SWEEP_BATCH: i64 = 500;
@@ -180,6 +181,7 @@ macro_rules! game_columns {
             i64: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
             Option<String>: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
             Option<i64>: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+            GameStatus: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
         {
             Ok(GameRow {
                 $first: r.try_get(stringify!($first))?,
@@ -286,7 +288,7 @@ macro_rules! sql_store {
                 )
                 .bind(g.id)
                 .bind(&g.variant)
-                .bind(&g.status)
+                .bind(g.status)
                 .bind(&g.state)
                 .bind(g.version)
                 .bind(&g.seed)
@@ -360,7 +362,7 @@ macro_rules! sql_store {
             async fn list_games(&self, tenant: &str, listing: &GameListing) -> Result<Vec<ListedRow>, StoreError> {
                 let sql = list_sql(listing);
                 let mut query = sqlx::query(AssertSqlSafe(sql)).bind(tenant);
-                if let Some(status) = &listing.status {
+                if let Some(status) = listing.status {
                     query = query.bind(status);
                 }
                 if let Some(after) = &listing.after {
@@ -804,7 +806,7 @@ impl SqliteStore {
             "UPDATE games SET status = $2, state = $3, version = $4, updated_at = $5, deadline = $6, last_seq = $7 WHERE id = $1",
         )
         .bind(id)
-        .bind(&update.status)
+        .bind(update.status)
         .bind(&update.state)
         .bind(update.version)
         .bind(at)
@@ -1010,7 +1012,7 @@ fn push_game_update(
     last: i64,
 ) {
     sql.push("UPDATE games SET status = ")
-        .push_bind(&update.status)
+        .push_bind(update.status)
         .push(", state = ")
         .push_bind(&update.state)
         .push(", version = ")

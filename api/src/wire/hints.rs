@@ -37,10 +37,10 @@ impl HintsResponse {
 
 #[cfg(test)]
 mod tests {
-    use engine::{Action, Designation, Hints, MeldKind, ProposedMeld, Ruleset, Stands, Variant};
+    use engine::{Designation, Hints, MeldKind, ProposedMeld, Ruleset, Stands, Variant};
 
     use super::HintsResponse;
-    use crate::wire::ActionBody;
+    use crate::wire::{ActionBody, kind};
 
     /// `c` as a card.
     fn card(c: &str) -> engine::Card {
@@ -78,8 +78,7 @@ mod tests {
         let wire = serde_json::to_value(HintsResponse::of(hints, &rules)).expect("JSON");
         let shown = &wire["layoffs"][0];
         let body = serde_json::json!({"meld_id": shown["meld_id"], "cards": [shown["card"]], "wilds": shown["wilds"]});
-        let request: ActionBody<{ Action::index_of("layoff") }> =
-            serde_json::from_value(body).expect("a lay-off body");
+        let request: ActionBody<kind::LayOff> = serde_json::from_value(body).expect("a lay-off body");
         assert_eq!(request.0, hint.action(), "the hint's wilds travel: {shown}");
     }
 }

@@ -25,7 +25,10 @@ pub use games::{
     NewGameSpec, SeatName, SeatSpec, UNKNOWN_LEVEL, WebhookStatus, WebhookUrl, level, level_name,
 };
 pub use hints::HintsResponse;
-pub use moves::{ActionBody, EmptyRequest, SwapRequest};
+pub use moves::{
+    ActionBody, ClaimRequest, DiscardRequest, DrawRequest, EmptyRequest, LayoffRequest, LeaveRequest,
+    MeldRequest, OfKind, SuspendRequest, SwapRequest, TakeBackRequest, kind,
+};
 pub use options::VARIANT_DEFAULTS;
 pub use problem::{Code, Extensions, Problem, ProblemCode, ProblemReason, problem_codes};
 pub use rules::{

@@ -3,12 +3,12 @@
 //! two kinds, and `resume` nothing (its year is the server's).
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
-use std::sync::OnceLock;
+use std::marker::PhantomData;
 
-use engine::{Action, Card, RunEnd};
+use engine::{Action, ActionKind, Card, RunEnd};
 use serde::Deserialize;
-use serde::de::{self, Deserializer};
+use serde::de::value::{BorrowedStrDeserializer, CowStrDeserializer};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{AdditionalProperties, Schema};
 use utoipa::{PartialSchema, ToSchema};
@@ -16,67 +16,179 @@ use utoipa::{PartialSchema, ToSchema};
 use super::events::{pascal, variants};
 use super::{Code, Invalid};
 
-/// The body of a move that makes one kind of action, `Action::KINDS[KIND]`: that action's own
-/// fields as the engine declares them, its `type` given by the endpoint.
-#[derive(Debug)]
-pub struct ActionBody<const KIND: usize>(pub Action);
+/// A kind of action as a type: the kind a move endpoint's body ([`ActionBody`]) makes.
+pub trait OfKind {
+    /// The kind.
+    const KIND: ActionKind;
+}
 
-impl<'de, const KIND: usize> Deserialize<'de> for ActionBody<KIND> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let mut fields = serde_json::Map::deserialize(deserializer)?;
-        // serde lets a tagged enum's unit variants (`claim`, `leave`) take any field: each is
-        // held to the fields the engine declares, here for every kind alike.
-        let declared = &declared_fields()[KIND];
-        if let Some(unknown) = fields.keys().find(|field| !declared.contains(field.as_str())) {
-            return Err(de::Error::custom(format_args!(
-                "unknown field `{unknown}`, expected {}",
-                match declared.is_empty() {
-                    true => "none".to_owned(),
-                    false => declared
-                        .iter()
-                        .map(|f| format!("`{f}`"))
-                        .collect::<Vec<_>>()
-                        .join(", "),
+/// One type per kind of action that has an endpoint of its own, and its body's type, named
+/// as the document names it.
+macro_rules! kinds {
+    ($($kind:ident => $body:ident),*) => {
+        /// The kinds of action as types ([`OfKind`]).
+        pub mod kind {
+            $(
+                #[doc = concat!("[`engine::ActionKind::", stringify!($kind), "`] as a type.")]
+                #[derive(Debug)]
+                pub struct $kind;
+
+                impl super::OfKind for $kind {
+                    const KIND: engine::ActionKind = engine::ActionKind::$kind;
                 }
-            )));
+            )*
         }
-        fields.insert("type".to_owned(), Action::KINDS[KIND].into());
-        // The engine's reason is kept whole; serde reads a tagged enum through a buffer, so the
-        // path of the field it concerns is not known here.
-        Action::deserialize(serde_json::Value::Object(fields))
-            .map(ActionBody)
-            .map_err(de::Error::custom)
+
+        $(
+            #[doc = concat!("The body of a move of kind [`engine::ActionKind::", stringify!($kind), "`].")]
+            pub type $body = ActionBody<kind::$kind>;
+        )*
+    };
+}
+
+kinds!(
+    Draw => DrawRequest,
+    Claim => ClaimRequest,
+    Meld => MeldRequest,
+    LayOff => LayoffRequest,
+    TakeBack => TakeBackRequest,
+    Discard => DiscardRequest,
+    Leave => LeaveRequest,
+    Suspend => SuspendRequest
+);
+
+/// The body of a move that makes one kind of action, `K`: that action's own fields as the
+/// engine declares them, its `type` given by the endpoint.
+#[derive(Debug)]
+pub struct ActionBody<K>(pub Action, PhantomData<K>);
+
+impl<'de, K: OfKind> Deserialize<'de> for ActionBody<K> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // The body is read once, as the engine's action with the endpoint's `type` before its
+        // own fields: serde's `deny_unknown_fields` on `Action` refuses any other field.
+        Action::deserialize(Typed {
+            kind: K::KIND.name(),
+            body: deserializer,
+        })
+        .map(|action| ActionBody(action, PhantomData))
     }
 }
 
-/// The fields each kind of action declares, in the order of [`Action::KINDS`] (its `type` aside).
-fn declared_fields() -> &'static [BTreeSet<String>] {
-    static FIELDS: OnceLock<Vec<BTreeSet<String>>> = OnceLock::new();
-    FIELDS.get_or_init(|| {
-        let variants = variants(Action::schema());
-        Action::KINDS
-            .iter()
-            .map(|kind| {
-                variants
-                    .iter()
-                    .find(|(tag, _)| tag == kind)
-                    .map(|(_, object)| {
-                        object
-                            .properties
-                            .keys()
-                            .filter(|f| *f != "type")
-                            .cloned()
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            })
-            .collect()
-    })
+/// A field's name, borrowed from the body where it can be.
+struct FieldName;
+
+impl<'de> DeserializeSeed<'de> for FieldName {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Cow<'de, str>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
 }
 
-impl<const KIND: usize> PartialSchema for ActionBody<KIND> {
+impl<'de> Visitor<'de> for FieldName {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, name: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(name))
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(name.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, name: String) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(name))
+    }
+}
+
+/// A body's deserializer that reads as the same object with `type: kind` first.
+struct Typed<D> {
+    kind: &'static str,
+    body: D,
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for Typed<D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.body.deserialize_map(TypedVisitor {
+            kind: self.kind,
+            visitor,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
+        ignored_any
+    }
+}
+
+struct TypedVisitor<V> {
+    kind: &'static str,
+    visitor: V,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for TypedVisitor<V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, fields: A) -> Result<V::Value, A::Error> {
+        self.visitor.visit_map(TypedFields {
+            kind: Some(self.kind),
+            typed: false,
+            fields,
+        })
+    }
+}
+
+/// The body's fields after a `type` entry; a `type` of the body's own is an unknown field
+/// (the endpoint gives it).
+struct TypedFields<A> {
+    kind: Option<&'static str>,
+    typed: bool,
+    fields: A,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for TypedFields<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        if !self.typed {
+            self.typed = true;
+            return seed.deserialize(BorrowedStrDeserializer::new("type")).map(Some);
+        }
+        match self.fields.next_key_seed(FieldName)? {
+            None => Ok(None),
+            Some(field) if field == "type" => Err(de::Error::custom(
+                "unknown field `type`: the endpoint names the kind of action",
+            )),
+            Some(field) => seed.deserialize(CowStrDeserializer::new(field)).map(Some),
+        }
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
+        match self.kind.take() {
+            Some(kind) => seed.deserialize(BorrowedStrDeserializer::new(kind)),
+            None => self.fields.next_value_seed(seed),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.fields.size_hint().map(|n| n + usize::from(!self.typed))
+    }
+}
+
+impl<K: OfKind> PartialSchema for ActionBody<K> {
     fn schema() -> RefOr<Schema> {
-        let kind = Action::KINDS[KIND];
+        let kind = K::KIND.name();
         let Some((_, mut object)) = variants(Action::schema())
             .into_iter()
             .find(|(tag, _)| tag == kind)
@@ -90,9 +202,9 @@ impl<const KIND: usize> PartialSchema for ActionBody<KIND> {
     }
 }
 
-impl<const KIND: usize> ToSchema for ActionBody<KIND> {
+impl<K: OfKind> ToSchema for ActionBody<K> {
     fn name() -> Cow<'static, str> {
-        Cow::Owned(format!("{}Request", pascal(Action::KINDS[KIND])))
+        Cow::Owned(format!("{}Request", pascal(K::KIND.name())))
     }
 
     fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
@@ -173,50 +285,57 @@ mod tests {
     use engine::{Action, DrawSource};
     use serde_json::json;
 
-    use super::ActionBody;
+    use super::kind::{Claim, Draw, Leave, Meld, Suspend, TakeBack};
+    use super::{ActionBody, OfKind};
     use crate::http::extract::parse_json;
     use crate::wire::Invalid;
 
-    /// `body` read as the body of `KIND`'s endpoint.
-    fn read<const KIND: usize>(body: &serde_json::Value) -> Result<Action, Invalid> {
-        parse_json::<ActionBody<KIND>>(body.to_string().as_bytes()).map(|b| b.0)
+    /// `body` read as the body of `K`'s endpoint.
+    fn read<K: OfKind>(body: &serde_json::Value) -> Result<Action, Invalid> {
+        parse_json::<ActionBody<K>>(body.to_string().as_bytes()).map(|b| b.0)
     }
-
-    const DRAW: usize = Action::index_of("draw");
-    const MELD: usize = Action::index_of("meld");
 
     #[test]
     fn a_body_is_the_actions_fields_and_the_endpoint_its_type() {
         assert_eq!(
-            read::<DRAW>(&json!({"source": "stock"})).expect("a draw"),
+            read::<Draw>(&json!({"source": "stock"})).expect("a draw"),
             Action::Draw {
                 source: DrawSource::Stock
             }
         );
-        let typed = read::<DRAW>(&json!({"type": "discard", "card": "7H"})).expect_err("no type");
+        let typed = read::<Draw>(&json!({"type": "discard", "card": "7H"})).expect_err("no type");
         assert_eq!(typed.code.as_str(), "unknown_field", "{typed}");
-        let other = read::<DRAW>(&json!({"source": "stock", "card": "7H"})).expect_err("no other field");
+        let other = read::<Draw>(&json!({"source": "stock", "card": "7H"})).expect_err("no other field");
         assert_eq!(other.code.as_str(), "unknown_field", "{other}");
-        let claim =
-            read::<{ Action::index_of("claim") }>(&json!({"x": 42})).expect_err("a claim has no field");
-        assert_eq!(claim.code.as_str(), "unknown_field", "{claim}");
+        for field in [
+            json!({"x": 42}),
+            json!({"source": "stock"}),
+            json!({"type": "claim"}),
+        ] {
+            let claim = read::<Claim>(&field).expect_err("a claim has no field");
+            assert_eq!(claim.code.as_str(), "unknown_field", "{field}: {claim}");
+        }
+        let leave = read::<Leave>(&json!({"seat": 1})).expect_err("no field");
+        assert_eq!(leave.code.as_str(), "unknown_field", "{leave}");
+        let suspend = read::<Suspend>(&json!({"year": 2026})).expect_err("no field");
+        assert_eq!(suspend.code.as_str(), "unknown_field", "{suspend}");
         assert_eq!(
-            read::<{ Action::index_of("claim") }>(&json!({})).expect("an empty claim"),
-            Action::Claim
+            read::<Claim>(&json!({})).expect("an empty claim"),
+            Action::Claim {}
         );
         assert_eq!(
-            read::<{ Action::index_of("take_back") }>(&json!({"play": null})).expect("all plays"),
+            read::<TakeBack>(&json!({"play": null})).expect("all plays"),
             Action::TakeBack { play: None }
         );
     }
 
     #[test]
     fn a_refusal_says_why_and_the_bounds_hold() {
-        let bad = read::<MELD>(&json!({"melds": [{"cards": ["7H", "ZZ"]}]})).expect_err("no such card");
+        let bad = read::<Meld>(&json!({"melds": [{"cards": ["7H", "ZZ"]}]})).expect_err("no such card");
         assert_eq!(bad.code.as_str(), "unknown_card", "{bad}");
         assert!(bad.detail.contains("\"ZZ\""), "{bad}");
         let seven = vec![json!({"cards": ["7H", "7S", "7D"]}); 7];
-        let many = read::<MELD>(&json!({ "melds": seven })).expect_err("six melds at most");
+        let many = read::<Meld>(&json!({ "melds": seven })).expect_err("six melds at most");
         assert_eq!(many.code.as_str(), "invalid_body", "{many}");
     }
 }

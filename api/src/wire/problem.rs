@@ -140,6 +140,9 @@ pub enum Code {
     RateLimited,
     /// Something unexpected, logged.
     InternalError,
+    /// The game's stored state holds what the rules could not have made: it is neither
+    /// played nor shown (logged with the game's id and what failed).
+    CorruptGame,
     /// The database is out of reach.
     ServiceUnavailable,
     /// The game is busy with another move.

@@ -102,7 +102,7 @@ fn play_bot_locally(game: &mut Game, bot: Seat) -> i64 {
     while game.status() == Status::Playing {
         let Some((turn, _)) = game.turn() else { break };
         let action = match engine::bot::choose(game, bot) {
-            Some(a @ Action::Claim) if turn != bot => a,
+            Some(a @ Action::Claim {}) if turn != bot => a,
             Some(a) if turn == bot => a,
             _ => break,
         };

@@ -854,3 +854,39 @@ impl Drop for Binary {
         let _ = self.child.wait();
     }
 }
+
+/// Changes a stored game's state straight in the app's database: what play cannot reach
+/// quickly (a new calendar year, an almost empty stock) is set up this way.
+pub async fn edit_state(app: &TestApp, id: &str, change: impl FnOnce(&mut Value)) {
+    let id: uuid::Uuid = id.parse().expect("a game id");
+    let edit = |state: String| {
+        let mut v: Value = serde_json::from_str(&state).expect("stored JSON");
+        change(&mut v);
+        v.to_string()
+    };
+    // The same statements on either backend's connection type.
+    macro_rules! edit_on {
+        ($conn:expr) => {{
+            use sqlx::{Connection, Row};
+            let mut conn = $conn.await.expect("the test database");
+            let row = sqlx::query("SELECT state FROM games WHERE id = $1")
+                .bind(id)
+                .fetch_one(&mut conn)
+                .await
+                .expect("the game");
+            let state = edit(row.try_get("state").expect("state"));
+            sqlx::query("UPDATE games SET state = $2 WHERE id = $1")
+                .bind(id)
+                .bind(state)
+                .execute(&mut conn)
+                .await
+                .expect("update");
+        }};
+    }
+    match &app.database {
+        continental::config::DatabaseSettings::Sqlite { path } => {
+            edit_on!(sqlx::SqliteConnection::connect(&format!("sqlite:{path}")))
+        }
+        continental::config::DatabaseSettings::Postgres { url } => edit_on!(sqlx::PgConnection::connect(url)),
+    }
+}

@@ -6,6 +6,7 @@
 mod bots;
 mod citus;
 mod contract;
+mod corrupt;
 mod crash;
 mod deadlines;
 mod docs;

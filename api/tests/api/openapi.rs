@@ -193,5 +193,6 @@ fn every_kind_of_action_can_be_listed_as_legal() {
         .iter()
         .filter_map(|variant| variant["properties"]["type"]["enum"][0].as_str())
         .collect();
-    assert_eq!(listed, std::collections::BTreeSet::from(engine::Action::KINDS));
+    let kinds = <engine::ActionKind as strum::IntoEnumIterator>::iter().map(engine::ActionKind::name);
+    assert_eq!(listed, kinds.collect());
 }

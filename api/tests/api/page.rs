@@ -113,3 +113,24 @@ async fn the_root_leads_to_the_page_which_is_no_api_operation() {
     );
     app.clean_up().await;
 }
+
+/// The page learns which cards are wild from the server (`wilds` in the view): no file of it
+/// names a house option or a variant's wild cards, which would be a copy of the engine's rules.
+#[test]
+fn the_page_holds_no_rule_of_which_cards_are_wild() {
+    let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    for entry in std::fs::read_dir(&web).expect("api/web") {
+        let path = entry.expect("a file").path();
+        if path.extension().is_none_or(|e| e != "js") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("a script");
+        for rule in ["deuces_wild", "\"AH\"", "\"AD\"", "rank === \"2\""] {
+            assert!(
+                !text.contains(rule),
+                "{} names {rule}: a rule the server gives",
+                path.display()
+            );
+        }
+    }
+}

@@ -1,6 +1,9 @@
 //! Malformed and hostile requests: always a 4xx problem+json with a reason, never a 5xx.
 
+use serde_json::{Value, json};
+
 use crate::helpers::TestApp;
+use crate::helpers::create;
 use crate::on_every_backend;
 
 async fn hostile_bodies_get_problems(app: &TestApp) {
@@ -132,4 +135,44 @@ async fn unreadable_paths_and_queries_say_which_part(app: &TestApp) {
 on_every_backend!(
     unreadable_paths_and_queries_on_every_backend,
     unreadable_paths_and_queries_say_which_part
+);
+
+/// A move's body is the action's own fields and nothing else: the kinds without fields
+/// (`claim`, `leave`, `suspend`) refuse any field as the others do, and no body names its own
+/// `type` (the endpoint does).
+async fn a_move_takes_only_its_actions_fields(app: &TestApp) {
+    let table = create(app, "may_i", 3, 7, json!({})).await;
+    let version = app.version(&table).await;
+    let rows: &[(&str, Value, &str)] = &[
+        ("claims", json!({"x": 42}), "a claim has no field"),
+        ("claims", json!({"card": "7H"}), "a claim names no card"),
+        ("leave", json!({"seat": 1}), "leaving has no field"),
+        ("suspend", json!({"now": true}), "suspending has no field"),
+        (
+            "draw",
+            json!({"source": "stock", "card": "7H"}),
+            "a draw has only its source",
+        ),
+        (
+            "discard",
+            json!({"type": "discard", "card": "7H"}),
+            "the endpoint gives the type",
+        ),
+    ];
+    for (endpoint, body, what) in rows {
+        let reply = app
+            .post_as(
+                &format!("{}/{endpoint}", table.path()),
+                &table.tokens[1],
+                body,
+                &[],
+            )
+            .await;
+        reply.assert_problem(400, "unknown_field", &format!("{what}: {body}"));
+    }
+    assert_eq!(app.version(&table).await, version, "nothing was played");
+}
+on_every_backend!(
+    a_move_takes_only_its_actions_fields_on_every_backend,
+    a_move_takes_only_its_actions_fields
 );

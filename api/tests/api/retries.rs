@@ -370,7 +370,7 @@ async fn a_change_between_read_and_write_is_decided_again() {
         Ok(Outcome {
             update: Some(GameUpdate {
                 version: row.version + 1,
-                status: row.status.clone(),
+                status: row.status,
                 state: format!(r#"{{"last":"{by}"}}"#),
                 seats: Vec::new(),
                 events: vec![NewEvent {
@@ -396,7 +396,7 @@ async fn a_change_between_read_and_write_is_decided_again() {
     let game = GameRow {
         id,
         variant: "may_i".into(),
-        status: "playing".into(),
+        status: continental::domain::GameStatus::Playing,
         state: "{}".into(),
         version: 1,
         last_seq: 0,

@@ -4,7 +4,8 @@ use engine::{DrawSource, Variant};
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    QUICK_OUT, Table, TestApp, create, dealt_deck, deck_with, draw, go_out_quickly, may_i_between_deals_with,
+    QUICK_OUT, Table, TestApp, create, dealt_deck, deck_with, draw, edit_state, go_out_quickly,
+    may_i_between_deals_with,
 };
 use crate::on_every_backend;
 
@@ -228,42 +229,6 @@ async fn suspend_and_resume(app: &TestApp) {
         .assert_problem(409, "not_suspended", "nothing to resume");
 }
 on_every_backend!(suspend_and_resume_on_every_backend, suspend_and_resume);
-
-/// Changes a stored game's state straight in the app's database: what play cannot reach
-/// quickly (a new calendar year, an almost empty stock) is set up this way.
-async fn edit_state(app: &TestApp, id: &str, change: impl FnOnce(&mut Value)) {
-    let id: uuid::Uuid = id.parse().expect("a game id");
-    let edit = |state: String| {
-        let mut v: Value = serde_json::from_str(&state).expect("stored JSON");
-        change(&mut v);
-        v.to_string()
-    };
-    // The same statements on either backend's connection type.
-    macro_rules! edit_on {
-        ($conn:expr) => {{
-            use sqlx::{Connection, Row};
-            let mut conn = $conn.await.expect("the test database");
-            let row = sqlx::query("SELECT state FROM games WHERE id = $1")
-                .bind(id)
-                .fetch_one(&mut conn)
-                .await
-                .expect("the game");
-            let state = edit(row.try_get("state").expect("state"));
-            sqlx::query("UPDATE games SET state = $2 WHERE id = $1")
-                .bind(id)
-                .bind(state)
-                .execute(&mut conn)
-                .await
-                .expect("update");
-        }};
-    }
-    match &app.database {
-        continental::config::DatabaseSettings::Sqlite { path } => {
-            edit_on!(sqlx::SqliteConnection::connect(&format!("sqlite:{path}")))
-        }
-        continental::config::DatabaseSettings::Postgres { url } => edit_on!(sqlx::PgConnection::connect(url)),
-    }
-}
 
 /// Leaves one card (or none) in a stored game's stock, the rest set aside for seat 0, so that
 /// every card is still counted.
@@ -797,4 +762,34 @@ async fn an_all_wild_push_set_keeps_the_rank_its_first_natural_gave(app: &TestAp
 on_every_backend!(
     an_all_wild_push_set_keeps_the_rank_its_first_natural_gave_on_every_backend,
     an_all_wild_push_set_keeps_the_rank_its_first_natural_gave
+);
+
+/// The page marks wild cards from the server's list (`wilds` in every view), never from rules of
+/// its own: `may_i` with `deuces_wild` lists the deuces beside its red aces and jokers.
+async fn every_view_lists_the_games_wild_cards(app: &TestApp) {
+    let rows: [(&str, Value, &[&str]); 3] = [
+        ("may_i", json!({}), &["AD", "AH", "JK"]),
+        (
+            "may_i",
+            json!({"options": {"deuces_wild": true}}),
+            &["2C", "2D", "2H", "2S", "AD", "AH", "JK"],
+        ),
+        ("contract_7", json!({}), &["JK"]),
+    ];
+    for (variant, extra, wilds) in rows {
+        let table = create(app, variant, 3, 7, extra.clone()).await;
+        let view = app.view(&table, 0).await.ok("a view");
+        let mut listed: Vec<&str> = view["wilds"]
+            .as_array()
+            .expect("wilds")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        listed.sort_unstable();
+        assert_eq!(listed, wilds, "{variant} {extra}");
+    }
+}
+on_every_backend!(
+    every_view_lists_the_games_wild_cards_on_every_backend,
+    every_view_lists_the_games_wild_cards
 );

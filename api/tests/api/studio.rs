@@ -789,6 +789,7 @@ async fn a_spectator_sees_no_hand_during_a_whole_game() {
 #[actix_web::test]
 async fn the_listing_is_served_by_an_index() {
     use continental::config::DatabaseSettings;
+    use continental::domain::GameStatus;
     use continental::store::{Cursor, GameListing, list_sql};
     use sqlx::{Connection, Row};
     let cursor = Cursor {
@@ -797,15 +798,15 @@ async fn the_listing_is_served_by_an_index() {
     };
     let listings = [
         (None, None),
-        (Some("playing"), None),
+        (Some(GameStatus::Playing), None),
         (None, Some(cursor)),
-        (Some("waiting"), Some(cursor)),
+        (Some(GameStatus::Waiting), Some(cursor)),
     ];
     for backend in backends() {
         let app = TestApp::spawn_studio(&backend, None).await;
         for (status, after) in listings {
             let listing = GameListing {
-                status: status.map(str::to_owned),
+                status,
                 limit: 50,
                 after,
             };

@@ -97,7 +97,7 @@ fn candidates(game: &Game, seat: Seat) -> Vec<Option<Action>> {
         .is_some_and(|&top| normal::fits(rules, hand, top) > 0 || normal::wants_discard(game, seat, top));
     if turn != seat {
         return if top_fits && game.legal_actions(seat).contains(&LegalAction::Claim) {
-            let claim = Some(Action::Claim);
+            let claim = Some(Action::Claim {});
             if thought == claim {
                 vec![claim, None]
             } else {

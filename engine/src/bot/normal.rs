@@ -30,9 +30,9 @@ pub(super) fn play(game: &Game, seat: Seat) -> Option<(Action, Game)> {
     if turn != seat {
         let wants = legal.contains(&LegalAction::Claim) && wants_claim(game, seat);
         return wants
-            .then(|| game.apply(seat, Action::Claim).ok())
+            .then(|| game.apply(seat, Action::Claim {}).ok())
             .flatten()
-            .map(|(next, _)| (Action::Claim, next));
+            .map(|(next, _)| (Action::Claim {}, next));
     }
     let candidates = match phase {
         Phase::Draw => draw_phase(game, seat, &legal),

@@ -24,9 +24,24 @@ pub enum DrawSource {
 ///
 /// In JSON each action is an object whose `type` names it: `{"type": "take_back"}` takes back
 /// the whole turn and `{"type": "take_back", "play": 2}` one play of it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, strum::EnumDiscriminants)]
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[strum_discriminants(
+    name(ActionKind),
+    derive(
+        Hash,
+        PartialOrd,
+        Ord,
+        strum::EnumIter,
+        strum::EnumCount,
+        strum::IntoStaticStr,
+        strum::Display
+    ),
+    strum(serialize_all = "snake_case"),
+    doc = "A kind of [`Action`], named as the API writes its `type` (`draw`, `claim`, `layoff`, ...): \
+           what metrics' series, the move endpoints and the legal actions are keyed by."
+)]
 pub enum Action {
     /// Draw one card (`push`: from the stock with a discard on the pile, the push draw).
     Draw {
@@ -34,7 +49,7 @@ pub enum Action {
         source: DrawSource,
     },
     /// "May I?": ask for the top discard out of turn (`may_i`, `contract_7`).
-    Claim,
+    Claim {},
     /// Lay new melds: going down with the contract, later melds (`push`), or going out all at
     /// once (`continental`).
     Meld {
@@ -45,6 +60,7 @@ pub enum Action {
     },
     /// Add cards from hand to a meld on the table.
     #[serde(rename = "layoff")]
+    #[strum_discriminants(strum(serialize = "layoff"))]
     LayOff {
         /// The table meld's id.
         #[cfg_attr(feature = "utoipa", schema(value_type = u64, maximum = 4294967295_i64))]
@@ -106,11 +122,11 @@ pub enum Action {
     },
     /// Leave the game for good
     /// ([leaving](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#leaving)).
-    Leave,
+    Leave {},
     /// `may_i`, between deals: ask to suspend the game
     /// ([suspending](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#suspension)).
     /// When every seat still in the game has asked, the game is suspended.
-    Suspend,
+    Suspend {},
     /// Ask to resume a suspended game; when every seat still in the game has asked, play goes
     /// on. `year` is the calendar year (UTC) now, from the caller's clock: a game resumes only
     /// within the year it started in ([`super::GameConfig::start_year`]).
@@ -121,57 +137,14 @@ pub enum Action {
 }
 
 impl Action {
-    /// Every action's type as the API writes it, in the order of [`Action`]'s variants: what a
-    /// list of the actions (metrics' series, say) is made from.
-    pub const KINDS: [&'static str; 11] = [
-        "draw",
-        "claim",
-        "meld",
-        "layoff",
-        "swap",
-        "move_joker",
-        "take_back",
-        "discard",
-        "leave",
-        "suspend",
-        "resume",
-    ];
-
-    /// The place of `kind` in [`Action::KINDS`], at compile time where it is a constant (a
-    /// kind that is not there does not compile).
-    pub const fn index_of(kind: &str) -> usize {
-        let mut i = 0;
-        while i < Self::KINDS.len() {
-            if str_eq(Self::KINDS[i], kind) {
-                return i;
-            }
-            i += 1;
-        }
-        panic!("not a kind of action")
-    }
-
-    /// The action's type as the API writes it (`draw`, `claim`, `layoff`, ...): its place in
-    /// [`Action::KINDS`], so that a new action does not compile until it has one.
-    pub fn kind(&self) -> &'static str {
-        let place = match self {
-            Action::Draw { .. } => 0,
-            Action::Claim => 1,
-            Action::Meld { .. } => 2,
-            Action::LayOff { .. } => 3,
-            Action::Swap { .. } => 4,
-            Action::MoveJoker { .. } => 5,
-            Action::TakeBack { .. } => 6,
-            Action::Discard { .. } => 7,
-            Action::Leave => 8,
-            Action::Suspend => 9,
-            Action::Resume { .. } => 10,
-        };
-        Self::KINDS[place]
+    /// The action's kind, whose name is its `type` in JSON.
+    pub fn kind(&self) -> ActionKind {
+        ActionKind::from(self)
     }
 
     /// Whether the action is about suspending the game rather than playing the deal.
     pub fn is_suspension(&self) -> bool {
-        matches!(self, Action::Suspend | Action::Resume { .. })
+        matches!(self, Action::Suspend {} | Action::Resume { .. })
     }
 }
 
@@ -323,25 +296,60 @@ fn reasons_text(reasons: &[Reason]) -> String {
         .join("; ")
 }
 
-/// `a == b`, in a constant.
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
+impl ActionKind {
+    /// The kind's name, its actions' `type` in JSON.
+    pub fn name(self) -> &'static str {
+        self.into()
     }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An action of `kind`: the match is exhaustive, so a new kind has its sample.
+    fn sample(kind: ActionKind) -> Action {
+        let card = Card::JOKER;
+        match kind {
+            ActionKind::Draw => Action::Draw {
+                source: DrawSource::Stock,
+            },
+            ActionKind::Claim => Action::Claim {},
+            ActionKind::Meld => Action::Meld { melds: Vec::new() },
+            ActionKind::LayOff => Action::LayOff {
+                meld_id: 1,
+                cards: vec![card],
+                wilds: Vec::new(),
+            },
+            ActionKind::Swap => Action::Swap {
+                meld_id: 1,
+                card,
+                end: None,
+            },
+            ActionKind::MoveJoker => Action::MoveJoker {
+                from_meld: 1,
+                end: RunEnd::Low,
+                to_meld: 2,
+                to_end: None,
+            },
+            ActionKind::TakeBack => Action::TakeBack { play: None },
+            ActionKind::Discard => Action::Discard { card },
+            ActionKind::Leave => Action::Leave {},
+            ActionKind::Suspend => Action::Suspend {},
+            ActionKind::Resume => Action::Resume { year: 2026 },
+        }
+    }
+
+    #[test]
+    fn a_kinds_name_is_its_actions_type_in_json() {
+        for kind in ActionKind::iter() {
+            let action = sample(kind);
+            assert_eq!(action.kind(), kind);
+            let json = serde_json::to_value(&action).expect("json");
+            assert_eq!(json["type"], kind.name(), "{json}");
+            assert_eq!(kind.to_string(), kind.name());
+        }
+    }
 
     #[test]
     fn every_code_an_action_error_can_have_is_listed_once() {

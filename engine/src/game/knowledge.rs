@@ -56,6 +56,11 @@ impl Public {
     }
 
     /// What `seat` is known to hold.
+    /// How many seats it keeps anything for.
+    pub(super) fn seats(&self) -> usize {
+        self.known.len().max(self.discarded.len())
+    }
+
     pub(super) fn known_of(&self, seat: Seat) -> &[Card] {
         Public::of(&self.known, seat)
     }

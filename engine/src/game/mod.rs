@@ -4,6 +4,7 @@
 //! an [`ActionError`]; the game it was called on never changes.
 
 mod action;
+mod check;
 mod deal;
 mod event;
 mod hints;
@@ -18,7 +19,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use strum::IntoEnumIterator;
 
-pub use action::{Action, ActionError, DrawSource};
+pub use action::{Action, ActionError, ActionKind, DrawSource};
 pub(crate) use deal::uniform;
 pub use event::{DealEnd, Event, LaidMeld};
 pub use hints::{Hints, LayoffHint};
@@ -306,7 +307,57 @@ struct TurnState {
 /// assert!(serde_json::to_string(&seen_by_other).unwrap().contains("\"card\":null"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "StoredGame")]
 pub struct Game {
+    format: u32,
+    config: GameConfig,
+    seed: Seed,
+    status: Status,
+    deal: u8,
+    dealer: Seat,
+    turn: Seat,
+    phase: Phase,
+    hands: BySeat<Vec<Card>>,
+    /// Leavers' hands, face down for the rest of the deal.
+    set_aside: BySeat<Vec<Card>>,
+    /// Top card last.
+    stock: Vec<Card>,
+    /// Top card last.
+    discard: Vec<Card>,
+    dead: bool,
+    offer: Option<Offer>,
+    pending: Vec<Seat>,
+    table: Vec<TableMeld>,
+    next_meld_id: u32,
+    down: BySeat<bool>,
+    active: BySeat<bool>,
+    turn_state: TurnState,
+    claims_won: BySeat<u32>,
+    draws: BySeat<u32>,
+    exhaustions: u8,
+    /// Actions accepted since the current deal was dealt (0: between deals,
+    /// docs/rules.md#suspension). Absent in early saves of format 1, hence the default.
+    #[serde(default)]
+    deal_actions: u32,
+    deal_scores: Vec<Vec<i32>>,
+    totals: BySeat<i32>,
+    standings: Option<Vec<Standing>>,
+    /// Seats that asked to suspend, between deals (docs/rules.md#suspension), in the order they
+    /// asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    suspend_requests: Vec<Seat>,
+    /// While suspended: seats that asked to resume, in the order they asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    resume_requests: Vec<Seat>,
+    /// What every seat has seen the others take and throw this deal (docs/bots.md).
+    public: knowledge::Public,
+}
+
+/// A game as stored, not yet checked: the only way from it to a [`Game`] is
+/// [`Game::try_from`], which refuses a state the rules could not have made. A field of
+/// [`Game`] is added here too (the conversion does not compile without it).
+#[derive(Deserialize)]
+struct StoredGame {
     #[serde(deserialize_with = "known_format")]
     format: u32,
     config: GameConfig,
@@ -352,6 +403,53 @@ pub struct Game {
     /// saves made before it was kept: nothing known then.
     #[serde(default)]
     public: knowledge::Public,
+}
+
+/// Why a stored game does not load: the first thing found that the rules could not have
+/// made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the stored game is corrupt: {0}")]
+pub struct CorruptGame(pub String);
+
+impl TryFrom<StoredGame> for Game {
+    type Error = CorruptGame;
+
+    fn try_from(stored: StoredGame) -> Result<Game, CorruptGame> {
+        let game = Game {
+            format: stored.format,
+            config: stored.config,
+            seed: stored.seed,
+            status: stored.status,
+            deal: stored.deal,
+            dealer: stored.dealer,
+            turn: stored.turn,
+            phase: stored.phase,
+            hands: stored.hands,
+            set_aside: stored.set_aside,
+            stock: stored.stock,
+            discard: stored.discard,
+            dead: stored.dead,
+            offer: stored.offer,
+            pending: stored.pending,
+            table: stored.table,
+            next_meld_id: stored.next_meld_id,
+            down: stored.down,
+            active: stored.active,
+            turn_state: stored.turn_state,
+            claims_won: stored.claims_won,
+            draws: stored.draws,
+            exhaustions: stored.exhaustions,
+            deal_actions: stored.deal_actions,
+            deal_scores: stored.deal_scores,
+            totals: stored.totals,
+            standings: stored.standings,
+            suspend_requests: stored.suspend_requests,
+            resume_requests: stored.resume_requests,
+            public: stored.public,
+        };
+        game.check().map_err(CorruptGame)?;
+        Ok(game)
+    }
 }
 
 fn known_format<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {

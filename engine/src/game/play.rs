@@ -113,10 +113,10 @@ impl Game {
             return Err(ActionError::SeatLeft);
         }
         match action {
-            Action::Suspend => self.check_suspend(seat),
+            Action::Suspend {} => self.check_suspend(seat),
             Action::Resume { year } => self.check_resume(seat, *year),
-            Action::Leave => Ok(()),
-            Action::Claim => self.check_claim(seat),
+            Action::Leave {} => Ok(()),
+            Action::Claim {} => self.check_claim(seat),
             _ if seat != self.turn => Err(ActionError::NotYourTurn),
             Action::Draw { .. } if self.phase != Phase::Draw => {
                 Err(ActionError::WrongPhase("you have already drawn this turn"))
@@ -134,10 +134,12 @@ impl Game {
         }
     }
 
+    /// Plays `action` by its rule. [`Game::precheck`] has passed: [`Game::apply`] checks it
+    /// once, and a play made again after a take back was checked when it was first made, by
+    /// the same seat in the same turn and phase.
     pub(super) fn act(&mut self, seat: Seat, action: Action, ev: &mut Vec<Event>) -> Result<(), ActionError> {
-        self.precheck(seat, &action)?;
         match action {
-            Action::Suspend => {
+            Action::Suspend {} => {
                 self.ask(seat, Status::Suspended, ev);
                 Ok(())
             }
@@ -145,11 +147,11 @@ impl Game {
                 self.ask(seat, Status::Playing, ev);
                 Ok(())
             }
-            Action::Leave => {
+            Action::Leave {} => {
                 self.leave(seat, ev);
                 Ok(())
             }
-            Action::Claim => self.claim(seat, ev),
+            Action::Claim {} => self.claim(seat, ev),
             Action::Draw { source } => self.draw(seat, source, ev),
             Action::Meld { melds } => self.meld(seat, melds, ev),
             Action::LayOff {

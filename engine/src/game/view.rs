@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{DrawSource, Game, Phase, Seat, Standing, Status, Viewer};
+use super::{ActionKind, DrawSource, Game, Phase, Seat, Standing, Status, Viewer};
 use crate::card::Card;
 use crate::contract::ContractView;
 use crate::reading::{MeldKind, Reading};
@@ -157,6 +157,25 @@ pub enum LegalAction {
     Resume,
 }
 
+impl LegalAction {
+    /// The kind of action this is: its `type` in JSON is the kind's name.
+    pub fn kind(&self) -> ActionKind {
+        match self {
+            LegalAction::Draw { .. } => ActionKind::Draw,
+            LegalAction::Claim => ActionKind::Claim,
+            LegalAction::Meld { .. } => ActionKind::Meld,
+            LegalAction::LayOff { .. } => ActionKind::LayOff,
+            LegalAction::Swap { .. } => ActionKind::Swap,
+            LegalAction::MoveJoker { .. } => ActionKind::MoveJoker,
+            LegalAction::TakeBack => ActionKind::TakeBack,
+            LegalAction::Discard { .. } => ActionKind::Discard,
+            LegalAction::Leave => ActionKind::Leave,
+            LegalAction::Suspend => ActionKind::Suspend,
+            LegalAction::Resume => ActionKind::Resume,
+        }
+    }
+}
+
 /// A game as one viewer may see it: the seats, and the game around them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
@@ -200,6 +219,9 @@ pub struct Board {
     pub contract: Option<ContractView>,
     /// Scores of each finished deal, per seat.
     pub scores: Vec<Vec<i32>>,
+    /// The cards that are wild in this game, each once: what a table marks as wild (the
+    /// engine alone reads melds).
+    pub wilds: Vec<Card>,
     /// What the viewer may do now.
     pub legal_actions: Vec<LegalAction>,
     /// Final places, once finished.
@@ -253,6 +275,7 @@ impl View {
                 claims: ClaimsView::default(),
                 contract: None,
                 scores: Vec::new(),
+                wilds: rules.wild_cards(),
                 legal_actions: Vec::new(),
                 standings: None,
                 suspend_requests: Vec::new(),
@@ -324,6 +347,7 @@ impl Game {
                 },
                 contract: Some(ContractView::from(&rules.contract(self.deal))),
                 scores: self.deal_scores.clone(),
+                wilds: rules.wild_cards(),
                 legal_actions: match viewer {
                     Viewer::Seat(s) => self.legal_actions(s),
                     Viewer::Spectator => Vec::new(),
@@ -423,5 +447,41 @@ impl Game {
         }
         out.push(LegalAction::Leave);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use strum::IntoEnumIterator;
+
+    use super::{ActionKind, DrawSource, LegalAction};
+
+    /// A legal action of `kind`: the match is exhaustive, so a new kind of action is listed.
+    fn sample(kind: ActionKind) -> LegalAction {
+        match kind {
+            ActionKind::Draw => LegalAction::Draw {
+                source: DrawSource::Stock,
+            },
+            ActionKind::Claim => LegalAction::Claim,
+            ActionKind::Meld => LegalAction::Meld { contract: true },
+            ActionKind::LayOff => LegalAction::LayOff { meld_ids: vec![1] },
+            ActionKind::Swap => LegalAction::Swap { meld_ids: vec![1] },
+            ActionKind::MoveJoker => LegalAction::MoveJoker { meld_ids: vec![1] },
+            ActionKind::TakeBack => LegalAction::TakeBack,
+            ActionKind::Discard => LegalAction::Discard { cards: Vec::new() },
+            ActionKind::Leave => LegalAction::Leave,
+            ActionKind::Suspend => LegalAction::Suspend,
+            ActionKind::Resume => LegalAction::Resume,
+        }
+    }
+
+    #[test]
+    fn every_kind_of_action_can_be_legal_under_its_own_name() {
+        for kind in ActionKind::iter() {
+            let legal = sample(kind);
+            assert_eq!(legal.kind(), kind);
+            let json = serde_json::to_value(&legal).expect("json");
+            assert_eq!(json["type"], kind.name(), "{json}");
+        }
     }
 }

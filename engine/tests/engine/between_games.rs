@@ -87,7 +87,7 @@ fn a_game_called_off_is_void_with_its_seed_revealed_and_takes_no_more_moves() {
     assert_eq!(void.revealed_seed(), Some(&Seed::from_u64(9)));
     let (turn, _) = game.turn().expect("a seat in turn");
     assert!(matches!(
-        void.apply(turn, Action::Leave),
+        void.apply(turn, Action::Leave {}),
         Err(ActionError::GameOver)
     ));
     assert!(matches!(void.call_off(), Err(ActionError::GameOver)), "only once");

@@ -6,6 +6,7 @@ mod contracts;
 mod extending;
 mod helpers;
 mod hints;
+mod load;
 mod melds;
 mod play_basics;
 mod play_bot;

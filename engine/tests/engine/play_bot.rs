@@ -26,7 +26,7 @@ fn bot_goes_down_with_the_contract_and_lays_off() {
     let mut seen = Vec::new();
     while game.turn().expect("playing").0 == Seat(1) {
         let action = bot::choose(&game, Seat(1)).expect("the bot acts in turn");
-        seen.push(action.kind());
+        seen.push(action.kind().name());
         game = play_all(&game, &[(1, action)]).0;
     }
     assert!(game.is_down(Seat(1)), "the bot went down: {seen:?}");
@@ -74,7 +74,7 @@ fn bot_claims_a_discard_that_fits_and_only_then() {
     let (game, _) = stacked_game(rules, 3, 0, vec![deck]);
     assert_eq!(
         bot::choose(&game, Seat(2)),
-        Some(Action::Claim),
+        Some(Action::Claim {}),
         "KS fits KC KD: ask May I"
     );
     assert_eq!(
@@ -93,7 +93,7 @@ fn bot_claims_a_discard_that_fits_and_only_then() {
     );
     assert_eq!(
         bot::choose(&game, Seat(2)),
-        Some(Action::Claim),
+        Some(Action::Claim {}),
         "a claim after the stock draw is still possible"
     );
 }

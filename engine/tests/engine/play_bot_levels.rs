@@ -240,7 +240,7 @@ fn hard_and_easy_make_only_legal_moves_out_of_turn_only_claims() {
                     if let Some(a) = level.choose(&game, seat) {
                         assert_eq!(
                             a,
-                            Action::Claim,
+                            Action::Claim {},
                             "{variant} step {step}: out of turn, only a claim"
                         );
                         assert!(

@@ -119,7 +119,11 @@ fn rules_4_all_at_once_in_sequences_only_no_claims_no_lay_offs() {
         0,
         vec![stacked_deck(&rules, 2, 0, 1, &["", hand], "KS", "6D")],
     );
-    assert_eq!(refused(&game, 0, Action::Claim), "not_in_variant", "§4 no claims");
+    assert_eq!(
+        refused(&game, 0, Action::Claim {}),
+        "not_in_variant",
+        "§4 no claims"
+    );
     assert_eq!(
         refused(&game, 1, meld(&["3C 4C 5C 6C 7C 8C 9C TC JC QC KC", "3D 4D 5D"])),
         "contract_not_met",
@@ -278,7 +282,7 @@ fn rules_2_leaving_in_continental_the_leaver_scores_the_two_lowest_totals() {
         0,
         vec![stacked_deck(&rules, 4, 0, 1, &["", NO_WILD], "KS", "")],
     );
-    let (game, _) = play_all(&game, &[(3, Action::Leave), (1, meld(&NO_WILD_MELDS))]);
+    let (game, _) = play_all(&game, &[(3, Action::Leave {}), (1, meld(&NO_WILD_MELDS))]);
     assert_eq!(game.status(), Status::Finished);
     let totals = game.totals();
     assert_eq!(&totals[..3], &[-21, 42, -21], "§4 payments among the finishers");

@@ -211,7 +211,7 @@ fn rules_3_claims_as_in_may_i_with_a_penalty_card() {
     let rules = c7();
     let deck = stacked_deck(&rules, 3, 0, 1, &[], "KS", "9C QD");
     let (game, _) = stacked_game(rules, 3, 0, vec![deck]);
-    let (game, events) = play_all(&game, &[(0, Action::Claim), (1, draw(DrawSource::Stock))]);
+    let (game, events) = play_all(&game, &[(0, Action::Claim {}), (1, draw(DrawSource::Stock))]);
     assert!(
         events.contains(&Event::ClaimWon {
             seat: Seat(0),

@@ -19,6 +19,11 @@ pub fn assert_conserved(game: &Game, context: &str) {
     let pack = game.rules().pack(game.players());
     assert_eq!(all.len(), pack.len(), "conservation (card count): {context}");
     assert_eq!(count(&all), count(&pack), "conservation: {context}");
+    // Every state the rules make passes the check a stored game passes as it loads.
+    let stored = serde_json::to_string(game).expect("json");
+    let loaded: Game =
+        serde_json::from_str(&stored).unwrap_or_else(|e| panic!("{context}: does not load: {e}"));
+    assert_eq!(&loaded, game, "{context}: loads as it was");
 }
 
 /// Checks that what the table knows of each hand (docs/bots.md) is in it: every card a seat is
@@ -125,12 +130,12 @@ pub fn concrete_actions(game: &Game, seat: Seat) -> Vec<Action> {
     for la in game.legal_actions(seat) {
         match la {
             LegalAction::Draw { source } => out.push(Action::Draw { source }),
-            LegalAction::Claim => out.push(Action::Claim),
+            LegalAction::Claim => out.push(Action::Claim {}),
             LegalAction::TakeBack => out.push(Action::TakeBack { play: None }),
             LegalAction::Discard { cards } => {
                 out.extend(cards.into_iter().map(|card| Action::Discard { card }))
             }
-            LegalAction::Leave => out.push(Action::Leave),
+            LegalAction::Leave => out.push(Action::Leave {}),
             _ => {}
         }
     }

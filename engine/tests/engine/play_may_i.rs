@@ -164,7 +164,7 @@ fn rules_2_claims_settle_at_the_stock_draw_by_rotation() {
     let deck = stacked_deck(&rules, 3, 0, 1, &[], "KS", "9C QD 7H");
     let (game, _) = stacked_game(rules, 3, 0, vec![deck]);
     // Seat 1 is in turn; seats 2 and 0 ask for the upcard before seat 1 draws.
-    let (game, events) = play_all(&game, &[(0, Action::Claim), (2, Action::Claim)]);
+    let (game, events) = play_all(&game, &[(0, Action::Claim {}), (2, Action::Claim {})]);
     assert_eq!(events.len(), 2);
     assert_eq!(
         game.view(Viewer::Spectator).board.claims.pending,
@@ -205,7 +205,7 @@ fn rules_2_taking_the_discard_refuses_pending_claims() {
     let rules = may_i();
     let deck = stacked_deck(&rules, 3, 0, 1, &[], "KS", "");
     let (game, _) = stacked_game(rules, 3, 0, vec![deck]);
-    let (game, events) = play_all(&game, &[(2, Action::Claim), (1, draw(DrawSource::Discard))]);
+    let (game, events) = play_all(&game, &[(2, Action::Claim {}), (1, draw(DrawSource::Discard))]);
     assert!(
         events.contains(&Event::ClaimRefused {
             seat: Seat(2),
@@ -224,16 +224,16 @@ fn rules_2_claims_after_the_draw_settle_at_once_and_kill_the_pile() {
     let (game, _) = play_all(&game, &[(1, draw(DrawSource::Stock)), (1, discard("6D"))]);
     // Seat 2 in turn; the pile is KS 6D.
     assert_eq!(
-        refused(&game, 1, Action::Claim),
+        refused(&game, 1, Action::Claim {}),
         "claim_not_allowed",
         "§2 the discarder may not claim it back"
     );
     assert_eq!(
-        refused(&game, 2, Action::Claim),
+        refused(&game, 2, Action::Claim {}),
         "claim_not_allowed",
         "the player in turn does not claim"
     );
-    let (game, events) = play_all(&game, &[(2, draw(DrawSource::Stock)), (0, Action::Claim)]);
+    let (game, events) = play_all(&game, &[(2, draw(DrawSource::Stock)), (0, Action::Claim {})]);
     assert!(
         events.contains(&Event::ClaimWon {
             seat: Seat(0),
@@ -248,7 +248,7 @@ fn rules_2_claims_after_the_draw_settle_at_once_and_kill_the_pile() {
         "§2 the cards left are dead"
     );
     assert_eq!(
-        refused(&game, 1, Action::Claim),
+        refused(&game, 1, Action::Claim {}),
         "claim_not_allowed",
         "§2 nothing to claim in a dead pile"
     );
@@ -273,7 +273,7 @@ fn rules_2_claim_options_limit_claims() {
         vec![stacked_deck(&may_i(), 3, 0, 1, &[], "KS", "")],
     );
     assert_eq!(
-        refused(&game, 2, Action::Claim),
+        refused(&game, 2, Action::Claim {}),
         "claim_not_allowed",
         "§2 no May I in the last deals"
     );
@@ -287,7 +287,7 @@ fn rules_2_claim_options_limit_claims() {
     let (game, _) = play_all(
         &game,
         &[
-            (2, Action::Claim),
+            (2, Action::Claim {}),
             (1, draw(DrawSource::Stock)),
             (1, discard("6D")),
         ],
@@ -295,13 +295,13 @@ fn rules_2_claim_options_limit_claims() {
     assert_eq!(game.claims_won()[2], 1);
     let (game, _) = play_all(&game, &[(2, draw(DrawSource::Stock))]);
     assert!(
-        game.apply(Seat(0), Action::Claim).is_ok(),
+        game.apply(Seat(0), Action::Claim {}).is_ok(),
         "another player may still claim"
     );
     let (game, _) = play_all(&game, &[(2, discard(&game.hand(Seat(2))[0].to_string()))]);
     let (game, _) = play_all(&game, &[(0, draw(DrawSource::Stock))]);
     assert_eq!(
-        refused(&game, 2, Action::Claim),
+        refused(&game, 2, Action::Claim {}),
         "claim_not_allowed",
         "§2 max_claims_per_deal"
     );
@@ -473,13 +473,13 @@ fn rules_2_stock_exhausted_turns_the_pile_once_then_ends() {
 #[test]
 fn rules_2_leaving_two_highest_rule_and_void_game() {
     let (game, _) = stacked_game(may_i(), 2, 0, vec![]);
-    let (game, events) = play_all(&game, &[(0, Action::Leave)]);
+    let (game, events) = play_all(&game, &[(0, Action::Leave {})]);
     assert_eq!(game.status(), Status::Void, "§2 fewer than two finish: void");
     assert!(game.standings().is_none() && game.revealed_seed().is_some());
     assert!(events.iter().any(|e| matches!(e, Event::GameVoid { .. })));
 
     let (game, _) = stacked_game(may_i(), 3, 0, vec![]);
-    let (mut game, _) = play_all(&game, &[(2, Action::Leave)]);
+    let (mut game, _) = play_all(&game, &[(2, Action::Leave {})]);
     assert_eq!(game.hand(Seat(2)).len(), 0, "§2 the leaver's hand is set aside");
     assert_eq!(game.turn().expect("playing").0, Seat(1), "§2 the game goes on");
     // Play the rest out: each turn draws and discards the drawn card.
@@ -906,11 +906,11 @@ fn rules_2_suspend_between_deals_with_every_player_and_resume_within_the_year() 
         game.legal_actions(Seat(0))
             .contains(&engine::LegalAction::Suspend)
     );
-    let (game, _) = play_all(&game, &[(0, Action::Suspend), (2, Action::Suspend)]);
+    let (game, _) = play_all(&game, &[(0, Action::Suspend {}), (2, Action::Suspend {})]);
     assert_eq!(game.suspend_requests(), &[Seat(0), Seat(2)]);
     assert_eq!(game.status(), Status::Playing, "§2 not until every player agrees");
-    assert_eq!(refused(&game, 0, Action::Suspend), "already_asked");
-    let (game, events) = play_all(&game, &[(1, Action::Suspend)]);
+    assert_eq!(refused(&game, 0, Action::Suspend {}), "already_asked");
+    let (game, events) = play_all(&game, &[(1, Action::Suspend {})]);
     assert!(events.contains(&Event::Suspended));
     assert_eq!(game.status(), Status::Suspended, "§2 every player agreed");
     assert!(game.suspend_requests().is_empty());
@@ -924,7 +924,7 @@ fn rules_2_suspend_between_deals_with_every_player_and_resume_within_the_year() 
         "game_suspended",
         "§2 nothing but resume while suspended"
     );
-    assert_eq!(refused(&game, 0, Action::Leave), "game_suspended");
+    assert_eq!(refused(&game, 0, Action::Leave {}), "game_suspended");
     assert_eq!(game.legal_actions(Seat(0)), vec![engine::LegalAction::Resume]);
     let view = game.view(Viewer::Seat(Seat(0)));
     assert_eq!(game.status(), Status::Suspended);
@@ -946,7 +946,7 @@ fn rules_2_suspend_between_deals_with_every_player_and_resume_within_the_year() 
     let (game, _) = play_all(&game, &[(first.0, draw(DrawSource::Stock))]);
     assert_eq!(game.hand(first).len(), 13, "the deal goes on where it stood");
     assert_eq!(
-        refused(&game, 0, Action::Suspend),
+        refused(&game, 0, Action::Suspend {}),
         "not_between_deals",
         "§2 never in the middle of a deal"
     );
@@ -958,7 +958,11 @@ fn rules_2_resuming_after_the_calendar_year_is_refused() {
     let game = between_deals_of_2026();
     let (game, _) = play_all(
         &game,
-        &[(0, Action::Suspend), (1, Action::Suspend), (2, Action::Suspend)],
+        &[
+            (0, Action::Suspend {}),
+            (1, Action::Suspend {}),
+            (2, Action::Suspend {}),
+        ],
     );
     assert_eq!(
         refused(&game, 0, Action::Resume { year: 2027 }),
@@ -973,7 +977,7 @@ fn rules_2_asking_to_suspend_lapses_when_play_goes_on() {
     let game = between_deals_of_2026();
     let first = Seat((game.dealer().0 + 1) % 3);
     let asker = Seat((first.0 + 1) % 3);
-    let (game, _) = play_all(&game, &[(asker.0, Action::Suspend)]);
+    let (game, _) = play_all(&game, &[(asker.0, Action::Suspend {})]);
     assert_eq!(game.suspend_requests(), &[asker]);
     let (game, _) = play_all(&game, &[(first.0, draw(DrawSource::Stock))]);
     assert!(
@@ -987,7 +991,11 @@ fn rules_2_asking_to_suspend_lapses_when_play_goes_on() {
 fn rules_2_only_may_i_is_suspended() {
     for variant in [Variant::Contract7, Variant::Continental, Variant::Push] {
         let game = crate::play_helpers::new_game(variant, 4, 3);
-        assert_eq!(refused(&game, 0, Action::Suspend), "not_in_variant", "{variant}");
+        assert_eq!(
+            refused(&game, 0, Action::Suspend {}),
+            "not_in_variant",
+            "{variant}"
+        );
         assert!(
             !game
                 .legal_actions(Seat(0))
@@ -1014,14 +1022,18 @@ fn house_option_first_upcard_claims() {
             "{variant}: the upcard is on offer only with the option on"
         );
         if on {
-            let (game, _) = play_all(&game, &[(2, Action::Claim), (1, draw(DrawSource::Stock))]);
+            let (game, _) = play_all(&game, &[(2, Action::Claim {}), (1, draw(DrawSource::Stock))]);
             assert_eq!(
                 game.hand(Seat(2)).len(),
                 rules_hand(variant) + 2,
                 "{variant}: claimed"
             );
         } else {
-            assert_eq!(refused(&game, 2, Action::Claim), "claim_not_allowed", "{variant}");
+            assert_eq!(
+                refused(&game, 2, Action::Claim {}),
+                "claim_not_allowed",
+                "{variant}"
+            );
             // The next discard is on offer as usual.
             let (game, _) = play_all(&game, &[(1, draw(DrawSource::Stock)), (1, discard("9C"))]);
             assert!(

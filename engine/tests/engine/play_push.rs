@@ -599,7 +599,7 @@ fn choice_push_a_leaver_in_partnerships() {
     let deck = stacked_deck(&rules, 4, 0, 1, &["", "3C 3D 3S 4C 4D 4S"], "9C", "");
     let (game, _) = stacked_game(rules.clone(), 4, 0, vec![deck]);
     let leaver = value(&rules, game.hand(Seat(2)));
-    let (game, _) = play_all(&game, &[(2, Action::Leave)]);
+    let (game, _) = play_all(&game, &[(2, Action::Leave {})]);
     let opponents = value(&rules, game.hand(Seat(1))) + value(&rules, game.hand(Seat(3)));
     let partner = value(&rules, game.hand(Seat(0)));
     let (game, events) = seat_1_goes_out(&game);
@@ -626,7 +626,7 @@ fn choice_push_a_leaver_in_partnerships_to_the_end() {
     let deck = stacked_deck(&rules, 4, 0, 1, &["", "3C 3D 3S 4C 4D 4S"], "9C", "");
     let (game, _) = stacked_game(rules.clone(), 4, 0, vec![deck]);
     let leaver = value(&rules, game.hand(Seat(2)));
-    let (mut game, _) = play_all(&game, &[(2, Action::Leave)]);
+    let (mut game, _) = play_all(&game, &[(2, Action::Leave {})]);
     let partner = value(&rules, game.hand(Seat(0)));
     let mut scores = Vec::new();
     let mut steps = 0;

@@ -23,7 +23,7 @@ enum Player {
 fn random_action(game: &Game, seat: Seat, rng: &mut TestRng) -> Option<Action> {
     let mut options: Vec<Action> = concrete_actions(game, seat)
         .into_iter()
-        .filter(|a| *a != Action::Leave || rng.below(3000) == 0)
+        .filter(|a| *a != Action::Leave {} || rng.below(3000) == 0)
         .collect();
     let legal = game.legal_actions(seat);
     let rules = game.rules();
@@ -143,9 +143,9 @@ fn check_refusals(game: &Game, rng: &mut TestRng, context: &str) {
         );
     }
     let listed_other = concrete_actions(game, other);
-    if !listed_other.contains(&Action::Claim) {
+    if !listed_other.contains(&Action::Claim {}) {
         assert!(
-            game.apply(other, Action::Claim).is_err(),
+            game.apply(other, Action::Claim {}).is_err(),
             "{context}: unlisted claim accepted"
         );
     }
@@ -157,7 +157,7 @@ fn check_refusals(game: &Game, rng: &mut TestRng, context: &str) {
         Action::Draw {
             source: DrawSource::Stock,
         },
-        Action::Claim,
+        Action::Claim {},
         Action::TakeBack { play: None },
     ] {
         if !listed.contains(&a) {
@@ -171,7 +171,7 @@ fn check_refusals(game: &Game, rng: &mut TestRng, context: &str) {
     for seat in [turn, other] {
         let listed = game.legal_actions(seat).contains(&LegalAction::Suspend);
         assert_eq!(
-            game.apply(seat, Action::Suspend).is_ok(),
+            game.apply(seat, Action::Suspend {}).is_ok(),
             listed,
             "{context}: suspend by {seat} accepted iff listed"
         );
@@ -299,7 +299,7 @@ fn play_game(config: GameConfig, seed: u64, players: &[Player]) -> Outcome {
                 Player::Bot(level) => level.choose(&game, seat),
                 Player::Random => {
                     let listed = game.legal_actions(seat).contains(&LegalAction::Claim);
-                    (listed && rng.below(4) == 0).then_some(Action::Claim)
+                    (listed && rng.below(4) == 0).then_some(Action::Claim {})
                 }
             };
             if let Some(a) = claim {
