@@ -62,7 +62,7 @@ fn mark(row: &GameRow, claims: Option<&Claims>) -> Result<Outcome<(Uuid, Table)>
     let update = if fresh {
         Some(GameUpdate {
             version: row.version + 1,
-            status: row.status.clone(),
+            status: row.status,
             state: table.to_json()?,
             seats: Vec::new(),
             events: event_rows(

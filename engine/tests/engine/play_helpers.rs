@@ -19,7 +19,12 @@ pub fn assert_conserved(game: &Game, context: &str) {
     let pack = game.rules().pack(game.players());
     assert_eq!(all.len(), pack.len(), "conservation (card count): {context}");
     assert_eq!(count(&all), count(&pack), "conservation: {context}");
-    // Every state the rules make passes the check a stored game passes as it loads.
+    // Every state the rules make passes the check a stored game passes as it loads. The round
+    // trip through JSON is most of a simulated action's cost: one state in eight is enough, as
+    // the simulations play many thousands.
+    if game.deal_actions() % 8 != 0 {
+        return;
+    }
     let stored = serde_json::to_string(game).expect("json");
     let loaded: Game =
         serde_json::from_str(&stored).unwrap_or_else(|e| panic!("{context}: does not load: {e}"));
