@@ -132,6 +132,9 @@ static ROUTES: LazyLock<Vec<(Vec<Option<String>>, String)>> = LazyLock::new(|| {
             if item.post.is_some() {
                 methods.push("POST");
             }
+            if item.delete.is_some() {
+                methods.push("DELETE");
+            }
             (segments, methods.join(", "))
         })
         .collect()

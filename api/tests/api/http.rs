@@ -25,6 +25,12 @@ async fn methods_and_media_types(app: &TestApp) {
         ),
         ("GET", format!("{game}/draw"), "POST", "a move"),
         ("DELETE", game.clone(), "GET, HEAD", "the game view"),
+        (
+            "PUT",
+            format!("{game}/autopilot"),
+            "POST, DELETE",
+            "the autopilot, on and off",
+        ),
         ("PATCH", "/healthz".to_owned(), "GET, HEAD", "liveness"),
     ];
     for (method, path, allow, what) in rows {
