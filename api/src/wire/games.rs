@@ -92,12 +92,11 @@ pub struct AutopilotRequest {
     pub level: Option<Level>,
 }
 
-/// Reads a level by its name, refusing another with [`UNKNOWN_LEVEL`].
+/// Reads a level by its name, refusing another with [`UNKNOWN_LEVEL`], and `null` as the
+/// document does (a level left out is `normal`).
 fn named_level<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Level>, D::Error> {
-    Option::<String>::deserialize(deserializer)?
-        .map(|name| level(&name))
-        .transpose()
-        .map_err(serde::de::Error::custom)
+    let name = String::deserialize(deserializer)?;
+    level(&name).map(Some).map_err(serde::de::Error::custom)
 }
 
 /// How the refusal of a bot level starts: the body reader answers it `unknown_level`.

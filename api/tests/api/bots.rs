@@ -317,6 +317,9 @@ async fn autopilot_on_off_and_a_move_of_ones_own() {
         app.post_as(&autopilot, &table.tokens[0], &json!({"level": "expert"}), &[])
             .await
             .assert_problem(400, "unknown_level", "not a level");
+        app.post_as(&autopilot, &table.tokens[0], &json!({"level": null}), &[])
+            .await
+            .assert_problem(400, "invalid_body", "a level is a name, never null");
         let on = app
             .post_as(&autopilot, &table.tokens[0], &json!({}), &[])
             .await
