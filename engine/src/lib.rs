@@ -86,7 +86,7 @@ pub use reading::{
     Analysis, Designation, MAX_RUN, MeldError, MeldKind, ProposedMeld, Reading, Reason, ReasonCode, RunEnd,
     Slot, Stands, SwapError, analyse, read,
 };
-pub use replay::{ReplayError, replay};
+pub use replay::{Replay, ReplayError, Step, replay, replay_record};
 pub use ruleset::{
     ClaimLimits, FirstDealerDraw, RanklessSet, Restock, Ruleset, RulesetError, Scoring, Variant, WildLimit,
     WildSwap,

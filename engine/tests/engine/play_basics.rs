@@ -1,6 +1,8 @@
 //! Setup, turns, views and serialisation (docs/rules.md#common).
 
-use engine::{Action, DrawSource, Event, Game, GameConfig, Ruleset, Seat, Seed, Status, Variant, Viewer};
+use engine::{
+    Action, DrawSource, Event, Game, GameConfig, Ruleset, Seat, Seed, Status, Step, Variant, Viewer,
+};
 
 use crate::helpers::cards;
 use crate::play_helpers::{discard, draw, new_game, play_all, stacked_deck, stacked_game};
@@ -332,6 +334,54 @@ fn rules_1_seed_committed_revealed_at_the_end_and_replayable() {
         other.is_err() || other.expect("game") != game,
         "another seed deals other cards"
     );
+}
+
+/// A game's record (its deal, each action, a call-off) replays step by step into the game and
+/// the events each step made; a record deals once, first.
+#[test]
+fn a_record_replays_step_by_step_and_deals_once_first() {
+    let config = GameConfig::new(Ruleset::default_for(Variant::MayI), 3);
+    let seed = Seed::from_u64(11);
+    let (mut game, dealt) = Game::new(config.clone(), seed.clone()).expect("setup");
+    let mut record = vec![Step::Deal];
+    let mut played = vec![(game.clone(), dealt)];
+    for _ in 0..12 {
+        let (turn, _) = game.turn().expect("playing");
+        let action = engine::bot::choose(&game, turn).expect("bot acts");
+        let (next, events) = game.apply(turn, action.clone()).expect("legal");
+        record.push(Step::Act { seat: turn, action });
+        played.push((next.clone(), events));
+        game = next;
+    }
+    let (void, events) = game.call_off().expect("called off");
+    record.push(Step::CallOff);
+    played.push((void, events));
+    let replayed: Vec<(Game, Vec<Event>)> =
+        engine::replay_record(config.clone(), seed.clone(), record.clone())
+            .map(|step| step.expect("each step replays"))
+            .collect();
+    assert_eq!(
+        replayed, played,
+        "each step gives the game and the events it made"
+    );
+    let json = serde_json::to_value(&record).expect("JSON");
+    assert_eq!(json[0], serde_json::json!({"step": "deal"}));
+    assert_eq!(json[1]["step"], "act");
+    assert_eq!(
+        serde_json::from_value::<Vec<Step>>(json).expect("read back"),
+        record,
+        "a record round-trips through JSON"
+    );
+    for (what, bad) in [
+        ("no deal first", record[1..].to_vec()),
+        ("a second deal", [record.clone(), vec![Step::Deal]].concat()),
+    ] {
+        let last = engine::replay_record(config.clone(), seed.clone(), bad).last();
+        assert!(
+            matches!(last, Some(Err(ref e)) if e.code() == "misplaced_deal"),
+            "{what}: {last:?}"
+        );
+    }
 }
 
 #[test]

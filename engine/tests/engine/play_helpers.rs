@@ -152,6 +152,11 @@ pub fn play_checked(game: &Game, seat: Seat, action: Action, context: &str) -> (
     let (next, events) = game
         .apply(seat, action.clone())
         .unwrap_or_else(|e| panic!("{context}: {action:?} by {seat} refused: {e} ({})", e.code()));
+    // A game's record locates each action at its first event (docs/api.md#replay).
+    assert!(
+        !events.is_empty(),
+        "{context}: {action:?} by {seat} made no event"
+    );
     assert_conserved(&next, context);
     assert_hand_sizes(game, &next, &events, context);
     assert_known_held(&next, context);

@@ -5,7 +5,7 @@
 
 use engine::{
     Action, Card, DrawSource, Game, GameConfig, LegalAction, Phase, Reading, Ruleset, Seat, Seed, Status,
-    Variant, bot::Level, find_contract, find_go_out, find_layoffs, replay,
+    Step, Variant, bot::Level, find_contract, find_go_out, find_layoffs, replay, replay_record,
 };
 
 use crate::play_helpers::{assert_conserved, concrete_actions, play_checked};
@@ -350,10 +350,28 @@ fn simulate(rules: Ruleset, games: u64, salt: u64) {
         let config = GameConfig::new(rules.clone(), n);
         let outcome = play_game(config.clone(), seed, &players);
         if k % 50 == 0 {
-            let replayed = replay(config, Seed::from_u64(seed), &outcome.actions).expect("replay");
+            let replayed = replay(config.clone(), Seed::from_u64(seed), &outcome.actions).expect("replay");
             assert_eq!(
                 replayed, outcome.game,
                 "replay from seed and actions gives the same game"
+            );
+            let record =
+                std::iter::once(Step::Deal).chain(outcome.actions.iter().map(|(seat, action)| Step::Act {
+                    seat: *seat,
+                    action: action.clone(),
+                }));
+            let steps: Vec<Game> = replay_record(config, Seed::from_u64(seed), record)
+                .map(|step| step.expect("every step replays").0)
+                .collect();
+            assert_eq!(
+                steps.len(),
+                outcome.actions.len() + 1,
+                "the deal, then each action"
+            );
+            assert_eq!(
+                steps.last(),
+                Some(&outcome.game),
+                "the record's last step is the game"
             );
         }
     }
