@@ -161,13 +161,21 @@ export function follow(gameId, token, after, onMessage, onState) {
   };
 }
 
-/** Every event of a game after `after`, page by page. @param {string} gameId @param {string} token */
-export async function allEvents(gameId, token, after = 0) {
+/** Every item of a game's paged log (`events` or the replay's `steps`), oldest first.
+ * @param {string} gameId @param {string} token @param {"events" | "replay"} log */
+async function allPages(gameId, token, log) {
+  const field = log === "replay" ? "steps" : "events";
   const out = [];
-  for (;;) {
-    const page = await call("GET", `/v1/games/${gameId}/events?after=${after}&limit=1000`, { token });
-    out.push(...page.events);
-    if (!page.events.length || page.last_seq === after) return out;
+  for (let after = 0; ;) {
+    const page = await call("GET", `/v1/games/${gameId}/${log}?after=${after}`, { token });
+    out.push(...page[field]);
+    if (!page[field].length || page.last_seq === after) return out;
     after = page.last_seq;
   }
 }
+
+/** Every event of a game. @param {string} gameId @param {string} token */
+export const allEvents = (gameId, token) => allPages(gameId, token, "events");
+
+/** Every step of a game's replay. @param {string} gameId @param {string} token */
+export const allSteps = (gameId, token) => allPages(gameId, token, "replay");

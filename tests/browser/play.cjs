@@ -240,12 +240,20 @@ async function wholeGame(browser) {
   step(`finished after ${turns} turns: ${standings}`);
   await page.screenshot({ path: path.join(shots, "desktop-finished.png"), fullPage: true });
 
+  // The page shows the steps the server replays; it rebuilds nothing itself.
+  const replayed = page.waitForResponse((r) => /\/v1\/games\/[^/]+\/replay/.test(r.url()) && r.status() === 200);
   await page.click("#replay-link");
+  const steps = (await (await replayed).json()).steps;
   await page.waitForFunction(() => /matches/.test(document.querySelector("#seed-check")?.textContent || ""));
   await page.click('button:has-text("« Start")');
+  const first = await page.$eval(".replay .now", (n) => n.textContent);
+  assert.ok(first.startsWith(`#${steps[0].seq}: `), `the first step is the deal's: ${first}`);
   for (let i = 0; i < 40; i++) await page.click("#replay-next");
   const now = await page.$eval(".replay .now", (n) => n.textContent);
-  assert.match(now, /^#\d+: /, "the replay steps through the events");
+  const at = Math.min(40, steps.length - 1);
+  assert.ok(now.startsWith(`#${steps[at].seq}: `), `the replay steps through the server's steps: ${now}`);
+  const stock = await page.$eval(".replay-stage p:nth-of-type(2)", (n) => n.textContent);
+  assert.ok(stock.endsWith(`stock ${steps[at].view.stock_count}`), `the step shows the server's stock count: ${stock}`);
   await page.screenshot({ path: path.join(shots, "desktop-replay.png") });
   step(`the replay checks the seed and steps: ${now}`);
   await page.context().close();

@@ -2,7 +2,7 @@
 //! engine's [`Game`], which exists once every seat is taken.
 
 use engine::bot::Level;
-use engine::{Action, ActionError, Game, GameConfig, Seat, Seed, SetupError};
+use engine::{Action, ActionError, Game, GameConfig, Seat, Seed, SetupError, Step};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -80,6 +80,9 @@ pub enum TableError {
     /// A rematch seat asked for by a seat that is no longer a player's at the new table.
     #[error("seat {0} of the rematch is no longer a player's")]
     NotReserved(u8),
+    /// A replay of a game dealt before the service kept each game's record.
+    #[error("this game was dealt before the service kept the record a replay plays again")]
+    NoRecord,
     /// The stored state is not a table of this release, or holds what the rules could not
     /// have made (the engine's check as a game loads).
     #[error("stored game {game} does not load: {cause}")]
@@ -194,12 +197,16 @@ pub struct Table {
     pub rematch: Option<Uuid>,
 }
 
-/// What a request changed in the engine: its events, and how many actions were accepted
-/// (the request's own, if any, plus every bot move it set off), by which the version grows.
+/// What a request changed in the engine: its events, the steps of the game's record they
+/// came from, and how many actions were accepted (the request's own, if any, plus every bot
+/// move it set off), by which the version grows.
 #[derive(Clone, Debug, Default)]
 pub struct Applied {
     /// Every event, in order: the engine's, with the table's `turn` and `game_finished`.
     pub events: Vec<Logged>,
+    /// Each step of the game's record this change took, with the index in `events` of the
+    /// first event it made (every step makes one): where the log keeps it, for the replay.
+    pub steps: Vec<(usize, Step)>,
     /// Accepted actions.
     pub actions: i64,
     /// Whether the turn passed (or a deal began): the next turn's clock starts.
@@ -228,6 +235,45 @@ impl Mark {
 }
 
 impl Applied {
+    /// Table events only: no step of the game's record.
+    pub fn table(events: impl IntoIterator<Item = Logged>) -> Applied {
+        Applied {
+            events: events.into_iter().collect(),
+            ..Applied::default()
+        }
+    }
+
+    /// `entries` logged first, then this change.
+    pub fn after(mut self, entries: impl IntoIterator<Item = Logged>) -> Applied {
+        let mut events: Vec<Logged> = entries.into_iter().collect();
+        let shift = events.len();
+        events.append(&mut self.events);
+        self.events = events;
+        for (at, _) in &mut self.steps {
+            *at += shift;
+        }
+        self
+    }
+
+    /// Adds what `more` changed after this.
+    fn append(&mut self, more: Applied) {
+        let shift = self.events.len();
+        self.events.extend(more.events);
+        self.steps
+            .extend(more.steps.into_iter().map(|(at, step)| (at + shift, step)));
+        self.actions += more.actions;
+        self.turn_passed |= more.turn_passed;
+    }
+
+    /// The log's entries in order, each with the step of the record that begins there.
+    pub fn entries(self) -> impl Iterator<Item = (Logged, Option<Step>)> {
+        let mut steps = self.steps.into_iter().peekable();
+        self.events.into_iter().enumerate().map(move |(i, entry)| {
+            let step = steps.next_if(|(at, _)| *at == i).map(|(_, step)| step);
+            (entry, step)
+        })
+    }
+
     /// Records what changed from `before` to `game`: a `turn` when another seat (or a new
     /// deal) is in turn, `game_finished` when the game ended.
     fn mark(&mut self, before: Option<Mark>, game: &Game) {
@@ -386,6 +432,7 @@ impl Table {
         let (game, events) = Game::new(self.config.clone(), self.seed.clone())?;
         let mut applied = Applied {
             events: events.into_iter().map(Logged::Engine).collect(),
+            steps: vec![(0, Step::Deal)],
             ..Applied::default()
         };
         applied.mark(None, &game);
@@ -520,7 +567,10 @@ impl Table {
     ) -> Result<(), TableError> {
         let game = self.game()?;
         let before = Mark::of(game);
-        let (next, events) = game.apply(seat, action)?;
+        let (next, events) = game.apply(seat, action.clone())?;
+        applied
+            .steps
+            .push((applied.events.len(), Step::Act { seat, action }));
         applied.events.extend(events.into_iter().map(Logged::Engine));
         applied.actions += 1;
         applied.mark(Some(before), &next);
@@ -679,7 +729,10 @@ impl Table {
         let game = self.game()?;
         let before = Mark::of(game);
         let (next, events) = game.call_off()?;
-        let mut applied = Applied::default();
+        let mut applied = Applied {
+            steps: vec![(0, Step::CallOff)],
+            ..Applied::default()
+        };
         applied
             .events
             .push(Logged::Table(TableEvent::CalledOff { reason }));
@@ -718,9 +771,7 @@ impl Table {
             .push(Logged::Table(TableEvent::BotSeated { seat, level }));
         if self.game.is_none() {
             let started = self.start_if_full(year)?;
-            applied.events.extend(started.events);
-            applied.actions += started.actions;
-            applied.turn_passed |= started.turn_passed;
+            applied.append(started);
         } else {
             self.run_bots(&mut applied, None);
         }

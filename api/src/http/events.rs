@@ -8,7 +8,7 @@ use super::read_by;
 use crate::error::ApiError;
 use crate::service;
 use crate::state::AppState;
-use crate::wire::{EventsQuery, EventsResponse, Problem, StreamMessage};
+use crate::wire::{EventsQuery, EventsResponse, Problem, ReplayResponse, StreamMessage};
 
 /// The game's events after a sequence number, as this seat (or a spectator) may see them.
 ///
@@ -39,6 +39,43 @@ pub async fn list_events(
     let events = service::events_for(&state, id, reader.viewer(), after, limit).await?;
     let last_seq = events.last().map_or(after, |e| e.seq);
     Ok(HttpResponse::Ok().json(EventsResponse { events, last_seq }))
+}
+
+/// The game played again from its record, step by step, as this seat (or a spectator) saw it.
+///
+/// Each step is what changed the game (its deal, a seat's action, or the studio calling it
+/// off), the events it made and the game just after it, as the engine replays them from the
+/// seed and the record: the same redaction as the events, so a seat sees its own hand at each
+/// step and every other hand as a count. Pages of at most `limit` steps, oldest first; pass
+/// `last_seq` as `after` for the next page. A game still waiting for players has no step yet.
+#[utoipa::path(
+    get, path = "/v1/games/{id}/replay", tag = "games",
+    params(("id" = Uuid, Path, description = "Game id."), EventsQuery),
+    security(("seat_token" = []), ("spectator_token" = [])),
+    responses(
+        (status = 200, description = "The steps, as this seat may see them.", body = ReplayResponse),
+        (status = 400, description = "A bad query string (`invalid_query`).", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing, expired, tampered or replaced token.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A token of another game.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A game dealt before the service kept games' records (`no_record`).", body = Problem, content_type = "application/problem+json"),
+        (status = 500, description = "A stored game whose record does not play again into it (`corrupt_game`).", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[route("/v1/games/{id}/replay", method = "GET", method = "HEAD")]
+pub async fn replay(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<Uuid>,
+    query: web::Query<EventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let (reader, row, table) = read_by(&state, &req, id).await?;
+    let (after, limit) = query.page()?;
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let steps = service::replay(&state, &row, &table, reader.viewer(), after, limit).await?;
+    let last_seq = steps.last().map_or(after, |s| s.seq);
+    Ok(HttpResponse::Ok().json(ReplayResponse { steps, last_seq }))
 }
 
 /// The same events live, as server-sent events.

@@ -81,6 +81,7 @@ endpoints!(
     games::get_game,
     events::list_events,
     events::stream_events,
+    events::replay,
     hints::get_hints,
     autopilot::autopilot_on,
     autopilot::autopilot_off,

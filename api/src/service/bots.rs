@@ -182,9 +182,9 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
             let action = chosen.clone().unwrap_or_else(|| fallback(&table, seat));
             let applied = table.play_bot(seat, action)?;
             table.rearm(applied.turn_passed, now, second_ms);
-            let events = event_rows(applied.events, row.webhook_url.is_some())?;
-            let queued = events.iter().any(|e| e.public.is_some());
             let version = row.version + applied.actions.max(1);
+            let events = event_rows(applied, row.webhook_url.is_some())?;
+            let queued = events.iter().any(|e| e.public.is_some());
             tracing::debug!(game = %row.id, version, seat = seat.0, ?level, "bot moved");
             Ok(Outcome {
                 update: Some(GameUpdate {

@@ -87,7 +87,7 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
                     table.rearm(true, now, second_ms);
                     // The timeout itself changes the view (`timeouts`): at least one version.
                     let version = row.version + applied.actions.max(1);
-                    (version, event_rows(applied.events, row.webhook_url.is_some())?)
+                    (version, event_rows(applied, row.webhook_url.is_some())?)
                 }
                 None => {
                     table.rearm(false, now, second_ms);

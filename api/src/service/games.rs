@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::webhooks::{check_host, new_secret};
 use super::{event_rows, seat_row, seat_rows};
 use crate::auth::{Claims, Reader};
-use crate::domain::{Logged, SeatKind, Table, TableEvent};
+use crate::domain::{Applied, Logged, SeatKind, Table, TableEvent};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
@@ -85,15 +85,7 @@ pub async fn create_game(
         });
     }
     let deadline = table.due_at(now, state.second_ms());
-    let new = new_game(
-        id,
-        tenant.as_str(),
-        &table,
-        version,
-        started.events,
-        webhook,
-        deadline,
-    )?;
+    let new = new_game(id, tenant.as_str(), &table, version, started, webhook, deadline)?;
     let response = StoredResponse {
         status: 201,
         etag: Some(etag(version)),
@@ -127,7 +119,7 @@ pub(super) fn new_game(
     tenant: &str,
     table: &Table,
     version: i64,
-    events: Vec<Logged>,
+    events: Applied,
     webhook: Option<(String, String)>,
     deadline: Option<i64>,
 ) -> Result<NewGame, ApiError> {
@@ -182,12 +174,9 @@ pub async fn join_game(
             let started = table.start_if_full(super::utc_year())?;
             let now = now_ms();
             table.rearm(started.turn_passed, now, state.second_ms());
-            let events = event_rows(
-                std::iter::once(joined).chain(started.events),
-                row.webhook_url.is_some(),
-            )?;
             // The join, then every bot action the deal set off.
             let version = row.version + 1 + started.actions;
+            let events = event_rows(started.after([joined]), row.webhook_url.is_some())?;
             let status = table.status();
             let response = StoredResponse {
                 status: 200,

@@ -9,6 +9,7 @@ mod games;
 mod hints;
 mod moves;
 mod rematch;
+mod replay;
 mod studio;
 mod webhooks;
 
@@ -19,10 +20,11 @@ pub use games::{create_game, exists, join_game, load_for_reader, load_for_seat};
 pub use hints::hints;
 pub use moves::{act, autopilot};
 pub use rematch::{Asker, rematch};
+pub use replay::replay;
 pub use studio::{end_game, list_games, reissue_token, seat_bot, spectator_token, webhook_status};
 pub use webhooks::{deliver_webhooks, sign};
 
-use crate::domain::{Logged, Table};
+use crate::domain::{Applied, Table};
 use crate::error::ApiError;
 use crate::store::{NewEvent, SeatRow};
 
@@ -46,16 +48,17 @@ fn seat_row(table: &Table, seat: u8) -> Vec<SeatRow> {
     seat_rows(table).filter(|s| s.seat == i64::from(seat)).collect()
 }
 
-/// Log entries as rows of the events table; with `webhook`, each with its public copy for
-/// the outbox.
-fn event_rows(entries: impl IntoIterator<Item = Logged>, webhook: bool) -> Result<Vec<NewEvent>, ApiError> {
-    entries
-        .into_iter()
-        .map(|e| {
+/// What a change logged as rows of the events table, each with the step of the game's
+/// record that begins there; with `webhook`, each with its public copy for the outbox.
+fn event_rows(applied: Applied, webhook: bool) -> Result<Vec<NewEvent>, ApiError> {
+    applied
+        .entries()
+        .map(|(e, step)| {
             Ok(NewEvent {
                 seat: e.seat().map(|s| i64::from(s.0)),
                 body: serde_json::to_string(&e)?,
                 public: webhook.then(|| serde_json::to_string(&e.public())).transpose()?,
+                step: step.as_ref().map(serde_json::to_string).transpose()?,
             })
         })
         .collect()

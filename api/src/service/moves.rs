@@ -63,15 +63,15 @@ pub async fn act(
             let (actions, seats, events) = if table.game.is_none() && matches!(action, Action::Leave {}) {
                 table.vacate(seat)?;
                 let vacated = Logged::Table(TableEvent::SeatVacated { seat });
-                (1, seat_row(&table, seat), event_rows([vacated], webhook)?)
+                (
+                    1,
+                    seat_row(&table, seat),
+                    event_rows(Applied::table([vacated]), webhook)?,
+                )
             } else {
-                let Applied {
-                    events,
-                    actions,
-                    turn_passed,
-                } = table.apply(Seat(seat), action.clone())?;
-                table.rearm(turn_passed, now, state.second_ms());
-                (actions, Vec::new(), event_rows(events, webhook)?)
+                let applied = table.apply(Seat(seat), action.clone())?;
+                table.rearm(applied.turn_passed, now, state.second_ms());
+                (applied.actions, Vec::new(), event_rows(applied, webhook)?)
             };
             queued = events.iter().any(|e| e.public.is_some());
             bot_due = table.bot_due().is_some();
@@ -159,16 +159,17 @@ pub async fn autopilot(
             let now = now_ms();
             let applied = table.set_autopilot(Seat(claims.seat), level)?;
             table.rearm(applied.turn_passed, now, state.second_ms());
-            let events = event_rows(applied.events, row.webhook_url.is_some())?;
+            let actions = applied.actions;
+            let events = event_rows(applied, row.webhook_url.is_some())?;
             let queued = events.iter().any(|e| e.public.is_some());
-            let version = row.version + applied.actions;
+            let version = row.version + actions;
             let response = StoredResponse {
                 status: 200,
                 etag: Some(etag(version)),
                 body: serde_json::to_vec(&GameView::of(id, version, &table, claims.seat))?,
             };
             let bot_due = table.bot_due().is_some();
-            let update = (applied.actions > 0).then(|| {
+            let update = (actions > 0).then(|| {
                 Ok::<_, ApiError>(GameUpdate {
                     version,
                     status: table.status(),

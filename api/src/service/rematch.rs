@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::games::{new_game, random_seed};
 use super::{event_rows, seat_row};
 use crate::auth::Claims;
-use crate::domain::{Logged, Table, TableEvent};
+use crate::domain::{Applied, Logged, Table, TableEvent};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
@@ -66,7 +66,7 @@ fn mark(row: &GameRow, claims: Option<&Claims>) -> Result<Outcome<(Uuid, Table)>
             state: table.to_json()?,
             seats: Vec::new(),
             events: event_rows(
-                [Logged::Table(TableEvent::Rematch { id: next })],
+                Applied::table([Logged::Table(TableEvent::Rematch { id: next })]),
                 row.webhook_url.is_some(),
             )?,
             deadline: row.deadline,
@@ -104,7 +104,7 @@ async fn create(
         &origin.tenant,
         &table,
         version,
-        started.events,
+        started,
         origin.webhook,
         table.due_at(now, state.second_ms()),
     )?;
@@ -157,10 +157,7 @@ async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResp
                     status: table.status(),
                     state: table.to_json()?,
                     seats: seat_row(&table, seat),
-                    events: event_rows(
-                        std::iter::once(joined).chain(started.events),
-                        row.webhook_url.is_some(),
-                    )?,
+                    events: event_rows(started.after([joined]), row.webhook_url.is_some())?,
                     deadline: table.due_at(now, state.second_ms()),
                     response: None,
                 }),

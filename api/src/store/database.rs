@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::{
     Attempt, Delivery, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, NewGame, Origin, Outcome, PgStore,
-    SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
+    RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
 use super::{GameListing, Live};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
@@ -162,6 +162,9 @@ impl Store for Database {
     }
     async fn events_after(&self, id: Uuid, after: i64, limit: i64) -> Result<Vec<EventRow>, StoreError> {
         dispatch!(self, s => s.events_after(id, after, limit))
+    }
+    async fn record(&self, id: Uuid) -> Result<Vec<RecordedEvent>, StoreError> {
+        dispatch!(self, s => s.record(id))
     }
     async fn find_key(&self, key: &KeyRef) -> Result<Option<KeyClaim>, StoreError> {
         dispatch!(self, s => s.find_key(key))

@@ -279,6 +279,7 @@ mod tests {
             seat: None,
             body: body.to_owned(),
             public: None,
+            step: None,
         }
     }
 

@@ -104,6 +104,9 @@ pub struct NewEvent {
     pub body: String,
     /// The event as a spectator sees it, when the game has a webhook: written to the outbox.
     pub public: Option<String>,
+    /// The step of the game's record that begins at this event, as JSON (`engine::Step`),
+    /// if one does: what the replay plays again.
+    pub step: Option<String>,
 }
 
 /// A stored event.
@@ -113,6 +116,15 @@ pub struct EventRow {
     pub seq: i64,
     /// The event as JSON text.
     pub body: String,
+}
+
+/// A stored event with the step of the game's record that begins at it, if one does.
+#[derive(Clone, Debug)]
+pub struct RecordedEvent {
+    /// The event.
+    pub event: EventRow,
+    /// The step as JSON (`engine::Step`).
+    pub step: Option<String>,
 }
 
 /// A response kept for an idempotency key, returned byte for byte on a retry.
@@ -311,6 +323,9 @@ pub trait Store {
     async fn list_games(&self, tenant: &str, listing: &GameListing) -> Result<Vec<ListedRow>, StoreError>;
     /// Events of `id` with `seq > after`, at most `limit`.
     async fn events_after(&self, id: Uuid, after: i64, limit: i64) -> Result<Vec<EventRow>, StoreError>;
+    /// Every event of `id` in order, each with the step of the game's record that begins
+    /// there, if one does: what the replay reads.
+    async fn record(&self, id: Uuid) -> Result<Vec<RecordedEvent>, StoreError>;
     /// What is stored for an idempotency key: nothing unless a request with it acted.
     async fn find_key(&self, key: &KeyRef) -> Result<Option<KeyClaim>, StoreError>;
     /// Deletes idempotency keys created before `keys_before` and finished or void games last

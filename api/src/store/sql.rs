@@ -10,7 +10,7 @@ use super::GameListing;
 use super::hub::{self, Live, Signal};
 use super::{
     Attempt, Delivery, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, ListedRow, NewEvent, NewGame, Origin,
-    Outcome, Store, StoreError, StoredResponse, Swept, WebhookCounts,
+    Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
 use crate::domain::GameStatus;
 
@@ -391,6 +391,24 @@ macro_rules! sql_store {
                         Ok(EventRow {
                             seq: r.try_get("seq")?,
                             body: r.try_get("body")?,
+                        })
+                    })
+                    .collect()
+            }
+
+            async fn record(&self, id: Uuid) -> Result<Vec<RecordedEvent>, StoreError> {
+                let rows = sqlx::query("SELECT seq, body, step FROM events WHERE game_id = $1 ORDER BY seq")
+                    .bind(id)
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter()
+                    .map(|r| {
+                        Ok(RecordedEvent {
+                            event: EventRow {
+                                seq: r.try_get("seq")?,
+                                body: r.try_get("body")?,
+                            },
+                            step: r.try_get("step")?,
                         })
                     })
                     .collect()
@@ -1045,6 +1063,7 @@ where
     i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     Option<i64>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     &'a str: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<String>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
 {
     let mut insert = QueryBuilder::new(EVENT_INSERT);
     push_event_values(&mut insert, game, first, events, at);
@@ -1052,7 +1071,7 @@ where
 }
 
 /// The start of an `INSERT` of events, before their rows.
-const EVENT_INSERT: &str = "INSERT INTO events (game_id, seq, seat, body, created_at) ";
+const EVENT_INSERT: &str = "INSERT INTO events (game_id, seq, seat, body, step, created_at) ";
 
 /// Pushes the `VALUES` of all `events`, numbered from `first`, onto `sql`.
 fn push_event_values<'a, DB>(
@@ -1067,12 +1086,14 @@ fn push_event_values<'a, DB>(
     i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     Option<i64>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     &'a str: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<String>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
 {
     sql.push_values(events.iter().zip(first..), |mut row, (e, seq)| {
         row.push_bind(game)
             .push_bind(seq)
             .push_bind(e.seat)
             .push_bind(e.body.as_str())
+            .push_bind(e.step.clone())
             .push_bind(at);
     });
 }

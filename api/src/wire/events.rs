@@ -11,12 +11,12 @@ use utoipa::{IntoParams, PartialSchema, ToSchema};
 use super::{Code, Invalid};
 use crate::domain::TableEvent;
 
-/// `?after=N&limit=M`.
+/// `?after=N&limit=M`: a page of a game's log (its events, or the steps of its replay).
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct EventsQuery {
-    /// Events with a sequence number greater than this (default 0: from the start).
+    /// Those from a sequence number greater than this (default 0: from the start).
     #[serde(default)]
     pub after: u64,
     /// At most this many, 1 to 1000 (default 1000).
@@ -65,6 +65,32 @@ pub struct EventsResponse {
     /// The events, oldest first.
     pub events: Vec<LoggedEvent>,
     /// The last sequence number returned (or `after` when none): pass it as `after` next time.
+    pub last_seq: i64,
+}
+
+/// One step of a game's record as this reader may see it: what happened (the deal, a seat's
+/// action, the game called off), the events it made, and the game after it.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ReplayStep {
+    /// The sequence number of the first event this step made.
+    pub seq: i64,
+    /// What happened. Every action is public: the events tell it to every seat.
+    #[schema(example = json!({"step": "act", "seat": 0, "action": {"type": "discard", "card": "KD"}}))]
+    pub step: engine::Step,
+    /// The events from this step up to the next one, as `GET /v1/games/{id}/events` shows
+    /// them to this reader.
+    pub events: Vec<LoggedEvent>,
+    /// The game just after this step as this reader saw it then: their own hand, every other
+    /// hand as a count (until a deal's end shows it in the events).
+    pub view: engine::View,
+}
+
+/// A page of a game's replay.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ReplayResponse {
+    /// The steps, oldest first.
+    pub steps: Vec<ReplayStep>,
+    /// The `seq` of the last step returned (or `after` when none): pass it as `after` next time.
     pub last_seq: i64,
 }
 

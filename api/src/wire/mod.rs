@@ -16,8 +16,8 @@ mod studio;
 pub use crate::domain::GameStatus;
 pub use etag::{IfMatch, StaleVersion, etag, matches_if_none_match};
 pub use events::{
-    EventsQuery, EventsResponse, GameEvent, LoggedEvent, STREAM_ERRORS, StreamFailure, StreamMessage,
-    WebhookDelivery,
+    EventsQuery, EventsResponse, GameEvent, LoggedEvent, ReplayResponse, ReplayStep, STREAM_ERRORS,
+    StreamFailure, StreamMessage, WebhookDelivery,
 };
 pub use game::{GameView, Player, Turn};
 pub use games::{

@@ -123,6 +123,8 @@ pub enum Code {
     GameNotFinished,
     /// A rematch's seat that a studio gave to a bot before its player asked for it.
     SeatNotReserved,
+    /// A replay of a game dealt before the service kept games' records.
+    NoRecord,
     /// A request with this `Idempotency-Key` has just acted.
     RequestInProgress,
     /// An `Idempotency-Key` sent again with another request.

@@ -11,7 +11,7 @@ mod studio;
 mod unavailable;
 mod wait;
 
-pub use decks::{dealt_deck, deck_with, local_game, sorted_first_deal};
+pub use decks::{dealt_deck, deck_with, local_config, local_game, sorted_first_deal};
 pub use game::{
     QUICK_OUT, Table, create, discard, draw, go_out_quickly, keyed, may_i_between_deals_with, meld,
     play_turns,
@@ -858,35 +858,43 @@ impl Drop for Binary {
 /// Changes a stored game's state straight in the app's database: what play cannot reach
 /// quickly (a new calendar year, an almost empty stock) is set up this way.
 pub async fn edit_state(app: &TestApp, id: &str, change: impl FnOnce(&mut Value)) {
-    let id: uuid::Uuid = id.parse().expect("a game id");
-    let edit = |state: String| {
-        let mut v: Value = serde_json::from_str(&state).expect("stored JSON");
+    let mut state = None;
+    let read = on_game_rows(app, id, "SELECT state FROM games WHERE id = $1", None).await;
+    if let Some(text) = read {
+        let mut v: Value = serde_json::from_str(&text).expect("stored JSON");
         change(&mut v);
-        v.to_string()
-    };
-    // The same statements on either backend's connection type.
-    macro_rules! edit_on {
+        state = Some(v.to_string());
+    }
+    let state = state.expect("the game");
+    on_game_rows(app, id, "UPDATE games SET state = $2 WHERE id = $1", Some(&state)).await;
+}
+
+/// Runs `sql` straight on the app's database, with game `id` as `$1` (and `text` as `$2`, if
+/// given): answers the first column of its first row when it reads one (as text). For what
+/// play cannot reach: a row an earlier release wrote, a row edited by hand.
+pub async fn on_game_rows(app: &TestApp, id: &str, sql: &str, text: Option<&str>) -> Option<String> {
+    let id: uuid::Uuid = id.parse().expect("a game id");
+    // The same statement on either backend's connection type.
+    macro_rules! run_on {
         ($conn:expr) => {{
             use sqlx::{Connection, Row};
             let mut conn = $conn.await.expect("the test database");
-            let row = sqlx::query("SELECT state FROM games WHERE id = $1")
-                .bind(id)
-                .fetch_one(&mut conn)
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.to_owned())).bind(id);
+            if let Some(text) = text {
+                query = query.bind(text);
+            }
+            let rows = query
+                .fetch_all(&mut conn)
                 .await
-                .expect("the game");
-            let state = edit(row.try_get("state").expect("state"));
-            sqlx::query("UPDATE games SET state = $2 WHERE id = $1")
-                .bind(id)
-                .bind(state)
-                .execute(&mut conn)
-                .await
-                .expect("update");
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
+            rows.first()
+                .map(|r| r.try_get::<String, _>(0).expect("a text column"))
         }};
     }
     match &app.database {
         continental::config::DatabaseSettings::Sqlite { path } => {
-            edit_on!(sqlx::SqliteConnection::connect(&format!("sqlite:{path}")))
+            run_on!(sqlx::SqliteConnection::connect(&format!("sqlite:{path}")))
         }
-        continental::config::DatabaseSettings::Postgres { url } => edit_on!(sqlx::PgConnection::connect(url)),
+        continental::config::DatabaseSettings::Postgres { url } => run_on!(sqlx::PgConnection::connect(url)),
     }
 }

@@ -24,6 +24,7 @@ mod packs;
 mod page;
 mod problems;
 mod rematch;
+mod replay;
 mod retries;
 mod rules;
 mod seats;

@@ -377,6 +377,7 @@ async fn a_change_between_read_and_write_is_decided_again() {
                     seat: None,
                     body: format!(r#"{{"by":"{by}"}}"#),
                     public: None,
+                    step: None,
                 }],
                 deadline: None,
                 response: None,

@@ -90,14 +90,18 @@ pub fn sorted_first_deal(variant: Variant, players: usize) -> (Vec<Vec<Card>>, V
 
 /// The engine's own copy of a test-mode game created with `first_dealer` 0.
 pub fn local_game(variant: Variant, players: usize, seed: u64, stacked: Option<Vec<Vec<Card>>>) -> Game {
-    let config = GameConfig {
+    Game::new(local_config(variant, players, stacked), Seed::from_u64(seed))
+        .expect("a valid local game")
+        .0
+}
+
+/// The configuration of a test-mode game created with `first_dealer` 0 and dealt this year.
+pub fn local_config(variant: Variant, players: usize, stacked: Option<Vec<Vec<Card>>>) -> GameConfig {
+    GameConfig {
         ruleset: Ruleset::default_for(variant),
         players,
         first_dealer: Some(Seat(0)),
         stacked_decks: stacked,
-        start_year: None,
-    };
-    Game::new(config, Seed::from_u64(seed))
-        .expect("a valid local game")
-        .0
+        start_year: Some(time::OffsetDateTime::now_utc().year()),
+    }
 }
