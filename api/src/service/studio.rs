@@ -37,7 +37,23 @@ pub async fn list_games(
     let games = rows
         .iter()
         .map(|r| {
-            let table = Table::load(r.game.id, &r.game.state)?;
+            // One game that does not load leaves the others listed: it shows what its row says.
+            let table = match Table::load(r.game.id, &r.game.state) {
+                Ok(table) => table,
+                Err(e) => {
+                    tracing::error!(game = %r.game.id, error = %e, "a listed game does not load");
+                    return Ok(ListedGame {
+                        id: r.game.id,
+                        variant: r.game.variant.parse().map_err(ApiError::unexpected)?,
+                        status: r.game.status,
+                        version: r.game.version,
+                        created_at: rfc3339(r.created_us),
+                        seats: Vec::new(),
+                        turn: None,
+                        corrupt: true,
+                    });
+                }
+            };
             Ok(ListedGame {
                 id: r.game.id,
                 variant: table.config.ruleset.variant(),
@@ -60,6 +76,7 @@ pub async fn list_games(
                     .as_ref()
                     .and_then(|g| g.turn())
                     .map(|(seat, phase)| TurnView { seat, phase }),
+                corrupt: false,
             })
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
@@ -232,7 +249,7 @@ fn studio_update(
             status,
             state: table.to_json()?,
             seats,
-            events: super::event_rows(applied.events, row.webhook_url.is_some())?,
+            events: super::event_rows(applied, row.webhook_url.is_some())?,
             deadline,
             response: None,
         }),

@@ -128,6 +128,10 @@ pub struct ListedGame {
     pub seats: Vec<ListedSeat>,
     /// Whose turn, while playing.
     pub turn: Option<TurnView>,
+    /// The stored game does not load (`corrupt_game`): the listing shows what its row says
+    /// (no seats, no turn), and reading the game answers `500 corrupt_game`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub corrupt: bool,
 }
 
 /// `GET /v1/games` response.

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, create, draw, edit_state};
+use crate::helpers::{ACME, Backend, TestApp, create, create_with, draw, edit_state, on_studio_backends};
 use crate::on_every_backend;
 
 /// A change made to a stored table's state.
@@ -52,3 +52,27 @@ on_every_backend!(
     a_corrupt_game_is_refused_and_the_others_play_on_every_backend,
     a_corrupt_game_is_refused_and_the_others_play_on
 );
+
+/// A studio's listing shows a game that does not load as its row says (`corrupt`, no seats),
+/// and every other game as usual: one bad row does not take the listing down.
+#[actix_web::test]
+async fn a_corrupt_game_is_listed_apart_and_the_listing_stands() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"name": "Bob"}]});
+        let sound = create_with(app, ACME, &body).await;
+        let broken = create_with(app, ACME, &body).await;
+        let broken_id = broken["id"].as_str().expect("id");
+        edit_state(app, broken_id, |s| s["game"]["turn"] = json!(5)).await;
+        let listing = app.get_with_key("/v1/games", ACME).await.ok("the listing");
+        let games = listing["games"].as_array().expect("games");
+        let find = |id: &Value| games.iter().find(|g| g["id"] == *id).expect("listed");
+        let listed = find(&broken["id"]);
+        assert_eq!(listed["corrupt"], json!(true), "{backend:?}: {listed}");
+        assert_eq!(listed["seats"], json!([]), "{backend:?}: nothing of its state is shown");
+        assert_eq!(listed["status"], "playing", "{backend:?}: what its row says");
+        let fine = find(&sound["id"]);
+        assert!(fine.get("corrupt").is_none(), "{backend:?}: {fine}");
+        assert_eq!(fine["seats"].as_array().map(Vec::len), Some(2), "{backend:?}");
+    })
+    .await;
+}
