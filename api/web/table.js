@@ -74,6 +74,12 @@ export function describe(e, view) {
     case "called_off": return `the game was called off: ${e.reason}`;
     case "bot_seated": return `a bot (${e.level}) took ${s(e.seat)}'s seat`;
     case "rematch": return "a rematch is ready: play again";
+    case "suspend_asked": return `${s(e.seat)} asked to suspend the game`;
+    case "suspended": return "the game is suspended";
+    case "resume_asked": return `${s(e.seat)} asked to resume the game`;
+    case "resumed": return "the game resumed";
+    case "autopilot_on": return `a bot (${e.level}) plays for ${s(e.seat)}`;
+    case "autopilot_off": return `${s(e.seat)} plays again`;
     default: return String(e.type).replace(/_/g, " ");
   }
 }
@@ -222,6 +228,16 @@ export async function openGame(id, token, spectator) {
     act("swaps", { meld_id: target, card: cards[0] }, "Swapped.");
   }
 
+  /** `contract_7`: moves the end joker of one of the listed runs to the chosen run. */
+  function moveJoker() {
+    const from = legal("move_joker")?.meld_ids.find((/** @type {number} */ id) => id !== target);
+    const run = view.table.find((/** @type {any} */ m) => m.id === from);
+    if (target === null || !run) return say("Choose the run the joker goes to (another run than the one it leaves).", "problem");
+    const first = run.reading.slots[0];
+    const end = first.card === "JK" && !first.natural ? "low" : "high";
+    act("swaps", { from_meld: from, end, to_meld: target }, "Moved the joker.");
+  }
+
   function discard() {
     const cards = selectedCards();
     if (cards.length !== 1) return say("Select exactly one card to discard.", "problem");
@@ -317,7 +333,9 @@ export async function openGame(id, token, spectator) {
   function melds() {
     const layoff = legal("layoff");
     const swapOk = legal("swap");
-    const targets = new Set([...(layoff?.meld_ids || []), ...(swapOk?.meld_ids || [])]);
+    // A joker moves from one of the listed runs to another run the player picks.
+    const runs = legal("move_joker") ? view.table.filter((/** @type {any} */ m) => m.kind === "run").map((/** @type {any} */ m) => m.id) : [];
+    const targets = new Set([...(layoff?.meld_ids || []), ...(swapOk?.meld_ids || []), ...runs]);
     const list = h("ul", { class: "melds" });
     for (const m of view.table) {
       const cards = h("span", { class: "cards" }, ...m.reading.slots.map((/** @type {any} */ s) =>
@@ -378,6 +396,7 @@ export async function openGame(id, token, spectator) {
       button("act-meld", meldAction?.contract ? "Meld (go down)" : "Meld", !meldAction || (!staged.length && !sel.length), meld, "primary"),
       button("act-layoff", "Lay off", !legal("layoff") || !sel.length || target === null, layOff),
       button("act-swap", "Swap wild", !legal("swap") || sel.length !== 1 || target === null, swap),
+      legal("move_joker") ? button("act-move-joker", "Move joker here", target === null, moveJoker) : "",
       button("act-discard", "Discard", !discardAction || sel.length !== 1, discard, "primary"),
       legal("take_back") ? button("act-take-back", "Take back", false, () => act("take_back", {}, "Took back this turn's plays.")) : "",
       legal("suspend") ? button("act-suspend", "Suspend", false, () => act("suspend", {}, "Asked to suspend.")) : "",

@@ -134,3 +134,33 @@ fn the_page_holds_no_rule_of_which_cards_are_wild() {
         }
     }
 }
+
+/// The page offers a control for every kind of action a view can list (shown when the view's
+/// `legal_actions` lists it) and tells every event of the document in words: a new action or
+/// event fails here until the page has it (ARCHITECTURE.md, "where a change goes").
+#[test]
+fn the_page_has_a_control_for_every_action_and_words_for_every_event() {
+    let table = include_str!("../../web/table.js");
+    for kind in <engine::ActionKind as strum::IntoEnumIterator>::iter() {
+        let control = format!("legal(\"{}\"", kind.name());
+        assert!(table.contains(&control), "table.js has no control for `{}`", kind.name());
+    }
+    let document: serde_json::Value =
+        serde_json::from_str(&continental::openapi::document()).expect("the document is JSON");
+    let schemas = &document["components"]["schemas"];
+    let events = schemas["Event"]["oneOf"].as_array().expect("Event is a oneOf");
+    assert!(events.len() > 30, "every event of the log: {}", events.len());
+    for event in events {
+        let name = event["$ref"]
+            .as_str()
+            .and_then(|r| r.rsplit('/').next())
+            .expect("a reference");
+        let kind = schemas[name]["properties"]["type"]["enum"][0]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name} has a type"));
+        assert!(
+            table.contains(&format!("case \"{kind}\":")),
+            "table.js's `describe` has no words for `{kind}`"
+        );
+    }
+}
