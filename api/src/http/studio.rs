@@ -174,7 +174,7 @@ pub async fn end_game(
     responses(
         (status = 200, description = "The seat is a bot's.", body = StudioActionResponse),
         (status = 400, description = "Malformed body (`malformed_json`, `not_an_object`, `unknown_field`), or a `level` \
-            that is not `easy`, `normal` or `hard` (`invalid_body`).", body = Problem, content_type = "application/problem+json"),
+            that is not `easy`, `normal` or `hard` (`unknown_level`), or a `level` of null (`invalid_body`).", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No game of this tenant with this id (`game_not_found`: another tenant's game answers the same), \
             or no such seat (`seat_not_found`).", body = Problem, content_type = "application/problem+json"),

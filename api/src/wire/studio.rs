@@ -276,9 +276,10 @@ impl TryFrom<EndGameRequest> for EndReason {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"level": "hard"}))]
 pub struct SeatBotRequest {
-    /// How well the bot plays; `normal` when not given.
-    #[serde(default)]
-    #[schema(value_type = Option<engine::bot::Level>)]
+    /// How well the bot plays: `easy`, `normal` (when left out) or `hard`; another is
+    /// `400 unknown_level`.
+    #[serde(default, deserialize_with = "super::games::named_level")]
+    #[schema(schema_with = crate::domain::level_schema)]
     pub level: Option<engine::bot::Level>,
 }
 

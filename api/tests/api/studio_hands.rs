@@ -116,7 +116,7 @@ async fn a_studio_puts_a_bot_in_a_seat() {
             .assert_problem(404, "seat_not_found", "no seat 7");
         one.post_with_key(&path, ACME, &json!({"level": "brilliant"}), &[])
             .await
-            .assert_problem(400, "invalid_body", "no such level");
+            .assert_problem(400, "unknown_level", "no such level");
         let seated = one
             .post_with_key(&path, ACME, &json!({"level": "easy"}), &[])
             .await
