@@ -94,7 +94,9 @@ pub struct AutopilotRequest {
 
 /// Reads a level by its name, refusing another with [`UNKNOWN_LEVEL`], and `null` as the
 /// document does (a level left out is `normal`).
-pub(super) fn named_level<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Level>, D::Error> {
+pub(super) fn named_level<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Level>, D::Error> {
     let name = String::deserialize(deserializer)?;
     level(&name).map(Some).map_err(serde::de::Error::custom)
 }

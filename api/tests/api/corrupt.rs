@@ -68,7 +68,11 @@ async fn a_corrupt_game_is_listed_apart_and_the_listing_stands() {
         let find = |id: &Value| games.iter().find(|g| g["id"] == *id).expect("listed");
         let listed = find(&broken["id"]);
         assert_eq!(listed["corrupt"], json!(true), "{backend:?}: {listed}");
-        assert_eq!(listed["seats"], json!([]), "{backend:?}: nothing of its state is shown");
+        assert_eq!(
+            listed["seats"],
+            json!([]),
+            "{backend:?}: nothing of its state is shown"
+        );
         assert_eq!(listed["status"], "playing", "{backend:?}: what its row says");
         let fine = find(&sound["id"]);
         assert!(fine.get("corrupt").is_none(), "{backend:?}: {fine}");

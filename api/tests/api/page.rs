@@ -143,7 +143,11 @@ fn the_page_has_a_control_for_every_action_and_words_for_every_event() {
     let table = include_str!("../../web/table.js");
     for kind in <engine::ActionKind as strum::IntoEnumIterator>::iter() {
         let control = format!("legal(\"{}\"", kind.name());
-        assert!(table.contains(&control), "table.js has no control for `{}`", kind.name());
+        assert!(
+            table.contains(&control),
+            "table.js has no control for `{}`",
+            kind.name()
+        );
     }
     let document: serde_json::Value =
         serde_json::from_str(&continental::openapi::document()).expect("the document is JSON");
