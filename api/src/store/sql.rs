@@ -606,7 +606,15 @@ macro_rules! sql_store {
                     .bind(now.saturating_add(lease))
                     .bind(now)
                     .fetch_optional(&self.pool)
-                    .await?;
+                    .await;
+                    // A game whose worker was lost since it was read waits for the next pass.
+                    let claimed = match claimed {
+                        Ok(claimed) => claimed,
+                        Err(e) => {
+                            tracing::warn!(game = %game_id, error = %e, "a webhook delivery could not be claimed; trying again next pass");
+                            continue;
+                        }
+                    };
                     let Some(row) = claimed else { continue };
                     let (Some(url), Some(secret)) = (webhook_url, webhook_secret) else {
                         continue;
