@@ -4,7 +4,7 @@
 -- coordinator once (docs/performance.md#scaling-out). Its `NOTIFY` is then the worker's: each
 -- replica listens on every node. One PostgreSQL keeps its one-statement write; SQLite has none.
 --
--- The rows come as JSON arrays read into each table's own row type, so that a column added to a
+-- The rows come as JSON read into each table's own row type, so that a column added to a
 -- table is one more field of the JSON the service sends, not a new signature. Returns the new
 -- last seq, or null when the game's row is no longer the one read (its `xmin`, when given).
 --
@@ -20,6 +20,11 @@ CREATE FUNCTION continental_write(
     p_deadline bigint, p_last bigint, p_events jsonb, p_key jsonb, p_seats jsonb, p_outbox jsonb,
     p_note text
 ) RETURNS bigint LANGUAGE plpgsql AS $body$
+DECLARE
+    e events;
+    k idempotency_keys;
+    c seats;
+    o webhook_deliveries;
 BEGIN
     UPDATE games SET status = p_status, state = p_state, version = p_version, updated_at = p_at,
         deadline = p_deadline, last_seq = p_last
@@ -27,20 +32,22 @@ BEGIN
     IF NOT FOUND THEN
         RETURN NULL;
     END IF;
-    INSERT INTO events SELECT * FROM jsonb_populate_recordset(NULL::events, p_events);
+    -- Row by row: each insert is a plain one on the local shard, where an INSERT ... SELECT
+    -- would take Citus's slower path through intermediate results.
+    FOR e IN SELECT * FROM jsonb_populate_recordset(NULL::events, p_events) LOOP
+        INSERT INTO events VALUES (e.*);
+    END LOOP;
     IF p_key IS NOT NULL THEN
-        INSERT INTO idempotency_keys SELECT * FROM jsonb_populate_recordset(NULL::idempotency_keys, p_key);
+        k := jsonb_populate_record(NULL::idempotency_keys, p_key);
+        INSERT INTO idempotency_keys VALUES (k.*);
     END IF;
-    IF p_seats IS NOT NULL THEN
-        UPDATE seats s SET name = c.name, kind = c.kind
-        FROM jsonb_populate_recordset(NULL::seats, p_seats) c
-        WHERE s.game_id = p_game AND s.seat = c.seat;
-    END IF;
-    IF p_outbox IS NOT NULL THEN
+    FOR c IN SELECT * FROM jsonb_populate_recordset(NULL::seats, p_seats) LOOP
+        UPDATE seats SET name = c.name, kind = c.kind WHERE game_id = p_game AND seat = c.seat;
+    END LOOP;
+    FOR o IN SELECT * FROM jsonb_populate_recordset(NULL::webhook_deliveries, p_outbox) LOOP
         INSERT INTO webhook_deliveries (id, game_id, seq, version, event, status, next_attempt_at, created_at)
-        SELECT o.id, o.game_id, o.seq, o.version, o.event, o.status, o.next_attempt_at, o.created_at
-        FROM jsonb_populate_recordset(NULL::webhook_deliveries, p_outbox) o;
-    END IF;
+        VALUES (o.id, o.game_id, o.seq, o.version, o.event, o.status, o.next_attempt_at, o.created_at);
+    END LOOP;
     IF p_note IS NOT NULL THEN
         PERFORM pg_notify('continental_events', p_note);
     END IF;

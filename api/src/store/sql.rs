@@ -1403,7 +1403,7 @@ async fn cluster_write(
         .collect();
     let kept = key.zip(update.response.as_ref()).map(|(key, response)| {
         debug_assert!(key.scope == KeyScope::Game, "an action's key is its game's");
-        json!([{
+        json!({
             "game_id": key.game,
             "seat": key.seat,
             "key": key.key,
@@ -1413,7 +1413,7 @@ async fn cluster_write(
             "response_headers": response.etag,
             "response_body": format!("\\x{}", hex::encode(&response.body)),
             "created_at": at,
-        }])
+        })
     });
     let seats = (!update.seats.is_empty()).then(|| {
         update
