@@ -149,7 +149,7 @@ for node in $NODES; do
     POSTMASTERS+=("$(head -1 "$dir/postmaster.pid")")
 done
 node_ticks() { # postmaster pid -> clock ticks used by that server so far
-    cat /proc/[0-9]*/stat 2>/dev/null | awk -v pm="$1" '$1 == pm { t += $14 + $15 + $16 + $17 } $4 == pm { t += $14 + $15 } END { print t + 0 }'
+    { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v pm="$1" '$1 == pm { t += $14 + $15 + $16 + $17 } $4 == pm { t += $14 + $15 } END { print t + 0 }'
 }
 # What the coordinator runs for the actions themselves: every statement of the service's
 # database but the background passes (one a second, whatever the load) and Citus's own upkeep.
