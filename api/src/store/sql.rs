@@ -920,6 +920,14 @@ impl SqliteStore {
     }
 }
 
+/// A node of the cluster and the shards it holds: of each, its name and those of the
+/// co-located shards asked for with it.
+struct NodeShards {
+    host: String,
+    port: i32,
+    shards: Vec<Vec<String>>,
+}
+
 /// What one shard answered a command run on it alone.
 struct ShardAnswer {
     /// The node that holds it, as `host:port`.
@@ -1063,27 +1071,31 @@ impl PgStore {
         .bind(tables)
         .fetch_all(&self.pool)
         .await?;
-        // Per node: its address and its shards' names.
-        let mut nodes: Vec<((String, i32), Vec<Vec<String>>)> = Vec::new();
+        let mut nodes: Vec<NodeShards> = Vec::new();
         for (host, port, names) in placements {
             if only.is_some_and(|only| !only.contains(&names[0])) {
                 continue;
             }
             match nodes.last_mut() {
-                Some((node, shards)) if *node == (host.clone(), port) => shards.push(names),
-                _ => nodes.push(((host, port), vec![names])),
+                Some(node) if node.host == host && node.port == port => node.shards.push(names),
+                _ => nodes.push(NodeShards {
+                    host,
+                    port,
+                    shards: vec![names],
+                }),
             }
         }
         if nodes.is_empty() {
             return Ok(Vec::new());
         }
-        let hosts: Vec<&str> = nodes.iter().map(|((h, _), _)| h.as_str()).collect();
-        let ports: Vec<i32> = nodes.iter().map(|((_, p), _)| *p).collect();
+        let hosts: Vec<&str> = nodes.iter().map(|n| n.host.as_str()).collect();
+        let ports: Vec<i32> = nodes.iter().map(|n| n.port).collect();
         // One JSON array per node, of one JSON array of rows per shard, in order.
         let commands: Vec<String> = nodes
             .iter()
-            .map(|(_, shards)| {
-                let each: Vec<String> = shards
+            .map(|node| {
+                let each: Vec<String> = node
+                    .shards
                     .iter()
                     .enumerate()
                     .map(|(i, names)| {
@@ -1108,7 +1120,7 @@ impl PgStore {
         .fetch_all(&self.pool)
         .await?;
         let mut out = Vec::new();
-        for (((host, port), shards), (success, result)) in nodes.into_iter().zip(answers) {
+        for (NodeShards { host, port, shards }, (success, result)) in nodes.into_iter().zip(answers) {
             let node = format!("{host}:{port}");
             let result = result.unwrap_or_default();
             let per_shard: Result<Vec<serde_json::Value>, String> = if success {
