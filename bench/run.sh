@@ -7,8 +7,9 @@
 #      vs the raw SQL of one action (pgbench -f move.sql), alternating;
 #   3. the event streams: database transactions/s with STREAMS idle streams open, delivery
 #      from one replica to streams on another (p99), SIGTERM time and memory with them open.
-#   4. (PHASES with 4, and CITUS_DB naming an empty database of a Citus cluster) game actions
-#      on the cluster vs on one PostgreSQL, alternating.
+#   4. (PHASES with 4, and CITUS_DB naming an empty database of a Citus cluster on this machine,
+#      with pg_stat_statements) game actions on the cluster vs on one PostgreSQL, alternating:
+#      the statements the coordinator relays per action, and each node's CPU per action.
 #   5. (PHASES with 5) a person's draw or discard (p99) at a table of three hard bots vs at a
 #      table of four people, 8 clients, alternating, on PostgreSQL.
 # Usage: bench/run.sh   (env: PGURL=postgres://postgres@127.0.0.1:5432, STREAMS=1000, ROUNDS=2,
@@ -126,27 +127,66 @@ wait "$A" 2>/dev/null || true
 echo "   $STREAM_LINE"
 kill "${PIDS[@]}" 2>/dev/null || true; wait 2>/dev/null || true; PIDS=()
 fi
-CITUS_RPS=(); CITUS_P99=(); SINGLE_RPS=(); SINGLE_P99=()
+CITUS_RPS=(); CITUS_P99=(); SINGLE_RPS=(); SINGLE_P99=(); CITUS_STMTS=(); COORD_CPU=(); WORKER_CPU=(); CITUS_SVC_CPU=()
 if [[ $PHASES == *4* ]]; then
 : "${CITUS_DB:?phase 4 needs CITUS_DB: an empty database of a Citus cluster, with the citus extension and its workers added}"
 echo "== 4. game actions on a Citus cluster vs one PostgreSQL (32 clients, 8 s each, alternating)"
 # The same binary on each; the migrations distribute the tables on the cluster.
 psql_admin "DROP DATABASE IF EXISTS continental_single WITH (FORCE)"
 psql_admin "CREATE DATABASE continental_single"
+psql "$CITUS_DB" -qAtc "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
 CONTINENTAL_BIND=127.0.0.1:28084 DATABASE_URL="$PGURL/continental_single" "$WORK/continental" >"$WORK/single.log" 2>&1 & PIDS+=($!)
 CONTINENTAL_BIND=127.0.0.1:28085 DATABASE_URL="$CITUS_DB" "$WORK/continental" >"$WORK/citus.log" 2>&1 & PIDS+=($!)
+CITUS_SERVICE=$!
 wait_port 28084; wait_port 28085
 for port in 28084 28085; do "$WORK/continental-bench" games "http://127.0.0.1:$port" 32 3 >/dev/null; done
-actions_run() { # url -> "actions/s p99_ms"
-    "$WORK/continental-bench" games "$1" 32 8 | grep '^RESULT' |
-        sed -E 's/.*actions_per_s=([0-9.]+).*p99_ms=([0-9.]+).*/\1 \2/'
+# Each node's CPU, read from /proc (the cluster runs on this machine): its postmaster's own and
+# that of the backends it has reaped, and its live backends'.
+NODES=$(psql "$CITUS_DB" -qAtc "SELECT nodename || ':' || nodeport FROM pg_dist_node WHERE noderole = 'primary' ORDER BY groupid")
+POSTMASTERS=()
+for node in $NODES; do
+    dir=$(psql "${CITUS_DB%%@*}@$node/postgres" -qAtc "SHOW data_directory")
+    POSTMASTERS+=("$(head -1 "$dir/postmaster.pid")")
+done
+node_ticks() { # postmaster pid -> clock ticks used by that server so far
+    { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v pm="$1" '$1 == pm { t += $14 + $15 + $16 + $17 } $4 == pm { t += $14 + $15 } END { print t + 0 }'
 }
-single_run() { read -r a b < <(actions_run http://127.0.0.1:28084); SINGLE_RPS+=("$a"); SINGLE_P99+=("$b"); }
-citus_run() { read -r a b < <(actions_run http://127.0.0.1:28085); CITUS_RPS+=("$a"); CITUS_P99+=("$b"); }
+# What the coordinator runs for the actions themselves: every statement of the service's
+# database but the background passes (one a second, whatever the load) and Citus's own upkeep.
+statements() {
+    psql "$CITUS_DB" -qAtc "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
+        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND query !~* '(master_run_on_worker|pg_dist_|pg_prepared_xacts|waiting_pid|pg_stat_statements|citus_|pg_catalog)'"
+}
+actions_run() { # url -> "actions/s p99_ms actions"
+    "$WORK/continental-bench" games "$1" 32 8 | grep '^RESULT' |
+        sed -E 's/.*actions_per_s=([0-9.]+).*p99_ms=([0-9.]+).*actions=([0-9]+).*/\1 \2 \3/'
+}
+single_run() { read -r a b _ < <(actions_run http://127.0.0.1:28084); SINGLE_RPS+=("$a"); SINGLE_P99+=("$b"); }
+citus_run() {
+    psql "$CITUS_DB" -qAtc "SELECT pg_stat_statements_reset()" >/dev/null
+    local before=() after=() svc_before svc_after i
+    for pm in "${POSTMASTERS[@]}"; do before+=("$(node_ticks "$pm")"); done
+    svc_before=$(cpu_ticks "$CITUS_SERVICE")
+    read -r a b n < <(actions_run http://127.0.0.1:28085)
+    for pm in "${POSTMASTERS[@]}"; do after+=("$(node_ticks "$pm")"); done
+    svc_after=$(cpu_ticks "$CITUS_SERVICE")
+    CITUS_RPS+=("$a"); CITUS_P99+=("$b")
+    CITUS_STMTS+=("$(awk -v s="$(statements)" -v n="$n" 'BEGIN { printf "%.2f", n ? s / n : 0 }')")
+    us() { awk -v t="$1" -v hz="$(getconf CLK_TCK)" -v n="$n" 'BEGIN { printf "%.0f", n ? t * 1e6 / hz / n : 0 }'; }
+    COORD_CPU+=("$(us $((after[0] - before[0])))")
+    local workers=0
+    for ((i = 1; i < ${#after[@]}; i++)); do workers=$((workers + after[i] - before[i])); done
+    WORKER_CPU+=("$(us "$workers")")
+    CITUS_SVC_CPU+=("$(us $((svc_after - svc_before)))")
+}
 for r in $(seq "$ROUNDS"); do
     if (( r % 2 )); then single_run; citus_run; else citus_run; single_run; fi
-    echo "   round $r: one PostgreSQL ${SINGLE_RPS[-1]} actions/s (p99 ${SINGLE_P99[-1]} ms), Citus ${CITUS_RPS[-1]} actions/s (p99 ${CITUS_P99[-1]} ms)  [$(load)]"
+    echo "   round $r: one PostgreSQL ${SINGLE_RPS[-1]} actions/s (p99 ${SINGLE_P99[-1]} ms), Citus ${CITUS_RPS[-1]} actions/s (p99 ${CITUS_P99[-1]} ms, ${CITUS_STMTS[-1]} statements relayed by the coordinator per action; CPU us/action: coordinator ${COORD_CPU[-1]}, workers ${WORKER_CPU[-1]}, service ${CITUS_SVC_CPU[-1]})  [$(load)]"
 done
+echo "   the coordinator's statements in the last round, per action:"
+psql "$CITUS_DB" -qAtF ' ' -c "SELECT calls, left(regexp_replace(query, '\s+', ' ', 'g'), 90) FROM pg_stat_statements
+    WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY calls DESC LIMIT 8" | sed 's/^/     /'
 kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
 psql_admin "DROP DATABASE IF EXISTS continental_single WITH (FORCE)"
 fi
@@ -187,7 +227,9 @@ row "service CPU us/action" "$(mean "${ACT_CPU[@]}")" "" "" ""
 row "idle db transactions/s, $(field streams) streams" "$(field idle_db_tps)" "" "" "< 20"
 row "delivery across replicas p99 ms" "$(field delivery_p99_ms)" "" "" "< 250"
 row "SIGTERM to exit, streams open, s" "$(field sigterm_s)" "" "" "< 3"
-row "actions/s at 32 clients, Citus vs one PostgreSQL" "$(mean "${CITUS_RPS[@]}")" "$(mean "${SINGLE_RPS[@]}")" "$(ratio "$(mean "${CITUS_RPS[@]}")" "$(mean "${SINGLE_RPS[@]}")")" ""
-row "action p99 ms, Citus vs one PostgreSQL" "$(mean "${CITUS_P99[@]}")" "$(mean "${SINGLE_P99[@]}")" "" ""
+row "actions/s at 32 clients, Citus vs one PostgreSQL" "$(mean "${CITUS_RPS[@]}")" "$(mean "${SINGLE_RPS[@]}")" "$(ratio "$(mean "${CITUS_RPS[@]}")" "$(mean "${SINGLE_RPS[@]}")")" ">= 0.60"
+row "action p99 ms, Citus vs one PostgreSQL" "$(mean "${CITUS_P99[@]}")" "$(mean "${SINGLE_P99[@]}")" "$(ratio "$(mean "${CITUS_P99[@]}")" "$(mean "${SINGLE_P99[@]}")")" "<= 2.00"
+row "statements the coordinator relays per action" "$(mean "${CITUS_STMTS[@]}")" "" "" "<= 2"
+row "Citus CPU us/action: coordinator, workers" "$(mean "${COORD_CPU[@]}")" "$(mean "${WORKER_CPU[@]}")" "" ""
 row "RSS with the streams open, MB" "$(field rss_mb)" "" "" "< 100"
 row "a person's move p99 ms, 3 hard bots vs people" "$(mean "${BOTS_P99[@]}")" "$(mean "${PEOPLE_P99[@]}")" "$(ratio "$(mean "${BOTS_P99[@]}")" "$(mean "${PEOPLE_P99[@]}")")" ""

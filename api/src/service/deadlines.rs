@@ -22,7 +22,8 @@ const DUE_BATCH: i64 = 32;
 /// found without a lock. Returns how many this replica played.
 ///
 /// # Errors
-/// The store's failure; a stored game that does not read.
+/// The store's failure to find due games (a game that fails is logged and left to the next
+/// pass).
 pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
     let mut played = 0;
     loop {
@@ -30,8 +31,14 @@ pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
         let due = state.db.due_games(now, DUE_BATCH).await?;
         let mut taken = 0;
         for &id in &due {
-            if time_out(state, id, now).await? {
-                taken += 1;
+            // One game that fails (its worker lost since it was found, on a cluster) is tried
+            // again next pass; the others are played now.
+            match time_out(state, id, now).await {
+                Ok(true) => taken += 1,
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::warn!(game = %id, error = %e, "a due turn could not be played; trying again next pass")
+                }
             }
         }
         played += taken;

@@ -300,7 +300,7 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
                 state.metrics.webhook(result);
                 if let Err(e) = state.db.settle_delivery(d.game_id, &d.id, &outcome).await {
                     // The lease runs out and the delivery is attempted again: at least once.
-                    tracing::warn!(error = %e, "webhook outcome not recorded");
+                    tracing::warn!(game = %d.game_id, error = %e, "webhook outcome not recorded");
                 }
                 result
             }

@@ -68,15 +68,38 @@ impl Database {
                 let pool = PgPoolOptions::new()
                     .max_connections(size)
                     .acquire_timeout(limits.db_acquire_timeout)
-                    .connect_with(options)
+                    .connect_with(options.clone())
                     .await?;
                 sqlx::migrate!("../migrations/postgres").run(&pool).await?;
                 let cluster =
                     sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')")
                         .fetch_one(&pool)
                         .await?;
-                live.listen(listener);
-                Ok(Database::Postgres(PgStore { pool, bound, cluster }))
+                live.listen(listener, "the database".to_owned());
+                if cluster {
+                    // An action's `NOTIFY` is sent by the worker of its game: a listener on
+                    // each, so that a lost worker silences only its own games.
+                    let workers: Vec<(String, i32)> = sqlx::query_as(
+                        "SELECT nodename::text, nodeport FROM pg_dist_node \
+                         WHERE noderole = 'primary' AND isactive AND groupid <> 0 ORDER BY nodeid",
+                    )
+                    .fetch_all(&pool)
+                    .await?;
+                    for (host, port) in workers {
+                        let on = options
+                            .clone()
+                            .host(&host)
+                            .port(u16::try_from(port).unwrap_or(5432));
+                        let listener = PgPoolOptions::new().max_connections(1).connect_lazy_with(on);
+                        live.listen(listener, format!("{host}:{port}"));
+                    }
+                }
+                Ok(Database::Postgres(PgStore {
+                    pool,
+                    bound,
+                    cluster,
+                    away: Default::default(),
+                }))
             }
             DatabaseSettings::Sqlite { path } => {
                 let options = SqliteConnectOptions::new()

@@ -217,34 +217,45 @@ impl Live {
 
     /// Listens on PostgreSQL through a pool of its own (one connection), until the service
     /// stops. A dropped connection is made again by itself; the streams then catch up from the
-    /// database, so nothing committed meanwhile is missed.
-    pub fn listen(&self, pool: PgPool) {
+    /// database, so nothing committed meanwhile is missed. `node` names the server in the log
+    /// (on a Citus cluster each replica listens on every node: an action's `NOTIFY` is sent by
+    /// the worker that holds its game).
+    pub fn listen(&self, pool: PgPool, node: String) {
         let live = self.clone();
         tokio::spawn(async move {
             let mut closing = live.hub.closing.subscribe();
             tokio::select! {
-                () = live.run_listener(pool) => {}
+                () = live.run_listener(pool, &node) => {}
                 _ = closing.wait_for(|c| *c) => {}
             }
         });
     }
 
-    async fn run_listener(&self, pool: PgPool) {
+    async fn run_listener(&self, pool: PgPool, node: &str) {
+        // Said once per outage, not at every attempt: a lost worker is one line, then one more
+        // when it is back.
+        let mut failing = false;
         loop {
-            let mut listener = match PgListener::connect_with(&pool).await {
+            let attempt = async {
+                let mut listener = PgListener::connect_with(&pool).await?;
+                // Its pool is its own: it closes only with the process.
+                listener.ignore_pool_close_event(true);
+                listener.listen(CHANNEL).await?;
+                Ok::<_, sqlx::Error>(listener)
+            };
+            let mut listener = match attempt.await {
                 Ok(l) => l,
                 Err(e) => {
-                    tracing::warn!(error = %e, "event listener cannot connect; trying again");
+                    if !failing {
+                        tracing::warn!(error = %e, node, "event listener cannot listen; trying again");
+                    }
+                    failing = true;
                     tokio::time::sleep(Duration::from_millis(500)).await;
                     continue;
                 }
             };
-            // Its pool is its own: it closes only with the process.
-            listener.ignore_pool_close_event(true);
-            if let Err(e) = listener.listen(CHANNEL).await {
-                tracing::warn!(error = %e, "LISTEN failed; trying again");
-                tokio::time::sleep(Duration::from_millis(500)).await;
-                continue;
+            if failing {
+                tracing::info!(node, "event listener listens again; streams catch up");
             }
             // Whatever was committed before LISTEN (at start, or while the connection was
             // down) every stream reads from the database.
@@ -254,13 +265,14 @@ impl Live {
                     Ok(Some(n)) => self.hear(n.payload()),
                     // Lost and already made again, listening (sqlx's eager reconnect).
                     Ok(None) => {
-                        tracing::warn!("event listener reconnected; streams catch up");
+                        tracing::warn!(node, "event listener reconnected; streams catch up");
                         self.resync_all();
                     }
                     // Anything else (the server ended the session, the pool failed): start over
                     // with a new connection.
                     Err(e) => {
-                        tracing::warn!(error = %e, "event listener failed; reconnecting");
+                        tracing::warn!(error = %e, node, "event listener failed; reconnecting");
+                        failing = true;
                         break;
                     }
                 }

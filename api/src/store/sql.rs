@@ -1,6 +1,7 @@
 //! The SQL of both stores: one text, with what differs between PostgreSQL and SQLite passed in.
 
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use sqlx::{AssertSqlSafe, PgPool, QueryBuilder, Row, SqlitePool};
@@ -9,8 +10,8 @@ use uuid::Uuid;
 use super::GameListing;
 use super::hub::{self, Live, Signal};
 use super::{
-    Attempt, Delivery, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, ListedRow, NewEvent, NewGame, Origin,
-    Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept, WebhookCounts,
+    Attempt, Delivery, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope, ListedRow, NewEvent,
+    NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
 use crate::domain::GameStatus;
 
@@ -64,20 +65,20 @@ impl Purge {
     /// when `after`. The batch's size is written in, so that any plan knows how few rows it
     /// reads.
     fn candidates(&self, after: bool) -> String {
+        self.candidates_in(self.table, "$1", after.then_some(("$2", "$3")))
+    }
+
+    /// [`Purge::candidates`] from `table` (the table itself, or one of its shards), with the
+    /// time bound and the cursor as given (parameters, or literals).
+    fn candidates_in(&self, table: &str, before: &str, after: Option<(&str, &str)>) -> String {
         let Purge {
-            table,
-            route,
-            time,
-            only,
-            ..
+            route, time, only, ..
         } = self;
-        let cursor = if after {
-            format!(" AND ({time}, {route}) > ($2, $3)")
-        } else {
-            String::new()
-        };
+        let cursor = after
+            .map(|(at, value)| format!(" AND ({time}, {route}) > ({at}, {value})"))
+            .unwrap_or_default();
         format!(
-            "SELECT {time} AS at, {route} AS route FROM {table} WHERE {time} < $1{only}{cursor} \
+            "SELECT {time} AS at, {route} AS route FROM {table} WHERE {time} < {before}{only}{cursor} \
              ORDER BY {time}, {route} LIMIT {SWEEP_BATCH}"
         )
     }
@@ -136,6 +137,73 @@ pub fn sweep_sql(postgres: bool) -> Vec<SweepStatement> {
             ]
         })
         .collect()
+}
+
+/// Up to `limit` games (`id`, `deadline`) of `games` (the table, or one of its shards) whose
+/// deadline is at or before `now`, earliest first.
+fn due_sql(games: &str, now: &str, limit: &str) -> String {
+    format!(
+        "SELECT id, deadline FROM {games} WHERE deadline IS NOT NULL AND deadline <= {now} \
+         ORDER BY deadline LIMIT {limit}"
+    )
+}
+
+/// Up to `limit` deliveries due at `now` and not leased, of each game only its first one not
+/// yet delivered or given up (so that a later one waits for it), with where they go: from
+/// `deliveries` and `games`, the tables or two co-located shards of them.
+fn delivery_candidates_sql(deliveries: &str, games: &str, now: &str, limit: &str) -> String {
+    format!(
+        "SELECT d.game_id, d.id, g.webhook_url, g.webhook_secret, d.next_attempt_at \
+         FROM {deliveries} d JOIN {games} g ON g.id = d.game_id \
+         WHERE d.status = 'pending' AND d.next_attempt_at <= {now} AND d.lease_until <= {now} \
+         AND NOT EXISTS (SELECT 1 FROM {deliveries} e \
+            WHERE e.game_id = d.game_id AND e.status = 'pending' AND e.seq < d.seq) \
+         ORDER BY d.next_attempt_at LIMIT {limit}"
+    )
+}
+
+/// A game whose deadline is due, as a shard answers it.
+#[derive(serde::Deserialize)]
+struct DueGame {
+    id: Uuid,
+    deadline: i64,
+}
+
+/// A delivery that may be claimed, and where it goes.
+#[derive(serde::Deserialize)]
+struct Candidate {
+    game_id: Uuid,
+    id: String,
+    webhook_url: Option<String>,
+    webhook_secret: Option<String>,
+    next_attempt_at: i64,
+}
+
+/// An expired row, as a shard answers it: its time and its value of the column the table is
+/// spread by.
+#[derive(serde::Deserialize)]
+struct Expired<V> {
+    at: i64,
+    route: V,
+}
+
+/// A value written into a command run on a shard (which takes no parameters).
+trait Literal {
+    /// The value as an SQL literal.
+    fn literal(&self) -> String;
+}
+
+impl Literal for Uuid {
+    fn literal(&self) -> String {
+        format!("'{self}'")
+    }
+}
+
+impl Literal for String {
+    fn literal(&self) -> String {
+        // An escape string, so that no server setting changes how it reads.
+        format!("E'{}'", self.replace('\\', "\\\\").replace('\'', "\\'"))
+    }
 }
 
 /// How a PostgreSQL claim skips rows that another transaction holds.
@@ -210,9 +278,13 @@ pub struct PgStore {
     pub(super) pool: PgPool,
     /// The longest one call may take (see `Database`).
     pub(super) bound: Duration,
-    /// The database is a Citus cluster's: an action writes by statements that each run on its
-    /// game's worker (see `PgStore::write_row`).
+    /// The database is a Citus cluster's: an action writes by one call that runs on its game's
+    /// worker (see `PgStore::write_row`), and background work reads shard by shard (see
+    /// `PgStore::on_each_shard`).
     pub(super) cluster: bool,
+    /// The cluster's nodes that background work found unreachable and has not reached since:
+    /// each outage is logged once, and once more when it ends.
+    pub(super) away: Arc<Mutex<BTreeSet<String>>>,
 }
 
 /// SQLite storage: events are announced to this process's [`Live`] hub after the commit.
@@ -440,9 +512,9 @@ macro_rules! sql_store {
 
             async fn sweep(&self, keys_before: i64, games_before: i64) -> Result<Swept, StoreError> {
                 Ok(Swept {
-                    keys: self.purge::<Uuid>(&IDEMPOTENCY_KEYS, keys_before).await?
-                        + self.purge::<String>(&CREATION_KEYS, keys_before).await?,
-                    games: self.purge::<Uuid>(&GAMES_OVER, games_before).await?,
+                    keys: self.purge_table::<Uuid>(&IDEMPOTENCY_KEYS, keys_before).await?
+                        + self.purge_table::<String>(&CREATION_KEYS, keys_before).await?,
+                    games: self.purge_table::<Uuid>(&GAMES_OVER, games_before).await?,
                 })
             }
 
@@ -474,14 +546,7 @@ macro_rules! sql_store {
             }
 
             async fn due_games(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError> {
-                let rows = sqlx::query(
-                    "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1 ORDER BY deadline LIMIT $2",
-                )
-                .bind(now)
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?;
-                rows.iter().map(|r| Ok(r.try_get("id")?)).collect()
+                self.due_candidates(now, limit).await
             }
 
             async fn transact_due<T, E, F>(&self, id: Uuid, now: i64, act: F) -> Result<Option<T>, E>
@@ -521,22 +586,10 @@ macro_rules! sql_store {
             async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
                 // Candidates, read without a lock: of each game, its first undelivered event
                 // only, so that a later one waits for it.
-                let candidates = sqlx::query(
-                    "SELECT d.game_id, d.id, g.webhook_url, g.webhook_secret \
-                     FROM webhook_deliveries d JOIN games g ON g.id = d.game_id \
-                     WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND d.lease_until <= $1 \
-                     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e \
-                        WHERE e.game_id = d.game_id AND e.status = 'pending' AND e.seq < d.seq) \
-                     ORDER BY d.next_attempt_at LIMIT $2",
-                )
-                .bind(now)
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?;
+                let candidates = self.delivery_candidates(now, limit).await?;
                 let mut out = Vec::with_capacity(candidates.len());
                 for c in candidates {
-                    let game_id: Uuid = c.try_get("game_id")?;
-                    let id: String = c.try_get("id")?;
+                    let Candidate { game_id, id, webhook_url, webhook_secret, .. } = c;
                     // Each claimed by one statement on its game's rows, on the same conditions
                     // read again: a delivery another worker leased or settled meanwhile is
                     // not taken.
@@ -553,12 +606,17 @@ macro_rules! sql_store {
                     .bind(now.saturating_add(lease))
                     .bind(now)
                     .fetch_optional(&self.pool)
-                    .await?;
+                    .await;
+                    // A game whose worker was lost since it was read waits for the next pass.
+                    let claimed = match claimed {
+                        Ok(claimed) => claimed,
+                        Err(e) => {
+                            tracing::warn!(game = %game_id, error = %e, "a webhook delivery could not be claimed; trying again next pass");
+                            continue;
+                        }
+                    };
                     let Some(row) = claimed else { continue };
-                    let (Some(url), Some(secret)) = (
-                        c.try_get::<Option<String>, _>("webhook_url")?,
-                        c.try_get::<Option<String>, _>("webhook_secret")?,
-                    ) else {
+                    let (Some(url), Some(secret)) = (webhook_url, webhook_secret) else {
                         continue;
                     };
                     out.push(Delivery {
@@ -625,6 +683,58 @@ macro_rules! sql_store {
         }
 
         impl $store {
+            /// [`Store::due_games`], by one query of the whole table.
+            async fn due_in_one(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+                let rows = sqlx::query(AssertSqlSafe(due_sql("games", "$1", "$2")))
+                    .bind(now)
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter().map(|r| Ok(r.try_get("id")?)).collect()
+            }
+
+            /// The candidates of [`Store::claim_deliveries`], by one query of the whole table.
+            async fn delivery_candidates_in_one(&self, now: i64, limit: i64) -> Result<Vec<Candidate>, StoreError> {
+                let sql = delivery_candidates_sql("webhook_deliveries", "games", "$1", "$2");
+                let rows = sqlx::query(AssertSqlSafe(sql))
+                    .bind(now)
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter()
+                    .map(|r| {
+                        Ok(Candidate {
+                            game_id: r.try_get("game_id")?,
+                            id: r.try_get("id")?,
+                            webhook_url: r.try_get("webhook_url")?,
+                            webhook_secret: r.try_get("webhook_secret")?,
+                            next_attempt_at: r.try_get("next_attempt_at")?,
+                        })
+                    })
+                    .collect()
+            }
+
+            /// Deletes the rows of `purge` whose value of the column the table is spread by is
+            /// one of `values` and that expired before `before`, one statement per value (one
+            /// game, or one key), skipping rows another replica or a request holds. Returns
+            /// how many went.
+            async fn delete_expired<V>(&self, purge: &Purge, values: Vec<V>, before: i64) -> Result<u64, StoreError>
+            where
+                V: for<'q> sqlx::Encode<'q, $db> + sqlx::Type<$db> + Send + 'static,
+            {
+                let delete = purge.delete($skip_locked);
+                let mut deleted = 0;
+                for value in values {
+                    deleted += sqlx::query(AssertSqlSafe(delete.as_str()))
+                        .bind(value)
+                        .bind(before)
+                        .execute(&self.pool)
+                        .await?
+                        .rows_affected();
+                }
+                Ok(deleted)
+            }
+
             /// Deletes the rows of `purge` older than `before`, in bounded batches read in the
             /// order of its `(time, route)` index without a lock; each batch's rows are then
             /// deleted by one statement per value of the column the table is spread by (one
@@ -637,7 +747,6 @@ macro_rules! sql_store {
             {
                 let mut deleted = 0;
                 let mut after: Option<(i64, V)> = None;
-                let delete = purge.delete($skip_locked);
                 loop {
                     let mut candidates = sqlx::query(AssertSqlSafe(purge.candidates(after.is_some()))).bind(before);
                     if let Some((at, route)) = &after {
@@ -652,14 +761,7 @@ macro_rules! sql_store {
                             batch.push(value);
                         }
                     }
-                    for value in batch {
-                        deleted += sqlx::query(AssertSqlSafe(delete.as_str()))
-                            .bind(value)
-                            .bind(before)
-                            .execute(&self.pool)
-                            .await?
-                            .rows_affected();
-                    }
+                    deleted += self.delete_expired(purge, batch, before).await?;
                     if (rows.len() as i64) < SWEEP_BATCH {
                         return Ok(deleted);
                     }
@@ -781,7 +883,7 @@ macro_rules! sql_store {
                     "INSERT INTO webhook_deliveries (id, game_id, seq, version, event, status, next_attempt_at, created_at) \
                      VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)",
                 )
-                .bind(format!("msg_{}", Uuid::new_v4().simple()))
+                .bind(delivery_id())
                 .bind(game)
                 .bind(seq)
                 .bind(version)
@@ -793,6 +895,291 @@ macro_rules! sql_store {
             }
         }
     };
+}
+
+impl SqliteStore {
+    /// [`Store::due_games`]: one query.
+    async fn due_candidates(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+        self.due_in_one(now, limit).await
+    }
+
+    /// The candidates of [`Store::claim_deliveries`]: one query.
+    async fn delivery_candidates(&self, now: i64, limit: i64) -> Result<Vec<Candidate>, StoreError> {
+        self.delivery_candidates_in_one(now, limit).await
+    }
+
+    /// Sweeps the expired rows of `purge` (see `purge`).
+    async fn purge_table<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
+    where
+        V: for<'r> sqlx::Decode<'r, sqlx::Sqlite>
+            + for<'q> sqlx::Encode<'q, sqlx::Sqlite>
+            + sqlx::Type<sqlx::Sqlite>,
+        V: Clone + PartialEq + Send + Sync + Unpin + 'static,
+    {
+        self.purge::<V>(purge, before).await
+    }
+}
+
+/// A node of the cluster and the shards it holds: of each, its name and those of the
+/// co-located shards asked for with it.
+struct NodeShards {
+    host: String,
+    port: i32,
+    shards: Vec<Vec<String>>,
+}
+
+/// What one shard answered a command run on it alone.
+struct ShardAnswer {
+    /// The node that holds it, as `host:port`.
+    node: String,
+    /// Its rows, as a JSON array, or why its node failed.
+    answer: Result<serde_json::Value, String>,
+}
+
+impl PgStore {
+    /// [`Store::due_games`]: on a cluster, read shard by shard, so that the games of the
+    /// workers that answer are found while another one is away.
+    async fn due_candidates(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+        if !self.cluster {
+            return self.due_in_one(now, limit).await;
+        }
+        let answers = self
+            .on_each_shard(&["games"], |names| {
+                due_sql(&names[0], &now.to_string(), &limit.to_string())
+            })
+            .await?;
+        let mut due: Vec<DueGame> = self.read_answers(answers, "turn deadlines");
+        due.sort_by_key(|d| d.deadline);
+        Ok(due
+            .into_iter()
+            .take(usize::try_from(limit).unwrap_or(0))
+            .map(|d| d.id)
+            .collect())
+    }
+
+    /// The candidates of [`Store::claim_deliveries`]: on a cluster, read shard by shard (the
+    /// outbox's and its games' co-located shards together).
+    async fn delivery_candidates(&self, now: i64, limit: i64) -> Result<Vec<Candidate>, StoreError> {
+        if !self.cluster {
+            return self.delivery_candidates_in_one(now, limit).await;
+        }
+        let answers = self
+            .on_each_shard(&["webhook_deliveries", "games"], |names| {
+                delivery_candidates_sql(&names[0], &names[1], &now.to_string(), &limit.to_string())
+            })
+            .await?;
+        let mut candidates: Vec<Candidate> = self.read_answers(answers, "webhook deliveries");
+        candidates.sort_by_key(|c| c.next_attempt_at);
+        candidates.truncate(usize::try_from(limit).unwrap_or(0));
+        Ok(candidates)
+    }
+
+    /// Sweeps the expired rows of `purge` (see `purge`); on a cluster, each shard's candidates
+    /// read from that shard alone, with a cursor of its own, so that the rows of the workers
+    /// that answer are swept while another one is away.
+    async fn purge_table<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
+    where
+        V: for<'r> sqlx::Decode<'r, sqlx::Postgres>
+            + for<'q> sqlx::Encode<'q, sqlx::Postgres>
+            + sqlx::Type<sqlx::Postgres>,
+        V: Clone + PartialEq + Send + Sync + Unpin + 'static,
+        V: Literal + serde::de::DeserializeOwned,
+    {
+        if !self.cluster {
+            return self.purge::<V>(purge, before).await;
+        }
+        // Each shard's cursor; a shard leaves once it answered a short batch, or failed.
+        let mut cursors: Vec<(String, Option<(i64, V)>)> = Vec::new();
+        let mut first = true;
+        let mut deleted = 0;
+        while first || !cursors.is_empty() {
+            let shards: Vec<String> = cursors.iter().map(|(name, _)| name.clone()).collect();
+            let answers = self
+                .on_shards(&[purge.table], (!first).then_some(shards.as_slice()), |names| {
+                    let after = cursors
+                        .iter()
+                        .find(|(name, _)| *name == names[0])
+                        .and_then(|(_, after)| after.as_ref())
+                        .map(|(at, value)| (at.to_string(), value.literal()));
+                    let after = after.as_ref().map(|(at, value)| (at.as_str(), value.as_str()));
+                    purge.candidates_in(&names[0], &before.to_string(), after)
+                })
+                .await?;
+            first = false;
+            let mut next = Vec::new();
+            let mut batch: Vec<V> = Vec::new();
+            for (shard, answer) in answers {
+                let rows: Vec<Expired<V>> = self.read_answers(vec![answer], "the sweep");
+                // The rows come in the order of the shard's query (an aggregate over a sorted
+                // subquery keeps its order): the last is the cursor.
+                if rows.len() as i64 == SWEEP_BATCH
+                    && let Some(last) = rows.last()
+                {
+                    next.push((shard, Some((last.at, last.route.clone()))));
+                }
+                for r in rows {
+                    if !batch.contains(&r.route) {
+                        batch.push(r.route);
+                    }
+                }
+            }
+            deleted += self.delete_expired(purge, batch, before).await?;
+            cursors = next;
+        }
+        Ok(deleted)
+    }
+
+    /// Runs the query `command` makes of shard names on every shard of `tables[0]`, on the node
+    /// that holds it, outside any transaction (Citus's `master_run_on_worker`), given the names
+    /// of that shard and of the co-located shards of the other `tables`; its rows come back as
+    /// JSON. The shards of a node that does not answer fail alone.
+    async fn on_each_shard(
+        &self,
+        tables: &[&str],
+        command: impl Fn(&[String]) -> String,
+    ) -> Result<Vec<ShardAnswer>, StoreError> {
+        Ok(self
+            .on_shards(tables, None, command)
+            .await?
+            .into_iter()
+            .map(|(_, answer)| answer)
+            .collect())
+    }
+
+    /// As [`PgStore::on_each_shard`], on the shards of `tables[0]` named in `only` when given;
+    /// each answer with its shard's name. The shards of one node are read by one command, on one
+    /// connection, each by its own query: what fails together is what is lost together.
+    async fn on_shards(
+        &self,
+        tables: &[&str],
+        only: Option<&[String]>,
+        command: impl Fn(&[String]) -> String,
+    ) -> Result<Vec<(String, ShardAnswer)>, StoreError> {
+        // Co-located shards cover the same range of hashed game ids.
+        let placements: Vec<(String, i32, Vec<String>)> = sqlx::query_as(
+            "SELECT n.nodename::text, n.nodeport, \
+             array_agg(shard_name(b.logicalrelid, b.shardid)::text \
+                ORDER BY array_position($1::text[]::regclass[], b.logicalrelid)) \
+             FROM pg_dist_shard a \
+             JOIN pg_dist_shard b ON b.logicalrelid = ANY ($1::text[]::regclass[]) \
+                AND b.shardminvalue IS NOT DISTINCT FROM a.shardminvalue \
+             JOIN pg_dist_placement p ON p.shardid = a.shardid \
+             JOIN pg_dist_node n ON n.groupid = p.groupid AND n.noderole = 'primary' \
+             WHERE a.logicalrelid = ($1::text[]::regclass[])[1] \
+             GROUP BY a.shardid, n.nodename, n.nodeport ORDER BY n.nodename, n.nodeport, a.shardid",
+        )
+        .bind(tables)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut nodes: Vec<NodeShards> = Vec::new();
+        for (host, port, names) in placements {
+            if only.is_some_and(|only| !only.contains(&names[0])) {
+                continue;
+            }
+            match nodes.last_mut() {
+                Some(node) if node.host == host && node.port == port => node.shards.push(names),
+                _ => nodes.push(NodeShards {
+                    host,
+                    port,
+                    shards: vec![names],
+                }),
+            }
+        }
+        if nodes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let hosts: Vec<&str> = nodes.iter().map(|n| n.host.as_str()).collect();
+        let ports: Vec<i32> = nodes.iter().map(|n| n.port).collect();
+        // One JSON array per node, of one JSON array of rows per shard, in order.
+        let commands: Vec<String> = nodes
+            .iter()
+            .map(|node| {
+                let each: Vec<String> = node
+                    .shards
+                    .iter()
+                    .enumerate()
+                    .map(|(i, names)| {
+                        format!(
+                            "SELECT {i} AS n, (SELECT coalesce(json_agg(t), '[]') FROM ({}) t) AS rows",
+                            command(names)
+                        )
+                    })
+                    .collect();
+                format!(
+                    "SELECT json_agg(rows ORDER BY n)::text FROM ({}) shards",
+                    each.join(" UNION ALL ")
+                )
+            })
+            .collect();
+        let answers: Vec<(bool, Option<String>)> = sqlx::query_as(
+            "SELECT success, result FROM master_run_on_worker($1, $2, $3, true) WITH ORDINALITY ORDER BY ordinality",
+        )
+        .bind(&hosts)
+        .bind(&ports)
+        .bind(&commands)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out = Vec::new();
+        for (NodeShards { host, port, shards }, (success, result)) in nodes.into_iter().zip(answers) {
+            let node = format!("{host}:{port}");
+            let result = result.unwrap_or_default();
+            let per_shard: Result<Vec<serde_json::Value>, String> = if success {
+                serde_json::from_str(&result).map_err(|e| e.to_string())
+            } else {
+                Err(result)
+            };
+            for (i, mut names) in shards.into_iter().enumerate() {
+                let answer = match &per_shard {
+                    Ok(rows) => rows
+                        .get(i)
+                        .cloned()
+                        .ok_or_else(|| "no answer for a shard".to_owned()),
+                    Err(e) => Err(e.clone()),
+                };
+                out.push((
+                    names.swap_remove(0),
+                    ShardAnswer {
+                        node: node.clone(),
+                        answer,
+                    },
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The rows of the shards that answered. The nodes
+    /// that did not answer are logged once per outage (`work` says what waits for them), and
+    /// once more when they answer again: their games wait, the others' do not.
+    fn read_answers<R: serde::de::DeserializeOwned>(&self, answers: Vec<ShardAnswer>, work: &str) -> Vec<R> {
+        let mut rows = Vec::new();
+        let mut failed = BTreeSet::new();
+        let mut answered = BTreeSet::new();
+        for ShardAnswer { node, answer } in answers {
+            match answer.map(|rows| serde_json::from_value::<Vec<R>>(rows).map_err(|e| e.to_string())) {
+                Ok(Ok(mut more)) => {
+                    rows.append(&mut more);
+                    answered.insert(node);
+                }
+                Ok(Err(error)) | Err(error) => {
+                    if !failed.contains(&node) {
+                        let mut away = self.away.lock().unwrap_or_else(PoisonError::into_inner);
+                        if away.insert(node.clone()) {
+                            tracing::warn!(%node, %error, "a node of the cluster does not answer: its games' {work} wait for it");
+                        }
+                    }
+                    failed.insert(node);
+                }
+            }
+        }
+        let mut away = self.away.lock().unwrap_or_else(PoisonError::into_inner);
+        for node in answered.difference(&failed) {
+            if away.remove(node) {
+                tracing::info!(%node, "a node of the cluster answers again: its games' background work resumes");
+            }
+        }
+        rows
+    }
 }
 
 impl SqliteStore {
@@ -871,9 +1258,10 @@ impl PgStore {
         let Some(update) = update else {
             return Ok(value);
         };
-        let written = if self.cluster || writes_beyond_the_row(&update) {
-            // Seats and webhook deliveries are further statements (on a cluster, every write
-            // is): one transaction for all.
+        let written = if !self.cluster && writes_beyond_the_row(&update) {
+            // Seats and webhook deliveries are further statements: one transaction for all. (On
+            // a cluster, one call writes them all, outside a transaction block so that Citus
+            // hands it to the game's worker.)
             let mut tx = sqlx::Connection::begin(&mut *conn)
                 .await
                 .map_err(StoreError::from)?;
@@ -923,7 +1311,7 @@ impl PgStore {
         update: &GameUpdate,
     ) -> Result<Option<i64>, StoreError> {
         let written = self.write_row(tx, game, read, key, update).await?;
-        if written.is_some() {
+        if written.is_some() && !self.cluster {
             Self::write_seats_and_outbox(tx, game, update).await?;
         }
         Ok(written)
@@ -936,8 +1324,8 @@ impl PgStore {
     ///
     /// On one PostgreSQL this is one statement, which commits by itself. A Citus cluster would
     /// run that statement's parts one by one and send what one part returns to every worker, so
-    /// there the same writes are separate statements, each on the game's worker alone, in the
-    /// caller's transaction, and the `NOTIFY` is the coordinator's (where replicas listen).
+    /// there it is one call of the distributed function `continental_write` (see
+    /// [`cluster_write`]), which writes the seats and the outbox too.
     async fn write_row(
         &self,
         conn: &mut sqlx::PgConnection,
@@ -951,27 +1339,7 @@ impl PgStore {
         // Unchanged since it was read (or locked): these numbers follow on.
         let last = game.last_seq + update.events.len() as i64;
         if self.cluster {
-            let mut write = QueryBuilder::<sqlx::Postgres>::new("");
-            push_game_update(&mut write, id, read, update, at, last);
-            if write.build().fetch_optional(&mut *conn).await?.is_none() {
-                return Ok(None);
-            }
-            if !update.events.is_empty() {
-                insert_events::<sqlx::Postgres>(id, game.last_seq + 1, &update.events, at)
-                    .build()
-                    .execute(&mut *conn)
-                    .await?;
-            }
-            if let (Some(key), Some(response)) = (key, &update.response) {
-                store_response(&mut *conn, key, response).await?;
-            }
-            if !update.events.is_empty() {
-                sqlx::query("SELECT pg_notify('continental_events', $1)")
-                    .bind(hub::note(id, last, &update.events))
-                    .execute(&mut *conn)
-                    .await?;
-            }
-            return Ok(Some(last));
+            return cluster_write(conn, game, read, key, update, at, last).await;
         }
         // Data-modifying WITH clauses all run, whether or not the final statement reads them;
         // the others insert only if the game's row was updated.
@@ -1017,6 +1385,105 @@ impl PgStore {
             .map_err(key_taken)?;
         Ok(written.map(|_| last))
     }
+}
+
+/// The write of an accepted action on a Citus cluster: one call of `continental_write`
+/// (migration `20261129000001_citus_write`), distributed by the game's id, which the
+/// coordinator hands to the game's worker whole when it is not inside a transaction block: the
+/// row (on the condition of `read`), the events, the key, the seats, the outbox and the
+/// `NOTIFY`, in one round trip to the worker. Inside the caller's transaction it runs on the
+/// coordinator instead, statement by statement. The rows go as JSON named by their columns.
+async fn cluster_write(
+    conn: &mut sqlx::PgConnection,
+    game: &GameRow,
+    read: Option<&str>,
+    key: Option<&KeyRef>,
+    update: &GameUpdate,
+    at: i64,
+    last: i64,
+) -> Result<Option<i64>, StoreError> {
+    use serde_json::json;
+    let id = game.id;
+    let first = game.last_seq + 1;
+    let events: Vec<_> = update
+        .events
+        .iter()
+        .zip(first..)
+        .map(|(e, seq)| {
+            json!({"game_id": id, "seq": seq, "seat": e.seat, "body": e.body, "step": e.step, "created_at": at})
+        })
+        .collect();
+    let kept = key.zip(update.response.as_ref()).map(|(key, response)| {
+        debug_assert!(key.scope == KeyScope::Game, "an action's key is its game's");
+        json!({
+            "game_id": key.game,
+            "seat": key.seat,
+            "key": key.key,
+            "request_hash": key.request_hash,
+            "status": "done",
+            "response_status": response.status,
+            "response_headers": response.etag,
+            "response_body": format!("\\x{}", hex::encode(&response.body)),
+            "created_at": at,
+        })
+    });
+    let seats = (!update.seats.is_empty()).then(|| {
+        update
+            .seats
+            .iter()
+            .map(|s| json!({"game_id": id, "seat": s.seat, "name": s.name, "kind": s.kind}))
+            .collect::<Vec<_>>()
+    });
+    let queued_at = now_ms();
+    let outbox: Vec<_> = update
+        .events
+        .iter()
+        .zip(first..)
+        .filter_map(|(e, seq)| {
+            let public = e.public.as_ref()?;
+            Some(json!({
+                "id": delivery_id(),
+                "game_id": id,
+                "seq": seq,
+                "version": update.version,
+                "event": public,
+                "status": "pending",
+                "next_attempt_at": queued_at,
+                "created_at": queued_at,
+            }))
+        })
+        .collect();
+    let note = (!update.events.is_empty()).then(|| hub::note(id, last, &update.events));
+    let written: Option<i64> = sqlx::query_scalar(
+        "SELECT continental_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+    )
+    .bind(id)
+    .bind(read)
+    .bind(update.status)
+    .bind(&update.state)
+    .bind(update.version)
+    .bind(at)
+    .bind(update.deadline)
+    .bind(last)
+    .bind(sqlx::types::Json(events))
+    .bind(kept.map(sqlx::types::Json))
+    .bind(seats.map(sqlx::types::Json))
+    .bind((!outbox.is_empty()).then_some(sqlx::types::Json(outbox)))
+    .bind(note)
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(|e| match &e {
+        // A copy of this request that stored the key first (the worker's error carries no
+        // table name the coordinator would know).
+        sqlx::Error::Database(db) if db.is_unique_violation() && key.is_some() => StoreError::KeyTaken,
+        _ => StoreError::from(e),
+    })?;
+    Ok(written)
+}
+
+/// A fresh webhook delivery id: the `webhook-id` its receiver sees on every attempt.
+fn delivery_id() -> String {
+    format!("msg_{}", Uuid::new_v4().simple())
 }
 
 /// Pushes the update of game `id`'s row by `update` (only if its `xmin` is still `read`, when

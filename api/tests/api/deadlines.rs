@@ -154,7 +154,7 @@ fn assert_one_bot_turn_per_deadline(events: &[Value], context: &str) {
 
 /// Checks, over the log, that each expired turn was played once: every `timed_out` names the
 /// seat in turn, at most one per turn, followed by that seat's own action before the turn passes.
-fn assert_each_timeout_played_once(events: &[Value], context: &str) {
+pub(crate) fn assert_each_timeout_played_once(events: &[Value], context: &str) {
     let mut in_turn: Option<u64> = None;
     let mut timed_out_this_turn = false;
     let mut awaiting_move: Option<u64> = None;

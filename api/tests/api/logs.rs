@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use sqlx::Connection;
 
 use crate::helpers::{
-    ACME, Binary, Table, backends, database_url, drop_database, eventually, fresh_database, hold_game,
-    server_backends,
+    ACME, Backend, Binary, Table, backends, database_url, drop_database, eventually, fresh_database,
+    hold_game, server_backends,
 };
 
 /// How long a line may take to reach stdout through the log writer's thread.
@@ -339,13 +339,42 @@ async fn a_sweep_held_up_by_a_locked_table_logs_its_line() {
                 .await
                 .expect("the table locked");
         }
+        // On a cluster the sweep reads each shard on its worker, which a lock taken on the
+        // coordinator does not hold: its shards are locked there too, as a migration's would be.
+        let mut shard_holders = Vec::new();
+        if backend == Backend::Citus {
+            let shards: Vec<(String, i32, String)> = sqlx::query_as(
+                "SELECT nodename::text, nodeport, shard_name::text FROM citus_shards \
+                 WHERE table_name = 'idempotency_keys'::regclass",
+            )
+            .fetch_all(&mut holder)
+            .await
+            .expect("the shards");
+            let (base, name) = url.rsplit_once('/').expect("a database URL");
+            let base = base.rsplit_once('@').map_or("postgres://", |(user, _)| user);
+            for (host, port, shard) in shards {
+                let mut conn = sqlx::PgConnection::connect(&format!("{base}@{host}:{port}/{name}"))
+                    .await
+                    .expect("the shard's worker");
+                for sql in [
+                    "BEGIN".to_owned(),
+                    "SET LOCAL citus.enable_manual_changes_to_shards TO on".to_owned(),
+                    format!("LOCK TABLE {shard} IN ACCESS EXCLUSIVE MODE"),
+                ] {
+                    sqlx::query(sqlx::AssertSqlSafe(sql))
+                        .execute(&mut conn)
+                        .await
+                        .expect("the shard locked");
+                }
+                shard_holders.push(conn);
+            }
+        }
         // The held lock is the fault: a sweep begins within the first second, and waits for
         // the rest at least.
         actix_web::rt::time::sleep(HELD).await;
-        sqlx::query("COMMIT")
-            .execute(&mut holder)
-            .await
-            .expect("released");
+        for conn in std::iter::once(&mut holder).chain(shard_holders.iter_mut()) {
+            sqlx::query("COMMIT").execute(conn).await.expect("released");
+        }
         let lines = service.lines_saying("slow sweep of expired keys and games").await;
         assert!(
             lines
