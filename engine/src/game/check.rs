@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::{Game, Seat, Status};
+use crate::card::{Card, DISTINCT_CARDS};
 
 impl Game {
     /// The first thing in this game that the rules could not have made, if any.
@@ -89,11 +90,11 @@ impl Game {
             ));
         }
         for (i, (hand, aside)) in self.hands.iter().zip(self.set_aside.iter()).enumerate() {
-            let mut held: Vec<_> = hand.iter().chain(aside).copied().collect();
-            held.sort_unstable();
-            let mut known = self.public.known_of(Self::seat_of(i)).to_vec();
-            known.sort_unstable();
-            let (unheld, _) = difference(&known, &held);
+            let known = self.public.known_of(Self::seat_of(i));
+            if known.is_empty() {
+                continue;
+            }
+            let (unheld, _) = difference(&tally(known.iter()), &tally(hand.iter().chain(aside)));
             if !unheld.is_empty() {
                 return Err(format!(
                     "seat {i} is known to hold [{}], which is not in its hand",
@@ -102,10 +103,8 @@ impl Game {
             }
         }
         // Every card of the game's packs exactly once, wherever it is.
-        let mut held = self.census();
-        held.sort_unstable();
-        let mut pack = rules.pack(players);
-        pack.sort_unstable();
+        let held = tally(self.census().iter());
+        let pack = tally(rules.pack(players).iter());
         if held != pack {
             let (missing, extra) = difference(&pack, &held);
             return Err(format!(
@@ -118,36 +117,68 @@ impl Game {
     }
 }
 
-/// What `a` holds that `b` does not, and what `b` holds that `a` does not (both sorted,
-/// as multisets).
-fn difference<T: Ord + Copy>(a: &[T], b: &[T]) -> (Vec<T>, Vec<T>) {
-    let (mut i, mut j) = (0, 0);
+/// How many of each card `cards` holds, by [`Card::index`]: counted, not sorted, because a
+/// game is checked on every load.
+fn tally<'a>(cards: impl Iterator<Item = &'a Card>) -> [u16; DISTINCT_CARDS] {
+    let mut counts = [0; DISTINCT_CARDS];
+    for card in cards {
+        counts[card.index()] += 1;
+    }
+    counts
+}
+
+/// What `a` holds that `b` does not, and what `b` holds that `a` does not (as multisets).
+fn difference(a: &[u16; DISTINCT_CARDS], b: &[u16; DISTINCT_CARDS]) -> (Vec<Card>, Vec<Card>) {
     let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
-    while i < a.len() || j < b.len() {
-        match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) if x == y => (i, j) = (i + 1, j + 1),
-            (Some(x), Some(y)) if x < y => {
-                only_a.push(*x);
-                i += 1;
-            }
-            (Some(x), None) => {
-                only_a.push(*x);
-                i += 1;
-            }
-            (_, Some(y)) => {
-                only_b.push(*y);
-                j += 1;
-            }
-            (None, None) => break,
-        }
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let card = Card::from_index(i);
+        only_a.extend(std::iter::repeat_n(card, usize::from(x.saturating_sub(*y))));
+        only_b.extend(std::iter::repeat_n(card, usize::from(y.saturating_sub(*x))));
     }
     (only_a, only_b)
 }
 
-fn names(cards: &[crate::card::Card]) -> String {
+fn names(cards: &[Card]) -> String {
     cards
         .iter()
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{GameConfig, Ruleset, Seed, Variant};
+
+    fn dealt() -> Game {
+        let config = GameConfig::new(Ruleset::default_for(Variant::MayI), 3);
+        Game::new(config, Seed::from_u64(1)).expect("setup").0
+    }
+
+    #[test]
+    fn a_card_gone_and_a_card_twice_are_named() {
+        let mut game = dealt();
+        assert_eq!(game.check(), Ok(()));
+        let gone = game.stock.pop().expect("a stock");
+        let twice = game.hands[Seat(1)][0];
+        game.hands[Seat(0)].push(twice);
+        let e = game.check().expect_err("not the packs");
+        assert!(
+            e.contains(&format!("missing [{gone}]")) && e.contains(&format!("besides [{twice}]")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_card_known_held_but_not_in_hand_is_named() {
+        let mut game = dealt();
+        let elsewhere = game.hands[Seat(2)][0];
+        game.public.took(Seat(0), elsewhere);
+        let e = game.check().expect_err("known but not held");
+        assert!(
+            e.contains(&format!("seat 0 is known to hold [{elsewhere}]")),
+            "{e}"
+        );
+    }
 }
