@@ -1,12 +1,14 @@
 //! Load for the benchmark harness (`bench/run.sh`), never part of `cargo test`.
 //!
-//! - `games URL CLIENTS SECONDS [hard-bots]`: CLIENTS clients, each playing its own 4-seat
+//! - `games URL CLIENTS SECONDS [hard-bots | paced=MS]`: CLIENTS clients, each playing its own 4-seat
 //!   `may_i` game through HTTP, one action per request (draw from the stock, discard), each
 //!   with an `Idempotency-Key`; a finished game is replaced by a new one. Prints actions/s and
 //!   p99. With `hard-bots`, seats 1 to 3 are `hard` bots and each client plays seat 0 alone,
 //!   waiting (unmeasured) for its turn between its moves, on the game's event stream: the p99
 //!   of a person's draw or discard at a table of hard bots, to set beside the same with four
-//!   people.
+//!   people. With `paced=MS`, each client waits MS ms (unmeasured) after each of its actions:
+//!   people who play at the pace the hard bots allow, so that both are measured under the
+//!   same rate of requests.
 //! - `streams URL_A URL_B PID_A DATABASE STREAMS`: STREAMS streams open on replica A (games
 //!   made on B); prints the database's transactions/s while they idle, A's memory, the delay
 //!   from a move sent to B to its first event on A (p99), and how long A takes to exit on
@@ -207,7 +209,7 @@ async fn until_my_turn(client: &Client, url: &str, table: &Table, news: &Notify)
     }
 }
 
-async fn games(url: String, clients: usize, seconds: u64, hard_bots: bool) {
+async fn games(url: String, clients: usize, seconds: u64, hard_bots: bool, pace: Duration) {
     let client = Client::builder().timeout(Duration::from_secs(30)).finish();
     // The streams stay open for as long as their games: no timeout on them.
     let streamer = Client::builder()
@@ -262,6 +264,9 @@ async fn games(url: String, clients: usize, seconds: u64, hard_bots: bool) {
                         Ok(v) => {
                             latencies.push(started.elapsed());
                             view = v;
+                            if !pace.is_zero() {
+                                actix_rt::time::sleep(pace).await;
+                            }
                         }
                         Err(e) => {
                             errors += 1;
@@ -483,6 +488,11 @@ fn main() {
             number(2) as usize,
             number(3),
             arg(4) == "hard-bots",
+            Duration::from_millis(
+                arg(4)
+                    .strip_prefix("paced=")
+                    .map_or(0, |ms| ms.parse().expect("paced=MS takes a number")),
+            ),
         )),
         "streams" => system.block_on(streams(
             arg(1),
@@ -493,7 +503,7 @@ fn main() {
         )),
         _ => {
             eprintln!(
-                "usage: continental-bench games URL CLIENTS SECONDS [hard-bots] | streams URL_A URL_B PID_A DATABASE STREAMS"
+                "usage: continental-bench games URL CLIENTS SECONDS [hard-bots | paced=MS] | streams URL_A URL_B PID_A DATABASE STREAMS"
             );
             std::process::exit(2);
         }
