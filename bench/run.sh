@@ -38,11 +38,15 @@ need pgbench postgresql-client
 need psql postgresql-client
 need taskset util-linux
 
+PHASES=${PHASES:-123}
 echo "== building (release)"
 cargo build --release -q -p continental -p continental-bench
-CARGO_TARGET_DIR="$TARGET/hello" cargo build --release -q --manifest-path bench/hello/Cargo.toml
 # Copies: another build may replace the shared binaries while this runs.
-cp "$TARGET/release/continental" "$TARGET/release/continental-bench" "$TARGET/hello/release/hello-ref" "$WORK/"
+cp "$TARGET/release/continental" "$TARGET/release/continental-bench" "$WORK/"
+if [[ $PHASES == *1* ]]; then
+    CARGO_TARGET_DIR="$TARGET/hello" cargo build --release -q --manifest-path bench/hello/Cargo.toml
+    cp "$TARGET/hello/release/hello-ref" "$WORK/"
+fi
 BEFORE=${BEFORE_BIN:+$WORK/continental-before}
 if [[ -n $BEFORE ]]; then cp "$BEFORE_BIN" "$BEFORE"; fi
 
@@ -54,7 +58,6 @@ load() { echo "load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 # CPU time a process has used so far (user and system, all threads), in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-PHASES=${PHASES:-123}
 BARE_RPS=(); BARE_P99=(); BARE_CPU=(); VAL_RPS=(); VAL_P99=(); VAL_CPU=()
 SQL_TPS=(); SQL_P99=(); ACT_RPS=(); ACT_P99=(); ACT_CPU=(); STREAM_LINE=
 OLD_VAL_RPS=(); OLD_VAL_P99=(); OLD_VAL_CPU=(); OLD_ACT_RPS=(); OLD_ACT_P99=(); OLD_ACT_CPU=()
