@@ -208,7 +208,7 @@ table_run() { # mode -> "p99_ms actions_per_s"
 }
 bots_run() { read -r a b < <(table_run hard-bots); BOTS_P99+=("$a"); BOTS_RATE+=("$b"); }
 # Each of the 8 clients waits 8 / rate seconds between its moves: the bots' pace.
-paced_run() { read -r a b < <(table_run "paced=$(awk -v r="${BOTS_RATE[-1]}" 'BEGIN { printf "%.0f", r > 0 ? 8000 / r : 1000 }')"); PACED_P99+=("$a"); PACED_RATE+=("$b"); }
+paced_run() { read -r a b < <(table_run "paced=$(awk -v r="${BOTS_RATE[-1]}" 'BEGIN { printf "%.0f", (r > 0 ? 8000 / r : 1000) }')"); PACED_P99+=("$a"); PACED_RATE+=("$b"); }
 people_run() { read -r a b < <(table_run); PEOPLE_P99+=("$a"); PEOPLE_RATE+=("$b"); }
 for r in $(seq "$ROUNDS"); do
     if (( r % 2 )); then bots_run; paced_run; people_run; else people_run; paced_run; bots_run; fi
