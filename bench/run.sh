@@ -11,10 +11,14 @@
 #      with pg_stat_statements) game actions on the cluster vs on one PostgreSQL, alternating:
 #      the statements the coordinator relays per action, and each node's CPU per action.
 #   5. (PHASES with 5) a person's draw or discard (p99) at a table of three hard bots vs at a
-#      table of four people, 8 clients, alternating, on PostgreSQL.
+#      table of four people who play at the same pace, and at full speed, 8 clients, 20 s each,
+#      alternating, on PostgreSQL.
+# With BEFORE_BIN naming another build of the service (say, of an older commit, built with
+# `cargo build --release` in a worktree of its own), parts 1 and 2 measure it too, in the same
+# rounds and against the same references, its turn alternating with this build's.
 # Usage: bench/run.sh   (env: PGURL=postgres://postgres@127.0.0.1:5432, STREAMS=1000, ROUNDS=2,
-#                       PHASES=123 to choose the parts, CITUS_DB for part 4, RUST_LOG for the
-#                       servers' log level)
+#                       PHASES=123 to choose the parts, CITUS_DB for part 4, BEFORE_BIN for
+#                       parts 1 and 2, RUST_LOG for the servers' log level)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PGURL=${PGURL:-postgres://postgres@127.0.0.1:5432}
@@ -35,11 +39,17 @@ need pgbench postgresql-client
 need psql postgresql-client
 need taskset util-linux
 
+PHASES=${PHASES:-123}
 echo "== building (release)"
 cargo build --release -q -p continental -p continental-bench
-CARGO_TARGET_DIR="$TARGET/hello" cargo build --release -q --manifest-path bench/hello/Cargo.toml
 # Copies: another build may replace the shared binaries while this runs.
-cp "$TARGET/release/continental" "$TARGET/release/continental-bench" "$TARGET/hello/release/hello-ref" "$WORK/"
+cp "$TARGET/release/continental" "$TARGET/release/continental-bench" "$WORK/"
+if [[ $PHASES == *1* ]]; then
+    CARGO_TARGET_DIR="$TARGET/hello" cargo build --release -q --manifest-path bench/hello/Cargo.toml
+    cp "$TARGET/hello/release/hello-ref" "$WORK/"
+fi
+BEFORE=${BEFORE_BIN:+$WORK/continental-before}
+if [[ -n $BEFORE ]]; then cp "$BEFORE_BIN" "$BEFORE"; fi
 
 wait_port() { for _ in $(seq 200); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done; echo "port $1 never opened" >&2; exit 1; }
 psql_admin() { psql "$PGURL/postgres" -qAtc "$1" >/dev/null; }
@@ -49,15 +59,19 @@ load() { echo "load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 # CPU time a process has used so far (user and system, all threads), in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-PHASES=${PHASES:-123}
 BARE_RPS=(); BARE_P99=(); BARE_CPU=(); VAL_RPS=(); VAL_P99=(); VAL_CPU=()
 SQL_TPS=(); SQL_P99=(); ACT_RPS=(); ACT_P99=(); ACT_CPU=(); STREAM_LINE=
-BOTS_P99=(); PEOPLE_P99=()
+OLD_VAL_RPS=(); OLD_VAL_P99=(); OLD_VAL_CPU=(); OLD_ACT_RPS=(); OLD_ACT_P99=(); OLD_ACT_CPU=()
+BOTS_P99=(); BOTS_RATE=(); PACED_P99=(); PACED_RATE=(); PEOPLE_P99=(); PEOPLE_RATE=()
 if [[ $PHASES == *1* ]]; then
 echo "== 1. validator vs bare framework (wrk -t2 -c64 -d5s, servers on core 0, wrk on core 1)"
 BIND=127.0.0.1:28080 taskset -c 0 "$WORK/hello-ref" & PIDS+=($!)
 CONTINENTAL_BIND=127.0.0.1:28081 DATABASE_URL="sqlite:$WORK/validator.db" taskset -c 0 "$WORK/continental" >"$WORK/validator.log" 2>&1 & PIDS+=($!)
 wait_port 28080; wait_port 28081
+if [[ -n $BEFORE ]]; then
+    CONTINENTAL_BIND=127.0.0.1:28087 DATABASE_URL="sqlite:$WORK/validator-before.db" taskset -c 0 "$BEFORE" >"$WORK/validator-before.log" 2>&1 & PIDS+=($!)
+    wait_port 28087
+fi
 wrk_run() { # url pid -> "rps p99_ms cpu_us_per_request"
     local before after
     before=$(cpu_ticks "$2")
@@ -71,15 +85,22 @@ wrk_run() { # url pid -> "rps p99_ms cpu_us_per_request"
 }
 # Both warmed up first, unmeasured: a fresh process pays for its first pages, its allocator's
 # arenas and its caches in its first seconds under load.
-for port in 28080 28081; do
+for port in 28080 28081 ${BEFORE:+28087}; do
     taskset -c 1 wrk -t2 -c64 -d3s -s bench/post.lua "http://127.0.0.1:$port/v1/melds/validate" >/dev/null
 done
 bare_run() { read -r a b c < <(wrk_run http://127.0.0.1:28080 "${PIDS[0]}"); BARE_RPS+=("$a"); BARE_P99+=("$b"); BARE_CPU+=("$c"); }
 validator_run() { read -r a b c < <(wrk_run http://127.0.0.1:28081 "${PIDS[1]}"); VAL_RPS+=("$a"); VAL_P99+=("$b"); VAL_CPU+=("$c"); }
+before_validator_run() {
+    [[ -n $BEFORE ]] || return 0
+    read -r a b c < <(wrk_run http://127.0.0.1:28087 "${PIDS[2]}"); OLD_VAL_RPS+=("$a"); OLD_VAL_P99+=("$b"); OLD_VAL_CPU+=("$c")
+}
 for r in $(seq "$ROUNDS"); do
     # A B, then B A: a machine that slows or speeds up during the run favours neither.
-    if (( r % 2 )); then bare_run; validator_run; else validator_run; bare_run; fi
+    if (( r % 2 )); then bare_run; validator_run; before_validator_run; else before_validator_run; validator_run; bare_run; fi
     echo "   round $r: bare ${BARE_RPS[-1]} req/s (p99 ${BARE_P99[-1]} ms, ${BARE_CPU[-1]} us CPU/request), validator ${VAL_RPS[-1]} req/s (p99 ${VAL_P99[-1]} ms, ${VAL_CPU[-1]} us CPU/request), ratio $(awk -v a="${VAL_RPS[-1]}" -v b="${BARE_RPS[-1]}" 'BEGIN { printf "%.2f", a / b }')  [$(load)]"
+    if [[ -n $BEFORE ]]; then
+        echo "            before: validator ${OLD_VAL_RPS[-1]} req/s (p99 ${OLD_VAL_P99[-1]} ms, ${OLD_VAL_CPU[-1]} us CPU/request), ratio $(awk -v a="${OLD_VAL_RPS[-1]}" -v b="${BARE_RPS[-1]}" 'BEGIN { printf "%.2f", a / b }')"
+    fi
 done
 kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
 fi
@@ -93,6 +114,13 @@ psql_admin "CREATE DATABASE continental_ref"
 psql "$PGURL/continental_ref" -q -f bench/setup.sql >/dev/null
 CONTINENTAL_BIND=127.0.0.1:28081 DATABASE_URL="$PGURL/continental_bench" "$WORK/continental" >"$WORK/games.log" 2>&1 & PIDS+=($!)
 wait_port 28081
+if [[ -n $BEFORE ]]; then
+    # A database of its own: the other build's migrations may differ.
+    psql_admin "DROP DATABASE IF EXISTS continental_before WITH (FORCE)"
+    psql_admin "CREATE DATABASE continental_before"
+    CONTINENTAL_BIND=127.0.0.1:28088 DATABASE_URL="$PGURL/continental_before" "$BEFORE" >"$WORK/games-before.log" 2>&1 & PIDS+=($!)
+    wait_port 28088
+fi
 pgbench_run() { # -> "tps p99_ms"
     rm -f "$WORK"/pgb*
     local tps
@@ -102,19 +130,32 @@ pgbench_run() { # -> "tps p99_ms"
     p99=$(cat "$WORK"/pgb* | awk '{ print $3 }' | sort -n | awk '{ a[NR] = $1 } END { i = int(NR * 0.99); if (i < 1) i = 1; printf "%.2f", a[i] / 1000 }')
     echo "$tps $p99"
 }
-SERVER=${PIDS[0]}
-for r in $(seq "$ROUNDS"); do
-    read -r a b < <(pgbench_run); SQL_TPS+=("$a"); SQL_P99+=("$b")
-    before=$(cpu_ticks "$SERVER")
-    line=$("$WORK/continental-bench" games http://127.0.0.1:28081 32 8 | grep '^RESULT')
-    after=$(cpu_ticks "$SERVER")
-    ACT_RPS+=("$(sed -E 's/.*actions_per_s=([0-9.]+).*/\1/' <<<"$line")")
-    ACT_P99+=("$(sed -E 's/.*p99_ms=([0-9.]+).*/\1/' <<<"$line")")
+games_run() { # url pid -> "actions/s p99_ms cpu_us_per_action RESULT-line"
+    local before after line actions
+    before=$(cpu_ticks "$2")
+    line=$("$WORK/continental-bench" games "$1" 32 8 | grep '^RESULT')
+    after=$(cpu_ticks "$2")
     actions=$(sed -E 's/.*actions=([0-9]+).*/\1/' <<<"$line")
-    ACT_CPU+=("$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$actions" 'BEGIN { printf "%.0f", n ? t * 1e6 / hz / n : 0 }')")
-    echo "   round $r: raw SQL ${SQL_TPS[-1]} tx/s (p99 ${SQL_P99[-1]} ms), HTTP actions ${ACT_RPS[-1]}/s (p99 ${ACT_P99[-1]} ms, service ${ACT_CPU[-1]} us CPU/action)  [$(load)] [$line]"
+    echo "$(sed -E 's/.*actions_per_s=([0-9.]+).*p99_ms=([0-9.]+).*/\1 \2/' <<<"$line")" \
+        "$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$actions" 'BEGIN { printf "%.0f", n ? t * 1e6 / hz / n : 0 }')" "$line"
+}
+# Both builds warmed up first, unmeasured, as in part 1.
+for port in 28081 ${BEFORE:+28088}; do "$WORK/continental-bench" games "http://127.0.0.1:$port" 32 3 >/dev/null; done
+sql_run() { read -r a b < <(pgbench_run); SQL_TPS+=("$a"); SQL_P99+=("$b"); }
+actions_run() { read -r a b c d < <(games_run http://127.0.0.1:28081 "${PIDS[0]}"); ACT_RPS+=("$a"); ACT_P99+=("$b"); ACT_CPU+=("$c"); LINE=$d; }
+before_actions_run() {
+    [[ -n $BEFORE ]] || return 0
+    read -r a b c d < <(games_run http://127.0.0.1:28088 "${PIDS[1]}"); OLD_ACT_RPS+=("$a"); OLD_ACT_P99+=("$b"); OLD_ACT_CPU+=("$c"); OLD_LINE=$d
+}
+for r in $(seq "$ROUNDS"); do
+    if (( r % 2 )); then sql_run; actions_run; before_actions_run; else before_actions_run; actions_run; sql_run; fi
+    echo "   round $r: raw SQL ${SQL_TPS[-1]} tx/s (p99 ${SQL_P99[-1]} ms), HTTP actions ${ACT_RPS[-1]}/s (p99 ${ACT_P99[-1]} ms, service ${ACT_CPU[-1]} us CPU/action)  [$(load)] [$LINE]"
+    if [[ -n $BEFORE ]]; then
+        echo "            before: HTTP actions ${OLD_ACT_RPS[-1]}/s (p99 ${OLD_ACT_P99[-1]} ms, service ${OLD_ACT_CPU[-1]} us CPU/action) [$OLD_LINE]"
+    fi
 done
 kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
+psql_admin "DROP DATABASE IF EXISTS continental_before WITH (FORCE)"
 fi
 
 if [[ $PHASES == *3* ]]; then
@@ -191,17 +232,27 @@ kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
 psql_admin "DROP DATABASE IF EXISTS continental_single WITH (FORCE)"
 fi
 if [[ $PHASES == *5* ]]; then
-echo "== 5. a person's move at a table of three hard bots vs four people (8 clients, 8 s each, alternating)"
+echo "== 5. a person's move at a table of three hard bots vs four people (8 clients, 20 s each, alternating)"
 psql_admin "DROP DATABASE IF EXISTS continental_bots WITH (FORCE)"
 psql_admin "CREATE DATABASE continental_bots"
 CONTINENTAL_BIND=127.0.0.1:28086 DATABASE_URL="$PGURL/continental_bots" "$WORK/continental" >"$WORK/bots.log" 2>&1 & PIDS+=($!)
 wait_port 28086
-p99_of() { sed -E 's/.*p99_ms=([0-9.]+).*/\1/' <<<"$1"; }
-bots_run() { BOTS_P99+=("$(p99_of "$("$WORK/continental-bench" games http://127.0.0.1:28086 8 8 hard-bots | grep '^RESULT')")"); }
-people_run() { PEOPLE_P99+=("$(p99_of "$("$WORK/continental-bench" games http://127.0.0.1:28086 8 8 | grep '^RESULT')")"); }
+"$WORK/continental-bench" games http://127.0.0.1:28086 8 3 >/dev/null
+# A person waits for three hard bots between two moves, so those tables send far fewer
+# requests than tables of people playing flat out, and a lightly loaded server answers faster.
+# Like with like: people who wait as long between their moves (the pace the bots allowed in
+# the round's bots run), beside the same people at full speed.
+table_run() { # mode -> "p99_ms actions_per_s"
+    "$WORK/continental-bench" games http://127.0.0.1:28086 8 20 ${1:+"$1"} | grep '^RESULT' |
+        sed -E 's/.*actions_per_s=([0-9.]+).*p99_ms=([0-9.]+).*/\2 \1/'
+}
+bots_run() { read -r a b < <(table_run hard-bots); BOTS_P99+=("$a"); BOTS_RATE+=("$b"); }
+# Each of the 8 clients waits 8 / rate seconds between its moves: the bots' pace.
+paced_run() { read -r a b < <(table_run "paced=$(awk -v r="${BOTS_RATE[-1]}" 'BEGIN { printf "%.0f", (r > 0 ? 8000 / r : 1000) }')"); PACED_P99+=("$a"); PACED_RATE+=("$b"); }
+people_run() { read -r a b < <(table_run); PEOPLE_P99+=("$a"); PEOPLE_RATE+=("$b"); }
 for r in $(seq "$ROUNDS"); do
-    if (( r % 2 )); then bots_run; people_run; else people_run; bots_run; fi
-    echo "   round $r: p99 ${BOTS_P99[-1]} ms with three hard bots, ${PEOPLE_P99[-1]} ms with four people  [$(load)]"
+    if (( r % 2 )); then bots_run; paced_run; people_run; else people_run; paced_run; bots_run; fi
+    echo "   round $r: p99 ${BOTS_P99[-1]} ms with three hard bots (${BOTS_RATE[-1]} moves/s), ${PACED_P99[-1]} ms with four people at that pace (${PACED_RATE[-1]} moves/s), ${PEOPLE_P99[-1]} ms with four people at full speed (${PEOPLE_RATE[-1]} moves/s)  [$(load)]"
 done
 kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
 psql_admin "DROP DATABASE IF EXISTS continental_bots WITH (FORCE)"
@@ -224,6 +275,15 @@ row "validator CPU us/request (server)" "$(mean "${VAL_CPU[@]}")" "$(mean "${BAR
 row "actions/s at 32 clients vs move.sql tx/s" "$ACT" "$SQL" "$(ratio "$ACT" "$SQL")" ">= 0.70"
 row "action p99 ms (pgbench: per transaction)" "$(mean "${ACT_P99[@]}")" "$(mean "${SQL_P99[@]}")" "" "< 25"
 row "service CPU us/action" "$(mean "${ACT_CPU[@]}")" "" "" ""
+if [[ -n $BEFORE ]]; then
+    echo "   the build before ($BEFORE_BIN), same rounds, same references:"
+    row "validator req/s (wrk), before" "$(mean "${OLD_VAL_RPS[@]}")" "$BARE" "$(ratio "$(mean "${OLD_VAL_RPS[@]}")" "$BARE")" ">= 0.80"
+    row "validator p99 ms, before" "$(mean "${OLD_VAL_P99[@]}")" "$(mean "${BARE_P99[@]}")" "" ""
+    row "validator CPU us/request, before" "$(mean "${OLD_VAL_CPU[@]}")" "$(mean "${BARE_CPU[@]}")" "$(ratio "$(mean "${BARE_CPU[@]}")" "$(mean "${OLD_VAL_CPU[@]}")")" ""
+    row "actions/s vs move.sql tx/s, before" "$(mean "${OLD_ACT_RPS[@]}")" "$SQL" "$(ratio "$(mean "${OLD_ACT_RPS[@]}")" "$SQL")" ">= 0.70"
+    row "action p99 ms, before" "$(mean "${OLD_ACT_P99[@]}")" "$(mean "${SQL_P99[@]}")" "" "< 25"
+    row "service CPU us/action, before" "$(mean "${OLD_ACT_CPU[@]}")" "" "" ""
+fi
 row "idle db transactions/s, $(field streams) streams" "$(field idle_db_tps)" "" "" "< 20"
 row "delivery across replicas p99 ms" "$(field delivery_p99_ms)" "" "" "< 250"
 row "SIGTERM to exit, streams open, s" "$(field sigterm_s)" "" "" "< 3"
@@ -232,4 +292,6 @@ row "action p99 ms, Citus vs one PostgreSQL" "$(mean "${CITUS_P99[@]}")" "$(mean
 row "statements the coordinator relays per action" "$(mean "${CITUS_STMTS[@]}")" "" "" "<= 2"
 row "Citus CPU us/action: coordinator, workers" "$(mean "${COORD_CPU[@]}")" "$(mean "${WORKER_CPU[@]}")" "" ""
 row "RSS with the streams open, MB" "$(field rss_mb)" "" "" "< 100"
-row "a person's move p99 ms, 3 hard bots vs people" "$(mean "${BOTS_P99[@]}")" "$(mean "${PEOPLE_P99[@]}")" "$(ratio "$(mean "${BOTS_P99[@]}")" "$(mean "${PEOPLE_P99[@]}")")" ""
+row "a person's move p99 ms, 3 hard bots vs people" "$(mean "${BOTS_P99[@]}")" "$(mean "${PACED_P99[@]}")" "$(ratio "$(mean "${BOTS_P99[@]}")" "$(mean "${PACED_P99[@]}")")" "<= 1"
+row "a person's move p99 ms, people at full speed" "$(mean "${PEOPLE_P99[@]}")" "" "" ""
+row "a person's moves/s, 3 hard bots vs full speed" "$(mean "${BOTS_RATE[@]}")" "$(mean "${PEOPLE_RATE[@]}")" "" ""

@@ -1,11 +1,14 @@
 //! Load for the benchmark harness (`bench/run.sh`), never part of `cargo test`.
 //!
-//! - `games URL CLIENTS SECONDS [hard-bots]`: CLIENTS clients, each playing its own 4-seat
+//! - `games URL CLIENTS SECONDS [hard-bots | paced=MS]`: CLIENTS clients, each playing its own 4-seat
 //!   `may_i` game through HTTP, one action per request (draw from the stock, discard), each
 //!   with an `Idempotency-Key`; a finished game is replaced by a new one. Prints actions/s and
 //!   p99. With `hard-bots`, seats 1 to 3 are `hard` bots and each client plays seat 0 alone,
-//!   waiting (unmeasured) for its turn between its moves: the p99 of a person's draw or
-//!   discard at a table of hard bots, to set beside the same with four people.
+//!   waiting (unmeasured) for its turn between its moves, on the game's event stream: the p99
+//!   of a person's draw or discard at a table of hard bots, to set beside the same with four
+//!   people. With `paced=MS`, each client waits MS ms (unmeasured) after each of its actions:
+//!   people who play at the pace the hard bots allow, so that both are measured under the
+//!   same rate of requests.
 //! - `streams URL_A URL_B PID_A DATABASE STREAMS`: STREAMS streams open on replica A (games
 //!   made on B); prints the database's transactions/s while they idle, A's memory, the delay
 //!   from a move sent to B to its first event on A (p99), and how long A takes to exit on
@@ -22,6 +25,7 @@ use std::time::{Duration, Instant};
 use awc::Client;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
+use tokio::sync::Notify;
 
 /// A request made with a JSON answer.
 async fn call(
@@ -144,6 +148,15 @@ async fn act(client: &Client, url: &str, table: &Table, view: &Value, key: &str)
     .await
 }
 
+/// A task aborted when this is dropped: a table's stream reader, once the table is left.
+struct Abort(actix_rt::task::JoinHandle<()>);
+
+impl Drop for Abort {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 fn p99(samples: &mut [Duration]) -> Duration {
     samples.sort_unstable();
     samples
@@ -156,25 +169,58 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// Seat 0's view once it is in turn or the game is over, looked at every 2 ms: the bots play
-/// after the answers, and this wait is not what is measured.
-async fn until_my_turn(client: &Client, url: &str, table: &Table) -> Result<Value, String> {
+/// Seat 0's event stream, read in a task of its own that wakes `news` whenever events come:
+/// the bots play after the answers, and a client waits on this rather than polling, so that
+/// its waiting does not load the server it measures. The task ends with the stream (abort it
+/// once the table is left).
+async fn follow(
+    client: &Client,
+    url: &str,
+    table: &Table,
+    news: Rc<Notify>,
+) -> Result<actix_rt::task::JoinHandle<()>, String> {
+    let mut res = client
+        .get(format!("{url}/v1/games/{}/stream", table.id))
+        .insert_header(("authorization", format!("Bearer {}", table.tokens[0])))
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    if !res.status().is_success() {
+        return Err(format!("stream: {}", res.status()));
+    }
+    Ok(actix_rt::spawn(async move {
+        while let Some(Ok(_)) = res.next().await {
+            // A stored permit if nobody waits yet: no event between a look and a wait is lost.
+            news.notify_one();
+        }
+        news.notify_one();
+    }))
+}
+
+/// Seat 0's view once it is in turn or the game is over, looked at after each event on its
+/// stream (and each second, should the stream be slow): this wait is not what is measured.
+async fn until_my_turn(client: &Client, url: &str, table: &Table, news: &Notify) -> Result<Value, String> {
     loop {
         let view = look(client, url, table, 0).await?;
         if view["status"] != "playing" || view["turn"]["seat"] == 0 {
             return Ok(view);
         }
-        actix_rt::time::sleep(Duration::from_millis(2)).await;
+        let _ = actix_rt::time::timeout(Duration::from_secs(1), news.notified()).await;
     }
 }
 
-async fn games(url: String, clients: usize, seconds: u64, hard_bots: bool) {
+async fn games(url: String, clients: usize, seconds: u64, hard_bots: bool, pace: Duration) {
     let client = Client::builder().timeout(Duration::from_secs(30)).finish();
+    // The streams stay open for as long as their games: no timeout on them.
+    let streamer = Client::builder()
+        .connector(awc::Connector::new().limit(0))
+        .timeout(Duration::from_secs(3600))
+        .finish();
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let prefix = format!("{:x}", std::process::id());
     let mut runs = Vec::new();
     for c in 0..clients {
-        let (client, url, prefix) = (client.clone(), url.clone(), prefix.clone());
+        let (client, streamer, url, prefix) = (client.clone(), streamer.clone(), url.clone(), prefix.clone());
         runs.push(actix_rt::spawn(async move {
             let mut latencies = Vec::new();
             let mut errors = 0u64;
@@ -184,13 +230,24 @@ async fn games(url: String, clients: usize, seconds: u64, hard_bots: bool) {
                     errors += 1;
                     continue;
                 };
+                let news = Rc::new(Notify::new());
+                let following = match hard_bots {
+                    true => match follow(&streamer, &url, &table, news.clone()).await {
+                        Ok(task) => Some(Abort(task)),
+                        Err(_) => {
+                            errors += 1;
+                            continue;
+                        }
+                    },
+                    false => None,
+                };
                 let Ok(mut view) = look(&client, &url, &table, 0).await else {
                     errors += 1;
                     continue;
                 };
                 while Instant::now() < deadline {
-                    if hard_bots && view["turn"]["seat"] != 0 {
-                        match until_my_turn(&client, &url, &table).await {
+                    if following.is_some() && view["turn"]["seat"] != 0 {
+                        match until_my_turn(&client, &url, &table, &news).await {
                             Ok(v) => view = v,
                             Err(_) => {
                                 errors += 1;
@@ -207,6 +264,9 @@ async fn games(url: String, clients: usize, seconds: u64, hard_bots: bool) {
                         Ok(v) => {
                             latencies.push(started.elapsed());
                             view = v;
+                            if !pace.is_zero() {
+                                actix_rt::time::sleep(pace).await;
+                            }
                         }
                         Err(e) => {
                             errors += 1;
@@ -428,6 +488,11 @@ fn main() {
             number(2) as usize,
             number(3),
             arg(4) == "hard-bots",
+            Duration::from_millis(
+                arg(4)
+                    .strip_prefix("paced=")
+                    .map_or(0, |ms| ms.parse().expect("paced=MS takes a number")),
+            ),
         )),
         "streams" => system.block_on(streams(
             arg(1),
@@ -438,7 +503,7 @@ fn main() {
         )),
         _ => {
             eprintln!(
-                "usage: continental-bench games URL CLIENTS SECONDS [hard-bots] | streams URL_A URL_B PID_A DATABASE STREAMS"
+                "usage: continental-bench games URL CLIENTS SECONDS [hard-bots | paced=MS] | streams URL_A URL_B PID_A DATABASE STREAMS"
             );
             std::process::exit(2);
         }
