@@ -222,9 +222,14 @@ async function wholeGame(browser) {
       const now = await page.$eval(".status", (s) => s.textContent.match(/deal \d+/)?.[0] || "");
       if (now !== deal) step(`${(deal = now)}`);
       if (!shot && (await page.$$(".meld")).length >= 2) {
-        await page.click(".hand button.card:not(.wild)");
+        // A card selected for the picture. An answer or a live update that lands meanwhile
+        // may take the selection away with the hand it was made in: select again until the
+        // page shows it.
+        for (let i = 0; i < 10 && !(await isEnabled(page, "#act-clear")); i++) {
+          await page.click(".hand button.card:not(.wild)");
+        }
         await page.screenshot({ path: path.join(shots, "desktop-table.png") });
-        await page.click("#act-clear");
+        if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
         shot = true;
       }
       await playTurn(page);
