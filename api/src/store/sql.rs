@@ -458,14 +458,7 @@ macro_rules! sql_store {
                     .bind(limit)
                     .fetch_all(&self.pool)
                     .await?;
-                rows.iter()
-                    .map(|r| {
-                        Ok(EventRow {
-                            seq: r.try_get("seq")?,
-                            body: r.try_get("body")?,
-                        })
-                    })
-                    .collect()
+                rows.iter().map(event_row).collect()
             }
 
             async fn record(&self, id: Uuid) -> Result<Vec<RecordedEvent>, StoreError> {
@@ -476,10 +469,7 @@ macro_rules! sql_store {
                 rows.iter()
                     .map(|r| {
                         Ok(RecordedEvent {
-                            event: EventRow {
-                                seq: r.try_get("seq")?,
-                                body: r.try_get("body")?,
-                            },
+                            event: event_row(r)?,
                             step: r.try_get("step")?,
                         })
                     })
@@ -1520,6 +1510,19 @@ fn push_game_update(
 /// or webhook deliveries (see `write_seats_and_outbox`).
 fn writes_beyond_the_row(update: &GameUpdate) -> bool {
     !update.seats.is_empty() || update.events.iter().any(|e| e.public.is_some())
+}
+
+/// A stored event from a row holding its `seq` and `body`.
+fn event_row<R: Row>(r: &R) -> Result<EventRow, StoreError>
+where
+    for<'a> &'a str: sqlx::ColumnIndex<R>,
+    i64: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    String: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+{
+    Ok(EventRow {
+        seq: r.try_get("seq")?,
+        body: r.try_get("body")?,
+    })
 }
 
 /// One `INSERT` of all `events`, numbered from `first`.
