@@ -532,3 +532,56 @@ async fn a_lost_worker_holds_up_only_its_own_games_clocks_and_webhooks() {
     drop(app);
     drop_database(&database).await;
 }
+
+/// A game's write runs on its shard's node, on that node's own shards: after the game's shards
+/// move to the other worker, its moves land there, numbered on from where they were, and keyed
+/// retries still answer once.
+#[actix_web::test]
+async fn a_game_plays_on_after_its_shards_move_to_another_worker() {
+    if citus_url().is_none() {
+        return;
+    }
+    let app = TestApp::spawn(&Backend::Citus).await;
+    let mut conn = database_of(&app).await;
+    let table = create(&app, "may_i", 2, 11, json!({})).await;
+    let id: Uuid = table.id.parse().expect("a game id");
+    play_turns(&[&app], &table, 2).await;
+    let before = progress(&app, &table).await;
+
+    let from = node_of(&mut conn, "games", id).await;
+    let workers = citus_nodes(&mut conn).await;
+    let (host, to) = workers
+        .iter()
+        .find(|(_, port, group)| *group != 0 && *port != from)
+        .map(|(host, port, _)| (host.clone(), *port))
+        .expect("a second worker");
+    sqlx::query(
+        "SELECT citus_move_shard_placement(get_shard_id_for_distribution_column('games', $1::text), \
+         $2, $3, $2, $4, shard_transfer_mode => 'block_writes')",
+    )
+    .bind(id.to_string())
+    .bind(&host)
+    .bind(from)
+    .bind(to)
+    .execute(&mut conn)
+    .await
+    .expect("the game's shards move");
+    for t in ["games", "events", "idempotency_keys"] {
+        assert_eq!(node_of(&mut conn, t, id).await, to, "{t} moved with the game");
+    }
+
+    play_turns(&[&app], &table, 2).await;
+    let seat = app.in_turn(&table).await;
+    let (stock, key) = (draw(DrawSource::Stock), keyed("after-the-move"));
+    let first = app.act(&table, seat, &stock, &key).await.ok("a keyed draw");
+    let again = app.act(&table, seat, &stock, &key).await.ok("its retry");
+    assert_eq!(first, again, "the retry answers as the draw did");
+    let after = progress(&app, &table).await;
+    assert_eq!(
+        after.0,
+        before.0 + 5,
+        "four moves and a draw after the move, each applied once: {before:?} then {after:?}"
+    );
+    assert!(after.1 > before.1, "the events go on from where they were");
+    app.clean_up().await;
+}
