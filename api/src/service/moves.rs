@@ -48,55 +48,55 @@ pub async fn act(
             cause: "another move of the game held its queue on this replica past the lock timeout".into(),
         });
     };
-    let result: Result<StoredResponse, ApiError> = state
-        .db
-        .transact(id, key, |row| {
-            variant.clone_from(&row.variant);
-            if let Some(m) = &if_match {
-                m.check(row.version)?;
-            }
-            let mut table = Table::load(row.id, &row.state)?;
-            table.check_player(seat, claims.generation)?;
-            let now = now_ms();
-            // Leaving before the deal gives the seat up: it opens again for someone else.
-            let webhook = row.webhook_url.is_some();
-            let (actions, seats, events) = if table.game.is_none() && matches!(action, Action::Leave {}) {
-                table.vacate(seat)?;
-                let vacated = Logged::Table(TableEvent::SeatVacated { seat });
-                (
-                    1,
-                    seat_row(&table, seat),
-                    event_rows(Applied::table([vacated]), webhook)?,
-                )
-            } else {
-                let applied = table.apply(Seat(seat), action.clone())?;
-                table.rearm(applied.turn_passed, now, state.second_ms());
-                (applied.actions, Vec::new(), event_rows(applied, webhook)?)
-            };
-            queued = events.iter().any(|e| e.public.is_some());
-            bot_due = table.bot_due().is_some();
-            // One per accepted action: this one and each bot move it set off.
-            let version = row.version + actions;
-            tracing::Span::current().record("version", version);
-            let response = StoredResponse {
-                status: 200,
-                etag: Some(etag(version)),
-                body: serde_json::to_vec(&GameView::of(id, version, &table, seat))?,
-            };
-            Ok(Outcome {
-                update: Some(GameUpdate {
-                    version,
-                    status: table.status(),
-                    state: table.to_json()?,
-                    seats,
-                    events,
-                    deadline: table.due_at(now, state.second_ms()),
-                    response: key.is_some().then(|| response.clone()),
-                }),
-                value: response,
-            })
+    // Boxed: the store's future is large (both backends' paths), and the move's futures that
+    // hold it are moved as they are built and boxed by the framework.
+    let result: Result<StoredResponse, ApiError> = Box::pin(state.db.transact(id, key, |row| {
+        variant.clone_from(&row.variant);
+        if let Some(m) = &if_match {
+            m.check(row.version)?;
+        }
+        let mut table = Table::load(row.id, &row.state)?;
+        table.check_player(seat, claims.generation)?;
+        let now = now_ms();
+        // Leaving before the deal gives the seat up: it opens again for someone else.
+        let webhook = row.webhook_url.is_some();
+        let (actions, seats, events) = if table.game.is_none() && matches!(action, Action::Leave {}) {
+            table.vacate(seat)?;
+            let vacated = Logged::Table(TableEvent::SeatVacated { seat });
+            (
+                1,
+                seat_row(&table, seat),
+                event_rows(Applied::table([vacated]), webhook)?,
+            )
+        } else {
+            let applied = table.apply(Seat(seat), action.clone())?;
+            table.rearm(applied.turn_passed, now, state.second_ms());
+            (applied.actions, Vec::new(), event_rows(applied, webhook)?)
+        };
+        queued = events.iter().any(|e| e.public.is_some());
+        bot_due = table.bot_due().is_some();
+        // One per accepted action: this one and each bot move it set off.
+        let version = row.version + actions;
+        tracing::Span::current().record("version", version);
+        let response = StoredResponse {
+            status: 200,
+            etag: Some(etag(version)),
+            body: serde_json::to_vec(&GameView::of(id, version, &table, seat))?,
+        };
+        Ok(Outcome {
+            update: Some(GameUpdate {
+                version,
+                status: table.status(),
+                state: table.to_json()?,
+                seats,
+                events,
+                deadline: table.due_at(now, state.second_ms()),
+                response: key.is_some().then(|| response.clone()),
+            }),
+            value: response,
         })
-        .await;
+    }))
+    .await;
     // The request's own log line says how it ended; these are details for debugging.
     let outcome = match &result {
         Ok(_) => {

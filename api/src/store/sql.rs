@@ -1271,7 +1271,8 @@ impl PgStore {
         }
         drop(conn);
         tracing::debug!(game = %id, "the game changed since it was read: deciding again, holding its row");
-        self.transact_locked(None, id, key, act).await
+        // Boxed: the rare path's future would otherwise make every move's future larger.
+        Box::pin(self.transact_locked(None, id, key, act)).await
     }
 
     /// Writes an accepted action in a transaction that holds the game's row
@@ -1329,7 +1330,7 @@ impl PgStore {
         // Unchanged since it was read (or locked): these numbers follow on.
         let last = game.last_seq + update.events.len() as i64;
         if self.cluster {
-            return cluster_write(conn, game, read, key, update, at, last).await;
+            return Box::pin(cluster_write(conn, game, read, key, update, at, last)).await;
         }
         // Data-modifying WITH clauses all run, whether or not the final statement reads them;
         // the others insert only if the game's row was updated.
