@@ -63,6 +63,10 @@ impl DatabaseSettings {
 pub struct Settings {
     /// The database.
     pub database: DatabaseSettings,
+    /// Where the migrations run when not on `database` (`CONTINENTAL_MIGRATIONS_URL`): a Citus
+    /// cluster's coordinator, when `database` names one of its workers
+    /// (docs/operations.md#scaling-out).
+    pub migrations: Option<DatabaseSettings>,
     /// Address to listen on (`CONTINENTAL_BIND`, default `127.0.0.1:8080`).
     pub bind: String,
     /// The test mode of docs/api.md#test-mode: `seed`, `first_dealer` and `stacked_decks` accepted
@@ -282,6 +286,7 @@ impl Given<'_> {
 struct Draft {
     settings: Settings,
     database_url: Option<String>,
+    migrations_url: Option<String>,
     /// The seat-token secret last given, with the setting that gave it.
     jwt_secret: Option<(String, SecretSource)>,
 }
@@ -313,6 +318,17 @@ const SETTINGS: &[Setting] = &[
         default: Some("sqlite:continental.db"),
         set: |d, g| {
             d.database_url = Some(g.value);
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_MIGRATIONS_URL",
+        flag: Some("--migrations-url"),
+        takes: Some("URL"),
+        help: "where the migrations run, if not on DATABASE_URL: the Citus coordinator of the worker it names",
+        default: None,
+        set: |d, g| {
+            d.migrations_url = Some(g.value);
             Ok(())
         },
     },
@@ -683,6 +699,7 @@ impl Settings {
         let mut draft = Draft {
             settings: Settings {
                 database: DatabaseSettings::from_url(None)?,
+                migrations: None,
                 bind: "127.0.0.1:8080".to_owned(),
                 test_mode: false,
                 jwt_secret: None,
@@ -693,6 +710,7 @@ impl Settings {
                 cors_origins: Vec::new(),
             },
             database_url: None,
+            migrations_url: None,
             jwt_secret: None,
         };
         // The environment first, then the flags in order: the last word wins.
@@ -729,9 +747,22 @@ impl Settings {
         let Draft {
             mut settings,
             database_url,
+            migrations_url,
             jwt_secret,
         } = draft;
         settings.database = DatabaseSettings::from_url(database_url.as_deref())?;
+        settings.migrations = match migrations_url.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(url) => match (&settings.database, DatabaseSettings::from_url(Some(url))) {
+                (DatabaseSettings::Postgres { .. }, Ok(m @ DatabaseSettings::Postgres { .. })) => Some(m),
+                _ => {
+                    return Err(
+                        "CONTINENTAL_MIGRATIONS_URL must be a postgres:// URL, with DATABASE_URL one too"
+                            .into(),
+                    );
+                }
+            },
+        };
         // An empty value is no value: the stored secret is used.
         settings.jwt_secret = jwt_secret
             .filter(|(_, source)| !matches!(source, SecretSource::Value(v) if v.is_empty()))
@@ -986,6 +1017,29 @@ mod tests {
         assert!(matches!(s.database, DatabaseSettings::Postgres { .. }));
         assert!(Settings::from_sources(Vec::new(), env_of(&[("DATABASE_URL", "mysql://h")])).is_err());
         assert!(Settings::from_sources(["--nope".to_owned()], env_of(&[])).is_err());
+    }
+
+    #[test]
+    fn a_migrations_url_is_postgres_beside_postgres() {
+        const WORKER: (&str, &str) = ("DATABASE_URL", "postgres://u@worker/db");
+        const COORDINATOR: (&str, &str) = ("CONTINENTAL_MIGRATIONS_URL", "postgres://u@coordinator/db");
+        let s = Settings::from_sources(Vec::new(), env_of(&[WORKER, COORDINATOR]))
+            .expect("a worker and its coordinator");
+        assert_eq!(
+            s.migrations,
+            Some(DatabaseSettings::Postgres {
+                url: "postgres://u@coordinator/db".into()
+            })
+        );
+        let s = Settings::from_sources(Vec::new(), env_of(&[WORKER])).expect("no migrations URL");
+        assert_eq!(s.migrations, None, "the migrations run on DATABASE_URL");
+        let on_sqlite = Settings::from_sources(Vec::new(), env_of(&[COORDINATOR]));
+        assert!(on_sqlite.is_err(), "a migrations URL beside SQLite");
+        let to_sqlite = Settings::from_sources(
+            Vec::new(),
+            env_of(&[WORKER, ("CONTINENTAL_MIGRATIONS_URL", "sqlite:a.db")]),
+        );
+        assert!(to_sqlite.is_err(), "migrations on SQLite beside PostgreSQL");
     }
 
     #[test]

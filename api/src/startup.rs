@@ -55,7 +55,13 @@ impl Application {
     /// When the database or the address is unusable.
     pub async fn build(settings: Settings) -> Result<Application, Box<dyn std::error::Error + Send + Sync>> {
         let live = Live::new(settings.limits.max_streams);
-        let db = Database::connect(&settings.database, &settings.limits, &live).await?;
+        let db = Database::connect(
+            &settings.database,
+            settings.migrations.as_ref(),
+            &settings.limits,
+            &live,
+        )
+        .await?;
         let secret = match &settings.jwt_secret {
             Some(s) => s.clone(),
             // Stored once: every replica on this database then signs with the same secret. One

@@ -4,7 +4,8 @@ use std::future::Future;
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::Connection;
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use uuid::Uuid;
 
@@ -25,7 +26,8 @@ pub enum Database {
 }
 
 impl Database {
-    /// Connects (creating the SQLite file if needed) and runs the embedded migrations. Every
+    /// Connects (creating the SQLite file if needed) and runs the embedded migrations, on
+    /// `migrations` when given (a Citus worker's coordinator), else on the database. Every
     /// wait is bounded by `limits`: for a connection, a statement, a game's lock. Committed
     /// events reach `live`: on PostgreSQL through a listener of its own, started here.
     ///
@@ -33,6 +35,7 @@ impl Database {
     /// When the database can't be reached or a migration fails.
     pub async fn connect(
         settings: &DatabaseSettings,
+        migrations: Option<&DatabaseSettings>,
         limits: &Limits,
         live: &Live,
     ) -> Result<Database, StoreError> {
@@ -70,7 +73,15 @@ impl Database {
                     .acquire_timeout(limits.db_acquire_timeout)
                     .connect_with(options.clone())
                     .await?;
-                sqlx::migrate!("../migrations/postgres").run(&pool).await?;
+                match migrations {
+                    // A Citus worker's replica: the migrations are the coordinator's to run.
+                    Some(DatabaseSettings::Postgres { url }) => {
+                        let mut conn = PgConnection::connect_with(&PgConnectOptions::from_str(url)?).await?;
+                        sqlx::migrate!("../migrations/postgres").run(&mut conn).await?;
+                        conn.close().await?;
+                    }
+                    _ => sqlx::migrate!("../migrations/postgres").run(&pool).await?,
+                }
                 let cluster =
                     sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')")
                         .fetch_one(&pool)

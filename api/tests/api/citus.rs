@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use crate::deadlines::assert_each_timeout_played_once;
 use crate::helpers::{
-    ACME, Backend, Binary, HUNG_WITHIN, Proxy, Receiver, STUDIO_KEYS, Spawn, Table, TestApp,
+    ACME, Api, Backend, Binary, HUNG_WITHIN, Proxy, Receiver, STUDIO_KEYS, Spawn, Table, TestApp,
     assert_unavailable, citus_admin, citus_nodes, citus_url, connect, create, draw, drop_database,
     eventually, fresh_citus_database, keyed, once_available, play_turns, quick, timed,
 };
@@ -181,7 +181,7 @@ async fn one_game_each_side(app: &TestApp, conn: &mut sqlx::PgConnection, port: 
 }
 
 /// The game's version and its last event's seq, as its first seat sees them.
-async fn progress(app: &TestApp, table: &Table) -> (i64, i64) {
+async fn progress(app: &Api, table: &Table) -> (i64, i64) {
     let game = format!("/v1/games/{}", table.id);
     let view = app.get_as(&game, &table.tokens[0]).await.json();
     let events = app
@@ -584,4 +584,88 @@ async fn a_game_plays_on_after_its_shards_move_to_another_worker() {
     );
     assert!(after.1 > before.1, "the events go on from where they were");
     app.clean_up().await;
+}
+
+/// `url` with its host and port replaced: the same database on another node of the cluster.
+fn on_node(url: &str, host: &str, port: i32) -> String {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    let end = url[after_scheme..]
+        .find(['/', '?'])
+        .map_or(url.len(), |i| after_scheme + i);
+    let user = url[after_scheme..end]
+        .rsplit_once('@')
+        .map(|(user, _)| format!("{user}@"))
+        .unwrap_or_default();
+    format!("{}{user}{host}:{port}{}", &url[..after_scheme], &url[end..])
+}
+
+/// docs/operations.md#scaling-out, every node routing: a replica pointed at a worker, its
+/// migrations run on the coordinator (`CONTINENTAL_MIGRATIONS_URL`), plays the games of every
+/// worker, and a replica on the coordinator sees the same games and hears their events live.
+#[actix_web::test]
+async fn a_replica_on_a_worker_plays_every_game_and_the_others_hear_it() {
+    if citus_url().is_none() {
+        return;
+    }
+    let database = fresh_citus_database(None).await;
+    let DatabaseSettings::Postgres { url } = &database else {
+        unreachable!("a Citus database is PostgreSQL's")
+    };
+    let (host, port) = citus_nodes(&mut connect(url).await)
+        .await
+        .into_iter()
+        .find(|(_, _, group)| *group != 0)
+        .map(|(host, port, _)| (host, port))
+        .expect("a worker");
+    let worker = DatabaseSettings::Postgres {
+        url: on_node(url, &host, port),
+    };
+    let on_worker = Binary::start_testing(&worker, &[("CONTINENTAL_MIGRATIONS_URL", url)]).await;
+    let on_coordinator = Binary::start_testing(&database, &[]).await;
+
+    let (mut here, mut there) = (None, None);
+    for seed in 0..64 {
+        let table = create(&on_worker, "may_i", 2, seed, json!({})).await;
+        if port_of(&database, &table).await == port {
+            here.get_or_insert(table);
+        } else {
+            there.get_or_insert(table);
+        }
+        if here.is_some() && there.is_some() {
+            break;
+        }
+    }
+    let (Some(here), Some(there)) = (here, there) else {
+        panic!("64 games, and not one on each side of node {port}");
+    };
+    for table in [&here, &there] {
+        let last = events(&on_coordinator, table).await.len() as i64;
+        let mut stream = on_coordinator.stream(&table.id, &table.tokens[0], "", &[]).await;
+        stream.until(last).await;
+        let (before, _) = progress(&on_worker, table).await;
+        play_turns(&[&on_worker], table, 2).await;
+        let after = events(&on_worker, table).await.len() as i64;
+        let live = stream.until(after).await;
+        assert_eq!(
+            live.iter().filter_map(|e| e.id).collect::<Vec<_>>(),
+            (last + 1..=after).collect::<Vec<_>>(),
+            "the worker's replica's moves reach a stream on the coordinator's"
+        );
+        let (version, _) = progress(&on_coordinator, table).await;
+        assert_eq!(version, before + 4, "four moves, each applied once");
+    }
+    // The service's own lines (the cluster's notices, about its own upkeep, are relayed too).
+    let failing: Vec<_> = on_worker
+        .json_lines()
+        .into_iter()
+        .filter(|l| {
+            l["target"].as_str().is_some_and(|t| t.starts_with("continental"))
+                && (l["level"] == "WARN" || l["level"] == "ERROR")
+        })
+        .collect();
+    assert!(
+        failing.is_empty(),
+        "nothing fails on the worker's replica: {failing:?}"
+    );
+    drop_database(&database).await;
 }

@@ -490,6 +490,7 @@ async fn expired_keys_and_old_games_are_swept(app: &TestApp) {
 
     let db = Database::connect(
         &app.database,
+        None,
         &Limits::default(),
         &continental::store::Live::new(1),
     )
@@ -846,6 +847,7 @@ async fn the_sweep_skips_a_locked_row_on(backend: &Backend) {
 
     let db = Database::connect(
         &app.database,
+        None,
         &Limits::default(),
         &continental::store::Live::new(1),
     )

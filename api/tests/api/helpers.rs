@@ -397,6 +397,7 @@ impl TestApp {
         };
         let settings = Settings {
             database: database.clone(),
+            migrations: None,
             bind: "127.0.0.1:0".into(),
             test_mode: spawn.test_mode,
             jwt_secret: (!spawn.stored_secret)

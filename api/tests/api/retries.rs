@@ -390,7 +390,7 @@ async fn a_change_between_read_and_write_is_decided_again() {
         return;
     }
     let database = fresh_database(&Backend::Postgres).await;
-    let store = Database::connect(&database, &Limits::default(), &Live::new(8))
+    let store = Database::connect(&database, None, &Limits::default(), &Live::new(8))
         .await
         .expect("the store");
     let id = uuid::Uuid::new_v4();
