@@ -209,6 +209,13 @@ impl Application {
             task.abort();
         }
         signals.abort();
+        // Awaited, so that each task is dropped here, inside the runtime: a pass cut off while
+        // it holds a pooled connection gives it back as it is dropped, which needs a runtime.
+        let _ = self.sweeper.await;
+        for task in self.background {
+            let _ = task.await;
+        }
+        let _ = signals.await;
         result
     }
 

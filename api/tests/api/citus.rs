@@ -669,3 +669,14 @@ async fn a_replica_on_a_worker_plays_every_game_and_the_others_hear_it() {
     );
     drop_database(&database).await;
 }
+
+/// SIGTERM while the background passes wait on a hung worker: a clean exit, as on one
+/// PostgreSQL.
+#[actix_web::test]
+async fn sigterm_while_a_worker_hangs_exits_cleanly() {
+    let Some((proxy, database)) = with_a_proxied_worker().await else {
+        return;
+    };
+    crate::faults::sigterm_exits_cleanly_while_hung(&proxy, &database).await;
+    drop_database(&database).await;
+}

@@ -17,9 +17,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::helpers::{
-    ACME, ACME_ROTATED, BETA, Backend, HUNG_WITHIN, Proxy, Reply, STUDIO_KEYS, Spawn, Table, TestApp,
-    assert_unavailable, backends, create, draw, eventually, fresh_database, hold_game, keyed, once_available,
-    postgres_url, quick, server_backends, timed, upstream_of, within,
+    ACME, ACME_ROTATED, BETA, Backend, Binary, HUNG_WITHIN, Proxy, Reply, STUDIO_KEYS, Spawn, Table, TestApp,
+    assert_unavailable, backends, create, draw, drop_database, eventually, fresh_database, hold_game, keyed,
+    once_available, play_turns, postgres_url, quick, server_backends, timed, upstream_of, within,
 };
 
 /// The service in test mode on a fresh database of `backend`, with these limits.
@@ -1139,4 +1139,41 @@ async fn every_statement_of_the_sweep_is_served_by_an_index() {
         drop(conn);
         app.clean_up().await;
     }
+}
+
+/// SIGTERM while the background passes wait on a database that hangs: the process stops
+/// cleanly, exit status 0, nothing panicking as the passes' connections are let go.
+#[actix_web::test]
+async fn sigterm_while_the_database_hangs_exits_cleanly() {
+    let Some(url) = postgres_url() else { return };
+    let proxy = Proxy::start(upstream_of(&url)).await;
+    let DatabaseSettings::Postgres { url: direct } = fresh_database(&Backend::Postgres).await else {
+        unreachable!("a PostgreSQL database")
+    };
+    let database = DatabaseSettings::Postgres {
+        url: proxy.url_through(&direct),
+    };
+    sigterm_exits_cleanly_while_hung(&proxy, &database).await;
+    drop_database(&DatabaseSettings::Postgres { url: direct }).await;
+}
+
+/// Starts the binary on `database`, plays a little, hangs `proxy` (on the way to the database,
+/// or to one of its nodes), then stops the binary with SIGTERM while its background passes wait
+/// there: it must exit at once with status 0, nothing panicking.
+pub async fn sigterm_exits_cleanly_while_hung(proxy: &Proxy, database: &DatabaseSettings) {
+    // A turn second of 50 ms: the deadline sweep's pass, for one, comes every 50 ms.
+    let mut binary = Binary::start_testing(database, &[("CONTINENTAL_TEST_SECOND_MS", "50")]).await;
+    let table = create(&binary, "may_i", 2, 5, json!({})).await;
+    play_turns(&[&binary], &table, 1).await;
+    proxy.hang();
+    // Long enough for a pass to be waiting on the database, short of the acquire timeout.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let status = binary.terminate(Duration::from_secs(20));
+    let output = binary.output();
+    proxy.restore();
+    let status = status.unwrap_or_else(|| panic!("no exit within 20 s of SIGTERM: {output}"));
+    assert!(
+        status.success() && !output.contains("panicked"),
+        "a clean exit: {status}, {output}"
+    );
 }

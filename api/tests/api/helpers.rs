@@ -847,6 +847,31 @@ impl Binary {
         }
         status
     }
+
+    /// Stops it with SIGTERM, as an orchestrator does, and waits for it (at most `within`,
+    /// then it is killed) and for the last of its output; answers how it ended, if it did.
+    pub fn terminate(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success(), "SIGTERM sent");
+        let until = std::time::Instant::now() + within;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("the process's state") {
+                break Some(status);
+            }
+            if std::time::Instant::now() > until {
+                self.kill();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        for reader in std::mem::take(&mut self.readers) {
+            let _ = reader.join();
+        }
+        status
+    }
 }
 
 impl Drop for Binary {
