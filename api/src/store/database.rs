@@ -16,6 +16,9 @@ use super::{
 use super::{GameListing, Live};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
 
+/// A pooled PostgreSQL connection idle longer than this is checked before it is used.
+const CHECKED_AFTER_IDLE: Duration = Duration::from_secs(1);
+
 /// The configured database.
 #[derive(Clone, Debug)]
 pub enum Database {
@@ -71,6 +74,19 @@ impl Database {
                 let pool = PgPoolOptions::new()
                     .max_connections(size)
                     .acquire_timeout(limits.db_acquire_timeout)
+                    // sqlx checks every connection as it comes back to the pool; checking it
+                    // again as it goes out would be one more round trip in every action. Only
+                    // one idle for a while is checked, so that a database restarted in a quiet
+                    // spell costs no request.
+                    .test_before_acquire(false)
+                    .before_acquire(|conn, meta| {
+                        Box::pin(async move {
+                            if meta.idle_for > CHECKED_AFTER_IDLE {
+                                conn.ping().await?;
+                            }
+                            Ok(true)
+                        })
+                    })
                     .connect_with(options.clone())
                     .await?;
                 match migrations {

@@ -5,7 +5,7 @@
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-use continental::config::{DatabaseSettings, Limits};
+use continental::config::{AsyncSettings, DatabaseSettings, Limits};
 use continental::store::{Database, Store, now};
 use engine::DrawSource;
 use futures_util::StreamExt;
@@ -680,6 +680,78 @@ async fn a_database_lost_under_load_leaves_no_partial_move() {
             assert_eq!(reply.status.as_u16(), 503, "and was not answered as applied");
         }
     }
+    app.clean_up().await;
+}
+
+/// The pool's connections, ended by the database while the service is quiet (a restart, an
+/// idle timeout, an operator), are replaced before a request would use them: no request
+/// answers 503 for it.
+#[actix_web::test]
+async fn connections_ended_in_a_quiet_spell_cost_no_request() {
+    const POOL: u32 = 8;
+    if postgres_url().is_none() {
+        return;
+    }
+    // The background passes at their production pace (once a second), so that the pool's
+    // connections do stay idle; they use a few of them meanwhile.
+    let app = TestApp::spawn_with(
+        &Backend::Postgres,
+        Spawn {
+            test_mode: true,
+            limits: Some(Limits {
+                db_pool: Some(POOL),
+                ..quick()
+            }),
+            asynchronous: Some(AsyncSettings::default()),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    let table = create(&app, "may_i", 2, 7, json!({})).await;
+    let game = format!("/v1/games/{}", table.id);
+    // More reads at once than the pool holds, so that every one of its connections is open.
+    let reads = join_all((0..2 * POOL).map(|_| app.get_as(&game, &table.tokens[0]))).await;
+    assert!(reads.iter().all(|r| r.status.as_u16() == 200), "reads before");
+    let DatabaseSettings::Postgres { url } = &app.database else {
+        unreachable!("a PostgreSQL database")
+    };
+    let mut admin = sqlx::PgConnection::connect(url).await.expect("a connection");
+    let ended: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = current_database() AND pid <> pg_backend_pid()) AS t",
+    )
+    .fetch_one(&mut admin)
+    .await
+    .expect("end the service's sessions");
+    assert!(ended >= 2, "the pool's sessions were found and ended ({ended})");
+    admin.close().await.expect("close");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+
+    // The pool hands out its longest idle connection first: these reads go through them all.
+    for _ in 0..POOL {
+        let read = app.get_as(&game, &table.tokens[0]).await;
+        assert_eq!(
+            read.status.as_u16(),
+            200,
+            "a read after the quiet spell: {}",
+            read.text()
+        );
+    }
+    let seat = app.in_turn(&table).await;
+    let moved = app
+        .post_as(
+            &format!("{game}/draw"),
+            &table.tokens[seat],
+            &json!({"source": "stock"}),
+            &[],
+        )
+        .await;
+    assert_eq!(
+        moved.status.as_u16(),
+        200,
+        "a move after the quiet spell: {}",
+        moved.text()
+    );
     app.clean_up().await;
 }
 
