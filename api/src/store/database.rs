@@ -77,14 +77,12 @@ impl Database {
                     // sqlx checks every connection as it comes back to the pool; checking it
                     // again as it goes out would be one more round trip in every action. Only
                     // one idle for a while is checked, so that a database restarted in a quiet
-                    // spell costs no request.
+                    // spell costs no request. One that fails the check is closed and another
+                    // taken, as the database expects after a restart: no warning.
                     .test_before_acquire(false)
                     .before_acquire(|conn, meta| {
                         Box::pin(async move {
-                            if meta.idle_for > CHECKED_AFTER_IDLE {
-                                conn.ping().await?;
-                            }
-                            Ok(true)
+                            Ok(meta.idle_for <= CHECKED_AFTER_IDLE || conn.ping().await.is_ok())
                         })
                     })
                     .connect_with(options.clone())
