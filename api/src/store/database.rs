@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::Connection;
@@ -9,6 +10,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use uuid::Uuid;
 
+use super::nodes::Nodes;
 use super::{
     Attempt, Delivery, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, NewGame, Origin, Outcome, PgStore,
     RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
@@ -71,22 +73,7 @@ impl Database {
                 let listener = PgPoolOptions::new()
                     .max_connections(1)
                     .connect_lazy_with(options.clone());
-                let pool = PgPoolOptions::new()
-                    .max_connections(size)
-                    .acquire_timeout(limits.db_acquire_timeout)
-                    // sqlx checks every connection as it comes back to the pool; checking it
-                    // again as it goes out would be one more round trip in every action. Only
-                    // one idle for a while is checked, so that a database restarted in a quiet
-                    // spell costs no request. One that fails the check is closed and another
-                    // taken, as the database expects after a restart: no warning.
-                    .test_before_acquire(false)
-                    .before_acquire(|conn, meta| {
-                        Box::pin(async move {
-                            Ok(meta.idle_for <= CHECKED_AFTER_IDLE || conn.ping().await.is_ok())
-                        })
-                    })
-                    .connect_with(options.clone())
-                    .await?;
+                let pool = pool_options(size, limits).connect_with(options.clone()).await?;
                 match migrations {
                     // A Citus worker's replica: the migrations are the coordinator's to run.
                     Some(DatabaseSettings::Postgres { url }) => {
@@ -101,29 +88,41 @@ impl Database {
                         .fetch_one(&pool)
                         .await?;
                 live.listen(listener, "the database".to_owned());
+                let mut nodes = None;
                 if cluster {
                     // An action's `NOTIFY` is sent by the worker of its game: a listener on
-                    // each, so that a lost worker silences only its own games.
-                    let workers: Vec<(String, i32)> = sqlx::query_as(
-                        "SELECT nodename::text, nodeport FROM pg_dist_node \
+                    // each, so that a lost worker silences only its own games. A game's
+                    // statements go to its worker by a pool of each, but for the worker `url`
+                    // names, if it names one: the service's own pool serves it.
+                    let workers: Vec<(String, i32, i32, bool)> = sqlx::query_as(
+                        "SELECT nodename::text, nodeport, groupid, \
+                            groupid = (SELECT groupid FROM pg_dist_local_group) \
+                         FROM pg_dist_node \
                          WHERE noderole = 'primary' AND isactive AND groupid <> 0 ORDER BY nodeid",
                     )
                     .fetch_all(&pool)
                     .await?;
-                    for (host, port) in workers {
+                    let mut pools = Vec::new();
+                    for (host, port, group, own) in workers {
                         let on = options
                             .clone()
                             .host(&host)
                             .port(u16::try_from(port).unwrap_or(5432));
-                        let listener = PgPoolOptions::new().max_connections(1).connect_lazy_with(on);
+                        let listener = PgPoolOptions::new()
+                            .max_connections(1)
+                            .connect_lazy_with(on.clone());
                         live.listen(listener, format!("{host}:{port}"));
+                        let pool = (!own).then(|| pool_options(size, limits).connect_lazy_with(on));
+                        pools.push((group, pool));
                     }
+                    nodes = Some(Arc::new(Nodes::new(pools)));
                 }
                 Ok(Database::Postgres(PgStore {
                     pool,
                     bound,
                     cluster,
                     away: Default::default(),
+                    nodes,
                 }))
             }
             DatabaseSettings::Sqlite { path } => {
@@ -149,10 +148,15 @@ impl Database {
         }
     }
 
-    /// The pool's connections now: (in use, idle).
+    /// The pools' connections now, on a cluster to every node: (in use, idle).
     pub fn pool_connections(&self) -> (u32, u32) {
         let (size, idle) = match self {
-            Database::Postgres(s) => (s.pool.size(), s.pool.num_idle()),
+            Database::Postgres(s) => s
+                .nodes
+                .iter()
+                .flat_map(|nodes| nodes.pools())
+                .chain([&s.pool])
+                .fold((0, 0), |(size, idle), p| (size + p.size(), idle + p.num_idle())),
             Database::Sqlite(s) => (s.pool.size(), s.pool.num_idle()),
         };
         let idle = u32::try_from(idle).unwrap_or(u32::MAX);
@@ -163,6 +167,22 @@ impl Database {
 /// `call`, or [`StoreError::TimedOut`] once it has taken longer than `bound` (a connection,
 /// then its statements). The server's own timeouts cannot fire when the network to it hangs;
 /// this one still does.
+/// A pool of `size` connections.
+fn pool_options(size: u32, limits: &Limits) -> PgPoolOptions {
+    PgPoolOptions::new()
+        .max_connections(size)
+        .acquire_timeout(limits.db_acquire_timeout)
+        // sqlx checks every connection as it comes back to the pool; checking it
+        // again as it goes out would be one more round trip in every action. Only
+        // one idle for a while is checked, so that a database restarted in a quiet
+        // spell costs no request. One that fails the check is closed and another
+        // taken, as the database expects after a restart: no warning.
+        .test_before_acquire(false)
+        .before_acquire(|conn, meta| {
+            Box::pin(async move { Ok(meta.idle_for <= CHECKED_AFTER_IDLE || conn.ping().await.is_ok()) })
+        })
+}
+
 async fn bounded<T, E: From<StoreError>>(
     bound: Duration,
     call: impl Future<Output = Result<T, E>>,

@@ -9,6 +9,7 @@
 
 mod database;
 mod hub;
+mod nodes;
 mod sql;
 mod status;
 

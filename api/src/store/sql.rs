@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::GameListing;
 use super::hub::{self, Live, Signal};
+use super::nodes::Nodes;
 use super::{
     Attempt, Delivery, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope, ListedRow, NewEvent,
     NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept, WebhookCounts,
@@ -285,6 +286,8 @@ pub struct PgStore {
     /// The cluster's nodes that background work found unreachable and has not reached since:
     /// each outage is logged once, and once more when it ends.
     pub(super) away: Arc<Mutex<BTreeSet<String>>>,
+    /// On a cluster, the nodes that hold games: a game's reads and actions go to its own node.
+    pub(super) nodes: Option<Arc<Nodes>>,
 }
 
 /// SQLite storage: events are announced to this process's [`Live`] hub after the commit.
@@ -300,9 +303,23 @@ pub struct SqliteStore {
 impl PgStore {
     /// Nothing to do: `NOTIFY` in the transaction announced the events on commit.
     fn announce(&self, _game: Uuid, _last: i64, _events: &[NewEvent]) {}
+
+    /// The pool for game `id`'s statements: on a cluster, that of the node holding it when
+    /// known; the service's own otherwise.
+    async fn pool_of(&self, id: Uuid) -> &PgPool {
+        match &self.nodes {
+            Some(nodes) => nodes.pool_for(&self.pool, id).await.unwrap_or(&self.pool),
+            None => &self.pool,
+        }
+    }
 }
 
 impl SqliteStore {
+    /// The pool for game `id`'s statements: the one there is.
+    async fn pool_of(&self, _id: Uuid) -> &SqlitePool {
+        &self.pool
+    }
+
     /// Announces committed events to this process's streams.
     fn announce(&self, game: Uuid, last: i64, events: &[NewEvent]) {
         let rows: Arc<[EventRow]> = events
@@ -417,7 +434,7 @@ macro_rules! sql_store {
             async fn game(&self, id: Uuid) -> Result<Option<GameRow>, StoreError> {
                 let row = sqlx::query(AssertSqlSafe(format!("{GAME_COLUMNS} WHERE id = $1")))
                 .bind(id)
-                .fetch_optional(&self.pool)
+                .fetch_optional(self.pool_of(id).await)
                 .await?;
                 row.map(|r| game_row(&r)).transpose()
             }
@@ -426,7 +443,7 @@ macro_rules! sql_store {
                 let row = sqlx::query(AssertSqlSafe(format!("{GAME_COLUMNS} WHERE id = $1 AND tenant = $2")))
                 .bind(id)
                 .bind(tenant)
-                .fetch_optional(&self.pool)
+                .fetch_optional(self.pool_of(id).await)
                 .await?;
                 row.map(|r| game_row(&r)).transpose()
             }
@@ -456,7 +473,7 @@ macro_rules! sql_store {
                     .bind(id)
                     .bind(after)
                     .bind(limit)
-                    .fetch_all(&self.pool)
+                    .fetch_all(self.pool_of(id).await)
                     .await?;
                 rows.iter().map(event_row).collect()
             }
@@ -464,7 +481,7 @@ macro_rules! sql_store {
             async fn record(&self, id: Uuid) -> Result<Vec<RecordedEvent>, StoreError> {
                 let rows = sqlx::query("SELECT seq, body, step FROM events WHERE game_id = $1 ORDER BY seq")
                     .bind(id)
-                    .fetch_all(&self.pool)
+                    .fetch_all(self.pool_of(id).await)
                     .await?;
                 rows.iter()
                     .map(|r| {
@@ -765,7 +782,7 @@ macro_rules! sql_store {
                 E: From<StoreError>,
                 F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
             {
-                let mut tx = self.pool.begin_with($begin).await.map_err(StoreError::from)?;
+                let mut tx = self.pool_of(id).await.begin_with($begin).await.map_err(StoreError::from)?;
                 let (game, taken, _) = Self::read_game(&mut tx, id, tenant, key, "", $lock).await?;
                 // A retry after the first request committed finds its key here and acts no
                 // second time. A copy that waited on the lock may not see the key yet (its
@@ -1235,7 +1252,7 @@ impl PgStore {
         E: From<StoreError>,
         F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
     {
-        let mut conn = self.pool.acquire().await.map_err(StoreError::from)?;
+        let mut conn = self.pool_of(id).await.acquire().await.map_err(StoreError::from)?;
         let (game, taken, row) =
             Self::read_game(&mut conn, id, None, key, "xmin::text AS xmin, ", "").await?;
         // A retry after the first request committed finds its key here; a copy racing it

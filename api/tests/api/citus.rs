@@ -586,6 +586,67 @@ async fn a_game_plays_on_after_its_shards_move_to_another_worker() {
     app.clean_up().await;
 }
 
+/// docs/performance.md#scaling-out: a game's reads and moves go straight to the worker that
+/// holds it, not through the coordinator, so a game the service has seen plays on while the
+/// coordinator is away.
+#[actix_web::test]
+async fn a_game_plays_on_its_worker_without_the_coordinator() {
+    if citus_url().is_none() {
+        return;
+    }
+    let database = fresh_citus_database(None).await;
+    let DatabaseSettings::Postgres { url } = &database else {
+        unreachable!("a Citus database is PostgreSQL's")
+    };
+    let (host, port) = citus_nodes(&mut connect(url).await)
+        .await
+        .into_iter()
+        .find(|(_, _, group)| *group == 0)
+        .map(|(host, port, _)| (host, port))
+        .expect("the coordinator");
+    let upstream = tokio::net::lookup_host((host.as_str(), u16::try_from(port).expect("a port")))
+        .await
+        .expect("the coordinator's address")
+        .next()
+        .expect("an address");
+    let coordinator = Proxy::start(upstream).await;
+    let app = TestApp::spawn_with(
+        &Backend::Citus,
+        Spawn {
+            test_mode: true,
+            database: Some(DatabaseSettings::Postgres {
+                url: coordinator.url_through(url),
+            }),
+            limits: Some(quick()),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    let table = create(&app, "may_i", 2, 5, json!({})).await;
+    play_turns(&[&app], &table, 1).await;
+    let before = progress(&app, &table).await;
+
+    coordinator.cut();
+    play_turns(&[&app], &table, 2).await;
+    let after = progress(&app, &table).await;
+    assert_eq!(
+        after.0,
+        before.0 + 4,
+        "four moves applied, each once, with the coordinator away: {before:?} then {after:?}"
+    );
+    // Anything that needs the coordinator still answers a fast 503.
+    let body = json!({"variant": "may_i", "seats": [{"name": "A"}, {"name": "B"}]});
+    let other = timed(HUNG_WITHIN, "a new game", app.post("/v1/games", &body)).await;
+    assert_unavailable(
+        &other,
+        "service_unavailable",
+        "a new game without the coordinator",
+    );
+
+    coordinator.restore();
+    drop_database(&database).await;
+}
+
 /// `url` with its host and port replaced: the same database on another node of the cluster.
 fn on_node(url: &str, host: &str, port: i32) -> String {
     let after_scheme = url.find("://").map_or(0, |i| i + 3);
