@@ -4,7 +4,7 @@
 //! (docs/performance.md#scaling-out).
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use sqlx::PgPool;
@@ -20,6 +20,18 @@ const PLACEMENT_KEPT: Duration = Duration::from_secs(60);
 /// any number of game ids cannot grow it.
 const PLACEMENTS_KEPT: usize = 100_000;
 
+/// Where one game's rows are on the node that holds them: the shards an action reads.
+#[derive(Debug)]
+pub struct GameShards {
+    /// The shard of `games`.
+    pub games: String,
+    /// The co-located shard of `idempotency_keys`.
+    pub keys: String,
+    /// A condition that holds only while the shard is placed on the node that runs it: after a
+    /// move, the old node's copy is read no more.
+    pub placed_here: String,
+}
+
 /// The nodes of a cluster that hold games, each with its pool, and which node holds each game
 /// seen lately.
 #[derive(Debug)]
@@ -27,8 +39,27 @@ pub struct Nodes {
     /// Each node's pool, by the node's group id; none for the node the service's own URL
     /// names, which its own pool serves.
     pools: Vec<(i32, Option<PgPool>)>,
-    /// Games seen lately: the index of their node in `pools`, and when it was looked up.
-    placed: Mutex<HashMap<Uuid, (usize, Instant)>>,
+    /// Games seen lately.
+    placed: Mutex<HashMap<Uuid, Seen>>,
+}
+
+/// Where a game was, when last looked up.
+#[derive(Debug)]
+struct Seen {
+    /// The index of its node in `pools`.
+    node: usize,
+    /// Its shards there.
+    shards: Arc<GameShards>,
+    /// When.
+    at: Instant,
+}
+
+/// Where a game is, as [`Nodes::place`] finds it.
+pub struct Placed<'a> {
+    /// The pool of its node; none when that is the service's own.
+    pub pool: Option<&'a PgPool>,
+    /// Its shards there.
+    pub shards: Arc<GameShards>,
 }
 
 impl Nodes {
@@ -45,42 +76,66 @@ impl Nodes {
         self.pools.iter().filter_map(|(_, pool)| pool.as_ref())
     }
 
-    /// The pool of the node that holds game `id`, looked up through `own` (the service's own
-    /// pool) when not known lately. `None` when that node is `own`'s, or the lookup fails or
-    /// names a node added since the service started: the caller then goes through `own`, which
-    /// routes as Citus does.
-    pub async fn pool_for(&self, own: &PgPool, id: Uuid) -> Option<&PgPool> {
+    /// Where game `id` is, looked up through `own` (the service's own pool) when not known
+    /// lately. `None` when the lookup fails or names a node added since the service started:
+    /// the caller then goes through `own`, which routes as Citus does.
+    pub async fn place(&self, own: &PgPool, id: Uuid) -> Option<Placed<'_>> {
         let known = self
             .placed
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&id)
-            .filter(|(_, at)| at.elapsed() < PLACEMENT_KEPT)
-            .map(|&(node, _)| node);
-        let node = match known {
-            Some(node) => node,
+            .filter(|seen| seen.at.elapsed() < PLACEMENT_KEPT)
+            .map(|seen| (seen.node, seen.shards.clone()));
+        let (node, shards) = match known {
+            Some(known) => known,
             None => {
-                let group = Self::group_of(own, id).await.ok()?;
+                let (group, shards) = Self::look_up(own, id).await.ok()?;
                 let node = self.pools.iter().position(|&(g, _)| g == group)?;
+                let shards = Arc::new(shards);
                 let mut placed = self.placed.lock().unwrap_or_else(PoisonError::into_inner);
                 if placed.len() >= PLACEMENTS_KEPT {
                     placed.clear();
                 }
-                placed.insert(id, (node, Instant::now()));
-                node
+                placed.insert(
+                    id,
+                    Seen {
+                        node,
+                        shards: shards.clone(),
+                        at: Instant::now(),
+                    },
+                );
+                (node, shards)
             }
         };
-        self.pools.get(node).and_then(|(_, pool)| pool.as_ref())
+        Some(Placed {
+            pool: self.pools.get(node).and_then(|(_, pool)| pool.as_ref()),
+            shards,
+        })
     }
 
-    /// The group id of the node that holds game `id`'s shard.
-    async fn group_of(own: &PgPool, id: Uuid) -> Result<i32, StoreError> {
-        Ok(sqlx::query_scalar(
-            "SELECT groupid FROM pg_dist_placement \
-             WHERE shardid = get_shard_id_for_distribution_column('games', $1) LIMIT 1",
+    /// The group id of the node that holds game `id`'s shards, and their names.
+    async fn look_up(own: &PgPool, id: Uuid) -> Result<(i32, GameShards), StoreError> {
+        let (group, shard, games, keys): (i32, i64, String, String) = sqlx::query_as(
+            "SELECT p.groupid, g.shardid, shard_name('games', g.shardid)::text, \
+                shard_name('idempotency_keys', get_shard_id_for_distribution_column('idempotency_keys', $1))::text \
+             FROM (SELECT get_shard_id_for_distribution_column('games', $1) AS shardid) g \
+             JOIN pg_dist_placement p ON p.shardid = g.shardid LIMIT 1",
         )
         .bind(id)
         .fetch_one(own)
-        .await?)
+        .await?;
+        let placed_here = format!(
+            " AND EXISTS (SELECT 1 FROM pg_dist_placement WHERE shardid = {shard} \
+             AND groupid = (SELECT groupid FROM pg_dist_local_group))"
+        );
+        Ok((
+            group,
+            GameShards {
+                games,
+                keys,
+                placed_here,
+            },
+        ))
     }
 }

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::GameListing;
 use super::hub::{self, Live, Signal};
-use super::nodes::Nodes;
+use super::nodes::{GameShards, Nodes};
 use super::{
     Attempt, Delivery, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope, ListedRow, NewEvent,
     NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept, WebhookCounts,
@@ -307,10 +307,11 @@ impl PgStore {
     /// The pool for game `id`'s statements: on a cluster, that of the node holding it when
     /// known; the service's own otherwise.
     async fn pool_of(&self, id: Uuid) -> &PgPool {
-        match &self.nodes {
-            Some(nodes) => nodes.pool_for(&self.pool, id).await.unwrap_or(&self.pool),
-            None => &self.pool,
-        }
+        let placed = match &self.nodes {
+            Some(nodes) => nodes.place(&self.pool, id).await,
+            None => None,
+        };
+        placed.and_then(|p| p.pool).unwrap_or(&self.pool)
     }
 }
 
@@ -783,7 +784,7 @@ macro_rules! sql_store {
                 F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
             {
                 let mut tx = self.pool_of(id).await.begin_with($begin).await.map_err(StoreError::from)?;
-                let (game, taken, _) = Self::read_game(&mut tx, id, tenant, key, "", $lock).await?;
+                let (game, taken, _) = Self::read_game(&mut tx, id, tenant, key, ("", $lock), None).await?;
                 // A retry after the first request committed finds its key here and acts no
                 // second time. A copy that waited on the lock may not see the key yet (its
                 // statement's snapshot predates the commit); the key's unique index refuses it
@@ -808,23 +809,31 @@ macro_rules! sql_store {
             /// Reads game `id` (of `tenant` only, when given), with `extra` columns before its
             /// own and `lock` after the query (a row lock until the transaction ends, or
             /// nothing); with `key`, also whether that key is stored already, in the same
-            /// statement (one round trip fewer per keyed action). Returns the game, whether the
-            /// key is taken, and the row for the extra columns.
+            /// statement (one round trip fewer per keyed action); with `shards`, from the game's
+            /// own shards, on the node that holds them (not found there once they moved).
+            /// Returns the game, whether the key is taken, and the row for the extra columns.
             async fn read_game(
                 conn: &mut <$db as sqlx::Database>::Connection,
                 id: Uuid,
                 tenant: Option<&str>,
                 key: Option<&KeyRef>,
-                extra: &str,
-                lock: &str,
+                (extra, lock): (&str, &str),
+                shards: Option<&GameShards>,
             ) -> Result<(GameRow, bool, <$db as sqlx::Database>::Row), StoreError> {
                 // The key's game is this game: `$1` names both, so that on a cluster the
                 // statement is seen to concern one game's shard.
                 debug_assert!(key.is_none_or(|k| k.game == id), "a move's key belongs to its game");
+                let (games, placed_here) = match shards {
+                    Some(s) => (s.games.as_str(), s.placed_here.as_str()),
+                    None => ("games", ""),
+                };
                 let taken = key.map(|k| {
                     format!(
                         ", EXISTS (SELECT 1 FROM {} WHERE game_id = $1 AND seat = $2 AND key = $3) AS taken",
-                        k.table()
+                        match (shards, k.scope) {
+                            (Some(s), KeyScope::Game) => s.keys.as_str(),
+                            _ => k.table(),
+                        }
                     )
                 });
                 let of_tenant = match (tenant, key) {
@@ -833,7 +842,7 @@ macro_rules! sql_store {
                     (Some(_), Some(_)) => " AND tenant = $4",
                 };
                 let mut query = sqlx::query(AssertSqlSafe(format!(
-                    "SELECT {extra}{GAME_FIELDS}{} FROM games WHERE id = $1{of_tenant}{lock}",
+                    "SELECT {extra}{GAME_FIELDS}{} FROM {games} WHERE id = $1{of_tenant}{placed_here}{lock}",
                     taken.as_deref().unwrap_or("")
                 )))
                 .bind(id);
@@ -1252,9 +1261,35 @@ impl PgStore {
         E: From<StoreError>,
         F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
     {
-        let mut conn = self.pool_of(id).await.acquire().await.map_err(StoreError::from)?;
-        let (game, taken, row) =
-            Self::read_game(&mut conn, id, None, key, "xmin::text AS xmin, ", "").await?;
+        let (pool, shards) = match &self.nodes {
+            Some(nodes) => match nodes.place(&self.pool, id).await {
+                Some(placed) => (placed.pool.unwrap_or(&self.pool), Some(placed.shards)),
+                None => (&self.pool, None),
+            },
+            None => (&self.pool, None),
+        };
+        let mut conn = pool.acquire().await.map_err(StoreError::from)?;
+        let columns = ("xmin::text AS xmin, ", "");
+        // On a cluster, from the game's own shards: a plain statement where Citus would plan
+        // and run one of its own (docs/performance.md#scaling-out); through Citus once they
+        // are not on that node.
+        let on_shards = match &shards {
+            Some(shards) => match Self::read_game(&mut conn, id, None, key, columns, Some(shards)).await {
+                Err(StoreError::GameNotFound(_)) => None,
+                // The shard moved away and its copy here was dropped.
+                Err(StoreError::Database(sqlx::Error::Database(e)))
+                    if e.code().as_deref() == Some("42P01") =>
+                {
+                    None
+                }
+                read => Some(read?),
+            },
+            None => None,
+        };
+        let (game, taken, row) = match on_shards {
+            Some(read) => read,
+            None => Self::read_game(&mut conn, id, None, key, columns, None).await?,
+        };
         // A retry after the first request committed finds its key here; a copy racing it
         // is refused by the key's unique index when it writes.
         if taken {
