@@ -192,8 +192,9 @@ done
 node_ticks() { # postmaster pid -> clock ticks used by that server so far
     { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v pm="$1" '$1 == pm { t += $14 + $15 + $16 + $17 } $4 == pm { t += $14 + $15 } END { print t + 0 }'
 }
-# What the coordinator runs for the actions themselves: every statement of the service's
-# database but the background passes (one a second, whatever the load) and Citus's own upkeep.
+# What the coordinator relays for the actions themselves: every statement of the service's
+# database but the background passes (one a second, whatever the load), Citus's own upkeep and
+# the reads of its metadata (where a game is: one per game and replica, relaying nothing).
 statements() {
     psql "$CITUS_DB" -qAtc "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
