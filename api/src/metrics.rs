@@ -139,7 +139,7 @@ impl Metrics {
         let pool = IntGaugeVec::new(
             Opts::new(
                 "continental_db_pool_connections",
-                "Database connections of the pool, by state (in_use, idle).",
+                "Database connections of the pools (on a Citus cluster, to every node), by state (in_use, idle).",
             ),
             &["state"],
         )
