@@ -307,11 +307,19 @@ impl PgStore {
     /// The pool for game `id`'s statements: on a cluster, that of the node holding it when
     /// known; the service's own otherwise.
     async fn pool_of(&self, id: Uuid) -> &PgPool {
+        self.placed(id).await.0
+    }
+
+    /// [`PgStore::pool_of`], and on a cluster the game's shards on that node, when known.
+    async fn placed(&self, id: Uuid) -> (&PgPool, Option<Arc<GameShards>>) {
         let placed = match &self.nodes {
             Some(nodes) => nodes.place(&self.pool, id).await,
             None => None,
         };
-        placed.and_then(|p| p.pool).unwrap_or(&self.pool)
+        match placed {
+            Some(placed) => (placed.pool.unwrap_or(&self.pool), Some(placed.shards)),
+            None => (&self.pool, None),
+        }
     }
 }
 
@@ -1261,13 +1269,7 @@ impl PgStore {
         E: From<StoreError>,
         F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
     {
-        let (pool, shards) = match &self.nodes {
-            Some(nodes) => match nodes.place(&self.pool, id).await {
-                Some(placed) => (placed.pool.unwrap_or(&self.pool), Some(placed.shards)),
-                None => (&self.pool, None),
-            },
-            None => (&self.pool, None),
-        };
+        let (pool, shards) = self.placed(id).await;
         let mut conn = pool.acquire().await.map_err(StoreError::from)?;
         let columns = ("xmin::text AS xmin, ", "");
         // On a cluster, from the game's own shards: a plain statement where Citus would plan

@@ -212,14 +212,29 @@ async fn with_a_proxied_worker() -> Option<(Proxy, DatabaseSettings)> {
         .filter(|(_, _, group)| *group != 0)
         .collect();
     let (host, port, _) = workers.first().expect("a worker").clone();
-    let upstream = tokio::net::lookup_host((host.as_str(), u16::try_from(port).expect("a port")))
-        .await
-        .expect("the worker's address")
-        .next()
-        .expect("an address");
-    let proxy = Proxy::start(upstream).await;
+    let proxy = proxy_to(&host, port).await;
     let database = fresh_citus_database(Some((port, proxy.address))).await;
     Some((proxy, database))
+}
+
+/// A proxy in front of the node at `host:port`.
+async fn proxy_to(host: &str, port: i32) -> Proxy {
+    let upstream = tokio::net::lookup_host((host, u16::try_from(port).expect("a port")))
+        .await
+        .expect("the node's address")
+        .next()
+        .expect("an address");
+    Proxy::start(upstream).await
+}
+
+/// The host and port of a node of the cluster of `url`: its coordinator, or a worker.
+async fn node(url: &str, coordinator: bool) -> (String, i32) {
+    citus_nodes(&mut connect(url).await)
+        .await
+        .into_iter()
+        .find(|(_, _, group)| (*group == 0) == coordinator)
+        .map(|(host, port, _)| (host, port))
+        .expect("a node of the cluster")
 }
 
 /// The service on a fresh database whose first worker it reaches through a proxy, and a game
@@ -603,18 +618,8 @@ async fn a_game_plays_on_its_worker_without_the_coordinator() {
     let DatabaseSettings::Postgres { url } = &database else {
         unreachable!("a Citus database is PostgreSQL's")
     };
-    let (host, port) = citus_nodes(&mut connect(url).await)
-        .await
-        .into_iter()
-        .find(|(_, _, group)| *group == 0)
-        .map(|(host, port, _)| (host, port))
-        .expect("the coordinator");
-    let upstream = tokio::net::lookup_host((host.as_str(), u16::try_from(port).expect("a port")))
-        .await
-        .expect("the coordinator's address")
-        .next()
-        .expect("an address");
-    let coordinator = Proxy::start(upstream).await;
+    let (host, port) = node(url, true).await;
+    let coordinator = proxy_to(&host, port).await;
     let app = TestApp::spawn_with(
         &Backend::Citus,
         Spawn {
@@ -677,12 +682,7 @@ async fn a_replica_on_a_worker_plays_every_game_and_the_others_hear_it() {
     let DatabaseSettings::Postgres { url } = &database else {
         unreachable!("a Citus database is PostgreSQL's")
     };
-    let (host, port) = citus_nodes(&mut connect(url).await)
-        .await
-        .into_iter()
-        .find(|(_, _, group)| *group != 0)
-        .map(|(host, port, _)| (host, port))
-        .expect("a worker");
+    let (host, port) = node(url, false).await;
     let worker = DatabaseSettings::Postgres {
         url: on_node(url, &host, port),
     };
