@@ -1500,10 +1500,13 @@ async fn cluster_write(
         .collect();
     let note = (!update.events.is_empty()).then(|| hub::note(id, last, &update.events));
     let written: Option<i64> = sqlx::query_scalar(
-        "SELECT continental_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+        "SELECT continental_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
     )
     .bind(id)
     .bind(read)
+    // The version read as well: an `xmin` is a transaction id of one node, and the row's
+    // copy on another node after a move may carry the same one by chance.
+    .bind(read.map(|_| game.version))
     .bind(update.status)
     .bind(&update.state)
     .bind(update.version)

@@ -746,3 +746,86 @@ async fn sigterm_while_a_worker_hangs_exits_cleanly() {
     crate::faults::sigterm_exits_cleanly_while_hung(&proxy, &database).await;
     drop_database(&database).await;
 }
+
+/// The write's optimistic check holds a row changed since it was read even when its `xmin` is
+/// the one read (as the row's copy on another node may show by chance after a move): here two
+/// writes in one transaction, which share an `xmin`, with the version moved on between them.
+/// Through the coordinator and on the game's worker, where the function writes its own shards.
+#[actix_web::test]
+async fn a_write_on_a_row_changed_since_it_was_read_is_refused_though_its_xmin_matches() {
+    if citus_url().is_none() {
+        return;
+    }
+    let app = TestApp::spawn(&Backend::Citus).await;
+    let table = create(&app, "may_i", 2, 3, json!({})).await;
+    let id: Uuid = table.id.parse().expect("a game id");
+    let DatabaseSettings::Postgres { url } = &app.database else {
+        unreachable!("a Citus app runs on PostgreSQL")
+    };
+    let port = node_of(&mut connect(url).await, "games", id).await;
+    let (host, _) = citus_nodes(&mut connect(url).await)
+        .await
+        .into_iter()
+        .find(|(_, p, _)| *p == port)
+        .map(|(host, port, _)| (host, port))
+        .expect("the game's worker");
+    for (on, url) in [
+        ("the coordinator", url.clone()),
+        ("the game's worker", on_node(url, &host, port)),
+    ] {
+        let mut conn = connect(&url).await;
+        sqlx::query("BEGIN").execute(&mut conn).await.expect("begin");
+        sqlx::query("UPDATE games SET updated_at = updated_at WHERE id = $1")
+            .bind(id)
+            .execute(&mut conn)
+            .await
+            .expect("a first write");
+        let read = "SELECT xmin::text, version, status, state, last_seq FROM games WHERE id = $1";
+        let (xmin, version, status, state, last): (String, i64, String, String, i64) = sqlx::query_as(read)
+            .bind(id)
+            .fetch_one(&mut conn)
+            .await
+            .expect("the row as read");
+        sqlx::query("UPDATE games SET version = version + 1 WHERE id = $1")
+            .bind(id)
+            .execute(&mut conn)
+            .await
+            .expect("a second write");
+        let (now, _, _, _, _): (String, i64, String, String, i64) = sqlx::query_as(read)
+            .bind(id)
+            .fetch_one(&mut conn)
+            .await
+            .expect("the row now");
+        assert_eq!(now, xmin, "{on}: the row changed and its xmin did not");
+        let write = |read_version: i64| {
+            sqlx::query_scalar::<_, Option<i64>>(
+                "SELECT continental_write($1, $2, $3, $4, $5, $6, 0, NULL, $7, '[]', NULL, NULL, NULL, NULL)",
+            )
+            .bind(id)
+            .bind(xmin.clone())
+            .bind(read_version)
+            .bind(status.clone())
+            .bind(state.clone())
+            .bind(read_version + 1)
+            .bind(last)
+        };
+        let stale = write(version)
+            .fetch_one(&mut conn)
+            .await
+            .expect("a write on the row as read");
+        assert_eq!(
+            stale, None,
+            "{on}: a row changed since it was read is not written"
+        );
+        let fresh = write(version + 1)
+            .fetch_one(&mut conn)
+            .await
+            .expect("a write on the row as it is");
+        assert_eq!(fresh, Some(last), "{on}: the row as it is is written");
+        sqlx::query("ROLLBACK")
+            .execute(&mut conn)
+            .await
+            .expect("rollback");
+    }
+    app.clean_up().await;
+}
