@@ -5,8 +5,9 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use continental::config::DatabaseSettings;
+use continental::config::{DatabaseSettings, Limits};
 use engine::DrawSource;
+use futures_util::future::join_all;
 use serde_json::json;
 use uuid::Uuid;
 
@@ -745,6 +746,65 @@ async fn sigterm_while_a_worker_hangs_exits_cleanly() {
     };
     crate::faults::sigterm_exits_cleanly_while_hung(&proxy, &database).await;
     drop_database(&database).await;
+}
+
+/// docs/operations.md#citus-connections: a replica opens no more connections to a worker than
+/// `CONTINENTAL_DB_POOL_PER_WORKER` (and its listener's), however many of that worker's games
+/// play at once.
+#[actix_web::test]
+async fn a_replica_opens_no_more_connections_to_a_worker_than_set() {
+    if citus_url().is_none() {
+        return;
+    }
+    let database = fresh_citus_database(None).await;
+    let DatabaseSettings::Postgres { url } = &database else {
+        unreachable!("a Citus database is PostgreSQL's")
+    };
+    let (host, port) = node(url, false).await;
+    let per_worker = 2;
+    let app = TestApp::spawn_with(
+        &Backend::Citus,
+        Spawn {
+            test_mode: true,
+            database: Some(database.clone()),
+            limits: Some(Limits {
+                db_pool_per_worker: Some(per_worker),
+                ..quick()
+            }),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    let mut tables = Vec::new();
+    for seed in 0..64 {
+        let table = create(&app, "may_i", 2, seed, json!({})).await;
+        if port_of(&database, &table).await == port {
+            tables.push(table);
+        }
+        if tables.len() == 8 {
+            break;
+        }
+    }
+    assert_eq!(tables.len(), 8, "eight games on node {port} of 64");
+    // Eight games of that worker played at once, three turns each.
+    let apps: [&Api; 1] = [&app];
+    for _ in 0..3 {
+        join_all(tables.iter().map(|t| play_turns(&apps, t, 1))).await;
+    }
+    let mut worker = connect(&on_node(url, &host, port)).await;
+    let open: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+         AND backend_type = 'client backend' AND application_name NOT LIKE 'citus%' \
+         AND pid <> pg_backend_pid()",
+    )
+    .fetch_one(&mut worker)
+    .await
+    .expect("the worker's connections");
+    assert!(
+        (2..=i64::from(per_worker) + 1).contains(&open),
+        "the replica's pool of {per_worker} and its listener on the worker, no more: {open}"
+    );
+    app.clean_up().await;
 }
 
 /// The write's optimistic check holds a row changed since it was read even when its `xmin` is
