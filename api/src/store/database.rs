@@ -116,7 +116,7 @@ impl Database {
                         let pool = (!own).then(|| pool_options(per_worker, limits).connect_lazy_with(on));
                         pools.push((group, pool));
                     }
-                    nodes = Some(Arc::new(Nodes::new(pools)));
+                    nodes = Some(Arc::new(Nodes::new(pool.clone(), pools, bound).await));
                 }
                 Ok(Database::Postgres(PgStore {
                     pool,

@@ -748,6 +748,119 @@ async fn sigterm_while_a_worker_hangs_exits_cleanly() {
     drop_database(&database).await;
 }
 
+/// docs/operations.md#scaling-out: a replica routes by the cluster's placements, read at its
+/// start and kept, hashing each game's id itself: the games another replica made after it
+/// started, which it never saw, play on their workers while the coordinator is away.
+#[actix_web::test]
+async fn a_game_this_replica_never_saw_plays_on_its_worker_without_the_coordinator() {
+    if citus_url().is_none() {
+        return;
+    }
+    let database = fresh_citus_database(None).await;
+    let DatabaseSettings::Postgres { url } = &database else {
+        unreachable!("a Citus database is PostgreSQL's")
+    };
+    let (host, port) = node(url, true).await;
+    let coordinator = proxy_to(&host, port).await;
+    let player = TestApp::spawn_with(
+        &Backend::Citus,
+        Spawn {
+            test_mode: true,
+            database: Some(DatabaseSettings::Postgres {
+                url: coordinator.url_through(url),
+            }),
+            limits: Some(quick()),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    let maker = TestApp::spawn_with(
+        &Backend::Citus,
+        Spawn {
+            test_mode: true,
+            database: Some(database.clone()),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    let (_, worker) = node(url, false).await;
+    let (here, there) = one_game_each_side(&maker, &mut connect(url).await, worker).await;
+    let mut before = Vec::new();
+    for table in [&here, &there] {
+        play_turns(&[&maker], table, 1).await;
+        before.push(progress(&maker, table).await);
+    }
+
+    coordinator.cut();
+    for (table, before) in [&here, &there].into_iter().zip(before) {
+        play_turns(&[&player], table, 2).await;
+        let after = progress(&player, table).await;
+        assert_eq!(
+            after.0,
+            before.0 + 4,
+            "four moves applied, each once, by a replica that never saw the game, with the coordinator away: {before:?} then {after:?}"
+        );
+    }
+
+    coordinator.restore();
+    drop_database(&database).await;
+}
+
+/// docs/operations.md#scaling-out: after a game's shards move, the replica's first action on it
+/// misses them on the node it knew and reads the placements again, so its next reads and
+/// actions go to the new node alone: the game plays on at once while the old node is away.
+#[actix_web::test]
+async fn after_its_shards_move_a_game_goes_straight_to_its_new_worker() {
+    let Some((proxy, app, table, _)) = behind_a_proxied_worker().await else {
+        return;
+    };
+    let mut conn = database_of(&app).await;
+    let id: Uuid = table.id.parse().expect("a game id");
+    play_turns(&[&app], &table, 1).await;
+
+    let from = node_of(&mut conn, "games", id).await;
+    let workers: Vec<(String, i32, i32)> = citus_nodes(&mut conn)
+        .await
+        .into_iter()
+        .filter(|(_, _, group)| *group != 0)
+        .collect();
+    let source = workers
+        .iter()
+        .find(|(_, port, _)| *port == from)
+        .expect("the proxied worker");
+    let target = workers
+        .iter()
+        .find(|(_, port, _)| *port != from)
+        .expect("a second worker");
+    sqlx::query(
+        "SELECT citus_move_shard_placement(get_shard_id_for_distribution_column('games', $1::text), \
+         $2, $3, $4, $5, shard_transfer_mode => 'block_writes')",
+    )
+    .bind(id.to_string())
+    .bind(&source.0)
+    .bind(source.1)
+    .bind(&target.0)
+    .bind(target.1)
+    .execute(&mut conn)
+    .await
+    .expect("the game's shards move");
+    assert_eq!(node_of(&mut conn, "games", id).await, target.1, "the game moved");
+    // One turn: its first move misses the game on the node the replica knew.
+    play_turns(&[&app], &table, 1).await;
+    let before = progress(&app, &table).await;
+
+    proxy.cut();
+    play_turns(&[&app], &table, 2).await;
+    let after = progress(&app, &table).await;
+    assert_eq!(
+        after.0,
+        before.0 + 4,
+        "four moves applied, each once, with the node the game left away: {before:?} then {after:?}"
+    );
+    proxy.restore();
+    app.clean_up().await;
+}
+
 /// docs/operations.md#citus-connections: a replica opens no more connections to a worker than
 /// `CONTINENTAL_DB_POOL_PER_WORKER` (and its listener's), however many of that worker's games
 /// play at once.
