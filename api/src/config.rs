@@ -125,6 +125,9 @@ pub struct Limits {
     pub sweep_interval: Duration,
     /// Database connections in the pool (`CONTINENTAL_DB_POOL`); `None`: [`default_db_pool`].
     pub db_pool: Option<u32>,
+    /// On a Citus cluster, connections in the pool to each worker (`CONTINENTAL_DB_POOL_PER_WORKER`);
+    /// `None`: as many as [`Limits::db_pool`].
+    pub db_pool_per_worker: Option<u32>,
     /// Event streams one replica keeps open at most (`CONTINENTAL_MAX_STREAMS`); more answer 503.
     pub max_streams: usize,
     /// Threads that may think for bots at once on this replica (`CONTINENTAL_BOT_THREADS`; 0:
@@ -167,6 +170,7 @@ impl Default for Limits {
             retention: Duration::from_secs(30 * 24 * 3600),
             sweep_interval: Duration::from_secs(300),
             db_pool: None,
+            db_pool_per_worker: None,
             max_streams: 10_000,
             bot_threads: None,
             open_bot_tables: 8,
@@ -506,6 +510,18 @@ const SETTINGS: &[Setting] = &[
         default: None,
         set: |d, g| {
             d.settings.limits.db_pool = Some(u32::try_from(g.number()?).unwrap_or(u32::MAX).max(1));
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_DB_POOL_PER_WORKER",
+        flag: Some("--db-pool-per-worker"),
+        takes: Some("N"),
+        help: "on a Citus cluster, database connections to each worker (default as many as --db-pool)",
+        default: None,
+        set: |d, g| {
+            d.settings.limits.db_pool_per_worker =
+                Some(u32::try_from(g.number()?).unwrap_or(u32::MAX).max(1));
             Ok(())
         },
     },
@@ -1082,6 +1098,16 @@ mod tests {
         assert_eq!(s.limits.db_pool, Some(3), "the flag wins");
         let defaults = Settings::from_sources(Vec::new(), env_of(&[])).expect("defaults");
         assert_eq!(defaults.limits.db_pool, None);
+        assert_eq!(defaults.limits.db_pool_per_worker, None, "as many as the pool");
+        let env = env_of(&[("CONTINENTAL_DB_POOL_PER_WORKER", "6")]);
+        let s = Settings::from_sources(Vec::new(), env).expect("env");
+        assert_eq!(s.limits.db_pool_per_worker, Some(6));
+        let s = Settings::from_sources(["--db-pool-per-worker=2".to_owned()], env_of(&[])).expect("flag");
+        assert_eq!(s.limits.db_pool_per_worker, Some(2));
+        assert!(
+            Settings::from_sources(Vec::new(), env_of(&[("CONTINENTAL_DB_POOL_PER_WORKER", "some")]))
+                .is_err()
+        );
         assert!((8..=64).contains(&default_db_pool()));
         assert!(Settings::from_sources(Vec::new(), env_of(&[("CONTINENTAL_DB_POOL", "many")])).is_err());
     }

@@ -102,6 +102,7 @@ impl Database {
                     )
                     .fetch_all(&pool)
                     .await?;
+                    let per_worker = limits.db_pool_per_worker.unwrap_or(size);
                     let mut pools = Vec::new();
                     for (host, port, group, own) in workers {
                         let on = options
@@ -112,10 +113,10 @@ impl Database {
                             .max_connections(1)
                             .connect_lazy_with(on.clone());
                         live.listen(listener, format!("{host}:{port}"));
-                        let pool = (!own).then(|| pool_options(size, limits).connect_lazy_with(on));
+                        let pool = (!own).then(|| pool_options(per_worker, limits).connect_lazy_with(on));
                         pools.push((group, pool));
                     }
-                    nodes = Some(Arc::new(Nodes::new(pools)));
+                    nodes = Some(Arc::new(Nodes::new(pool.clone(), pools, bound).await));
                 }
                 Ok(Database::Postgres(PgStore {
                     pool,

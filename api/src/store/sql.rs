@@ -312,10 +312,7 @@ impl PgStore {
 
     /// [`PgStore::pool_of`], and on a cluster the game's shards on that node, when known.
     async fn placed(&self, id: Uuid) -> (&PgPool, Option<Arc<GameShards>>) {
-        let placed = match &self.nodes {
-            Some(nodes) => nodes.place(&self.pool, id).await,
-            None => None,
-        };
+        let placed = self.nodes.as_ref().and_then(|nodes| nodes.place(id));
         match placed {
             Some(placed) => (placed.pool.unwrap_or(&self.pool), Some(placed.shards)),
             None => (&self.pool, None),
@@ -511,7 +508,10 @@ macro_rules! sql_store {
                 .bind(key.game)
                 .bind(key.seat)
                 .bind(&key.key)
-                .fetch_optional(&self.pool)
+                .fetch_optional(match key.scope {
+                    KeyScope::Game => self.pool_of(key.game).await,
+                    KeyScope::Creation => &self.pool,
+                })
                 .await?;
                 let Some(row) = row else { return Ok(None) };
                 let hash: String = row.try_get("request_hash")?;
@@ -672,9 +672,10 @@ macro_rules! sql_store {
             }
 
             async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError> {
+                let pool = self.pool_of(id).await;
                 let rows = sqlx::query("SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE game_id = $1 GROUP BY status")
                     .bind(id)
-                    .fetch_all(&self.pool)
+                    .fetch_all(pool)
                     .await?;
                 let mut counts = WebhookCounts::default();
                 for r in rows {
@@ -690,7 +691,7 @@ macro_rules! sql_store {
                      ORDER BY seq DESC LIMIT 1",
                 )
                 .bind(id)
-                .fetch_optional(&self.pool)
+                .fetch_optional(pool)
                 .await?
                 .map(|r| r.try_get("last_error"))
                 .transpose()?;
@@ -1290,7 +1291,15 @@ impl PgStore {
         };
         let (game, taken, row) = match on_shards {
             Some(read) => read,
-            None => Self::read_game(&mut conn, id, None, key, columns, None).await?,
+            None => {
+                let read = Self::read_game(&mut conn, id, None, key, columns, None).await?;
+                // Found through Citus where its shard was not: the shard moved. Its next
+                // actions go to its new node (a game that does not exist reads no placements).
+                if let (Some(nodes), Some(seen)) = (&self.nodes, &shards) {
+                    nodes.moved(id, seen, &mut conn).await;
+                }
+                read
+            }
         };
         // A retry after the first request committed finds its key here; a copy racing it
         // is refused by the key's unique index when it writes.
@@ -1500,10 +1509,13 @@ async fn cluster_write(
         .collect();
     let note = (!update.events.is_empty()).then(|| hub::note(id, last, &update.events));
     let written: Option<i64> = sqlx::query_scalar(
-        "SELECT continental_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+        "SELECT continental_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
     )
     .bind(id)
     .bind(read)
+    // The version read as well: an `xmin` is a transaction id of one node, and the row's
+    // copy on another node after a move may carry the same one by chance.
+    .bind(read.map(|_| game.version))
     .bind(update.status)
     .bind(&update.state)
     .bind(update.version)

@@ -5,8 +5,9 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use continental::config::DatabaseSettings;
+use continental::config::{DatabaseSettings, Limits};
 use engine::DrawSource;
+use futures_util::future::join_all;
 use serde_json::json;
 use uuid::Uuid;
 
@@ -745,4 +746,259 @@ async fn sigterm_while_a_worker_hangs_exits_cleanly() {
     };
     crate::faults::sigterm_exits_cleanly_while_hung(&proxy, &database).await;
     drop_database(&database).await;
+}
+
+/// docs/operations.md#scaling-out: a replica routes by the cluster's placements, read at its
+/// start and kept, hashing each game's id itself: the games another replica made after it
+/// started, which it never saw, play on their workers while the coordinator is away.
+#[actix_web::test]
+async fn a_game_this_replica_never_saw_plays_on_its_worker_without_the_coordinator() {
+    if citus_url().is_none() {
+        return;
+    }
+    let database = fresh_citus_database(None).await;
+    let DatabaseSettings::Postgres { url } = &database else {
+        unreachable!("a Citus database is PostgreSQL's")
+    };
+    let (host, port) = node(url, true).await;
+    let coordinator = proxy_to(&host, port).await;
+    let player = TestApp::spawn_with(
+        &Backend::Citus,
+        Spawn {
+            test_mode: true,
+            database: Some(DatabaseSettings::Postgres {
+                url: coordinator.url_through(url),
+            }),
+            limits: Some(quick()),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    let maker = TestApp::spawn_with(
+        &Backend::Citus,
+        Spawn {
+            test_mode: true,
+            database: Some(database.clone()),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    let (_, worker) = node(url, false).await;
+    let (here, there) = one_game_each_side(&maker, &mut connect(url).await, worker).await;
+    let mut before = Vec::new();
+    for table in [&here, &there] {
+        play_turns(&[&maker], table, 1).await;
+        before.push(progress(&maker, table).await);
+    }
+
+    coordinator.cut();
+    for (table, before) in [&here, &there].into_iter().zip(before) {
+        play_turns(&[&player], table, 2).await;
+        let after = progress(&player, table).await;
+        assert_eq!(
+            after.0,
+            before.0 + 4,
+            "four moves applied, each once, by a replica that never saw the game, with the coordinator away: {before:?} then {after:?}"
+        );
+    }
+
+    coordinator.restore();
+    drop_database(&database).await;
+}
+
+/// docs/operations.md#scaling-out: after a game's shards move, the replica's first action on it
+/// misses them on the node it knew and reads the placements again, so its next reads and
+/// actions go to the new node alone: the game plays on at once while the old node is away.
+#[actix_web::test]
+async fn after_its_shards_move_a_game_goes_straight_to_its_new_worker() {
+    let Some((proxy, app, table, _)) = behind_a_proxied_worker().await else {
+        return;
+    };
+    let mut conn = database_of(&app).await;
+    let id: Uuid = table.id.parse().expect("a game id");
+    play_turns(&[&app], &table, 1).await;
+
+    let from = node_of(&mut conn, "games", id).await;
+    let workers: Vec<(String, i32, i32)> = citus_nodes(&mut conn)
+        .await
+        .into_iter()
+        .filter(|(_, _, group)| *group != 0)
+        .collect();
+    let source = workers
+        .iter()
+        .find(|(_, port, _)| *port == from)
+        .expect("the proxied worker");
+    let target = workers
+        .iter()
+        .find(|(_, port, _)| *port != from)
+        .expect("a second worker");
+    sqlx::query(
+        "SELECT citus_move_shard_placement(get_shard_id_for_distribution_column('games', $1::text), \
+         $2, $3, $4, $5, shard_transfer_mode => 'block_writes')",
+    )
+    .bind(id.to_string())
+    .bind(&source.0)
+    .bind(source.1)
+    .bind(&target.0)
+    .bind(target.1)
+    .execute(&mut conn)
+    .await
+    .expect("the game's shards move");
+    assert_eq!(node_of(&mut conn, "games", id).await, target.1, "the game moved");
+    // One turn: its first move misses the game on the node the replica knew.
+    play_turns(&[&app], &table, 1).await;
+    let before = progress(&app, &table).await;
+
+    proxy.cut();
+    play_turns(&[&app], &table, 2).await;
+    let after = progress(&app, &table).await;
+    assert_eq!(
+        after.0,
+        before.0 + 4,
+        "four moves applied, each once, with the node the game left away: {before:?} then {after:?}"
+    );
+    proxy.restore();
+    app.clean_up().await;
+}
+
+/// docs/operations.md#citus-connections: a replica opens no more connections to a worker than
+/// `CONTINENTAL_DB_POOL_PER_WORKER` (and its listener's), however many of that worker's games
+/// play at once.
+#[actix_web::test]
+async fn a_replica_opens_no_more_connections_to_a_worker_than_set() {
+    if citus_url().is_none() {
+        return;
+    }
+    let database = fresh_citus_database(None).await;
+    let DatabaseSettings::Postgres { url } = &database else {
+        unreachable!("a Citus database is PostgreSQL's")
+    };
+    let (host, port) = node(url, false).await;
+    let per_worker = 2;
+    let app = TestApp::spawn_with(
+        &Backend::Citus,
+        Spawn {
+            test_mode: true,
+            database: Some(database.clone()),
+            limits: Some(Limits {
+                db_pool_per_worker: Some(per_worker),
+                ..quick()
+            }),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    let mut tables = Vec::new();
+    for seed in 0..64 {
+        let table = create(&app, "may_i", 2, seed, json!({})).await;
+        if port_of(&database, &table).await == port {
+            tables.push(table);
+        }
+        if tables.len() == 8 {
+            break;
+        }
+    }
+    assert_eq!(tables.len(), 8, "eight games on node {port} of 64");
+    // Eight games of that worker played at once, three turns each.
+    let apps: [&Api; 1] = [&app];
+    for _ in 0..3 {
+        join_all(tables.iter().map(|t| play_turns(&apps, t, 1))).await;
+    }
+    let mut worker = connect(&on_node(url, &host, port)).await;
+    let open: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+         AND backend_type = 'client backend' AND application_name NOT LIKE 'citus%' \
+         AND pid <> pg_backend_pid()",
+    )
+    .fetch_one(&mut worker)
+    .await
+    .expect("the worker's connections");
+    assert!(
+        (2..=i64::from(per_worker) + 1).contains(&open),
+        "the replica's pool of {per_worker} and its listener on the worker, no more: {open}"
+    );
+    app.clean_up().await;
+}
+
+/// The write's optimistic check holds a row changed since it was read even when its `xmin` is
+/// the one read (as the row's copy on another node may show by chance after a move): here two
+/// writes in one transaction, which share an `xmin`, with the version moved on between them.
+/// Through the coordinator and on the game's worker, where the function writes its own shards.
+#[actix_web::test]
+async fn a_write_on_a_row_changed_since_it_was_read_is_refused_though_its_xmin_matches() {
+    if citus_url().is_none() {
+        return;
+    }
+    let app = TestApp::spawn(&Backend::Citus).await;
+    let table = create(&app, "may_i", 2, 3, json!({})).await;
+    let id: Uuid = table.id.parse().expect("a game id");
+    let DatabaseSettings::Postgres { url } = &app.database else {
+        unreachable!("a Citus app runs on PostgreSQL")
+    };
+    let port = node_of(&mut connect(url).await, "games", id).await;
+    let (host, _) = citus_nodes(&mut connect(url).await)
+        .await
+        .into_iter()
+        .find(|(_, p, _)| *p == port)
+        .map(|(host, port, _)| (host, port))
+        .expect("the game's worker");
+    for (on, url) in [
+        ("the coordinator", url.clone()),
+        ("the game's worker", on_node(url, &host, port)),
+    ] {
+        let mut conn = connect(&url).await;
+        sqlx::query("BEGIN").execute(&mut conn).await.expect("begin");
+        sqlx::query("UPDATE games SET updated_at = updated_at WHERE id = $1")
+            .bind(id)
+            .execute(&mut conn)
+            .await
+            .expect("a first write");
+        let read = "SELECT xmin::text, version, status, state, last_seq FROM games WHERE id = $1";
+        let (xmin, version, status, state, last): (String, i64, String, String, i64) = sqlx::query_as(read)
+            .bind(id)
+            .fetch_one(&mut conn)
+            .await
+            .expect("the row as read");
+        sqlx::query("UPDATE games SET version = version + 1 WHERE id = $1")
+            .bind(id)
+            .execute(&mut conn)
+            .await
+            .expect("a second write");
+        let (now, _, _, _, _): (String, i64, String, String, i64) = sqlx::query_as(read)
+            .bind(id)
+            .fetch_one(&mut conn)
+            .await
+            .expect("the row now");
+        assert_eq!(now, xmin, "{on}: the row changed and its xmin did not");
+        let write = |read_version: i64| {
+            sqlx::query_scalar::<_, Option<i64>>(
+                "SELECT continental_write($1, $2, $3, $4, $5, $6, 0, NULL, $7, '[]', NULL, NULL, NULL, NULL)",
+            )
+            .bind(id)
+            .bind(xmin.clone())
+            .bind(read_version)
+            .bind(status.clone())
+            .bind(state.clone())
+            .bind(read_version + 1)
+            .bind(last)
+        };
+        let stale = write(version)
+            .fetch_one(&mut conn)
+            .await
+            .expect("a write on the row as read");
+        assert_eq!(
+            stale, None,
+            "{on}: a row changed since it was read is not written"
+        );
+        let fresh = write(version + 1)
+            .fetch_one(&mut conn)
+            .await
+            .expect("a write on the row as it is");
+        assert_eq!(fresh, Some(last), "{on}: the row as it is is written");
+        sqlx::query("ROLLBACK")
+            .execute(&mut conn)
+            .await
+            .expect("rollback");
+    }
+    app.clean_up().await;
 }
