@@ -411,6 +411,7 @@ impl From<TableError> for ApiError {
             TableError::Action(e) => ApiError::from(e),
             TableError::NotFinished(_) => ApiError::conflict(Code::GameNotFinished, e.to_string()),
             TableError::NotReserved(_) => ApiError::conflict(Code::SeatNotReserved, e.to_string()),
+            TableError::RematchSeatReissued(_) => ApiError::Forbidden(e.to_string()),
             TableError::NoRecord => ApiError::conflict(Code::NoRecord, e.to_string()),
             TableError::Corrupt { .. } => ApiError::CorruptGame(e),
             TableError::Unwritable(e) => ApiError::unexpected(e),

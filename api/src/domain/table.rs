@@ -80,6 +80,12 @@ pub enum TableError {
     /// A rematch seat asked for by a seat that is no longer a player's at the new table.
     #[error("seat {0} of the rematch is no longer a player's")]
     NotReserved(u8),
+    /// A rematch seat whose token was reissued (or that changed hands): only its newer token
+    /// opens it, never again the finished game's.
+    #[error(
+        "seat {0} of the rematch has had its token reissued: only that token opens it, no longer this game's"
+    )]
+    RematchSeatReissued(u8),
     /// A replay of a game dealt before the service kept each game's record.
     #[error("this game was dealt before the service kept the record a replay plays again")]
     NoRecord,
@@ -626,13 +632,19 @@ impl Table {
     }
 
     /// The player of the game before takes their reserved seat of this rematch: `true` if it
-    /// was reserved until now, `false` if they had already asked.
+    /// was reserved until now, `false` if they had already asked. The finished game's token
+    /// is good for the seat's first generation only: once its token is reissued (say, because
+    /// it leaked) or the seat is given up, only the newer token opens it, here and in every
+    /// later rematch.
     ///
     /// # Errors
     /// [`TableError::NotReserved`] when the seat is no longer a player's (a studio gave it to
-    /// a bot).
+    /// a bot); [`TableError::RematchSeatReissued`] past its first generation.
     pub fn take_reserved(&mut self, seat: u8) -> Result<bool, TableError> {
         match self.seats.get_mut(usize::from(seat)) {
+            Some(s) if s.kind == SeatKind::Player && s.generation != 0 => {
+                Err(TableError::RematchSeatReissued(seat))
+            }
             Some(s) if s.kind == SeatKind::Player => Ok(std::mem::take(&mut s.reserved)),
             _ => Err(TableError::NotReserved(seat)),
         }
