@@ -333,10 +333,18 @@ impl Table {
     ///
     /// # Errors
     /// [`TableError::Corrupt`] if the stored JSON is not a game of this release, or holds what
-    /// the rules could not have made.
+    /// the rules could not have made (derived facts that drifted are repaired instead, with a
+    /// warning).
     pub fn load(id: uuid::Uuid, text: &str) -> Result<Table, TableError> {
         let corrupt = |cause: String| TableError::Corrupt { game: id, cause };
-        let table: Table = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
+        let mut table: Table = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
+        // Bookkeeping the engine rebuilt as it loaded: said on every load until a change
+        // writes the game back repaired.
+        if let Some(game) = &mut table.game {
+            for repair in game.take_repairs() {
+                tracing::warn!(game = %id, %repair, "stored game repaired on load");
+            }
+        }
         let players = table.seats.len();
         if table.config.players != players {
             return Err(corrupt(format!(
