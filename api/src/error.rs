@@ -359,6 +359,13 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::GameNotFound(id) => ApiError::not_found(Code::GameNotFound, format!("no game {id}")),
             StoreError::TimedOut(_) => ApiError::unavailable(e),
+            StoreError::BotTablesFull(limit) => ApiError::conflict(
+                Code::BotTablesFull,
+                format!(
+                    "this server plays at most {limit} tables of bots alone at once, and this would make one more: \
+                     keep a person at the table, or try again when one has finished"
+                ),
+            ),
             // Seen only if the first request's key vanished before this one could replay it.
             StoreError::KeyTaken => ApiError::conflict(
                 Code::RequestInProgress,

@@ -384,6 +384,32 @@ impl Table {
         }
     }
 
+    /// Who plays seat `i` now, in the words of the seats table's `kind`, which mirrors it
+    /// for the limit on tables of bots alone (docs/operations.md#bots): `player` (a person),
+    /// `open`, `bot`, `autopilot` (a player's seat a bot plays for now) or `left` (a player
+    /// out of the game).
+    pub fn played_by(&self, i: usize) -> &'static str {
+        let Some(record) = self.seats.get(i) else {
+            return SeatKind::Open.as_str();
+        };
+        let left = self
+            .game
+            .as_ref()
+            .is_some_and(|g| u8::try_from(i).is_ok_and(|s| !g.is_active(Seat(s))));
+        match record.kind {
+            SeatKind::Player if left => "left",
+            SeatKind::Player if record.autopilot.is_some() => "autopilot",
+            kind => kind.as_str(),
+        }
+    }
+
+    /// Whether the table plays with no person at it: in play, and every seat a bot's, on
+    /// autopilot or left. What the open server's limit counts (docs/operations.md#bots).
+    pub fn bots_alone(&self) -> bool {
+        self.status() == GameStatus::Playing
+            && (0..self.seats.len()).all(|i| !matches!(self.played_by(i), "player" | "open"))
+    }
+
     /// The seed commitment clients get when the game is created.
     pub fn seed_commitment(&self) -> String {
         Game::seed_commitment(&self.seed)

@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::games::{new_game, random_seed};
 use super::{event_rows, seat_row};
 use crate::auth::Claims;
-use crate::domain::{Applied, Logged, Table, TableEvent};
+use crate::domain::{Applied, Logged, SeatKind, Table, TableEvent};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
@@ -71,6 +71,7 @@ fn mark(row: &GameRow, claims: Option<&Claims>) -> Result<Outcome<(Uuid, Table)>
             )?,
             deadline: row.deadline,
             response: None,
+            bot_tables: None,
         })
     } else {
         None
@@ -99,7 +100,7 @@ async fn create(
     let now = now_ms();
     table.rearm(started.turn_passed, now, state.second_ms());
     let version = 1 + started.actions;
-    let new = new_game(
+    let mut new = new_game(
         next,
         &origin.tenant,
         &table,
@@ -108,6 +109,10 @@ async fn create(
         origin.webhook,
         table.due_at(now, state.second_ms()),
     )?;
+    // A rematch of bots alone is one more such table, as a game created so.
+    if !state.server_keys.enabled() && table.seats.iter().all(|s| s.kind == SeatKind::Bot) {
+        new.bot_tables = Some(super::open_limit(state));
+    }
     if state.db.create_game(&new, None).await? {
         state.metrics.game_created(&new.game.variant);
         state.outbox.notify_one();
@@ -160,6 +165,7 @@ async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResp
                     events: event_rows(started.after([joined]), row.webhook_url.is_some())?,
                     deadline: table.due_at(now, state.second_ms()),
                     response: None,
+                    bot_tables: None,
                 }),
                 value: RematchResponse {
                     id: next,
