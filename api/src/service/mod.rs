@@ -63,16 +63,12 @@ fn seats_changed(before: &[&str], table: &Table) -> Vec<SeatRow> {
 
 /// The limit a change must be admitted under: on a server open to anyone, one that leaves
 /// `table` to bots alone when it was not (`was_alone`) (docs/operations.md#bots).
+/// Such a server has one tenant, the default.
 fn bot_table_limit(state: &AppState, was_alone: bool, table: &Table) -> Option<BotTableLimit> {
-    (!state.server_keys.enabled() && !was_alone && table.bots_alone()).then(|| open_limit(state))
-}
-
-/// The open server's limit on tables of bots alone, for its one tenant.
-fn open_limit(state: &AppState) -> BotTableLimit {
-    BotTableLimit {
+    (!state.server_keys.enabled() && !was_alone && table.bots_alone()).then(|| BotTableLimit {
         tenant: Tenant::default().as_str().to_owned(),
         limit: state.limits.open_bot_tables,
-    }
+    })
 }
 
 /// The row of seat `seat` only: what a join or a vacated seat changes.

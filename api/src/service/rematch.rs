@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::games::{new_game, random_seed};
 use super::{event_rows, seat_row};
 use crate::auth::Claims;
-use crate::domain::{Applied, Logged, SeatKind, Table, TableEvent};
+use crate::domain::{Applied, Logged, Table, TableEvent};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
@@ -100,7 +100,9 @@ async fn create(
     let now = now_ms();
     table.rearm(started.turn_passed, now, state.second_ms());
     let version = 1 + started.actions;
-    let mut new = new_game(
+    // No limit on tables of bots alone: a rematch of bots alone is asked for by its studio,
+    // with a server key, and a server with keys has no such limit (docs/operations.md#bots).
+    let new = new_game(
         next,
         &origin.tenant,
         &table,
@@ -109,10 +111,6 @@ async fn create(
         origin.webhook,
         table.due_at(now, state.second_ms()),
     )?;
-    // A rematch of bots alone is one more such table, as a game created so.
-    if !state.server_keys.enabled() && table.seats.iter().all(|s| s.kind == SeatKind::Bot) {
-        new.bot_tables = Some(super::open_limit(state));
-    }
     if state.db.create_game(&new, None).await? {
         state.metrics.game_created(&new.game.variant);
         state.outbox.notify_one();

@@ -1,5 +1,6 @@
 //! What a stored game must hold before it is played: what the rules never break and the
-//! engine relies on (docs/rules.md#conservation).
+//! engine relies on (docs/rules.md#conservation); and the bookkeeping derived from it, which
+//! is rebuilt as it loads rather than trusted or refused.
 
 use std::collections::BTreeSet;
 

@@ -3,7 +3,7 @@
 use engine::{Game, Variant};
 use serde_json::{Value, json};
 
-use crate::play_helpers::{draw, new_game, play_all};
+use crate::play_helpers::{draw, meld, new_game, play_all, stacked_deck, stacked_game};
 
 /// A game of `may_i` for three, one draw in, as JSON.
 fn stored() -> Value {
@@ -210,4 +210,32 @@ fn what_the_game_itself_holds_still_refuses_it() {
             "{what}: {refused}"
         );
     }
+}
+
+/// The next meld id is derived from the melds on the table: one behind them is moved past
+/// them as the game loads, so that the next meld never takes a laid meld's id.
+#[test]
+fn a_next_meld_id_behind_the_table_is_moved_past_it() {
+    let rules = engine::Ruleset::default_for(Variant::MayI);
+    let hands = ["3H 8C 8D 8S", "3C 3D 3S 4C 4D 4S 5C 5D 5S 3C"];
+    let deck = stacked_deck(&rules, 2, 0, 1, &hands, "KS", "9C 4H");
+    let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    let (game, _) = play_all(
+        &game,
+        &[
+            (1, draw(engine::DrawSource::Stock)),
+            (1, meld(&["3C 3D 3S", "4C 4D 4S"])),
+        ],
+    );
+    let mut state = serde_json::to_value(&game).expect("json");
+    let ids: Vec<u64> = game.table().iter().map(|m| u64::from(m.id)).collect();
+    assert_eq!(ids, [1, 2], "two melds laid");
+    state["next_meld_id"] = json!(1);
+    let (loaded, repairs) = repaired(state);
+    assert_eq!(
+        repairs,
+        ["the next meld id was 1, not past every meld's: now 3"],
+        "{repairs:?}"
+    );
+    assert_eq!(loaded, game, "as the rules kept it");
 }
