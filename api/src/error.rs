@@ -359,6 +359,13 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::GameNotFound(id) => ApiError::not_found(Code::GameNotFound, format!("no game {id}")),
             StoreError::TimedOut(_) => ApiError::unavailable(e),
+            StoreError::BotTablesFull(limit) => ApiError::conflict(
+                Code::BotTablesFull,
+                format!(
+                    "this server plays at most {limit} tables of bots alone at once, and this would make one more: \
+                     keep a person at the table, or try again when one has finished"
+                ),
+            ),
             // Seen only if the first request's key vanished before this one could replay it.
             StoreError::KeyTaken => ApiError::conflict(
                 Code::RequestInProgress,
@@ -411,6 +418,7 @@ impl From<TableError> for ApiError {
             TableError::Action(e) => ApiError::from(e),
             TableError::NotFinished(_) => ApiError::conflict(Code::GameNotFinished, e.to_string()),
             TableError::NotReserved(_) => ApiError::conflict(Code::SeatNotReserved, e.to_string()),
+            TableError::RematchSeatReissued(_) => ApiError::Forbidden(e.to_string()),
             TableError::NoRecord => ApiError::conflict(Code::NoRecord, e.to_string()),
             TableError::Corrupt { .. } => ApiError::CorruptGame(e),
             TableError::Unwritable(e) => ApiError::unexpected(e),

@@ -80,6 +80,12 @@ pub enum TableError {
     /// A rematch seat asked for by a seat that is no longer a player's at the new table.
     #[error("seat {0} of the rematch is no longer a player's")]
     NotReserved(u8),
+    /// A rematch seat whose token was reissued (or that changed hands): only its newer token
+    /// opens it, never again the finished game's.
+    #[error(
+        "seat {0} of the rematch has had its token reissued: only that token opens it, no longer this game's"
+    )]
+    RematchSeatReissued(u8),
     /// A replay of a game dealt before the service kept each game's record.
     #[error("this game was dealt before the service kept the record a replay plays again")]
     NoRecord,
@@ -327,10 +333,18 @@ impl Table {
     ///
     /// # Errors
     /// [`TableError::Corrupt`] if the stored JSON is not a game of this release, or holds what
-    /// the rules could not have made.
+    /// the rules could not have made (derived facts that drifted are repaired instead, with a
+    /// warning).
     pub fn load(id: uuid::Uuid, text: &str) -> Result<Table, TableError> {
         let corrupt = |cause: String| TableError::Corrupt { game: id, cause };
-        let table: Table = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
+        let mut table: Table = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
+        // Bookkeeping the engine rebuilt as it loaded: said on every load until a change
+        // writes the game back repaired.
+        if let Some(game) = &mut table.game {
+            for repair in game.take_repairs() {
+                tracing::warn!(game = %id, %repair, "stored game repaired on load");
+            }
+        }
         let players = table.seats.len();
         if table.config.players != players {
             return Err(corrupt(format!(
@@ -368,6 +382,32 @@ impl Table {
                 engine::Status::Void => GameStatus::Void,
             },
         }
+    }
+
+    /// Who plays seat `i` now, in the words of the seats table's `kind`, which mirrors it
+    /// for the limit on tables of bots alone (docs/operations.md#bots): `player` (a person),
+    /// `open`, `bot`, `autopilot` (a player's seat a bot plays for now) or `left` (a player
+    /// out of the game).
+    pub fn played_by(&self, i: usize) -> &'static str {
+        let Some(record) = self.seats.get(i) else {
+            return SeatKind::Open.as_str();
+        };
+        let left = self
+            .game
+            .as_ref()
+            .is_some_and(|g| u8::try_from(i).is_ok_and(|s| !g.is_active(Seat(s))));
+        match record.kind {
+            SeatKind::Player if left => "left",
+            SeatKind::Player if record.autopilot.is_some() => "autopilot",
+            kind => kind.as_str(),
+        }
+    }
+
+    /// Whether the table plays with no person at it: in play, and every seat a bot's, on
+    /// autopilot or left. What the open server's limit counts (docs/operations.md#bots).
+    pub fn bots_alone(&self) -> bool {
+        self.status() == GameStatus::Playing
+            && (0..self.seats.len()).all(|i| !matches!(self.played_by(i), "player" | "open"))
     }
 
     /// The seed commitment clients get when the game is created.
@@ -626,13 +666,19 @@ impl Table {
     }
 
     /// The player of the game before takes their reserved seat of this rematch: `true` if it
-    /// was reserved until now, `false` if they had already asked.
+    /// was reserved until now, `false` if they had already asked. The finished game's token
+    /// is good for the seat's first generation only: once its token is reissued (say, because
+    /// it leaked) or the seat is given up, only the newer token opens it, here and in every
+    /// later rematch.
     ///
     /// # Errors
     /// [`TableError::NotReserved`] when the seat is no longer a player's (a studio gave it to
-    /// a bot).
+    /// a bot); [`TableError::RematchSeatReissued`] past its first generation.
     pub fn take_reserved(&mut self, seat: u8) -> Result<bool, TableError> {
         match self.seats.get_mut(usize::from(seat)) {
+            Some(s) if s.kind == SeatKind::Player && s.generation != 0 => {
+                Err(TableError::RematchSeatReissued(seat))
+            }
             Some(s) if s.kind == SeatKind::Player => Ok(std::mem::take(&mut s.reserved)),
             _ => Err(TableError::NotReserved(seat)),
         }

@@ -29,7 +29,8 @@ use crate::wire::{AutopilotRequest, GameView, Problem};
         (status = 401, description = "Missing, expired, tampered or replaced seat token (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "A token of another game, of a seat that is not a player's, or a spectator's (`forbidden`).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game (`game_not_found`).", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The game has not been dealt (`game_not_started`).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The game has not been dealt (`game_not_started`); on a server without server keys, the last person's seat of a table of bots \
+            while `CONTINENTAL_OPEN_BOT_TABLES` tables of bots alone are in play (`bot_tables_full`).", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "`If-Match` names an old version (`stale_version`); nothing changed.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json"),

@@ -192,7 +192,8 @@ pub async fn get_game(
         (status = 200, description = "The rematch: with a seat token, the seat and its token there.", body = RematchResponse),
         (status = 401, description = "Missing, expired, tampered or replaced token, or an `X-Api-Key` that is not valid (`unauthorized`).",
             body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A token of another game, a spectator's, or of a seat that is not a player's (`forbidden`).",
+        (status = 403, description = "A token of another game, a spectator's, or of a seat that is not a player's; or the seat's token of \
+            the rematch was reissued, which only that token opens since (`forbidden`).",
             body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game, or with a server key none of its tenant's (`game_not_found`).",
             body = Problem, content_type = "application/problem+json"),

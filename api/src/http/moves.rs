@@ -60,7 +60,8 @@ macro_rules! move_endpoint {
                 (status = 404, description = "No such game (`game_not_found`).", body = Problem, content_type = "application/problem+json"),
                 (status = 409, description = "Not now: `not_your_turn`, `wrong_phase`, `game_over`, `seat_left`, `game_not_started`, \
                     `game_suspended` (only `resume` while suspended), `not_between_deals`, `already_asked`, `not_suspended`, `suspension_expired`, \
-                    or, rarely, a request with this Idempotency-Key acting at the same moment (`request_in_progress`).", body = Problem, content_type = "application/problem+json",
+                    on a server without server keys the last person leaving a table of bots while `CONTINENTAL_OPEN_BOT_TABLES` tables of bots alone \
+                    are in play (`bot_tables_full`), or, rarely, a request with this Idempotency-Key acting at the same moment (`request_in_progress`).", body = Problem, content_type = "application/problem+json",
                     example = json!({"type": "urn:continental:problem:not_your_turn", "title": "Conflict", "status": 409, "detail": "it is not your turn", "code": "not_your_turn"})),
                 (status = 412, description = "`If-Match` names an old version (`stale_version`); nothing changed.", body = Problem, content_type = "application/problem+json"),
                 (status = 413, description = "The body is larger than the limit (`body_too_large`).", body = Problem, content_type = "application/problem+json"),

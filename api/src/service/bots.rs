@@ -179,6 +179,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
                 });
             }
             let mut table = Table::load(row.id, &row.state)?;
+            let before = super::played_by(&table);
             let action = chosen.clone().unwrap_or_else(|| fallback(&table, seat));
             let applied = table.play_bot(seat, action)?;
             table.rearm(applied.turn_passed, now, second_ms);
@@ -191,10 +192,12 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
                     version,
                     status: table.status(),
                     state: table.to_json()?,
-                    seats: Vec::new(),
+                    // A seat on autopilot whose bot left.
+                    seats: super::seats_changed(&before, &table),
                     events,
                     deadline: table.due_at(now, grace_ms),
                     response: None,
+                    bot_tables: None,
                 }),
                 value: (Played::Moved, queued),
             })

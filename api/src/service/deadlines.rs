@@ -75,6 +75,7 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
                     events: Vec::new(),
                     deadline: table.due_at(now, second_ms),
                     response: None,
+                    bot_tables: None,
                 });
                 let taken = update.is_some();
                 return Ok(Outcome {
@@ -85,6 +86,7 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
             // The row's deadline is the one the claim found due; the state must agree, or
             // another replica has already moved the game on.
             let due = table.deadline.is_some_and(|d| d <= now) && table.deadline == row.deadline;
+            let before = super::played_by(&table);
             let applied = if due { table.time_out()? } else { None };
             let (version, events) = match applied {
                 Some(applied) => {
@@ -117,10 +119,13 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
                     version,
                     status: table.status(),
                     state: table.to_json()?,
-                    seats: Vec::new(),
+                    // A seat handed to autopilot after its timeouts counts among the bots; the
+                    // clock is never held up by the limit on tables of bots alone.
+                    seats: super::seats_changed(&before, &table),
                     events,
                     deadline: table.due_at(now, second_ms),
                     response: None,
+                    bot_tables: None,
                 }),
                 value: (row.id, Some(due)),
             })

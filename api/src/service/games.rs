@@ -11,11 +11,9 @@ use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
 use crate::store::{
-    GameRow, GameUpdate, KeyRef, NewGame, Outcome, Store, StoreError, StoredResponse, now_ms,
+    BotTableLimit, GameRow, GameUpdate, KeyRef, NewGame, Outcome, Store, StoreError, StoredResponse, now_ms,
 };
-use crate::wire::{
-    Code, CreateGameResponse, CreatedSeat, IfMatch, JoinResponse, NewGameSpec, SeatName, etag,
-};
+use crate::wire::{CreateGameResponse, CreatedSeat, IfMatch, JoinResponse, NewGameSpec, SeatName, etag};
 
 /// A fresh random seed.
 pub(super) fn random_seed() -> Seed {
@@ -46,20 +44,14 @@ pub async fn create_game(
         check_host(&url.0, state.asynchronous.webhook_allow_private).await?;
     }
     // A server open to anyone plays only so many tables of bots alone: each costs CPU with no
-    // person to wait for (docs/operations.md#bots).
-    if !state.server_keys.enabled()
-        && seats.iter().all(|s| s.kind == SeatKind::Bot)
-        && state.db.bot_tables_in_play(tenant.as_str()).await? >= i64::from(state.limits.open_bot_tables)
-    {
-        return Err(ApiError::conflict(
-            Code::BotTablesFull,
-            format!(
-                "this server plays at most {} tables of bots only at once: seat a player, or try again when one \
-                 has finished",
-                state.limits.open_bot_tables
-            ),
-        ));
-    }
+    // person to wait for (docs/operations.md#bots). Counted as the game is inserted.
+    let bot_tables =
+        (!state.server_keys.enabled() && seats.iter().all(|s| s.kind == SeatKind::Bot)).then(|| {
+            BotTableLimit {
+                tenant: tenant.as_str().to_owned(),
+                limit: state.limits.open_bot_tables,
+            }
+        });
     let webhook = webhook_url.map(|u| (u.0.to_string(), new_secret()));
     let mut table = Table::new(config, seed.unwrap_or_else(random_seed), seats)?;
     table.set_clock(clock);
@@ -85,7 +77,8 @@ pub async fn create_game(
         });
     }
     let deadline = table.due_at(now, state.second_ms());
-    let new = new_game(id, tenant.as_str(), &table, version, started, webhook, deadline)?;
+    let mut new = new_game(id, tenant.as_str(), &table, version, started, webhook, deadline)?;
+    new.bot_tables = bot_tables;
     let response = StoredResponse {
         status: 201,
         etag: Some(etag(version)),
@@ -141,6 +134,7 @@ pub(super) fn new_game(
         seats: seat_rows(table).collect(),
         events,
         webhook,
+        bot_tables: None,
     })
 }
 
@@ -199,6 +193,7 @@ pub async fn join_game(
                     events,
                     deadline: table.due_at(now, state.second_ms()),
                     response: key.is_some().then(|| response.clone()),
+                    bot_tables: None,
                 }),
                 value: (response, table.bot_due().is_some()),
             })

@@ -26,7 +26,9 @@ pub use webhooks::{deliver_webhooks, sign};
 
 use crate::domain::{Applied, Table};
 use crate::error::ApiError;
-use crate::store::{NewEvent, SeatRow};
+use crate::server_keys::Tenant;
+use crate::state::AppState;
+use crate::store::{BotTableLimit, NewEvent, SeatRow};
 
 /// The calendar year (UTC) now: the engine reads no clock, so the service gives it the year
 /// a game starts in and the year of each request to resume (docs/rules.md#suspension).
@@ -34,12 +36,38 @@ pub fn utc_year() -> i32 {
     time::OffsetDateTime::now_utc().year()
 }
 
-/// The seats of `table` as the seats table mirrors them.
+/// The seats of `table` as the seats table mirrors them: each one's name and who plays it.
 fn seat_rows(table: &Table) -> impl Iterator<Item = SeatRow> + '_ {
     table.seats.iter().enumerate().map(|(i, s)| SeatRow {
         seat: i as i64,
         name: s.name.clone(),
-        kind: s.kind.as_str().to_owned(),
+        kind: table.played_by(i).to_owned(),
+    })
+}
+
+/// Who plays each seat of `table` ([`Table::played_by`]), taken before a change so that the
+/// rows it changes are written with it ([`seats_changed`]).
+fn played_by(table: &Table) -> Vec<&'static str> {
+    (0..table.seats.len()).map(|i| table.played_by(i)).collect()
+}
+
+/// The rows of the seats whose player a change turned from `before` (see [`played_by`]): a
+/// seat handed to autopilot or taken back, a player who left.
+fn seats_changed(before: &[&str], table: &Table) -> Vec<SeatRow> {
+    seat_rows(table)
+        .zip(before)
+        .filter(|(row, was)| row.kind != **was)
+        .map(|(row, _)| row)
+        .collect()
+}
+
+/// The limit a change must be admitted under: on a server open to anyone, one that leaves
+/// `table` to bots alone when it was not (`was_alone`) (docs/operations.md#bots).
+/// Such a server has one tenant, the default.
+fn bot_table_limit(state: &AppState, was_alone: bool, table: &Table) -> Option<BotTableLimit> {
+    (!state.server_keys.enabled() && !was_alone && table.bots_alone()).then(|| BotTableLimit {
+        tenant: Tenant::default().as_str().to_owned(),
+        limit: state.limits.open_bot_tables,
     })
 }
 

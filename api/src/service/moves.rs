@@ -58,6 +58,7 @@ pub async fn act(
         let mut table = Table::load(row.id, &row.state)?;
         table.check_player(seat, claims.generation)?;
         let now = now_ms();
+        let (before, was_alone) = (super::played_by(&table), table.bots_alone());
         // Leaving before the deal gives the seat up: it opens again for someone else.
         let webhook = row.webhook_url.is_some();
         let (actions, seats, events) = if table.game.is_none() && matches!(action, Action::Leave {}) {
@@ -71,7 +72,9 @@ pub async fn act(
         } else {
             let applied = table.apply(Seat(seat), action.clone())?;
             table.rearm(applied.turn_passed, now, state.second_ms());
-            (applied.actions, Vec::new(), event_rows(applied, webhook)?)
+            // Leaving, or a move of one's own taking the seat back from autopilot.
+            let seats = super::seats_changed(&before, &table);
+            (applied.actions, seats, event_rows(applied, webhook)?)
         };
         queued = events.iter().any(|e| e.public.is_some());
         bot_due = table.bot_due().is_some();
@@ -92,6 +95,8 @@ pub async fn act(
                 events,
                 deadline: table.due_at(now, state.second_ms()),
                 response: key.is_some().then(|| response.clone()),
+                // The last person leaving a table of bots.
+                bot_tables: super::bot_table_limit(state, was_alone, &table),
             }),
             value: response,
         })
@@ -157,6 +162,7 @@ pub async fn autopilot(
             let mut table = Table::load(row.id, &row.state)?;
             table.check_player(claims.seat, claims.generation)?;
             let now = now_ms();
+            let (before, was_alone) = (super::played_by(&table), table.bots_alone());
             let applied = table.set_autopilot(Seat(claims.seat), level)?;
             table.rearm(applied.turn_passed, now, state.second_ms());
             let actions = applied.actions;
@@ -174,10 +180,12 @@ pub async fn autopilot(
                     version,
                     status: table.status(),
                     state: table.to_json()?,
-                    seats: Vec::new(),
+                    seats: super::seats_changed(&before, &table),
                     events,
                     deadline: table.due_at(now, state.second_ms()),
                     response: None,
+                    // The last person at a table of bots hands their seat to one.
+                    bot_tables: super::bot_table_limit(state, was_alone, &table),
                 })
             });
             Ok::<_, ApiError>(Outcome {

@@ -71,6 +71,7 @@ fn mark(row: &GameRow, claims: Option<&Claims>) -> Result<Outcome<(Uuid, Table)>
             )?,
             deadline: row.deadline,
             response: None,
+            bot_tables: None,
         })
     } else {
         None
@@ -99,6 +100,8 @@ async fn create(
     let now = now_ms();
     table.rearm(started.turn_passed, now, state.second_ms());
     let version = 1 + started.actions;
+    // No limit on tables of bots alone: a rematch of bots alone is asked for by its studio,
+    // with a server key, and a server with keys has no such limit (docs/operations.md#bots).
     let new = new_game(
         next,
         &origin.tenant,
@@ -160,6 +163,7 @@ async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResp
                     events: event_rows(started.after([joined]), row.webhook_url.is_some())?,
                     deadline: table.due_at(now, state.second_ms()),
                     response: None,
+                    bot_tables: None,
                 }),
                 value: RematchResponse {
                     id: next,

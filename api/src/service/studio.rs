@@ -116,6 +116,7 @@ pub async fn reissue_token(
                     seats: Vec::new(),
                     events: Vec::new(),
                     response: None,
+                    bot_tables: None,
                 }),
                 value: SeatTokenResponse { id, seat, token },
             })
@@ -221,6 +222,8 @@ pub async fn seat_bot(
             let applied = table.seat_bot(seat, level, super::utc_year())?;
             let now = now_ms();
             table.rearm(applied.turn_passed, now, state.second_ms());
+            // No limit on tables of bots alone: a studio has a server key, and a server with
+            // keys leaves its tables to each studio (docs/operations.md#bots).
             let seats = super::seat_row(&table, seat);
             studio_update(row, &table, applied, seats, table.due_at(now, state.second_ms()))
         })
@@ -252,6 +255,7 @@ fn studio_update(
             events: super::event_rows(applied, row.webhook_url.is_some())?,
             deadline,
             response: None,
+            bot_tables: None,
         }),
         value: StudioActionResponse {
             id: row.id,

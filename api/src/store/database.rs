@@ -255,9 +255,6 @@ impl Store for Database {
     {
         dispatch!(self, s => s.transact_in(tenant, id, act))
     }
-    async fn bot_tables_in_play(&self, tenant: &str) -> Result<i64, StoreError> {
-        dispatch!(self, s => s.bot_tables_in_play(tenant))
-    }
     async fn due_games(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError> {
         dispatch!(self, s => s.due_games(now, limit))
     }

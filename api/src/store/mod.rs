@@ -37,6 +37,9 @@ pub enum StoreError {
     /// first): this one changed nothing.
     #[error("a request with this Idempotency-Key has already acted")]
     KeyTaken,
+    /// A write would leave one table of bots alone more than the open server's limit.
+    #[error("this server plays at most {0} tables of bots alone at once")]
+    BotTablesFull(u32),
     /// A call took longer than its bound: the database is hung or unreachable.
     #[error("the database did not answer in time")]
     TimedOut(#[from] tokio::time::error::Elapsed),
@@ -83,8 +86,22 @@ pub struct SeatRow {
     pub seat: i64,
     /// The player's name, once known.
     pub name: Option<String>,
-    /// `player`, `open` or `bot`.
+    /// Who plays it now: `player` (a person), `open`, `bot`, `autopilot` (a player's seat a
+    /// bot plays for now) or `left` (a player out of the game): what the limit on tables of
+    /// bots alone counts.
     pub kind: String,
+}
+
+/// The open server's limit on tables of bots alone (docs/operations.md#bots), which a write
+/// that leaves a table to bots alone is admitted under: only while fewer than `limit` other
+/// tables of `tenant` play with bots alone, counted under a lock that every such write takes
+/// in its own transaction, so that two at once cannot both take the last place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotTableLimit {
+    /// The tenant whose tables count.
+    pub tenant: String,
+    /// How many may play at once.
+    pub limit: u32,
 }
 
 /// A game as a tenant's listing shows it.
@@ -203,6 +220,8 @@ pub struct NewGame {
     pub events: Vec<NewEvent>,
     /// Its webhook's URL and signing secret, if it has one.
     pub webhook: Option<(String, String)>,
+    /// A table of bots alone on a server open to anyone: created only under the limit.
+    pub bot_tables: Option<BotTableLimit>,
 }
 
 /// Whose a game is and where its events go: what a rematch inherits from the game before.
@@ -231,6 +250,9 @@ pub struct GameUpdate {
     pub deadline: Option<i64>,
     /// The response to keep for the request's idempotency key, if it has one.
     pub response: Option<StoredResponse>,
+    /// The change leaves the table to bots alone on a server open to anyone: written only
+    /// under the limit, else [`StoreError::BotTablesFull`] and nothing written.
+    pub bot_tables: Option<BotTableLimit>,
 }
 
 /// The result of a transaction: maybe an update, and what the caller wants back.
@@ -350,8 +372,6 @@ pub trait Store {
     where
         E: From<StoreError>,
         F: FnOnce(&GameRow) -> Result<Outcome<T>, E>;
-    /// How many of `tenant`'s games in play have bots in every seat.
-    async fn bot_tables_in_play(&self, tenant: &str) -> Result<i64, StoreError>;
     /// Up to `limit` games whose turn deadline is at or before `now` (unix ms), earliest
     /// first, read without a lock: candidates for [`Store::transact_due`].
     async fn due_games(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError>;

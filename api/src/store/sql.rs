@@ -11,10 +11,25 @@ use super::GameListing;
 use super::hub::{self, Live, Signal};
 use super::nodes::{GameShards, Nodes};
 use super::{
-    Attempt, Delivery, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope, ListedRow, NewEvent,
-    NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept, WebhookCounts,
+    Attempt, BotTableLimit, Delivery, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope, ListedRow,
+    NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
+    WebhookCounts,
 };
 use crate::domain::GameStatus;
+
+/// Tables of tenant `$1` in play with bots alone, game `$2` aside: no seat is a person's or
+/// open (the seats table's `kind` says who plays each seat now, autopilot and leavers
+/// included). The open server's limit counts them (docs/operations.md#bots).
+const BOT_TABLES_SQL: &str = "SELECT COUNT(*) AS n FROM games g WHERE g.tenant = $1 AND g.status = 'playing' \
+    AND g.id <> $2 AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind IN ('player', 'open'))";
+
+/// The lock that every write making a table of bots alone takes before it counts them: the
+/// tenant's row `bot_tables:<tenant>` of `settings`, written (made if missing) so that it is
+/// held until the transaction ends. A row lock is the cluster's on Citus too, where `settings`
+/// is a reference table, whichever node takes it. On SQLite, `BEGIN IMMEDIATE` holds the whole
+/// database already.
+const BOT_TABLES_LOCK_SQL: &str = "INSERT INTO settings (name, value) VALUES ($1, '') \
+    ON CONFLICT (name) DO UPDATE SET value = excluded.value";
 
 /// Rows a sweep reads per batch before it deletes them.
 const SWEEP_BATCH: i64 = 500;
@@ -304,6 +319,28 @@ impl PgStore {
     /// Nothing to do: `NOTIFY` in the transaction announced the events on commit.
     fn announce(&self, _game: Uuid, _last: i64, _events: &[NewEvent]) {}
 
+    /// Admits a write of game `id` that leaves its table to bots alone, under `limit`: the
+    /// limit's lock, then the count, in the write's own transaction `tx`, so that the lock is
+    /// held until the write commits and the next writer counts it. On a cluster the write's
+    /// transaction stays on its one game's shards: the lock (a row of a reference table, the
+    /// same on every node) and the count (a distributed query, as a listing's) are taken in a
+    /// transaction of their own on the service's node, returned to be ended once the write
+    /// has committed.
+    async fn admit(
+        &self,
+        tx: &mut sqlx::PgConnection,
+        id: Uuid,
+        limit: &BotTableLimit,
+    ) -> Result<Option<sqlx::Transaction<'static, sqlx::Postgres>>, StoreError> {
+        if self.cluster {
+            let mut guard = self.pool.begin().await?;
+            Self::count_bot_tables(&mut guard, id, limit).await?;
+            return Ok(Some(guard));
+        }
+        Self::count_bot_tables(tx, id, limit).await?;
+        Ok(None)
+    }
+
     /// The pool for game `id`'s statements: on a cluster, that of the node holding it when
     /// known; the service's own otherwise.
     async fn pool_of(&self, id: Uuid) -> &PgPool {
@@ -321,6 +358,19 @@ impl PgStore {
 }
 
 impl SqliteStore {
+    /// Admits a write of game `id` that leaves its table to bots alone, under `limit`: counted
+    /// in `tx`, which holds the database's write lock since `BEGIN IMMEDIATE`, so that no other
+    /// write comes between the count and the commit.
+    async fn admit(
+        &self,
+        tx: &mut sqlx::SqliteConnection,
+        id: Uuid,
+        limit: &BotTableLimit,
+    ) -> Result<Option<sqlx::Transaction<'static, sqlx::Sqlite>>, StoreError> {
+        Self::count_bot_tables(tx, id, limit).await?;
+        Ok(None)
+    }
+
     /// The pool for game `id`'s statements: the one there is.
     async fn pool_of(&self, _id: Uuid) -> &SqlitePool {
         &self.pool
@@ -375,6 +425,10 @@ macro_rules! sql_store {
                 let at_us = now_us();
                 let at = at_us / 1_000_000;
                 let (webhook_url, webhook_secret) = new.webhook.clone().unzip();
+                let guard = match &new.bot_tables {
+                    Some(limit) => self.admit(&mut tx, g.id, limit).await?,
+                    None => None,
+                };
                 let inserted = sqlx::query(
                     "INSERT INTO games (id, variant, status, state, version, last_seq, seed, seed_commitment, created_at, updated_at, \
                      tenant, created_us, webhook_url, webhook_secret, deadline) \
@@ -420,6 +474,7 @@ macro_rules! sql_store {
                     store_response(&mut *tx, key, response).await?;
                 }
                 tx.commit().await?;
+                Self::release(guard).await;
                 Ok(true)
             }
 
@@ -548,17 +603,6 @@ macro_rules! sql_store {
                 F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
             {
                 self.transact_locked(Some(tenant), id, None, act).await
-            }
-
-            async fn bot_tables_in_play(&self, tenant: &str) -> Result<i64, StoreError> {
-                let row = sqlx::query(
-                    "SELECT COUNT(*) AS n FROM games g WHERE g.tenant = $1 AND g.status = 'playing' \
-                     AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind <> 'bot')",
-                )
-                .bind(tenant)
-                .fetch_one(&self.pool)
-                .await?;
-                Ok(row.try_get("n")?)
             }
 
             async fn due_games(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError> {
@@ -807,12 +851,52 @@ macro_rules! sql_store {
                     tx.commit().await.map_err(StoreError::from)?;
                     return Ok(value);
                 };
+                let guard = match &update.bot_tables {
+                    Some(limit) => self.admit(&mut tx, id, limit).await?,
+                    None => None,
+                };
                 let last = self.write_update(&mut tx, &game, key, &update).await?;
                 tx.commit().await.map_err(StoreError::from)?;
+                Self::release(guard).await;
                 if !update.events.is_empty() {
                     self.announce(id, last, &update.events);
                 }
                 Ok(value)
+            }
+
+            /// Takes the limit's lock in `tx` (see `BOT_TABLES_LOCK_SQL`), then counts
+            /// `limit.tenant`'s tables of bots alone in play, game `id` aside: a write that would
+            /// make one more than `limit.limit` is [`StoreError::BotTablesFull`].
+            async fn count_bot_tables(
+                tx: &mut <$db as sqlx::Database>::Connection,
+                id: Uuid,
+                limit: &BotTableLimit,
+            ) -> Result<(), StoreError> {
+                sqlx::query(BOT_TABLES_LOCK_SQL)
+                    .bind(format!("bot_tables:{}", limit.tenant))
+                    .execute(&mut *tx)
+                    .await?;
+                let n: i64 = sqlx::query(BOT_TABLES_SQL)
+                    .bind(&limit.tenant)
+                    .bind(id)
+                    .fetch_one(&mut *tx)
+                    .await?
+                    .try_get("n")?;
+                if n >= i64::from(limit.limit) {
+                    return Err(StoreError::BotTablesFull(limit.limit));
+                }
+                Ok(())
+            }
+
+            /// Ends the transaction that held the limit's lock apart from the write, on a
+            /// cluster (see `PgStore::admit`), once the write it admitted has committed.
+            async fn release(guard: Option<sqlx::Transaction<'static, $db>>) {
+                if let Some(guard) = guard
+                    && let Err(e) = guard.commit().await
+                {
+                    // The lock ends with the connection anyway; the write stands.
+                    tracing::debug!(error = %e, "the lock on tables of bots alone ended with its connection");
+                }
             }
 
             /// Reads game `id` (of `tenant` only, when given), with `extra` columns before its
@@ -1311,6 +1395,12 @@ impl PgStore {
         let Some(update) = update else {
             return Ok(value);
         };
+        if update.bot_tables.is_some() {
+            // A change that leaves the table to bots alone is admitted under the limit's lock,
+            // which only a transaction can hold until its write commits: decided again there.
+            drop(conn);
+            return Box::pin(self.transact_locked(None, id, key, act)).await;
+        }
         let written = if !self.cluster && writes_beyond_the_row(&update) {
             // Seats and webhook deliveries are further statements: one transaction for all. (On
             // a cluster, one call writes them all, outside a transaction block so that Citus

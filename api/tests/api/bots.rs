@@ -9,7 +9,7 @@ use engine::DrawSource;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    ACME, Backend, STUDIO_KEYS, Spawn, Table, TestApp, backends, create_with, draw, eventually,
+    ACME, Backend, Reply, STUDIO_KEYS, Spawn, Table, TestApp, backends, create_with, draw, eventually,
     on_studio_backends,
 };
 
@@ -302,6 +302,159 @@ async fn an_open_server_plays_only_so_many_bot_tables() {
         let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"bot": "hard"}]});
         let reply = app.post("/v1/games", &body).await;
         assert_eq!(reply.status.as_u16(), 201, "a person's table: {}", reply.text());
+        app.clean_up().await;
+    }
+}
+
+/// A server open to anyone (no server keys) with one table of bots alone allowed at once and
+/// no thread to think for hard bots, so that every table stays in play as it is.
+async fn open_with_one_bot_table(backend: &Backend) -> TestApp {
+    TestApp::spawn_with(
+        backend,
+        Spawn {
+            test_mode: true,
+            limits: Some(Limits {
+                bot_threads: Some(0),
+                open_bot_tables: 1,
+                ..Limits::default()
+            }),
+            ..Spawn::default()
+        },
+    )
+    .await
+}
+
+/// Asks an open server for a table of `seats`.
+async fn open_table(app: &TestApp, seats: Value) -> Reply {
+    app.post("/v1/games", &json!({"variant": "may_i", "seats": seats}))
+        .await
+}
+
+/// An open server's new table of `seats`, which must be created.
+async fn created(app: &TestApp, seats: Value, what: &str) -> Value {
+    let reply = open_table(app, seats).await;
+    assert_eq!(reply.status.as_u16(), 201, "{what}: {}", reply.text());
+    reply.json()
+}
+
+/// The open server's limit counts every table a person left to bots, whichever way: handing
+/// the seat to autopilot or leaving. Each is refused with the limit's code while the one
+/// allowed table of bots alone plays, and nothing of it is written; each counts once
+/// admitted. (A studio seating a bot has a server key, and a server with keys has no limit.)
+#[actix_web::test]
+async fn every_way_to_leave_a_table_to_bots_is_held_to_the_open_limit() {
+    for backend in backends() {
+        let app = open_with_one_bot_table(&backend).await;
+        let bob = json!([{"name": "Bob"}, {"bot": "hard"}]);
+        let bob = Table::of_created(&created(&app, bob, "Bob at a table of a bot").await);
+        let ann = json!([{"name": "Ann"}, {"bot": "hard"}, {"bot": "hard"}]);
+        let ann = Table::of_created(&created(&app, ann, "Ann at a table of bots").await);
+        let autopilot = |t: &Table| format!("{}/autopilot", t.path());
+        let hard = json!({"level": "hard"});
+        let on = app
+            .post_as(&autopilot(&bob), &bob.tokens[0], &hard, &[])
+            .await
+            .ok("Bob's table is the one of bots alone");
+        assert_eq!(on["players"][0]["autopilot"], "hard", "{backend:?}: {on}");
+        open_table(&app, json!([{"bot": "hard"}, {"bot": "hard"}]))
+            .await
+            .assert_problem(
+                409,
+                "bot_tables_full",
+                &format!("{backend:?}: Bob's table on autopilot counts"),
+            );
+        app.post_as(&autopilot(&ann), &ann.tokens[0], &hard, &[])
+            .await
+            .assert_problem(409, "bot_tables_full", &format!("{backend:?}: autopilot"));
+        let leave = format!("{}/leave", ann.path());
+        app.post_as(&leave, &ann.tokens[0], &json!({}), &[])
+            .await
+            .assert_problem(409, "bot_tables_full", &format!("{backend:?}: leaving"));
+        let view = app.view(&ann, 0).await.ok("Ann still plays her seat");
+        assert_eq!(
+            (&view["status"], &view["players"][0]["autopilot"]),
+            (&json!("playing"), &Value::Null),
+            "{backend:?}: nothing was written: {view}"
+        );
+        app.send(
+            "DELETE",
+            &autopilot(&bob),
+            None,
+            &[("authorization", &format!("Bearer {}", bob.tokens[0]))],
+        )
+        .await
+        .ok("Bob takes his seat back: the place is free");
+        app.post_as(&leave, &ann.tokens[0], &json!({}), &[])
+            .await
+            .ok("Ann leaves her bots to play on");
+        open_table(&app, json!([{"bot": "hard"}, {"bot": "hard"}]))
+            .await
+            .assert_problem(
+                409,
+                "bot_tables_full",
+                &format!("{backend:?}: the table Ann left counts"),
+            );
+        app.post_as(&autopilot(&bob), &bob.tokens[0], &hard, &[])
+            .await
+            .assert_problem(
+                409,
+                "bot_tables_full",
+                &format!("{backend:?}: Bob's autopilot, now past the limit"),
+            );
+        app.clean_up().await;
+    }
+}
+
+/// Two people at two tables of bots hand their seats to autopilot at the same moment, round
+/// after round, with one place left: the count and the write are one step, so exactly one is
+/// admitted each time.
+#[actix_web::test]
+async fn two_autopilots_at_once_take_the_last_place_once() {
+    for backend in backends() {
+        let app = open_with_one_bot_table(&backend).await;
+        let mut tables = Vec::new();
+        for _ in 0..2 {
+            let seats = json!([{"name": "Ann"}, {"bot": "hard"}]);
+            tables.push(Table::of_created(
+                &created(&app, seats, "a person at a table of bots").await,
+            ));
+        }
+        for round in 0..12 {
+            let ask = |t: &Table| {
+                let path = format!("{}/autopilot", t.path());
+                let token = t.tokens[0].clone();
+                let app = &app;
+                async move { app.post_as(&path, &token, &json!({"level": "hard"}), &[]).await }
+            };
+            let (a, b) = tokio::join!(ask(&tables[0]), ask(&tables[1]));
+            let admitted: Vec<usize> = [&a, &b]
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.status.as_u16() == 200)
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(
+                admitted.len(),
+                1,
+                "{backend:?} round {round}: {} / {}",
+                a.text(),
+                b.text()
+            );
+            let refused = if admitted[0] == 0 { &b } else { &a };
+            refused.assert_problem(409, "bot_tables_full", &format!("{backend:?} round {round}"));
+            let back = format!("{}/autopilot", tables[admitted[0]].path());
+            app.send(
+                "DELETE",
+                &back,
+                None,
+                &[(
+                    "authorization",
+                    &format!("Bearer {}", tables[admitted[0]].tokens[0]),
+                )],
+            )
+            .await
+            .ok("the seat taken back: the place is free again");
+        }
         app.clean_up().await;
     }
 }

@@ -1,9 +1,12 @@
 //! A stored game the rules could not have made is neither played nor shown: `500
-//! corrupt_game`, while every other game plays on.
+//! corrupt_game`, while every other game plays on. Bookkeeping derived from the game (what a
+//! seat is known to hold, the running totals) that drifted is rebuilt as the game loads.
 
 use serde_json::{Value, json};
 
-use crate::helpers::{ACME, Backend, TestApp, create, create_with, draw, edit_state, on_studio_backends};
+use crate::helpers::{
+    ACME, Backend, TestApp, create, create_with, draw, edit_state, on_game_rows, on_studio_backends,
+};
 use crate::on_every_backend;
 
 /// A change made to a stored table's state.
@@ -80,3 +83,44 @@ async fn a_corrupt_game_is_listed_apart_and_the_listing_stands() {
     })
     .await;
 }
+
+/// What a seat is known to hold is derived from the game: a stored list that drifted (a card
+/// "known" in a hand that does not hold it, a total off its deals) is rebuilt as the game
+/// loads, and the game plays on; its next write stores it repaired.
+async fn a_game_whose_derived_facts_drifted_still_plays(app: &TestApp) {
+    let table = create(app, "may_i", 3, 7, json!({})).await;
+    let seat = app.in_turn(&table).await;
+    let other = (seat + 1) % 3;
+    let mut drifted = None;
+    edit_state(app, &table.id, |s| {
+        let card = s["game"]["hands"][other][0].clone();
+        let mut known = vec![json!([]); 3];
+        known[seat] = json!([card]);
+        s["game"]["public"]["known"] = json!(known);
+        s["game"]["totals"][other] = json!(40);
+        drifted = Some(card);
+    })
+    .await;
+    let drifted = drifted.expect("a card");
+    let view = app.view(&table, seat).await.ok("the view");
+    assert_eq!(view["status"], "playing", "{view}");
+    let turn = app
+        .act(&table, seat, &draw(engine::DrawSource::Stock), &[])
+        .await
+        .ok("the seat in turn draws");
+    assert_eq!(turn["you"]["hand"].as_array().map(Vec::len), Some(13), "{turn}");
+    let stored = on_game_rows(app, &table.id, "SELECT state FROM games WHERE id = $1", None)
+        .await
+        .expect("the game");
+    let stored: Value = serde_json::from_str(&stored).expect("stored JSON");
+    let known = &stored["game"]["public"]["known"];
+    assert!(
+        known[seat].as_array().is_none_or(|k| !k.contains(&drifted)),
+        "stored repaired: {known}"
+    );
+    assert_eq!(stored["game"]["totals"][other], json!(0), "summed again");
+}
+on_every_backend!(
+    a_game_whose_derived_facts_drifted_still_plays_every_backend,
+    a_game_whose_derived_facts_drifted_still_plays
+);

@@ -344,3 +344,56 @@ async fn only_a_finished_game_has_a_rematch() {
     })
     .await;
 }
+
+/// A leaked token: Ann's token of the finished game got her a token for her rematch seat;
+/// the studio reissues that seat's token. From then on the finished game's token gets nothing
+/// for the seat, the rematch token it got before opens nothing (not even the rematch's own
+/// rematch), and the reissued token is the only key.
+#[actix_web::test]
+async fn a_reissued_rematch_seat_is_opened_by_its_new_token_only() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let (table, _) = table_of_three(app, ACME, None).await;
+        bob_goes_out(app, &table).await;
+        let leaked = rematch_as(app, &table, 0)
+            .await
+            .ok("Ann, or whoever holds her token");
+        let id = leaked["id"].as_str().expect("an id").to_owned();
+        let reissued = app
+            .post_with_key(&format!("/v1/games/{id}/seats/0/token"), ACME, &json!({}), &[])
+            .await
+            .ok("the studio reissues Ann's seat of the rematch");
+        let again = rematch_as(app, &table, 0).await;
+        again.assert_problem(
+            403,
+            "forbidden",
+            &format!("{backend:?}: the finished game's token asks again"),
+        );
+        assert!(
+            !again.text().contains("\"token\""),
+            "{backend:?}: no token in {}",
+            again.text()
+        );
+        let old = Table {
+            id: id.clone(),
+            tokens: vec![leaked["token"].as_str().expect("a token").to_owned()],
+        };
+        app.view(&old, 0)
+            .await
+            .assert_problem(401, "unauthorized", "the rematch token from before");
+        rematch_as(app, &old, 0).await.assert_problem(
+            401,
+            "unauthorized",
+            "nor does it ask for a later rematch",
+        );
+        let new = Table {
+            id: id.clone(),
+            tokens: vec![reissued["token"].as_str().expect("a token").to_owned()],
+        };
+        let view = app.view(&new, 0).await.ok("the reissued token opens the seat");
+        assert_eq!(view["status"], "waiting", "{backend:?}: {view}");
+        // Bob's seat was never reissued: his finished game's token still takes it.
+        let bob = rematch_as(app, &table, 1).await.ok("Bob");
+        assert_eq!(bob["id"], json!(id), "{backend:?}: {bob}");
+    })
+    .await;
+}

@@ -381,6 +381,7 @@ async fn a_change_between_read_and_write_is_decided_again() {
                 }],
                 deadline: None,
                 response: None,
+                bot_tables: None,
             }),
             value: row.version,
         })
@@ -412,6 +413,7 @@ async fn a_change_between_read_and_write_is_decided_again() {
         seats: Vec::new(),
         events: Vec::new(),
         webhook: None,
+        bot_tables: None,
     };
     store.create_game(&new, None).await.expect("a game");
 

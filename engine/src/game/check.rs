@@ -1,9 +1,10 @@
 //! What a stored game must hold before it is played: what the rules never break and the
-//! engine relies on (docs/rules.md#conservation).
+//! engine relies on (docs/rules.md#conservation); and the bookkeeping derived from it, which
+//! is rebuilt as it loads rather than trusted or refused.
 
 use std::collections::BTreeSet;
 
-use super::{Game, Seat, Status};
+use super::{Game, Repair, Seat, Status};
 use crate::card::{Card, DISTINCT_CARDS};
 
 impl Game {
@@ -83,25 +84,8 @@ impl Game {
                 seat("a line of the standings", line.seat)?;
             }
         }
-        // A card a seat is publicly known to hold is in its hand (or set aside with it).
-        if self.public.seats() > players {
-            return Err(format!(
-                "what the table saw is kept for more than {players} seats"
-            ));
-        }
-        for (i, (hand, aside)) in self.hands.iter().zip(self.set_aside.iter()).enumerate() {
-            let known = self.public.known_of(Self::seat_of(i));
-            if known.is_empty() {
-                continue;
-            }
-            let (unheld, _) = difference(&tally(known.iter()), &tally(hand.iter().chain(aside)));
-            if !unheld.is_empty() {
-                return Err(format!(
-                    "seat {i} is known to hold [{}], which is not in its hand",
-                    names(&unheld)
-                ));
-            }
-        }
+        // What a seat is known to hold, the next meld id and the totals are derived: loading
+        // rebuilt them (`Game::repair`), so they cannot make a game corrupt.
         // Every card of the game's packs exactly once, wherever it is.
         let held = tally(self.census().iter());
         let pack = tally(rules.pack(players).iter());
@@ -114,6 +98,61 @@ impl Game {
             ));
         }
         Ok(())
+    }
+}
+
+impl Game {
+    /// Rebuilds the derived facts that do not follow from the game's own (the cards each
+    /// seat is known to hold, the next meld id, the running totals) and says what it changed.
+    /// Never refuses: what the game's own facts break is left for [`Game::check`].
+    pub(super) fn repair(&mut self) -> Vec<Repair> {
+        let players = self.players();
+        let mut repairs = Vec::new();
+        if self.public.seats() > players {
+            repairs.push(Repair::Seen {
+                kept: self.public.seats(),
+                players,
+            });
+            self.public.keep_seats(players);
+        }
+        for (i, (hand, aside)) in self.hands.iter().zip(self.set_aside.iter()).enumerate() {
+            let seat = Self::seat_of(i);
+            let held: Vec<Card> = hand.iter().chain(aside).copied().collect();
+            let forgotten = self.public.forget_unheld(seat, &held);
+            if !forgotten.is_empty() {
+                repairs.push(Repair::Known {
+                    seat,
+                    cards: names(&forgotten),
+                });
+            }
+        }
+        let past = self.table.iter().map(|m| m.id.saturating_add(1)).max();
+        if let Some(now) = past.filter(|&p| p > self.next_meld_id) {
+            repairs.push(Repair::NextMeldId {
+                was: self.next_meld_id,
+                now,
+            });
+            self.next_meld_id = now;
+        }
+        // Once the game is over a leaver's total is no longer a sum (docs/rules.md#leaving).
+        if !matches!(self.status, Status::Finished | Status::Void) {
+            for (i, total) in self.totals.iter_mut().enumerate() {
+                let now = self
+                    .deal_scores
+                    .iter()
+                    .map(|deal| deal.get(i).copied().unwrap_or(0))
+                    .fold(0i32, i32::saturating_add);
+                if *total != now {
+                    repairs.push(Repair::Total {
+                        seat: Self::seat_of(i),
+                        was: *total,
+                        now,
+                    });
+                    *total = now;
+                }
+            }
+        }
+        repairs
     }
 }
 
@@ -171,14 +210,22 @@ mod tests {
     }
 
     #[test]
-    fn a_card_known_held_but_not_in_hand_is_named() {
+    fn a_card_known_held_but_not_in_hand_is_forgotten_and_named() {
         let mut game = dealt();
         let elsewhere = game.hands[Seat(2)][0];
+        let own = game.hands[Seat(0)][0];
         game.public.took(Seat(0), elsewhere);
-        let e = game.check().expect_err("known but not held");
-        assert!(
-            e.contains(&format!("seat 0 is known to hold [{elsewhere}]")),
-            "{e}"
+        game.public.took(Seat(0), own);
+        let repairs = game.repair();
+        assert_eq!(
+            repairs,
+            [Repair::Known {
+                seat: Seat(0),
+                cards: elsewhere.to_string()
+            }]
         );
+        assert_eq!(game.public.known_of(Seat(0)), [own], "what it holds stays known");
+        assert_eq!(game.check(), Ok(()));
+        assert!(game.repair().is_empty(), "nothing left to repair");
     }
 }

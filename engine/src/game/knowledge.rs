@@ -55,12 +55,39 @@ impl Public {
         slot(&mut self.known, seat).clear();
     }
 
-    /// What `seat` is known to hold.
+    /// Forgets what `seat` is known to hold beyond `held` (its hand and what it set aside):
+    /// returns the cards forgotten.
+    pub(super) fn forget_unheld(&mut self, seat: Seat, held: &[Card]) -> Vec<Card> {
+        let Some(known) = self.known.get_mut(seat.index()) else {
+            return Vec::new();
+        };
+        let mut left = held.to_vec();
+        let mut forgotten = Vec::new();
+        known.retain(|c| match left.iter().position(|h| h == c) {
+            Some(i) => {
+                left.swap_remove(i);
+                true
+            }
+            None => {
+                forgotten.push(*c);
+                false
+            }
+        });
+        forgotten
+    }
+
+    /// Drops what is kept for seats past the first `players`.
+    pub(super) fn keep_seats(&mut self, players: usize) {
+        self.known.truncate(players);
+        self.discarded.truncate(players);
+    }
+
     /// How many seats it keeps anything for.
     pub(super) fn seats(&self) -> usize {
         self.known.len().max(self.discarded.len())
     }
 
+    /// What `seat` is known to hold.
     pub(super) fn known_of(&self, seat: Seat) -> &[Card] {
         Public::of(&self.known, seat)
     }

@@ -351,6 +351,10 @@ pub struct Game {
     resume_requests: Vec<Seat>,
     /// What every seat has seen the others take and throw this deal (docs/bots.md).
     public: knowledge::Public,
+    /// What loading repaired of the stored game's derived facts; never stored, and empty
+    /// once the caller took it ([`Game::take_repairs`]).
+    #[serde(skip)]
+    repairs: Vec<Repair>,
 }
 
 /// A game as stored, not yet checked: the only way from it to a [`Game`] is
@@ -405,6 +409,46 @@ struct StoredGame {
     public: knowledge::Public,
 }
 
+/// A derived fact of a stored game that did not follow from the game's own facts, and was
+/// rebuilt from them as it loaded: bookkeeping that drifted, never a card or a turn.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Repair {
+    /// A seat was recorded as known to hold cards that are not in its hand: forgotten.
+    #[error("seat {seat} was known to hold [{cards}], which is not in its hand: forgotten")]
+    Known {
+        /// The seat.
+        seat: Seat,
+        /// The cards forgotten, as written.
+        cards: String,
+    },
+    /// What the table saw was kept for seats the game does not have: dropped.
+    #[error("what the table saw was kept for {kept} seats of {players}: the others dropped")]
+    Seen {
+        /// Seats it was kept for.
+        kept: usize,
+        /// Seats of the game.
+        players: usize,
+    },
+    /// The next meld id was not past every meld on the table: moved on.
+    #[error("the next meld id was {was}, not past every meld's: now {now}")]
+    NextMeldId {
+        /// As stored.
+        was: u32,
+        /// As rebuilt.
+        now: u32,
+    },
+    /// A seat's running total was not the sum of its scores of the deals played: summed again.
+    #[error("seat {seat}'s total was {was}, not the sum of its deals' scores, {now}")]
+    Total {
+        /// The seat.
+        seat: Seat,
+        /// As stored.
+        was: i32,
+        /// As rebuilt.
+        now: i32,
+    },
+}
+
 /// Why a stored game does not load: the first thing found that the rules could not have
 /// made.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -415,7 +459,7 @@ impl TryFrom<StoredGame> for Game {
     type Error = CorruptGame;
 
     fn try_from(stored: StoredGame) -> Result<Game, CorruptGame> {
-        let game = Game {
+        let mut game = Game {
             format: stored.format,
             config: stored.config,
             seed: stored.seed,
@@ -446,7 +490,10 @@ impl TryFrom<StoredGame> for Game {
             suspend_requests: stored.suspend_requests,
             resume_requests: stored.resume_requests,
             public: stored.public,
+            repairs: Vec::new(),
         };
+        // Derived facts are rebuilt from the game's own, which alone can make it corrupt.
+        game.repairs = game.repair();
         game.check().map_err(CorruptGame)?;
         Ok(game)
     }
@@ -538,6 +585,7 @@ impl Game {
             suspend_requests: Vec::new(),
             resume_requests: Vec::new(),
             public: knowledge::Public::default(),
+            repairs: Vec::new(),
         };
         game.start_deal(&mut events);
         Ok((game, events))
@@ -546,6 +594,12 @@ impl Game {
     /// Hex SHA-256 of `seed`: published at creation, checked against the seed at the end.
     pub fn seed_commitment(seed: &Seed) -> String {
         deal::commitment(seed)
+    }
+
+    /// What loading this game repaired of its stored derived facts (the known cards, the
+    /// counters), taken out so that the caller says so once; empty for a game made here.
+    pub fn take_repairs(&mut self) -> Vec<Repair> {
+        std::mem::take(&mut self.repairs)
     }
 
     /// This game's seed commitment.
