@@ -658,6 +658,10 @@ impl Game {
     pub fn pending_claims(&self) -> &[Seat] {
         &self.pending
     }
+    /// Whether `seat` may ask "May I?" for the discard on offer now (docs/rules.md#claims).
+    pub fn may_claim(&self, seat: Seat) -> bool {
+        self.status == Status::Playing && self.is_active(seat) && self.check_claim(seat).is_ok()
+    }
     /// Every card of the game, wherever it is (for the conservation invariant,
     /// docs/rules.md#conservation).
     pub fn census(&self) -> Vec<Card> {
