@@ -1,7 +1,8 @@
 //! The claim window and the bots' pace at a person's table
 //! (docs/api.md#the-claim-window-and-the-bots-pace): a bot in turn leaves the discard on offer
 //! for the window where a person may claim it, each bot move is its own commit a pace after
-//! the one before, and a table of bots only plays at full speed.
+//! the one before, and a table of bots only plays at full speed. And a deal's end, readable in
+//! the view while the next deal is played.
 
 use std::time::{Duration, Instant};
 
@@ -276,4 +277,41 @@ async fn a_table_of_bots_plays_at_full_speed(app: &TestApp) {
 on_every_backend!(
     a_table_of_bots_plays_at_full_speed_on_every_backend,
     a_table_of_bots_plays_at_full_speed
+);
+
+/// A deal's end stays readable in the view: `last_deal` is null until a deal ends, then says
+/// what its `deal_ended` event said (every hand's cards left, revealed to every seat, what each
+/// cost, the totals) while the next deal is played.
+async fn a_deals_end_stays_in_the_view(app: &TestApp) {
+    let fresh = crate::helpers::create(app, "may_i", 2, 1, json!({})).await;
+    let view = app.view(&fresh, 0).await.ok("a view");
+    assert!(
+        view.get("last_deal").is_some_and(Value::is_null),
+        "no deal has ended: {view}"
+    );
+    let table = crate::helpers::may_i_between_deals_with(app, json!({})).await;
+    let ended = app.events_of(&table, 0, "deal_ended").await;
+    let [ended] = ended.as_slice() else {
+        panic!("one deal ended: {ended:?}")
+    };
+    for seat in 0..2 {
+        let view = app.view(&table, seat).await.ok("a view");
+        assert_eq!(view["deal"], 2, "{view}");
+        let last = &view["last_deal"];
+        for field in ["deal", "end", "hands", "scores", "totals"] {
+            assert_eq!(
+                last[field], ended[field],
+                "seat {seat}: {field} as the event said: {view}"
+            );
+        }
+        assert_eq!(last["end"], json!({"type": "went_out", "seat": 1}), "{view}");
+        assert!(
+            last["hands"][0].as_array().is_some_and(|h| !h.is_empty()),
+            "seat 0's cards left are shown to seat {seat}: {view}"
+        );
+    }
+}
+on_every_backend!(
+    a_deals_end_stays_in_the_view_on_every_backend,
+    a_deals_end_stays_in_the_view
 );
