@@ -137,12 +137,17 @@ impl Table {
         level.choose(game, seat).map(|a| (seat, a))
     }
 
-    /// Whether a person (a player's seat not on autopilot) sits at this table: then the bots
-    /// play at a pace a person can follow, and wait for the claim window.
+    /// Whether a person (a player's seat not on autopilot, still in the game) sits at this
+    /// table: then the bots play at a pace a person can follow, and wait for the claim window.
     pub fn paces(&self) -> bool {
-        self.seats
-            .iter()
-            .any(|s| s.kind == SeatKind::Player && s.autopilot.is_none())
+        self.seats.iter().enumerate().any(|(i, s)| {
+            s.kind == SeatKind::Player
+                && s.autopilot.is_none()
+                && self
+                    .game
+                    .as_ref()
+                    .is_none_or(|game| u8::try_from(i).is_ok_and(|i| game.is_active(Seat(i))))
+        })
     }
 
     /// At a person's table, the seat in turn and its level when the server plays it.

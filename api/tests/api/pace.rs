@@ -279,6 +279,22 @@ on_every_backend!(
     a_table_of_bots_plays_at_full_speed
 );
 
+async fn once_the_person_leaves_the_bots_play_at_full_speed(app: &TestApp) {
+    let (id, ann) = person_and_two_bots(app, 5).await;
+    let left = app
+        .post_as(&format!("/v1/games/{id}/leave"), &ann, &json!({}), &[])
+        .await
+        .ok("Ann leaves");
+    assert_eq!(
+        left["status"], "finished",
+        "with no person left, the bots play the game out in the request: {left}"
+    );
+}
+on_every_backend!(
+    once_the_person_leaves_the_bots_play_at_full_speed_on_every_backend,
+    once_the_person_leaves_the_bots_play_at_full_speed
+);
+
 /// A deal's end stays readable in the view: `last_deal` is null until a deal ends, then says
 /// what its `deal_ended` event said (every hand's cards left, revealed to every seat, what each
 /// cost, the totals) while the next deal is played.
