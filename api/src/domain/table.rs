@@ -967,6 +967,51 @@ mod tests {
     }
 
     #[test]
+    fn a_bot_in_turn_waits_for_its_pace_and_for_the_window_where_a_person_may_claim() {
+        let seat = |kind| SeatRecord {
+            name: None,
+            kind,
+            generation: 0,
+            timeouts: 0,
+            level: None,
+            autopilot: None,
+            reserved: false,
+            reserve_ms: None,
+        };
+        let mut config = GameConfig::new(Ruleset::default_for(Variant::MayI), 3);
+        // Seat 0 deals: bot 1 leads, and Ann (seat 0) may claim the upcard.
+        config.first_dealer = Some(Seat(0));
+        let seats = vec![seat(SeatKind::Player), seat(SeatKind::Bot), seat(SeatKind::Bot)];
+        let mut table = Table::new(config, Seed::from_u64(3), seats).expect("a table");
+        table.set_clock(TurnClock {
+            claim_window_seconds: Some(3),
+            ..TurnClock::default()
+        });
+        let started = table.start_if_full(2026).expect("dealt");
+        assert_eq!(
+            table.game().expect("a game").turn(),
+            Some((Seat(1), engine::Phase::Draw)),
+            "bot 1 does not play in the change that dealt"
+        );
+        table.rearm(started.turn_passed, 10_000, 1000);
+        assert_eq!(table.claim_until, Some(13_000), "the upcard on offer to Ann");
+        assert_eq!(table.bot_at, Some(13_000), "bot 1 waits for the window");
+        assert_eq!(table.due_at(10_000, 1000), Some(13_000));
+        let played = table.play_paced().expect("bot 1 moves");
+        assert_eq!(played.actions, 1, "one move: the draw");
+        table.rearm(played.turn_passed, 13_000, 1000);
+        assert_eq!(table.claim_until, None, "the window has passed");
+        assert_eq!(table.bot_at, Some(13_400), "its next move a pace later");
+        // Ann hands her seat to a bot: no person is left, and the bots play the game out.
+        let applied = table
+            .set_autopilot(Seat(0), Some(Level::Normal))
+            .expect("autopilot");
+        table.rearm(applied.turn_passed, 13_100, 1000);
+        assert_eq!(table.status(), GameStatus::Finished);
+        assert_eq!((table.bot_at, table.claim_until), (None, None));
+    }
+
+    #[test]
     fn a_timed_out_turn_spends_the_whole_reserve() {
         let mut table = clocked(10, 0);
         let seat = table.clocked_seat().expect("in turn");
