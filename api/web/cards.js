@@ -53,7 +53,9 @@ export function cardElement(card, how = {}) {
   const el = document.createElement(how.onToggle ? "button" : "span");
   el.className = "card" + (f.red ? " red" : "") + (how.wild ? " wild" : "") + (how.small ? " small" : "");
   el.dataset.card = card;
-  let label = cardName(card) + (how.wild ? " (wild)" : "");
+  // The name holds what the face shows ("J♣, jack of clubs"): a person who says what they see
+  // finds the button (WCAG 2.5.3).
+  let label = (card === "JK" ? "★ joker" : `${shortName(card)}, ${cardName(card)}`) + (how.wild ? " (wild)" : "");
   if (how.represents && how.represents !== card) label += `, standing for ${standsName(how.represents)}`;
   el.setAttribute("aria-label", label);
   if (!how.onToggle) el.setAttribute("role", "img");
@@ -101,4 +103,16 @@ export function readingName(reading) {
   const first = reading.slots?.[0]?.represents;
   const suit = reading.suit ? SUITS[reading.suit][0] : "";
   return `run of ${suit}` + (first ? ` from ${standsName(first)}` : "");
+}
+
+/** A card as it is written on its face, "7♥", "10♠", "joker". @param {string} card */
+export function shortName(card) {
+  const f = face(card);
+  return card === "JK" ? "joker" : `${f.rank}${f.suit}`;
+}
+
+/** A variant's name as players say it. @param {string} variant */
+export function variantName(variant) {
+  const names = { may_i: "May I?", contract_7: "Contract 7", continental: "Continental", push: "Push" };
+  return /** @type {Record<string, string>} */ (names)[variant] || variant.replace(/_/g, " ");
 }
