@@ -3,7 +3,7 @@
 // by the game's stream, and the seat's moves made by selecting cards.
 
 import { call, follow, allEvents } from "./api.js";
-import { cardElement, sortHand, wildIn, readingName, cardName, standsName, shortName, RULES_URL } from "./cards.js";
+import { cardElement, sortHand, wildIn, readingName, cardName, standsName, shortName, variantName, RULES_URL } from "./cards.js";
 import { h, announce, mainArea } from "./dom.js";
 
 const SEAT_KEY = "continental.seat.";
@@ -64,6 +64,9 @@ function who(view, seat) {
   if (view.you && view.you.seat === seat) return "you";
   return p.name || `seat ${seat + 1}`;
 }
+
+/** The screen width below which the page folds to one column (style.css). */
+const phone = window.matchMedia("(max-width: 760px)");
 
 /** @param {string} text */
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -294,8 +297,11 @@ export async function openGame(id, token, spectator) {
   }
 
   async function suggest() {
+    const asked = view.version;
     try {
       const hints = await call("GET", `/v1/games/${id}/hints`, { token });
+      // An answer for a hand that has changed since would stage what is no longer there.
+      if (view.version !== asked) return;
       if (hints.contract?.length) {
         staged = hints.contract;
         selected.clear();
@@ -429,11 +435,13 @@ export async function openGame(id, token, spectator) {
     const keep = focusKey();
     // Which version is on screen: lets a test (or a curious reader) see the table caught up.
     root.dataset.version = String(view.version);
+    // A deal's end sits beside the table above the log; on a phone, where there is no beside,
+    // it comes first, until the next deal needs the person (their turn): then below their hand.
+    const narrow = phone.matches;
     root.replaceChildren(header(), h("div", { class: "layout" },
-      // Once the next deal needs the person (their turn), its end moves below their hand.
       h("div", { class: "board" + (view.turn && view.turn.seat === view.you?.seat && dealEnd && view.deal > dealEnd.deal ? " needed" : "") },
-        dealEndPanel(), players(), piles(), you(), melds(), scores()),
-      logPanel()));
+        narrow ? dealEndPanel() : "", players(), piles(), you(), melds(), scores()),
+      h("div", { class: "side" }, narrow ? "" : dealEndPanel(), logPanel())));
     if (keep) /** @type {HTMLElement | null} */ (root.querySelector(keep))?.focus({ preventScroll: true });
     tick();
   }
@@ -441,7 +449,7 @@ export async function openGame(id, token, spectator) {
   function header() {
     const turn = view.turn ? `${who(view, view.turn.seat)} to ${view.turn.phase === "draw" ? "draw" : "play"}` : "";
     return h("div", { class: "status" },
-      h("span", { class: "variant" }, view.variant),
+      h("span", { class: "variant" }, variantName(view.variant)),
       view.deal ? h("span", {}, `deal ${view.deal} of ${view.deals}`) : h("span", {}, view.status),
       view.contract ? h("span", { class: "contract" }, `contract: ${view.contract.description}`) : "",
       turn ? h("span", { class: "turn", id: "turn" }, turn) : "",
@@ -714,7 +722,8 @@ export async function openGame(id, token, spectator) {
   function logPanel() {
     const list = h("ol", { class: "log", id: "log", reversed: true });
     for (const entry of log.slice(-150).reverse()) list.append(h("li", { value: String(entry.seq) }, entry.text));
-    return h("aside", { class: "panel log-panel", "aria-label": "Event log" }, h("h2", {}, "Event log"), list);
+    // Scrolls on its own: a keyboard reaches it too.
+    return h("aside", { class: "panel log-panel", "aria-label": "Event log", tabindex: "0" }, h("h2", {}, "Event log"), list);
   }
 
   /** Asks for the rematch (made by the first seat to ask) and takes this seat in it. */
@@ -746,6 +755,7 @@ export async function openGame(id, token, spectator) {
     el.classList.toggle("urgent", left <= 10);
   }
   const ticker = setInterval(tick, 250);
+  phone.addEventListener("change", render);
 
   const stream = follow(id, token, lastSeq, (m) => {
     if (m.id <= lastSeq) return;
@@ -777,6 +787,7 @@ export async function openGame(id, token, spectator) {
       closed = true;
       stream.close();
       clearInterval(ticker);
+      phone.removeEventListener("change", render);
     },
   };
 }
