@@ -212,7 +212,10 @@ export async function openGame(id, token, spectator) {
     refreshing = setTimeout(async () => {
       refreshing = null;
       try {
-        setView(await call("GET", `/v1/games/${id}`, { token }));
+        const next = await call("GET", `/v1/games/${id}`, { token });
+        // The view the page shows already (the answer to its own move): drawing it again would
+        // only replace the buttons under a person's finger.
+        if (next.version !== view.version || next.status !== view.status) setView(next);
       } catch (e) {
         say(/** @type {Error} */ (e).message, "problem");
       }
@@ -301,7 +304,7 @@ export async function openGame(id, token, spectator) {
     try {
       const hints = await call("GET", `/v1/games/${id}/hints`, { token });
       // An answer for a hand that has changed since would stage what is no longer there.
-      if (view.version !== asked) return;
+      if (view.version !== asked) return say("The table moved on while looking: press Suggest again.", "problem");
       if (hints.contract?.length) {
         staged = hints.contract;
         selected.clear();
@@ -435,6 +438,8 @@ export async function openGame(id, token, spectator) {
     const keep = focusKey();
     // Which version is on screen: lets a test (or a curious reader) see the table caught up.
     root.dataset.version = String(view.version);
+    // And whether a move of this page is still on its way.
+    root.dataset.busy = String(busy);
     // A deal's end sits beside the table above the log; on a phone, where there is no beside,
     // it comes first, until the next deal needs the person (their turn): then below their hand.
     const narrow = phone.matches;
