@@ -376,6 +376,7 @@ export async function openGame(id, token, spectator) {
    * run's every reading with one more joker); where more than one move fits, the person picks.
    */
   async function moveJoker() {
+    choice = null;
     const to = view.table.find((/** @type {any} */ m) => m.id === target);
     const froms = (legal("move_joker")?.meld_ids || []).filter((/** @type {number} */ id) => id !== target)
       .map((/** @type {number} */ id) => view.table.find((/** @type {any} */ m) => m.id === id)).filter(Boolean);
