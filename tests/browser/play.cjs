@@ -122,23 +122,27 @@ async function moveOrChoose(page, sel) {
   answer.catch(() => {});
   const before = await page.$eval(".game", (g) => g.dataset.version);
   const said = await page.$eval("#message", (m) => m.textContent);
+  // A question already on screen is not the answer to this click: only a new one is.
+  await page.$eval("#choices", (c) => (c.dataset.old = "1")).catch(() => {});
   try {
     await page.click(sel, { timeout: 5000 });
-  } catch {
+  } catch (e) {
+    if (process.env.BROWSER_DEBUG) step(`moveOrChoose ${sel}: ${e.message.split("\n")[0]}`);
     return null;
   }
-  const asked = page.waitForSelector("#choices", { timeout: 10_000 }).then(() => "asked", () => null);
+  const asked = page.waitForSelector("#choices:not([data-old])", { timeout: 10_000 }).then(() => "asked", () => null);
   // A refusal said now, not one still on screen from before.
   const told = page.waitForFunction((t) => {
     const m = document.querySelector("#message");
     return m?.classList.contains("problem") && m.textContent !== t;
   }, said, { timeout: 10_000 }).then(() => "told", () => null);
   const first = await Promise.race([answer, asked, told]);
+  if (process.env.BROWSER_DEBUG) step(`moveOrChoose ${sel}: ${typeof first === "string" || !first ? first : first.status()}`);
   if (first === "asked") return moveOrChoose(page, "#choice-0");
   if (first === "told" || !first) return null;
   if (first.ok()) await settled(page, before);
   else if ((await first.json().catch(() => null))?.code === "ambiguous_meld") {
-    await page.waitForSelector("#choices");
+    await page.waitForSelector("#choices:not([data-old])");
     return moveOrChoose(page, "#choice-0");
   }
   return first;
