@@ -72,7 +72,7 @@ export function optionWords(o, all) {
   const aside = /\s*\(([^)]*)\)/.exec(label);
   if (aside && o.type !== "boolean" && aside[1].split(" ").length > 2) {
     label = label.slice(0, aside.index) + label.slice(aside.index + aside[0].length);
-    help.unshift(`${capital(aside[1])}.`);
+    help.unshift(/^\d+ to \d+$/.test(aside[1]) ? `From ${aside[1]}.` : `${capital(aside[1])}.`);
   }
   if (empty) help.push(`Leave it empty for ${empty[1]}.`);
   return { label: named(label), help: named(help.join(" ")) };
