@@ -498,6 +498,53 @@ async function playThrough(page, variant, stats, limit, seen = () => false) {
   await page.screenshot({ path: path.join(shots, `desktop-${variant}-finished.png`), fullPage: true });
 }
 
+/**
+ * "May I?" against bots: at a may_i table of a person and two bots, a bot's discard stays on
+ * offer for the claim window (`turn.claim_until`), "May I?" counts it down, and a claim asked in
+ * it is accepted. A server without the window is told so and skipped.
+ */
+async function claimInWindow(browser) {
+  const catalogue = await (await fetch(`${plain}/v1/rulesets`)).json();
+  const mayI = catalogue.variants.find((v) => v.variant === "may_i");
+  if (!mayI.options.some((o) => o.name === "claim_window_seconds")) {
+    step("this server has no claim window: no claim against a bot is tried");
+    return;
+  }
+  step('"May I?" inside the claim window, against two bots');
+  const page = await (await contextFor(browser, plain, DESKTOP)).newPage();
+  await page.goto(plain + "/play");
+  await page.waitForSelector("#create");
+  await page.selectOption("#variant", "may_i");
+  await page.fill("#your-name", "Ann");
+  await page.click("#add-bot");
+  await page.click("#create");
+  await page.waitForSelector(".hand-panel");
+  const begun = Date.now();
+  for (;;) {
+    assert.ok(Date.now() - begun < 120_000, "a bot's discard came on offer for a claim");
+    if (await isEnabled(page, "#act-claim")) {
+      const label = await page.textContent("#act-claim");
+      const answer = page.waitForResponse((r) => r.url().endsWith("/claims") && r.request().method() === "POST");
+      await page.click("#act-claim", { timeout: 1000 }).catch(() => {});
+      const r = await answer;
+      assert.equal(r.status(), 200, `the claim asked in the window is accepted: ${await r.text()}`);
+      assert.match(label, /May I\? \d+ s/, `"May I?" counted the window down: ${label}`);
+      await logged(page, 'asked "May I?"');
+      step(`"May I?" asked in the window (${label}) and accepted`);
+      break;
+    }
+    if (await isEnabled(page, "#act-draw-stock")) {
+      await move(page, "#act-draw-stock");
+      await playTurn(page);
+    } else if (await inPlay(page)) {
+      await playTurn(page);
+    } else {
+      await page.waitForTimeout(50);
+    }
+  }
+  await page.context().close();
+}
+
 /** Every suited card, once; a game's pack is `packs` of them and its jokers. */
 const SUITED = [..."CDHS"].flatMap((suit) => [..."A23456789TJQK"].map((rank) => rank + suit));
 
@@ -592,6 +639,7 @@ async function everyVariant(browser) {
     if (!only || only === "spectator") await spectator(browser);
     if (!only || only === "whole") await wholeGame(browser);
     if (!only || only === "variants") await everyVariant(browser);
+    if (!only || only === "claim") await claimInWindow(browser);
   } catch (e) {
     // What each open page showed when it failed.
     let n = 0;
