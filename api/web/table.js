@@ -239,6 +239,9 @@ export async function openGame(id, token, spectator) {
     busy = true;
     message = { text: "", kind: "info" };
     choice = null;
+    // A move in the deal after the one that ended: its end has been read. (Not the move that
+    // ends a deal: its end comes with it, to be read.)
+    const read = dealEnd && view.deal > dealEnd.deal ? dealEnd.deal : 0;
     try {
       const next = await call(method, `/v1/games/${id}/${path}`, { token, body, ifMatch: view.version, idempotent: method === "POST" });
       selected.clear();
@@ -246,8 +249,7 @@ export async function openGame(id, token, spectator) {
       layoffHints = [];
       busy = false;
       message = { text: done, kind: "info" };
-      // A move in the new deal: its end has been read.
-      if (dealEnd) dealEndSeen = Math.max(dealEndSeen, dealEnd.deal);
+      dealEndSeen = Math.max(dealEndSeen, read);
       setView(next);
     } catch (e) {
       busy = false;
