@@ -421,6 +421,10 @@ async function wholeGame(browser) {
   await page.screenshot({ path: path.join(shots, "desktop-replay.png") });
   await accessible(page, "a replay");
   step(`the replay checks the seed and steps: ${now}`);
+  // Back in the lobby, the game is named by what it is, not by its id.
+  await page.goto(`${plain}/play#/`);
+  const mine = await page.textContent(".resume");
+  assert.match(mine, /May I\? with Bot 2: finished/, `"Your games in this tab" names the game: ${mine}`);
   await page.context().close();
 }
 
