@@ -88,6 +88,7 @@ impl Application {
                 .bot_threads
                 .unwrap_or_else(crate::config::default_bot_threads),
         );
+        let (pace, armed) = service::Pacer::new();
         let state = web::Data::new(AppState {
             db,
             keys: Keys::new(&secret),
@@ -101,6 +102,7 @@ impl Application {
             outbox: Arc::default(),
             queues: GameQueues::default(),
             bots,
+            pace,
         });
         // Every replica delivers webhooks and keeps turn deadlines; the database shares the
         // work out (leases, `SKIP LOCKED`).
@@ -110,6 +112,7 @@ impl Application {
         let background = vec![
             actix_web::rt::spawn(service::deliver_webhooks(state.clone(), poll)),
             actix_web::rt::spawn(service::play_bots(state.clone(), woken)),
+            actix_web::rt::spawn(service::pace_bots(state.clone(), armed)),
             actix_web::rt::spawn(service::sweep_deadlines(
                 state.clone(),
                 second.min(Duration::from_secs(1)),

@@ -12,7 +12,7 @@ use crate::limits::RateLimit;
 use crate::metrics::Metrics;
 use crate::queue::GameQueues;
 use crate::server_keys::ServerKeys;
-use crate::service::Bots;
+use crate::service::{Bots, Pacer};
 use crate::store::Database;
 use crate::store::Live;
 
@@ -43,6 +43,8 @@ pub struct AppState {
     pub queues: GameQueues,
     /// This replica's worker for the bots that think apart from the requests.
     pub bots: Bots,
+    /// This replica's timers of the bots' paced moves at a person's table.
+    pub pace: Pacer,
 }
 
 impl AppState {

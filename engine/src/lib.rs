@@ -75,9 +75,9 @@ pub use contract::{
 };
 pub use game::{
     Action, ActionError, ActionKind, Board, BySeat, ClaimsView, CorruptGame, DealEnd, DiscardView,
-    DrawSource, Event, GAME_FORMAT, Game, GameConfig, Hints, LaidMeld, LayoffHint, LegalAction, MeldView,
-    Phase, PlayerView, Seat, Seed, SetupError, Standing, Status, TableMeld, TurnPlayView, TurnView, View,
-    Viewer, YouView, meld_with, wild_places,
+    DrawSource, Event, GAME_FORMAT, Game, GameConfig, Hints, LaidMeld, LastDeal, LayoffHint, LegalAction,
+    MeldView, Phase, PlayerView, Seat, Seed, SetupError, Standing, Status, TableMeld, TurnPlayView, TurnView,
+    View, Viewer, YouView, meld_with, wild_places,
 };
 pub use options::{
     ContinentalOptions, Contract7Options, HouseOption, MayIOptions, OptionKind, OptionValue, PushOptions,

@@ -1,12 +1,13 @@
 //! The server's bots at a table: after every change the cheap ones play until a person, or a
 //! bot that searches, must act; a bot that searches plays apart, one move at a time
 //! (`service::bots`). The same bot stands in for a person whose turn timed out, and plays a
-//! seat on autopilot.
+//! seat on autopilot. At a person's table the bot in turn plays one move at a time, each when
+//! its pace and the claim window allow ([`Table::bot_at`], played by `service::deadlines`).
 
 use engine::bot::Level;
 use engine::{Action, Game, LegalAction, Seat};
 
-use super::table::{Applied, SeatKind, Table};
+use super::table::{Applied, SeatKind, Table, TableError};
 
 /// Most actions the bots may take after one request: a guard against a bot that never ends
 /// its turn.
@@ -99,8 +100,12 @@ impl Table {
     }
 
     /// The seat in turn and its level, when a bot that thinks apart must play it now: the
-    /// server then plays it after the change that brought the turn to it is committed.
+    /// server then plays it after the change that brought the turn to it is committed. At a
+    /// person's table, not before its pace ([`Table::bot_at`]).
     pub fn bot_due(&self) -> Option<(Seat, Level)> {
+        if self.bot_at.is_some() {
+            return None;
+        }
         let game = self.game.as_ref()?;
         if game.status() != engine::Status::Playing {
             return None;
@@ -124,9 +129,59 @@ impl Table {
             }
         }
         let (seat, level) = bots.into_iter().find(|(s, _)| *s == turn)?;
-        if thinks_apart(level) {
+        // At a person's table the bot in turn moves at its pace, not in this change; a
+        // stand-in plays its whole turn at once.
+        if thinks_apart(level) || (self.paces() && stand_in != Some(seat)) {
             return None;
         }
         level.choose(game, seat).map(|a| (seat, a))
+    }
+
+    /// Whether a person (a player's seat not on autopilot, still in the game) sits at this
+    /// table: then the bots play at a pace a person can follow, and wait for the claim window.
+    pub fn paces(&self) -> bool {
+        self.seats.iter().enumerate().any(|(i, s)| {
+            s.kind == SeatKind::Player
+                && s.autopilot.is_none()
+                && self
+                    .game
+                    .as_ref()
+                    .is_none_or(|game| u8::try_from(i).is_ok_and(|i| game.is_active(Seat(i))))
+        })
+    }
+
+    /// At a person's table, the seat in turn and its level when the server plays it.
+    pub fn paced_seat(&self) -> Option<(Seat, Level)> {
+        let game = self.game.as_ref()?;
+        if game.status() != engine::Status::Playing || !self.paces() {
+            return None;
+        }
+        let (turn, _) = game.turn()?;
+        self.played_by_server(None).find(|&(seat, _)| seat == turn)
+    }
+
+    /// Plays the paced move that is due ([`Table::bot_at`]): one move of the bot in turn, then
+    /// the bots' claims as after any change. A bot that thinks apart is only made due
+    /// ([`Table::bot_due`]): its worker plays it.
+    ///
+    /// # Errors
+    /// [`TableError::NotStarted`] when there is no game.
+    pub fn play_paced(&mut self) -> Result<Applied, TableError> {
+        self.bot_at = None;
+        let game = self.game()?;
+        let mut applied = Applied::default();
+        if let Some((seat, level)) = self.paced_seat()
+            && !thinks_apart(level)
+        {
+            // The bot's level always has a move in turn; should it not, it leaves rather than
+            // stall the table.
+            let action = level
+                .choose(game, seat)
+                .or_else(|| Level::Normal.choose(game, seat))
+                .unwrap_or(Action::Leave {});
+            self.play_for_bot(seat, action, &mut applied);
+        }
+        self.run_bots(&mut applied, None);
+        Ok(applied)
     }
 }

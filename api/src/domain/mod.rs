@@ -11,6 +11,7 @@ mod webhook;
 pub use events::{Logged, TableEvent, level_schema, optional_level_schema};
 pub use status::GameStatus;
 pub use table::{
-    Applied, BANK_SECONDS, RunningTurn, SeatKind, SeatRecord, TURN_SECONDS, Table, TableError, TurnClock,
+    Applied, BANK_SECONDS, CLAIM_WINDOW_SECONDS, DEFAULT_CLAIM_WINDOW_SECONDS, RunningTurn, SeatKind,
+    SeatRecord, TURN_SECONDS, Table, TableError, TurnClock,
 };
 pub use webhook::WebhookError;

@@ -15,7 +15,18 @@ pub const TURN_SECONDS: std::ops::RangeInclusive<u32> = 5..=604_800;
 /// Fewest and most seconds of reserve a seat may be given (`options.bank_seconds`).
 pub const BANK_SECONDS: std::ops::RangeInclusive<u32> = 1..=604_800;
 
-/// The turn clock a game is created with (docs/api.md#turn-deadlines).
+/// Fewest and most seconds the claim window may last (`options.claim_window_seconds`).
+pub const CLAIM_WINDOW_SECONDS: std::ops::RangeInclusive<u32> = 0..=30;
+
+/// The claim window where the game's options do not set one: time enough for a person to say
+/// "May I?" (docs/api.md#the-claim-window-and-the-bots-pace).
+pub const DEFAULT_CLAIM_WINDOW_SECONDS: u32 = 3;
+
+/// How long a bot's move at a person's table waits after the change before it, in fifths of a
+/// second: enough for a person to see each move, short enough not to keep them waiting.
+const BOT_PACE_FIFTHS: i64 = 2;
+
+/// The turn clock and the pace a game is created with (docs/api.md#turn-deadlines).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TurnClock {
     /// `options.turn_seconds`: how long each turn may last; `None`: no clock.
@@ -25,6 +36,9 @@ pub struct TurnClock {
     /// `options.autopilot_after_timeouts`: timeouts in a row before a bot takes the seat, if
     /// ever.
     pub autopilot_after_timeouts: Option<u32>,
+    /// `options.claim_window_seconds`: how long the discard stays on offer before a bot in
+    /// turn takes its turn, where a person may claim it; `None`: the default.
+    pub claim_window_seconds: Option<u32>,
 }
 
 /// The turn whose clock runs: its seat, and when it started (unix ms).
@@ -195,6 +209,17 @@ pub struct Table {
     /// The next game at this table, once a seat or the studio asked for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rematch: Option<Uuid>,
+    /// `options.claim_window_seconds`; `None`: [`DEFAULT_CLAIM_WINDOW_SECONDS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim_window_seconds: Option<u32>,
+    /// Until when (unix ms) the discard on offer stays on offer before the bot in turn plays,
+    /// while a person may claim it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim_until: Option<i64>,
+    /// At a person's table, when (unix ms) the server plays the next move of the seat in turn
+    /// it plays: after the pace and the claim window (see [`Table::rearm`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot_at: Option<i64>,
 }
 
 /// What a request changed in the engine: its events, the steps of the game's record they
@@ -320,6 +345,9 @@ impl Table {
             autopilot_after_timeouts: None,
             running: None,
             rematch: None,
+            claim_window_seconds: None,
+            claim_until: None,
+            bot_at: None,
         })
     }
 
@@ -512,6 +540,8 @@ impl Table {
     /// [`TableError::NotStarted`] when there is no game.
     pub fn play_bot(&mut self, seat: Seat, action: Action) -> Result<Applied, TableError> {
         self.game()?;
+        // Its move is made: the next one waits for its own pace.
+        self.bot_at = None;
         let mut applied = Applied::default();
         self.play_for_bot(seat, action, &mut applied);
         self.run_bots(&mut applied, None);
@@ -551,9 +581,10 @@ impl Table {
     /// wrote it starts at once) when a bot that thinks apart is in turn, else the turn's
     /// deadline.
     pub fn due_at(&self, now: i64, grace_ms: i64) -> Option<i64> {
-        match self.bot_due() {
-            Some(_) => Some(now.saturating_add(grace_ms)),
-            None => self.deadline,
+        match (self.bot_due(), self.deadline, self.bot_at) {
+            (Some(_), _, _) => Some(now.saturating_add(grace_ms)),
+            (None, Some(deadline), Some(at)) => Some(deadline.min(at)),
+            (None, deadline, at) => deadline.or(at),
         }
     }
 
@@ -645,6 +676,10 @@ impl Table {
         if game.status() != engine::Status::Playing {
             return None;
         }
+        // A paced bot waits for the claim window, which may outlast a turn: it never times out.
+        if self.paced_seat().is_some() {
+            return None;
+        }
         game.turn().map(|(s, _)| s)
     }
 
@@ -654,6 +689,7 @@ impl Table {
             turn_seconds: self.turn_seconds,
             bank_seconds: self.bank_seconds,
             autopilot_after_timeouts: self.autopilot_after_timeouts,
+            claim_window_seconds: self.claim_window_seconds,
         }
     }
 
@@ -662,6 +698,12 @@ impl Table {
         self.turn_seconds = clock.turn_seconds;
         self.bank_seconds = clock.bank_seconds;
         self.autopilot_after_timeouts = clock.autopilot_after_timeouts;
+        self.claim_window_seconds = clock.claim_window_seconds;
+    }
+
+    /// The claim window in seconds: the option's, or the default.
+    pub fn claim_window(&self) -> u32 {
+        self.claim_window_seconds.unwrap_or(DEFAULT_CLAIM_WINDOW_SECONDS)
     }
 
     /// The reserve `seat` has left, in thousandths of a clock second; `None` without one.
@@ -697,6 +739,42 @@ impl Table {
             (Some(_), Some(_)) => self.deadline,
             _ => None,
         };
+        self.pace(turn_passed, now, second_ms);
+    }
+
+    /// At a person's table, sets when the server plays the seat in turn that it plays
+    /// ([`Table::bot_at`]): a pace after the change that gave it the move, so that a person
+    /// sees each move, and not before the claim window ends. The window opens when the turn
+    /// passes (a discard, or a new deal's upcard, is then on offer) if a person may claim the
+    /// discard, and closes once none may.
+    fn pace(&mut self, turn_passed: bool, now: i64, second_ms: i64) {
+        if self.paced_seat().is_none() {
+            self.claim_until = None;
+            self.bot_at = None;
+            return;
+        }
+        let person_may_claim = self.person_may_claim();
+        if turn_passed {
+            let window = i64::from(self.claim_window()).saturating_mul(second_ms);
+            self.claim_until = (window > 0 && person_may_claim).then(|| now.saturating_add(window));
+        } else if !person_may_claim || self.claim_until.is_some_and(|until| until <= now) {
+            self.claim_until = None;
+        }
+        let at = match self.bot_at {
+            Some(at) if !turn_passed => at,
+            _ => now.saturating_add(second_ms.saturating_mul(BOT_PACE_FIFTHS) / 5),
+        };
+        self.bot_at = Some(self.claim_until.map_or(at, |until| at.max(until)));
+    }
+
+    /// Whether a seat a person plays (neither a bot nor on autopilot) may claim the discard.
+    fn person_may_claim(&self) -> bool {
+        let Some(game) = &self.game else { return false };
+        self.seats.iter().enumerate().any(|(i, s)| {
+            s.kind == SeatKind::Player
+                && s.autopilot.is_none()
+                && u8::try_from(i).is_ok_and(|i| game.may_claim(Seat(i)))
+        })
     }
 
     /// Ends the running turn's clock at `now`: what it took past `turn_seconds` comes off its
@@ -835,6 +913,7 @@ mod tests {
             turn_seconds: Some(5),
             bank_seconds: Some(bank),
             autopilot_after_timeouts: None,
+            claim_window_seconds: None,
         });
         let started = table.start_if_full(2026).expect("dealt");
         table.rearm(started.turn_passed, now, 1000);

@@ -169,13 +169,13 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     };
     let now = now_ms();
     let (second_ms, grace_ms) = (state.second_ms(), state.second_ms());
-    let (played, queued) = state
+    let (played, queued, bot_at) = state
         .db
         .transact(id, None, |row| {
             if row.version != read {
                 return Ok::<_, ApiError>(Outcome {
                     update: None,
-                    value: (Played::Stale, false),
+                    value: (Played::Stale, false, None),
                 });
             }
             let mut table = Table::load(row.id, &row.state)?;
@@ -196,13 +196,14 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
                     deadline: table.due_at(now, grace_ms),
                     response: None,
                 }),
-                value: (Played::Moved, queued),
+                value: (Played::Moved, queued, table.bot_at),
             })
         })
         .await?;
     if queued {
         state.outbox.notify_one();
     }
+    state.pace.arm(id, bot_at);
     Ok(played)
 }
 

@@ -3,7 +3,9 @@
 //! row (`FOR UPDATE SKIP LOCKED`, one game's shard on a cluster) and re-checked inside the
 //! transaction, which makes each expiry count once. A game is also due when a bot that thinks
 //! apart is in turn and no replica has played it within a second: the sweep hands it to this
-//! replica's bot worker (`service::bots`).
+//! replica's bot worker (`service::bots`); and at a person's table when the paced move of the
+//! seat the server plays in turn is due (`Table::bot_at`): the replica that wrote the change
+//! before it plays it on time (`service::pace`), the sweep is the backstop.
 
 use std::time::{Duration, Instant};
 
@@ -63,30 +65,47 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
         .db
         .transact_due(id, now, move |row| {
             let mut table = Table::load(row.id, &row.state)?;
+            // At a person's table, the paced move of the seat the server plays is due.
+            let paced = table.bot_at.is_some_and(|at| at <= now);
+            if paced {
+                table.bot_at = None;
+            }
             // A bot that thinks apart is in turn and no replica has played it within the
             // grace: this replica's bot worker takes it, and the row's deadline moves a grace
             // on, so that the others leave it to this one meanwhile.
             if table.bot_due().is_some() {
-                let update = state.bots.thinks.then(|| GameUpdate {
-                    version: row.version,
-                    status: row.status,
-                    state: row.state.clone(),
-                    seats: Vec::new(),
-                    events: Vec::new(),
-                    deadline: table.due_at(now, second_ms),
-                    response: None,
-                });
+                let update = match state.bots.thinks {
+                    true => Some(GameUpdate {
+                        version: row.version,
+                        status: row.status,
+                        state: table.to_json()?,
+                        seats: Vec::new(),
+                        events: Vec::new(),
+                        deadline: table.due_at(now, second_ms),
+                        response: None,
+                    }),
+                    false => None,
+                };
                 let taken = update.is_some();
                 return Ok(Outcome {
                     update,
-                    value: (row.id, taken.then_some(Due::Bot)),
+                    value: (row.id, taken.then_some(Due::Bot), None),
                 });
             }
             // The row's deadline is the one the claim found due; the state must agree, or
             // another replica has already moved the game on.
             let due = table.deadline.is_some_and(|d| d <= now) && table.deadline == row.deadline;
-            let applied = if due { table.time_out()? } else { None };
+            let applied = match paced {
+                true => Some(table.play_paced()?),
+                false if due => table.time_out()?,
+                false => None,
+            };
             let (version, events) = match applied {
+                Some(applied) if paced => {
+                    table.rearm(applied.turn_passed, now, second_ms);
+                    let version = row.version + applied.actions;
+                    (version, event_rows(applied, row.webhook_url.is_some())?)
+                }
                 Some(applied) => {
                     // Whatever the bot did, the next turn (or this one, should it still be
                     // in turn) gets a fresh deadline: an expired one would be played again.
@@ -106,8 +125,13 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
                 }
             };
             let played = !events.is_empty();
-            tracing::info!(game = %row.id, version, played, "turn deadline passed");
+            match paced {
+                true => tracing::debug!(game = %row.id, version, "paced bot moved"),
+                false => tracing::info!(game = %row.id, version, played, "turn deadline passed"),
+            }
             let due = match played {
+                true if paced && table.bot_due().is_some() => Due::PacedThenBot,
+                true if paced => Due::Paced,
                 true if table.bot_due().is_some() => Due::TimedOutThenBot,
                 true => Due::TimedOut,
                 false => Due::Nothing,
@@ -122,11 +146,11 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
                     deadline: table.due_at(now, second_ms),
                     response: None,
                 }),
-                value: (row.id, Some(due)),
+                value: (row.id, Some(due), table.bot_at),
             })
         })
         .await?;
-    let Some((id, due)) = played else {
+    let Some((id, due, bot_at)) = played else {
         return Ok(false);
     };
     match due {
@@ -134,11 +158,13 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
             state.metrics.turn_timed_out();
             state.outbox.notify_one();
         }
+        Some(Due::Paced | Due::PacedThenBot) => state.outbox.notify_one(),
         Some(Due::Bot | Due::Nothing) | None => {}
     }
-    if matches!(due, Some(Due::Bot | Due::TimedOutThenBot)) {
+    if matches!(due, Some(Due::Bot | Due::TimedOutThenBot | Due::PacedThenBot)) {
         state.bots.wake(id);
     }
+    state.pace.arm(id, bot_at);
     Ok(due.is_some())
 }
 
@@ -151,6 +177,10 @@ enum Due {
     TimedOutThenBot,
     /// A bot that thinks apart is in turn: handed to this replica's bot worker.
     Bot,
+    /// At a person's table, the seat the server plays in turn made its paced move.
+    Paced,
+    /// As [`Due::Paced`], and then a bot that thinks apart is in turn.
+    PacedThenBot,
     /// Nothing was due any more (another replica had moved the game on).
     Nothing,
 }

@@ -105,6 +105,7 @@ pub async fn create_game(
     if table.bot_due().is_some() {
         state.bots.wake(id);
     }
+    state.pace.arm(id, table.bot_at);
     tracing::debug!(game = %id, variant = %new.game.variant, tenant = %new.tenant, "game created");
     Ok(response)
 }
@@ -200,15 +201,16 @@ pub async fn join_game(
                     deadline: table.due_at(now, state.second_ms()),
                     response: key.is_some().then(|| response.clone()),
                 }),
-                value: (response, table.bot_due().is_some()),
+                value: (response, table.bot_due().is_some(), table.bot_at),
             })
         })
         .await
-        .map(|(response, bot_due)| {
+        .map(|(response, bot_due, bot_at)| {
             state.outbox.notify_one();
             if bot_due {
                 state.bots.wake(id);
             }
+            state.pace.arm(id, bot_at);
             response
         })
 }

@@ -38,6 +38,8 @@ pub async fn act(
     let mut queued = false;
     // Whether a bot that thinks apart is in turn after the move: it plays after the response.
     let mut bot_due = false;
+    // At a person's table: when the server plays the seat in turn (`service::pace`).
+    let mut bot_at = None;
     // One move of a game at a time on this replica waits on its row, the others wait here
     // without a connection (`queue.rs`), as long as they would wait on the lock.
     let Some(_turn) = state.queues.enter(id, state.limits.lock_timeout).await else {
@@ -75,6 +77,7 @@ pub async fn act(
         };
         queued = events.iter().any(|e| e.public.is_some());
         bot_due = table.bot_due().is_some();
+        bot_at = table.bot_at;
         // One per accepted action: this one and each bot move it set off.
         let version = row.version + actions;
         tracing::Span::current().record("version", version);
@@ -123,6 +126,9 @@ pub async fn act(
     if result.is_ok() && bot_due {
         state.bots.wake(id);
     }
+    if result.is_ok() {
+        state.pace.arm(id, bot_at);
+    }
     result
 }
 
@@ -148,7 +154,7 @@ pub async fn autopilot(
             cause: "another move of the game held its queue on this replica past the lock timeout".into(),
         });
     };
-    let (response, queued, bot_due) = state
+    let (response, queued, bot_due, bot_at) = state
         .db
         .transact(id, None, |row| {
             if let Some(m) = &if_match {
@@ -182,7 +188,7 @@ pub async fn autopilot(
             });
             Ok::<_, ApiError>(Outcome {
                 update: update.transpose()?,
-                value: (response, queued, bot_due),
+                value: (response, queued, bot_due, table.bot_at),
             })
         })
         .await?;
@@ -192,5 +198,6 @@ pub async fn autopilot(
     if bot_due {
         state.bots.wake(id);
     }
+    state.pace.arm(id, bot_at);
     Ok(response)
 }

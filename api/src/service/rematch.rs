@@ -114,6 +114,7 @@ async fn create(
         if table.bot_due().is_some() {
             state.bots.wake(next);
         }
+        state.pace.arm(next, table.bot_at);
         tracing::info!(game = %id, rematch = %next, "rematch created");
         return Ok(table.status());
     }
@@ -124,7 +125,7 @@ async fn create(
 /// `seat` of rematch `next` taken by its player, who asked: a `seat_joined` event the first
 /// time, and the deal when it was the last seat the game waited for; a token for it each time.
 async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResponse, ApiError> {
-    let response = state
+    let (response, bot_at) = state
         .db
         .transact(next, None, |row| {
             let mut table = Table::load(row.id, &row.state)?;
@@ -135,12 +136,15 @@ async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResp
             if !asked_now {
                 return Ok(Outcome {
                     update: None,
-                    value: RematchResponse {
-                        id: next,
-                        seat: Some(seat),
-                        token: Some(token),
-                        status: table.status(),
-                    },
+                    value: (
+                        RematchResponse {
+                            id: next,
+                            seat: Some(seat),
+                            token: Some(token),
+                            status: table.status(),
+                        },
+                        None,
+                    ),
                 });
             }
             let joined = Logged::Table(TableEvent::SeatJoined {
@@ -161,17 +165,21 @@ async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResp
                     deadline: table.due_at(now, state.second_ms()),
                     response: None,
                 }),
-                value: RematchResponse {
-                    id: next,
-                    seat: Some(seat),
-                    token: Some(token),
-                    status: table.status(),
-                },
+                value: (
+                    RematchResponse {
+                        id: next,
+                        seat: Some(seat),
+                        token: Some(token),
+                        status: table.status(),
+                    },
+                    table.bot_at,
+                ),
             })
         })
         .await?;
     state.outbox.notify_one();
     // The deal may have brought a bot that thinks apart to its turn.
     state.bots.wake(next);
+    state.pace.arm(next, bot_at);
     Ok(response)
 }

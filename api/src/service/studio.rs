@@ -222,12 +222,20 @@ pub async fn seat_bot(
             let now = now_ms();
             table.rearm(applied.turn_passed, now, state.second_ms());
             let seats = super::seat_row(&table, seat);
-            studio_update(row, &table, applied, seats, table.due_at(now, state.second_ms()))
+            let bot_at = table.bot_at;
+            studio_update(row, &table, applied, seats, table.due_at(now, state.second_ms())).map(|o| {
+                Outcome {
+                    update: o.update,
+                    value: (o.value, bot_at),
+                }
+            })
         })
         .await?;
+    let (response, bot_at) = response;
     state.outbox.notify_one();
     // A hard bot seated in turn thinks apart, after this commit.
     state.bots.wake(id);
+    state.pace.arm(id, bot_at);
     tracing::info!(game = %id, seat, tenant = tenant.as_str(), "bot seated by the studio");
     Ok(response)
 }

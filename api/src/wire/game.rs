@@ -19,6 +19,14 @@ pub struct Turn {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = "2026-11-24T09:30:00Z")]
     pub deadline: Option<String>,
+    /// Until when the discard on offer stays on offer before the seat in turn, which the
+    /// server plays, takes its turn (RFC 3339, UTC, in milliseconds): while a person may claim
+    /// it ("May I?"), for `options.claim_window_seconds` from the discard
+    /// (https://github.com/continental-rummy/continental/blob/main/docs/api.md#the-claim-window-and-the-bots-pace);
+    /// null otherwise.
+    #[serde(default)]
+    #[schema(example = "2026-11-24T09:30:03.250Z")]
+    pub claim_until: Option<String>,
 }
 
 /// One seat as everyone sees it: the engine's view of it, with who sits there.
@@ -106,6 +114,22 @@ fn rfc3339(ms: i64) -> Option<String> {
     super::rfc3339_us(secs.checked_mul(1_000_000)?)
 }
 
+/// Unix milliseconds as RFC 3339 (UTC) to the millisecond.
+fn rfc3339_ms(ms: i64) -> Option<String> {
+    let at = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).ok()?;
+    let (date, clock) = (at.date(), at.time());
+    Some(format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        date.year(),
+        u8::from(date.month()),
+        date.day(),
+        clock.hour(),
+        clock.minute(),
+        clock.second(),
+        clock.millisecond()
+    ))
+}
+
 impl GameView {
     /// What `seat` sees of `stored` at `version`.
     pub fn of(id: Uuid, version: i64, stored: &Table, seat: u8) -> GameView {
@@ -133,6 +157,12 @@ impl GameView {
                     o.insert(name.to_owned(), secs.into());
                 }
             }
+            if rules.has_claims() {
+                o.insert(
+                    super::options::CLAIM_WINDOW_SECONDS_OPTION.to_owned(),
+                    stored.claim_window().into(),
+                );
+            }
         }
         let View {
             turn,
@@ -151,6 +181,7 @@ impl GameView {
             turn: turn.map(|turn| Turn {
                 turn,
                 deadline: stored.deadline.and_then(rfc3339),
+                claim_until: stored.claim_until.and_then(rfc3339_ms),
             }),
             you,
             players: players

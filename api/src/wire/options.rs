@@ -14,7 +14,9 @@ use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, Schem
 use utoipa::{PartialSchema, ToSchema};
 
 use super::{Code, Invalid};
-use crate::domain::{BANK_SECONDS, TURN_SECONDS, TurnClock};
+use crate::domain::{
+    BANK_SECONDS, CLAIM_WINDOW_SECONDS, DEFAULT_CLAIM_WINDOW_SECONDS, TURN_SECONDS, TurnClock,
+};
 
 /// The name of the service's own option, the turn clock.
 pub const TURN_SECONDS_OPTION: &str = "turn_seconds";
@@ -27,6 +29,9 @@ const AUTOPILOT_AFTER_TIMEOUTS: std::ops::RangeInclusive<u32> = 1..=100;
 
 /// The name of the service's option of a reserve on the turn clock.
 pub const BANK_SECONDS_OPTION: &str = "bank_seconds";
+
+/// The name of the service's option of the claim window, in the variants with claims.
+pub const CLAIM_WINDOW_SECONDS_OPTION: &str = "claim_window_seconds";
 
 /// The extension of each property that names the variants taking the option, each with its
 /// default there.
@@ -81,13 +86,41 @@ fn bank_seconds_option() -> HouseOption {
     }
 }
 
+/// The service's own option `claim_window_seconds`, in the variants with claims: pacing, not
+/// a rule.
+fn claim_window_seconds_option() -> HouseOption {
+    HouseOption {
+        name: CLAIM_WINDOW_SECONDS_OPTION.into(),
+        kind: OptionKind::Integer,
+        nullable: false,
+        default: Some(engine::OptionValue::Integer(i64::from(
+            DEFAULT_CLAIM_WINDOW_SECONDS,
+        ))),
+        minimum: Some(i64::from(*CLAIM_WINDOW_SECONDS.start())),
+        maximum: Some(i64::from(*CLAIM_WINDOW_SECONDS.end())),
+        description: "Seconds a discard stays on offer before a bot in turn plays, while a person (a seat \
+                      that is neither a bot nor on autopilot) may claim it: the view's `turn.claim_until`; \
+                      0 for none. A table with no person plays at full speed."
+            .into(),
+    }
+}
+
+/// Whether `variant` has claims, and so the claim window.
+fn has_claims(variant: Variant) -> bool {
+    Ruleset::default_for(variant).has_claims()
+}
+
 /// Every option `variant` takes, as `GET /v1/rulesets` lists them: its house options, then the
-/// service's turn clock, its reserve and the autopilot after timeouts.
+/// service's turn clock, its reserve, the autopilot after timeouts and, with claims, the claim
+/// window.
 pub fn options_of(variant: Variant) -> Vec<HouseOption> {
     let mut options = variant.house_options();
     options.push(turn_seconds_option());
     options.push(bank_seconds_option());
     options.push(autopilot_after_timeouts_option());
+    if has_claims(variant) {
+        options.push(claim_window_seconds_option());
+    }
     options
 }
 
@@ -124,14 +157,15 @@ impl PartialSchema for HouseOptions {
             .schema_type(Type::Object)
             .additional_properties(Some(AdditionalProperties::FreeForm(false)))
             .description(Some(
-                "House-rule options: every option of any variant, and the service's `turn_seconds` and \
-                 `bank_seconds` and `autopilot_after_timeouts`. Each \
+                "House-rule options: every option of any variant, and the service's `turn_seconds`, \
+                 `bank_seconds`, `autopilot_after_timeouts` and `claim_window_seconds`. Each \
                  says which variants take it and its default in each (`x-variant-defaults`; \
                  `GET /v1/rulesets` lists them per variant). In a request, an option left out takes its \
                  default; a name not listed here, or a value of another type or out of bounds, is \
                  `400 invalid_options`; an option listed here that the variant does not take is \
-                 `422 invalid_options`. A view holds every option of its variant, and `turn_seconds` \
-                 and `bank_seconds` and `autopilot_after_timeouts` when the game has them.",
+                 `422 invalid_options`. A view holds every option of its variant, `turn_seconds`, \
+                 `bank_seconds` and `autopilot_after_timeouts` when the game has them, and \
+                 `claim_window_seconds` in the variants with claims.",
             ));
         for (name, takers) in DOCUMENTED.iter() {
             object = object.property(name, property(takers));
@@ -265,7 +299,16 @@ pub fn read(variant: Variant, options: Option<Value>) -> Result<(Ruleset, TurnCl
         turn_seconds: seconds(TURN_SECONDS_OPTION),
         bank_seconds: seconds(BANK_SECONDS_OPTION),
         autopilot_after_timeouts: seconds(AUTOPILOT_AFTER_TIMEOUTS_OPTION),
+        claim_window_seconds: seconds(CLAIM_WINDOW_SECONDS_OPTION),
     };
+    if clock.claim_window_seconds.is_some() && !has_claims(variant) {
+        return Err(Invalid::refused(
+            Code::InvalidOptions,
+            format!(
+                "`{CLAIM_WINDOW_SECONDS_OPTION}` is an option of the variants with claims, not of `{variant}`"
+            ),
+        ));
+    }
     let ruleset = Ruleset::new(variant, Some(Value::Object(map)))?;
     Ok((ruleset, clock))
 }

@@ -339,11 +339,11 @@ async fn autopilot_on_off_and_a_move_of_ones_own() {
             .await
             .ok("Bob draws");
         let card = drew["you"]["hand"][0].as_str().expect("a card").to_owned();
-        let after = app
-            .act(&table, 1, &crate::helpers::discard(&card), &[])
+        app.act(&table, 1, &crate::helpers::discard(&card), &[])
             .await
             .ok("Bob discards");
-        assert_eq!(after["turn"]["seat"], 1, "Ann's bot played her turn: {after}");
+        // Bob is a person: Ann's bot plays at its pace, after his request.
+        app.when_in_turn(&table, 1, 1).await;
         let off = app
             .send(
                 "DELETE",

@@ -304,6 +304,8 @@ async fn deadlines_outlive_every_replica_and_a_move_resets_the_count() {
             .await;
         let events = wait_for_timeouts(&second, &table, 1).await;
         assert_each_timeout_played_once(&events, &format!("{backend:?} after the restart"));
+        // Ann is a person: the bot plays its turn at its pace, after the timeout.
+        second.when_in_turn(&table, 0, 0).await;
         let (view, events) = view_and_log(&second, &table).await;
         let missed = timed_out_of(&events, 0);
         assert_eq!(
@@ -311,7 +313,7 @@ async fn deadlines_outlive_every_replica_and_a_move_resets_the_count() {
             (0, missed),
             "{backend:?}: Ann's timeouts in a row"
         );
-        // The bot has played its turn at once: Ann is in turn again, with 5 s to draw.
+        // The bot has played its turn: Ann is in turn again, with 5 s to draw.
         assert_eq!(view["turn"]["seat"], 0, "{view}");
         assert_eq!(view["turn"]["phase"], "draw", "{view}");
         let drew = second

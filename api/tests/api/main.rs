@@ -20,6 +20,7 @@ mod logs;
 mod meld_problems;
 mod openapi;
 mod options;
+mod pace;
 mod packs;
 mod page;
 mod problems;

@@ -92,16 +92,13 @@ async fn bots_play_their_turns(app: &TestApp) {
     let id = created["id"].as_str().expect("id");
     let ann = created["seats"][0]["token"].as_str().expect("token");
     assert_eq!(created["seats"][1]["kind"], "bot", "{created}");
-    // Seat 0 dealt: seat 1 (a bot) leads; by the time we look, both bots have played.
-    let view = app.get_as(&format!("/v1/games/{id}"), ann).await.json();
-    assert_eq!(
-        view["turn"]["seat"], 0,
-        "the bots played up to the person: {view}"
-    );
+    // Seat 0 dealt: seat 1 (a bot) leads; both bots play, at their pace, up to the person.
+    let table = crate::helpers::Table::of_created(&created);
+    let view = app.when_in_turn(&table, 0, 0).await;
     assert!(
         view["version"].as_i64().is_some_and(|v| v >= 5),
-        "bots play inside the action that hands them the turn, and each of their actions counts \
-         (two bots drew and discarded: at least 4 past version 1): {view}"
+        "each of the bots' actions counts (two bots drew and discarded: at least 4 past \
+         version 1): {view}"
     );
     let events = app.get_as(&format!("/v1/games/{id}/events"), ann).await.json();
     let discards = events["events"]
@@ -111,7 +108,7 @@ async fn bots_play_their_turns(app: &TestApp) {
         .filter(|e| e["event"]["type"] == "discarded")
         .count();
     assert_eq!(discards, 2, "each bot drew and discarded: {events}");
-    // Ann plays a turn; both bots answer within the same request.
+    // Ann plays a turn; both bots answer after her request, at their pace.
     let drew = app
         .post_as(
             &format!("/v1/games/{id}/draw"),
@@ -138,7 +135,11 @@ async fn bots_play_their_turns(app: &TestApp) {
         )
         .await
         .json();
-    assert_eq!(after["turn"]["seat"], 0, "the bots have played again: {after}");
+    assert_eq!(
+        after["turn"]["seat"], 1,
+        "Ann's request does not wait for the bots: {after}"
+    );
+    app.when_in_turn(&table, 0, 0).await;
 }
 on_every_backend!(bots_play_their_turns_on_every_backend, bots_play_their_turns);
 

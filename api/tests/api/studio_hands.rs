@@ -127,9 +127,8 @@ async fn a_studio_puts_a_bot_in_a_seat() {
                 .await
                 .assert_problem(401, "unauthorized", "Bob's token, on either replica");
         }
-        // The bot played seat 1's turn at once: Ann is in turn.
-        let view = two.view(&table, 0).await.ok("Ann's view");
-        assert_eq!(view["turn"]["seat"], 0, "{backend:?}: {view}");
+        // The bot plays seat 1's turn, at its pace at Ann's table: then Ann is in turn.
+        let view = two.when_in_turn(&table, 0, 0).await;
         assert_eq!(view["players"][1]["kind"], "bot", "{backend:?}: {view}");
         assert_eq!(
             view["players"][1]["name"], "Bob",

@@ -27,7 +27,8 @@ pub use knowledge::Knowledge;
 pub use play::{meld_with, wild_places};
 pub use seats::BySeat;
 pub use view::{
-    Board, ClaimsView, DiscardView, LegalAction, MeldView, PlayerView, TurnPlayView, TurnView, View, YouView,
+    Board, ClaimsView, DiscardView, LastDeal, LegalAction, MeldView, PlayerView, TurnPlayView, TurnView,
+    View, YouView,
 };
 
 use crate::card::Card;
@@ -340,6 +341,10 @@ pub struct Game {
     #[serde(default)]
     deal_actions: u32,
     deal_scores: Vec<Vec<i32>>,
+    /// How the last deal ended (its `deal_ended` event). Absent in saves made before it was
+    /// kept, and until a deal has ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_deal: Option<LastDeal>,
     totals: BySeat<i32>,
     standings: Option<Vec<Standing>>,
     /// Seats that asked to suspend, between deals (docs/rules.md#suspension), in the order they
@@ -390,6 +395,10 @@ struct StoredGame {
     #[serde(default)]
     deal_actions: u32,
     deal_scores: Vec<Vec<i32>>,
+    /// How the last deal ended (its `deal_ended` event). Absent in saves made before it was
+    /// kept, and until a deal has ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_deal: Option<LastDeal>,
     totals: BySeat<i32>,
     standings: Option<Vec<Standing>>,
     /// Seats that asked to suspend, between deals (docs/rules.md#suspension), in the order they
@@ -441,6 +450,7 @@ impl TryFrom<StoredGame> for Game {
             exhaustions: stored.exhaustions,
             deal_actions: stored.deal_actions,
             deal_scores: stored.deal_scores,
+            last_deal: stored.last_deal,
             totals: stored.totals,
             standings: stored.standings,
             suspend_requests: stored.suspend_requests,
@@ -533,6 +543,7 @@ impl Game {
             exhaustions: 0,
             deal_actions: 0,
             deal_scores: Vec::new(),
+            last_deal: None,
             totals: BySeat::new(players, 0),
             standings: None,
             suspend_requests: Vec::new(),
@@ -657,6 +668,10 @@ impl Game {
     /// Seats whose "May I?" waits for the stock draw.
     pub fn pending_claims(&self) -> &[Seat] {
         &self.pending
+    }
+    /// Whether `seat` may ask "May I?" for the discard on offer now (docs/rules.md#claims).
+    pub fn may_claim(&self, seat: Seat) -> bool {
+        self.status == Status::Playing && self.is_active(seat) && self.check_claim(seat).is_ok()
     }
     /// Every card of the game, wherever it is (for the conservation invariant,
     /// docs/rules.md#conservation).

@@ -117,12 +117,20 @@ impl Game {
             }
         }
         self.deal_scores.push(scores.clone());
-        ev.push(Event::DealEnded {
+        let last = super::LastDeal {
             deal: self.deal,
             end,
             hands: self.hands.to_vec(),
             scores,
             totals: self.totals.to_vec(),
+        };
+        self.last_deal = Some(last.clone());
+        ev.push(Event::DealEnded {
+            deal: last.deal,
+            end: last.end,
+            hands: last.hands,
+            scores: last.scores,
+            totals: last.totals,
         });
         if self.deal >= self.rules().deals() {
             self.finish(ev);

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ActionKind, DrawSource, Game, Phase, Seat, Standing, Status, Viewer};
+use super::{ActionKind, DealEnd, DrawSource, Game, Phase, Seat, Standing, Status, Viewer};
 use crate::card::Card;
 use crate::contract::ContractView;
 use crate::reading::{MeldKind, Reading};
@@ -105,6 +105,23 @@ pub struct ClaimsView {
     pub offered: Option<Card>,
     /// Seats whose claim waits for the stock draw.
     pub pending: Vec<Seat>,
+}
+
+/// How the last deal ended, as its `deal_ended` event said: every hand's cards left, revealed
+/// at a deal's end as at a real table, what each cost, and the totals after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+pub struct LastDeal {
+    /// 1-based deal number.
+    pub deal: u8,
+    /// How it ended: who went out, or the stock ran out.
+    pub end: DealEnd,
+    /// Cards left in each hand (empty for the player who went out and for leavers).
+    pub hands: Vec<Vec<Card>>,
+    /// Each seat's score for the deal.
+    pub scores: Vec<i32>,
+    /// Totals after the deal.
+    pub totals: Vec<i32>,
 }
 
 /// An action a seat may take now: its type, and where it helps, the choices.
@@ -219,6 +236,8 @@ pub struct Board {
     pub contract: Option<ContractView>,
     /// Scores of each finished deal, per seat.
     pub scores: Vec<Vec<i32>>,
+    /// How the last deal ended, with every hand's cards left: null until a deal has ended.
+    pub last_deal: Option<LastDeal>,
     /// The cards that are wild in this game, each once: what a table marks as wild (the
     /// engine alone reads melds).
     pub wilds: Vec<Card>,
@@ -275,6 +294,7 @@ impl View {
                 claims: ClaimsView::default(),
                 contract: None,
                 scores: Vec::new(),
+                last_deal: None,
                 wilds: rules.wild_cards(),
                 legal_actions: Vec::new(),
                 standings: None,
@@ -347,6 +367,7 @@ impl Game {
                 },
                 contract: Some(ContractView::from(&rules.contract(self.deal))),
                 scores: self.deal_scores.clone(),
+                last_deal: self.last_deal.clone(),
                 wilds: rules.wild_cards(),
                 legal_actions: match viewer {
                     Viewer::Seat(s) => self.legal_actions(s),

@@ -458,3 +458,53 @@ fn every_event_names_the_seat_it_serialises() {
         );
     }
 }
+
+/// The view's `last_deal` is the last `deal_ended` event, for every viewer (every hand's cards
+/// are revealed at a deal's end); null before; kept as the game is stored, and a game stored
+/// before it was kept loads without it.
+#[test]
+fn the_last_deal_stays_in_the_view_as_its_event_said() {
+    use crate::play_helpers::{quick_out_actions, quick_out_deck};
+    let rules = Ruleset::default_for(Variant::MayI);
+    let (game, _) = stacked_game(rules.clone(), 3, 0, vec![quick_out_deck(&rules, 3, 0)]);
+    for viewer in [Viewer::Seat(Seat(0)), Viewer::Spectator] {
+        assert_eq!(game.view(viewer).board.last_deal, None, "no deal has ended");
+    }
+    let (game, events) = play_all(&game, &quick_out_actions(&rules, 3, 0));
+    let Some(Event::DealEnded {
+        deal,
+        end,
+        hands,
+        scores,
+        totals,
+    }) = events
+        .iter()
+        .find(|e| matches!(e, Event::DealEnded { .. }))
+        .cloned()
+    else {
+        panic!("seat 1 went out: {events:?}");
+    };
+    assert_eq!(game.deal(), 2, "the next deal is dealt");
+    assert!(!hands[2].is_empty(), "seat 2 still held cards");
+    let expected = engine::LastDeal {
+        deal,
+        end,
+        hands,
+        scores,
+        totals,
+    };
+    for viewer in [Viewer::Seat(Seat(0)), Viewer::Seat(Seat(2)), Viewer::Spectator] {
+        assert_eq!(
+            game.view(viewer).board.last_deal.as_ref(),
+            Some(&expected),
+            "{viewer:?} sees every hand of the deal that ended"
+        );
+    }
+    let stored = serde_json::to_value(&game).expect("stored");
+    let loaded: Game = serde_json::from_value(stored.clone()).expect("loads");
+    assert_eq!(loaded.view(Viewer::Spectator).board.last_deal, Some(expected));
+    let mut before = stored;
+    before.as_object_mut().expect("an object").remove("last_deal");
+    let loaded: Game = serde_json::from_value(before).expect("a game stored before loads");
+    assert_eq!(loaded.view(Viewer::Spectator).board.last_deal, None);
+}

@@ -128,6 +128,23 @@ impl Api {
         usize::from(view.turn.expect("a seat in turn").turn.seat.0)
     }
 
+    /// The game as `viewer` sees it once `seat` is in turn: at a person's table the bots play
+    /// after the request that gave them the turn, each move at its pace.
+    pub async fn when_in_turn(&self, table: &Table, viewer: usize, seat: u8) -> Value {
+        super::eventually(
+            std::time::Duration::from_secs(20),
+            &format!("seat {seat} in turn"),
+            async || {
+                let view = self.view(table, viewer).await.ok("the game's view");
+                match view["turn"]["seat"] == json!(seat) {
+                    true => Ok(view),
+                    false => Err(view),
+                }
+            },
+        )
+        .await
+    }
+
     /// The game's version.
     pub async fn version(&self, table: &Table) -> i64 {
         self.game_view(table).await.version

@@ -1,0 +1,77 @@
+//! The bots' pace at a person's table (docs/api.md#the-claim-window-and-the-bots-pace): each
+//! move of a seat the server plays in turn is due at the game's `Table::bot_at`, stored with
+//! the game like the turn clock's deadline and played by the same exactly-once path
+//! (`deadlines::time_out`). The replica that committed the change before it keeps a timer for
+//! that moment here, so that the move comes on time rather than at the next sweep; the sweep
+//! still plays it if this replica stops first. No request or thread waits for it.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use tokio::sync::mpsc;
+use uuid::Uuid;
+
+use super::deadlines::time_out;
+use crate::state::AppState;
+use crate::store::now_ms;
+
+/// This replica's timers of paced moves, as the rest of the service reaches them.
+#[derive(Debug)]
+pub struct Pacer {
+    /// Each game with the moment its paced move is due (unix ms), for [`pace_bots`].
+    armed: mpsc::UnboundedSender<(Uuid, i64)>,
+}
+
+impl Pacer {
+    /// A pacer, and the receiver [`pace_bots`] takes the timers from.
+    pub fn new() -> (Pacer, mpsc::UnboundedReceiver<(Uuid, i64)>) {
+        let (armed, receiver) = mpsc::unbounded_channel();
+        (Pacer { armed }, receiver)
+    }
+
+    /// Plays game `id`'s paced move at `at` (unix ms), if one is due then: called after a
+    /// commit that left the game's `bot_at` so.
+    pub fn arm(&self, id: Uuid, at: Option<i64>) {
+        if let Some(at) = at {
+            // Only a stopped task drops it; the sweep still finds the game.
+            let _ = self.armed.send((id, at));
+        }
+    }
+}
+
+/// This replica's timers: plays each game's paced move when it is due, several at once.
+pub async fn pace_bots(
+    state: actix_web::web::Data<AppState>,
+    mut armed: mpsc::UnboundedReceiver<(Uuid, i64)>,
+) {
+    let mut timers: BinaryHeap<Reverse<(i64, Uuid)>> = BinaryHeap::new();
+    let mut running = FuturesUnordered::new();
+    loop {
+        let next = timers.peek().map(|Reverse((at, _))| *at);
+        let wait = next.map_or(Duration::from_secs(3600), |at| {
+            Duration::from_millis(u64::try_from(at.saturating_sub(now_ms())).unwrap_or(0))
+        });
+        tokio::select! {
+            timer = armed.recv() => match timer {
+                Some((id, at)) => timers.push(Reverse((at, id))),
+                None => return,
+            },
+            () = tokio::time::sleep(wait), if next.is_some() => {
+                let now = now_ms();
+                while let Some(Reverse((at, id))) = timers.peek().copied() && at <= now {
+                    timers.pop();
+                    let state = &state;
+                    running.push(async move { (id, time_out(state, id, now_ms()).await) });
+                }
+            }
+            Some((id, result)) = running.next(), if !running.is_empty() => {
+                if let Err(e) = result {
+                    tracing::warn!(game = %id, error = %e, "a paced bot's move failed; the sweep tries again");
+                }
+            }
+        }
+    }
+}
