@@ -67,10 +67,15 @@ export function optionWords(o, all) {
   const colon = text.indexOf(": ");
   if (o.type !== "boolean" && colon > 0) {
     label = text.slice(0, colon);
-    help.unshift(`${capital(text.slice(colon + 2))}.`);
+    // Each clause a sentence; a clause that names a field of the API (not an option) is for
+    // a developer, not a player, and is left out.
+    const clauses = text.slice(colon + 2).split(/;\s+|\.\s+/).filter((c) =>
+      [...c.matchAll(/`([^`]+)`/g)].every((m) => all.some((x) => x.name === m[1])));
+    if (clauses.length) help.unshift(clauses.map((c) => `${capital(c)}.`).join(" "));
   }
   const aside = /\s*\(([^)]*)\)/.exec(label);
-  if (aside && o.type !== "boolean" && aside[1].split(" ").length > 2) {
+  // An aside that closes the label becomes help; one inside it stays where it explains.
+  if (aside && o.type !== "boolean" && aside[1].split(" ").length > 2 && aside.index + aside[0].length === label.length) {
     label = label.slice(0, aside.index) + label.slice(aside.index + aside[0].length);
     help.unshift(/^\d+ to \d+$/.test(aside[1]) ? `From ${aside[1]}.` : `${capital(aside[1])}.`);
   }
