@@ -5,7 +5,8 @@
 
 import { call } from "./api.js";
 import { h, mainArea } from "./dom.js";
-import { openTable, seatToken, keepSeatToken } from "./table.js";
+import { openTable, seatToken, keepSeatToken, aboutGame } from "./table.js";
+import { variantName } from "./cards.js";
 import { openWatch, openSpectator, serverKey, setServerKey } from "./watch.js";
 import { openReplay } from "./replay.js";
 
@@ -40,53 +41,118 @@ async function loadRulesets() {
   return rulesets;
 }
 
-/** Sit down: a variant, its house options, and who sits where. */
+/**
+ * An option of the rules catalogue in a player's words: the catalogue's description split
+ * into a label and its help, an option named in it (`turn_seconds`) called by its own label,
+ * "null" said as an empty box.
+ * @param {any} o @param {any[]} all
+ * @returns {{label: string, help: string}}
+ */
+export function optionWords(o, all) {
+  const labelOf = (/** @type {any} */ x) => optionWords(x, []).label;
+  const named = (/** @type {string} */ text) => text.replace(/`([^`]+)`/g, (_, name) => {
+    const other = all.find((x) => x.name === name);
+    return other ? `“${labelOf(other)}”` : name.replace(/_/g, " ");
+  });
+  let text = o.description.trim().replace(/\.$/, "");
+  const help = [];
+  const onlyWith = /^With ([^:]+): (.*)$/.exec(text);
+  if (onlyWith) {
+    text = capital(onlyWith[2]);
+    help.push(`Only with ${onlyWith[1]}.`);
+  }
+  const empty = /;\s*null (?:is|for) (.+)$/.exec(text);
+  if (empty) text = text.slice(0, empty.index);
+  let label = text;
+  const colon = text.indexOf(": ");
+  if (o.type !== "boolean" && colon > 0) {
+    label = text.slice(0, colon);
+    // Each clause a sentence; a clause that names a field of the API (not an option) is for
+    // a developer, not a player, and is left out.
+    const clauses = text.slice(colon + 2).split(/;\s+|\.\s+/).filter((c) =>
+      [...c.matchAll(/`([^`]+)`/g)].every((m) => all.some((x) => x.name === m[1])));
+    if (clauses.length) help.unshift(clauses.map((c) => `${capital(c)}.`).join(" "));
+  }
+  const aside = /\s*\(([^)]*)\)/.exec(label);
+  // An aside that closes the label becomes help; one inside it stays where it explains.
+  if (aside && o.type !== "boolean" && aside[1].split(" ").length > 2 && aside.index + aside[0].length === label.length) {
+    label = label.slice(0, aside.index) + label.slice(aside.index + aside[0].length);
+    help.unshift(/^\d+ to \d+$/.test(aside[1]) ? `From ${aside[1]}.` : `${capital(aside[1])}.`);
+  }
+  if (empty) help.push(`Leave it empty for ${empty[1]}.`);
+  return { label: named(label), help: named(help.join(" ")) };
+}
+
+/** @param {string} text */
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** What a number box holds wrong, and how to put it right; "" when it is fine.
+ * @param {any} o @param {string} label @param {string} value */
+function numberProblem(o, label, value) {
+  if (value === "") return o.nullable ? "" : `“${label}” needs a number: type one (${o.default ?? o.minimum} is the usual).`;
+  const n = Number(value);
+  const range = o.maximum <= 100_000 ? `from ${o.minimum} to ${o.maximum}` : `${o.minimum} or more`;
+  if (!Number.isInteger(n)) return `“${label}” takes a whole number ${range}.`;
+  if ((o.minimum !== null && o.minimum !== undefined && n < o.minimum) || (o.maximum !== null && o.maximum !== undefined && n > o.maximum)) {
+    return `“${label}” takes a number ${range}${o.nullable ? ", or nothing" : ""}: ${value} is out of bounds.`;
+  }
+  return "";
+}
+
+/** Sit down: a variant, who sits where, and its house options. */
 async function openLobby() {
   const variants = await loadRulesets();
   const main = mainArea();
-  /** @type {{kind: "you" | "bot" | "open", name?: string, level?: string}[]} */
-  const seats = [{ kind: "you", name: "You" }, { kind: "bot", level: "normal" }];
+  /** @type {{kind: "you" | "bot" | "open", level?: string}[]} */
+  const seats = [{ kind: "you" }, { kind: "bot", level: "normal" }];
+  // Asked, never made up: another seat would see a default as this player's name.
+  let yourName = "";
   const variantSelect = h("select", { id: "variant", name: "variant" },
-    ...variants.map((/** @type {any} */ v) => h("option", { value: v.variant }, v.variant)));
+    ...variants.map((/** @type {any} */ v) => h("option", { value: v.variant }, variantName(v.variant))));
+  const nameInput = /** @type {HTMLInputElement} */ (h("input", { id: "your-name", maxlength: 40, autocomplete: "nickname", required: true, "aria-describedby": "your-name-help" }));
+  nameInput.addEventListener("input", () => {
+    yourName = nameInput.value;
+    check();
+  });
   const optionsBox = h("fieldset", { class: "options" });
   const seatsList = h("ol", { class: "seats-edit" });
   const problem = h("p", { class: "problem", role: "alert", id: "lobby-problem" });
   const keyInput = h("input", { id: "create-key", type: "password", autocomplete: "off", value: serverKey() || "" });
   const ruleset = () => variants.find((/** @type {any} */ v) => v.variant === /** @type {HTMLSelectElement} */ (variantSelect).value);
+  /** The server's refusal of the last "Sit down", shown until the form changes. */
+  let refused = "";
 
   function drawOptions() {
     const rs = ruleset();
-    optionsBox.replaceChildren(h("legend", {}, "House options"));
+    optionsBox.replaceChildren(h("legend", {}, "House rules (the usual ones are set)"));
     for (const o of rs.options) {
       const id = `opt-${o.name}`;
+      const { label, help } = optionWords(o, rs.options);
+      const helpId = `${id}-help`;
       let input;
       if (o.type === "boolean") {
-        input = h("input", { id, type: "checkbox", "data-option": o.name, checked: o.default === true });
+        input = h("input", { id, type: "checkbox", "data-option": o.name, checked: o.default === true, "aria-describedby": help ? helpId : undefined });
       } else {
         input = h("input", {
-          id, type: "number", "data-option": o.name, min: o.minimum, max: o.maximum,
-          value: o.default ?? "", placeholder: o.nullable ? "none" : "", inputmode: "numeric",
+          id, type: "number", "data-option": o.name, min: o.minimum, max: o.maximum, step: 1,
+          value: o.default ?? "", inputmode: "numeric", "aria-describedby": help ? helpId : undefined,
         });
       }
+      input.addEventListener("input", check);
       optionsBox.append(h("div", { class: "option" }, input,
-        h("label", { for: id }, h("code", {}, o.name), " ", o.description)));
+        h("div", {}, h("label", { for: id }, label), help ? h("p", { class: "hint", id: helpId }, help) : "")));
     }
     const deals = rs.deals.map((/** @type {any} */ d) => `${d.deal}: ${d.contract.description}`).join("; ");
-    optionsBox.append(h("p", { class: "hint" }, `${rs.min_players} to ${rs.max_players} players. Deals: ${deals}. `,
-      h("a", { href: `${document.getElementById("rules-link")?.getAttribute("href")}#${rs.variant}`, target: "_blank", rel: "noreferrer" }, "The rules")));
+    optionsBox.append(h("p", { class: "hint" }, `${rs.min_players === rs.max_players ? rs.min_players : `${rs.min_players} to ${rs.max_players}`} players. Deals: ${deals}. `,
+      h("a", { href: `${document.getElementById("rules-link")?.getAttribute("href")}#${rs.variant}`, target: "_blank", rel: "noreferrer" }, `The rules of ${variantName(rs.variant)}`)));
     drawSeats();
   }
 
   function drawSeats() {
-    const rs = ruleset();
     seatsList.replaceChildren(...seats.map((s, i) => {
       const label = s.kind === "you" ? "You" : s.kind === "bot" ? "A bot" : "An open seat (invite someone)";
       const row = h("li", {}, h("span", {}, label));
-      if (s.kind === "you") {
-        const name = h("input", { "aria-label": "Your name", value: s.name, maxlength: 40, id: "your-name" });
-        name.addEventListener("input", () => (s.name = /** @type {HTMLInputElement} */ (name).value));
-        row.append(" ", name);
-      } else {
+      if (s.kind !== "you") {
         if (s.kind === "bot") {
           // docs/bots.md: how each level plays.
           const level = h("select", { "aria-label": `Level of the bot in seat ${i + 1}`, class: "bot-level" },
@@ -99,31 +165,64 @@ async function openLobby() {
       }
       return row;
     }));
+    check();
+  }
+
+  /** What stands between the form and a table, said so that the person can fix it; the
+   * button and the message follow every change. */
+  function check() {
+    refused = "";
+    const rs = ruleset();
     const full = seats.length >= rs.max_players;
     addBot.toggleAttribute("disabled", full);
     addOpen.toggleAttribute("disabled", full);
-    create.toggleAttribute("disabled", seats.length < rs.min_players || seats.length > rs.max_players);
-    count.textContent = `${seats.length} seats (${rs.min_players} to ${rs.max_players})`;
+    const players = rs.min_players === rs.max_players ? `${rs.min_players} players` : `${rs.min_players} to ${rs.max_players} players`;
+    const problems = [];
+    if (seats.length < rs.min_players) {
+      const more = rs.min_players - seats.length;
+      problems.push(`${variantName(rs.variant)} needs ${players}: add ${more} more seat${more === 1 ? "" : "s"} (a bot or an open seat).`);
+    } else if (seats.length > rs.max_players) {
+      const fewer = seats.length - rs.max_players;
+      problems.push(`${variantName(rs.variant)} takes ${players}: remove ${fewer} seat${fewer === 1 ? "" : "s"}.`);
+    }
+    if (!yourName.trim()) problems.push("Type your name: the other players see it.");
+    for (const o of rs.options) {
+      if (o.type === "boolean") continue;
+      const input = /** @type {HTMLInputElement | null} */ (optionsBox.querySelector(`[data-option="${o.name}"]`));
+      if (!input) continue;
+      const wrong = numberProblem(o, optionWords(o, rs.options).label, input.value.trim());
+      input.setAttribute("aria-invalid", wrong ? "true" : "false");
+      if (wrong) problems.push(wrong);
+    }
+    count.textContent = `${seats.length} of ${players}`;
+    create.toggleAttribute("disabled", problems.length > 0);
+    why.textContent = problems.join(" ");
+    problem.textContent = "";
   }
 
   const addBot = h("button", { type: "button", id: "add-bot", onclick: () => { seats.push({ kind: "bot", level: "normal" }); drawSeats(); } }, "Add a bot");
   const addOpen = h("button", { type: "button", id: "add-open", onclick: () => { seats.push({ kind: "open" }); drawSeats(); } }, "Add an open seat");
   const count = h("span", { class: "hint" });
-  const create = h("button", { type: "submit", class: "primary", id: "create" }, "Sit down");
+  const why = h("p", { class: "hint", id: "create-why" });
+  const create = h("button", { type: "submit", class: "primary", id: "create", "aria-describedby": "create-why" }, "Sit down");
   variantSelect.addEventListener("change", drawOptions);
 
   const form = h("form", { class: "lobby", "aria-labelledby": "lobby-title" },
     h("h1", { id: "lobby-title" }, "Sit down at a table"),
-    h("div", { class: "field" }, h("label", { for: "variant" }, "Variant"), variantSelect),
-    optionsBox,
+    h("div", { class: "field" }, h("label", { for: "variant" }, "Game"), variantSelect),
+    h("div", { class: "field" }, h("label", { for: "your-name" }, "Your name"), nameInput,
+      h("span", { class: "hint", id: "your-name-help" }, "The other players see it.")),
     h("fieldset", {}, h("legend", {}, "Seats, in play order"), seatsList, h("div", { class: "row" }, addBot, addOpen, count)),
-    h("details", {}, h("summary", {}, "Server key (only when the server asks for one)"),
-      h("div", { class: "field" }, h("label", { for: "create-key" }, "X-Api-Key, kept in this page's memory only"), keyInput)),
     problem,
-    h("div", { class: "row" }, create));
+    h("div", { class: "row" }, create), why,
+    optionsBox,
+    h("details", {}, h("summary", {}, "Server key (only when the server asks for one)"),
+      h("div", { class: "field" }, h("label", { for: "create-key" }, "Server key, kept in this page's memory only"), keyInput)));
+  form.addEventListener("input", () => { if (refused) check(); });
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    problem.textContent = "";
+    check();
+    if (create.hasAttribute("disabled")) return;
     const rs = ruleset();
     /** @type {Record<string, any>} */
     const options = {};
@@ -139,7 +238,7 @@ async function openLobby() {
     }
     const body = {
       variant: rs.variant,
-      seats: seats.map((s) => (s.kind === "you" ? { name: s.name || "You" } : s.kind === "bot" ? { bot: s.level || "normal" } : { open: true })),
+      seats: seats.map((s) => (s.kind === "you" ? { name: yourName.trim() } : s.kind === "bot" ? { bot: s.level || "normal" } : { open: true })),
       ...(Object.keys(options).length ? { options } : {}),
     };
     const key = /** @type {HTMLInputElement} */ (keyInput).value.trim();
@@ -151,7 +250,11 @@ async function openLobby() {
       keepSeatToken(created.id, mine.token);
       location.hash = `#/game/${created.id}`;
     } catch (e) {
-      problem.textContent = /** @type {Error} */ (e).message;
+      const err = /** @type {any} */ (e);
+      refused = err.status === 401 || err.status === 403
+        ? `${err.message}. This server asks for a key: type it under “Server key” below.`
+        : err.message;
+      problem.textContent = refused;
       create.removeAttribute("disabled");
     }
   });
@@ -159,12 +262,18 @@ async function openLobby() {
   drawOptions();
 }
 
-/** The games this tab holds a seat in, to go back to. */
+/** The games this tab holds a seat in, to go back to, each named by what it is. */
 function resumeList() {
   const ids = Object.keys(sessionStorage).filter((k) => k.startsWith("continental.seat.")).map((k) => k.slice(17));
   if (!ids.length) return "";
   return h("section", { class: "resume" }, h("h2", {}, "Your games in this tab"),
-    h("ul", {}, ...ids.map((id) => h("li", {}, h("a", { href: `#/game/${id}` }, id)))));
+    h("ul", {}, ...ids.map((id) => {
+      const about = aboutGame(id);
+      const text = about
+        ? `${variantName(about.variant)} with ${about.players.filter((p) => p !== "you").join(", ")}: ${about.status === "playing" && about.deal ? `deal ${about.deal} of ${about.deals}` : about.status}`
+        : `A game (${id.slice(0, 8)})`;
+      return h("li", {}, h("a", { href: `#/game/${id}` }, text));
+    })));
 }
 
 /** An invitation: a name, then the open seat and a token of one's own.

@@ -53,17 +53,16 @@ export function cardElement(card, how = {}) {
   const el = document.createElement(how.onToggle ? "button" : "span");
   el.className = "card" + (f.red ? " red" : "") + (how.wild ? " wild" : "") + (how.small ? " small" : "");
   el.dataset.card = card;
-  let label = cardName(card) + (how.wild ? " (wild)" : "");
-  if (how.represents && how.represents !== card) label += `, standing for ${standsName(how.represents)}`;
-  el.setAttribute("aria-label", label);
-  if (!how.onToggle) el.setAttribute("role", "img");
-  el.title = label;
+  let said = cardName(card) + (how.wild ? " (wild)" : "");
+  if (how.represents && how.represents !== card) said += `, standing for ${standsName(how.represents)}`;
+  el.title = said;
   const rank = document.createElement("span");
   rank.className = "rank";
   rank.textContent = f.rank;
   const suit = document.createElement("span");
   suit.className = card === "JK" ? "suit joker" : "suit";
   suit.textContent = f.suit === "JK" ? "joker" : f.suit;
+  if (card === "JK") rank.setAttribute("aria-hidden", "true");
   el.append(rank, suit);
   if (how.wild) {
     const mark = document.createElement("span");
@@ -71,6 +70,19 @@ export function cardElement(card, how = {}) {
     mark.textContent = how.represents && how.represents !== card ? `=${shortStands(how.represents)}` : "wild";
     mark.setAttribute("aria-hidden", "true");
     el.append(mark);
+  }
+  if (how.onToggle) {
+    // A button is named by what it shows, then the card in words ("A♦ ace of diamonds"): a
+    // person who says what they see finds it (WCAG 2.5.3).
+    if (card !== "JK" || how.wild) {
+      const words = document.createElement("span");
+      words.className = "visually-hidden";
+      words.textContent = ` ${card === "JK" ? said.slice("joker".length) : said}`;
+      el.append(words);
+    }
+  } else {
+    el.setAttribute("role", "img");
+    el.setAttribute("aria-label", said);
   }
   if (how.onToggle) {
     el.type = "button";
@@ -101,4 +113,16 @@ export function readingName(reading) {
   const first = reading.slots?.[0]?.represents;
   const suit = reading.suit ? SUITS[reading.suit][0] : "";
   return `run of ${suit}` + (first ? ` from ${standsName(first)}` : "");
+}
+
+/** A card as it is written on its face, "7♥", "10♠", "joker". @param {string} card */
+export function shortName(card) {
+  const f = face(card);
+  return card === "JK" ? "joker" : `${f.rank}${f.suit}`;
+}
+
+/** A variant's name as players say it. @param {string} variant */
+export function variantName(variant) {
+  const names = { may_i: "May I?", contract_7: "Contract 7", continental: "Continental", push: "Push" };
+  return /** @type {Record<string, string>} */ (names)[variant] || variant.replace(/_/g, " ");
 }

@@ -5,7 +5,7 @@
 // seed is checked against the commitment published when the game was created.
 
 import { allSteps, call } from "./api.js";
-import { cardElement, readingName, wildIn } from "./cards.js";
+import { cardElement, readingName, wildIn, variantName } from "./cards.js";
 import { h, mainArea, announce } from "./dom.js";
 import { describe, seatToken } from "./table.js";
 import { spectatorToken } from "./watch.js";
@@ -44,7 +44,7 @@ export async function openReplay(id) {
         h("span", {}, ` (${then.discard.count})`)),
       h("ul", { class: "players" }, ...then.players.map((/** @type {any} */ p) =>
         h("li", { class: "player" + (then.turn?.seat === p.seat ? " in-turn" : "") }, h("strong", {}, name(p.seat)),
-          ` 🂠 ${p.hand_count}, ${p.total} pts`))),
+          " ", h("span", { class: "mini-back", "aria-hidden": "true" }), ` ${p.hand_count} cards, ${p.total} pts`))),
       then.you ? h("p", { class: "hand" }, "your hand: ", ...then.you.hand.map((/** @type {string} */ c) => cardElement(c, { wild: isWild(c), small: true }))) : "",
       h("ul", { class: "melds" }, ...then.table.map((/** @type {any} */ m) => h("li", { class: "meld" },
         h("span", { class: "reading" }, `#${m.id} ${readingName(m.reading)}`),
@@ -76,7 +76,7 @@ export async function openReplay(id) {
   });
 
   main.append(h("section", { class: "panel replay", "aria-label": "Replay" },
-    h("h1", {}, `Replay of a ${view.variant} game`),
+    h("h1", {}, `Replay of a game of ${variantName(view.variant)}`),
     h("p", {}, ...(view.seed ? ["Seed ", h("code", {}, view.seed), ": "] : ["The seed is revealed once the game is over. "]), verdict),
     h("div", { class: "actions", role: "toolbar", "aria-label": "Replay controls" },
       h("button", { type: "button", onclick: () => show(0) }, "« Start"),

@@ -3,7 +3,7 @@
 // by the game's stream, and the seat's moves made by selecting cards.
 
 import { call, follow, allEvents } from "./api.js";
-import { cardElement, sortHand, wildIn, readingName, cardName, RULES_URL } from "./cards.js";
+import { cardElement, sortHand, wildIn, readingName, cardName, standsName, shortName, variantName, RULES_URL } from "./cards.js";
 import { h, announce, mainArea } from "./dom.js";
 
 const SEAT_KEY = "continental.seat.";
@@ -17,6 +17,31 @@ export function seatToken(id) {
 /** @param {string} id @param {string} token */
 export function keepSeatToken(id, token) {
   sessionStorage.setItem(SEAT_KEY + id, token);
+}
+
+const ABOUT_KEY = "continental.about.";
+
+/** What this tab knows of a game it sits at, for the lobby's list: its variant, who plays and
+ * how far it is. @param {string} id @returns {{variant: string, players: string[], status: string, deal?: number, deals?: number} | null} */
+export function aboutGame(id) {
+  try {
+    return JSON.parse(sessionStorage.getItem(ABOUT_KEY + id) || "null");
+  } catch {
+    return null;
+  }
+}
+
+/** @param {any} view */
+function remember(view) {
+  if (!view.you) return;
+  const about = {
+    variant: view.variant,
+    players: view.players.map((/** @type {any} */ p) => (p.seat === view.you.seat ? "you" : p.name || "an open seat")),
+    status: view.status,
+    deal: view.deal,
+    deals: view.deals,
+  };
+  sessionStorage.setItem(ABOUT_KEY + view.id, JSON.stringify(about));
 }
 
 /** Opens the game this tab holds a seat in. @param {string} id */
@@ -40,30 +65,40 @@ function who(view, seat) {
   return p.name || `seat ${seat + 1}`;
 }
 
+/** The screen width below which the page folds to one column (style.css). */
+const phone = window.matchMedia("(max-width: 760px)");
+
+/** @param {string} text */
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
 /** One event in words. @param {any} e @param {any} view */
 export function describe(e, view) {
   const s = (/** @type {number} */ seat) => who(view, seat);
+  // "you deal", "Bot 2 deals": the verb agrees with who does it.
+  const does = (/** @type {number} */ seat, /** @type {string} */ verb) =>
+    `${s(seat)} ${s(seat) === "you" ? verb : verb.replace(/(s|sh|ch)?$/, (m) => (m ? `${m}es` : "s"))}`;
   const cards = (/** @type {string[]} */ cs) => cs.map(cardName).join(", ");
+  const yours = (/** @type {number} */ seat) => (s(seat) === "you" ? "your" : `${s(seat)}'s`);
   switch (e.type) {
-    case "first_dealer": return `${s(e.dealer)} deals first`;
-    case "deal_started": return `deal ${e.deal} starts, ${s(e.dealer)} deals ${e.hand_size} cards each`;
+    case "first_dealer": return `${does(e.dealer, "deal")} first`;
+    case "deal_started": return `deal ${e.deal} starts, ${does(e.dealer, "deal")} ${e.hand_size} cards each`;
     case "dealt": return e.cards ? `${s(e.seat)} got ${cards(e.cards)}` : `${s(e.seat)} got a hand`;
     case "upcard": return `the upcard is ${cardName(e.card)}`;
     case "upcard_buried": return `the upcard ${cardName(e.card)} was buried`;
     case "drew": return `${s(e.seat)} drew ${e.card ? cardName(e.card) : "a card"} from the ${e.source}`;
-    case "pushed": return `${s(e.from)} pushed ${cardName(e.discard)} to ${s(e.to)}`;
+    case "pushed": return `${s(e.from)} pushed ${cardName(e.discard)} and a card from the stock to ${s(e.to)}` + (e.stock ? ` (${cardName(e.stock)})` : "");
     case "claim_asked": return `${s(e.seat)} asked "May I?"`;
     case "claim_won": return `${s(e.seat)} took ${cardName(e.card)} with "May I?"` + (e.penalty ? ` and ${cardName(e.penalty)} as penalty` : " and a penalty card");
-    case "claim_refused": return `${view?.you?.seat === e.seat ? "your" : `${s(e.seat)}'s`} "May I?" was refused (${String(e.reason).replace(/_/g, " ")})`;
+    case "claim_refused": return `${yours(e.seat)} "May I?" was refused (${String(e.reason).replace(/_/g, " ")})`;
     case "melded": return `${s(e.seat)} laid ${e.melds.map((/** @type {any} */ m) => readingName(m.reading)).join(" and ")}` + (e.contract ? ", going down" : "");
     case "laid_off": return `${s(e.seat)} laid off ${cards(e.cards)} on meld ${e.meld_id}`;
     case "swapped": return `${s(e.seat)} put ${cardName(e.card)} in meld ${e.meld_id}` + (e.freed ? ` and took ${cardName(e.freed)}` : "");
     case "joker_moved": return `${s(e.seat)} moved a joker from meld ${e.from_meld} to meld ${e.to_meld}`;
-    case "took_back": return `${s(e.seat)} took back ${e.cards.length} card(s)`;
+    case "took_back": return `${s(e.seat)} took back ${e.cards.length === 1 ? "a card" : `${e.cards.length} cards`}`;
     case "discarded": return `${s(e.seat)} discarded ${cardName(e.card)}`;
     case "stock_turned_over": return `the discards became the stock (${e.stock_count} cards)`;
     case "left": return `${s(e.seat)} left the game`;
-    case "turn": return view?.you?.seat === e.seat ? "your turn" : `${s(e.seat)}'s turn`;
+    case "turn": return s(e.seat) === "you" ? "your turn" : `${s(e.seat)}'s turn`;
     case "timed_out": return `${s(e.seat)} ran out of time; the server played the turn`;
     case "seat_joined": return `${e.name} took seat ${e.seat + 1}`;
     case "seat_vacated": return `seat ${e.seat + 1} is open again`;
@@ -72,14 +107,14 @@ export function describe(e, view) {
     case "game_finished": return "the game is over";
     case "game_void": return "the game was void";
     case "called_off": return `the game was called off: ${e.reason}`;
-    case "bot_seated": return `a bot (${e.level}) took ${s(e.seat)}'s seat`;
+    case "bot_seated": return `a bot (${e.level}) took ${yours(e.seat)} seat`;
     case "rematch": return "a rematch is ready: play again";
     case "suspend_asked": return `${s(e.seat)} asked to suspend the game`;
     case "suspended": return "the game is suspended";
     case "resume_asked": return `${s(e.seat)} asked to resume the game`;
     case "resumed": return "the game resumed";
     case "autopilot_on": return `a bot (${e.level}) plays for ${s(e.seat)}`;
-    case "autopilot_off": return `${s(e.seat)} plays again`;
+    case "autopilot_off": return `${s(e.seat)} ${s(e.seat) === "you" ? "play" : "plays"} again`;
     default: return String(e.type).replace(/_/g, " ");
   }
 }
@@ -96,6 +131,12 @@ export async function openGame(id, token, spectator) {
   /** @type {{seq: number, text: string}[]} */
   const log = past.map((/** @type {any} */ e) => ({ seq: e.seq, text: describe(e.event, view) }));
   let lastSeq = past.length ? past[past.length - 1].seq : 0;
+  /** The last deal's end, as its `deal_ended` event tells it (the view's `last_deal` once it
+   * has one): shown until the person moves on. @type {any} */
+  let dealEnd = null;
+  for (const e of past) if (e.event.type === "deal_ended") dealEnd = e.event;
+  /** Which deal's end the person has moved on from. */
+  let dealEndSeen = dealEnd && view.deal > dealEnd.deal ? dealEnd.deal : 0;
 
   let sortBy = /** @type {"rank" | "suit"} */ ("rank");
   /** Selected cards of the hand, each as `card#n` (its n-th copy in the sorted hand). */
@@ -108,6 +149,12 @@ export async function openGame(id, token, spectator) {
   let busy = false;
   let live = "connecting";
   let message = { text: "", kind: "info" };
+  /** A question the server's answer left open: which reading of a meld, which end of a run.
+   * Every option is the server's (readings of a refusal, hints, the meld validator).
+   * @type {{question: string, options: {label: string, pick: () => void}[]} | null} */
+  let choice = null;
+  /** The lay-offs "Suggest" found, with what each wild represents. @type {any[]} */
+  let layoffHints = [];
   let closed = false;
 
   const root = h("section", { class: "game", "aria-label": spectator ? "The game, as a spectator" : "Your table" });
@@ -135,12 +182,23 @@ export async function openGame(id, token, spectator) {
   function setView(/** @type {any} */ next) {
     // Answers can cross: never go back to an older version.
     if (next.version < view.version) return;
+    // A new deal: the last move's note belongs to the deal before.
+    if (next.deal !== view.deal) {
+      message = { text: "", kind: "info" };
+      choice = null;
+      layoffHints = [];
+    }
+    if (next.last_deal) dealEnd = { ...next.last_deal, type: "deal_ended" };
     view = next;
+    remember(view);
     const now = (view.you?.hand || []).join();
     if (now !== handBefore) {
       const keys = new Set(hand().map((x) => x.key));
       selected = new Set([...selected].filter((k) => keys.has(k)));
-      if (handBefore) staged = [];
+      if (handBefore) {
+        staged = [];
+        choice = null;
+      }
       handBefore = now;
     }
     if (target !== null && !view.table.some((/** @type {any} */ m) => m.id === target)) target = null;
@@ -154,7 +212,10 @@ export async function openGame(id, token, spectator) {
     refreshing = setTimeout(async () => {
       refreshing = null;
       try {
-        setView(await call("GET", `/v1/games/${id}`, { token }));
+        const next = await call("GET", `/v1/games/${id}`, { token });
+        // The view the page shows already (the answer to its own move): drawing it again would
+        // only replace the buttons under a person's finger.
+        if (next.version !== view.version || next.status !== view.status) setView(next);
       } catch (e) {
         say(/** @type {Error} */ (e).message, "problem");
       }
@@ -166,30 +227,86 @@ export async function openGame(id, token, spectator) {
     render();
   }
 
-  /** Sends a move; the answer is the seat's new view, a refusal is shown by the hand. */
-  async function act(/** @type {string} */ path, /** @type {any} */ body, /** @type {string} */ done, method = "POST") {
+  /**
+   * Sends a move; the answer is the seat's new view, a refusal is shown by the hand. A meld the
+   * server can read more than one way comes back with its readings: `ambiguous` turns them
+   * into a choice for the person.
+   * @param {string} path @param {any} body @param {string} done @param {string} [method]
+   * @param {(problem: any) => boolean} [ambiguous]
+   */
+  async function act(path, body, done, method = "POST", ambiguous = undefined) {
     if (busy) return;
     busy = true;
     message = { text: "", kind: "info" };
+    choice = null;
+    // A move in the deal after the one that ended: its end has been read. (Not the move that
+    // ends a deal: its end comes with it, to be read.)
+    const read = dealEnd && view.deal > dealEnd.deal ? dealEnd.deal : 0;
     try {
       const next = await call(method, `/v1/games/${id}/${path}`, { token, body, ifMatch: view.version, idempotent: method === "POST" });
       selected.clear();
       target = null;
+      layoffHints = [];
       busy = false;
       message = { text: done, kind: "info" };
+      dealEndSeen = Math.max(dealEndSeen, read);
       setView(next);
     } catch (e) {
       busy = false;
       const err = /** @type {any} */ (e);
+      if (err.code === "ambiguous_meld" && err.problem?.readings?.length && ambiguous?.(err.problem)) {
+        render();
+        announce(choice?.question || err.message);
+        return;
+      }
       say(err.message, "problem");
       announce(err.message);
       if (err.status === 412 || err.status === 409) refresh();
     }
   }
 
+  /** A meld as the server reads it, pinned: its kind and what every wild represents. @param {any} reading */
+  function pinned(reading) {
+    return {
+      cards: reading.cards,
+      kind: reading.kind,
+      wilds: reading.slots.filter((/** @type {any} */ x) => isWild(x.card)).map((/** @type {any} */ x) => ({ card: x.card, represents: x.represents })),
+    };
+  }
+
+  /** The wilds a reading holds that `before` (a meld on the table) did not: what a lay-off
+   * names to lie that way. @param {any} reading @param {any} before */
+  function addedWilds(reading, before) {
+    const old = [...(before?.slots || [])];
+    const out = [];
+    for (const x of reading.slots) {
+      const k = old.findIndex((o) => o.card === x.card && o.represents === x.represents);
+      if (k >= 0) old.splice(k, 1);
+      else if (isWild(x.card)) out.push({ card: x.card, represents: x.represents });
+    }
+    return out;
+  }
+
+  /** "joker as 8 of hearts": what the wilds stand for. @param {{card: string, represents: string}[]} wilds */
+  function wildWords(wilds) {
+    return wilds.map((w) => `${cardName(w.card)} as ${standsName(w.represents)}`).join(", ");
+  }
+
+  /** Asks the person which reading they mean, then sends `send(reading)`.
+   * @param {string} question @param {any[]} readings @param {(reading: any) => void} send @param {(reading: any) => string} words */
+  function askReading(question, readings, send, words) {
+    choice = {
+      question,
+      options: readings.map((r) => ({ label: words(r), pick: () => send(r) })),
+    };
+  }
+
   async function suggest() {
+    const asked = view.version;
     try {
       const hints = await call("GET", `/v1/games/${id}/hints`, { token });
+      // An answer for a hand that has changed since would stage what is no longer there.
+      if (view.version !== asked) return say("The table moved on while looking: press Suggest again.", "problem");
       if (hints.contract?.length) {
         staged = hints.contract;
         selected.clear();
@@ -199,6 +316,7 @@ export async function openGame(id, token, spectator) {
         const key = hand().find((x) => x.card === first.card)?.key;
         selected = new Set(key ? [key] : []);
         target = first.meld_id;
+        layoffHints = hints.layoffs;
         say(`${cardName(first.card)} fits meld ${first.meld_id}: press Lay off.`);
       } else {
         say("No meld or lay-off in this hand yet.");
@@ -213,13 +331,39 @@ export async function openGame(id, token, spectator) {
     const rest = selectedCards();
     if (rest.length) melds.push({ cards: rest });
     if (!melds.length) return say("Select the cards of a meld first, or press Suggest.", "problem");
-    act("melds", { melds }, "Laid.");
+    sendMelds(melds);
+  }
+
+  /** Lays melds; when one of them reads more than one way, the person picks its reading. @param {any[]} melds */
+  function sendMelds(melds) {
+    act("melds", { melds }, "Laid.", "POST", (problem) => {
+      const at = Number(problem.meld ?? 0);
+      askReading(`Meld ${at + 1} (${melds[at].cards.map(cardName).join(", ")}) can be read ${problem.readings.length} ways: which one?`,
+        problem.readings, (r) => sendMelds(melds.map((m, i) => (i === at ? pinned(r) : m))),
+        (r) => [readingName(r), wildWords(pinned(r).wilds)].filter(Boolean).join(": "));
+      return true;
+    });
   }
 
   function layOff() {
     const cards = selectedCards();
     if (!cards.length || target === null) return say("Select cards, then the meld on the table to lay them off on.", "problem");
-    act("layoffs", { meld_id: target, cards }, "Laid off.");
+    const meldId = target;
+    const before = view.table.find((/** @type {any} */ m) => m.id === meldId)?.reading;
+    // A suggested lay-off goes as suggested: with what its wild represents. Where "Suggest"
+    // found several readings of the same card on the same meld, the person picks one.
+    const hinted = cards.length === 1 ? layoffHints.filter((l) => l.card === cards[0] && l.meld_id === meldId) : [];
+    const send = (/** @type {any[]} */ wilds) => act("layoffs", { meld_id: meldId, cards, ...(wilds.length ? { wilds } : {}) }, "Laid off.", "POST", (problem) => {
+      askReading(`${cards.map(cardName).join(", ")} on meld ${meldId} can lie ${problem.readings.length} ways: which one?`,
+        problem.readings, (r) => send(addedWilds(r, before)), (r) => wildWords(addedWilds(r, before)) || readingName(r));
+      return true;
+    });
+    if (hinted.length > 1) {
+      askReading(`${cardName(cards[0])} fits meld ${meldId} ${hinted.length} ways: which one?`, hinted, (l) => send(l.wilds),
+        (l) => wildWords(l.wilds) || readingName(l.reading));
+      return render();
+    }
+    send(hinted[0]?.wilds || []);
   }
 
   function swap() {
@@ -228,14 +372,55 @@ export async function openGame(id, token, spectator) {
     act("swaps", { meld_id: target, card: cards[0] }, "Swapped.");
   }
 
-  /** `contract_7`: moves the end joker of one of the listed runs to the chosen run. */
-  function moveJoker() {
-    const from = legal("move_joker")?.meld_ids.find((/** @type {number} */ id) => id !== target);
-    const run = view.table.find((/** @type {any} */ m) => m.id === from);
-    if (target === null || !run) return say("Choose the run the joker goes to (another run than the one it leaves).", "problem");
-    const first = run.reading.slots[0];
-    const end = first.card === "JK" && !first.natural ? "low" : "high";
-    act("swaps", { from_meld: from, end, to_meld: target }, "Moved the joker.");
+  /**
+   * `contract_7`: moves a joker from an end of one of the listed runs to an end of the chosen
+   * run. Which ends the joker can take there the server says (`POST /v1/melds/validate`, the
+   * run's every reading with one more joker); where more than one move fits, the person picks.
+   */
+  async function moveJoker() {
+    choice = null;
+    const to = view.table.find((/** @type {any} */ m) => m.id === target);
+    const froms = (legal("move_joker")?.meld_ids || []).filter((/** @type {number} */ id) => id !== target)
+      .map((/** @type {number} */ id) => view.table.find((/** @type {any} */ m) => m.id === id)).filter(Boolean);
+    if (!to || !froms.length) return say("Choose the run the joker goes to (another run than the one it leaves).", "problem");
+    /** @type {("low" | "high")[]} */
+    let toEnds = ["low", "high"];
+    try {
+      const checked = await call("POST", "/v1/melds/validate", {
+        body: { variant: view.variant, options: view.options, cards: [...to.reading.cards, "JK"], kind: "run" },
+      });
+      const ends = new Set();
+      for (const r of checked.readings) {
+        // Where the added joker lies: the slot of this reading that the run on the table lacks.
+        const old = [...to.reading.slots];
+        r.slots.forEach((/** @type {any} */ x, /** @type {number} */ i) => {
+          const k = old.findIndex((o) => o.card === x.card && o.represents === x.represents);
+          if (k >= 0) old.splice(k, 1);
+          else if (x.card === "JK") ends.add(i === 0 ? "low" : i === r.slots.length - 1 ? "high" : "");
+        });
+      }
+      toEnds = toEnds.filter((e) => ends.has(e));
+    } catch {
+      // The validator unreachable: both ends are offered, and the move's answer says which fits.
+    }
+    if (!toEnds.length) return say(`No end of meld ${to.id} can take a joker.`, "problem");
+    const moves = [];
+    for (const from of froms) {
+      const slots = from.reading.slots;
+      const ends = [];
+      if (slots[0]?.card === "JK" && !slots[0].natural) ends.push("low");
+      if (slots[slots.length - 1]?.card === "JK" && !slots[slots.length - 1].natural) ends.push("high");
+      for (const end of ends) for (const toEnd of toEnds) moves.push({ from: from.id, end, toEnd });
+    }
+    if (!moves.length) return say("None of your runs has a joker at an end.", "problem");
+    const send = (/** @type {any} */ m) =>
+      act("swaps", { from_meld: m.from, end: m.end, to_meld: to.id, to_end: m.toEnd }, `Moved the joker to the ${m.toEnd} end of meld ${to.id}.`);
+    if (moves.length === 1) return send(moves[0]);
+    choice = {
+      question: "Which joker goes to which end?",
+      options: moves.map((m) => ({ label: `the joker at the ${m.end} end of meld ${m.from} to the ${m.toEnd} end of meld ${to.id}`, pick: () => send(m) })),
+    };
+    render();
   }
 
   function discard() {
@@ -256,9 +441,15 @@ export async function openGame(id, token, spectator) {
     const keep = focusKey();
     // Which version is on screen: lets a test (or a curious reader) see the table caught up.
     root.dataset.version = String(view.version);
+    // And whether a move of this page is still on its way.
+    root.dataset.busy = String(busy);
+    // A deal's end sits beside the table above the log; on a phone, where there is no beside,
+    // it comes first, until the next deal needs the person (their turn): then below their hand.
+    const narrow = phone.matches;
     root.replaceChildren(header(), h("div", { class: "layout" },
-      h("div", { class: "board" }, players(), piles(), melds(), you(), scores()),
-      logPanel()));
+      h("div", { class: "board" + (view.turn && view.turn.seat === view.you?.seat && dealEnd && view.deal > dealEnd.deal ? " needed" : "") },
+        narrow ? dealEndPanel() : "", players(), piles(), you(), melds(), scores()),
+      h("div", { class: "side" }, narrow ? "" : dealEndPanel(), logPanel())));
     if (keep) /** @type {HTMLElement | null} */ (root.querySelector(keep))?.focus({ preventScroll: true });
     tick();
   }
@@ -266,26 +457,37 @@ export async function openGame(id, token, spectator) {
   function header() {
     const turn = view.turn ? `${who(view, view.turn.seat)} to ${view.turn.phase === "draw" ? "draw" : "play"}` : "";
     return h("div", { class: "status" },
-      h("span", { class: "variant" }, view.variant),
+      h("span", { class: "variant" }, variantName(view.variant)),
       view.deal ? h("span", {}, `deal ${view.deal} of ${view.deals}`) : h("span", {}, view.status),
       view.contract ? h("span", { class: "contract" }, `contract: ${view.contract.description}`) : "",
       turn ? h("span", { class: "turn", id: "turn" }, turn) : "",
       view.turn?.deadline ? h("span", { class: "deadline", id: "deadline", "data-deadline": view.turn.deadline }) : "",
-      h("span", { class: `live stream-${live}`, title: "the game's live stream" }, live),
+      h("span", { class: `live stream-${live}`, title: "the game's live stream" }, live === "live" ? "live" : live === "ended" ? "stream ended" : live),
       h("a", { href: `${RULES_URL}#${view.variant}`, target: "_blank", rel: "noreferrer" }, "rules"));
+  }
+
+  /** A partnership's name: "team 1" (seats 1 and 3). @param {number} team */
+  function teamName(team) {
+    return `team ${team + 1}`;
   }
 
   function players() {
     const list = h("ul", { class: "players", "aria-label": "Players" });
+    const myTeam = view.players.find((/** @type {any} */ p) => p.seat === view.you?.seat)?.team;
     for (const p of view.players) {
       const inTurn = view.turn?.seat === p.seat;
       const me = view.you?.seat === p.seat;
+      const partner = !me && p.team !== null && p.team !== undefined && p.team === myTeam;
       const bits = [
         h("strong", {}, p.name || "open seat", me ? " (you)" : "", p.kind === "bot" ? ` (${p.level || "normal"} bot)` : "",
           p.autopilot ? ` (autopilot: ${p.autopilot} bot)` : ""),
-        p.kind === "open" ? "" : h("span", { class: "count", "aria-label": `${p.hand_count} cards in hand` }, `🂠 ${p.hand_count}`),
+        p.team !== null && p.team !== undefined
+          ? h("span", { class: `badge team team-${p.team}` }, partner ? `your partner, ${teamName(p.team)}` : teamName(p.team))
+          : "",
+        p.kind === "open" ? "" : h("span", { class: "count", "aria-label": `${p.hand_count} cards in hand` },
+          h("span", { class: "mini-back", "aria-hidden": "true" }), ` ${p.hand_count}`),
         p.down ? h("span", { class: "badge" }, "down") : "",
-        h("span", { class: "total" }, `${p.total} pts`),
+        h("span", { class: "total" }, p.team !== null && p.team !== undefined ? `${teamName(p.team)}: ${p.total} pts` : `${p.total} pts`),
         p.left ? h("span", { class: "badge" }, "left") : "",
         p.timeouts ? h("span", { class: "badge" }, `${p.timeouts} timeouts`) : "",
         typeof p.bank_seconds_left === "number"
@@ -323,11 +525,33 @@ export async function openGame(id, token, spectator) {
     return h("section", { class: "panel piles", "aria-label": "Stock and discard pile" },
       h("div", { class: "pile" }, h("span", { class: "card back", role: "img", "aria-label": `stock, ${view.stock_count} cards` }, String(view.stock_count)),
         h("span", { class: "pile-label" }, "stock"),
-        spectator ? "" : button("act-draw-stock", "Draw from stock", !fromStock, () => act("draw", { source: "stock" }, "Drew from the stock."))),
+        spectator ? "" : drawStock(fromStock, d.top)),
       h("div", { class: "pile" + (d.dead ? " dead" : "") }, top,
         h("span", { class: "pile-label" }, `discard (${d.count})${d.dead ? ", dead" : ""}`),
         spectator ? "" : button("act-draw-discard", "Take the discard", !fromDiscard, () => act("draw", { source: "discard" }, "Took the discard."))),
       view.claims?.offered && !view.standings ? h("p", { class: "hint" }, `On offer for "May I?": ${cardName(view.claims.offered)}`) : "");
+  }
+
+  /** The stock draw; in `push` with a card on the discard pile it is the push, and says so
+   * (docs/rules.md#push-draw): the top discard and a stock card go to the player on the left.
+   * @param {any} allowed @param {string | null} top */
+  function drawStock(allowed, top) {
+    const pushTo = view.variant === "push" && top ? nextSeat(view.you?.seat) : null;
+    if (pushTo === null) return button("act-draw-stock", "Draw from stock", !allowed, () => act("draw", { source: "stock" }, "Drew from the stock."));
+    const to = who(view, pushTo);
+    return button("act-draw-stock", `Draw, pushing the ${shortName(top)} and a card to ${to}`, !allowed,
+      () => act("draw", { source: "stock" }, `Pushed the ${shortName(top)} and a card to ${to}, and drew from the stock.`), "", `Draw from the stock, pushing the ${cardName(top)} and a card from the stock to ${to}`);
+  }
+
+  /** The player on the left of `seat`: the next seat in play order still playing. @param {number | undefined} seat */
+  function nextSeat(seat) {
+    if (seat === undefined) return null;
+    const n = view.players.length;
+    for (let k = 1; k < n; k++) {
+      const p = view.players[(seat + k) % n];
+      if (!p.left) return p.seat;
+    }
+    return null;
   }
 
   function melds() {
@@ -347,7 +571,7 @@ export async function openGame(id, token, spectator) {
         disabled: !canTarget, "aria-label": `Choose ${label}`,
         onclick: () => { target = target === m.id ? null : m.id; render(); },
       }, `#${m.id}`);
-      list.append(h("li", { class: "meld" + (target === m.id ? " targeted" : "") }, pick,
+      list.append(h("li", { class: "meld" + (target === m.id ? " targeted" : ""), "data-kind": m.reading.kind }, pick,
         h("span", { class: "reading" }, `${who(view, m.owner)}: ${readingName(m.reading)}`), cards));
     }
     if (!view.table.length) list.append(h("li", { class: "hint" }, "No melds yet."));
@@ -363,8 +587,9 @@ export async function openGame(id, token, spectator) {
       : button("act-autopilot", "Autopilot", false, () => act("autopilot", {}, "A normal bot plays your seat until you take it back."));
   }
 
-  function button(/** @type {string} */ id, /** @type {string} */ text, /** @type {boolean} */ disabled, /** @type {() => void} */ onclick, cls = "") {
-    return h("button", { type: "button", id, class: cls, disabled: disabled || busy, onclick }, text);
+  /** A move's button; `label`, when given, is what a screen reader says (it holds the text). */
+  function button(/** @type {string} */ id, /** @type {string} */ text, /** @type {boolean} */ disabled, /** @type {() => void} */ onclick, cls = "", label = "") {
+    return h("button", { type: "button", id, class: cls, disabled: disabled || busy, onclick, "aria-label": label || undefined }, text);
   }
 
   function you() {
@@ -390,30 +615,83 @@ export async function openGame(id, token, spectator) {
     const discardAction = legal("discard");
     const myTurn = view.turn?.seat === view.you.seat;
     const bar = h("div", { class: "actions", role: "toolbar", "aria-label": "Moves" },
-      button("act-claim", "May I?", !legal("claim"), () => act("claims", {}, 'Asked "May I?".'), "claim"),
+      claimButton(),
       button("act-suggest", "Suggest", !(meldAction || legal("layoff")), suggest),
-      button("act-group", "Group", !meldAction || !sel.length, () => { staged.push({ cards: sel }); selected.clear(); render(); }),
+      button("act-group", "Group", !meldAction || !sel.length, () => { staged.push({ cards: sel }); selected.clear(); render(); }, "optional"),
       button("act-meld", meldAction?.contract ? "Meld (go down)" : "Meld", !meldAction || (!staged.length && !sel.length), meld, "primary"),
-      button("act-layoff", "Lay off", !legal("layoff") || !sel.length || target === null, layOff),
-      button("act-swap", "Swap wild", !legal("swap") || sel.length !== 1 || target === null, swap),
-      legal("move_joker") ? button("act-move-joker", "Move joker here", target === null, moveJoker) : "",
-      button("act-discard", "Discard", !discardAction || sel.length !== 1, discard, "primary"),
+      button("act-layoff", "Lay off", !legal("layoff") || !sel.length || target === null, layOff, "optional"),
+      button("act-swap", "Swap wild", !legal("swap") || sel.length !== 1 || target === null, swap, "optional"),
+      legal("move_joker") ? moveJokerButton() : "",
+      button("act-discard", "Discard", !discardAction || sel.length !== 1 || !discardAction.cards.includes(sel[0]), discard, "primary"),
       legal("take_back") ? button("act-take-back", "Take back", false, () => act("take_back", {}, "Took back this turn's plays.")) : "",
       legal("suspend") ? button("act-suspend", "Suspend", false, () => act("suspend", {}, "Asked to suspend.")) : "",
       legal("resume") ? button("act-resume", "Resume", false, () => act("resume", {}, "Asked to resume.")) : "",
       autopilotButton(),
       button("act-sort", `Sort by ${sortBy === "rank" ? "suit" : "rank"}`, false, () => { sortBy = sortBy === "rank" ? "suit" : "rank"; render(); }),
-      button("act-clear", "Clear", !sel.length && !staged.length && target === null, () => { selected.clear(); staged = []; target = null; render(); }),
+      button("act-clear", "Clear", !sel.length && !staged.length && target === null && !choice, () => { selected.clear(); staged = []; target = null; choice = null; layoffHints = []; render(); }, "optional"),
       button("act-leave", "Leave", !legal("leave"), () => {
         if (confirm("Leave this game for good?")) act("leave", {}, "You left the game.");
-      }, "danger"));
+      }, "danger optional"));
     const stagedList = staged.length
-      ? h("p", { class: "staged", id: "staged" }, "To lay: ", ...staged.map((m, i) => h("span", { class: "group" }, `${i + 1}: ${m.cards.join(" ")}`)))
+      ? h("p", { class: "staged", id: "staged" }, "To lay: ", ...staged.map((m, i) => h("span", { class: "group" }, `${i + 1}: ${m.cards.map(shortName).join(" ")}`)))
+      : "";
+    const choices = choice
+      ? h("div", { class: "choices", id: "choices", role: "group", "aria-labelledby": "choice-question" },
+        h("p", { id: "choice-question" }, choice.question),
+        ...choice.options.map((o, i) => button(`choice-${i}`, o.label, false, o.pick, "choice")))
       : "";
     const state = view.status === "finished" || view.status === "void" ? "" :
       myTurn ? h("p", { class: "your-turn" }, view.turn.phase === "draw" ? "Your turn: draw a card." : "Your turn: meld, lay off, then discard.") : "";
     return h("section", { class: "panel hand-panel", "aria-label": "Your hand" },
-      h("h2", {}, "Your hand"), state, msg, stagedList, cards, bar);
+      h("h2", {}, "Your hand"), state, msg, choices, stagedList, cards, bar);
+  }
+
+  /** `contract_7`'s joker move: the runs it may leave are the view's (`data-from`). */
+  function moveJokerButton() {
+    const el = button("act-move-joker", "Move joker here", target === null, moveJoker);
+    el.dataset.from = legal("move_joker").meld_ids.join(" ");
+    return el;
+  }
+
+  /** "May I?", counting down the time the discard stays on offer (`turn.claim_until`). */
+  function claimButton() {
+    const until = view.turn?.claim_until;
+    const el = button("act-claim", "May I?", !legal("claim"), () => act("claims", {}, 'Asked "May I?".'), "claim");
+    if (until) el.dataset.until = until;
+    return el;
+  }
+
+  /**
+   * How the last deal ended, as at a real table when the hands go face up: who went out, what
+   * every hand still held and what it cost, beside the totals. Shown until the person moves on
+   * ("Next deal", or a move of theirs), and while the game is over.
+   */
+  function dealEndPanel() {
+    if (!dealEnd || (dealEndSeen >= dealEnd.deal && !view.standings)) return "";
+    const e = dealEnd;
+    const how = e.end?.type === "went_out" ? `${capital(who(view, e.end.seat))} went out.` : "The stock ran out: nobody went out.";
+    const rows = view.players.map((/** @type {any} */ p) => {
+      const held = e.hands[p.seat] || [];
+      return h("tr", {},
+        h("th", { scope: "row" }, who(view, p.seat) === "you" ? "You" : p.name || `seat ${p.seat + 1}`),
+        h("td", { class: "held" }, held.length
+          ? h("span", { class: "cards" }, ...held.map((/** @type {string} */ c) => cardElement(c, { wild: isWild(c), small: true })))
+          : e.end?.type === "went_out" && e.end.seat === p.seat ? "out" : "no cards"),
+        h("td", {}, String(e.scores[p.seat])),
+        h("td", {}, String(e.totals[p.seat])));
+    });
+    const last = e.deal >= view.deals || view.standings;
+    return h("section", { class: "panel deal-end", id: "deal-end", "aria-labelledby": "deal-end-title" },
+      h("h2", { id: "deal-end-title" }, `Deal ${e.deal} of ${view.deals} is over`),
+      h("p", { class: "went-out" }, how),
+      h("table", { class: "scores" },
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "player"), h("th", { scope: "col" }, "cards left"),
+          h("th", { scope: "col" }, "this deal"), h("th", { scope: "col" }, "total"))),
+        h("tbody", {}, ...rows)),
+      last ? "" : h("p", {}, button("act-next-deal", `On to deal ${e.deal + 1}`, false, () => {
+        dealEndSeen = e.deal;
+        render();
+      }, "primary")));
   }
 
   function scores() {
@@ -434,6 +712,14 @@ export async function openGame(id, token, spectator) {
       view.scores.forEach((/** @type {number[]} */ row, /** @type {number} */ i) => body.append(h("tr", {}, h("th", { scope: "row" }, String(i + 1)), ...row.map((x) => h("td", {}, String(x))))));
       body.append(h("tr", { class: "total" }, h("th", { scope: "row" }, "total"), ...view.players.map((/** @type {any} */ p) => h("td", {}, String(p.total)))));
       table.append(body);
+      // Partnerships (`push`): each seat's total is its team's; say it once per team.
+      const teams = [...new Set(view.players.map((/** @type {any} */ p) => p.team).filter((/** @type {any} */ t) => t !== null && t !== undefined))];
+      if (teams.length) {
+        out.append(h("ul", { class: "team-totals", id: "team-totals" }, ...teams.map((t) => {
+          const members = view.players.filter((/** @type {any} */ p) => p.team === t);
+          return h("li", {}, `${capital(teamName(t))} (${members.map((/** @type {any} */ p) => who(view, p.seat)).join(" and ")}): ${members[0].total} points`);
+        })));
+      }
       out.append(table);
     } else if (!view.standings) {
       out.append(h("p", { class: "hint" }, "No deal scored yet."));
@@ -444,7 +730,8 @@ export async function openGame(id, token, spectator) {
   function logPanel() {
     const list = h("ol", { class: "log", id: "log", reversed: true });
     for (const entry of log.slice(-150).reverse()) list.append(h("li", { value: String(entry.seq) }, entry.text));
-    return h("aside", { class: "panel log-panel", "aria-label": "Event log" }, h("h2", {}, "Event log"), list);
+    // Scrolls on its own: a keyboard reaches it too.
+    return h("aside", { class: "panel log-panel", "aria-label": "Event log", tabindex: "0" }, h("h2", {}, "Event log"), list);
   }
 
   /** Asks for the rematch (made by the first seat to ask) and takes this seat in it. */
@@ -461,21 +748,28 @@ export async function openGame(id, token, spectator) {
     }
   }
 
-  /** The turn's deadline, counting down. */
+  /** The turn's deadline and the claim window, counting down. */
   function tick() {
+    const claim = /** @type {HTMLElement | null} */ (root.querySelector("#act-claim[data-until]"));
+    if (claim) {
+      const ms = Date.parse(/** @type {string} */ (claim.dataset.until)) - Date.now();
+      claim.textContent = ms > 0 && !claim.hasAttribute("disabled") ? `May I? ${Math.ceil(ms / 1000)} s` : "May I?";
+    }
     const el = root.querySelector("#deadline");
     if (!el) return;
     const left = Math.max(0, Math.round((Date.parse(/** @type {string} */ (el.getAttribute("data-deadline"))) - Date.now()) / 1000));
-    el.textContent = `⏱ ${left} s`;
+    el.textContent = `${left} s left`;
     el.setAttribute("aria-label", `${left} seconds left in this turn`);
     el.classList.toggle("urgent", left <= 10);
   }
-  const ticker = setInterval(tick, 1000);
+  const ticker = setInterval(tick, 250);
+  phone.addEventListener("change", render);
 
   const stream = follow(id, token, lastSeq, (m) => {
     if (m.id <= lastSeq) return;
     lastSeq = m.id;
     log.push({ seq: m.id, text: describe(m.data, view) });
+    if (m.event === "deal_ended") dealEnd = m.data;
     const seat = m.data?.seat;
     // Other seats' moves are read out; one's own the player has just made.
     if (seat !== undefined && seat !== view.you?.seat && m.event !== "turn" && m.event !== "dealt") {
@@ -488,6 +782,9 @@ export async function openGame(id, token, spectator) {
     }
     refresh();
   }, (state) => {
+    // Back after a break, or at the end of the game: what happened meanwhile (a rematch, the
+    // standings) is read again rather than guessed from the events.
+    if ((state === "live" && live === "reconnecting") || state === "ended") refresh();
     live = state;
     render();
   });
@@ -498,6 +795,7 @@ export async function openGame(id, token, spectator) {
       closed = true;
       stream.close();
       clearInterval(ticker);
+      phone.removeEventListener("change", render);
     },
   };
 }

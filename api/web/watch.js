@@ -5,6 +5,7 @@
 import { call } from "./api.js";
 import { h, mainArea } from "./dom.js";
 import { openGame } from "./table.js";
+import { variantName } from "./cards.js";
 
 /** @type {string | null} */
 let key = null;
@@ -88,7 +89,7 @@ function row(g) {
   const turn = g.turn ? `, seat ${g.turn.seat + 1} to ${g.turn.phase}` : "";
   return h("tr", {},
     h("td", {}, new Date(g.created_at).toLocaleString()),
-    h("td", {}, g.variant),
+    h("td", {}, variantName(g.variant)),
     h("td", {}, g.status + turn),
     h("td", {}, seats),
     h("td", {}, h("a", { href: `#/watch/${g.id}`, class: "button", "data-game": g.id }, "Watch"),

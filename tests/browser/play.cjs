@@ -1,11 +1,12 @@
 // The table in the browser, used as people use it (tests/browser/run starts the servers).
-// Usage: node play.cjs PLAIN_URL STUDIO_URL STUDIO_KEY SHOTS_DIR
+// Usage: node play.cjs PLAIN_URL STUDIO_URL STUDIO_KEY SHOTS_DIR TEST_MODE_URL
 "use strict";
 const assert = require("node:assert/strict");
+const fs = require("node:fs");
 const path = require("node:path");
 const { chromium } = require("playwright-core");
 
-const [plain, studio, key, shots] = process.argv.slice(2);
+const [plain, studio, key, shots, testing] = process.argv.slice(2);
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const started = Date.now();
@@ -33,7 +34,21 @@ async function contextFor(browser, base, viewport) {
   return context;
 }
 
+/**
+ * Every move a page sent that the server refused. The test only makes moves the page offers
+ * (a button it enabled, the move "Suggest" staged, a choice it listed), so each of these is the
+ * page's fault. "May I?" may lose a race to the turn it asks in, and a 412 is the version
+ * moving under a click: neither is the page's.
+ */
+const refusals = [];
+
 function watchPage(page) {
+  page.on("response", async (r) => {
+    const m = /\/v1\/games\/[^/]+\/(draw|melds|layoffs|swaps|discard|take_back)$/.exec(new URL(r.url()).pathname);
+    if (!m || r.request().method() !== "POST" || r.ok() || r.status() === 412) return;
+    const problem = await r.json().catch(() => null);
+    refusals.push(`${m[1]} ${r.request().postData()} -> ${r.status()} ${problem?.code}: ${problem?.detail}`);
+  });
   page.on("pageerror", (e) => failures.push(`page error: ${e.message}`));
   page.on("console", (m) => {
     if (m.type() === "error" && !/Failed to load resource/.test(m.text())) failures.push(`console: ${m.text()}`);
@@ -44,6 +59,38 @@ const isEnabled = async (page, sel) => {
   const el = page.locator(sel);
   return (await el.count()) > 0 && el.first().isEnabled();
 };
+
+/** axe-core, injected into the page under test as the tests' own script. */
+const axeSource = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+const axeChecked = [];
+
+/** Runs axe-core on the page as it is: any WCAG 2.1 A or AA violation fails the test. */
+async function accessible(page, what) {
+  await page.evaluate(axeSource);
+  const result = await page.evaluate((tags) => window.axe.run(document, { runOnly: { type: "tag", values: tags } }), WCAG);
+  const found = result.violations.map((v) => `${v.id} (${v.impact}): ${v.help}; ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+  assert.deepEqual(found, [], `axe-core finds no WCAG 2.1 A/AA violation on ${what}`);
+  axeChecked.push(what);
+  step(`axe-core: no violation on ${what} (${result.passes.length} rules passed)`);
+}
+
+/** Whether the hand, the discard pile and the move buttons are on the first screen. */
+async function oneScreen(page) {
+  return page.evaluate(() => {
+    window.scrollTo(0, 0);
+    const bottom = (sel) => document.querySelector(sel)?.getBoundingClientRect().bottom ?? Infinity;
+    return Math.max(bottom(".hand"), bottom(".piles"), bottom(".actions")) <= window.innerHeight;
+  });
+}
+
+/** Waits for the table to show a version newer than `before`, with no move of its own still
+ * on its way (the live stream may show the new version before the move's answer lands). */
+const settled = (page, before) =>
+  page.waitForFunction((v) => {
+    const game = document.querySelector(".game");
+    return game?.dataset.version !== v && game?.dataset.busy === "false";
+  }, before);
 
 /**
  * Clicks a move and waits for the table to show its answer: a newer version, or the refusal.
@@ -61,9 +108,44 @@ async function move(page, sel) {
     return null;
   }
   const r = await answer;
-  if (r.ok()) await page.waitForFunction((v) => document.querySelector(".game")?.dataset.version !== v, before);
+  if (r.ok()) await settled(page, before);
   else await page.waitForSelector("#message.problem");
   return r;
+}
+
+/**
+ * Clicks a move that may first ask the person something (which reading, which end): answers
+ * with the first choice the page lists, as a person taking the page's offer would.
+ */
+async function moveOrChoose(page, sel) {
+  const answer = page.waitForResponse((r) => r.request().method() === "POST" && /\/v1\/games\//.test(r.url()));
+  answer.catch(() => {});
+  const before = await page.$eval(".game", (g) => g.dataset.version);
+  const said = await page.$eval("#message", (m) => m.textContent);
+  // A question already on screen is not the answer to this click: only a new one is.
+  await page.$eval("#choices", (c) => (c.dataset.old = "1")).catch(() => {});
+  try {
+    await page.click(sel, { timeout: 5000 });
+  } catch (e) {
+    if (process.env.BROWSER_DEBUG) step(`moveOrChoose ${sel}: ${e.message.split("\n")[0]}`);
+    return null;
+  }
+  const asked = page.waitForSelector("#choices:not([data-old])", { timeout: 10_000 }).then(() => "asked", () => null);
+  // A refusal said now, not one still on screen from before.
+  const told = page.waitForFunction((t) => {
+    const m = document.querySelector("#message");
+    return m?.classList.contains("problem") && m.textContent !== t;
+  }, said, { timeout: 10_000 }).then(() => "told", () => null);
+  const first = await Promise.race([answer, asked, told]);
+  if (process.env.BROWSER_DEBUG) step(`moveOrChoose ${sel}: ${typeof first === "string" || !first ? first : first.status()}`);
+  if (first === "asked") return moveOrChoose(page, "#choice-0");
+  if (first === "told" || !first) return null;
+  if (first.ok()) await settled(page, before);
+  else if ((await first.json().catch(() => null))?.code === "ambiguous_meld") {
+    await page.waitForSelector("#choices:not([data-old])");
+    return moveOrChoose(page, "#choice-0");
+  }
+  return first;
 }
 
 /** Selects a card to discard (the highest natural one that may go) and discards it. */
@@ -85,32 +167,77 @@ async function discardOne(page) {
 /** Whether it is this page's seat's turn to play (after drawing). */
 const inPlay = async (page) => /discard/.test(await page.$eval(".your-turn", (e) => e.textContent).catch(() => ""));
 
-/** Plays a turn in the play phase: suggested melds and lay-offs, then a discard. */
-async function playTurn(page) {
+/** What the whole games did through the page, for the checks at the end. */
+const done = { melds: 0, layoffs: 0, jokerLayoffs: 0, jokerMoves: 0, pushes: 0, dealEnds: 0 };
+
+/** Plays a turn in the play phase: suggested melds and lay-offs, a joker move where one is
+ * offered, then a discard. */
+async function playTurn(page, stats = done) {
   for (let tries = 0; tries < 8 && (await isEnabled(page, "#act-suggest")); tries++) {
-    await page.click("#act-suggest");
+    // A click the table's redrawing took from under the pointer is clicked again.
+    let hints = null;
+    for (let i = 0; i < 3 && !hints && (await isEnabled(page, "#act-suggest")); i++) {
+      const asked = page.waitForResponse((r) => r.url().endsWith("/hints"), { timeout: 3000 }).catch(() => null);
+      await page.click("#act-suggest");
+      hints = await asked;
+    }
+    if (!hints) break;
     await page.waitForFunction(() => {
       const m = document.querySelector("#message");
       return m && (m.classList.contains("problem") || /Suggested|fits meld|No meld/.test(m.textContent));
+    }, null, { timeout: 10_000 }).catch(async (e) => {
+      console.error("hints:", hints.status(), await hints.text(), await page.$eval("#message", (m) => m.outerHTML));
+      throw e;
     });
     let answer = null;
-    if (await page.$("#staged")) answer = await move(page, "#act-meld");
-    else if (await isEnabled(page, "#act-layoff")) answer = await move(page, "#act-layoff");
+    if (await page.$("#staged")) {
+      answer = await moveOrChoose(page, "#act-meld");
+      if (answer?.ok()) stats.melds++;
+    } else if (await isEnabled(page, "#act-layoff")) {
+      const card = await page.$eval('.hand button.card[aria-pressed="true"]', (c) => c.dataset.card).catch(() => "");
+      answer = await moveOrChoose(page, "#act-layoff");
+      if (answer?.ok()) {
+        stats.layoffs++;
+        if (card === "JK") stats.jokerLayoffs++;
+      }
+    }
     if (!answer || !answer.ok()) break;
   }
   if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
+  if (stats.jokerMoves < 2 && (await page.$("#act-move-joker"))) await moveJoker(page, stats);
+  if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
   if (await inPlay(page)) await discardOne(page);
+}
+
+/** `contract_7`: moves a joker from one of this seat's runs to another run on the table, with
+ * the ends the page offers. */
+async function moveJoker(page, stats) {
+  const from = (await page.$eval("#act-move-joker", (b) => b.dataset.from)).split(" ");
+  const runs = await page.$$eval('.meld[data-kind="run"] .meld-pick:not([disabled])', (bs) => bs.map((b) => b.id.slice(5)));
+  for (const run of runs.filter((r) => !from.includes(r))) {
+    for (let i = 0; i < 3 && (await page.getAttribute(`#meld-${run}`, "aria-pressed")) !== "true"; i++) await page.click(`#meld-${run}`);
+    if (!(await isEnabled(page, "#act-move-joker"))) continue;
+    const answer = await moveOrChoose(page, "#act-move-joker");
+    if (answer?.ok()) {
+      stats.jokerMoves++;
+      step(`a joker moved to meld ${run} through "Move joker here"`);
+      return;
+    }
+    step(`no joker move to meld ${run}: ${answer ? answer.status() : await page.textContent("#message")}`);
+    if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
+  }
 }
 
 /** Whether one of the first lines of the event log says `text`. */
 const logged = (page, text) =>
   page.waitForFunction((t) => [...document.querySelectorAll("#log li")].slice(0, 4).some((li) => li.textContent.includes(t)), text);
 
-async function sitDown(page, base, seats, withKey) {
+async function sitDown(page, base, seats, withKey, checkLobby = false) {
   await page.goto(base + "/");
   assert.equal(new URL(page.url()).pathname, "/play", "/ leads to the page");
   await page.waitForSelector("#create");
   await page.selectOption("#variant", "may_i");
+  if (checkLobby) await lobby(page);
   await page.fill("#your-name", "Ann");
   if (seats === "open") {
     await page.click('button[aria-label="Remove seat 2"]');
@@ -122,6 +249,27 @@ async function sitDown(page, base, seats, withKey) {
   }
   await page.click("#create");
   await page.waitForSelector(".hand-panel");
+}
+
+/** The lobby in a player's words: no API name, a name asked for, errors that say how to fix
+ * them and clear once fixed, "Sit down" on the first screen. */
+async function lobby(page) {
+  const text = await page.$eval("form.lobby", (f) => f.innerText);
+  for (const api of ["turn_seconds", "null", "`", "may_i", "_"]) assert.ok(!text.includes(api), `the lobby says no "${api}": ${text}`);
+  assert.equal(await page.inputValue("#your-name"), "", "the name is asked for, not made up");
+  assert.equal(await isEnabled(page, "#create"), false, "no table without a name");
+  assert.match(await page.textContent("#create-why"), /Type your name/, "the lobby says what is missing");
+  await page.fill("#opt-turn_seconds", "2");
+  assert.match(await page.textContent("#create-why"), /from 5|5 or more/, "a number out of bounds says its bounds");
+  await page.fill("#opt-turn_seconds", "");
+  assert.doesNotMatch(await page.textContent("#create-why"), /Seconds each turn/, "the error clears once fixed");
+  await page.selectOption("#variant", "push");
+  assert.match(await page.textContent("#create-why"), /needs 4 players: add 2 more seats/, "push's disabled Sit down says why in words");
+  await page.selectOption("#variant", "may_i");
+  const box = await page.$eval("#create", (b) => b.getBoundingClientRect().bottom);
+  assert.ok(box <= (page.viewportSize()?.height ?? 800), `"Sit down" is on the first screen (${box} px)`);
+  await page.screenshot({ path: path.join(shots, "desktop-lobby.png") });
+  await accessible(page, "the lobby");
 }
 
 async function twoBrowsers(browser) {
@@ -149,6 +297,7 @@ async function twoBrowsers(browser) {
     }
     assert.ok(mover, "one of the two seats is to draw");
     const [me, other, name] = mover;
+    if (me === bob) assert.ok(await oneScreen(bob), "on a phone the hand, the discard pile and the moves fit one screen");
     await move(me, "#act-draw-stock");
     await logged(other, `${name} drew`);
     const card = await discardOne(me);
@@ -157,7 +306,6 @@ async function twoBrowsers(browser) {
     assert.equal(await other.evaluate(() => window.stayed), true, "the other page saw the move without reloading");
     step(`${name}'s draw and discard (${card}) appeared on the other page live`);
     if (round === 1) {
-      await bob.evaluate(() => document.querySelector(".piles")?.scrollIntoView());
       await bob.screenshot({ path: path.join(shots, "phone-table.png"), fullPage: false });
       await bob.screenshot({ path: path.join(shots, "phone-table-full.png"), fullPage: true });
     }
@@ -209,14 +357,24 @@ async function spectator(browser) {
 }
 
 async function wholeGame(browser) {
-  step("a whole may_i game against a bot, by clicking only");
+  step("a whole may_i game against a bot, by clicking (its last deals on autopilot)");
   const page = await (await contextFor(browser, plain, DESKTOP)).newPage();
-  await sitDown(page, plain, "bot");
+  await sitDown(page, plain, "bot", undefined, true);
   let turns = 0;
   let shot = false;
   let deal = "";
+  let handedOver = false;
+  const begun = Date.now();
   while (!(await page.$("#standings"))) {
-    if (await isEnabled(page, "#act-draw-stock")) {
+    // A deal played by hand; "Autopilot" plays the rest at full speed (CI's time counts: at a
+    // person's table the bots keep a pace a person can follow).
+    if (!handedOver && /deal [2-9]/.test(deal) && (await isEnabled(page, "#act-autopilot"))) {
+      handedOver = (await move(page, "#act-autopilot"))?.ok() ?? false;
+      if (handedOver) step('"Autopilot" plays the rest of the game');
+    }
+    if (handedOver) {
+      await page.waitForTimeout(100);
+    } else if (await isEnabled(page, "#act-draw-stock")) {
       await move(page, "#act-draw-stock");
       turns++;
       const now = await page.$eval(".status", (s) => s.textContent.match(/deal \d+/)?.[0] || "");
@@ -230,6 +388,7 @@ async function wholeGame(browser) {
         }
         await page.screenshot({ path: path.join(shots, "desktop-table.png") });
         if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
+        await accessible(page, "a table in play");
         shot = true;
       }
       await playTurn(page);
@@ -238,7 +397,7 @@ async function wholeGame(browser) {
     } else {
       await page.waitForTimeout(50);
     }
-    assert.ok(Date.now() - started < 170_000, "the game finishes in time");
+    assert.ok(Date.now() - begun < 240_000, "the game finishes in time");
   }
   const standings = await page.$eval("#standings", (s) => s.textContent);
   assert.match(standings, /1\. .*points/, "the final standings show");
@@ -260,8 +419,216 @@ async function wholeGame(browser) {
   const stock = await page.$eval(".replay-stage p:nth-of-type(2)", (n) => n.textContent);
   assert.ok(stock.endsWith(`stock ${steps[at].view.stock_count}`), `the step shows the server's stock count: ${stock}`);
   await page.screenshot({ path: path.join(shots, "desktop-replay.png") });
+  await accessible(page, "a replay");
   step(`the replay checks the seed and steps: ${now}`);
+  // Back in the lobby, the game is named by what it is, not by its id.
+  await page.goto(`${plain}/play#/`);
+  const mine = await page.textContent(".resume");
+  assert.match(mine, /May I\? with Bot 2: finished/, `"Your games in this tab" names the game: ${mine}`);
   await page.context().close();
+}
+
+/** A game of `variant` made through the API of the test-mode server (a seed makes it the same
+ * every run), opened in the page with its seat token as the lobby would have kept it. */
+async function openSeeded(browser, viewport, body) {
+  const res = await fetch(`${testing}/v1/games`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+  });
+  assert.equal(res.status, 201, `the test-mode server makes the game: ${await res.clone().text()}`);
+  const game = await res.json();
+  const token = game.seats.find((s) => s.token).token;
+  const context = await contextFor(browser, testing, viewport);
+  await context.addInitScript(([origin, id, t]) => {
+    if (location.origin === origin) sessionStorage.setItem(`continental.seat.${id}`, t);
+  }, [new URL(testing).origin, game.id, token]);
+  const page = await context.newPage();
+  await page.goto(`${testing}/play#/game/${game.id}`);
+  await page.waitForSelector(".hand-panel");
+  return page;
+}
+
+/** Plays the page's seat to the end of the game through its controls alone; once `seen` says
+ * the game has shown what it is there for, "Autopilot" plays the rest (the same bot's moves at
+ * full speed: CI's time is counted). */
+async function playThrough(page, variant, stats, limit, seen = () => false) {
+  const begun = Date.now();
+  let turns = 0;
+  let shotEnd = false;
+  let shotPhone = false;
+  let handedOver = false;
+  while (!(await page.$("#standings"))) {
+    if (!handedOver && seen(stats) && (await isEnabled(page, "#act-autopilot"))) {
+      // A 412 (a bot's move landed first) leaves it to the next round of the loop.
+      handedOver = (await move(page, "#act-autopilot"))?.ok() ?? false;
+      if (handedOver) step(`${variant}: "Autopilot" plays the rest of the game`);
+    }
+    if (await page.$("#act-next-deal")) {
+      stats.dealEnds++;
+      const end = await page.$eval("#deal-end", (d) => d.innerText);
+      assert.match(end, /went out|stock ran out/, `the deal's end says how it ended: ${end}`);
+      if (!shotEnd) {
+        await page.screenshot({ path: path.join(shots, `desktop-${variant}-deal-end.png`) });
+        if (!axeChecked.includes("a deal's end")) await accessible(page, "a deal's end");
+        shotEnd = true;
+      }
+      await page.click("#act-next-deal", { timeout: 2000 }).catch(() => {});
+    }
+    if (handedOver) {
+      await page.waitForTimeout(100);
+    } else if (await isEnabled(page, "#act-draw-stock")) {
+      const label = await page.textContent("#act-draw-stock");
+      if (/pushing/.test(label)) stats.pushes++;
+      await move(page, "#act-draw-stock");
+      turns++;
+      if (!shotPhone && (await page.$$(".hand button.card")).length >= 6) {
+        // The same table at a phone's size: the turn fits one screen.
+        await page.setViewportSize(PHONE);
+        await page.waitForTimeout(100);
+        assert.ok(await oneScreen(page), `${variant} on a phone: the hand, the discard pile and the moves fit one screen`);
+        await page.screenshot({ path: path.join(shots, `phone-${variant}.png`) });
+        await page.setViewportSize(DESKTOP);
+        await page.screenshot({ path: path.join(shots, `desktop-${variant}.png`) });
+        shotPhone = true;
+      }
+      await playTurn(page, stats);
+    } else if (await inPlay(page)) {
+      await playTurn(page, stats);
+    } else {
+      await page.waitForTimeout(50);
+    }
+    assert.ok(Date.now() - begun < limit, `the ${variant} game finishes in time`);
+  }
+  const standings = await page.$eval("#standings", (s) => s.textContent);
+  step(`${variant}: finished after ${turns} turns: ${standings}`);
+  await page.screenshot({ path: path.join(shots, `desktop-${variant}-finished.png`), fullPage: true });
+}
+
+/**
+ * "May I?" against bots: at a may_i table of a person and two bots, a bot's discard stays on
+ * offer for the claim window (`turn.claim_until`), "May I?" counts it down, and a claim asked in
+ * it is accepted. A server without the window is told so and skipped.
+ */
+async function claimInWindow(browser) {
+  const catalogue = await (await fetch(`${plain}/v1/rulesets`)).json();
+  const mayI = catalogue.variants.find((v) => v.variant === "may_i");
+  if (!mayI.options.some((o) => o.name === "claim_window_seconds")) {
+    step("this server has no claim window: no claim against a bot is tried");
+    return;
+  }
+  step('"May I?" inside the claim window, against two bots');
+  const page = await (await contextFor(browser, plain, DESKTOP)).newPage();
+  await page.goto(plain + "/play");
+  await page.waitForSelector("#create");
+  await page.selectOption("#variant", "may_i");
+  await page.fill("#your-name", "Ann");
+  await page.click("#add-bot");
+  await page.click("#create");
+  await page.waitForSelector(".hand-panel");
+  const begun = Date.now();
+  for (;;) {
+    assert.ok(Date.now() - begun < 120_000, "a bot's discard came on offer for a claim");
+    if (await isEnabled(page, "#act-claim")) {
+      const label = await page.textContent("#act-claim");
+      const answer = page.waitForResponse((r) => r.url().endsWith("/claims") && r.request().method() === "POST");
+      await page.click("#act-claim", { timeout: 1000 }).catch(() => {});
+      const r = await answer;
+      assert.equal(r.status(), 200, `the claim asked in the window is accepted: ${await r.text()}`);
+      assert.match(label, /May I\? \d+ s/, `"May I?" counted the window down: ${label}`);
+      await logged(page, 'asked "May I?"');
+      step(`"May I?" asked in the window (${label}) and accepted`);
+      break;
+    }
+    if (await isEnabled(page, "#act-draw-stock")) {
+      await move(page, "#act-draw-stock");
+      await playTurn(page);
+    } else if (await inPlay(page)) {
+      await playTurn(page);
+    } else {
+      await page.waitForTimeout(50);
+    }
+  }
+  await page.context().close();
+}
+
+/** Every suited card, once; a game's pack is `packs` of them and its jokers. */
+const SUITED = [..."CDHS"].flatMap((suit) => [..."A23456789TJQK"].map((rank) => rank + suit));
+
+/**
+ * A stacked deck (test mode's `stacked_decks`): `hands` dealt in play order from the dealer's
+ * left, `packet` cards at a time, then the upcard, the stock's top cards, and the rest of the
+ * pack in an order fixed by `seed`.
+ */
+function stack({ packs, jokers, hands, upcard, stock, packet = 1, seed = 1 }) {
+  const rest = [...Array(packs).fill(SUITED).flat(), ...Array(jokers).fill("JK")];
+  for (const card of [...hands.flat(), upcard, ...stock]) rest.splice(rest.indexOf(card), 1);
+  let state = seed;
+  for (let i = rest.length - 1; i > 0; i--) {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    const j = state % (i + 1);
+    [rest[i], rest[j]] = [rest[j], rest[i]];
+  }
+  const dealt = [];
+  for (let from = 0; from < hands[0].length; from += packet) for (const hand of hands) dealt.push(...hand.slice(from, from + packet));
+  return [...dealt, upcard, ...stock, ...rest];
+}
+
+/**
+ * Every variant through the page. Each game is stacked on the test-mode server so that what the
+ * page must get right comes up every run: the contract laid through "Suggest"; in `push` the push
+ * draw brings a joker that "Suggest" lays off; in `contract_7`'s third deal a joker laid off at
+ * the end of a run and moved to the other run; in `continental` going out.
+ */
+async function everyVariant(browser) {
+  // Seat 0 is Ann, the page's; the dealer is the last seat, so she is dealt and plays first.
+  const bots = ["5D", "8S", "JD", "KH", "3D", "QC", "6S", "AC", "TD", "4H", "KS", "8D", "QH", "3S", "9H", "5C", "JC", "AH"];
+  const games = [
+    {
+      variant: "contract_7", seats: 2, seen: (x) => (x.jokerMoves > 0 && x.dealEnds > 0) || x.dealEnds >= 3,
+      // Ann goes out in the first two deals at her first turn or so; in the third she goes down, then lays a joker off at an end of her run and moves
+      // it to her other run.
+      decks: [
+        stack({ packs: 2, jokers: 2, hands: [["7H", "7S", "7D", "9C", "9S", "9D", "KC"], bots.slice(0, 7)], upcard: "4C", stock: ["7C"] }),
+        // Ann deals the second deal: Bot 2 is dealt and plays first.
+        stack({ packs: 2, jokers: 2, hands: [bots.slice(0, 8), ["5H", "6H", "7H", "8H", "9H", "QC", "QS", "QD"]], upcard: "4C", stock: ["KD", "2S"] }),
+        stack({ packs: 2, jokers: 2, hands: [["4H", "5H", "6H", "7H", "JK", "9S", "TS", "JS", "QS"], ["2C", "5D", "8S", "JD", "KH", "3D", "QC", "6S", "AC"]], upcard: "4C", stock: ["KD", "2S", "6C"] }),
+      ],
+    },
+    {
+      variant: "push", seats: 4, seen: (x) => (x.jokerLayoffs > 0 && x.dealEnds > 0 && x.pushes > 0) || x.dealEnds >= 3,
+      // Ann's stock draw pushes the upcard and the KD to Bot 2 and brings her the joker.
+      decks: [stack({ packs: 2, jokers: 4, hands: [["7H", "7S", "7D", "9C", "9S", "9D"], bots.slice(0, 6), bots.slice(6, 12), bots.slice(12, 18)], upcard: "4C", stock: ["KD", "JK"] })],
+    },
+    {
+      variant: "continental", seats: 3,
+      decks: [stack({
+        packs: 2, jokers: 2, packet: 3, upcard: "8H", stock: ["2S"],
+        hands: [["AH", "3H", "4H", "4S", "5S", "6S", "7C", "8C", "9C", "TD", "JD", "QD", "5H", "6H", "7H"],
+          ["KC", "9S", "3D", "QH", "8D", "5C", "JS", "TH", "4D", "KS", "6D", "AC", "9D", "3C", "QS"],
+          ["TS", "JC", "KD", "8S", "6C", "AD", "7S", "4C", "KH", "JH", "5D", "QC", "3S", "9H", "TC"]],
+      })],
+    },
+  ];
+  for (const g of games) {
+    step(`a whole ${g.variant} game through the page`);
+    const stats = { melds: 0, layoffs: 0, jokerLayoffs: 0, jokerMoves: 0, pushes: 0, dealEnds: 0 };
+    const seats = [{ name: "Ann" }, ...Array(g.seats - 1).fill({ bot: "hard" })];
+    const page = await openSeeded(browser, DESKTOP, { variant: g.variant, seed: 5, first_dealer: g.seats - 1, seats, stacked_decks: g.decks });
+    if (g.variant === "push") {
+      const players = await page.$eval(".players", (p) => p.innerText);
+      assert.match(players, /your partner, team 1/, `push marks the partner: ${players}`);
+    }
+    await playThrough(page, g.variant, stats, 240_000, g.seen);
+    step(`${g.variant}: ${JSON.stringify(stats)}`);
+    assert.ok(stats.melds > 0, `${g.variant}: a suggested meld was laid`);
+    if (g.variant === "push") {
+      assert.ok(stats.pushes > 0, "push: the push draw was made and said so");
+      assert.ok(stats.jokerLayoffs > 0, "push: a joker was laid off through Suggest");
+      assert.match(await page.textContent("#team-totals"), /Team 1 \(you and .*\): -?\d+ points/, "push shows team totals");
+    }
+    if (g.variant === "contract_7") assert.ok(stats.jokerMoves > 0, "contract_7: a joker was moved through the page");
+    if (g.variant !== "continental") assert.ok(stats.dealEnds > 0, `${g.variant}: a deal's end was shown`);
+    await page.context().close();
+  }
 }
 
 (async () => {
@@ -271,14 +638,27 @@ async function wholeGame(browser) {
       "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
   try {
-    await twoBrowsers(browser);
-    await spectator(browser);
-    await wholeGame(browser);
+    // BROWSER_ONLY=variants (or another part's name) runs one part, while working on it.
+    const only = process.env.BROWSER_ONLY;
+    if (!only || only === "two") await twoBrowsers(browser);
+    if (!only || only === "spectator") await spectator(browser);
+    if (!only || only === "whole") await wholeGame(browser);
+    if (!only || only === "variants") await everyVariant(browser);
+    if (!only || only === "claim") await claimInWindow(browser);
+  } catch (e) {
+    // What each open page showed when it failed.
+    let n = 0;
+    for (const page of browser.contexts().flatMap((c) => c.pages())) {
+      await page.screenshot({ path: path.join(shots, `failed-${n++}.png`), fullPage: true }).catch(() => {});
+    }
+    throw e;
   } finally {
     await browser.close();
   }
   assert.deepEqual(foreign, [], "the page asks no host but the one that served it");
   assert.deepEqual(failures, [], "no script error on any page");
+  assert.deepEqual(refusals, [], "the server accepted every move the page offered");
+  if (!process.env.BROWSER_ONLY) assert.deepEqual(axeChecked.length, 4, `axe-core ran on the lobby, a table, a deal's end and a replay: ${axeChecked}`);
   step("browser checks passed");
 })().catch((e) => {
   console.error(e);
