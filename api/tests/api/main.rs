@@ -22,6 +22,7 @@ mod openapi;
 mod options;
 mod packs;
 mod page;
+mod passes;
 mod problems;
 mod rematch;
 mod replay;
