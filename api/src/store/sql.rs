@@ -774,12 +774,21 @@ macro_rules! sql_store {
                 let delete = purge.delete($skip_locked);
                 let mut deleted = 0;
                 for value in values {
-                    deleted += sqlx::query(AssertSqlSafe(delete.as_str()))
+                    let done = sqlx::query(AssertSqlSafe(delete.as_str()))
                         .bind(value)
                         .bind(before)
                         .execute(&self.pool)
-                        .await?
-                        .rows_affected();
+                        .await;
+                    match done {
+                        Ok(done) => deleted += done.rows_affected(),
+                        // The database refused this one delete (a row it cannot let go, a
+                        // lock it gave up on): the sweep goes on with the others, and tries
+                        // it again next time. A database that does not answer ends the sweep.
+                        Err(sqlx::Error::Database(e)) => {
+                            tracing::warn!(table = purge.table, error = %e, "an expired row could not be swept; trying again next sweep");
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
                 }
                 Ok(deleted)
             }
