@@ -1,7 +1,8 @@
 //! The bots that think apart (`hard`, docs/bots.md#cost): no person's request waits for their
 //! search. A change that leaves such a bot in turn ends with the game's row due at once
 //! ([`Table::due_at`]); after the commit the replica that wrote it wakes its bot worker, which
-//! reads the game without a lock, lets the bot think on a thread of the bots' budget
+//! reads the game without a lock, leases the bot's turn on the row (so that no other replica
+//! thinks for it meanwhile), lets the bot think on a thread of the bots' budget
 //! (`CONTINENTAL_BOT_THREADS`), and writes the move only if the game is still at the version
 //! it read (else it thinks again). Each move is its own commit, so its events reach the
 //! stream, the log and the webhooks like anybody's. The deadline sweep is the backstop across

@@ -3,7 +3,7 @@
 //! row (`FOR UPDATE SKIP LOCKED`, one game's shard on a cluster) and re-checked inside the
 //! transaction, which makes each expiry count once. A game is also due when a bot that thinks
 //! apart is in turn and no replica has played it within a second: the sweep hands it to this
-//! replica's bot worker (`service::bots`).
+//! replica's bot worker (`service::bots`), which leases it before it thinks.
 
 use std::time::{Duration, Instant};
 
