@@ -334,9 +334,11 @@ async fn deliver(client: &reqwest::Client, state: &AppState, d: &Delivery, polic
         }
     };
     state.metrics.webhook(result);
-    if let Err(e) = state.db.settle_delivery(d.game_id, &d.id, &outcome).await {
+    match state.db.settle_delivery(d.game_id, &d.id, &outcome).await {
+        // The game's next event may go now: the worker claims it without waiting for a poll.
+        Ok(()) => state.outbox.notify_one(),
         // The lease runs out and the delivery is attempted again: at least once.
-        tracing::warn!(game = %d.game_id, error = %e, "webhook outcome not recorded");
+        Err(e) => tracing::warn!(game = %d.game_id, error = %e, "webhook outcome not recorded"),
     }
 }
 
