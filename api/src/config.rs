@@ -133,6 +133,10 @@ pub struct Limits {
     /// Threads that may think for bots at once on this replica (`CONTINENTAL_BOT_THREADS`; 0:
     /// this replica leaves the bots that search to the others); `None`: [`default_bot_threads`].
     pub bot_threads: Option<usize>,
+    /// With no bot threads here, other replicas think for the bots that search
+    /// (`CONTINENTAL_BOTS_ELSEWHERE=1`): this replica then seats them; otherwise it refuses them
+    /// `409 hard_bots_unavailable`, since nothing would play them.
+    pub bots_elsewhere: bool,
     /// On a server open to anyone (no server keys), tables of bots only in play at once at most
     /// (`CONTINENTAL_OPEN_BOT_TABLES`); one more is refused `409 bot_tables_full`.
     pub open_bot_tables: u32,
@@ -173,6 +177,7 @@ impl Default for Limits {
             db_pool_per_worker: None,
             max_streams: 10_000,
             bot_threads: None,
+            bots_elsewhere: false,
             open_bot_tables: 8,
             slow_pass: Duration::from_secs(1),
         }
@@ -544,6 +549,17 @@ const SETTINGS: &[Setting] = &[
         default: None,
         set: |d, g| {
             d.settings.limits.bot_threads = Some(usize::try_from(g.number()?).unwrap_or(usize::MAX));
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_BOTS_ELSEWHERE",
+        flag: Some("--bots-elsewhere"),
+        takes: None,
+        help: "1: with no bot threads here, other replicas think for hard bots (default: off)",
+        default: None,
+        set: |d, g| {
+            d.settings.limits.bots_elsewhere = g.on();
             Ok(())
         },
     },

@@ -23,6 +23,8 @@ pub struct Metrics {
     database_errors: IntCounterVec,
     webhooks: IntCounterVec,
     timeouts: prometheus::IntCounter,
+    /// Games set aside by a background pass (their stored state does not load).
+    set_aside: prometheus::IntCounter,
     bot_decisions: HistogramVec,
 }
 
@@ -180,6 +182,11 @@ impl Metrics {
             "Turns the server played because their deadline passed.",
         )
         .expect("valid metric");
+        let set_aside = prometheus::IntCounter::new(
+            "continental_games_set_aside_total",
+            "Games a background pass set aside because their stored state does not load.",
+        )
+        .expect("valid metric");
         let bot_decisions = HistogramVec::new(
             HistogramOpts::new(
                 "continental_bot_decision_seconds",
@@ -194,6 +201,7 @@ impl Metrics {
             Box::new(bot_decisions.clone()),
             Box::new(webhooks.clone()),
             Box::new(timeouts.clone()),
+            Box::new(set_aside.clone()),
             Box::new(latency.clone()),
             Box::new(pool.clone()),
             Box::new(streams.clone()),
@@ -232,6 +240,7 @@ impl Metrics {
             database_errors,
             webhooks,
             timeouts,
+            set_aside,
             bot_decisions,
         }
     }
@@ -251,6 +260,11 @@ impl Metrics {
             WebhookResult::GivenUp => "given_up",
         };
         self.webhooks.with_label_values(&[label]).inc();
+    }
+
+    /// Counts a game set aside because its stored state does not load.
+    pub fn game_set_aside(&self) {
+        self.set_aside.inc();
     }
 
     /// Counts a turn the server played because its deadline passed.

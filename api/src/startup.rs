@@ -87,6 +87,7 @@ impl Application {
                 .limits
                 .bot_threads
                 .unwrap_or_else(crate::config::default_bot_threads),
+            settings.limits.bots_elsewhere,
         );
         let (pace, armed) = service::Pacer::new();
         let state = web::Data::new(AppState {

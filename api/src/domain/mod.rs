@@ -8,6 +8,7 @@ mod status;
 mod table;
 mod webhook;
 
+pub use bots::thinks_apart;
 pub use events::{Logged, TableEvent, level_schema, optional_level_schema};
 pub use status::GameStatus;
 pub use table::{

@@ -1,7 +1,8 @@
 //! The bots that think apart (`hard`, docs/bots.md#cost): no person's request waits for their
 //! search. A change that leaves such a bot in turn ends with the game's row due at once
 //! ([`Table::due_at`]); after the commit the replica that wrote it wakes its bot worker, which
-//! reads the game without a lock, lets the bot think on a thread of the bots' budget
+//! reads the game without a lock, leases the bot's turn on the row (so that no other replica
+//! thinks for it meanwhile), lets the bot think on a thread of the bots' budget
 //! (`CONTINENTAL_BOT_THREADS`), and writes the move only if the game is still at the version
 //! it read (else it thinks again). Each move is its own commit, so its events reach the
 //! stream, the log and the webhooks like anybody's. The deadline sweep is the backstop across
@@ -21,6 +22,12 @@ use crate::domain::Table;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{GameUpdate, Outcome, Store, now_ms};
+use crate::wire::Code;
+
+/// How long a bot's turn is leased to the replica that thinks for it (unix ms on the row's
+/// deadline): well past a search's time, so that no other replica takes it meanwhile; after a
+/// crash, another replica's sweep finds it due when it runs out.
+const LEASE_MS: i64 = 5_000;
 
 /// This replica's bot worker, as the rest of the service reaches it: the games to look at,
 /// and the threads the bots may think on.
@@ -34,19 +41,40 @@ pub struct Bots {
     threads: Arc<Semaphore>,
     /// Whether this replica thinks for bots at all (`CONTINENTAL_BOT_THREADS` above 0).
     pub thinks: bool,
+    /// Whether some replica is known to think for bots: this one, or others as the operator
+    /// says (`CONTINENTAL_BOTS_ELSEWHERE`).
+    known_to_think: bool,
 }
 
 impl Bots {
     /// A worker with `threads` threads, and the receiver [`play_bots`] takes the games from.
-    pub fn new(threads: usize) -> (Bots, mpsc::UnboundedReceiver<Uuid>) {
+    /// With `elsewhere`, other replicas think when this one has no threads.
+    pub fn new(threads: usize, elsewhere: bool) -> (Bots, mpsc::UnboundedReceiver<Uuid>) {
         let (woken, receiver) = mpsc::unbounded_channel();
         let bots = Bots {
             woken,
             in_hand: Mutex::default(),
             threads: Arc::new(Semaphore::new(threads)),
             thinks: threads > 0,
+            known_to_think: threads > 0 || elsewhere,
         };
         (bots, receiver)
+    }
+
+    /// Refuses to seat bots of these levels when one of them thinks apart and no replica is
+    /// known to think for it: it would sit in its turn forever.
+    ///
+    /// # Errors
+    /// `409 hard_bots_unavailable`.
+    pub fn may_seat(&self, levels: impl IntoIterator<Item = Level>) -> Result<(), ApiError> {
+        match !self.known_to_think && levels.into_iter().any(crate::domain::thinks_apart) {
+            true => Err(ApiError::conflict(
+                Code::HardBotsUnavailable,
+                "this server thinks for no bot that searches (`hard`): choose `normal` or `easy`, or \
+                 ask its operator (CONTINENTAL_BOT_THREADS, CONTINENTAL_BOTS_ELSEWHERE)",
+            )),
+            false => Ok(()),
+        }
     }
 
     /// Asks this replica's worker to play game `id`'s bots that think apart, if one is due:
@@ -56,6 +84,15 @@ impl Bots {
             // Only a stopped worker drops it; the sweep still finds the game.
             let _ = self.woken.send(id);
         }
+    }
+
+    /// Whether this replica's worker has game `id` in hand (playing it, or waiting for a
+    /// thread to): the sweep then leaves it alone.
+    pub fn holds(&self, id: Uuid) -> bool {
+        self.in_hand
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains_key(&id)
     }
 
     /// Takes game `id` in hand; `false` when the worker already plays it (it then looks again
@@ -107,7 +144,9 @@ pub async fn play_bots(state: actix_web::web::Data<AppState>, mut woken: mpsc::U
         let state = state.clone();
         actix_web::rt::spawn(async move {
             loop {
-                if let Err(e) = play_due(&state, id).await {
+                if let Err(e) = play_due(&state, id).await
+                    && !super::set_aside_if_broken(&state, id, &e, "bots").await
+                {
                     tracing::warn!(game = %id, error = %e, "a bot's move failed; the sweep tries again");
                 }
                 if state.bots.release(id) {
@@ -155,6 +194,23 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     let (Some((seat, level)), Some(game)) = (table.bot_due(), table.game) else {
         return Ok(Played::NotDue);
     };
+    // The lease, before any thinking: the row's deadline moves a lease ahead, on the condition
+    // that the game is still at the version read and its deadline is still the one read, and
+    // that one is no other replica's lease (a commit's grace, or past). A replica that loses
+    // the race, or meets another's lease, leaves the bot to it: never thought twice.
+    let now = now_ms();
+    let leased = match row.deadline {
+        Some(held) if held <= now.saturating_add(state.second_ms()) => {
+            state
+                .db
+                .lease(id, row.version, held, now.saturating_add(LEASE_MS))
+                .await?
+        }
+        _ => false,
+    };
+    if !leased {
+        return Ok(Played::NotDue);
+    }
     let (chosen, took) = tokio::task::spawn_blocking(move || {
         let _thread = permit;
         let started = std::time::Instant::now();

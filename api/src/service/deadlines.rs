@@ -3,9 +3,10 @@
 //! row (`FOR UPDATE SKIP LOCKED`, one game's shard on a cluster) and re-checked inside the
 //! transaction, which makes each expiry count once. A game is also due when a bot that thinks
 //! apart is in turn and no replica has played it within a second: the sweep hands it to this
-//! replica's bot worker (`service::bots`); and at a person's table when the paced move of the
-//! seat the server plays in turn is due (`Table::bot_at`): the replica that wrote the change
-//! before it plays it on time (`service::pace`), the sweep is the backstop.
+//! replica's bot worker (`service::bots`), which leases it before it thinks; and at a person's
+//! table when the paced move of the seat the server plays in turn is due (`Table::bot_at`): the
+//! replica that wrote the change before it plays it on time (`service::pace`), the sweep is the
+//! backstop.
 
 use std::time::{Duration, Instant};
 
@@ -20,34 +21,40 @@ use crate::store::{GameUpdate, Outcome, Store, now_ms};
 /// Games a sweep looks at in one batch.
 const DUE_BATCH: i64 = 32;
 
-/// Plays the turn of every game whose deadline has passed (see [`time_out`]), in batches
-/// found without a lock. Returns how many this replica played.
+/// Plays the turn of every game whose deadline has passed (see [`time_out`]), page after page
+/// of due games found without a lock, so that a game this replica cannot take (another
+/// replica holds it, its bot is not this replica's to think for, it does not load) never holds
+/// up the ones behind it. Returns how many this replica played.
 ///
 /// # Errors
-/// The store's failure to find due games (a game that fails is logged and left to the next
-/// pass).
+/// The store's failure to find due games (a game that fails is set aside if it does not load,
+/// else logged and left to the next pass).
 pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
     let mut played = 0;
+    let mut after = None;
+    let now = now_ms();
     loop {
-        let now = now_ms();
-        let due = state.db.due_games(now, DUE_BATCH).await?;
-        let mut taken = 0;
-        for &id in &due {
-            // One game that fails (its worker lost since it was found, on a cluster) is tried
-            // again next pass; the others are played now.
-            match time_out(state, id, now).await {
-                Ok(true) => taken += 1,
+        let due = state.db.due_games(now, after, DUE_BATCH).await?;
+        for game in &due {
+            // This replica's bot worker has the game in hand already: nothing to do, and
+            // nothing written while it waits for a thread.
+            if state.bots.holds(game.id) {
+                continue;
+            }
+            match time_out(state, game.id, now).await {
+                Ok(true) => played += 1,
                 Ok(false) => {}
+                Err(e) if super::set_aside_if_broken(state, game.id, &e, "turn deadlines").await => {}
+                // Its worker lost since it was found, on a cluster, say: tried again next pass.
                 Err(e) => {
-                    tracing::warn!(game = %id, error = %e, "a due turn could not be played; trying again next pass")
+                    tracing::warn!(game = %game.id, error = %e, "a due turn could not be played; trying again next pass")
                 }
             }
         }
-        played += taken;
-        // A short batch was the last; a batch of which no game was taken is held by other
-        // replicas, which play it.
-        if (due.len() as i64) < DUE_BATCH || taken == 0 {
-            return Ok(played);
+        // A short page was the last.
+        match due.last() {
+            Some(&last) if due.len() as i64 == DUE_BATCH => after = Some(last),
+            _ => return Ok(played),
         }
     }
 }
@@ -71,10 +78,12 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
                 table.bot_at = None;
             }
             // A bot that thinks apart is in turn and no replica has played it within the
-            // grace: this replica's bot worker takes it, and the row's deadline moves a grace
-            // on, so that the others leave it to this one meanwhile.
+            // grace: this replica's bot worker takes it up, if it thinks, and leases it before
+            // it thinks (`service::bots`). Nothing is written here.
             if table.bot_due().is_some() {
-                let update = match state.bots.thinks {
+                // A paced turn's hand-off clears `bot_at` in the stored game, so that the worker
+                // finds the bot due; any other writes nothing.
+                let update = match paced && state.bots.thinks {
                     true => Some(GameUpdate {
                         version: row.version,
                         status: row.status,
@@ -87,7 +96,7 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
                     }),
                     false => None,
                 };
-                let taken = update.is_some();
+                let taken = state.bots.thinks;
                 return Ok(Outcome {
                     update,
                     value: (row.id, taken.then_some(Due::Bot), None),

@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::webhooks::{check_host, new_secret};
 use super::{event_rows, seat_row, seat_rows};
 use crate::auth::{Claims, Reader};
-use crate::domain::{Applied, Logged, SeatKind, Table, TableEvent};
+use crate::domain::{Applied, Logged, SeatKind, SeatRecord, Table, TableEvent};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
@@ -43,6 +43,9 @@ pub async fn create_game(
     if let Some(url) = &webhook_url {
         check_host(&url.0, state.asynchronous.webhook_allow_private).await?;
     }
+    state
+        .bots
+        .may_seat(seats.iter().filter_map(SeatRecord::plays_as))?;
     // A server open to anyone plays only so many tables of bots alone: each costs CPU with no
     // person to wait for (docs/operations.md#bots). Counted as the game is inserted.
     let bot_tables =

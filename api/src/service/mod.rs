@@ -26,11 +26,13 @@ pub use replay::replay;
 pub use studio::{end_game, list_games, reissue_token, seat_bot, spectator_token, webhook_status};
 pub use webhooks::{deliver_webhooks, sign};
 
+use uuid::Uuid;
+
 use crate::domain::{Applied, Table};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
-use crate::store::{BotTableLimit, NewEvent, SeatRow};
+use crate::store::{BotTableLimit, NewEvent, SeatRow, Store, now_ms};
 
 /// The calendar year (UTC) now: the engine reads no clock, so the service gives it the year
 /// a game starts in and the year of each request to resume (docs/rules.md#suspension).
@@ -92,4 +94,28 @@ fn event_rows(applied: Applied, webhook: bool) -> Result<Vec<NewEvent>, ApiError
             })
         })
         .collect()
+}
+
+/// What a background pass does with game `id` it could not work on because of `error`: a game
+/// whose stored state does not load is set aside (its deadline cleared, so that no pass finds
+/// it due again; marked, counted, logged once with its id) and `true` answered, the pass then
+/// going on with the next; any other failure is the caller's to log, and the game is tried
+/// again next pass. A set-aside game is still listed, as `corrupt`, and answers
+/// `corrupt_game` to every request.
+pub(crate) async fn set_aside_if_broken(state: &AppState, id: Uuid, error: &ApiError, pass: &str) -> bool {
+    if !matches!(error, ApiError::CorruptGame(_)) {
+        return false;
+    }
+    match state.db.set_aside(id, now_ms()).await {
+        // Logged by the one pass that marked it: once, whichever replica met it first.
+        Ok(true) => {
+            state.metrics.game_set_aside();
+            tracing::error!(game = %id, pass, error = %crate::error::chain(error), "a stored game does not load: set aside");
+        }
+        Ok(false) => {}
+        Err(e) => {
+            tracing::warn!(game = %id, pass, error = %e, "a stored game does not load and could not be set aside; trying again next pass");
+        }
+    }
+    true
 }

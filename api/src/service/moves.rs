@@ -168,6 +168,7 @@ pub async fn autopilot(
             let mut table = Table::load(row.id, &row.state)?;
             table.check_player(claims.seat, claims.generation)?;
             let now = now_ms();
+            state.bots.may_seat(level)?;
             let (before, was_alone) = (super::played_by(&table), table.bots_alone());
             let applied = table.set_autopilot(Seat(claims.seat), level)?;
             table.rearm(applied.turn_passed, now, state.second_ms());

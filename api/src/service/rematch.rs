@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::games::{new_game, random_seed};
 use super::{event_rows, seat_row};
 use crate::auth::Claims;
-use crate::domain::{Applied, Logged, Table, TableEvent};
+use crate::domain::{Applied, Logged, SeatRecord, Table, TableEvent};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
@@ -95,6 +95,9 @@ async fn create(
     }
     let origin = state.db.origin(id).await?.ok_or(StoreError::GameNotFound(id))?;
     let mut table = finished.rematch(random_seed())?;
+    state
+        .bots
+        .may_seat(table.seats.iter().filter_map(SeatRecord::plays_as))?;
     // Only a table of bots deals at once: players' seats wait for them.
     let started = table.start_if_full(super::utc_year())?;
     let now = now_ms();

@@ -219,6 +219,7 @@ pub async fn seat_bot(
         .db
         .transact_in(tenant.as_str(), id, |row| {
             let mut table = Table::load(row.id, &row.state)?;
+            state.bots.may_seat([level])?;
             let applied = table.seat_bot(seat, level, super::utc_year())?;
             let now = now_ms();
             table.rearm(applied.turn_passed, now, state.second_ms());

@@ -13,6 +13,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
+use tokio::sync::Semaphore;
 
 use crate::domain::WebhookError;
 use crate::metrics::WebhookResult;
@@ -29,6 +30,9 @@ const LEASE_MS: i64 = 30_000;
 const MAX_BACKOFF_MS: i64 = 60 * 60 * 1000;
 /// Deliveries claimed at once.
 const BATCH: i64 = 16;
+/// Attempts in flight at once on one replica: a receiver that hangs holds one each, until
+/// [`TIMEOUT`].
+const IN_FLIGHT: usize = 64;
 /// The prefix of a Standard Webhooks secret.
 const SECRET_PREFIX: &str = "whsec_";
 
@@ -239,9 +243,12 @@ async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Re
     }
 }
 
-/// The worker each replica runs: claims due deliveries, POSTs them, records each outcome;
-/// waits for an action's nudge or `poll` when there is nothing to do. A slow pass (the claim
-/// and its attempts) is logged with what came of them and how long it took.
+/// The worker each replica runs: claims due deliveries as it has room for them (at most
+/// [`IN_FLIGHT`] attempts at once), POSTs each in a task of its own and records its outcome;
+/// waits for an action's nudge or `poll` when there is nothing to claim. A receiver that
+/// answers slowly or not at all holds only its own attempts (each at most [`TIMEOUT`]): the
+/// worker claims the next deliveries meanwhile, and a failing receiver's retries back off
+/// alone. A slow claim is logged with what it claimed and how long it took.
 pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Duration) {
     let settings = &state.asynchronous;
     let policy = Policy {
@@ -263,60 +270,75 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
             return;
         }
     };
+    let room = Arc::new(Semaphore::new(IN_FLIGHT));
     loop {
+        // Room for one attempt at least before claiming: a claimed delivery is attempted at once.
+        let Ok(first) = Arc::clone(&room).acquire_owned().await else {
+            return;
+        };
+        let free = room.available_permits() + 1;
         let started = Instant::now();
-        let claimed = match state.db.claim_deliveries(now_ms(), LEASE_MS, BATCH).await {
+        let limit = BATCH.min(i64::try_from(free).unwrap_or(BATCH));
+        let claimed = match state.db.claim_deliveries(now_ms(), LEASE_MS, limit).await {
             Ok(c) => c,
             Err(e) => {
                 tracing::warn!(error = %e, "webhook outbox unreadable");
                 Vec::new()
             }
         };
+        if let Some(took_ms) = state.slow_pass(started) {
+            tracing::warn!(
+                claimed = claimed.len(),
+                took_ms,
+                "slow pass over the webhook outbox"
+            );
+        }
         if claimed.is_empty() {
-            if let Some(took_ms) = state.slow_pass(started) {
-                tracing::warn!(claimed = 0, took_ms, "slow pass over the webhook outbox");
-            }
+            drop(first);
             // Nudged by this replica's actions; other replicas' events and retries come due
             // on the poll.
             let _ = tokio::time::timeout(poll, state.outbox.notified()).await;
             continue;
         }
-        let attempts = claimed.iter().map(|d| {
-            let client = &client;
-            let state = &state;
-            async move {
-                let outcome = attempt(client, d, policy).await;
-                let result = match &outcome {
-                    Attempt::Delivered => WebhookResult::Delivered,
-                    Attempt::Retry { error, .. } => {
-                        tracing::info!(game = %d.game_id, seq = d.seq, %error, "webhook failed; will retry");
-                        WebhookResult::Retried
-                    }
-                    Attempt::GivenUp { error } => {
-                        tracing::warn!(game = %d.game_id, seq = d.seq, %error, "webhook given up");
-                        WebhookResult::GivenUp
-                    }
-                };
-                state.metrics.webhook(result);
-                if let Err(e) = state.db.settle_delivery(d.game_id, &d.id, &outcome).await {
-                    // The lease runs out and the delivery is attempted again: at least once.
-                    tracing::warn!(game = %d.game_id, error = %e, "webhook outcome not recorded");
-                }
-                result
-            }
-        });
-        let results = futures_util::future::join_all(attempts).await;
-        if let Some(took_ms) = state.slow_pass(started) {
-            let count = |r: WebhookResult| results.iter().filter(|&&x| x == r).count();
-            tracing::warn!(
-                claimed = claimed.len(),
-                delivered = count(WebhookResult::Delivered),
-                retried = count(WebhookResult::Retried),
-                given_up = count(WebhookResult::GivenUp),
-                took_ms,
-                "slow pass over the webhook outbox"
-            );
+        let mut first = Some(first);
+        for d in claimed {
+            let permit = match first.take() {
+                Some(p) => p,
+                // The room counted above is this worker's alone: it is there.
+                None => match Arc::clone(&room).acquire_owned().await {
+                    Ok(p) => p,
+                    Err(_) => return,
+                },
+            };
+            let (client, state) = (client.clone(), state.clone());
+            actix_web::rt::spawn(async move {
+                let _room = permit;
+                deliver(&client, &state, &d, policy).await;
+            });
         }
+    }
+}
+
+/// One attempt at delivery `d`, its outcome counted, logged and recorded.
+async fn deliver(client: &reqwest::Client, state: &AppState, d: &Delivery, policy: Policy) {
+    let outcome = attempt(client, d, policy).await;
+    let result = match &outcome {
+        Attempt::Delivered => WebhookResult::Delivered,
+        Attempt::Retry { error, .. } => {
+            tracing::info!(game = %d.game_id, seq = d.seq, %error, "webhook failed; will retry");
+            WebhookResult::Retried
+        }
+        Attempt::GivenUp { error } => {
+            tracing::warn!(game = %d.game_id, seq = d.seq, %error, "webhook given up");
+            WebhookResult::GivenUp
+        }
+    };
+    state.metrics.webhook(result);
+    match state.db.settle_delivery(d.game_id, &d.id, &outcome).await {
+        // The game's next event may go now: the worker claims it without waiting for a poll.
+        Ok(()) => state.outbox.notify_one(),
+        // The lease runs out and the delivery is attempted again: at least once.
+        Err(e) => tracing::warn!(game = %d.game_id, error = %e, "webhook outcome not recorded"),
     }
 }
 

@@ -12,8 +12,8 @@ use uuid::Uuid;
 
 use super::nodes::Nodes;
 use super::{
-    Attempt, Delivery, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, NewGame, Origin, Outcome, PgStore,
-    RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
+    Attempt, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, NewGame, Origin, Outcome,
+    PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
 use super::{GameListing, Live};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
@@ -255,8 +255,21 @@ impl Store for Database {
     {
         dispatch!(self, s => s.transact_in(tenant, id, act))
     }
-    async fn due_games(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError> {
-        dispatch!(self, s => s.due_games(now, limit))
+    async fn due_games(
+        &self,
+        now: i64,
+        after: Option<DueGame>,
+        limit: i64,
+    ) -> Result<Vec<DueGame>, StoreError> {
+        dispatch!(self, s => s.due_games(now, after, limit))
+    }
+
+    async fn lease(&self, id: Uuid, version: i64, held: i64, until: i64) -> Result<bool, StoreError> {
+        dispatch!(self, s => s.lease(id, version, held, until))
+    }
+
+    async fn set_aside(&self, id: Uuid, at: i64) -> Result<bool, StoreError> {
+        dispatch!(self, s => s.set_aside(id, at))
     }
     async fn transact_due<T, E, F>(&self, id: Uuid, now: i64, act: F) -> Result<Option<T>, E>
     where

@@ -264,6 +264,16 @@ pub struct Outcome<T> {
     pub value: T,
 }
 
+/// A game whose deadline is due, and the deadline: also where the next page of due games
+/// starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+pub struct DueGame {
+    /// The game.
+    pub id: Uuid,
+    /// Its deadline (unix ms).
+    pub deadline: i64,
+}
+
 /// A webhook delivery claimed from the outbox by one worker, under a lease.
 #[derive(Clone, Debug)]
 pub struct Delivery {
@@ -373,8 +383,22 @@ pub trait Store {
         E: From<StoreError>,
         F: FnOnce(&GameRow) -> Result<Outcome<T>, E>;
     /// Up to `limit` games whose turn deadline is at or before `now` (unix ms), earliest
-    /// first, read without a lock: candidates for [`Store::transact_due`].
-    async fn due_games(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError>;
+    /// first (by deadline, then id), after `after` if given, read without a lock: candidates
+    /// for [`Store::transact_due`].
+    async fn due_games(
+        &self,
+        now: i64,
+        after: Option<DueGame>,
+        limit: i64,
+    ) -> Result<Vec<DueGame>, StoreError>;
+    /// Leases game `id`'s bot turn to this replica: moves its deadline from `held` to `until`
+    /// (unix ms), only if the game is still at `version` and its deadline still `held` (one
+    /// column written); `false` when another replica or a change came first.
+    async fn lease(&self, id: Uuid, version: i64, held: i64, until: i64) -> Result<bool, StoreError>;
+    /// Sets game `id` aside (its stored state does not load): clears its deadline, so that no
+    /// pass finds it due again, and marks when (`at`, unix ms); `false` when it was set aside
+    /// already (by another replica's pass, say).
+    async fn set_aside(&self, id: Uuid, at: i64) -> Result<bool, StoreError>;
     /// Like [`Store::transact`], for game `id` if its deadline is still at or before `now`
     /// (unix ms), claimed so that no other replica takes it at the same time (`FOR UPDATE SKIP
     /// LOCKED` on its row); `None` when it is not due, or another replica holds it.

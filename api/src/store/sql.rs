@@ -11,8 +11,8 @@ use super::GameListing;
 use super::hub::{self, Live, Signal};
 use super::nodes::{GameShards, Nodes};
 use super::{
-    Attempt, BotTableLimit, Delivery, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope, ListedRow,
-    NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
+    Attempt, BotTableLimit, Delivery, DueGame, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope,
+    ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
     WebhookCounts,
 };
 use crate::domain::GameStatus;
@@ -157,10 +157,17 @@ pub fn sweep_sql(postgres: bool) -> Vec<SweepStatement> {
 
 /// Up to `limit` games (`id`, `deadline`) of `games` (the table, or one of its shards) whose
 /// deadline is at or before `now`, earliest first.
-fn due_sql(games: &str, now: &str, limit: &str) -> String {
+fn due_sql(games: &str, now: &str, after: Option<(&str, &str)>, limit: &str) -> String {
+    // A pass reads the due games page after page, so that games it cannot take (held by
+    // another replica, or not its to play) never hide the ones behind them.
+    let cursor = after
+        .map(|(deadline, id)| {
+            format!(" AND (deadline > {deadline} OR (deadline = {deadline} AND id > {id}))")
+        })
+        .unwrap_or_default();
     format!(
-        "SELECT id, deadline FROM {games} WHERE deadline IS NOT NULL AND deadline <= {now} \
-         ORDER BY deadline LIMIT {limit}"
+        "SELECT id, deadline FROM {games} WHERE deadline IS NOT NULL AND deadline <= {now}{cursor} \
+         ORDER BY deadline, id LIMIT {limit}"
     )
 }
 
@@ -176,13 +183,6 @@ fn delivery_candidates_sql(deliveries: &str, games: &str, now: &str, limit: &str
             WHERE e.game_id = d.game_id AND e.status = 'pending' AND e.seq < d.seq) \
          ORDER BY d.next_attempt_at LIMIT {limit}"
     )
-}
-
-/// A game whose deadline is due, as a shard answers it.
-#[derive(serde::Deserialize)]
-struct DueGame {
-    id: Uuid,
-    deadline: i64,
 }
 
 /// A delivery that may be claimed, and where it goes.
@@ -605,8 +605,32 @@ macro_rules! sql_store {
                 self.transact_locked(Some(tenant), id, None, act).await
             }
 
-            async fn due_games(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError> {
-                self.due_candidates(now, limit).await
+            async fn due_games(&self, now: i64, after: Option<DueGame>, limit: i64) -> Result<Vec<DueGame>, StoreError> {
+                self.due_candidates(now, after, limit).await
+            }
+
+            async fn lease(&self, id: Uuid, version: i64, held: i64, until: i64) -> Result<bool, StoreError> {
+                let leased = sqlx::query(
+                    "UPDATE games SET deadline = $4 WHERE id = $1 AND version = $2 AND deadline = $3",
+                )
+                .bind(id)
+                .bind(version)
+                .bind(held)
+                .bind(until)
+                .execute(self.pool_of(id).await)
+                .await?;
+                Ok(leased.rows_affected() > 0)
+            }
+
+            async fn set_aside(&self, id: Uuid, at: i64) -> Result<bool, StoreError> {
+                let marked = sqlx::query(
+                    "UPDATE games SET deadline = NULL, set_aside_at = $2 WHERE id = $1 AND set_aside_at IS NULL",
+                )
+                .bind(id)
+                .bind(at)
+                .execute(self.pool_of(id).await)
+                .await?;
+                Ok(marked.rows_affected() > 0)
             }
 
             async fn transact_due<T, E, F>(&self, id: Uuid, now: i64, act: F) -> Result<Option<T>, E>
@@ -745,13 +769,21 @@ macro_rules! sql_store {
 
         impl $store {
             /// [`Store::due_games`], by one query of the whole table.
-            async fn due_in_one(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError> {
-                let rows = sqlx::query(AssertSqlSafe(due_sql("games", "$1", "$2")))
-                    .bind(now)
-                    .bind(limit)
-                    .fetch_all(&self.pool)
-                    .await?;
-                rows.iter().map(|r| Ok(r.try_get("id")?)).collect()
+            async fn due_in_one(&self, now: i64, after: Option<DueGame>, limit: i64) -> Result<Vec<DueGame>, StoreError> {
+                let sql = due_sql("games", "$1", after.is_some().then_some(("$3", "$4")), "$2");
+                let mut query = sqlx::query(AssertSqlSafe(sql)).bind(now).bind(limit);
+                if let Some(after) = after {
+                    query = query.bind(after.deadline).bind(after.id);
+                }
+                let rows = query.fetch_all(&self.pool).await?;
+                rows.iter()
+                    .map(|r| {
+                        Ok(DueGame {
+                            id: r.try_get("id")?,
+                            deadline: r.try_get("deadline")?,
+                        })
+                    })
+                    .collect()
             }
 
             /// The candidates of [`Store::claim_deliveries`], by one query of the whole table.
@@ -786,12 +818,21 @@ macro_rules! sql_store {
                 let delete = purge.delete($skip_locked);
                 let mut deleted = 0;
                 for value in values {
-                    deleted += sqlx::query(AssertSqlSafe(delete.as_str()))
+                    let done = sqlx::query(AssertSqlSafe(delete.as_str()))
                         .bind(value)
                         .bind(before)
                         .execute(&self.pool)
-                        .await?
-                        .rows_affected();
+                        .await;
+                    match done {
+                        Ok(done) => deleted += done.rows_affected(),
+                        // The database refused this one delete (a row it cannot let go, a
+                        // lock it gave up on): the sweep goes on with the others, and tries
+                        // it again next time. A database that does not answer ends the sweep.
+                        Err(sqlx::Error::Database(e)) => {
+                            tracing::warn!(table = purge.table, error = %e, "an expired row could not be swept; trying again next sweep");
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
                 }
                 Ok(deleted)
             }
@@ -1008,8 +1049,13 @@ macro_rules! sql_store {
 
 impl SqliteStore {
     /// [`Store::due_games`]: one query.
-    async fn due_candidates(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError> {
-        self.due_in_one(now, limit).await
+    async fn due_candidates(
+        &self,
+        now: i64,
+        after: Option<DueGame>,
+        limit: i64,
+    ) -> Result<Vec<DueGame>, StoreError> {
+        self.due_in_one(now, after, limit).await
     }
 
     /// The candidates of [`Store::claim_deliveries`]: one query.
@@ -1048,22 +1094,26 @@ struct ShardAnswer {
 impl PgStore {
     /// [`Store::due_games`]: on a cluster, read shard by shard, so that the games of the
     /// workers that answer are found while another one is away.
-    async fn due_candidates(&self, now: i64, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+    async fn due_candidates(
+        &self,
+        now: i64,
+        after: Option<DueGame>,
+        limit: i64,
+    ) -> Result<Vec<DueGame>, StoreError> {
         if !self.cluster {
-            return self.due_in_one(now, limit).await;
+            return self.due_in_one(now, after, limit).await;
         }
+        let cursor = after.map(|a| (a.deadline.to_string(), a.id.literal()));
         let answers = self
             .on_each_shard(&["games"], |names| {
-                due_sql(&names[0], &now.to_string(), &limit.to_string())
+                let after = cursor.as_ref().map(|(d, id)| (d.as_str(), id.as_str()));
+                due_sql(&names[0], &now.to_string(), after, &limit.to_string())
             })
             .await?;
         let mut due: Vec<DueGame> = self.read_answers(answers, "turn deadlines");
-        due.sort_by_key(|d| d.deadline);
-        Ok(due
-            .into_iter()
-            .take(usize::try_from(limit).unwrap_or(0))
-            .map(|d| d.id)
-            .collect())
+        due.sort_by_key(|d| (d.deadline, d.id));
+        due.truncate(usize::try_from(limit).unwrap_or(0));
+        Ok(due)
     }
 
     /// The candidates of [`Store::claim_deliveries`]: on a cluster, read shard by shard (the

@@ -137,6 +137,9 @@ pub enum Code {
     WebhookUrlUnresolvable,
     /// A server open to anyone plays as many tables of bots only as it may.
     BotTablesFull,
+    /// A bot that searches (`hard`) asked of a replica that thinks for no bot, with no other
+    /// replica known to.
+    HardBotsUnavailable,
     // Not now (429, 500, 503).
     /// Over the client's rate limit.
     RateLimited,

@@ -14,8 +14,8 @@ use crate::helpers::{
 };
 
 /// A test-mode app with the studio keys on `database` (a fresh one if `None`), whose replica
-/// thinks for bots on `bot_threads` threads; with none, a hard bot in turn stays due, which lets
-/// a test see that state without racing the bots.
+/// thinks for bots on `bot_threads` threads; with none (and other replicas said to think), a
+/// hard bot in turn stays due, which lets a test see that state without racing the bots.
 async fn studio_thinking(
     backend: &Backend,
     database: Option<continental::config::DatabaseSettings>,
@@ -29,6 +29,7 @@ async fn studio_thinking(
             api_keys: STUDIO_KEYS.into(),
             limits: Some(Limits {
                 bot_threads: Some(bot_threads),
+                bots_elsewhere: true,
                 ..Limits::default()
             }),
             ..Spawn::default()
@@ -278,6 +279,7 @@ async fn an_open_server_plays_only_so_many_bot_tables() {
                 test_mode: true,
                 limits: Some(Limits {
                     bot_threads: Some(0),
+                    bots_elsewhere: true,
                     open_bot_tables: 1,
                     ..Limits::default()
                 }),

@@ -23,6 +23,7 @@ mod options;
 mod pace;
 mod packs;
 mod page;
+mod passes;
 mod problems;
 mod rematch;
 mod replay;
