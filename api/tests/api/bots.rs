@@ -309,7 +309,8 @@ async fn an_open_server_plays_only_so_many_bot_tables() {
 }
 
 /// A server open to anyone (no server keys) with one table of bots alone allowed at once and
-/// no thread to think for hard bots, so that every table stays in play as it is.
+/// no thread to think for hard bots (told that others do, so that it seats them), so that
+/// every table stays in play as it is.
 async fn open_with_one_bot_table(backend: &Backend) -> TestApp {
     TestApp::spawn_with(
         backend,
@@ -317,6 +318,7 @@ async fn open_with_one_bot_table(backend: &Backend) -> TestApp {
             test_mode: true,
             limits: Some(Limits {
                 bot_threads: Some(0),
+                bots_elsewhere: true,
                 open_bot_tables: 1,
                 ..Limits::default()
             }),
