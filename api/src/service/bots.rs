@@ -21,6 +21,7 @@ use crate::domain::Table;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{GameUpdate, Outcome, Store, now_ms};
+use crate::telemetry::traces;
 
 /// This replica's bot worker, as the rest of the service reaches it: the games to look at,
 /// and the threads the bots may think on.
@@ -155,7 +156,9 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     let (Some((seat, level)), Some(game)) = (table.bot_due(), table.game) else {
         return Ok(Played::NotDue);
     };
+    let thinking = traces::bot_thinking(&crate::wire::level_name(level));
     let (chosen, took) = tokio::task::spawn_blocking(move || {
+        let _thinking = thinking.entered();
         let _thread = permit;
         let started = std::time::Instant::now();
         (level.choose(&game, seat), started.elapsed())

@@ -7,6 +7,7 @@
 
 use std::time::{Duration, Instant};
 
+use tracing::Instrument;
 use uuid::Uuid;
 
 use super::event_rows;
@@ -14,6 +15,7 @@ use crate::domain::Table;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{GameUpdate, Outcome, Store, now_ms};
+use crate::telemetry::traces;
 
 /// Games a sweep looks at in one batch.
 const DUE_BATCH: i64 = 32;
@@ -33,7 +35,10 @@ pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
         for &id in &due {
             // One game that fails (its worker lost since it was found, on a cluster) is tried
             // again next pass; the others are played now.
-            match time_out(state, id, now).await {
+            match time_out(state, id, now)
+                .instrument(traces::pass("deadlines"))
+                .await
+            {
                 Ok(true) => taken += 1,
                 Ok(false) => {}
                 Err(e) => {

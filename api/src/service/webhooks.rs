@@ -13,11 +13,13 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
+use tracing::Instrument;
 
 use crate::domain::WebhookError;
 use crate::metrics::WebhookResult;
 use crate::state::AppState;
 use crate::store::{Attempt, Delivery, Store, now_ms};
+use crate::telemetry::traces;
 use crate::wire::WebhookDelivery;
 
 /// Longest a receiver may take to answer.
@@ -190,9 +192,35 @@ async fn attempt(client: &reqwest::Client, d: &Delivery, policy: Policy) -> Atte
     }
 }
 
-/// POSTs one delivery, signed; `Err` with a short reason unless the receiver answered 2xx.
+/// POSTs one delivery, signed, in a client span whose `traceparent` it sends; `Err` with a
+/// short reason unless the receiver answered 2xx.
 async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Result<(), String> {
     let url = reqwest::Url::parse(&d.url).map_err(|e| e.to_string())?;
+    let span = traces::delivery(
+        d.game_id,
+        d.version,
+        url.host_str().unwrap_or_default(),
+        url.port_or_known_default(),
+    );
+    let status = send(client, d, url, allow_private, &span)
+        .instrument(span.clone())
+        .await;
+    traces::delivered(&span, status.as_ref().ok().copied());
+    match status {
+        Ok(s) if (200..300).contains(&s) => Ok(()),
+        Ok(s) => Err(reqwest::StatusCode::from_u16(s).map_or_else(|_| s.to_string(), |s| s.to_string())),
+        Err(e) => Err(e),
+    }
+}
+
+/// Sends one delivery to `url`; the receiver's status, or why there is none.
+async fn send(
+    client: &reqwest::Client,
+    d: &Delivery,
+    url: reqwest::Url,
+    allow_private: bool,
+    span: &tracing::Span,
+) -> Result<u16, String> {
     // A name is checked by the client's resolver; an address written in the URL here.
     match url.host() {
         Some(url::Host::Domain(_)) => {}
@@ -216,8 +244,11 @@ async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Re
     .map_err(|e| e.to_string())?;
     let timestamp = now_ms() / 1000;
     let signature = sign(&d.secret, &d.id, timestamp, &body).ok_or("the stored secret does not read")?;
-    let res = client
-        .post(url)
+    let mut request = client.post(url);
+    for (name, value) in traces::propagation(span) {
+        request = request.header(name, value);
+    }
+    let res = request
         .header("content-type", "application/json")
         .header("webhook-id", &d.id)
         .header("webhook-timestamp", timestamp.to_string())
@@ -232,11 +263,7 @@ async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Re
             }
             crate::error::chain(&e)
         })?;
-    if res.status().is_success() {
-        Ok(())
-    } else {
-        Err(res.status().to_string())
-    }
+    Ok(res.status().as_u16())
 }
 
 /// The worker each replica runs: claims due deliveries, POSTs them, records each outcome;
@@ -305,7 +332,9 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
                 result
             }
         });
-        let results = futures_util::future::join_all(attempts).await;
+        let results = futures_util::future::join_all(attempts)
+            .instrument(traces::pass("webhooks"))
+            .await;
         if let Some(took_ms) = state.slow_pass(started) {
             let count = |r: WebhookResult| results.iter().filter(|&&x| x == r).count();
             tracing::warn!(
