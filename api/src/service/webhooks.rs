@@ -176,8 +176,8 @@ struct Policy {
 }
 
 /// One attempt at one delivery.
-async fn attempt(client: &reqwest::Client, d: &Delivery, policy: Policy) -> Attempt {
-    let failure = match post(client, d, policy.allow_private).await {
+async fn attempt(client: &reqwest::Client, d: &Delivery, policy: Policy, span: &tracing::Span) -> Attempt {
+    let failure = match post(client, d, policy.allow_private, span).await {
         Ok(()) => return Attempt::Delivered,
         Err(e) => e,
     };
@@ -194,18 +194,17 @@ async fn attempt(client: &reqwest::Client, d: &Delivery, policy: Policy) -> Atte
 
 /// POSTs one delivery, signed, in a client span whose `traceparent` it sends; `Err` with a
 /// short reason unless the receiver answered 2xx.
-async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Result<(), String> {
+async fn post(
+    client: &reqwest::Client,
+    d: &Delivery,
+    allow_private: bool,
+    span: &tracing::Span,
+) -> Result<(), String> {
     let url = reqwest::Url::parse(&d.url).map_err(|e| e.to_string())?;
-    let span = traces::delivery(
-        d.game_id,
-        d.version,
-        url.host_str().unwrap_or_default(),
-        url.port_or_known_default(),
-    );
-    let status = send(client, d, url, allow_private, &span)
+    let status = send(client, d, url, allow_private, span)
         .instrument(span.clone())
         .await;
-    traces::delivered(&span, status.as_ref().ok().copied());
+    traces::delivered(span, status.as_ref().ok().copied());
     match status {
         Ok(s) if (200..300).contains(&s) => Ok(()),
         Ok(s) => Err(reqwest::StatusCode::from_u16(s).map_or_else(|_| s.to_string(), |s| s.to_string())),
@@ -312,8 +311,10 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
             let client = &client;
             let state = &state;
             async move {
-                let outcome = attempt(client, d, policy).await;
-                let result = match &outcome {
+                // The delivery's span, also around the lines that say how it went.
+                let span = traces::delivery(d.game_id, d.version, &d.url);
+                let outcome = attempt(client, d, policy, &span).await;
+                let result = span.in_scope(|| match &outcome {
                     Attempt::Delivered => WebhookResult::Delivered,
                     Attempt::Retry { error, .. } => {
                         tracing::info!(game = %d.game_id, seq = d.seq, %error, "webhook failed; will retry");
@@ -323,7 +324,7 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
                         tracing::warn!(game = %d.game_id, seq = d.seq, %error, "webhook given up");
                         WebhookResult::GivenUp
                     }
-                };
+                });
                 state.metrics.webhook(result);
                 if let Err(e) = state.db.settle_delivery(d.game_id, &d.id, &outcome).await {
                     // The lease runs out and the delivery is attempted again: at least once.

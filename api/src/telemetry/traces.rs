@@ -355,11 +355,14 @@ pub fn queued_deliveries(game: Uuid, version: i64) {
     }
 }
 
-/// The span of a webhook delivery of game `game`'s event at `version` to `host`: a client span
+/// The span of a webhook delivery of game `game`'s event at `version` to `url`: a client span
 /// of the HTTP conventions, child of the action that queued it when this replica remembers it,
-/// else of the pass. The URL's path and query are left out (a receiver's token may be in
-/// them).
-pub fn delivery(game: Uuid, version: i64, host: &str, port: Option<u16>) -> Span {
+/// else of the pass. Only the URL's host and port are kept (a receiver's token may be in its
+/// path or query).
+pub fn delivery(game: Uuid, version: i64, url: &str) -> Span {
+    let url = url::Url::parse(url).ok();
+    let host = url.as_ref().and_then(|u| u.host_str()).unwrap_or_default();
+    let port = url.as_ref().and_then(url::Url::port_or_known_default);
     let span = tracing::info_span!(
         target: TRACE,
         "webhook",
