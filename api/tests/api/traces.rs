@@ -272,3 +272,58 @@ async fn a_move_is_one_trace_from_its_caller_to_the_database_and_its_webhook() {
         drop_database(&database).await;
     }
 }
+
+/// A collector that takes connections and never answers holds up no request: the spans that
+/// do not fit the queue are dropped and counted. The lines written inside a delivery carry its
+/// trace id.
+#[actix_web::test]
+async fn a_collector_that_never_answers_costs_requests_nothing_and_its_drops_are_counted() {
+    for backend in backends() {
+        let database = fresh_database(&backend).await;
+        // Never accepted: each connection waits in the listener's backlog, unanswered.
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+        let endpoint = format!("http://{}", silent.local_addr().expect("an address"));
+        let receiver = Receiver::start(503);
+        let service = Binary::start_testing(
+            &database,
+            &[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+                ("OTEL_BSP_MAX_QUEUE_SIZE", "8"),
+                ("OTEL_BSP_SCHEDULE_DELAY", "10"),
+                ("OTEL_EXPORTER_OTLP_TIMEOUT", "120000"),
+            ],
+        )
+        .await;
+        let hooked = json!({"webhook_url": receiver.url});
+        let table = crate::helpers::create(&service, "may_i", 2, 7, hooked).await;
+        // Each read makes spans of its own (the request's, the store's): far more than fit.
+        for _ in 0..40 {
+            let started = std::time::Instant::now();
+            service.view(&table, 0).await.ok("the seat's view");
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "a read waited on the collector: {:?}",
+                started.elapsed()
+            );
+        }
+        eventually(
+            Duration::from_secs(30),
+            "dropped spans counted",
+            async || match service.metric("continental_trace_spans_dropped_total").await {
+                Some(n) if n > 0.0 => Ok(()),
+                other => Err(format!("{other:?}")),
+            },
+        )
+        .await;
+        let failed = service.lines_saying("webhook failed; will retry").await;
+        let trace_id = failed[0]["span"]["trace_id"].as_str().unwrap_or_default();
+        assert!(
+            trace_id.len() == 32 && trace_id.bytes().all(|b| b.is_ascii_hexdigit()),
+            "the delivery's trace id on its line: {}",
+            failed[0]
+        );
+        drop(service);
+        drop(silent);
+        drop_database(&database).await;
+    }
+}
