@@ -339,7 +339,8 @@ pub fn queued_deliveries(game: Uuid, version: i64) {
     if !on() {
         return;
     }
-    let context = Span::current().context().span().span_context().clone();
+    // The OpenTelemetry context entered (the request's span), whichever spans only the log sees.
+    let context = Context::current().span().span_context().clone();
     if !context.is_valid() {
         return;
     }
