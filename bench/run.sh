@@ -13,6 +13,9 @@
 #   5. (PHASES with 5) a person's draw or discard (p99) at a table of three hard bots vs at a
 #      table of four people who play at the same pace, and at full speed, 8 clients, 20 s each,
 #      alternating, on PostgreSQL.
+#   6. (PHASES with 6) game actions as in part 2 with traces exported to a collector that is
+#      down (OTEL_EXPORTER_OTLP_ENDPOINT at a closed port) vs with export off, alternating:
+#      a dead collector must cost the actions nothing (docs/operations.md#traces).
 # With BEFORE_BIN naming another build of the service (say, of an older commit, built with
 # `cargo build --release` in a worktree of its own), parts 1 and 2 measure it too, in the same
 # rounds and against the same references, its turn alternating with this build's.
@@ -63,6 +66,7 @@ BARE_RPS=(); BARE_P99=(); BARE_CPU=(); VAL_RPS=(); VAL_P99=(); VAL_CPU=()
 SQL_TPS=(); SQL_P99=(); ACT_RPS=(); ACT_P99=(); ACT_CPU=(); STREAM_LINE=
 OLD_VAL_RPS=(); OLD_VAL_P99=(); OLD_VAL_CPU=(); OLD_ACT_RPS=(); OLD_ACT_P99=(); OLD_ACT_CPU=()
 BOTS_P99=(); BOTS_RATE=(); PACED_P99=(); PACED_RATE=(); PEOPLE_P99=(); PEOPLE_RATE=()
+OFF_RPS=(); OFF_P99=(); DEAD_RPS=(); DEAD_P99=(); DEAD_DROPPED=
 if [[ $PHASES == *1* ]]; then
 echo "== 1. validator vs bare framework (wrk -t2 -c64 -d5s, servers on core 0, wrk on core 1)"
 BIND=127.0.0.1:28080 taskset -c 0 "$WORK/hello-ref" & PIDS+=($!)
@@ -258,6 +262,29 @@ done
 kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
 psql_admin "DROP DATABASE IF EXISTS continental_bots WITH (FORCE)"
 fi
+if [[ $PHASES == *6* ]]; then
+echo "== 6. game actions with traces exported to a dead collector vs export off (32 clients, 8 s each, alternating)"
+psql_admin "DROP DATABASE IF EXISTS continental_traced WITH (FORCE)"
+psql_admin "CREATE DATABASE continental_traced"
+# A database each, as alike as the runs make them; port 9 (discard) refuses connections here.
+CONTINENTAL_BIND=127.0.0.1:28089 DATABASE_URL="$PGURL/continental_bench" "$WORK/continental" >"$WORK/off.log" 2>&1 & PIDS+=($!)
+CONTINENTAL_BIND=127.0.0.1:28090 DATABASE_URL="$PGURL/continental_traced" OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9 \
+    "$WORK/continental" >"$WORK/dead.log" 2>&1 & PIDS+=($!)
+wait_port 28089; wait_port 28090
+for port in 28089 28090; do "$WORK/continental-bench" games "http://127.0.0.1:$port" 32 3 >/dev/null; done
+traced_run() { # url -> "actions/s p99_ms"
+    "$WORK/continental-bench" games "$1" 32 8 | grep '^RESULT' | sed -E 's/.*actions_per_s=([0-9.]+).*p99_ms=([0-9.]+).*/\1 \2/'
+}
+off_run() { read -r a b < <(traced_run http://127.0.0.1:28089); OFF_RPS+=("$a"); OFF_P99+=("$b"); }
+dead_run() { read -r a b < <(traced_run http://127.0.0.1:28090); DEAD_RPS+=("$a"); DEAD_P99+=("$b"); }
+for r in $(seq "$ROUNDS"); do
+    if (( r % 2 )); then off_run; dead_run; else dead_run; off_run; fi
+    echo "   round $r: export off ${OFF_RPS[-1]} actions/s (p99 ${OFF_P99[-1]} ms), dead collector ${DEAD_RPS[-1]} actions/s (p99 ${DEAD_P99[-1]} ms)  [$(load)]"
+done
+DEAD_DROPPED=$(curl -s http://127.0.0.1:28090/metrics | awk '/^continental_trace_spans_dropped_total/ { print $2 }')
+kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
+psql_admin "DROP DATABASE IF EXISTS continental_traced WITH (FORCE)"
+fi
 psql_admin "DROP DATABASE IF EXISTS continental_bench WITH (FORCE)"
 psql_admin "DROP DATABASE IF EXISTS continental_ref WITH (FORCE)"
 
@@ -296,3 +323,6 @@ row "RSS with the streams open, MB" "$(field rss_mb)" "" "" "< 100"
 row "a person's move p99 ms, 3 hard bots vs people" "$(mean "${BOTS_P99[@]}")" "$(mean "${PACED_P99[@]}")" "$(ratio "$(mean "${BOTS_P99[@]}")" "$(mean "${PACED_P99[@]}")")" "<= 1"
 row "a person's move p99 ms, people at full speed" "$(mean "${PEOPLE_P99[@]}")" "" "" ""
 row "a person's moves/s, 3 hard bots vs full speed" "$(mean "${BOTS_RATE[@]}")" "$(mean "${PEOPLE_RATE[@]}")" "" ""
+row "actions/s, traces to a dead collector vs off" "$(mean "${DEAD_RPS[@]}")" "$(mean "${OFF_RPS[@]}")" "$(ratio "$(mean "${DEAD_RPS[@]}")" "$(mean "${OFF_RPS[@]}")")" ">= 0.95"
+row "action p99 ms, dead collector vs off" "$(mean "${DEAD_P99[@]}")" "$(mean "${OFF_P99[@]}")" "$(ratio "$(mean "${DEAD_P99[@]}")" "$(mean "${OFF_P99[@]}")")" ""
+row "spans dropped by the dead collector's run" "${DEAD_DROPPED:--}" "" "" ""

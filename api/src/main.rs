@@ -22,7 +22,13 @@ async fn main() -> std::process::ExitCode {
         }
     };
     // Held to the end: its drop writes the last lines.
-    let _log = continental::telemetry::init(settings.log_format);
+    let _log = match continental::telemetry::init(settings.log_format, |k| std::env::var(k).ok()) {
+        Ok(guard) => guard,
+        Err(message) => {
+            eprintln!("{message}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     tracing::info!(database = ?settings.database, bind = %settings.bind, test_mode = settings.test_mode, tenants = ?settings.api_keys, "starting");
     let app = match Application::build(settings).await {
         Ok(app) => app,

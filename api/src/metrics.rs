@@ -26,6 +26,8 @@ pub struct Metrics {
     /// Games set aside by a background pass (their stored state does not load).
     set_aside: prometheus::IntCounter,
     bot_decisions: HistogramVec,
+    /// Brought up to the process's count as it is served (`telemetry::traces`).
+    spans_dropped: prometheus::IntCounter,
 }
 
 /// How a webhook delivery attempt ended, for `continental_webhook_deliveries_total`.
@@ -196,8 +198,14 @@ impl Metrics {
             &["level"],
         )
         .expect("valid metric");
+        let spans_dropped = prometheus::IntCounter::new(
+            "continental_trace_spans_dropped_total",
+            "Spans not exported because the export queue was full (a collector down or slow); 0 when traces are off.",
+        )
+        .expect("valid metric");
         for c in [
             Box::new(requests) as Box<dyn prometheus::core::Collector>,
+            Box::new(spans_dropped.clone()),
             Box::new(bot_decisions.clone()),
             Box::new(webhooks.clone()),
             Box::new(timeouts.clone()),
@@ -242,6 +250,7 @@ impl Metrics {
             timeouts,
             set_aside,
             bot_decisions,
+            spans_dropped,
         }
     }
 
@@ -314,6 +323,9 @@ impl Metrics {
 
     /// Everything in the Prometheus text exposition format.
     pub fn render(&self) -> String {
+        let dropped = crate::telemetry::traces::spans_dropped();
+        self.spans_dropped
+            .inc_by(dropped.saturating_sub(self.spans_dropped.get()));
         let mut out = Vec::new();
         // Encoding our own registry into memory does not fail; an empty page would show it.
         let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);

@@ -8,6 +8,7 @@ use actix_cors::Cors;
 use actix_web::dev::{Server, ServerHandle};
 use actix_web::middleware::Condition;
 use actix_web::{App, HttpResponse, HttpServer, web};
+use tracing::Instrument;
 use utoipa_swagger_ui::{Config as SwaggerConfig, SwaggerUi};
 
 use crate::auth::{self, Keys};
@@ -272,7 +273,11 @@ async fn sweep_periodically(state: Arc<AppState>) {
         let games_before =
             at.saturating_sub(i64::try_from(state.limits.retention.as_secs()).unwrap_or(i64::MAX));
         let started = Instant::now();
-        let swept = state.db.sweep(keys_before, games_before).await;
+        let swept = state
+            .db
+            .sweep(keys_before, games_before)
+            .instrument(crate::telemetry::traces::pass("sweep"))
+            .await;
         match (swept, state.slow_pass(started)) {
             (Ok(swept), Some(took_ms)) => {
                 tracing::warn!(

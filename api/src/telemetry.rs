@@ -28,8 +28,8 @@ use crate::state::AppState;
 
 mod access_line;
 mod log_writer;
+pub mod traces;
 use access_line::{Access, AccessLog};
-pub use log_writer::LogGuard;
 use log_writer::log_writer;
 
 /// The header a request id travels in, both ways.
@@ -43,22 +43,78 @@ pub const ACCESS: &str = "continental::access";
 /// ANSI colours only on a terminal) or one JSON object per line, and the access log
 /// (`access_line`), in the same shape, at the levels `RUST_LOG` gives [`ACCESS`]. The lines
 /// wait in memory for a writer thread that writes them in batches (`log_writer`); keep the
-/// guard until exit, its drop writes what is left.
-#[must_use = "dropping the guard stops the log writer"]
-pub fn init(format: LogFormat) -> LogGuard {
-    let filter = || EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+/// guard until exit, its drop writes what is left. When the `OTEL_*` variables ask for it
+/// (`env`), spans are exported too (`traces`), and the guard's drop sends the last of them.
+///
+/// # Errors
+/// `OTEL_*` variables that ask for what is not supported (gRPC), or an unusable endpoint.
+pub fn init(format: LogFormat, env: impl Fn(&str) -> Option<String>) -> Result<LogGuard, String> {
+    let exporting = traces::asked(env)?;
+    // The spans of traces are not lines: off for the log, unless they are exported, when the
+    // request's and a delivery's give their trace id to the lines written inside them.
+    let filter = || {
+        let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+        let quiet = if exporting.is_some() {
+            traces::DETAIL
+        } else {
+            traces::TRACE
+        };
+        match format!("{quiet}=off").parse() {
+            Ok(directive) => filter.add_directive(directive),
+            Err(_) => filter,
+        }
+    };
     let (writer, guard) = log_writer(std::io::stdout());
     access_line::install(AccessLog::new(writer.clone(), format, filter()));
+    let Some(queue) = exporting else {
+        let _ = tracing_subscriber::registry()
+            .with(filter())
+            .with(lines(format, writer))
+            .try_init();
+        return Ok(LogGuard {
+            traces: None,
+            _lines: guard,
+        });
+    };
+    let provider = traces::provider(queue)?;
+    // Each its own filter: the log's from RUST_LOG, the export's its own spans.
+    let _ = tracing_subscriber::registry()
+        .with(lines(format, writer).with_filter(filter()))
+        .with(traces::layer(&provider))
+        .try_init();
+    Ok(LogGuard {
+        traces: Some(provider),
+        _lines: guard,
+    })
+}
+
+/// Keep it until exit: its drop exports the spans still waiting, then writes the lines still
+/// waiting and stops the log's thread.
+#[must_use = "dropping the guard stops the log writer"]
+pub struct LogGuard {
+    traces: Option<opentelemetry_sdk::trace::SdkTracerProvider>,
+    _lines: log_writer::LogGuard,
+}
+
+impl Drop for LogGuard {
+    fn drop(&mut self) {
+        if let Some(provider) = self.traces.take() {
+            // A collector that is down is not waited for long.
+            let _ = provider.shutdown_with_timeout(std::time::Duration::from_secs(2));
+        }
+    }
+}
+
+/// The layer that writes the log's lines to `writer` in `format`.
+fn lines<S>(format: LogFormat, writer: log_writer::LogWriter) -> Box<dyn Layer<S> + Send + Sync>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
     let lines = fmt::layer().with_writer(writer);
-    let lines = match format {
+    match format {
         LogFormat::Text => lines.with_ansi(std::io::stdout().is_terminal()).boxed(),
         LogFormat::Json => lines.json().flatten_event(true).boxed(),
-    };
-    let _ = tracing_subscriber::registry()
-        .with(filter())
-        .with(lines)
-        .try_init();
-    guard
+    }
 }
 
 /// A client's request id, if it is one we can echo and log safely: the value as received (no
@@ -93,22 +149,37 @@ pub struct Seen {
     id: HeaderValue,
     method: Method,
     metrics: Option<Arc<Metrics>>,
+    /// With export on: the request's span and its trace id.
+    traced: Option<(Span, String)>,
 }
 
 impl Seen {
     /// The request as it arrives: gives it its id (the client's if usable, else a new one).
     pub fn new(req: &ServiceRequest, state: Option<&AppState>) -> Seen {
+        let id = request_id(req);
+        let traced = traces::on().then(|| {
+            traces::request_span(
+                req.method().as_str(),
+                req.headers(),
+                id.to_str().unwrap_or_default(),
+            )
+        });
         Seen {
             started: Instant::now(),
-            id: request_id(req),
+            id,
             method: req.method().clone(),
             metrics: state.map(|s| s.metrics.clone()),
+            traced,
         }
     }
 
-    /// The request's span, carrying its id (DEBUG: at the default level a disabled callsite).
+    /// The request's span, carrying its id: with export on, its server span (`traces`);
+    /// otherwise at DEBUG, at the default level a disabled callsite.
     pub fn span(&self) -> Span {
-        tracing::debug_span!(target: ACCESS, "request", request_id = %self.id_text())
+        match &self.traced {
+            Some((span, _)) => span.clone(),
+            None => tracing::debug_span!(target: ACCESS, "request", request_id = %self.id_text()),
+        }
     }
 
     /// The id as text: visible ASCII, checked by `usable_id` or made so.
@@ -149,10 +220,14 @@ impl Seen {
         } else {
             Level::INFO
         };
+        if let Some((span, _)) = &self.traced {
+            traces::answered(span, self.method.as_str(), &route, status.as_u16());
+        }
         access_line::write(
             level,
             &Access {
                 request_id: self.id_text(),
+                trace_id: self.traced.as_ref().map(|(_, id)| id.as_str()),
                 method: self.method.as_str(),
                 route: &route,
                 status: status.as_u16(),

@@ -22,6 +22,7 @@ use crate::domain::Table;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{GameUpdate, Outcome, Store, now_ms};
+use crate::telemetry::traces;
 use crate::wire::Code;
 
 /// How long a bot's turn is leased to the replica that thinks for it (unix ms on the row's
@@ -211,7 +212,9 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     if !leased {
         return Ok(Played::NotDue);
     }
+    let thinking = traces::bot_thinking(&crate::wire::level_name(level));
     let (chosen, took) = tokio::task::spawn_blocking(move || {
+        let _thinking = thinking.entered();
         let _thread = permit;
         let started = std::time::Instant::now();
         (level.choose(&game, seat), started.elapsed())

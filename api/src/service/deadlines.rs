@@ -10,6 +10,7 @@
 
 use std::time::{Duration, Instant};
 
+use tracing::Instrument;
 use uuid::Uuid;
 
 use super::event_rows;
@@ -17,6 +18,7 @@ use crate::domain::Table;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{GameUpdate, Outcome, Store, now_ms};
+use crate::telemetry::traces;
 
 /// Games a sweep looks at in one batch.
 const DUE_BATCH: i64 = 32;
@@ -41,7 +43,10 @@ pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
             if state.bots.holds(game.id) {
                 continue;
             }
-            match time_out(state, game.id, now).await {
+            match time_out(state, game.id, now)
+                .instrument(traces::pass("deadlines"))
+                .await
+            {
                 Ok(true) => played += 1,
                 Ok(false) => {}
                 Err(e) if super::set_aside_if_broken(state, game.id, &e, "turn deadlines").await => {}

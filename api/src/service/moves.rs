@@ -11,6 +11,7 @@ use crate::error::ApiError;
 use crate::metrics::MoveOutcome;
 use crate::state::AppState;
 use crate::store::{GameUpdate, KeyRef, Outcome, Store, StoredResponse, now_ms};
+use crate::telemetry::traces;
 use crate::wire::{Code, GameView, IfMatch, etag};
 
 /// Plays `action` for the token's seat in one transaction: check `If-Match` and the seat,
@@ -40,6 +41,8 @@ pub async fn act(
     let mut bot_due = false;
     // At a person's table: when the server plays the seat in turn (`service::pace`).
     let mut bot_at = None;
+    // The game's version once written: its deliveries continue this request's trace.
+    let mut written = 0;
     // One move of a game at a time on this replica waits on its row, the others wait here
     // without a connection (`queue.rs`), as long as they would wait on the lock.
     let Some(_turn) = state.queues.enter(id, state.limits.lock_timeout).await else {
@@ -72,7 +75,7 @@ pub async fn act(
                 event_rows(Applied::table([vacated]), webhook)?,
             )
         } else {
-            let applied = table.apply(Seat(seat), action.clone())?;
+            let applied = traces::apply(kind.name()).in_scope(|| table.apply(Seat(seat), action.clone()))?;
             table.rearm(applied.turn_passed, now, state.second_ms());
             // Leaving, or a move of one's own taking the seat back from autopilot.
             let seats = super::seats_changed(&before, &table);
@@ -83,6 +86,7 @@ pub async fn act(
         bot_at = table.bot_at;
         // One per accepted action: this one and each bot move it set off.
         let version = row.version + actions;
+        written = version;
         tracing::Span::current().record("version", version);
         let response = StoredResponse {
             status: 200,
@@ -126,6 +130,7 @@ pub async fn act(
     };
     state.metrics.moved(variant, kind, outcome);
     if result.is_ok() && queued {
+        traces::queued_deliveries(id, written);
         state.outbox.notify_one();
     }
     if result.is_ok() && bot_due {

@@ -14,11 +14,13 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 use tokio::sync::Semaphore;
+use tracing::Instrument;
 
 use crate::domain::WebhookError;
 use crate::metrics::WebhookResult;
 use crate::state::AppState;
 use crate::store::{Attempt, Delivery, Store, now_ms};
+use crate::telemetry::traces;
 use crate::wire::WebhookDelivery;
 
 /// Longest a receiver may take to answer.
@@ -178,8 +180,8 @@ struct Policy {
 }
 
 /// One attempt at one delivery.
-async fn attempt(client: &reqwest::Client, d: &Delivery, policy: Policy) -> Attempt {
-    let failure = match post(client, d, policy.allow_private).await {
+async fn attempt(client: &reqwest::Client, d: &Delivery, policy: Policy, span: &tracing::Span) -> Attempt {
+    let failure = match post(client, d, policy.allow_private, span).await {
         Ok(()) => return Attempt::Delivered,
         Err(e) => e,
     };
@@ -194,9 +196,34 @@ async fn attempt(client: &reqwest::Client, d: &Delivery, policy: Policy) -> Atte
     }
 }
 
-/// POSTs one delivery, signed; `Err` with a short reason unless the receiver answered 2xx.
-async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Result<(), String> {
+/// POSTs one delivery, signed, in a client span whose `traceparent` it sends; `Err` with a
+/// short reason unless the receiver answered 2xx.
+async fn post(
+    client: &reqwest::Client,
+    d: &Delivery,
+    allow_private: bool,
+    span: &tracing::Span,
+) -> Result<(), String> {
     let url = reqwest::Url::parse(&d.url).map_err(|e| e.to_string())?;
+    let status = send(client, d, url, allow_private, span)
+        .instrument(span.clone())
+        .await;
+    traces::delivered(span, status.as_ref().ok().copied());
+    match status {
+        Ok(s) if (200..300).contains(&s) => Ok(()),
+        Ok(s) => Err(reqwest::StatusCode::from_u16(s).map_or_else(|_| s.to_string(), |s| s.to_string())),
+        Err(e) => Err(e),
+    }
+}
+
+/// Sends one delivery to `url`; the receiver's status, or why there is none.
+async fn send(
+    client: &reqwest::Client,
+    d: &Delivery,
+    url: reqwest::Url,
+    allow_private: bool,
+    span: &tracing::Span,
+) -> Result<u16, String> {
     // A name is checked by the client's resolver; an address written in the URL here.
     match url.host() {
         Some(url::Host::Domain(_)) => {}
@@ -220,8 +247,11 @@ async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Re
     .map_err(|e| e.to_string())?;
     let timestamp = now_ms() / 1000;
     let signature = sign(&d.secret, &d.id, timestamp, &body).ok_or("the stored secret does not read")?;
-    let res = client
-        .post(url)
+    let mut request = client.post(url);
+    for (name, value) in traces::propagation(span) {
+        request = request.header(name, value);
+    }
+    let res = request
         .header("content-type", "application/json")
         .header("webhook-id", &d.id)
         .header("webhook-timestamp", timestamp.to_string())
@@ -236,11 +266,7 @@ async fn post(client: &reqwest::Client, d: &Delivery, allow_private: bool) -> Re
             }
             crate::error::chain(&e)
         })?;
-    if res.status().is_success() {
-        Ok(())
-    } else {
-        Err(res.status().to_string())
-    }
+    Ok(res.status().as_u16())
 }
 
 /// The worker each replica runs: claims due deliveries as it has room for them (at most
@@ -279,7 +305,12 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
         let free = room.available_permits() + 1;
         let started = Instant::now();
         let limit = BATCH.min(i64::try_from(free).unwrap_or(BATCH));
-        let claimed = match state.db.claim_deliveries(now_ms(), LEASE_MS, limit).await {
+        let claimed = match state
+            .db
+            .claim_deliveries(now_ms(), LEASE_MS, limit)
+            .instrument(traces::pass("webhooks"))
+            .await
+        {
             Ok(c) => c,
             Err(e) => {
                 tracing::warn!(error = %e, "webhook outbox unreadable");
@@ -321,8 +352,10 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
 
 /// One attempt at delivery `d`, its outcome counted, logged and recorded.
 async fn deliver(client: &reqwest::Client, state: &AppState, d: &Delivery, policy: Policy) {
-    let outcome = attempt(client, d, policy).await;
-    let result = match &outcome {
+    // The delivery's span, also around the lines that say how it went.
+    let span = traces::delivery(d.game_id, d.version, &d.url);
+    let outcome = attempt(client, d, policy, &span).await;
+    let result = span.in_scope(|| match &outcome {
         Attempt::Delivered => WebhookResult::Delivered,
         Attempt::Retry { error, .. } => {
             tracing::info!(game = %d.game_id, seq = d.seq, %error, "webhook failed; will retry");
@@ -332,7 +365,7 @@ async fn deliver(client: &reqwest::Client, state: &AppState, d: &Delivery, polic
             tracing::warn!(game = %d.game_id, seq = d.seq, %error, "webhook given up");
             WebhookResult::GivenUp
         }
-    };
+    });
     state.metrics.webhook(result);
     match state.db.settle_delivery(d.game_id, &d.id, &outcome).await {
         // The game's next event may go now: the worker claims it without waiting for a poll.

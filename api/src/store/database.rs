@@ -8,6 +8,7 @@ use std::time::Duration;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+use tracing::Instrument;
 use uuid::Uuid;
 
 use super::nodes::Nodes;
@@ -17,6 +18,7 @@ use super::{
 };
 use super::{GameListing, Live};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
+use crate::telemetry::traces::{self, POSTGRESQL, SQLITE};
 
 /// A pooled PostgreSQL connection idle longer than this is checked before it is used.
 const CHECKED_AFTER_IDLE: Duration = Duration::from_secs(1);
@@ -193,12 +195,27 @@ async fn bounded<T, E: From<StoreError>>(
         .unwrap_or_else(|elapsed| Err(E::from(StoreError::TimedOut(elapsed))))
 }
 
-/// Forwards each method to the store in use, bounded in time.
+/// Forwards each method to the store in use, bounded in time; with an operation's name, inside
+/// a database span of that name (exported when traces are, `telemetry::traces`).
 macro_rules! dispatch {
     ($self:ident, $s:ident => $call:expr) => {
         match $self {
             Database::Postgres($s) => bounded($s.bound, $call).await,
             Database::Sqlite($s) => bounded($s.bound, $call).await,
+        }
+    };
+    ($self:ident, $operation:literal, $s:ident => $call:expr) => {
+        match $self {
+            Database::Postgres($s) => {
+                bounded($s.bound, $call)
+                    .instrument(traces::database(POSTGRESQL, $operation))
+                    .await
+            }
+            Database::Sqlite($s) => {
+                bounded($s.bound, $call)
+                    .instrument(traces::database(SQLITE, $operation))
+                    .await
+            }
         }
     };
 }
@@ -221,7 +238,7 @@ impl Store for Database {
         dispatch!(self, s => s.origin(id))
     }
     async fn game(&self, id: Uuid) -> Result<Option<GameRow>, StoreError> {
-        dispatch!(self, s => s.game(id))
+        dispatch!(self, "read game", s => s.game(id))
     }
     async fn game_in(&self, tenant: &str, id: Uuid) -> Result<Option<GameRow>, StoreError> {
         dispatch!(self, s => s.game_in(tenant, id))
@@ -239,21 +256,21 @@ impl Store for Database {
         dispatch!(self, s => s.find_key(key))
     }
     async fn sweep(&self, keys_before: i64, games_before: i64) -> Result<Swept, StoreError> {
-        dispatch!(self, s => s.sweep(keys_before, games_before))
+        dispatch!(self, "sweep", s => s.sweep(keys_before, games_before))
     }
     async fn transact<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
     where
         E: From<StoreError>,
         F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
     {
-        dispatch!(self, s => s.transact(id, key, act))
+        dispatch!(self, "transaction", s => s.transact(id, key, act))
     }
     async fn transact_in<T, E, F>(&self, tenant: &str, id: Uuid, act: F) -> Result<T, E>
     where
         E: From<StoreError>,
         F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
     {
-        dispatch!(self, s => s.transact_in(tenant, id, act))
+        dispatch!(self, "transaction", s => s.transact_in(tenant, id, act))
     }
     async fn due_games(
         &self,
@@ -261,28 +278,28 @@ impl Store for Database {
         after: Option<DueGame>,
         limit: i64,
     ) -> Result<Vec<DueGame>, StoreError> {
-        dispatch!(self, s => s.due_games(now, after, limit))
+        dispatch!(self, "due games", s => s.due_games(now, after, limit))
     }
 
     async fn lease(&self, id: Uuid, version: i64, held: i64, until: i64) -> Result<bool, StoreError> {
-        dispatch!(self, s => s.lease(id, version, held, until))
+        dispatch!(self, "lease", s => s.lease(id, version, held, until))
     }
 
     async fn set_aside(&self, id: Uuid, at: i64) -> Result<bool, StoreError> {
-        dispatch!(self, s => s.set_aside(id, at))
+        dispatch!(self, "set aside", s => s.set_aside(id, at))
     }
     async fn transact_due<T, E, F>(&self, id: Uuid, now: i64, act: F) -> Result<Option<T>, E>
     where
         E: From<StoreError>,
         F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
     {
-        dispatch!(self, s => s.transact_due(id, now, act))
+        dispatch!(self, "transaction", s => s.transact_due(id, now, act))
     }
     async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
-        dispatch!(self, s => s.claim_deliveries(now, lease, limit))
+        dispatch!(self, "claim deliveries", s => s.claim_deliveries(now, lease, limit))
     }
     async fn settle_delivery(&self, game: Uuid, id: &str, attempt: &Attempt) -> Result<(), StoreError> {
-        dispatch!(self, s => s.settle_delivery(game, id, attempt))
+        dispatch!(self, "settle delivery", s => s.settle_delivery(game, id, attempt))
     }
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError> {
         dispatch!(self, s => s.webhook_counts(id))

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use sqlx::{AssertSqlSafe, PgPool, QueryBuilder, Row, SqlitePool};
+use tracing::Instrument;
 use uuid::Uuid;
 
 use super::GameListing;
@@ -16,6 +17,7 @@ use super::{
     WebhookCounts,
 };
 use crate::domain::GameStatus;
+use crate::telemetry::traces::{self, POSTGRESQL, SQLITE};
 
 /// Tables of tenant `$1` in play with bots alone, game `$2` aside: no seat is a person's or
 /// open (the seats table's `kind` says who plays each seat now, autopilot and leavers
@@ -316,6 +318,9 @@ pub struct SqliteStore {
 }
 
 impl PgStore {
+    /// Its `db.system.name` in traces.
+    const SYSTEM: &str = POSTGRESQL;
+
     /// Nothing to do: `NOTIFY` in the transaction announced the events on commit.
     fn announce(&self, _game: Uuid, _last: i64, _events: &[NewEvent]) {}
 
@@ -370,6 +375,9 @@ impl SqliteStore {
         Self::count_bot_tables(tx, id, limit).await?;
         Ok(None)
     }
+
+    /// Its `db.system.name` in traces.
+    const SYSTEM: &str = SQLITE;
 
     /// The pool for game `id`'s statements: the one there is.
     async fn pool_of(&self, _id: Uuid) -> &SqlitePool {
@@ -897,7 +905,10 @@ macro_rules! sql_store {
                     None => None,
                 };
                 let last = self.write_update(&mut tx, &game, key, &update).await?;
-                tx.commit().await.map_err(StoreError::from)?;
+                tx.commit()
+                    .instrument(traces::statement(Self::SYSTEM, "COMMIT", ""))
+                    .await
+                    .map_err(StoreError::from)?;
                 Self::release(guard).await;
                 if !update.events.is_empty() {
                     self.announce(id, last, &update.events);
@@ -986,7 +997,10 @@ macro_rules! sql_store {
                 if let Some(tenant) = tenant {
                     query = query.bind(tenant);
                 }
-                let Some(row) = query.fetch_optional(&mut *conn).await? else {
+                let read = query
+                    .fetch_optional(&mut *conn)
+                    .instrument(traces::statement(Self::SYSTEM, "SELECT", "games"));
+                let Some(row) = read.await? else {
                     return Err(StoreError::GameNotFound(id));
                 };
                 let taken = match key {
@@ -1040,6 +1054,7 @@ macro_rules! sql_store {
                 .bind(public)
                 .bind(at)
                 .execute(&mut *tx)
+                .instrument(traces::statement(Self::SYSTEM, "INSERT", "webhook_deliveries"))
                 .await?;
                 Ok(())
             }
@@ -1377,11 +1392,13 @@ impl SqliteStore {
         .bind(update.deadline)
         .bind(last)
         .execute(&mut **tx)
+        .instrument(traces::statement(Self::SYSTEM, "UPDATE", "games"))
         .await?;
         if !update.events.is_empty() {
             insert_events::<sqlx::Sqlite>(id, game.last_seq + 1, &update.events, at)
                 .build()
                 .execute(&mut **tx)
+                .instrument(traces::statement(Self::SYSTEM, "INSERT", "events"))
                 .await?;
         }
         Self::write_seats_and_outbox(tx, game, update).await?;
@@ -1462,7 +1479,10 @@ impl PgStore {
                 .write_change(&mut tx, &game, Some(&read), key, &update)
                 .await?;
             if written.is_some() {
-                tx.commit().await.map_err(StoreError::from)?;
+                tx.commit()
+                    .instrument(traces::statement(Self::SYSTEM, "COMMIT", ""))
+                    .await
+                    .map_err(StoreError::from)?;
             }
             written
         } else {
@@ -1533,7 +1553,9 @@ impl PgStore {
         // Unchanged since it was read (or locked): these numbers follow on.
         let last = game.last_seq + update.events.len() as i64;
         if self.cluster {
-            return Box::pin(cluster_write(conn, game, read, key, update, at, last)).await;
+            return Box::pin(cluster_write(conn, game, read, key, update, at, last))
+                .instrument(traces::statement(Self::SYSTEM, "SELECT", "continental_write"))
+                .await;
         }
         // Data-modifying WITH clauses all run, whether or not the final statement reads them;
         // the others insert only if the game's row was updated.
@@ -1575,6 +1597,7 @@ impl PgStore {
         let written = write
             .build()
             .fetch_optional(&mut *conn)
+            .instrument(traces::statement(Self::SYSTEM, "UPDATE", "games"))
             .await
             .map_err(key_taken)?;
         Ok(written.map(|_| last))

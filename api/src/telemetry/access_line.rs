@@ -25,6 +25,8 @@ use crate::config::LogFormat;
 #[derive(Debug)]
 pub struct Access<'a> {
     pub request_id: &'a str,
+    /// The request's trace, when spans are exported.
+    pub trace_id: Option<&'a str>,
     pub method: &'a str,
     /// The matched route pattern, or `unmatched`.
     pub route: &'a str,
@@ -108,6 +110,9 @@ impl AccessLog {
         };
         fields.start(level);
         fields.text(&key!("request_id"), access.request_id);
+        if let Some(trace_id) = access.trace_id {
+            fields.text(&key!("trace_id"), trace_id);
+        }
         fields.text(&key!("method"), access.method);
         fields.text(&key!("route"), access.route);
         fields.key(&key!("status"));
@@ -299,6 +304,7 @@ mod tests {
 
     const REFUSED: Access<'static> = Access {
         request_id: "id-1",
+        trace_id: None,
         method: "GET",
         route: "/v1/games/{id}",
         status: 503,

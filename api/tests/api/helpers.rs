@@ -4,6 +4,7 @@
 
 mod decks;
 mod game;
+mod otlp;
 mod proxy;
 mod receiver;
 mod stream;
@@ -16,6 +17,7 @@ pub use game::{
     QUICK_OUT, Table, create, discard, draw, go_out_quickly, keyed, may_i_between_deals_with, meld,
     play_turns,
 };
+pub use otlp::{Collector, Exported};
 pub use proxy::{Proxy, upstream_of};
 pub use receiver::{Received, Receiver, verified_by_the_library, verifies};
 pub use stream::{Sse, SseReader};

@@ -34,5 +34,6 @@ mod streams;
 mod studio;
 mod studio_hands;
 mod tokens;
+mod traces;
 mod validation;
 mod webhooks;

@@ -29,6 +29,8 @@ pub struct Received {
     pub query: String,
     /// The status answered.
     pub answered: u16,
+    /// `traceparent`, if sent.
+    pub traceparent: String,
 }
 
 impl Received {
@@ -72,6 +74,7 @@ async fn receive(req: HttpRequest, body: web::Bytes, shared: web::Data<Arc<Share
         body: body.to_vec(),
         query: req.query_string().to_owned(),
         answered,
+        traceparent: header("traceparent"),
     });
     HttpResponse::build(actix_web::http::StatusCode::from_u16(answered).expect("a status")).finish()
 }
