@@ -219,6 +219,33 @@ async fn with_a_proxied_worker() -> Option<(Proxy, DatabaseSettings)> {
 }
 
 /// A proxy in front of the node at `host:port`.
+/// A fresh Citus database and a proxy in front of its coordinator, for tests that cut it.
+async fn behind_a_coordinator_proxy() -> (DatabaseSettings, Proxy) {
+    let database = fresh_citus_database(None).await;
+    let DatabaseSettings::Postgres { url } = &database else {
+        unreachable!("a Citus database is PostgreSQL's")
+    };
+    let (host, port) = node(url, true).await;
+    let coordinator = proxy_to(&host, port).await;
+    (database, coordinator)
+}
+
+/// A replica of the database at `url` that reaches its coordinator through `coordinator`.
+async fn through(coordinator: &Proxy, url: &str) -> TestApp {
+    TestApp::spawn_with(
+        &Backend::Citus,
+        Spawn {
+            test_mode: true,
+            database: Some(DatabaseSettings::Postgres {
+                url: coordinator.url_through(url),
+            }),
+            limits: Some(quick()),
+            ..Spawn::default()
+        },
+    )
+    .await
+}
+
 async fn proxy_to(host: &str, port: i32) -> Proxy {
     let upstream = tokio::net::lookup_host((host, u16::try_from(port).expect("a port")))
         .await
@@ -615,24 +642,11 @@ async fn a_game_plays_on_its_worker_without_the_coordinator() {
     if citus_url().is_none() {
         return;
     }
-    let database = fresh_citus_database(None).await;
+    let (database, coordinator) = behind_a_coordinator_proxy().await;
     let DatabaseSettings::Postgres { url } = &database else {
         unreachable!("a Citus database is PostgreSQL's")
     };
-    let (host, port) = node(url, true).await;
-    let coordinator = proxy_to(&host, port).await;
-    let app = TestApp::spawn_with(
-        &Backend::Citus,
-        Spawn {
-            test_mode: true,
-            database: Some(DatabaseSettings::Postgres {
-                url: coordinator.url_through(url),
-            }),
-            limits: Some(quick()),
-            ..Spawn::default()
-        },
-    )
-    .await;
+    let app = through(&coordinator, url).await;
     let table = create(&app, "may_i", 2, 5, json!({})).await;
     play_turns(&[&app], &table, 1).await;
     let before = progress(&app, &table).await;
@@ -756,24 +770,11 @@ async fn a_game_this_replica_never_saw_plays_on_its_worker_without_the_coordinat
     if citus_url().is_none() {
         return;
     }
-    let database = fresh_citus_database(None).await;
+    let (database, coordinator) = behind_a_coordinator_proxy().await;
     let DatabaseSettings::Postgres { url } = &database else {
         unreachable!("a Citus database is PostgreSQL's")
     };
-    let (host, port) = node(url, true).await;
-    let coordinator = proxy_to(&host, port).await;
-    let player = TestApp::spawn_with(
-        &Backend::Citus,
-        Spawn {
-            test_mode: true,
-            database: Some(DatabaseSettings::Postgres {
-                url: coordinator.url_through(url),
-            }),
-            limits: Some(quick()),
-            ..Spawn::default()
-        },
-    )
-    .await;
+    let player = through(&coordinator, url).await;
     let maker = TestApp::spawn_with(
         &Backend::Citus,
         Spawn {

@@ -292,10 +292,11 @@ async fn on_database(app: &TestApp, statements: &[&str]) {
 
 /// docs/operations.md#storage: the sweep of finished games gets past more games it cannot
 /// delete than it reads in a batch (500; the database refuses each delete, as a trigger here
-/// does): a healthy game past its retention behind them is swept.
+/// does): a healthy game past its retention behind them is swept. Not on Citus, which has no
+/// triggers on a distributed table to refuse the deletes with.
 #[actix_web::test]
 async fn the_sweep_gets_past_more_rows_it_cannot_delete_than_a_batch() {
-    for backend in backends() {
+    for backend in backends().into_iter().filter(|b| *b != Backend::Citus) {
         let app = TestApp::spawn_with(
             &backend,
             Spawn {
