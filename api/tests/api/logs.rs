@@ -91,6 +91,8 @@ impl Logged {
                 let (status, _, created) = self.send("POST", "/v1/games", &key, Some(&game)).await;
                 assert_eq!(status, 201, "{created}");
                 let table = Table::of_created(&created);
+                // At a person's table the bot plays after the creation, at its pace.
+                self.0.when_in_turn(&table, 0, 0).await;
                 let holder = hold_game(database, &table.id).await;
                 let bearer = format!("Bearer {}", table.tokens[0]);
                 let draw = json!({"source": "stock"});
