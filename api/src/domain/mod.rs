@@ -1,15 +1,27 @@
 //! The table: a game as the service keeps it (its seats, bots, joins, leaving before the
-//! deal) around the engine's [`engine::Game`], and what can be wrong with its webhook. Pure: no
-//! I/O, no HTTP, its own errors ([`TableError`], [`WebhookError`]).
+//! deal) around the engine's [`engine::Game`], and what can be wrong with its webhook; a
+//! studio's players, their ratings ([`RatingModel`]) and quick play's tickets
+//! ([`match_tickets`]). Pure: no I/O, no HTTP, its own errors ([`TableError`],
+//! [`WebhookError`], [`PlayerIdError`], [`RatingError`], [`TicketError`]).
 
 mod bots;
 mod events;
+mod matchmaking;
+mod player;
+mod ratings;
 mod status;
 mod table;
 mod webhook;
 
 pub use bots::thinks_apart;
 pub use events::{Logged, TableEvent, level_schema, optional_level_schema};
+pub use matchmaking::{
+    BotLevels, Match, MatchRules, MatchSeat, SCAN_LIMIT, TableSizes, Ticket, TicketError, match_tickets,
+};
+pub use player::{MAX_PLAYER_ID_BYTES, PlayerId, PlayerIdError};
+pub use ratings::{
+    Participant, RatedGame, RatedSeat, Rating, RatingError, RatingModel, SeatChange, leaderboard_order,
+};
 pub use status::GameStatus;
 pub use table::{
     Applied, BANK_SECONDS, CLAIM_WINDOW_SECONDS, DEFAULT_CLAIM_WINDOW_SECONDS, RunningTurn, SeatKind,
