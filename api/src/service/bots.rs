@@ -1,6 +1,6 @@
 //! The bots that think apart (`hard`, docs/bots.md#cost): no person's request waits for their
 //! search. A change that leaves such a bot in turn ends with the game's row due at once
-//! ([`Table::due_at`]); after the commit the replica that wrote it wakes its bot worker, which
+//! ([`HostedGame::due_at`]); after the commit the replica that wrote it wakes its bot worker, which
 //! reads the game without a lock, leases the bot's turn on the row (so that no other replica
 //! thinks for it meanwhile), lets the bot think on a thread of the bots' budget
 //! (`CONTINENTAL_BOT_THREADS`), and writes the move only if the game is still at the version
@@ -18,7 +18,7 @@ use tokio::sync::{Semaphore, mpsc};
 use uuid::Uuid;
 
 use super::event_rows;
-use crate::domain::Table;
+use crate::domain::HostedGame;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{GameUpdate, Outcome, Store, now_ms};
@@ -191,7 +191,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     let Some(row) = state.db.game(id).await? else {
         return Ok(Played::NotDue);
     };
-    let table = Table::load(row.id, &row.state)?;
+    let table = HostedGame::load(row.id, &row.state)?;
     let (Some((seat, level)), Some(game)) = (table.bot_due(), table.game) else {
         return Ok(Played::NotDue);
     };
@@ -237,7 +237,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
                     value: (Played::Stale, false, None),
                 });
             }
-            let mut table = Table::load(row.id, &row.state)?;
+            let mut table = HostedGame::load(row.id, &row.state)?;
             let before = super::played_by(&table);
             let action = chosen.clone().unwrap_or_else(|| fallback(&table, seat));
             let applied = table.play_bot(seat, action)?;
@@ -271,7 +271,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
 
 /// What a bot plays when its level found nothing to do in its turn: the `normal` bot's move,
 /// else it leaves, so that the table never stalls on it.
-fn fallback(table: &Table, seat: Seat) -> Action {
+fn fallback(table: &HostedGame, seat: Seat) -> Action {
     table
         .game
         .as_ref()

@@ -28,7 +28,7 @@ pub use webhooks::{deliver_webhooks, sign};
 
 use uuid::Uuid;
 
-use crate::domain::{Applied, Table};
+use crate::domain::{Applied, HostedGame};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
@@ -41,7 +41,7 @@ pub fn utc_year() -> i32 {
 }
 
 /// The seats of `table` as the seats table mirrors them: each one's name and who plays it.
-fn seat_rows(table: &Table) -> impl Iterator<Item = SeatRow> + '_ {
+fn seat_rows(table: &HostedGame) -> impl Iterator<Item = SeatRow> + '_ {
     table.seats.iter().enumerate().map(|(i, s)| SeatRow {
         seat: i as i64,
         name: s.name.clone(),
@@ -49,15 +49,15 @@ fn seat_rows(table: &Table) -> impl Iterator<Item = SeatRow> + '_ {
     })
 }
 
-/// Who plays each seat of `table` ([`Table::played_by`]), taken before a change so that the
+/// Who plays each seat of `table` ([`HostedGame::played_by`]), taken before a change so that the
 /// rows it changes are written with it ([`seats_changed`]).
-fn played_by(table: &Table) -> Vec<&'static str> {
+fn played_by(table: &HostedGame) -> Vec<&'static str> {
     (0..table.seats.len()).map(|i| table.played_by(i)).collect()
 }
 
 /// The rows of the seats whose player a change turned from `before` (see [`played_by`]): a
 /// seat handed to autopilot or taken back, a player who left.
-fn seats_changed(before: &[&str], table: &Table) -> Vec<SeatRow> {
+fn seats_changed(before: &[&str], table: &HostedGame) -> Vec<SeatRow> {
     seat_rows(table)
         .zip(before)
         .filter(|(row, was)| row.kind != **was)
@@ -68,7 +68,7 @@ fn seats_changed(before: &[&str], table: &Table) -> Vec<SeatRow> {
 /// The limit a change must be admitted under: on a server open to anyone, one that leaves
 /// `table` to bots alone when it was not (`was_alone`) (docs/operations.md#bots).
 /// Such a server has one tenant, the default.
-fn bot_table_limit(state: &AppState, was_alone: bool, table: &Table) -> Option<BotTableLimit> {
+fn bot_table_limit(state: &AppState, was_alone: bool, table: &HostedGame) -> Option<BotTableLimit> {
     (!state.server_keys.enabled() && !was_alone && table.bots_alone()).then(|| BotTableLimit {
         tenant: Tenant::default().as_str().to_owned(),
         limit: state.limits.open_bot_tables,
@@ -76,7 +76,7 @@ fn bot_table_limit(state: &AppState, was_alone: bool, table: &Table) -> Option<B
 }
 
 /// The row of seat `seat` only: what a join or a vacated seat changes.
-fn seat_row(table: &Table, seat: u8) -> Vec<SeatRow> {
+fn seat_row(table: &HostedGame, seat: u8) -> Vec<SeatRow> {
     seat_rows(table).filter(|s| s.seat == i64::from(seat)).collect()
 }
 

@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use super::{event_rows, seat_row};
 use crate::auth::Claims;
-use crate::domain::{Applied, Logged, Table, TableEvent};
+use crate::domain::{Applied, HostedGame, Logged, TableEvent};
 use crate::error::ApiError;
 use crate::metrics::MoveOutcome;
 use crate::state::AppState;
@@ -60,7 +60,7 @@ pub async fn act(
         if let Some(m) = &if_match {
             m.check(row.version)?;
         }
-        let mut table = Table::load(row.id, &row.state)?;
+        let mut table = HostedGame::load(row.id, &row.state)?;
         table.check_player(seat, claims.generation)?;
         let now = now_ms();
         let (before, was_alone) = (super::played_by(&table), table.bots_alone());
@@ -170,7 +170,7 @@ pub async fn autopilot(
             if let Some(m) = &if_match {
                 m.check(row.version)?;
             }
-            let mut table = Table::load(row.id, &row.state)?;
+            let mut table = HostedGame::load(row.id, &row.state)?;
             table.check_player(claims.seat, claims.generation)?;
             let now = now_ms();
             state.bots.may_seat(level)?;

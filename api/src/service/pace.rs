@@ -1,5 +1,5 @@
 //! The bots' pace at a person's table (docs/api.md#the-claim-window-and-the-bots-pace): each
-//! move of a seat the server plays in turn is due at the game's `Table::bot_at`, stored with
+//! move of a seat the server plays in turn is due at the game's `HostedGame::bot_at`, stored with
 //! the game like the turn clock's deadline and played by the same exactly-once path
 //! (`deadlines::time_out`). The replica that committed the change before it keeps a timer for
 //! that moment here, so that the move comes on time rather than at the next sweep; the sweep

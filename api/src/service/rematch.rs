@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::games::{new_game, random_seed};
 use super::{event_rows, seat_row};
 use crate::auth::Claims;
-use crate::domain::{Applied, Logged, SeatRecord, Table, TableEvent};
+use crate::domain::{Applied, HostedGame, Logged, SeatRecord, TableEvent};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
@@ -53,8 +53,8 @@ pub async fn rematch(state: &AppState, id: Uuid, asker: Asker) -> Result<Rematch
 
 /// Decides the rematch on the finished game's row: its id as already written, or a fresh one
 /// written now with a `rematch` event.
-fn mark(row: &GameRow, claims: Option<&Claims>) -> Result<Outcome<(Uuid, Table)>, ApiError> {
-    let mut table = Table::load(row.id, &row.state)?;
+fn mark(row: &GameRow, claims: Option<&Claims>) -> Result<Outcome<(Uuid, HostedGame)>, ApiError> {
+    let mut table = HostedGame::load(row.id, &row.state)?;
     if let Some(c) = claims {
         table.check_player(c.seat, c.generation)?;
     }
@@ -88,10 +88,10 @@ async fn create(
     state: &AppState,
     id: Uuid,
     next: Uuid,
-    finished: &Table,
+    finished: &HostedGame,
 ) -> Result<crate::domain::GameStatus, ApiError> {
     if let Some(row) = state.db.game(next).await? {
-        return Ok(Table::load(row.id, &row.state)?.status());
+        return Ok(HostedGame::load(row.id, &row.state)?.status());
     }
     let origin = state.db.origin(id).await?.ok_or(StoreError::GameNotFound(id))?;
     let mut table = finished.rematch(random_seed())?;
@@ -125,7 +125,7 @@ async fn create(
         return Ok(table.status());
     }
     let row = state.db.game(next).await?.ok_or(StoreError::GameNotFound(next))?;
-    Ok(Table::load(row.id, &row.state)?.status())
+    Ok(HostedGame::load(row.id, &row.state)?.status())
 }
 
 /// `seat` of rematch `next` taken by its player, who asked: a `seat_joined` event the first
@@ -134,7 +134,7 @@ async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResp
     let (response, bot_at) = state
         .db
         .transact(next, None, |row| {
-            let mut table = Table::load(row.id, &row.state)?;
+            let mut table = HostedGame::load(row.id, &row.state)?;
             let asked_now = table.take_reserved(seat)?;
             let record = table.seats.get(usize::from(seat));
             let generation = record.map_or(0, |s| s.generation);
