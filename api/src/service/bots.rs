@@ -248,15 +248,9 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
             tracing::debug!(game = %row.id, version, seat = seat.0, ?level, "bot moved");
             Ok(Outcome {
                 update: Some(GameUpdate {
-                    version,
-                    status: table.status(),
-                    state: table.to_json()?,
                     // A seat on autopilot whose bot left.
                     seats: super::seats_changed(&before, &table),
-                    events,
-                    deadline: table.due_at(now, grace_ms),
-                    response: None,
-                    bot_tables: None,
+                    ..GameUpdate::of(&table, version, events, table.due_at(now, grace_ms))?
                 }),
                 value: (Played::Moved, queued, table.bot_at),
             })

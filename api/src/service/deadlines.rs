@@ -90,14 +90,8 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
                 // finds the bot due; any other writes nothing.
                 let update = match paced && state.bots.thinks {
                     true => Some(GameUpdate {
-                        version: row.version,
                         status: row.status,
-                        state: table.to_json()?,
-                        seats: Vec::new(),
-                        events: Vec::new(),
-                        deadline: table.due_at(now, second_ms),
-                        response: None,
-                        bot_tables: None,
+                        ..GameUpdate::of(&table, row.version, Vec::new(), table.due_at(now, second_ms))?
                     }),
                     false => None,
                 };
@@ -154,16 +148,10 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
             };
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {
-                    version,
-                    status: table.status(),
-                    state: table.to_json()?,
                     // A seat handed to autopilot after its timeouts counts among the bots; the
                     // clock is never held up by the limit on tables of bots alone.
                     seats: super::seats_changed(&before, &table),
-                    events,
-                    deadline: table.due_at(now, second_ms),
-                    response: None,
-                    bot_tables: None,
+                    ..GameUpdate::of(&table, version, events, table.due_at(now, second_ms))?
                 }),
                 value: (row.id, Some(due), table.bot_at),
             })

@@ -190,14 +190,9 @@ pub async fn join_game(
             };
             Ok(Outcome {
                 update: Some(GameUpdate {
-                    version,
-                    status,
-                    state: table.to_json()?,
                     seats: seat_row(&table, seat),
-                    events,
-                    deadline: table.due_at(now, state.second_ms()),
                     response: key.is_some().then(|| response.clone()),
-                    bot_tables: None,
+                    ..GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
                 }),
                 value: (response, table.bot_due().is_some(), table.bot_at),
             })

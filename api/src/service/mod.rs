@@ -32,7 +32,7 @@ use crate::domain::{Applied, HostedGame};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
-use crate::store::{BotTableLimit, NewEvent, SeatRow, Store, now_ms};
+use crate::store::{BotTableLimit, GameUpdate, NewEvent, SeatRow, Store, now_ms};
 
 /// The calendar year (UTC) now: the engine reads no clock, so the service gives it the year
 /// a game starts in and the year of each request to resume (docs/rules.md#suspension).
@@ -78,6 +78,34 @@ fn bot_table_limit(state: &AppState, was_alone: bool, table: &HostedGame) -> Opt
 /// The row of seat `seat` only: what a join or a vacated seat changes.
 fn seat_row(table: &HostedGame, seat: u8) -> Vec<SeatRow> {
     seat_rows(table).filter(|s| s.seat == i64::from(seat)).collect()
+}
+
+impl GameUpdate {
+    /// The one way to a [`GameUpdate`]: what writing `game` as it now stands changes, at
+    /// `version` (the old one plus the actions accepted; the same for a change that is not a
+    /// move), with its status and state, its `events` (from [`event_rows`]) and the turn's
+    /// `deadline`. No seat rows, no response kept for a key and no limit on tables of bots:
+    /// a change that has them sets those fields over this one (`..GameUpdate::of(..)?`).
+    ///
+    /// # Errors
+    /// The state cannot be written as JSON.
+    pub(crate) fn of(
+        game: &HostedGame,
+        version: i64,
+        events: Vec<NewEvent>,
+        deadline: Option<i64>,
+    ) -> Result<GameUpdate, ApiError> {
+        Ok(GameUpdate {
+            version,
+            status: game.status(),
+            state: game.to_json()?,
+            seats: Vec::new(),
+            events,
+            deadline,
+            response: None,
+            bot_tables: None,
+        })
+    }
 }
 
 /// What a change logged as rows of the events table, each with the step of the game's

@@ -95,15 +95,11 @@ pub async fn act(
         };
         Ok(Outcome {
             update: Some(GameUpdate {
-                version,
-                status: table.status(),
-                state: table.to_json()?,
                 seats,
-                events,
-                deadline: table.due_at(now, state.second_ms()),
                 response: key.is_some().then(|| response.clone()),
                 // The last person leaving a table of bots.
                 bot_tables: super::bot_table_limit(state, was_alone, &table),
+                ..GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
             }),
             value: response,
         })
@@ -189,15 +185,10 @@ pub async fn autopilot(
             let bot_due = table.bot_due().is_some();
             let update = (actions > 0).then(|| {
                 Ok::<_, ApiError>(GameUpdate {
-                    version,
-                    status: table.status(),
-                    state: table.to_json()?,
                     seats: super::seats_changed(&before, &table),
-                    events,
-                    deadline: table.due_at(now, state.second_ms()),
-                    response: None,
                     // The last person at a table of bots hands their seat to one.
                     bot_tables: super::bot_table_limit(state, was_alone, &table),
+                    ..GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
                 })
             });
             Ok::<_, ApiError>(Outcome {

@@ -60,18 +60,13 @@ fn mark(row: &GameRow, claims: Option<&Claims>) -> Result<Outcome<(Uuid, HostedG
     }
     let (next, fresh) = table.rematch_id(Uuid::new_v4)?;
     let update = if fresh {
+        let events = event_rows(
+            Applied::table([Logged::Table(TableEvent::Rematch { id: next })]),
+            row.webhook_url.is_some(),
+        )?;
         Some(GameUpdate {
-            version: row.version + 1,
             status: row.status,
-            state: table.to_json()?,
-            seats: Vec::new(),
-            events: event_rows(
-                Applied::table([Logged::Table(TableEvent::Rematch { id: next })]),
-                row.webhook_url.is_some(),
-            )?,
-            deadline: row.deadline,
-            response: None,
-            bot_tables: None,
+            ..GameUpdate::of(&table, row.version + 1, events, row.deadline)?
         })
     } else {
         None
@@ -163,14 +158,13 @@ async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResp
             let version = row.version + 1 + started.actions;
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {
-                    version,
-                    status: table.status(),
-                    state: table.to_json()?,
                     seats: seat_row(&table, seat),
-                    events: event_rows(started.after([joined]), row.webhook_url.is_some())?,
-                    deadline: table.due_at(now, state.second_ms()),
-                    response: None,
-                    bot_tables: None,
+                    ..GameUpdate::of(
+                        &table,
+                        version,
+                        event_rows(started.after([joined]), row.webhook_url.is_some())?,
+                        table.due_at(now, state.second_ms()),
+                    )?
                 }),
                 value: (
                     RematchResponse {

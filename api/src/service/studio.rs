@@ -109,14 +109,8 @@ pub async fn reissue_token(
             // Not a move: the version (and so every view and ETag) stays.
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {
-                    version: row.version,
                     status: row.status,
-                    state: table.to_json()?,
-                    deadline: row.deadline,
-                    seats: Vec::new(),
-                    events: Vec::new(),
-                    response: None,
-                    bot_tables: None,
+                    ..GameUpdate::of(&table, row.version, Vec::new(), row.deadline)?
                 }),
                 value: SeatTokenResponse { id, seat, token },
             })
@@ -257,14 +251,13 @@ fn studio_update(
     let status = table.status();
     Ok(Outcome {
         update: Some(GameUpdate {
-            version,
-            status,
-            state: table.to_json()?,
             seats,
-            events: super::event_rows(applied, row.webhook_url.is_some())?,
-            deadline,
-            response: None,
-            bot_tables: None,
+            ..GameUpdate::of(
+                table,
+                version,
+                super::event_rows(applied, row.webhook_url.is_some())?,
+                deadline,
+            )?
         }),
         value: StudioActionResponse {
             id: row.id,
