@@ -24,3 +24,4 @@ pub mod state;
 pub mod store;
 pub mod telemetry;
 pub mod wire;
+pub mod workers;

@@ -14,13 +14,13 @@ mod replay;
 mod studio;
 mod webhooks;
 
-pub use bots::{Bots, play_bots};
+pub use bots::play_bots;
 pub use deadlines::{sweep_deadlines, time_out_due};
 pub use events::{events_for, live_events, redact};
 pub use games::{create_game, exists, join_game, load_for_reader, load_for_seat};
 pub use hints::hints;
 pub use moves::{act, autopilot};
-pub use pace::{Pacer, pace_bots};
+pub use pace::pace_bots;
 pub use rematch::{Asker, rematch};
 pub use replay::replay;
 pub use studio::{end_game, list_games, reissue_token, seat_bot, spectator_token, webhook_status};

@@ -18,30 +18,6 @@ use super::deadlines::time_out;
 use crate::state::AppState;
 use crate::store::now_ms;
 
-/// This replica's timers of paced moves, as the rest of the service reaches them.
-#[derive(Debug)]
-pub struct Pacer {
-    /// Each game with the moment its paced move is due (unix ms), for [`pace_bots`].
-    armed: mpsc::UnboundedSender<(Uuid, i64)>,
-}
-
-impl Pacer {
-    /// A pacer, and the receiver [`pace_bots`] takes the timers from.
-    pub fn new() -> (Pacer, mpsc::UnboundedReceiver<(Uuid, i64)>) {
-        let (armed, receiver) = mpsc::unbounded_channel();
-        (Pacer { armed }, receiver)
-    }
-
-    /// Plays game `id`'s paced move at `at` (unix ms), if one is due then: called after a
-    /// commit that left the game's `bot_at` so.
-    pub fn arm(&self, id: Uuid, at: Option<i64>) {
-        if let Some(at) = at {
-            // Only a stopped task drops it; the sweep still finds the game.
-            let _ = self.armed.send((id, at));
-        }
-    }
-}
-
 /// This replica's timers: plays each game's paced move when it is due, several at once.
 pub async fn pace_bots(
     state: actix_web::web::Data<AppState>,
