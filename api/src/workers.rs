@@ -1,4 +1,4 @@
-//! This replica's handles on its background workers, as [`AppState`](crate::state::AppState)
+//! This replica's handles on its background workers, as `AppState`
 //! holds them and every use case reaches them: the bot worker's ([`Bots`]: wake it for a game,
 //! whether it holds one, whether a level may be seated) and the pace timers' ([`Pacer`]). The
 //! workers themselves, which read and write games, are in `service/` (`play_bots`,
@@ -18,7 +18,7 @@ use crate::wire::Code;
 /// and the threads the bots may think on.
 #[derive(Debug)]
 pub struct Bots {
-    /// Games to look at, for [`play_bots`](crate::service::play_bots).
+    /// Games to look at, for `service::play_bots`.
     woken: mpsc::UnboundedSender<Uuid>,
     /// Games this replica's worker is playing, each with whether it was woken again meanwhile.
     in_hand: Mutex<HashMap<Uuid, bool>>,
@@ -32,7 +32,7 @@ pub struct Bots {
 }
 
 impl Bots {
-    /// A worker with `threads` threads, and the receiver [`play_bots`](crate::service::play_bots) takes the games from.
+    /// A worker with `threads` threads, and the receiver `service::play_bots` takes the games from.
     /// With `elsewhere`, other replicas think when this one has no threads.
     pub fn new(threads: usize, elsewhere: bool) -> (Bots, mpsc::UnboundedReceiver<Uuid>) {
         let (woken, receiver) = mpsc::unbounded_channel();
@@ -122,12 +122,12 @@ impl Bots {
 /// This replica's timers of paced moves, as the rest of the service reaches them.
 #[derive(Debug)]
 pub struct Pacer {
-    /// Each game with the moment its paced move is due (unix ms), for [`pace_bots`](crate::service::pace_bots).
+    /// Each game with the moment its paced move is due (unix ms), for `service::pace_bots`.
     armed: mpsc::UnboundedSender<(Uuid, i64)>,
 }
 
 impl Pacer {
-    /// A pacer, and the receiver [`pace_bots`](crate::service::pace_bots) takes the timers from.
+    /// A pacer, and the receiver `service::pace_bots` takes the timers from.
     pub fn new() -> (Pacer, mpsc::UnboundedReceiver<(Uuid, i64)>) {
         let (armed, receiver) = mpsc::unbounded_channel();
         (Pacer { armed }, receiver)

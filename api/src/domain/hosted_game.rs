@@ -50,7 +50,7 @@ pub struct RunningTurn {
     pub since: i64,
 }
 
-/// Why the table refuses a request. Mapped to a status in `error.rs`.
+/// Why the hosted game refuses a request. Mapped to a status in `error.rs`.
 #[derive(Debug, thiserror::Error)]
 pub enum HostedGameError {
     /// Every seat is taken.

@@ -1,5 +1,5 @@
-//! The table: a game as the service keeps it (its seats, bots, joins, leaving before the
-//! deal) around the engine's [`engine::Game`], and what can be wrong with its webhook. Pure: no
+//! The hosted game: a game as the service keeps it (its seats, bots, joins, leaving before
+//! the deal) around the engine's [`engine::Game`], and what can be wrong with its webhook. Pure: no
 //! I/O, no HTTP, its own errors ([`HostedGameError`], [`WebhookError`]).
 
 mod bots;
