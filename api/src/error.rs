@@ -1,7 +1,7 @@
 //! The service's one error type, every mapping of a module's error to a status, and the
 //! answer as `application/problem+json` (RFC 9457).
 //!
-//! The table ([`TableError`]), the store ([`StoreError`]), the tokens ([`AuthError`]) and the
+//! The table ([`HostedGameError`]), the store ([`StoreError`]), the tokens ([`AuthError`]) and the
 //! wire ([`Invalid`], [`StaleVersion`]) each speak their own error; the `From` impls here are
 //! the only place they become HTTP.
 
@@ -11,7 +11,7 @@ use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use engine::ActionError;
 
 use crate::auth::AuthError;
-use crate::domain::{GameStatus, TableError, WebhookError};
+use crate::domain::{GameStatus, HostedGameError, WebhookError};
 use crate::server_keys::KeyError;
 use crate::store::{Full, KeyRefused, StoreError};
 use crate::wire::{Code, Extensions, Invalid, Problem, ProblemCode, ProblemReason, RefusedBy, StaleVersion};
@@ -119,7 +119,7 @@ pub enum ApiError {
     /// A stored game that does not load: logged with its id and what failed, answered 500
     /// `corrupt_game`; it is neither played nor shown.
     #[error("this game's stored state is corrupt: it cannot be played or shown; it has been logged")]
-    CorruptGame(#[source] TableError),
+    CorruptGame(#[source] HostedGameError),
 }
 
 /// What an `If-Match` named, for a sentence: an empty one names no version at all.
@@ -402,26 +402,26 @@ impl From<KeyError> for ApiError {
     }
 }
 
-impl From<TableError> for ApiError {
-    fn from(e: TableError) -> Self {
+impl From<HostedGameError> for ApiError {
+    fn from(e: HostedGameError) -> Self {
         match e {
-            TableError::NoOpenSeat => ApiError::conflict(Code::NoOpenSeat, e.to_string()),
-            TableError::Started => ApiError::conflict(Code::GameStarted, e.to_string()),
-            TableError::NotStarted => ApiError::conflict(Code::GameNotStarted, e.to_string()),
-            TableError::NoSuchSeat | TableError::NotAPlayer => ApiError::Forbidden(e.to_string()),
-            TableError::TokenReplaced => ApiError::Unauthorized(e.to_string()),
-            TableError::UnknownSeat(_) => ApiError::not_found(Code::SeatNotFound, e.to_string()),
-            TableError::NoToken { .. } => ApiError::conflict(Code::SeatHasNoToken, e.to_string()),
+            HostedGameError::NoOpenSeat => ApiError::conflict(Code::NoOpenSeat, e.to_string()),
+            HostedGameError::Started => ApiError::conflict(Code::GameStarted, e.to_string()),
+            HostedGameError::NotStarted => ApiError::conflict(Code::GameNotStarted, e.to_string()),
+            HostedGameError::NoSuchSeat | HostedGameError::NotAPlayer => ApiError::Forbidden(e.to_string()),
+            HostedGameError::TokenReplaced => ApiError::Unauthorized(e.to_string()),
+            HostedGameError::UnknownSeat(_) => ApiError::not_found(Code::SeatNotFound, e.to_string()),
+            HostedGameError::NoToken { .. } => ApiError::conflict(Code::SeatHasNoToken, e.to_string()),
             // A player count, first dealer or stacked deck this game cannot take: the
             // document allows them.
-            TableError::Setup(e) => ApiError::unprocessable(&e, e.to_string()),
-            TableError::Action(e) => ApiError::from(e),
-            TableError::NotFinished(_) => ApiError::conflict(Code::GameNotFinished, e.to_string()),
-            TableError::NotReserved(_) => ApiError::conflict(Code::SeatNotReserved, e.to_string()),
-            TableError::RematchSeatReissued(_) => ApiError::Forbidden(e.to_string()),
-            TableError::NoRecord => ApiError::conflict(Code::NoRecord, e.to_string()),
-            TableError::Corrupt { .. } => ApiError::CorruptGame(e),
-            TableError::Unwritable(e) => ApiError::unexpected(e),
+            HostedGameError::Setup(e) => ApiError::unprocessable(&e, e.to_string()),
+            HostedGameError::Action(e) => ApiError::from(e),
+            HostedGameError::NotFinished(_) => ApiError::conflict(Code::GameNotFinished, e.to_string()),
+            HostedGameError::NotReserved(_) => ApiError::conflict(Code::SeatNotReserved, e.to_string()),
+            HostedGameError::RematchSeatReissued(_) => ApiError::Forbidden(e.to_string()),
+            HostedGameError::NoRecord => ApiError::conflict(Code::NoRecord, e.to_string()),
+            HostedGameError::Corrupt { .. } => ApiError::CorruptGame(e),
+            HostedGameError::Unwritable(e) => ApiError::unexpected(e),
         }
     }
 }
@@ -626,7 +626,7 @@ mod tests {
     #[test]
     fn a_corrupt_game_is_a_500_whose_log_names_the_game_and_what_failed() {
         let game = uuid::Uuid::nil();
-        let e = ApiError::from(TableError::Corrupt {
+        let e = ApiError::from(HostedGameError::Corrupt {
             game,
             cause: "the turn is seat 5 at a table of 2".to_owned(),
         });

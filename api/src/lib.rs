@@ -3,8 +3,8 @@
 //! [`startup::Application`].
 //!
 //! The layers, each a folder, each depending only on those below it (see ARCHITECTURE.md):
-//! [`http`] (handlers) → [`service`] (one function per use case) → [`domain`] (the table,
-//! pure), [`store`] (the database) and [`wire`] (request and response types); [`error`] maps
+//! [`http`] (handlers) → [`service`] (one function per use case) → [`domain`] (the hosted
+//! game, pure), [`store`] (the database) and [`wire`] (request and response types); [`error`] maps
 //! every module's error to a status.
 
 pub mod auth;
@@ -24,3 +24,4 @@ pub mod state;
 pub mod store;
 pub mod telemetry;
 pub mod wire;
+pub mod workers;

@@ -22,6 +22,7 @@ use crate::service;
 use crate::state::AppState;
 use crate::store::Live;
 use crate::store::{Database, Store, now};
+use crate::workers;
 
 /// A built, bound, not yet running service.
 pub struct Application {
@@ -83,14 +84,14 @@ impl Application {
         };
         let listener = TcpListener::bind(&settings.bind)?;
         let port = listener.local_addr()?.port();
-        let (bots, woken) = service::Bots::new(
+        let (bots, woken) = workers::Bots::new(
             settings
                 .limits
                 .bot_threads
                 .unwrap_or_else(crate::config::default_bot_threads),
             settings.limits.bots_elsewhere,
         );
-        let (pace, armed) = service::Pacer::new();
+        let (pace, armed) = workers::Pacer::new();
         let state = web::Data::new(AppState {
             db,
             keys: Keys::new(&secret),

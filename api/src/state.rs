@@ -12,9 +12,9 @@ use crate::limits::RateLimit;
 use crate::metrics::Metrics;
 use crate::queue::GameQueues;
 use crate::server_keys::ServerKeys;
-use crate::service::{Bots, Pacer};
 use crate::store::Database;
 use crate::store::Live;
+use crate::workers::{Bots, Pacer};
 
 /// What every handler may reach: the database, the token keys, the mode, the counters.
 #[derive(Debug)]

@@ -192,7 +192,9 @@ fn cut_one(
 }
 
 /// Checks submitted melds against deal `deal`'s contract, choosing among each meld's readings.
-/// This is the stateless `POST /v1/contracts/validate`.
+/// This is the stateless `POST /v1/contracts/validate`. The steps: read each meld; check what
+/// no choice of readings changes (the number of melds, or continental's 15 cards); then try
+/// the readings, alike ones once, for exactly one way that fulfils the contract.
 ///
 /// # Errors
 /// The reasons: an illegal meld, an ambiguous one, or a contract not met.
@@ -202,6 +204,21 @@ pub fn check_proposed(
     melds: &[ProposedMeld],
 ) -> Result<Vec<Reading>, Vec<ContractReason>> {
     let contract = rules.contract(deal);
+    let options = read_each(rules, melds)?;
+    if let Some(reason) = shape_reason(&contract, melds) {
+        return Err(vec![reason]);
+    }
+    let groups: Vec<Vec<Vec<Reading>>> = options
+        .into_iter()
+        .map(|readings| group_alike(rules, &contract, readings))
+        .collect();
+    choose_fitting(rules, &contract, &groups)
+}
+
+/// Every reading of each meld (docs/rules.md#readings); or why a meld has none, each such meld
+/// named, or why the melds together hold more copies of a card than the packs
+/// (docs/rules.md#conservation).
+fn read_each(rules: &Ruleset, melds: &[ProposedMeld]) -> Result<Vec<Vec<Reading>>, Vec<ContractReason>> {
     let mut options: Vec<Vec<Reading>> = Vec::with_capacity(melds.len());
     let mut reasons = Vec::new();
     for (i, meld) in melds.iter().enumerate() {
@@ -227,44 +244,53 @@ pub fn check_proposed(
             }),
         );
     }
-    if !reasons.is_empty() {
-        return Err(reasons);
+    if reasons.is_empty() {
+        Ok(options)
+    } else {
+        Err(reasons)
     }
-    match &contract {
-        Contract::Melds(reqs) => {
-            if let Some(reason) = count_reason(reqs, melds.len()) {
-                // Said before trying combinations: no choice of readings changes the count.
-                return Err(vec![reason]);
-            }
-        }
+}
+
+/// What no choice of readings changes, said before trying combinations: docs/rules.md#contracts,
+/// exactly the contract's number of melds; docs/rules.md#continental-going-out, exactly 15 cards.
+fn shape_reason(contract: &Contract, melds: &[ProposedMeld]) -> Option<ContractReason> {
+    match contract {
+        Contract::Melds(reqs) => count_reason(reqs, melds.len()),
         Contract::GoOut => {
             let total: usize = melds.iter().map(|m| m.cards.len()).sum();
-            if total != GO_OUT_CARDS {
-                return Err(vec![ContractReason::new(
+            (total != GO_OUT_CARDS).then(|| {
+                ContractReason::new(
                     ContractCode::WrongCardCount,
                     format!("going out lays down exactly {GO_OUT_CARDS} cards, not {total}"),
-                )]);
-            }
+                )
+            })
         }
     }
-    // A meld may have hundreds of readings (wilds in many places), and trying every
-    // combination would be their product. What matters to the contract is only a reading's
-    // kind (its length is the meld's), or in continental the ways it can be cut: readings
-    // alike in that are tried once, as a group.
-    let groups: Vec<Vec<Vec<Reading>>> = options
-        .into_iter()
-        .map(|readings| {
-            let mut groups: Vec<(Signature, Vec<Reading>)> = Vec::new();
-            for r in readings {
-                let sig = signature(rules, &contract, &r);
-                match groups.iter_mut().find(|(s, _)| *s == sig) {
-                    Some((_, g)) => g.push(r),
-                    None => groups.push((sig, vec![r])),
-                }
-            }
-            groups.into_iter().map(|(_, g)| g).collect()
-        })
-        .collect();
+}
+
+/// One meld's readings in groups alike to `contract` ([`Signature`]), in order of first
+/// appearance. A meld may have hundreds of readings (wilds in many places), and trying every
+/// combination would be their product: readings alike are tried once, as a group.
+fn group_alike(rules: &Ruleset, contract: &Contract, readings: Vec<Reading>) -> Vec<Vec<Reading>> {
+    let mut groups: Vec<(Signature, Vec<Reading>)> = Vec::new();
+    for r in readings {
+        let sig = signature(rules, contract, &r);
+        match groups.iter_mut().find(|(s, _)| *s == sig) {
+            Some((_, g)) => g.push(r),
+            None => groups.push((sig, vec![r])),
+        }
+    }
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
+/// docs/rules.md#readings: the melds as laid down when exactly one combination of readings
+/// fulfils the contract; else the first combination's reasons, or `AmbiguousMeld` when several
+/// do. Each combination of groups counts for as many combinations of readings as it stands for.
+fn choose_fitting(
+    rules: &Ruleset,
+    contract: &Contract,
+    groups: &[Vec<Vec<Reading>>],
+) -> Result<Vec<Reading>, Vec<ContractReason>> {
     let representatives: Vec<Vec<Reading>> = groups
         .iter()
         .map(|g| g.iter().map(|r| r[0].clone()).collect())
@@ -272,11 +298,11 @@ pub fn check_proposed(
     let mut fitting = 0usize;
     let mut laid = None;
     let mut first_err = None;
-    let mut chosen = Vec::with_capacity(melds.len());
+    let mut chosen = Vec::with_capacity(groups.len());
     each_choice(
         &representatives,
         &mut chosen,
-        &mut |choice| match check(rules, &contract, choice) {
+        &mut |choice| match check(rules, contract, choice) {
             Ok(pieces) => {
                 // How many reading combinations this group combination stands for.
                 let count = choice.iter().enumerate().fold(1usize, |n, (i, r)| {

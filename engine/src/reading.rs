@@ -958,11 +958,39 @@ fn mixed_natural_ranks(rules: &Ruleset, cards: &[Card]) -> bool {
     ranks.next().is_some_and(|first| ranks.any(|r| r != first))
 }
 
+/// Every reading of `meld` as a set (docs/rules.md#sets), or its reasons pushed on `reasons`.
+/// The steps: the naturals' rank, the length, the wilds' designations; then the set of each
+/// rank the cards can stand for, and the set with no rank where the variant has one.
 fn set_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>) -> Vec<Reading> {
-    let kind = Some(MeldKind::Set);
     // `reasons` may hold the run's reasons already: count only this set's own.
     let reasons_before = reasons.len();
     let cards = &meld.cards;
+    let checked = set_rank(rules, cards).and_then(|natural| {
+        set_length(rules, cards.len())?;
+        Ok((natural, set_designations(meld, natural)?))
+    });
+    let (natural, designated) = match checked {
+        Ok(checked) => checked,
+        Err(reason) => {
+            reasons.push(reason);
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::new();
+    for rank in set_candidates(cards, natural, designated) {
+        keep_if_within_limit(rules, set_of(cards, rank), &mut out, reasons);
+    }
+    let all_wild = natural.is_none();
+    if all_wild && rankless_allowed(rules, designated, out.is_empty()) {
+        out.push(rankless_set(cards));
+    } else if all_wild && out.is_empty() && reasons.len() == reasons_before {
+        reasons.push(all_wild_reason(rules));
+    }
+    out
+}
+
+/// docs/rules.md#sets: the one rank of the natural (non-wild) cards, `None` when all are wild.
+fn set_rank(rules: &Ruleset, cards: &[Card]) -> Result<Option<Rank>, Reason> {
     let mut natural_ranks: Vec<Rank> = cards
         .iter()
         .filter(|c| !rules.is_wild(**c))
@@ -971,106 +999,136 @@ fn set_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>)
     natural_ranks.sort();
     natural_ranks.dedup();
     if natural_ranks.len() > 1 {
-        reasons.push(Reason::new(
+        return Err(Reason::new(
             ReasonCode::MixedRanks,
-            kind,
+            Some(MeldKind::Set),
             &format!("a set needs one rank, not {}", join(&natural_ranks)),
         ));
-        return Vec::new();
     }
-    if cards.len() < rules.min_len(MeldKind::Set) {
-        reasons.push(Reason::new(
+    Ok(natural_ranks.first().copied())
+}
+
+/// docs/rules.md#sets: a set has at least the variant's minimum of cards.
+fn set_length(rules: &Ruleset, n: usize) -> Result<(), Reason> {
+    let min = rules.min_len(MeldKind::Set);
+    if n < min {
+        return Err(Reason::new(
             ReasonCode::TooShort,
-            kind,
-            &format!("a set needs at least {} cards", rules.min_len(MeldKind::Set)),
+            Some(MeldKind::Set),
+            &format!("a set needs at least {min} cards"),
         ));
-        return Vec::new();
     }
-    let mut wants_any = false;
+    Ok(())
+}
+
+/// What a set's wilds were designated: one rank at most, or `*` (the set with no rank).
+#[derive(Clone, Copy)]
+struct SetDesignations {
+    rank: Option<Rank>,
+    any: bool,
+}
+
+/// docs/rules.md#readings: the designations of a set's wilds agree on one rank, the naturals'
+/// rank if there is one; `*` is only the set of wilds' designation, so it cannot stand beside a
+/// rank or a natural.
+fn set_designations(meld: &ProposedMeld, natural: Option<Rank>) -> Result<SetDesignations, Reason> {
+    let mut any = false;
     let mut designated: Vec<Rank> = Vec::new();
     for d in &meld.wilds {
         match d.represents {
-            Stands::Any => wants_any = true,
+            Stands::Any => any = true,
             Stands::Rank(r) => designated.push(r),
             Stands::Card(c) => designated.extend(c.rank()),
         }
     }
     designated.sort();
     designated.dedup();
-    let mismatch = |reasons: &mut Vec<Reason>| {
-        reasons.push(Reason::new(
+    let rank = designated.first().copied();
+    let disagree = designated.len() > 1
+        || (any && !(designated.is_empty() && natural.is_none()))
+        || matches!((natural, rank), (Some(n), Some(d)) if n != d);
+    if disagree {
+        return Err(Reason::new(
             ReasonCode::DesignationMismatch,
-            kind,
+            Some(MeldKind::Set),
             "the wilds' designations do not agree with one set",
         ));
-        Vec::new()
-    };
-    // `*` is only the wild trio's designation: it cannot stand beside a rank or a natural.
-    if designated.len() > 1 || (wants_any && !(designated.is_empty() && natural_ranks.is_empty())) {
-        return mismatch(reasons);
     }
-    let mut out = Vec::new();
-    let all_wild = natural_ranks.is_empty();
-    let candidates: Vec<Rank> = match (natural_ranks.first(), designated.first()) {
-        (Some(n), Some(d)) if n != d => return mismatch(reasons),
-        (Some(&n), _) => vec![n],
-        (None, Some(&d)) => vec![d],
-        (None, None) if wants_any => Vec::new(),
-        (None, None) => {
-            // All wild: each wild card's own rank may make a set of naturals (red aces in
-            // may_i, deuces with deuces wild).
+    Ok(SetDesignations { rank, any })
+}
+
+/// The ranks the set may be of: the naturals' or the designated one; with neither and no `*`,
+/// each wild card's own rank, which may make a set of naturals (docs/rules.md#wilds: red aces
+/// in may_i, deuces with deuces wild).
+fn set_candidates(cards: &[Card], natural: Option<Rank>, designated: SetDesignations) -> Vec<Rank> {
+    match natural.or(designated.rank) {
+        Some(rank) => vec![rank],
+        None if designated.any => Vec::new(),
+        None => {
             let mut own: Vec<Rank> = cards.iter().filter_map(|c| c.rank()).collect();
             own.sort();
             own.dedup();
             own
         }
-    };
-    for rank in candidates {
-        let mut slots: Vec<Slot> = cards
-            .iter()
-            .map(|&card| Slot {
-                card,
-                represents: Stands::Rank(rank),
-                natural: card.rank() == Some(rank),
-            })
-            .collect();
-        slots.sort_by(|a, b| b.natural.cmp(&a.natural).then(a.card.cmp(&b.card)));
-        let r = Reading::new(MeldKind::Set, Some(rank), None, None, slots);
-        keep_if_within_limit(rules, r, &mut out, reasons);
     }
-    let rankless = all_wild
-        && designated.is_empty()
+}
+
+/// The set of `rank` these cards make, naturals first (docs/rules.md#wilds: a wild of that rank
+/// stands for itself, as a natural).
+fn set_of(cards: &[Card], rank: Rank) -> Reading {
+    let mut slots: Vec<Slot> = cards
+        .iter()
+        .map(|&card| Slot {
+            card,
+            represents: Stands::Rank(rank),
+            natural: card.rank() == Some(rank),
+        })
+        .collect();
+    slots.sort_by(|a, b| b.natural.cmp(&a.natural).then(a.card.cmp(&b.card)));
+    Reading::new(MeldKind::Set, Some(rank), None, None, slots)
+}
+
+/// Whether wilds alone, designated no rank, make a set with no rank:
+/// docs/rules.md#may_i-wilds (the wild trio) always; docs/rules.md#push-wilds when `*` asks for
+/// it or the twos make no set of twos.
+fn rankless_allowed(rules: &Ruleset, designated: SetDesignations, no_set_of_rank: bool) -> bool {
+    designated.rank.is_none()
         && match rules.rankless_set() {
             Some(RanklessSet::WildsOnly) => true,
-            // Twos that can be a set of twos are read so; `*` asks for the rankless set.
-            Some(RanklessSet::RankFromFirstNatural) => wants_any || out.is_empty(),
+            Some(RanklessSet::RankFromFirstNatural) => designated.any || no_set_of_rank,
             None => false,
-        };
-    if rankless {
-        let mut slots: Vec<Slot> = cards
-            .iter()
-            .map(|&card| Slot {
-                card,
-                represents: Stands::Any,
-                natural: false,
-            })
-            .collect();
-        slots.sort();
-        out.push(Reading::new(MeldKind::Set, None, None, None, slots));
-    } else if all_wild && out.is_empty() && reasons.len() == reasons_before {
-        let (code, message) = match rules.wild_limit() {
-            WildLimit::Any => (
-                ReasonCode::DesignationRequired,
-                "a set of wilds must say which rank it is",
-            ),
-            _ => (
-                ReasonCode::NoNatural,
-                "every meld needs at least one natural card",
-            ),
-        };
-        reasons.push(Reason::new(code, kind, message));
-    }
-    out
+        }
+}
+
+/// The set with no rank: every card stands for anything.
+fn rankless_set(cards: &[Card]) -> Reading {
+    let mut slots: Vec<Slot> = cards
+        .iter()
+        .map(|&card| Slot {
+            card,
+            represents: Stands::Any,
+            natural: false,
+        })
+        .collect();
+    slots.sort();
+    Reading::new(MeldKind::Set, None, None, None, slots)
+}
+
+/// Why wilds alone make no set where the variant has no set of wilds: it must say its rank
+/// (docs/rules.md#push-wilds) or needs a natural (docs/rules.md#contract_7-wilds,
+/// docs/rules.md#continental-wilds).
+fn all_wild_reason(rules: &Ruleset) -> Reason {
+    let (code, message) = match rules.wild_limit() {
+        WildLimit::Any => (
+            ReasonCode::DesignationRequired,
+            "a set of wilds must say which rank it is",
+        ),
+        _ => (
+            ReasonCode::NoNatural,
+            "every meld needs at least one natural card",
+        ),
+    };
+    Reason::new(code, Some(MeldKind::Set), message)
 }
 
 fn join<T: fmt::Display>(items: &[T]) -> String {
@@ -1082,101 +1140,28 @@ fn value_of(rank: Rank, ace: u8) -> u8 {
     if rank == Rank::Ace { ace } else { rank.number() }
 }
 
+/// Every reading of `meld` as a run (docs/rules.md#runs), or its reasons pushed on `reasons`.
+/// The steps: the length, the wilds' designations, the suit; then each suit the cards allow,
+/// with the ace low and, where an ace can be in the run, high.
 fn run_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>) -> Vec<Reading> {
-    let kind = Some(MeldKind::Run);
     let cards = &meld.cards;
-    let n = cards.len();
-    let min = rules.min_len(MeldKind::Run);
-    if n < min {
-        reasons.push(Reason::new(
-            ReasonCode::TooShort,
-            kind,
-            &format!("a run needs at least {min} cards"),
-        ));
-        return Vec::new();
-    }
-    if n > MAX_RUN {
-        reasons.push(Reason::new(
-            ReasonCode::TooLong,
-            kind,
-            "a run has at most 13 cards, ace to king",
-        ));
-        return Vec::new();
-    }
     let naturals: Vec<Card> = cards.iter().copied().filter(|c| !rules.is_wild(*c)).collect();
-    let mut designated: Vec<(Card, Card)> = Vec::new();
-    for d in &meld.wilds {
-        match d.represents {
-            Stands::Card(rep) => designated.push((d.card, rep)),
-            _ => {
-                reasons.push(Reason::new(
-                    ReasonCode::DesignationMismatch,
-                    kind,
-                    "a wild in a run represents one card, like 5H",
-                ));
-                return Vec::new();
-            }
-        }
-    }
-    // The suits named, one bit each (no list to allocate on the way to a reading).
-    let bit = |s: Suit| 1u8 << s.index();
-    let mut suits = naturals
-        .iter()
-        .chain(designated.iter().map(|(_, rep)| rep))
-        .filter_map(|c| c.suit())
-        .fold(0u8, |set, s| set | bit(s));
-    let listed = |set: u8| Suit::ALL.into_iter().filter(move |s| set & bit(*s) != 0);
-    if suits.count_ones() > 1 {
-        reasons.push(Reason::new(
-            ReasonCode::MixedSuits,
-            kind,
-            &format!(
-                "a run needs one suit, not {}",
-                join(&listed(suits).map(Suit::char).collect::<Vec<_>>())
-            ),
-        ));
-        return Vec::new();
-    }
-    // The free wilds, in the order they were submitted: every wild card not pinned by a
-    // designation. Inner gaps take them in this order (§1).
-    let mut free: Vec<Card> = cards.iter().copied().filter(|c| rules.is_wild(*c)).collect();
-    for (card, _) in &designated {
-        take_one(&mut free, *card);
-    }
-    if suits == 0 {
-        // Nothing natural fixes the suit: only a wild standing for itself can.
-        suits = cards
-            .iter()
-            .filter(|c| !c.is_joker())
-            .filter_map(|c| c.suit())
-            .fold(0, |set, s| set | bit(s));
-        if suits == 0 {
-            let (code, message) = match rules.wild_limit() {
-                WildLimit::Any => (
-                    ReasonCode::DesignationRequired,
-                    "a run of wilds must say what every wild represents",
-                ),
-                WildLimit::AtLeastOneNatural => (
-                    ReasonCode::NoNatural,
-                    "every meld needs at least one natural card",
-                ),
-                WildLimit::NotMoreThanNaturals => {
-                    (ReasonCode::TooManyWilds, "wilds may not outnumber naturals")
-                }
-            };
-            reasons.push(Reason::new(code, kind, message));
+    let checked = run_length(rules, cards.len()).and_then(|()| {
+        let designated = run_designations(meld)?;
+        let suits = run_suits(rules, cards, &naturals, &designated)?;
+        Ok((designated, suits))
+    });
+    let (designated, suits) = match checked {
+        Ok(checked) => checked,
+        Err(reason) => {
+            reasons.push(reason);
             return Vec::new();
         }
-    }
+    };
+    let free = free_wilds(rules, cards, &designated);
     let mut out = Vec::new();
-    for suit in listed(suits) {
-        let has_ace = naturals
-            .iter()
-            .chain(designated.iter().map(|(_, rep)| rep))
-            .chain(cards.iter().filter(|c| c.suit() == Some(suit)))
-            .any(|c| c.rank() == Some(Rank::Ace));
-        let aces: &[u8] = if has_ace { &[1, 14] } else { &[1] };
-        for &ace in aces {
+    for suit in suits_in(suits) {
+        for &ace in ace_values(suit, cards, &naturals, &designated) {
             read_run_in(
                 rules,
                 RunInput {
@@ -1185,7 +1170,7 @@ fn run_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>)
                     naturals: &naturals,
                     designated: &designated,
                     free: &free,
-                    n,
+                    n: cards.len(),
                 },
                 &mut out,
                 reasons,
@@ -1196,6 +1181,123 @@ fn run_readings(rules: &Ruleset, meld: &ProposedMeld, reasons: &mut Vec<Reason>)
         }
     }
     out
+}
+
+/// docs/rules.md#runs: a run has the variant's minimum length, and at most 13 cards (ace to
+/// king).
+fn run_length(rules: &Ruleset, n: usize) -> Result<(), Reason> {
+    let kind = Some(MeldKind::Run);
+    let min = rules.min_len(MeldKind::Run);
+    if n < min {
+        return Err(Reason::new(
+            ReasonCode::TooShort,
+            kind,
+            &format!("a run needs at least {min} cards"),
+        ));
+    }
+    if n > MAX_RUN {
+        return Err(Reason::new(
+            ReasonCode::TooLong,
+            kind,
+            "a run has at most 13 cards, ace to king",
+        ));
+    }
+    Ok(())
+}
+
+/// docs/rules.md#readings: a wild designated in a run represents one suited card. The pairs
+/// (wild, the card it represents), in the order given.
+fn run_designations(meld: &ProposedMeld) -> Result<Vec<(Card, Card)>, Reason> {
+    meld.wilds
+        .iter()
+        .map(|d| match d.represents {
+            Stands::Card(rep) => Ok((d.card, rep)),
+            _ => Err(Reason::new(
+                ReasonCode::DesignationMismatch,
+                Some(MeldKind::Run),
+                "a wild in a run represents one card, like 5H",
+            )),
+        })
+        .collect()
+}
+
+/// A set of suits, one bit each (no list to allocate on the way to a reading).
+fn suit_bit(suit: Suit) -> u8 {
+    1u8 << suit.index()
+}
+
+/// The suits of the suited cards among `cards`, one bit each.
+fn suits_of<'a>(cards: impl Iterator<Item = &'a Card>) -> u8 {
+    cards
+        .filter_map(|c| c.suit())
+        .fold(0u8, |set, s| set | suit_bit(s))
+}
+
+/// The suits of a set of bits, in suit order.
+fn suits_in(set: u8) -> impl Iterator<Item = Suit> {
+    Suit::ALL.into_iter().filter(move |s| set & suit_bit(*s) != 0)
+}
+
+/// The suits the run may be in. docs/rules.md#runs: one suit, the one its naturals and
+/// designations name. When they name none, only a wild standing for itself can fix it
+/// (docs/rules.md#wilds), and a run of wilds alone falls to the variant's wild limit.
+fn run_suits(
+    rules: &Ruleset,
+    cards: &[Card],
+    naturals: &[Card],
+    designated: &[(Card, Card)],
+) -> Result<u8, Reason> {
+    let named = suits_of(naturals.iter().chain(designated.iter().map(|(_, rep)| rep)));
+    if named.count_ones() > 1 {
+        return Err(Reason::new(
+            ReasonCode::MixedSuits,
+            Some(MeldKind::Run),
+            &format!(
+                "a run needs one suit, not {}",
+                join(&suits_in(named).map(Suit::char).collect::<Vec<_>>())
+            ),
+        ));
+    }
+    if named != 0 {
+        return Ok(named);
+    }
+    let own = suits_of(cards.iter().filter(|c| !c.is_joker()));
+    if own == 0 {
+        let (code, message) = match rules.wild_limit() {
+            WildLimit::Any => (
+                ReasonCode::DesignationRequired,
+                "a run of wilds must say what every wild represents",
+            ),
+            WildLimit::AtLeastOneNatural => (
+                ReasonCode::NoNatural,
+                "every meld needs at least one natural card",
+            ),
+            WildLimit::NotMoreThanNaturals => (ReasonCode::TooManyWilds, "wilds may not outnumber naturals"),
+        };
+        return Err(Reason::new(code, Some(MeldKind::Run), message));
+    }
+    Ok(own)
+}
+
+/// docs/rules.md#readings: the free wilds, in the order they were submitted: every wild card
+/// not pinned by a designation. Inner gaps take them in this order.
+fn free_wilds(rules: &Ruleset, cards: &[Card], designated: &[(Card, Card)]) -> Vec<Card> {
+    let mut free: Vec<Card> = cards.iter().copied().filter(|c| rules.is_wild(*c)).collect();
+    for (card, _) in designated {
+        take_one(&mut free, *card);
+    }
+    free
+}
+
+/// docs/rules.md#runs: the ace is low (value 1) or high (14) in a run, never both. High is
+/// tried only when an ace could be in the run.
+fn ace_values(suit: Suit, cards: &[Card], naturals: &[Card], designated: &[(Card, Card)]) -> &'static [u8] {
+    let has_ace = naturals
+        .iter()
+        .chain(designated.iter().map(|(_, rep)| rep))
+        .chain(cards.iter().filter(|c| c.suit() == Some(suit)))
+        .any(|c| c.rank() == Some(Rank::Ace));
+    if has_ace { &[1, 14] } else { &[1] }
 }
 
 struct RunInput<'a> {
@@ -1215,19 +1317,40 @@ fn take_one(cards: &mut Vec<Card>, card: Card) {
     }
 }
 
+/// The places of a run before its gaps are filled: the fixed slots by run value, low to high,
+/// and the free wilds in submission order.
+type Places<'a> = (Cow<'a, [(u8, Slot)]>, Cow<'a, [Card]>);
+
+/// The readings of a run in `input.suit` with the ace at `input.ace`. The steps: the fixed
+/// places; then, for each choice of the free wilds that stand for themselves, the gaps between
+/// the lowest and highest places, and the surplus wilds at the ends.
 fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, reasons: &mut Vec<Reason>) {
-    let kind = Some(MeldKind::Run);
-    let RunInput {
-        suit,
-        ace,
-        naturals,
-        designated,
-        free,
-        n,
-    } = input;
-    // Fixed places: naturals at their own value, designated wilds where they were put.
-    let mut fixed: Vec<(u8, Slot)> = Vec::with_capacity(n);
-    for &card in naturals {
+    let fixed = match fixed_places(&input) {
+        Ok(fixed) => fixed,
+        Err(reason) => {
+            reasons.push(reason);
+            return;
+        }
+    };
+    let own = own_places(&input, &fixed);
+    for mask in 0u32..(1 << own.len()) {
+        let (fixed, free) = with_own_places(&input, &fixed, &own, mask);
+        if fixed.is_empty() {
+            continue;
+        }
+        match inner_gaps(&fixed, free.len(), input.n) {
+            Ok(gaps) => place_surplus(rules, &input, (&fixed, &free), gaps, out, reasons),
+            Err(reason) => reasons.push(reason),
+        }
+    }
+}
+
+/// Fixed places, sorted by run value: naturals at their own value, designated wilds where
+/// they were put (docs/rules.md#readings). docs/rules.md#runs: a run holds each rank once.
+fn fixed_places(input: &RunInput<'_>) -> Result<Vec<(u8, Slot)>, Reason> {
+    let ace = input.ace;
+    let mut fixed: Vec<(u8, Slot)> = Vec::with_capacity(input.n);
+    for &card in input.naturals {
         let rank = card.rank().unwrap_or(Rank::Ace);
         fixed.push((
             value_of(rank, ace),
@@ -1238,7 +1361,7 @@ fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, rea
             },
         ));
     }
-    for &(card, rep) in designated {
+    for &(card, rep) in input.designated {
         let rank = rep.rank().unwrap_or(Rank::Ace);
         fixed.push((
             value_of(rank, ace),
@@ -1251,130 +1374,175 @@ fn read_run_in(rules: &Ruleset, input: RunInput<'_>, out: &mut Vec<Reading>, rea
     }
     fixed.sort_by_key(|(v, _)| *v);
     if fixed.windows(2).any(|w| w[0].0 == w[1].0) {
-        reasons.push(Reason::new(
+        return Err(Reason::new(
             ReasonCode::DuplicateRank,
-            kind,
+            Some(MeldKind::Run),
             "a run holds each rank once: two runs of one suit are separate melds",
         ));
-        return;
     }
-    // Free wilds that could stand for themselves here (a red ace in its own place).
-    // In card order, each once (the order the readings are tried in).
-    let mut own: Vec<Card> = free
+    Ok(fixed)
+}
+
+/// docs/rules.md#wilds: free wilds that could stand for themselves here (a red ace in its own
+/// place). In card order, each once (the order the readings are tried in).
+fn own_places(input: &RunInput<'_>, fixed: &[(u8, Slot)]) -> Vec<Card> {
+    let mut own: Vec<Card> = input
+        .free
         .iter()
         .copied()
-        .filter(|c| c.suit() == Some(suit))
+        .filter(|c| c.suit() == Some(input.suit))
         .filter(|c| {
-            let v = value_of(c.rank().unwrap_or(Rank::Ace), ace);
+            let v = value_of(c.rank().unwrap_or(Rank::Ace), input.ace);
             !fixed.iter().any(|(fv, _)| *fv == v)
         })
         .collect();
     own.sort_by_key(|c| c.index());
     own.dedup();
-    for mask in 0u32..(1 << own.len()) {
-        // Without a wild standing for itself, the places are those fixed above.
-        let (mut fixed, mut free) = match mask {
-            0 => (Cow::Borrowed(&fixed[..]), Cow::Borrowed(free)),
-            _ => (Cow::Owned(fixed.clone()), Cow::Owned(free.to_vec())),
-        };
-        for (i, &card) in own.iter().enumerate() {
-            if mask & (1 << i) != 0 {
-                take_one(free.to_mut(), card);
-                let v = value_of(card.rank().unwrap_or(Rank::Ace), ace);
-                fixed.to_mut().push((
-                    v,
-                    Slot {
-                        card,
-                        represents: Stands::Card(card),
-                        natural: true,
-                    },
-                ));
-            }
-        }
-        if fixed.is_empty() {
-            continue;
-        }
-        if mask != 0 {
-            fixed.to_mut().sort_by_key(|(v, _)| *v);
-        }
-        let lo = fixed[0].0;
-        let hi = fixed[fixed.len() - 1].0;
-        let span = usize::from(hi - lo) + 1;
-        let wild_count = free.len();
-        let gaps = span - fixed.len();
-        if gaps > wild_count {
-            let ranks: Vec<u8> = fixed.iter().map(|(v, _)| *v).collect();
-            reasons.push(if round_the_corner(&ranks, n) {
-                Reason::new(
-                    ReasonCode::RoundTheCorner,
-                    kind,
-                    "a run may not pass from king to ace to two",
-                )
-            } else {
-                Reason::new(
-                    ReasonCode::Gap,
-                    kind,
-                    &format!("{gaps} gaps between the naturals but only {wild_count} wilds to fill them"),
-                )
-            });
-            continue;
-        }
-        let surplus = wild_count - gaps;
-        // The first wilds submitted fill the inner gaps, low to high; only the surplus ones
-        // are placed at the ends, in every way they can be.
-        let (inner, ends) = free.split_at(gaps);
-        let mut end_pool = counts(ends);
-        for below in 0..=surplus {
-            let above = surplus - below;
-            if usize::from(lo) <= below || usize::from(hi) + above > 14 {
-                continue;
-            }
-            let low = lo - below as u8;
-            let high = hi + above as u8;
-            if low == 2 && usize::from(high - low) + 1 == MAX_RUN {
-                // All thirteen ranks: ace high (2..A) is the same run as ace low (A..K), which
-                // is produced too. One reading, so a full run is never ambiguous.
-                continue;
-            }
-            let mut arrangement = Vec::with_capacity(surplus);
-            arrange(
-                &mut end_pool,
-                surplus,
-                &mut arrangement,
-                &mut |wilds: &[Card]| {
-                    let mut slots: Vec<Slot> = Vec::with_capacity(n);
-                    let mut f = fixed.iter().peekable();
-                    let mut at_ends = wilds.iter();
-                    let mut inside = inner.iter();
-                    for v in low..=high {
-                        match f.peek() {
-                            Some((fv, slot)) if *fv == v => {
-                                slots.push(*slot);
-                                f.next();
-                            }
-                            _ => {
-                                let w = if v > lo && v < hi {
-                                    &mut inside
-                                } else {
-                                    &mut at_ends
-                                };
-                                let card = *w.next().expect("a wild for every hole");
-                                let rep = Card::in_run(v, suit);
-                                slots.push(Slot {
-                                    card,
-                                    represents: Stands::Card(rep),
-                                    natural: card == rep,
-                                });
-                            }
-                        }
-                    }
-                    let r = Reading::new(MeldKind::Run, None, Some(suit), Some(low), slots);
-                    keep_if_within_limit(rules, r, out, reasons);
-                    out.len() < MAX_READINGS
+    own
+}
+
+/// The places with the wilds of `own` chosen by `mask` standing for themselves (as naturals,
+/// docs/rules.md#wilds) and taken out of the free wilds. Mask 0 borrows the places as they are.
+fn with_own_places<'a>(input: &RunInput<'a>, fixed: &'a [(u8, Slot)], own: &[Card], mask: u32) -> Places<'a> {
+    let (mut fixed, mut free) = match mask {
+        0 => (Cow::Borrowed(fixed), Cow::Borrowed(input.free)),
+        _ => (Cow::Owned(fixed.to_vec()), Cow::Owned(input.free.to_vec())),
+    };
+    for (i, &card) in own.iter().enumerate() {
+        if mask & (1 << i) != 0 {
+            take_one(free.to_mut(), card);
+            let v = value_of(card.rank().unwrap_or(Rank::Ace), input.ace);
+            fixed.to_mut().push((
+                v,
+                Slot {
+                    card,
+                    represents: Stands::Card(card),
+                    natural: true,
                 },
-            );
+            ));
         }
     }
+    if mask != 0 {
+        fixed.to_mut().sort_by_key(|(v, _)| *v);
+    }
+    (fixed, free)
+}
+
+/// The gaps between the lowest and highest fixed places, when `wilds` can fill them. Else
+/// docs/rules.md#runs: the run would turn the corner (king to ace to two), or it has a gap.
+fn inner_gaps(fixed: &[(u8, Slot)], wilds: usize, n: usize) -> Result<usize, Reason> {
+    let lo = fixed[0].0;
+    let hi = fixed[fixed.len() - 1].0;
+    let span = usize::from(hi - lo) + 1;
+    let gaps = span - fixed.len();
+    if gaps <= wilds {
+        return Ok(gaps);
+    }
+    let ranks: Vec<u8> = fixed.iter().map(|(v, _)| *v).collect();
+    Err(if round_the_corner(&ranks, n) {
+        Reason::new(
+            ReasonCode::RoundTheCorner,
+            Some(MeldKind::Run),
+            "a run may not pass from king to ace to two",
+        )
+    } else {
+        Reason::new(
+            ReasonCode::Gap,
+            Some(MeldKind::Run),
+            &format!("{gaps} gaps between the naturals but only {wilds} wilds to fill them"),
+        )
+    })
+}
+
+/// docs/rules.md#readings: the first `gaps` free wilds fill the inner gaps, low to high; only
+/// the surplus ones are placed at the ends, in every way they can be. Each reading within the
+/// wild limit goes to `out`, until there are [`MAX_READINGS`].
+fn place_surplus(
+    rules: &Ruleset,
+    input: &RunInput<'_>,
+    (fixed, free): (&[(u8, Slot)], &[Card]),
+    gaps: usize,
+    out: &mut Vec<Reading>,
+    reasons: &mut Vec<Reason>,
+) {
+    let lo = fixed[0].0;
+    let hi = fixed[fixed.len() - 1].0;
+    let surplus = free.len() - gaps;
+    let (inner, ends) = free.split_at(gaps);
+    let mut end_pool = counts(ends);
+    for below in 0..=surplus {
+        let Some((low, high)) = run_bounds((lo, hi), below, surplus - below) else {
+            continue;
+        };
+        let mut arrangement = Vec::with_capacity(surplus);
+        arrange(
+            &mut end_pool,
+            surplus,
+            &mut arrangement,
+            &mut |at_ends: &[Card]| {
+                let slots = lay_run(input, fixed, (lo, hi), (low, high), inner, at_ends);
+                let r = Reading::new(MeldKind::Run, None, Some(input.suit), Some(low), slots);
+                keep_if_within_limit(rules, r, out, reasons);
+                out.len() < MAX_READINGS
+            },
+        );
+    }
+}
+
+/// The run's lowest and highest values with `below` wilds under the fixed places `lo..=hi`
+/// and `above` over them, if it fits between the low ace (1) and the high ace (14).
+/// docs/rules.md#runs: a run of all thirteen ranks is read with the ace low only.
+fn run_bounds((lo, hi): (u8, u8), below: usize, above: usize) -> Option<(u8, u8)> {
+    if usize::from(lo) <= below || usize::from(hi) + above > 14 {
+        return None;
+    }
+    let low = lo - below as u8;
+    let high = hi + above as u8;
+    if low == 2 && usize::from(high - low) + 1 == MAX_RUN {
+        // All thirteen ranks: ace high (2..A) is the same run as ace low (A..K), which is
+        // produced too. One reading, so a full run is never ambiguous.
+        return None;
+    }
+    Some((low, high))
+}
+
+/// The slots of the run from `low` to `high`: each fixed place at its value, the holes
+/// strictly inside `lo..hi` filled by `inner` in order, those at the ends by `at_ends`.
+fn lay_run(
+    input: &RunInput<'_>,
+    fixed: &[(u8, Slot)],
+    (lo, hi): (u8, u8),
+    (low, high): (u8, u8),
+    inner: &[Card],
+    at_ends: &[Card],
+) -> Vec<Slot> {
+    let mut slots: Vec<Slot> = Vec::with_capacity(input.n);
+    let mut f = fixed.iter().peekable();
+    let mut at_ends = at_ends.iter();
+    let mut inside = inner.iter();
+    for v in low..=high {
+        match f.peek() {
+            Some((fv, slot)) if *fv == v => {
+                slots.push(*slot);
+                f.next();
+            }
+            _ => {
+                let w = if v > lo && v < hi {
+                    &mut inside
+                } else {
+                    &mut at_ends
+                };
+                let card = *w.next().expect("a wild for every hole");
+                let rep = Card::in_run(v, input.suit);
+                slots.push(Slot {
+                    card,
+                    represents: Stands::Card(rep),
+                    natural: card == rep,
+                });
+            }
+        }
+    }
+    slots
 }
 
 /// Calls `emit` with every distinct ordering of `len` wilds drawn from the multiset `pool`,

@@ -2,12 +2,12 @@
 //! bot that searches, must act; a bot that searches plays apart, one move at a time
 //! (`service::bots`). The same bot stands in for a person whose turn timed out, and plays a
 //! seat on autopilot. At a person's table the bot in turn plays one move at a time, each when
-//! its pace and the claim window allow ([`Table::bot_at`], played by `service::deadlines`).
+//! its pace and the claim window allow ([`HostedGame::bot_at`], played by `service::deadlines`).
 
 use engine::bot::Level;
 use engine::{Action, Game, LegalAction, Seat};
 
-use super::table::{Applied, SeatKind, Table, TableError};
+use super::hosted_game::{Applied, HostedGame, HostedGameError, SeatKind};
 
 /// Most actions the bots may take after one request: a guard against a bot that never ends
 /// its turn.
@@ -26,7 +26,7 @@ fn claims_as(level: Level) -> Level {
     if thinks_apart(level) { Level::Normal } else { level }
 }
 
-impl Table {
+impl HostedGame {
     /// Lets the bot seats play (their turns, and "May I?" claims out of turn) until a person,
     /// or a bot that thinks apart, must act, counting each accepted bot action. With
     /// `stand_in`, that seat plays as a `normal` bot too, until its turn has passed.
@@ -101,7 +101,7 @@ impl Table {
 
     /// The seat in turn and its level, when a bot that thinks apart must play it now: the
     /// server then plays it after the change that brought the turn to it is committed. At a
-    /// person's table, not before its pace ([`Table::bot_at`]).
+    /// person's table, not before its pace ([`HostedGame::bot_at`]).
     pub fn bot_due(&self) -> Option<(Seat, Level)> {
         if self.bot_at.is_some() {
             return None;
@@ -160,13 +160,13 @@ impl Table {
         self.played_by_server(None).find(|&(seat, _)| seat == turn)
     }
 
-    /// Plays the paced move that is due ([`Table::bot_at`]): one move of the bot in turn, then
+    /// Plays the paced move that is due ([`HostedGame::bot_at`]): one move of the bot in turn, then
     /// the bots' claims as after any change. A bot that thinks apart is only made due
-    /// ([`Table::bot_due`]): its worker plays it.
+    /// ([`HostedGame::bot_due`]): its worker plays it.
     ///
     /// # Errors
-    /// [`TableError::NotStarted`] when there is no game.
-    pub fn play_paced(&mut self) -> Result<Applied, TableError> {
+    /// [`HostedGameError::NotStarted`] when there is no game.
+    pub fn play_paced(&mut self) -> Result<Applied, HostedGameError> {
         self.bot_at = None;
         let game = self.game()?;
         let mut applied = Applied::default();

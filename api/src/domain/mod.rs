@@ -1,20 +1,24 @@
-//! The table: a game as the service keeps it (its seats, bots, joins, leaving before the
-//! deal) around the engine's [`engine::Game`], and what can be wrong with its webhook; a
+//! The hosted game: a game as the service keeps it (its seats, bots, joins, leaving before
+//! the deal) around the engine's [`engine::Game`], and what can be wrong with its webhook; a
 //! studio's players, their ratings ([`RatingModel`]) and quick play's tickets
-//! ([`match_tickets`]). Pure: no I/O, no HTTP, its own errors ([`TableError`],
+//! ([`match_tickets`]). Pure: no I/O, no HTTP, its own errors ([`HostedGameError`],
 //! [`WebhookError`], [`PlayerIdError`], [`RatingError`], [`TicketError`]).
 
 mod bots;
 mod events;
+mod hosted_game;
 mod matchmaking;
 mod player;
 mod ratings;
 mod status;
-mod table;
 mod webhook;
 
 pub use bots::thinks_apart;
 pub use events::{Logged, TableEvent, level_schema, optional_level_schema};
+pub use hosted_game::{
+    Applied, BANK_SECONDS, CLAIM_WINDOW_SECONDS, DEFAULT_CLAIM_WINDOW_SECONDS, HostedGame, HostedGameError,
+    RunningTurn, SeatKind, SeatRecord, TURN_SECONDS, TurnClock,
+};
 pub use matchmaking::{
     BotLevels, Match, MatchRules, MatchSeat, SCAN_LIMIT, TableSizes, Ticket, TicketError, match_tickets,
 };
@@ -23,8 +27,4 @@ pub use ratings::{
     Participant, RatedGame, RatedSeat, Rating, RatingError, RatingModel, SeatChange, leaderboard_order,
 };
 pub use status::GameStatus;
-pub use table::{
-    Applied, BANK_SECONDS, CLAIM_WINDOW_SECONDS, DEFAULT_CLAIM_WINDOW_SECONDS, RunningTurn, SeatKind,
-    SeatRecord, TURN_SECONDS, Table, TableError, TurnClock,
-};
 pub use webhook::WebhookError;

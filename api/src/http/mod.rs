@@ -25,7 +25,7 @@ use actix_web::{HttpRequest, HttpResponse};
 use uuid::Uuid;
 
 use crate::auth::{Claims, Reader};
-use crate::domain::Table;
+use crate::domain::HostedGame;
 use crate::error::ApiError;
 use crate::service;
 use crate::state::AppState;
@@ -88,7 +88,11 @@ endpoints!(
 );
 
 /// What every read of a game starts with: the seat token's claims, checked against game `id`.
-async fn seated(state: &AppState, req: &HttpRequest, id: Uuid) -> Result<(Claims, GameRow, Table), ApiError> {
+async fn seated(
+    state: &AppState,
+    req: &HttpRequest,
+    id: Uuid,
+) -> Result<(Claims, GameRow, HostedGame), ApiError> {
     let claims = state.keys.seat_for(req, id)?;
     let (row, table) = service::load_for_seat(state, id, &claims).await?;
     Ok((claims, row, table))
@@ -100,7 +104,7 @@ async fn read_by(
     state: &AppState,
     req: &HttpRequest,
     id: Uuid,
-) -> Result<(Reader, GameRow, Table), ApiError> {
+) -> Result<(Reader, GameRow, HostedGame), ApiError> {
     let reader = state.keys.reader_for(req, id)?;
     let (row, table) = service::load_for_reader(state, id, &reader).await?;
     Ok((reader, row, table))

@@ -1,6 +1,6 @@
 //! The bots that think apart (`hard`, docs/bots.md#cost): no person's request waits for their
 //! search. A change that leaves such a bot in turn ends with the game's row due at once
-//! ([`Table::due_at`]); after the commit the replica that wrote it wakes its bot worker, which
+//! ([`HostedGame::due_at`]); after the commit the replica that wrote it wakes its bot worker, which
 //! reads the game without a lock, leases the bot's turn on the row (so that no other replica
 //! thinks for it meanwhile), lets the bot think on a thread of the bots' budget
 //! (`CONTINENTAL_BOT_THREADS`), and writes the move only if the game is still at the version
@@ -9,131 +9,24 @@
 //! replicas and restarts: a due game nobody took within a grace goes to the bot worker of the
 //! replica whose sweep finds it.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use engine::bot::Level;
 use engine::{Action, Seat};
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::mpsc;
 use uuid::Uuid;
 
 use super::event_rows;
-use crate::domain::Table;
+use crate::domain::HostedGame;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{GameUpdate, Outcome, Store, now_ms};
 use crate::telemetry::traces;
-use crate::wire::Code;
 
 /// How long a bot's turn is leased to the replica that thinks for it (unix ms on the row's
 /// deadline): well past a search's time, so that no other replica takes it meanwhile; after a
 /// crash, another replica's sweep finds it due when it runs out.
 const LEASE_MS: i64 = 5_000;
-
-/// This replica's bot worker, as the rest of the service reaches it: the games to look at,
-/// and the threads the bots may think on.
-#[derive(Debug)]
-pub struct Bots {
-    /// Games to look at, for [`play_bots`].
-    woken: mpsc::UnboundedSender<Uuid>,
-    /// Games this replica's worker is playing, each with whether it was woken again meanwhile.
-    in_hand: Mutex<HashMap<Uuid, bool>>,
-    /// One permit per thread that may think at once.
-    threads: Arc<Semaphore>,
-    /// Whether this replica thinks for bots at all (`CONTINENTAL_BOT_THREADS` above 0).
-    pub thinks: bool,
-    /// Whether some replica is known to think for bots: this one, or others as the operator
-    /// says (`CONTINENTAL_BOTS_ELSEWHERE`).
-    known_to_think: bool,
-}
-
-impl Bots {
-    /// A worker with `threads` threads, and the receiver [`play_bots`] takes the games from.
-    /// With `elsewhere`, other replicas think when this one has no threads.
-    pub fn new(threads: usize, elsewhere: bool) -> (Bots, mpsc::UnboundedReceiver<Uuid>) {
-        let (woken, receiver) = mpsc::unbounded_channel();
-        let bots = Bots {
-            woken,
-            in_hand: Mutex::default(),
-            threads: Arc::new(Semaphore::new(threads)),
-            thinks: threads > 0,
-            known_to_think: threads > 0 || elsewhere,
-        };
-        (bots, receiver)
-    }
-
-    /// Refuses to seat bots of these levels when one of them thinks apart and no replica is
-    /// known to think for it: it would sit in its turn forever.
-    ///
-    /// # Errors
-    /// `409 hard_bots_unavailable`.
-    pub fn may_seat(&self, levels: impl IntoIterator<Item = Level>) -> Result<(), ApiError> {
-        match !self.known_to_think && levels.into_iter().any(crate::domain::thinks_apart) {
-            true => Err(ApiError::conflict(
-                Code::HardBotsUnavailable,
-                "this server thinks for no bot that searches (`hard`): choose `normal` or `easy`, or \
-                 ask its operator (CONTINENTAL_BOT_THREADS, CONTINENTAL_BOTS_ELSEWHERE)",
-            )),
-            false => Ok(()),
-        }
-    }
-
-    /// Asks this replica's worker to play game `id`'s bots that think apart, if one is due:
-    /// called after a commit that left one in turn.
-    pub fn wake(&self, id: Uuid) {
-        if self.thinks {
-            // Only a stopped worker drops it; the sweep still finds the game.
-            let _ = self.woken.send(id);
-        }
-    }
-
-    /// Whether this replica's worker has game `id` in hand (playing it, or waiting for a
-    /// thread to): the sweep then leaves it alone.
-    pub fn holds(&self, id: Uuid) -> bool {
-        self.in_hand
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .contains_key(&id)
-    }
-
-    /// Takes game `id` in hand; `false` when the worker already plays it (it then looks again
-    /// before it lets the game go).
-    fn take(&self, id: Uuid) -> bool {
-        let mut in_hand = self
-            .in_hand
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match in_hand.get_mut(&id) {
-            Some(again) => {
-                *again = true;
-                false
-            }
-            None => {
-                in_hand.insert(id, false);
-                true
-            }
-        }
-    }
-
-    /// Lets game `id` go, unless it was woken while in hand: then `false`, and the worker
-    /// looks again.
-    fn release(&self, id: Uuid) -> bool {
-        let mut in_hand = self
-            .in_hand
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match in_hand.get_mut(&id) {
-            Some(again) if *again => {
-                *again = false;
-                false
-            }
-            _ => {
-                in_hand.remove(&id);
-                true
-            }
-        }
-    }
-}
 
 /// This replica's bot worker: plays each game it is woken for, each in a task of its own, the
 /// thinking on the bots' threads.
@@ -191,7 +84,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     let Some(row) = state.db.game(id).await? else {
         return Ok(Played::NotDue);
     };
-    let table = Table::load(row.id, &row.state)?;
+    let table = HostedGame::load(row.id, &row.state)?;
     let (Some((seat, level)), Some(game)) = (table.bot_due(), table.game) else {
         return Ok(Played::NotDue);
     };
@@ -237,7 +130,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
                     value: (Played::Stale, false, None),
                 });
             }
-            let mut table = Table::load(row.id, &row.state)?;
+            let mut table = HostedGame::load(row.id, &row.state)?;
             let before = super::played_by(&table);
             let action = chosen.clone().unwrap_or_else(|| fallback(&table, seat));
             let applied = table.play_bot(seat, action)?;
@@ -248,15 +141,9 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
             tracing::debug!(game = %row.id, version, seat = seat.0, ?level, "bot moved");
             Ok(Outcome {
                 update: Some(GameUpdate {
-                    version,
-                    status: table.status(),
-                    state: table.to_json()?,
                     // A seat on autopilot whose bot left.
                     seats: super::seats_changed(&before, &table),
-                    events,
-                    deadline: table.due_at(now, grace_ms),
-                    response: None,
-                    bot_tables: None,
+                    ..GameUpdate::of(&table, version, events, table.due_at(now, grace_ms))?
                 }),
                 value: (Played::Moved, queued, table.bot_at),
             })
@@ -271,7 +158,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
 
 /// What a bot plays when its level found nothing to do in its turn: the `normal` bot's move,
 /// else it leaves, so that the table never stalls on it.
-fn fallback(table: &Table, seat: Seat) -> Action {
+fn fallback(table: &HostedGame, seat: Seat) -> Action {
     table
         .game
         .as_ref()

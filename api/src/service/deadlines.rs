@@ -4,7 +4,7 @@
 //! transaction, which makes each expiry count once. A game is also due when a bot that thinks
 //! apart is in turn and no replica has played it within a second: the sweep hands it to this
 //! replica's bot worker (`service::bots`), which leases it before it thinks; and at a person's
-//! table when the paced move of the seat the server plays in turn is due (`Table::bot_at`): the
+//! table when the paced move of the seat the server plays in turn is due (`HostedGame::bot_at`): the
 //! replica that wrote the change before it plays it on time (`service::pace`), the sweep is the
 //! backstop.
 
@@ -14,7 +14,7 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use super::event_rows;
-use crate::domain::Table;
+use crate::domain::HostedGame;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{GameUpdate, Outcome, Store, now_ms};
@@ -76,7 +76,7 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
     let played = state
         .db
         .transact_due(id, now, move |row| {
-            let mut table = Table::load(row.id, &row.state)?;
+            let mut table = HostedGame::load(row.id, &row.state)?;
             // At a person's table, the paced move of the seat the server plays is due.
             let paced = table.bot_at.is_some_and(|at| at <= now);
             if paced {
@@ -90,14 +90,8 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
                 // finds the bot due; any other writes nothing.
                 let update = match paced && state.bots.thinks {
                     true => Some(GameUpdate {
-                        version: row.version,
                         status: row.status,
-                        state: table.to_json()?,
-                        seats: Vec::new(),
-                        events: Vec::new(),
-                        deadline: table.due_at(now, second_ms),
-                        response: None,
-                        bot_tables: None,
+                        ..GameUpdate::of(&table, row.version, Vec::new(), table.due_at(now, second_ms))?
                     }),
                     false => None,
                 };
@@ -154,16 +148,10 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
             };
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {
-                    version,
-                    status: table.status(),
-                    state: table.to_json()?,
                     // A seat handed to autopilot after its timeouts counts among the bots; the
                     // clock is never held up by the limit on tables of bots alone.
                     seats: super::seats_changed(&before, &table),
-                    events,
-                    deadline: table.due_at(now, second_ms),
-                    response: None,
-                    bot_tables: None,
+                    ..GameUpdate::of(&table, version, events, table.due_at(now, second_ms))?
                 }),
                 value: (row.id, Some(due), table.bot_at),
             })

@@ -5,7 +5,7 @@ use engine::Viewer;
 use futures_util::{Stream, StreamExt};
 use uuid::Uuid;
 
-use crate::domain::{GameStatus, Logged, Table};
+use crate::domain::{GameStatus, HostedGame, Logged};
 use crate::error::ApiError;
 use crate::live::StreamPlan;
 use crate::state::AppState;
@@ -68,7 +68,7 @@ pub fn live_events(
         after: after.max(0),
         over: match row.status {
             GameStatus::Void => true,
-            GameStatus::Finished => Table::load(row.id, &row.state)?.rematch.is_some(),
+            GameStatus::Finished => HostedGame::load(row.id, &row.state)?.rematch.is_some(),
             _ => false,
         },
         redact: move |body: &str| redact(body, viewer).ok(),

@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::webhooks::{check_host, new_secret};
 use super::{event_rows, seat_row, seat_rows};
 use crate::auth::{Claims, Reader};
-use crate::domain::{Applied, Logged, SeatKind, SeatRecord, Table, TableEvent};
+use crate::domain::{Applied, HostedGame, Logged, SeatKind, SeatRecord, TableEvent};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
@@ -56,7 +56,7 @@ pub async fn create_game(
             }
         });
     let webhook = webhook_url.map(|u| (u.0.to_string(), new_secret()));
-    let mut table = Table::new(config, seed.unwrap_or_else(random_seed), seats)?;
+    let mut table = HostedGame::new(config, seed.unwrap_or_else(random_seed), seats)?;
     table.set_clock(clock);
     // A game created full starts now. The bots may already have played: their accepted
     // actions count from version 1.
@@ -114,7 +114,7 @@ pub async fn create_game(
 pub(super) fn new_game(
     id: Uuid,
     tenant: &str,
-    table: &Table,
+    table: &HostedGame,
     version: i64,
     events: Applied,
     webhook: Option<(String, String)>,
@@ -161,7 +161,7 @@ pub async fn join_game(
             if let Some(m) = &if_match {
                 m.check(row.version)?;
             }
-            let mut table = Table::load(row.id, &row.state)?;
+            let mut table = HostedGame::load(row.id, &row.state)?;
             let seat = table.join(name.clone())?;
             let generation = table.seats.get(usize::from(seat)).map_or(0, |s| s.generation);
             let joined = Logged::Table(TableEvent::SeatJoined {
@@ -190,14 +190,9 @@ pub async fn join_game(
             };
             Ok(Outcome {
                 update: Some(GameUpdate {
-                    version,
-                    status,
-                    state: table.to_json()?,
                     seats: seat_row(&table, seat),
-                    events,
-                    deadline: table.due_at(now, state.second_ms()),
                     response: key.is_some().then(|| response.clone()),
-                    bot_tables: None,
+                    ..GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
                 }),
                 value: (response, table.bot_due().is_some(), table.bot_at),
             })
@@ -231,9 +226,9 @@ pub async fn load_for_seat(
     state: &AppState,
     id: Uuid,
     claims: &Claims,
-) -> Result<(GameRow, Table), ApiError> {
+) -> Result<(GameRow, HostedGame), ApiError> {
     let row = state.db.game(id).await?.ok_or(StoreError::GameNotFound(id))?;
-    let table = Table::load(row.id, &row.state)?;
+    let table = HostedGame::load(row.id, &row.state)?;
     table.check_player(claims.seat, claims.generation)?;
     Ok((row, table))
 }
@@ -247,12 +242,12 @@ pub async fn load_for_reader(
     state: &AppState,
     id: Uuid,
     reader: &Reader,
-) -> Result<(GameRow, Table), ApiError> {
+) -> Result<(GameRow, HostedGame), ApiError> {
     match reader {
         Reader::Seat(claims) => load_for_seat(state, id, claims).await,
         Reader::Spectator => {
             let row = state.db.game(id).await?.ok_or(StoreError::GameNotFound(id))?;
-            let table = Table::load(row.id, &row.state)?;
+            let table = HostedGame::load(row.id, &row.state)?;
             Ok((row, table))
         }
     }

@@ -14,13 +14,13 @@ mod replay;
 mod studio;
 mod webhooks;
 
-pub use bots::{Bots, play_bots};
+pub use bots::play_bots;
 pub use deadlines::{sweep_deadlines, time_out_due};
 pub use events::{events_for, live_events, redact};
 pub use games::{create_game, exists, join_game, load_for_reader, load_for_seat};
 pub use hints::hints;
 pub use moves::{act, autopilot};
-pub use pace::{Pacer, pace_bots};
+pub use pace::pace_bots;
 pub use rematch::{Asker, rematch};
 pub use replay::replay;
 pub use studio::{end_game, list_games, reissue_token, seat_bot, spectator_token, webhook_status};
@@ -28,11 +28,11 @@ pub use webhooks::{deliver_webhooks, sign};
 
 use uuid::Uuid;
 
-use crate::domain::{Applied, Table};
+use crate::domain::{Applied, HostedGame};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
-use crate::store::{BotTableLimit, NewEvent, SeatRow, Store, now_ms};
+use crate::store::{BotTableLimit, GameUpdate, NewEvent, SeatRow, Store, now_ms};
 
 /// The calendar year (UTC) now: the engine reads no clock, so the service gives it the year
 /// a game starts in and the year of each request to resume (docs/rules.md#suspension).
@@ -41,7 +41,7 @@ pub fn utc_year() -> i32 {
 }
 
 /// The seats of `table` as the seats table mirrors them: each one's name and who plays it.
-fn seat_rows(table: &Table) -> impl Iterator<Item = SeatRow> + '_ {
+fn seat_rows(table: &HostedGame) -> impl Iterator<Item = SeatRow> + '_ {
     table.seats.iter().enumerate().map(|(i, s)| SeatRow {
         seat: i as i64,
         name: s.name.clone(),
@@ -49,15 +49,15 @@ fn seat_rows(table: &Table) -> impl Iterator<Item = SeatRow> + '_ {
     })
 }
 
-/// Who plays each seat of `table` ([`Table::played_by`]), taken before a change so that the
+/// Who plays each seat of `table` ([`HostedGame::played_by`]), taken before a change so that the
 /// rows it changes are written with it ([`seats_changed`]).
-fn played_by(table: &Table) -> Vec<&'static str> {
+fn played_by(table: &HostedGame) -> Vec<&'static str> {
     (0..table.seats.len()).map(|i| table.played_by(i)).collect()
 }
 
 /// The rows of the seats whose player a change turned from `before` (see [`played_by`]): a
 /// seat handed to autopilot or taken back, a player who left.
-fn seats_changed(before: &[&str], table: &Table) -> Vec<SeatRow> {
+fn seats_changed(before: &[&str], table: &HostedGame) -> Vec<SeatRow> {
     seat_rows(table)
         .zip(before)
         .filter(|(row, was)| row.kind != **was)
@@ -68,7 +68,7 @@ fn seats_changed(before: &[&str], table: &Table) -> Vec<SeatRow> {
 /// The limit a change must be admitted under: on a server open to anyone, one that leaves
 /// `table` to bots alone when it was not (`was_alone`) (docs/operations.md#bots).
 /// Such a server has one tenant, the default.
-fn bot_table_limit(state: &AppState, was_alone: bool, table: &Table) -> Option<BotTableLimit> {
+fn bot_table_limit(state: &AppState, was_alone: bool, table: &HostedGame) -> Option<BotTableLimit> {
     (!state.server_keys.enabled() && !was_alone && table.bots_alone()).then(|| BotTableLimit {
         tenant: Tenant::default().as_str().to_owned(),
         limit: state.limits.open_bot_tables,
@@ -76,8 +76,36 @@ fn bot_table_limit(state: &AppState, was_alone: bool, table: &Table) -> Option<B
 }
 
 /// The row of seat `seat` only: what a join or a vacated seat changes.
-fn seat_row(table: &Table, seat: u8) -> Vec<SeatRow> {
+fn seat_row(table: &HostedGame, seat: u8) -> Vec<SeatRow> {
     seat_rows(table).filter(|s| s.seat == i64::from(seat)).collect()
+}
+
+impl GameUpdate {
+    /// The one way to a [`GameUpdate`]: what writing `game` as it now stands changes, at
+    /// `version` (the old one plus the actions accepted; the same for a change that is not a
+    /// move), with its status and state, its `events` (from [`event_rows`]) and the turn's
+    /// `deadline`. No seat rows, no response kept for a key and no limit on tables of bots:
+    /// a change that has them sets those fields over this one (`..GameUpdate::of(..)?`).
+    ///
+    /// # Errors
+    /// The state cannot be written as JSON.
+    pub(crate) fn of(
+        game: &HostedGame,
+        version: i64,
+        events: Vec<NewEvent>,
+        deadline: Option<i64>,
+    ) -> Result<GameUpdate, ApiError> {
+        Ok(GameUpdate {
+            version,
+            status: game.status(),
+            state: game.to_json()?,
+            seats: Vec::new(),
+            events,
+            deadline,
+            response: None,
+            bot_tables: None,
+        })
+    }
 }
 
 /// What a change logged as rows of the events table, each with the step of the game's

@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use super::{event_rows, seat_row};
 use crate::auth::Claims;
-use crate::domain::{Applied, Logged, Table, TableEvent};
+use crate::domain::{Applied, HostedGame, Logged, TableEvent};
 use crate::error::ApiError;
 use crate::metrics::MoveOutcome;
 use crate::state::AppState;
@@ -60,7 +60,7 @@ pub async fn act(
         if let Some(m) = &if_match {
             m.check(row.version)?;
         }
-        let mut table = Table::load(row.id, &row.state)?;
+        let mut table = HostedGame::load(row.id, &row.state)?;
         table.check_player(seat, claims.generation)?;
         let now = now_ms();
         let (before, was_alone) = (super::played_by(&table), table.bots_alone());
@@ -95,15 +95,11 @@ pub async fn act(
         };
         Ok(Outcome {
             update: Some(GameUpdate {
-                version,
-                status: table.status(),
-                state: table.to_json()?,
                 seats,
-                events,
-                deadline: table.due_at(now, state.second_ms()),
                 response: key.is_some().then(|| response.clone()),
                 // The last person leaving a table of bots.
                 bot_tables: super::bot_table_limit(state, was_alone, &table),
+                ..GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
             }),
             value: response,
         })
@@ -170,7 +166,7 @@ pub async fn autopilot(
             if let Some(m) = &if_match {
                 m.check(row.version)?;
             }
-            let mut table = Table::load(row.id, &row.state)?;
+            let mut table = HostedGame::load(row.id, &row.state)?;
             table.check_player(claims.seat, claims.generation)?;
             let now = now_ms();
             state.bots.may_seat(level)?;
@@ -189,15 +185,10 @@ pub async fn autopilot(
             let bot_due = table.bot_due().is_some();
             let update = (actions > 0).then(|| {
                 Ok::<_, ApiError>(GameUpdate {
-                    version,
-                    status: table.status(),
-                    state: table.to_json()?,
                     seats: super::seats_changed(&before, &table),
-                    events,
-                    deadline: table.due_at(now, state.second_ms()),
-                    response: None,
                     // The last person at a table of bots hands their seat to one.
                     bot_tables: super::bot_table_limit(state, was_alone, &table),
+                    ..GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
                 })
             });
             Ok::<_, ApiError>(Outcome {

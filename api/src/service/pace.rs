@@ -1,5 +1,5 @@
 //! The bots' pace at a person's table (docs/api.md#the-claim-window-and-the-bots-pace): each
-//! move of a seat the server plays in turn is due at the game's `Table::bot_at`, stored with
+//! move of a seat the server plays in turn is due at the game's `HostedGame::bot_at`, stored with
 //! the game like the turn clock's deadline and played by the same exactly-once path
 //! (`deadlines::time_out`). The replica that committed the change before it keeps a timer for
 //! that moment here, so that the move comes on time rather than at the next sweep; the sweep
@@ -17,30 +17,6 @@ use uuid::Uuid;
 use super::deadlines::time_out;
 use crate::state::AppState;
 use crate::store::now_ms;
-
-/// This replica's timers of paced moves, as the rest of the service reaches them.
-#[derive(Debug)]
-pub struct Pacer {
-    /// Each game with the moment its paced move is due (unix ms), for [`pace_bots`].
-    armed: mpsc::UnboundedSender<(Uuid, i64)>,
-}
-
-impl Pacer {
-    /// A pacer, and the receiver [`pace_bots`] takes the timers from.
-    pub fn new() -> (Pacer, mpsc::UnboundedReceiver<(Uuid, i64)>) {
-        let (armed, receiver) = mpsc::unbounded_channel();
-        (Pacer { armed }, receiver)
-    }
-
-    /// Plays game `id`'s paced move at `at` (unix ms), if one is due then: called after a
-    /// commit that left the game's `bot_at` so.
-    pub fn arm(&self, id: Uuid, at: Option<i64>) {
-        if let Some(at) = at {
-            // Only a stopped task drops it; the sweep still finds the game.
-            let _ = self.armed.send((id, at));
-        }
-    }
-}
 
 /// This replica's timers: plays each game's paced move when it is due, several at once.
 pub async fn pace_bots(

@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::games::{new_game, random_seed};
 use super::{event_rows, seat_row};
 use crate::auth::Claims;
-use crate::domain::{Applied, Logged, SeatRecord, Table, TableEvent};
+use crate::domain::{Applied, HostedGame, Logged, SeatRecord, TableEvent};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
@@ -53,25 +53,20 @@ pub async fn rematch(state: &AppState, id: Uuid, asker: Asker) -> Result<Rematch
 
 /// Decides the rematch on the finished game's row: its id as already written, or a fresh one
 /// written now with a `rematch` event.
-fn mark(row: &GameRow, claims: Option<&Claims>) -> Result<Outcome<(Uuid, Table)>, ApiError> {
-    let mut table = Table::load(row.id, &row.state)?;
+fn mark(row: &GameRow, claims: Option<&Claims>) -> Result<Outcome<(Uuid, HostedGame)>, ApiError> {
+    let mut table = HostedGame::load(row.id, &row.state)?;
     if let Some(c) = claims {
         table.check_player(c.seat, c.generation)?;
     }
     let (next, fresh) = table.rematch_id(Uuid::new_v4)?;
     let update = if fresh {
+        let events = event_rows(
+            Applied::table([Logged::Table(TableEvent::Rematch { id: next })]),
+            row.webhook_url.is_some(),
+        )?;
         Some(GameUpdate {
-            version: row.version + 1,
             status: row.status,
-            state: table.to_json()?,
-            seats: Vec::new(),
-            events: event_rows(
-                Applied::table([Logged::Table(TableEvent::Rematch { id: next })]),
-                row.webhook_url.is_some(),
-            )?,
-            deadline: row.deadline,
-            response: None,
-            bot_tables: None,
+            ..GameUpdate::of(&table, row.version + 1, events, row.deadline)?
         })
     } else {
         None
@@ -88,10 +83,10 @@ async fn create(
     state: &AppState,
     id: Uuid,
     next: Uuid,
-    finished: &Table,
+    finished: &HostedGame,
 ) -> Result<crate::domain::GameStatus, ApiError> {
     if let Some(row) = state.db.game(next).await? {
-        return Ok(Table::load(row.id, &row.state)?.status());
+        return Ok(HostedGame::load(row.id, &row.state)?.status());
     }
     let origin = state.db.origin(id).await?.ok_or(StoreError::GameNotFound(id))?;
     let mut table = finished.rematch(random_seed())?;
@@ -125,7 +120,7 @@ async fn create(
         return Ok(table.status());
     }
     let row = state.db.game(next).await?.ok_or(StoreError::GameNotFound(next))?;
-    Ok(Table::load(row.id, &row.state)?.status())
+    Ok(HostedGame::load(row.id, &row.state)?.status())
 }
 
 /// `seat` of rematch `next` taken by its player, who asked: a `seat_joined` event the first
@@ -134,7 +129,7 @@ async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResp
     let (response, bot_at) = state
         .db
         .transact(next, None, |row| {
-            let mut table = Table::load(row.id, &row.state)?;
+            let mut table = HostedGame::load(row.id, &row.state)?;
             let asked_now = table.take_reserved(seat)?;
             let record = table.seats.get(usize::from(seat));
             let generation = record.map_or(0, |s| s.generation);
@@ -163,14 +158,13 @@ async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResp
             let version = row.version + 1 + started.actions;
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {
-                    version,
-                    status: table.status(),
-                    state: table.to_json()?,
                     seats: seat_row(&table, seat),
-                    events: event_rows(started.after([joined]), row.webhook_url.is_some())?,
-                    deadline: table.due_at(now, state.second_ms()),
-                    response: None,
-                    bot_tables: None,
+                    ..GameUpdate::of(
+                        &table,
+                        version,
+                        event_rows(started.after([joined]), row.webhook_url.is_some())?,
+                        table.due_at(now, state.second_ms()),
+                    )?
                 }),
                 value: (
                     RematchResponse {

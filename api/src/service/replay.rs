@@ -4,7 +4,7 @@
 use engine::{Step, Viewer};
 
 use super::redact;
-use crate::domain::{Table, TableError};
+use crate::domain::{HostedGame, HostedGameError};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{GameRow, RecordedEvent, Store};
@@ -19,19 +19,19 @@ use crate::wire::{LoggedEvent, ReplayStep};
 pub async fn replay(
     state: &AppState,
     row: &GameRow,
-    table: &Table,
+    table: &HostedGame,
     viewer: Viewer,
     after: i64,
     limit: usize,
 ) -> Result<Vec<ReplayStep>, ApiError> {
     let log = state.db.record(row.id).await?;
-    let corrupt = |cause: String| TableError::Corrupt { game: row.id, cause };
+    let corrupt = |cause: String| HostedGameError::Corrupt { game: row.id, cause };
     let record = steps(&log).map_err(|e| corrupt(format!("a step of the record: {e}")))?;
     let Some(stored) = &table.game else {
         return Ok(Vec::new());
     };
     if record.first().is_none_or(|s| s.step != Step::Deal) {
-        return Err(TableError::NoRecord.into());
+        return Err(HostedGameError::NoRecord.into());
     }
     let total = record.len();
     let played = engine::replay_record(

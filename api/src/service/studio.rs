@@ -6,7 +6,7 @@ use engine::bot::Level;
 use uuid::Uuid;
 
 use super::webhooks::shown;
-use crate::domain::{Applied, SeatKind, Table, WebhookError};
+use crate::domain::{Applied, HostedGame, SeatKind, WebhookError};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
@@ -38,7 +38,7 @@ pub async fn list_games(
         .iter()
         .map(|r| {
             // One game that does not load leaves the others listed: it shows what its row says.
-            let table = match Table::load(r.game.id, &r.game.state) {
+            let table = match HostedGame::load(r.game.id, &r.game.state) {
                 Ok(table) => table,
                 Err(e) => {
                     tracing::error!(game = %r.game.id, error = %e, "a listed game does not load");
@@ -103,20 +103,14 @@ pub async fn reissue_token(
     let response = state
         .db
         .transact_in(tenant.as_str(), id, |row| {
-            let mut table = Table::load(row.id, &row.state)?;
+            let mut table = HostedGame::load(row.id, &row.state)?;
             let generation = table.reissue(seat)?;
             let token = state.keys.issue(id, seat, generation)?;
             // Not a move: the version (and so every view and ETag) stays.
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {
-                    version: row.version,
                     status: row.status,
-                    state: table.to_json()?,
-                    deadline: row.deadline,
-                    seats: Vec::new(),
-                    events: Vec::new(),
-                    response: None,
-                    bot_tables: None,
+                    ..GameUpdate::of(&table, row.version, Vec::new(), row.deadline)?
                 }),
                 value: SeatTokenResponse { id, seat, token },
             })
@@ -183,7 +177,7 @@ pub async fn end_game(
     let response = state
         .db
         .transact_in(tenant.as_str(), id, |row| {
-            let mut table = Table::load(row.id, &row.state)?;
+            let mut table = HostedGame::load(row.id, &row.state)?;
             let applied = table.call_off(reason.0.clone())?;
             let now = now_ms();
             table.rearm(applied.turn_passed, now, state.second_ms());
@@ -218,7 +212,7 @@ pub async fn seat_bot(
     let response = state
         .db
         .transact_in(tenant.as_str(), id, |row| {
-            let mut table = Table::load(row.id, &row.state)?;
+            let mut table = HostedGame::load(row.id, &row.state)?;
             state.bots.may_seat([level])?;
             let applied = table.seat_bot(seat, level, super::utc_year())?;
             let now = now_ms();
@@ -248,7 +242,7 @@ pub async fn seat_bot(
 /// and one for each action it set off.
 fn studio_update(
     row: &GameRow,
-    table: &Table,
+    table: &HostedGame,
     applied: Applied,
     seats: Vec<SeatRow>,
     deadline: Option<i64>,
@@ -257,14 +251,13 @@ fn studio_update(
     let status = table.status();
     Ok(Outcome {
         update: Some(GameUpdate {
-            version,
-            status,
-            state: table.to_json()?,
             seats,
-            events: super::event_rows(applied, row.webhook_url.is_some())?,
-            deadline,
-            response: None,
-            bot_tables: None,
+            ..GameUpdate::of(
+                table,
+                version,
+                super::event_rows(applied, row.webhook_url.is_some())?,
+                deadline,
+            )?
         }),
         value: StudioActionResponse {
             id: row.id,

@@ -233,7 +233,8 @@ pub struct Origin {
     pub webhook: Option<(String, String)>,
 }
 
-/// What an accepted action changes.
+/// What an accepted action changes. Made by `GameUpdate::of` (in `service`), its one
+/// constructor, which takes the status and the state from the game it writes.
 #[derive(Clone, Debug)]
 pub struct GameUpdate {
     /// The new version: the old one plus the number of actions accepted.

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::domain::{GameStatus, SeatKind, Table};
+use crate::domain::{GameStatus, HostedGame, SeatKind};
 
 /// Whose turn and at which point, with the server's deadline for it.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -132,12 +132,12 @@ fn rfc3339_ms(ms: i64) -> Option<String> {
 
 impl GameView {
     /// What `seat` sees of `stored` at `version`.
-    pub fn of(id: Uuid, version: i64, stored: &Table, seat: u8) -> GameView {
+    pub fn of(id: Uuid, version: i64, stored: &HostedGame, seat: u8) -> GameView {
         GameView::as_seen_by(id, version, stored, Viewer::Seat(Seat(seat)))
     }
 
     /// What `viewer` sees of `stored` at `version`: a spectator sees no hand and has no `you`.
-    pub fn as_seen_by(id: Uuid, version: i64, stored: &Table, viewer: Viewer) -> GameView {
+    pub fn as_seen_by(id: Uuid, version: i64, stored: &HostedGame, viewer: Viewer) -> GameView {
         let rules = &stored.config.ruleset;
         let mut options = match serde_json::to_value(rules) {
             Ok(serde_json::Value::Object(mut o)) => o.remove("options").unwrap_or_default(),

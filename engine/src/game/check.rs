@@ -8,8 +8,19 @@ use super::{Game, Repair, Seat, Status};
 use crate::card::{Card, DISTINCT_CARDS};
 
 impl Game {
-    /// The first thing in this game that the rules could not have made, if any.
+    /// The first thing in this game that the rules could not have made, if any. The steps:
+    /// the shape (per-seat lists, deals), every seat named, then every card once.
     pub(super) fn check(&self) -> Result<(), String> {
+        self.check_shape()?;
+        self.check_seats()?;
+        // What a seat is known to hold, the next meld id and the totals are derived: loading
+        // rebuilt them (`Game::repair`), so they cannot make a game corrupt.
+        self.check_cards()
+    }
+
+    /// The players the variant allows, one entry per seat in every per-seat list, and a deal
+    /// of the game's deals.
+    fn check_shape(&self) -> Result<(), String> {
         let rules = &self.config.ruleset;
         let players = self.players();
         rules.check_players(players).map_err(|e| e.to_string())?;
@@ -40,6 +51,15 @@ impl Game {
         if !(1..=rules.deals()).contains(&self.deal) {
             return Err(format!("deal {} of a game of {} deals", self.deal, rules.deals()));
         }
+        Ok(())
+    }
+
+    /// Every seat the game names is at the table: the dealer, the turn (a seat still in,
+    /// docs/rules.md#leaving), claims and requests (one per seat), the discarder on offer (the
+    /// offer the top of the pile, docs/rules.md#claims), meld owners (each meld id once) and
+    /// the standings.
+    fn check_seats(&self) -> Result<(), String> {
+        let players = self.players();
         let seat = |what: &str, s: Seat| match s.index() < players {
             true => Ok(()),
             false => Err(format!("{what} is seat {s} at a table of {players}")),
@@ -84,11 +104,13 @@ impl Game {
                 seat("a line of the standings", line.seat)?;
             }
         }
-        // What a seat is known to hold, the next meld id and the totals are derived: loading
-        // rebuilt them (`Game::repair`), so they cannot make a game corrupt.
-        // Every card of the game's packs exactly once, wherever it is.
+        Ok(())
+    }
+
+    /// docs/rules.md#conservation: every card of the game's packs exactly once, wherever it is.
+    fn check_cards(&self) -> Result<(), String> {
         let held = tally(self.census().iter());
-        let pack = tally(rules.pack(players).iter());
+        let pack = tally(self.config.ruleset.pack(self.players()).iter());
         if held != pack {
             let (missing, extra) = difference(&pack, &held);
             return Err(format!(

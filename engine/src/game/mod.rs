@@ -842,25 +842,46 @@ impl Game {
         self.active.iter().filter(|a| **a).count()
     }
 
-    /// Deals the current deal (`self.deal`, `self.dealer`) as the variant deals.
+    /// Deals the current deal (`self.deal`, `self.dealer`) as the variant deals. The steps: the
+    /// deck, a clean table, the hands, the upcard and the first turn.
     fn start_deal(&mut self, events: &mut Vec<Event>) {
-        let rules = self.config.ruleset.clone();
-        let players = self.players();
         let mut rng = deal::deal_rng(&self.seed, self.deal);
+        let mut deck = self.deck(&mut rng);
+        self.clear_for_deal();
+        let size = self.rules().hand_size(self.deal);
+        events.push(Event::DealStarted {
+            deal: self.deal,
+            dealer: self.dealer,
+            hand_size: size,
+        });
+        self.deal_hands(&mut deck, size, events);
+        self.turn_upcard(deck, &mut rng, events);
+        // docs/rules.md#turn: the first player of a deal sits left of the dealer.
+        self.turn = self.next_active(self.dealer);
+        self.phase = Phase::Draw;
+    }
+
+    /// The deal's deck, top card last: the stacked deck the game was set up with, or the
+    /// variant's packs shuffled by the deal's own stream (docs/rules.md#randomness).
+    fn deck(&self, rng: &mut rand_chacha::ChaCha20Rng) -> Vec<Card> {
         let stacked = self
             .config
             .stacked_decks
             .as_ref()
             .and_then(|d| d.get(usize::from(self.deal) - 1));
-        // Top card last.
-        let mut deck: Vec<Card> = match stacked {
+        match stacked {
             Some(deck) => deck.iter().rev().copied().collect(),
             None => {
-                let mut pack = rules.pack(players);
-                deal::shuffle(&mut rng, &mut pack);
+                let mut pack = self.rules().pack(self.players());
+                deal::shuffle(rng, &mut pack);
                 pack
             }
-        };
+        }
+    }
+
+    /// Forgets the last deal: no hands, no table, no claims, nothing known, nothing counted.
+    fn clear_for_deal(&mut self) {
+        let players = self.players();
         self.hands = BySeat::new(players, Vec::new());
         self.set_aside = BySeat::new(players, Vec::new());
         self.discard.clear();
@@ -876,15 +897,14 @@ impl Game {
         self.exhaustions = 0;
         self.deal_actions = 0;
         self.public = knowledge::Public::default();
-        let size = rules.hand_size(self.deal);
-        events.push(Event::DealStarted {
-            deal: self.deal,
-            dealer: self.dealer,
-            hand_size: size,
-        });
+    }
+
+    /// Deals `size` cards to each seat still in from the top of `deck`, starting left of the
+    /// dealer: one at a time (docs/rules.md#may_i-deal), three at a time in `continental`
+    /// (docs/rules.md#continental-deal).
+    fn deal_hands(&mut self, deck: &mut Vec<Card>, size: usize, events: &mut Vec<Event>) {
         let order = self.rotation_from(self.dealer);
-        // Continental deals three at a time; the others one at a time.
-        let packet = rules.deal_packet();
+        let packet = self.rules().deal_packet();
         let mut dealt = 0;
         while dealt < size {
             let take = packet.min(size - dealt);
@@ -902,27 +922,38 @@ impl Game {
                 cards: Some(self.hands[*seat].clone()),
             });
         }
+    }
+
+    /// Turns up the next card of `deck` to start the discard pile; the rest is the stock
+    /// (docs/rules.md#turn). docs/rules.md#push-deal: a wild upcard is buried at a random place
+    /// in the stock (never on top). docs/rules.md#claims: the first upcard is on offer where
+    /// the variant lets it be claimed.
+    fn turn_upcard(
+        &mut self,
+        mut deck: Vec<Card>,
+        rng: &mut rand_chacha::ChaCha20Rng,
+        events: &mut Vec<Event>,
+    ) {
+        let rules = self.rules();
         let mut up = deck.pop().expect("a card for the upcard");
-        // Push: a wild upcard is buried at a random place in the stock (never on top).
         while rules.buries_wild_upcard() && rules.is_wild(up) && !deck.is_empty() {
             events.push(Event::UpcardBuried { card: up });
-            let place = deal::below(&mut rng, deck.len());
+            let place = deal::below(rng, deck.len());
             deck.insert(place, up);
             up = deck.pop().expect("the stock is not empty");
         }
+        let first_upcard_claims = rules.first_upcard_claims();
         self.discard.push(up);
         self.stock = deck;
         events.push(Event::Upcard {
             card: up,
             stock_count: self.stock.len(),
         });
-        if rules.first_upcard_claims() {
+        if first_upcard_claims {
             self.offer = Some(Offer {
                 card: up,
                 discarder: None,
             });
         }
-        self.turn = self.next_active(self.dealer);
-        self.phase = Phase::Draw;
     }
 }

@@ -48,67 +48,19 @@ impl Game {
             .sum()
     }
 
-    /// Scores the deal, then deals the next one or ends the game.
+    /// Scores the deal, then deals the next one or ends the game. The steps: the deal's scores
+    /// as the variant counts them, added to the totals; the `DealEnded` event; then the game's
+    /// end, or the next dealer and the next deal.
     pub(super) fn end_deal(&mut self, end: DealEnd, ev: &mut Vec<Event>) {
-        let n = self.players();
-        let mut scores = vec![0i32; n];
         let winner = match end {
             DealEnd::WentOut { seat } => Some(seat),
             DealEnd::StockExhausted => None,
         };
-        let active: Vec<usize> = (0..n).filter(|&i| self.active[i]).collect();
-        match self.rules().scoring() {
-            Scoring::HandsLeft => {
-                for &i in &active {
-                    scores[i] = self.hand_value(&self.hands[i]);
-                }
-                if let Some(w) = winner
-                    && let Some(score) = self.rules().down_and_out_score()
-                    && self.turn_state.went_down
-                {
-                    // Dropped the whole contract and went out in the same turn.
-                    scores[w.index()] = score;
-                }
-            }
-            Scoring::WinnerPaid => {
-                if let Some(w) = winner {
-                    let melds: Vec<&crate::reading::Reading> = self
-                        .table
-                        .iter()
-                        .filter(|m| m.owner == w)
-                        .map(|m| &m.reading)
-                        .collect();
-                    let pay = continental_payment(self.rules(), &melds, self.draws[w]);
-                    for &i in &active {
-                        if i != w.index() {
-                            scores[i] = -pay;
-                            scores[w.index()] += pay;
-                        }
-                    }
-                }
-            }
-            Scoring::Teams => {
-                // A leaver's hand, set aside in the deal they left, still counts for the team
-                // (so leaving never sheds a heavy hand); in later deals they hold none, and the
-                // team is the partner's hand alone.
-                let team_of = |i: usize| usize::from(self.rules().team_of(i).unwrap_or(0));
-                let mut team = [0i32; 2];
-                for i in 0..n {
-                    team[team_of(i)] += if self.active[i] {
-                        self.hand_value(&self.hands[i])
-                    } else {
-                        self.hand_value(&self.set_aside[i])
-                    };
-                }
-                if let Some(w) = winner {
-                    // The team of the player who went out scores 0, partner's cards too.
-                    team[team_of(w.index())] = 0;
-                }
-                for (i, s) in scores.iter_mut().enumerate() {
-                    *s = team[team_of(i)];
-                }
-            }
-        }
+        let mut scores = match self.rules().scoring() {
+            Scoring::HandsLeft => self.hands_left_scores(winner),
+            Scoring::WinnerPaid => self.winner_paid_scores(winner),
+            Scoring::Teams => self.team_scores(winner),
+        };
         for (i, score) in scores.iter_mut().enumerate() {
             if self.active[i] {
                 self.totals[i] += *score;
@@ -136,14 +88,79 @@ impl Game {
             self.finish(ev);
             return;
         }
-        let passes_left = self.rules().deal_passes_left();
-        self.dealer = match winner {
-            Some(w) if !passes_left && self.active[w] => w,
-            // No winner (continental's "no stock left"), or a winner who left: to the left.
-            _ => self.next_active(self.dealer),
-        };
+        self.dealer = self.next_dealer(winner);
         self.deal += 1;
         self.start_deal(ev);
+    }
+
+    /// docs/rules.md#may_i-scoring and docs/rules.md#contract_7-scoring: each seat still in
+    /// scores the cards left in its hand; in `contract_7` the winner who dropped the whole
+    /// contract and went out in the same turn scores the down-and-out score instead.
+    fn hands_left_scores(&self, winner: Option<Seat>) -> Vec<i32> {
+        let mut scores = vec![0i32; self.players()];
+        for i in (0..self.players()).filter(|&i| self.active[i]) {
+            scores[i] = self.hand_value(&self.hands[i]);
+        }
+        if let Some(w) = winner
+            && let Some(score) = self.rules().down_and_out_score()
+            && self.turn_state.went_down
+        {
+            scores[w.index()] = score;
+        }
+        scores
+    }
+
+    /// docs/rules.md#continental-scoring: each other seat still in pays the winner; a deal with
+    /// no winner pays nothing.
+    fn winner_paid_scores(&self, winner: Option<Seat>) -> Vec<i32> {
+        let mut scores = vec![0i32; self.players()];
+        if let Some(w) = winner {
+            let melds: Vec<&crate::reading::Reading> = self
+                .table
+                .iter()
+                .filter(|m| m.owner == w)
+                .map(|m| &m.reading)
+                .collect();
+            let pay = continental_payment(self.rules(), &melds, self.draws[w]);
+            for i in (0..self.players()).filter(|&i| self.active[i]) {
+                if i != w.index() {
+                    scores[i] = -pay;
+                    scores[w.index()] += pay;
+                }
+            }
+        }
+        scores
+    }
+
+    /// docs/rules.md#push-scoring: each seat scores its team's hands, and the team of the
+    /// player who went out 0. docs/rules.md#push-leaving: a leaver's hand, set aside in the
+    /// deal they left, still counts for the team (so leaving never sheds a heavy hand); in
+    /// later deals they hold none, and the team is the partner's hand alone.
+    fn team_scores(&self, winner: Option<Seat>) -> Vec<i32> {
+        let n = self.players();
+        let team_of = |i: usize| usize::from(self.rules().team_of(i).unwrap_or(0));
+        let mut team = [0i32; 2];
+        for i in 0..n {
+            team[team_of(i)] += if self.active[i] {
+                self.hand_value(&self.hands[i])
+            } else {
+                self.hand_value(&self.set_aside[i])
+            };
+        }
+        if let Some(w) = winner {
+            team[team_of(w.index())] = 0;
+        }
+        (0..n).map(|i| team[team_of(i)]).collect()
+    }
+
+    /// Who deals the next deal (docs/rules.md#dealer): the deal passes to the left, except in
+    /// `continental`, where the winner deals (docs/rules.md#continental-deal). No winner, or a
+    /// winner who left: to the left.
+    fn next_dealer(&self, winner: Option<Seat>) -> Seat {
+        match winner {
+            Some(w) if !self.rules().deal_passes_left() && self.active[w] => w,
+            _ => self.next_active(self.dealer),
+        }
     }
 
     /// Ends the game: standings, or void when fewer than two players finished.

@@ -403,71 +403,86 @@ impl Game {
         if self.check_suspend(seat).is_ok() {
             out.push(LegalAction::Suspend);
         }
-        let i = seat.index();
-        let rules = self.rules();
         if self.check_claim(seat).is_ok() {
             out.push(LegalAction::Claim);
         }
         if seat == self.turn {
             match self.phase {
-                Phase::Draw => {
-                    for source in [DrawSource::Stock, DrawSource::Discard] {
-                        if self.check_draw(source).is_ok() {
-                            out.push(LegalAction::Draw { source });
-                        }
-                    }
-                    if self.check_meld_phase(seat).is_ok() {
-                        out.push(LegalAction::Meld { contract: true });
-                    }
-                }
-                Phase::Play => {
-                    let down = self.down[i];
-                    if rules.goes_out_all_at_once() || !down {
-                        out.push(LegalAction::Meld { contract: true });
-                    } else if rules.melds_after_going_down() {
-                        out.push(LegalAction::Meld { contract: false });
-                    }
-                    if down && !rules.goes_out_all_at_once() && !self.table.is_empty() {
-                        out.push(LegalAction::LayOff {
-                            meld_ids: self.table.iter().map(|m| m.id).collect(),
-                        });
-                        let swappable: Vec<u32> = self
-                            .table
-                            .iter()
-                            .filter(|m| self.swap_rule(seat, m).is_ok() && self.holds_swappable_wild(m))
-                            .map(|m| m.id)
-                            .collect();
-                        if !swappable.is_empty() {
-                            out.push(LegalAction::Swap {
-                                meld_ids: swappable.clone(),
-                            });
-                        }
-                        if rules.moves_jokers() {
-                            let movable: Vec<u32> = self
-                                .table
-                                .iter()
-                                .filter(|m| self.joker_movable(seat, m))
-                                .map(|m| m.id)
-                                .collect();
-                            if !movable.is_empty() {
-                                out.push(LegalAction::MoveJoker { meld_ids: movable });
-                            }
-                        }
-                    }
-                    if self.check_take_back().is_ok() {
-                        out.push(LegalAction::TakeBack);
-                    }
-                    if self.check_discard().is_ok() {
-                        let mut cards = self.hands[i].clone();
-                        cards.sort();
-                        cards.dedup();
-                        out.push(LegalAction::Discard { cards });
-                    }
-                }
+                Phase::Draw => self.draw_phase_actions(seat, &mut out),
+                Phase::Play => self.play_phase_actions(seat, &mut out),
             }
         }
         out.push(LegalAction::Leave);
         out
+    }
+
+    /// docs/rules.md#turn: in turn, before drawing, a draw from either pile where it is
+    /// accepted; and in `continental` going out with the cards dealt
+    /// (docs/rules.md#continental-going-out).
+    fn draw_phase_actions(&self, seat: Seat, out: &mut Vec<LegalAction>) {
+        for source in [DrawSource::Stock, DrawSource::Discard] {
+            if self.check_draw(source).is_ok() {
+                out.push(LegalAction::Draw { source });
+            }
+        }
+        if self.check_meld_phase(seat).is_ok() {
+            out.push(LegalAction::Meld { contract: true });
+        }
+    }
+
+    /// docs/rules.md#turn: in turn, after drawing: the contract or a new meld
+    /// (docs/rules.md#contracts), the table plays of a player who went down, taking back
+    /// (docs/rules.md#taking-back) and the discard, with every distinct card it accepts.
+    fn play_phase_actions(&self, seat: Seat, out: &mut Vec<LegalAction>) {
+        let rules = self.rules();
+        let down = self.down[seat];
+        if rules.goes_out_all_at_once() || !down {
+            out.push(LegalAction::Meld { contract: true });
+        } else if rules.melds_after_going_down() {
+            out.push(LegalAction::Meld { contract: false });
+        }
+        if down && !rules.goes_out_all_at_once() && !self.table.is_empty() {
+            self.table_plays(seat, out);
+        }
+        if self.check_take_back().is_ok() {
+            out.push(LegalAction::TakeBack);
+        }
+        if self.check_discard().is_ok() {
+            let mut cards = self.hands[seat].clone();
+            cards.sort();
+            cards.dedup();
+            out.push(LegalAction::Discard { cards });
+        }
+    }
+
+    /// The plays on the melds of the table of a player who went down: lay-offs on any meld
+    /// (docs/rules.md#may_i-after-down), wild swaps where the variant allows one
+    /// (docs/rules.md#may_i-wild-swap, docs/rules.md#push-rescue) and joker moves
+    /// (docs/rules.md#joker-moves).
+    fn table_plays(&self, seat: Seat, out: &mut Vec<LegalAction>) {
+        out.push(LegalAction::LayOff {
+            meld_ids: self.table.iter().map(|m| m.id).collect(),
+        });
+        let swappable: Vec<u32> = self
+            .table
+            .iter()
+            .filter(|m| self.swap_rule(seat, m).is_ok() && self.holds_swappable_wild(m))
+            .map(|m| m.id)
+            .collect();
+        if !swappable.is_empty() {
+            out.push(LegalAction::Swap { meld_ids: swappable });
+        }
+        if self.rules().moves_jokers() {
+            let movable: Vec<u32> = self
+                .table
+                .iter()
+                .filter(|m| self.joker_movable(seat, m))
+                .map(|m| m.id)
+                .collect();
+            if !movable.is_empty() {
+                out.push(LegalAction::MoveJoker { meld_ids: movable });
+            }
+        }
     }
 }
 

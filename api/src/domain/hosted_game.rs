@@ -50,9 +50,9 @@ pub struct RunningTurn {
     pub since: i64,
 }
 
-/// Why the table refuses a request. Mapped to a status in `error.rs`.
+/// Why the hosted game refuses a request. Mapped to a status in `error.rs`.
 #[derive(Debug, thiserror::Error)]
-pub enum TableError {
+pub enum HostedGameError {
     /// Every seat is taken.
     #[error("every seat of this game is taken")]
     NoOpenSeat,
@@ -186,7 +186,7 @@ impl SeatRecord {
 
 /// Everything stored about a game, as the `state` JSON of its row.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Table {
+pub struct HostedGame {
     /// Rules, players and test-mode hooks.
     pub config: GameConfig,
     /// The shuffle seed, secret until the game ends.
@@ -223,7 +223,7 @@ pub struct Table {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim_until: Option<i64>,
     /// At a person's table, when (unix ms) the server plays the next move of the seat in turn
-    /// it plays: after the pace and the claim window (see [`Table::rearm`]).
+    /// it plays: after the pace and the claim window (see [`HostedGame::rearm`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bot_at: Option<i64>,
 }
@@ -327,20 +327,24 @@ impl Applied {
     }
 }
 
-impl Table {
+impl HostedGame {
     /// A table for `seats`, after checking that the engine accepts the setup: a bad stacked
     /// deck is the creator's error, not the last joiner's, even if the deal waits for open seats.
     ///
     /// # Errors
     /// The engine's setup errors.
-    pub fn new(config: GameConfig, seed: Seed, mut seats: Vec<SeatRecord>) -> Result<Table, TableError> {
+    pub fn new(
+        config: GameConfig,
+        seed: Seed,
+        mut seats: Vec<SeatRecord>,
+    ) -> Result<HostedGame, HostedGameError> {
         Game::new(config.clone(), seed.clone())?;
         for (i, s) in seats.iter_mut().enumerate() {
             if s.kind == SeatKind::Bot && s.name.is_none() {
                 s.name = Some(format!("Bot {}", i + 1));
             }
         }
-        Ok(Table {
+        Ok(HostedGame {
             config,
             seed,
             seats,
@@ -360,12 +364,12 @@ impl Table {
     /// Reads the `state` JSON of game `id`'s row: the engine checks its game as it loads.
     ///
     /// # Errors
-    /// [`TableError::Corrupt`] if the stored JSON is not a game of this release, or holds what
+    /// [`HostedGameError::Corrupt`] if the stored JSON is not a game of this release, or holds what
     /// the rules could not have made (derived facts that drifted are repaired instead, with a
     /// warning).
-    pub fn load(id: uuid::Uuid, text: &str) -> Result<Table, TableError> {
-        let corrupt = |cause: String| TableError::Corrupt { game: id, cause };
-        let mut table: Table = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
+    pub fn load(id: uuid::Uuid, text: &str) -> Result<HostedGame, HostedGameError> {
+        let corrupt = |cause: String| HostedGameError::Corrupt { game: id, cause };
+        let mut table: HostedGame = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
         // Bookkeeping the engine rebuilt as it loaded: said on every load until a change
         // writes the game back repaired.
         if let Some(game) = &mut table.game {
@@ -395,7 +399,7 @@ impl Table {
     ///
     /// # Errors
     /// Never in practice: every field serialises.
-    pub fn to_json(&self) -> Result<String, TableError> {
+    pub fn to_json(&self) -> Result<String, HostedGameError> {
         Ok(serde_json::to_string(self)?)
     }
 
@@ -446,21 +450,21 @@ impl Table {
     /// The engine's game.
     ///
     /// # Errors
-    /// [`TableError::NotStarted`] while seats are open.
-    pub fn game(&self) -> Result<&Game, TableError> {
-        self.game.as_ref().ok_or(TableError::NotStarted)
+    /// [`HostedGameError::NotStarted`] while seats are open.
+    pub fn game(&self) -> Result<&Game, HostedGameError> {
+        self.game.as_ref().ok_or(HostedGameError::NotStarted)
     }
 
     /// Checks that a token for `seat` issued at `generation` still opens a player's seat.
     ///
     /// # Errors
-    /// [`TableError::TokenReplaced`] for a token of an earlier generation,
-    /// [`TableError::NotAPlayer`] for a seat that is not a player's.
-    pub fn check_player(&self, seat: u8, generation: u32) -> Result<(), TableError> {
+    /// [`HostedGameError::TokenReplaced`] for a token of an earlier generation,
+    /// [`HostedGameError::NotAPlayer`] for a seat that is not a player's.
+    pub fn check_player(&self, seat: u8, generation: u32) -> Result<(), HostedGameError> {
         match self.seats.get(usize::from(seat)) {
-            Some(s) if s.generation != generation => Err(TableError::TokenReplaced),
+            Some(s) if s.generation != generation => Err(HostedGameError::TokenReplaced),
             Some(s) if s.kind == SeatKind::Player => Ok(()),
-            _ => Err(TableError::NotAPlayer),
+            _ => Err(HostedGameError::NotAPlayer),
         }
     }
 
@@ -468,15 +472,15 @@ impl Table {
     /// before stops opening it. Returns the new generation.
     ///
     /// # Errors
-    /// [`TableError::UnknownSeat`] past the last seat, [`TableError::NoToken`] for an open
+    /// [`HostedGameError::UnknownSeat`] past the last seat, [`HostedGameError::NoToken`] for an open
     /// seat or a bot's.
-    pub fn reissue(&mut self, seat: u8) -> Result<u32, TableError> {
+    pub fn reissue(&mut self, seat: u8) -> Result<u32, HostedGameError> {
         let record = self
             .seats
             .get_mut(usize::from(seat))
-            .ok_or(TableError::UnknownSeat(seat))?;
+            .ok_or(HostedGameError::UnknownSeat(seat))?;
         if record.kind != SeatKind::Player {
-            return Err(TableError::NoToken {
+            return Err(HostedGameError::NoToken {
                 seat,
                 kind: record.kind.as_str(),
             });
@@ -492,7 +496,7 @@ impl Table {
     ///
     /// # Errors
     /// The engine's setup errors (bad player count, first dealer or stacked deck).
-    pub fn start_if_full(&mut self, year: i32) -> Result<Applied, TableError> {
+    pub fn start_if_full(&mut self, year: i32) -> Result<Applied, HostedGameError> {
         if self.game.is_some() || self.seats.iter().any(|s| s.kind == SeatKind::Open || s.reserved) {
             return Ok(Applied::default());
         }
@@ -512,31 +516,31 @@ impl Table {
     /// The first open seat, given to `name`.
     ///
     /// # Errors
-    /// [`TableError::NoOpenSeat`] when every seat is taken.
-    pub fn join(&mut self, name: String) -> Result<u8, TableError> {
+    /// [`HostedGameError::NoOpenSeat`] when every seat is taken.
+    pub fn join(&mut self, name: String) -> Result<u8, HostedGameError> {
         let (i, seat) = self
             .seats
             .iter_mut()
             .enumerate()
             .find(|(_, s)| s.kind == SeatKind::Open)
-            .ok_or(TableError::NoOpenSeat)?;
+            .ok_or(HostedGameError::NoOpenSeat)?;
         seat.kind = SeatKind::Player;
         seat.name = Some(name);
-        u8::try_from(i).map_err(|_| TableError::NoSuchSeat)
+        u8::try_from(i).map_err(|_| HostedGameError::NoSuchSeat)
     }
 
     /// Gives up `seat` before the game starts: it is open again, under a new generation.
     ///
     /// # Errors
-    /// [`TableError::Started`] once the game has been dealt.
-    pub fn vacate(&mut self, seat: u8) -> Result<(), TableError> {
+    /// [`HostedGameError::Started`] once the game has been dealt.
+    pub fn vacate(&mut self, seat: u8) -> Result<(), HostedGameError> {
         if self.game.is_some() {
-            return Err(TableError::Started);
+            return Err(HostedGameError::Started);
         }
         let record = self
             .seats
             .get_mut(usize::from(seat))
-            .ok_or(TableError::NoSuchSeat)?;
+            .ok_or(HostedGameError::NoSuchSeat)?;
         record.kind = SeatKind::Open;
         record.name = None;
         record.generation += 1;
@@ -547,8 +551,8 @@ impl Table {
     /// the number of accepted actions (this one and the bots').
     ///
     /// # Errors
-    /// [`TableError::NotStarted`] while seats are open; the engine's refusal otherwise.
-    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Applied, TableError> {
+    /// [`HostedGameError::NotStarted`] while seats are open; the engine's refusal otherwise.
+    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Applied, HostedGameError> {
         let mut applied = Applied::default();
         // A move of the player's own takes the seat back from the autopilot.
         if self
@@ -573,12 +577,12 @@ impl Table {
         Ok(applied)
     }
 
-    /// Plays the move a bot that thinks apart chose for `seat` (see [`Table::bot_due`]), then
+    /// Plays the move a bot that thinks apart chose for `seat` (see [`HostedGame::bot_due`]), then
     /// lets the other bots play as after any change.
     ///
     /// # Errors
-    /// [`TableError::NotStarted`] when there is no game.
-    pub fn play_bot(&mut self, seat: Seat, action: Action) -> Result<Applied, TableError> {
+    /// [`HostedGameError::NotStarted`] when there is no game.
+    pub fn play_bot(&mut self, seat: Seat, action: Action) -> Result<Applied, HostedGameError> {
         self.game()?;
         // Its move is made: the next one waits for its own pace.
         self.bot_at = None;
@@ -593,15 +597,15 @@ impl Table {
     /// seat is already so.
     ///
     /// # Errors
-    /// [`TableError::NotStarted`] before the deal, [`TableError::NotAPlayer`] for a seat that
+    /// [`HostedGameError::NotStarted`] before the deal, [`HostedGameError::NotAPlayer`] for a seat that
     /// is not a player's.
-    pub fn set_autopilot(&mut self, seat: Seat, level: Option<Level>) -> Result<Applied, TableError> {
+    pub fn set_autopilot(&mut self, seat: Seat, level: Option<Level>) -> Result<Applied, HostedGameError> {
         self.game()?;
         let record = self
             .seats
             .get_mut(seat.index())
             .filter(|r| r.kind == SeatKind::Player)
-            .ok_or(TableError::NotAPlayer)?;
+            .ok_or(HostedGameError::NotAPlayer)?;
         let mut applied = Applied::default();
         if record.autopilot == level {
             return Ok(applied);
@@ -635,7 +639,7 @@ impl Table {
         seat: Seat,
         action: Action,
         applied: &mut Applied,
-    ) -> Result<(), TableError> {
+    ) -> Result<(), HostedGameError> {
         let game = self.game()?;
         let before = Mark::of(game);
         let (next, events) = game.apply(seat, action.clone())?;
@@ -653,11 +657,11 @@ impl Table {
     /// the rematch now (and `true` with it, for the caller to create it and log it).
     ///
     /// # Errors
-    /// [`TableError::NotFinished`] unless the game is finished.
-    pub fn rematch_id(&mut self, fresh: impl FnOnce() -> Uuid) -> Result<(Uuid, bool), TableError> {
+    /// [`HostedGameError::NotFinished`] unless the game is finished.
+    pub fn rematch_id(&mut self, fresh: impl FnOnce() -> Uuid) -> Result<(Uuid, bool), HostedGameError> {
         let status = self.status();
         if status != GameStatus::Finished {
-            return Err(TableError::NotFinished(status.as_str()));
+            return Err(HostedGameError::NotFinished(status.as_str()));
         }
         match self.rematch {
             Some(id) => Ok((id, false)),
@@ -674,8 +678,8 @@ impl Table {
     /// first as the variant passes the deal, from `seed`.
     ///
     /// # Errors
-    /// [`TableError::NotStarted`] for a game never dealt; the engine's setup errors.
-    pub fn rematch(&self, seed: Seed) -> Result<Table, TableError> {
+    /// [`HostedGameError::NotStarted`] for a game never dealt; the engine's setup errors.
+    pub fn rematch(&self, seed: Seed) -> Result<HostedGame, HostedGameError> {
         let config = self.game()?.rematch_config();
         let seats = self
             .seats
@@ -691,7 +695,7 @@ impl Table {
                 reserve_ms: None,
             })
             .collect();
-        let mut next = Table::new(config, seed, seats)?;
+        let mut next = HostedGame::new(config, seed, seats)?;
         next.set_clock(self.clock());
         Ok(next)
     }
@@ -703,15 +707,15 @@ impl Table {
     /// later rematch.
     ///
     /// # Errors
-    /// [`TableError::NotReserved`] when the seat is no longer a player's (a studio gave it to
-    /// a bot); [`TableError::RematchSeatReissued`] past its first generation.
-    pub fn take_reserved(&mut self, seat: u8) -> Result<bool, TableError> {
+    /// [`HostedGameError::NotReserved`] when the seat is no longer a player's (a studio gave it to
+    /// a bot); [`HostedGameError::RematchSeatReissued`] past its first generation.
+    pub fn take_reserved(&mut self, seat: u8) -> Result<bool, HostedGameError> {
         match self.seats.get_mut(usize::from(seat)) {
             Some(s) if s.kind == SeatKind::Player && s.generation != 0 => {
-                Err(TableError::RematchSeatReissued(seat))
+                Err(HostedGameError::RematchSeatReissued(seat))
             }
             Some(s) if s.kind == SeatKind::Player => Ok(std::mem::take(&mut s.reserved)),
-            _ => Err(TableError::NotReserved(seat)),
+            _ => Err(HostedGameError::NotReserved(seat)),
         }
     }
 
@@ -789,7 +793,7 @@ impl Table {
     }
 
     /// At a person's table, sets when the server plays the seat in turn that it plays
-    /// ([`Table::bot_at`]): a pace after the change that gave it the move, so that a person
+    /// ([`HostedGame::bot_at`]): a pace after the change that gave it the move, so that a person
     /// sees each move, and not before the claim window ends. The window opens when the turn
     /// passes (a discard, or a new deal's upcard, is then on offer) if a person may claim the
     /// discard, and closes once none may.
@@ -848,8 +852,8 @@ impl Table {
     /// the engine's void end (docs/rules.md#leaving).
     ///
     /// # Errors
-    /// [`TableError::NotStarted`] before the deal; the engine's `game_over` for a game over.
-    pub fn call_off(&mut self, reason: String) -> Result<Applied, TableError> {
+    /// [`HostedGameError::NotStarted`] before the deal; the engine's `game_over` for a game over.
+    pub fn call_off(&mut self, reason: String) -> Result<Applied, HostedGameError> {
         let game = self.game()?;
         let before = Mark::of(game);
         let (next, events) = game.call_off()?;
@@ -871,15 +875,15 @@ impl Table {
     /// was the last the game waited for (dealt in `year`).
     ///
     /// # Errors
-    /// [`TableError::UnknownSeat`] past the last seat; the engine's `game_over` for a game over.
-    pub fn seat_bot(&mut self, seat: u8, level: Level, year: i32) -> Result<Applied, TableError> {
+    /// [`HostedGameError::UnknownSeat`] past the last seat; the engine's `game_over` for a game over.
+    pub fn seat_bot(&mut self, seat: u8, level: Level, year: i32) -> Result<Applied, HostedGameError> {
         if matches!(self.status(), GameStatus::Finished | GameStatus::Void) {
             return Err(ActionError::GameOver.into());
         }
         let record = self
             .seats
             .get_mut(usize::from(seat))
-            .ok_or(TableError::UnknownSeat(seat))?;
+            .ok_or(HostedGameError::UnknownSeat(seat))?;
         record.kind = SeatKind::Bot;
         record.level = Some(level);
         record.autopilot = None;
@@ -906,9 +910,9 @@ impl Table {
     /// server's bot would play it (other bots' claims as usual), then the bots' turns after it.
     ///
     /// # Errors
-    /// [`TableError::NotStarted`] when there is no game; nothing happens (and `None` comes
+    /// [`HostedGameError::NotStarted`] when there is no game; nothing happens (and `None` comes
     /// back) when no clocked seat is in turn.
-    pub fn time_out(&mut self) -> Result<Option<Applied>, TableError> {
+    pub fn time_out(&mut self) -> Result<Option<Applied>, HostedGameError> {
         let Some(seat) = self.clocked_seat() else {
             return Ok(None);
         };
@@ -941,7 +945,7 @@ mod tests {
     use super::*;
 
     /// A dealt two-player `may_i` table with 5 s turns and `bank` s of reserve, at `now`.
-    fn clocked(bank: u32, now: i64) -> Table {
+    fn clocked(bank: u32, now: i64) -> HostedGame {
         let players = |name: &str| SeatRecord {
             name: Some(name.into()),
             kind: SeatKind::Player,
@@ -953,8 +957,8 @@ mod tests {
             reserve_ms: None,
         };
         let config = GameConfig::new(Ruleset::default_for(Variant::MayI), 2);
-        let mut table =
-            Table::new(config, Seed::from_u64(1), vec![players("Ann"), players("Bob")]).expect("a table");
+        let mut table = HostedGame::new(config, Seed::from_u64(1), vec![players("Ann"), players("Bob")])
+            .expect("a table");
         table.set_clock(TurnClock {
             turn_seconds: Some(5),
             bank_seconds: Some(bank),
@@ -967,7 +971,7 @@ mod tests {
     }
 
     /// Plays `seat`'s turn (draw, discard its first card) at `now`.
-    fn play_turn(table: &mut Table, now: i64) -> Seat {
+    fn play_turn(table: &mut HostedGame, now: i64) -> Seat {
         let seat = table.clocked_seat().expect("a seat in turn");
         let applied = table
             .apply(
@@ -1028,7 +1032,7 @@ mod tests {
         // Seat 0 deals: bot 1 leads, and Ann (seat 0) may claim the upcard.
         config.first_dealer = Some(Seat(0));
         let seats = vec![seat(SeatKind::Player), seat(SeatKind::Bot), seat(SeatKind::Bot)];
-        let mut table = Table::new(config, Seed::from_u64(3), seats).expect("a table");
+        let mut table = HostedGame::new(config, Seed::from_u64(3), seats).expect("a table");
         table.set_clock(TurnClock {
             claim_window_seconds: Some(3),
             ..TurnClock::default()
