@@ -367,12 +367,11 @@ mod tests {
             let claim = (0..players)
                 .map(|s| Seat(u8::try_from(s).expect("seat")))
                 .filter(|s| *s != turn)
-                .find_map(|s| levels[s.index()].choose(&game, s).map(|a| (s, a)));
+                .find_map(|s| game.bot_choice(s, levels[s.index()]).map(|a| (s, a)));
             let (seat, action) = claim.unwrap_or_else(|| {
                 (
                     turn,
-                    levels[turn.index()]
-                        .choose(&game, turn)
+                    game.bot_choice(turn, levels[turn.index()])
                         .expect("a bot acts in turn"),
                 )
             });

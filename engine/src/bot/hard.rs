@@ -5,11 +5,10 @@
 //! with the best average outcome. The budget is counted in playouts, never in time, so a
 //! decision is the same on any machine.
 
-use rand_chacha::ChaCha20Rng;
-
 use super::normal;
+use super::view::Sample;
 use crate::card::Card;
-use crate::game::{Action, DrawSource, Game, Knowledge, LegalAction, Phase, Seat, Status};
+use crate::game::{Action, BotRng, DrawSource, Game, Knowledge, LegalAction, Phase, Seat, Status};
 use crate::ruleset::{Ruleset, Scoring, Variant};
 
 /// Fewest sampled deals per candidate.
@@ -36,17 +35,22 @@ const MAX_ACTIONS: u32 = 80;
 /// What not being down yet is reckoned to cost, in the variant's points.
 const NOT_DOWN: f64 = 25.0;
 
-/// `hard`'s action for `seat` now (see the module's docs).
-pub(super) fn choose(game: &Game, seat: Seat) -> Option<Action> {
-    if game.status() != Status::Playing || !game.is_active(seat) {
-        return None;
-    }
-    decide(&game.knowledge(seat), &mut game.bot_stream(seat))
+/// `hard`'s claim out of turn: `normal`'s rule. A claim is answered inside whichever request
+/// offered the discard, before the player in turn draws, where no search may hold a person's
+/// move; the service and the strength harness both take it from here ([`super::claim`]), so
+/// the `hard` that is measured is the one that plays. (`choose` out of turn would search the
+/// claim: [`super::Level::choose`] never asks it to.)
+pub(super) fn claim(knowledge: &Knowledge, _rng: &mut BotRng) -> Option<Action> {
+    normal::choose(knowledge)
 }
 
-/// The decision from what the seat knows and the bots' stream: nothing else reaches it.
-fn decide(knowledge: &Knowledge, rng: &mut ChaCha20Rng) -> Option<Action> {
+/// `hard`'s action for its seat now (see the module's docs), from what the seat knows and the
+/// bots' stream: nothing else reaches it.
+pub(super) fn choose(knowledge: &Knowledge, rng: &mut BotRng) -> Option<Action> {
     let seat = knowledge.seat();
+    if knowledge.status() != Status::Playing || !knowledge.is_active(seat) {
+        return None;
+    }
     let probe = knowledge.determinize(rng);
     let candidates = candidates(&probe, seat);
     if candidates.len() <= 1 {
@@ -87,14 +91,15 @@ fn candidates(game: &Game, seat: Seat) -> Vec<Option<Action>> {
     let Some((turn, phase)) = game.turn() else {
         return Vec::new();
     };
-    let thought = normal::choose(game, seat);
+    let view = Sample { game, seat };
+    let thought = normal::play(&view).map(|(action, _)| action);
     let rules = game.rules();
     let hand = game.hand(seat);
     // A discard that fits nothing in the hand is not worth a search: `normal` passes it.
     let top_fits = game
         .discard_pile()
         .last()
-        .is_some_and(|&top| normal::fits(rules, hand, top) > 0 || normal::wants_discard(game, seat, top));
+        .is_some_and(|&top| normal::fits(rules, hand, top) > 0 || normal::wants_discard(&view, top));
     if turn != seat {
         return if top_fits && game.legal_actions(seat).contains(&LegalAction::Claim) {
             let claim = Some(Action::Claim {});
@@ -124,7 +129,7 @@ fn candidates(game: &Game, seat: Seat) -> Vec<Option<Action>> {
         }
         (Phase::Play, Action::Discard { .. }) => {
             let mut out = vec![Some(thought.clone())];
-            for card in normal::discard_order(game, seat) {
+            for card in normal::discard_order(&view) {
                 if out.len() >= DISCARDS {
                     break;
                 }
@@ -166,13 +171,19 @@ fn playout(mut game: Game, seat: Seat, horizon: u32) -> f64 {
                 if Some(other) == answered {
                     continue;
                 }
-                if let Some((_, next)) = normal::play(&game, other) {
+                if let Some((_, next)) = normal::play(&Sample {
+                    game: &game,
+                    seat: other,
+                }) {
                     game = next;
                 }
             }
             answered = None;
         }
-        let Some((_, next)) = normal::play(&game, turn) else {
+        let Some((_, next)) = normal::play(&Sample {
+            game: &game,
+            seat: turn,
+        }) else {
             break;
         };
         if next.turn() != Some((turn, Phase::Draw)) {

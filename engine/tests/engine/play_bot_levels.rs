@@ -1,8 +1,8 @@
 //! The bot levels (docs/bots.md): what a seat may know, the bots' own random stream, and that
 //! `easy` and `hard` decide from their seat's knowledge only, reproducibly, legally.
 
-use engine::bot::Level;
-use engine::{Action, DrawSource, Game, GameConfig, Ruleset, Seat, Seed, Status, Variant};
+use engine::bot::{self, Instead, Level};
+use engine::{Action, DrawSource, Game, GameConfig, Phase, Ruleset, Seat, Seed, Status, Variant};
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
@@ -17,9 +17,9 @@ fn advance(mut game: Game, actions: usize) -> Game {
         let n = game.players();
         let claim = (1..n)
             .map(|k| Seat(((turn.index() + k) % n) as u8))
-            .find_map(|s| Level::Normal.choose(&game, s).map(|a| (s, a)));
+            .find_map(|s| game.bot_choice(s, Level::Normal).map(|a| (s, a)));
         let (seat, action) =
-            claim.unwrap_or_else(|| (turn, Level::Normal.choose(&game, turn).expect("acts")));
+            claim.unwrap_or_else(|| (turn, game.bot_choice(turn, Level::Normal).expect("acts")));
         game = play_checked(&game, seat, action, "advance").0;
         if game.status() != Status::Playing {
             break;
@@ -29,11 +29,13 @@ fn advance(mut game: Game, actions: usize) -> Game {
 }
 
 /// `game` with every card `seat` cannot see dealt again at random among the places it cannot
-/// see (other hands, but for the cards known to be in them, and the stock), through the saved
-/// form: a game that agrees with `game` on everything `seat` sees.
+/// see (other hands, but for the cards known to be in them, and the stock), and a seed drawn
+/// again, through the saved form: a game that agrees with `game` on everything `seat` sees,
+/// and on nothing it does not (its later deals, its bots' stream).
 fn reshuffle_unseen(game: &Game, seat: Seat, rng: &mut TestRng) -> Game {
     let mut json = serde_json::to_value(game).expect("serialises");
-    let knowledge = game.knowledge(Seat(((seat.index() + 1) % game.players()) as u8));
+    let seed = Seed::from_u64(rng.range(1_000, 1_000_000) as u64);
+    json["seed"] = serde_json::to_value(seed).expect("a seed serialises");
     let mut places: Vec<(Option<usize>, usize)> = Vec::new();
     for (i, hand) in json["hands"].as_array().expect("hands").iter().enumerate() {
         if i == seat.index() {
@@ -47,7 +49,6 @@ fn reshuffle_unseen(game: &Game, seat: Seat, rng: &mut TestRng) -> Game {
             }
         }
     }
-    let _ = knowledge;
     for k in 0..json["stock"].as_array().expect("stock").len() {
         places.push((None, k));
     }
@@ -147,11 +148,11 @@ fn the_same_game_gives_the_same_decision_and_a_replay_the_same_bots() {
         let mut moves = Vec::new();
         while game.status() == Status::Playing && moves.len() < 400 {
             let (turn, _) = game.turn().expect("playing");
-            let action = levels[turn.index()]
-                .choose(&game, turn)
+            let action = game
+                .bot_choice(turn, levels[turn.index()])
                 .expect("a bot in turn acts");
             assert_eq!(
-                levels[turn.index()].choose(&game, turn).as_ref(),
+                game.bot_choice(turn, levels[turn.index()]).as_ref(),
                 Some(&action),
                 "asked twice"
             );
@@ -198,15 +199,32 @@ fn a_bot_decides_from_what_its_seat_sees_only() {
                 "{context}: the two games differ in what the seat cannot see"
             );
             assert_eq!(other.hand(seat), game.hand(seat), "{context}");
+            assert_ne!(
+                other.commitment(),
+                game.commitment(),
+                "{context}: the seed is drawn again too"
+            );
             assert_eq!(
                 other.knowledge(seat),
                 game.knowledge(seat),
                 "{context}: the seat's knowledge"
             );
+            // The bots' stream is keyed by the seed (docs/bots.md#randomness), which the seat
+            // may not know: both games' bots are handed the first game's stream, so that what
+            // differs between the two is only what the seat cannot see.
+            let stream = game.bot_stream(seat);
             for level in [Level::Easy, Level::Normal, Level::Hard] {
-                let a = level.choose(&game, seat);
-                let b = level.choose(&other, seat);
-                assert_eq!(a, b, "{context} {level:?}: a hidden card changed the decision");
+                let a = level.choose(&game.knowledge(seat), &mut stream.clone());
+                let b = level.choose(&other.knowledge(seat), &mut stream.clone());
+                assert_eq!(
+                    a,
+                    game.bot_choice(seat, level),
+                    "{context} {level:?}: the game's bot decides from this knowledge and stream"
+                );
+                assert_eq!(
+                    a, b,
+                    "{context} {level:?}: a hidden card or the seed changed the decision"
+                );
                 if let Some(action) = a {
                     decisions += 1;
                     assert!(game.apply(seat, action).is_ok(), "{context} {level:?}: accepted");
@@ -237,7 +255,7 @@ fn hard_and_easy_make_only_legal_moves_out_of_turn_only_claims() {
                     if seat == turn {
                         continue;
                     }
-                    if let Some(a) = level.choose(&game, seat) {
+                    if let Some(a) = game.bot_choice(seat, level) {
                         assert_eq!(
                             a,
                             Action::Claim {},
@@ -251,7 +269,7 @@ fn hard_and_easy_make_only_legal_moves_out_of_turn_only_claims() {
                 }
             }
             let level = if step % 2 == 0 { Level::Hard } else { Level::Easy };
-            let action = level.choose(&game, turn).expect("a bot in turn acts");
+            let action = game.bot_choice(turn, level).expect("a bot in turn acts");
             let context = format!("{variant} step {step} {phase:?} {level:?}");
             game = play_checked(&game, turn, action, &context).0;
             if game.status() != Status::Playing || game.deal() > 1 {
@@ -259,4 +277,117 @@ fn hard_and_easy_make_only_legal_moves_out_of_turn_only_claims() {
             }
         }
     }
+}
+
+/// A move the game refuses from `seat` now: a discard before the draw, a draw after it.
+fn refused_move(game: &Game, seat: Seat, phase: Phase) -> Action {
+    match phase {
+        Phase::Draw => Action::Discard {
+            card: game.hand(seat)[0],
+        },
+        Phase::Play => Action::Draw {
+            source: DrawSource::Stock,
+        },
+    }
+}
+
+#[test]
+fn a_refused_bot_move_falls_back_to_normals_and_the_game_goes_on() {
+    for variant in Variant::ALL {
+        // Seat 0's level is broken: every move it proposes is refused, or it finds none.
+        let players = if variant == Variant::Push { 4 } else { 2 };
+        let config = GameConfig::new(Ruleset::default_for(variant), players);
+        let (mut game, _) = Game::new(config, Seed::from_u64(11)).expect("setup");
+        let mut refused = 0;
+        for step in 0..5_000 {
+            if game.status() != Status::Playing {
+                break;
+            }
+            let (turn, phase) = game.turn().expect("playing");
+            let context = format!("{variant} step {step} {phase:?}");
+            let other = Seat(((turn.index() + 1) % players) as u8);
+            // Out of turn, a refused claim is not asked; nothing stands in for it.
+            let claim = game.settle_bot_move(other, Some(refused_move(&game, other, Phase::Draw)));
+            assert_eq!(claim.action, None, "{context}: out of turn");
+            assert_eq!(
+                claim.refused.map(|r| r.instead),
+                Some(Instead::Nothing),
+                "{context}"
+            );
+            let proposed = match turn {
+                Seat(0) if step % 5 == 0 => None,
+                Seat(0) => Some(refused_move(&game, turn, phase)),
+                _ => game.bot_choice(turn, Level::Normal),
+            };
+            let settled = game.settle_bot_move(turn, proposed.clone());
+            if turn == Seat(0) {
+                let why = settled
+                    .refused
+                    .as_ref()
+                    .expect("the broken level's move is refused");
+                assert_eq!(why.proposed, proposed, "{context}");
+                assert_eq!(
+                    why.error.is_some(),
+                    proposed.is_some(),
+                    "{context}: the game's reason"
+                );
+                assert_eq!(why.instead, Instead::Normal, "{context}");
+                assert_eq!(
+                    settled.action,
+                    game.bot_choice(turn, Level::Normal),
+                    "{context}: normal's move stands in"
+                );
+                refused += 1;
+            } else {
+                assert_eq!(settled.refused, None, "{context}: normal's own move is taken");
+            }
+            let action = settled.action.expect("a move in turn, always");
+            game = play_checked(&game, turn, action, &context).0;
+        }
+        assert_eq!(
+            game.status(),
+            Status::Finished,
+            "{variant}: the game played to its end"
+        );
+        assert!(game.is_active(Seat(0)), "{variant}: the broken bot never left");
+        assert!(refused > 10, "{variant}: refusals met ({refused})");
+    }
+}
+
+#[test]
+fn the_claim_path_is_one_whatever_the_caller() {
+    // The service and the strength harness both play a bot out of turn through
+    // `Game::bot_move`; its claim is `bot::claim`'s, at every level.
+    let config = GameConfig::new(Ruleset::default_for(Variant::MayI), 4);
+    let (mut game, _) = Game::new(config, Seed::from_u64(21)).expect("setup");
+    let mut claims = 0;
+    for step in 0..400 {
+        if game.status() != Status::Playing {
+            break;
+        }
+        let (turn, _) = game.turn().expect("playing");
+        for s in 0..4u8 {
+            let seat = Seat(s);
+            for level in [Level::Easy, Level::Normal, Level::Hard] {
+                let claim = bot::claim(level, &game.knowledge(seat), &mut game.bot_stream(seat));
+                if seat == turn {
+                    assert_eq!(claim, None, "step {step}: no claim in one's own turn");
+                    continue;
+                }
+                assert_eq!(
+                    game.bot_move(seat, level).action,
+                    claim,
+                    "step {step} seat {seat} {level:?}"
+                );
+                assert_eq!(
+                    game.bot_choice(seat, level),
+                    claim,
+                    "step {step} seat {seat} {level:?}"
+                );
+                claims += usize::from(claim.is_some());
+            }
+        }
+        game = advance(game, 1);
+    }
+    assert!(claims > 5, "claims were asked ({claims})");
 }
