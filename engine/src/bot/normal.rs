@@ -9,7 +9,7 @@ use crate::game::{
 };
 use crate::reading::{Designation, Reading};
 use crate::ruleset::Ruleset;
-use crate::search::find_layoffs;
+use crate::search::{find_contract, find_layoffs, find_meld};
 
 /// Claims won in a deal past which the bot stops asking: each costs a penalty card.
 const CLAIM_APPETITE: u32 = 2;
@@ -61,7 +61,11 @@ pub(super) fn draw_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<
     });
     if let Some(top) = top
         && can_take
-        && wants_discard(game, seat, top)
+        && (if rules.push_draw() {
+            push_takes(game, seat, top)
+        } else {
+            wants_discard(game, seat, top)
+        })
     {
         out.push(Action::Draw {
             source: DrawSource::Discard,
@@ -124,6 +128,15 @@ fn play_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
     if legal.iter().any(|a| matches!(a, LegalAction::LayOff { .. })) {
         out.extend(hints.layoffs.iter().map(LayoffHint::action));
     }
+    // Push, once down: every meld still in the hand goes to the table (a card left in hand
+    // costs its value; one on the table costs nothing).
+    if legal.contains(&LegalAction::Meld { contract: false })
+        && let Some(meld) = find_meld(rules, hand)
+    {
+        out.push(Action::Meld {
+            melds: vec![meld.pinned(rules)],
+        });
+    }
     if let Some(&card) = discard_order(game, seat).first() {
         out.push(Action::Discard { card });
     }
@@ -175,6 +188,51 @@ pub(super) fn wants_discard(game: &Game, seat: Seat, top: Card) -> bool {
     let mut after = hand.to_vec();
     after.push(top);
     discard_order_of(game, seat, &after).first() != Some(&top)
+}
+
+/// Push (docs/rules.md#push-draw): whether to take the top discard rather than draw from the
+/// stock. A stock draw pushes the top discard and a stock card to the seat on the left, two
+/// more cards against that hand: the bot pushes unless the discard does more for it than that
+/// (it completes the contract, or once down it is laid off or makes a new meld at once), or
+/// the discard would help the seat on the left and fits the bot's hand.
+pub(super) fn push_takes(game: &Game, seat: Seat, top: Card) -> bool {
+    let rules = game.rules();
+    let hand = game.hand(seat);
+    let mut after = hand.to_vec();
+    after.push(top);
+    let useful = if game.is_down(seat) {
+        let table: Vec<Reading> = game.table().iter().map(|m| m.reading.clone()).collect();
+        !find_layoffs(rules, &[top], &table).is_empty()
+            || (find_meld(rules, hand).is_none() && find_meld(rules, &after).is_some())
+    } else {
+        find_contract(rules, game.deal(), hand).is_none()
+            && find_contract(rules, game.deal(), &after).is_some()
+    };
+    if useful {
+        return true;
+    }
+    let left = next_seat(game, seat);
+    let partner =
+        rules.team_of(left.index()).is_some() && rules.team_of(left.index()) == rules.team_of(seat.index());
+    !partner
+        && feeds(game, left, top)
+        && fits(rules, hand, top) > 0
+        && discard_order_of(game, seat, &after).first() != Some(&top)
+}
+
+/// Whether `card` would help `seat`: it goes with the cards `seat` took in view of all, or
+/// `seat` is down and could lay it off on the table.
+fn feeds(game: &Game, seat: Seat, card: Card) -> bool {
+    let rules = game.rules();
+    let known = game.known_cards(seat);
+    if !known.is_empty() && fits(rules, known, card) > 0 {
+        return true;
+    }
+    if game.is_down(seat) && !rules.goes_out_all_at_once() {
+        let table: Vec<Reading> = game.table().iter().map(|m| m.reading.clone()).collect();
+        return !find_layoffs(rules, &[card], &table).is_empty();
+    }
+    false
 }
 
 fn wants_claim(game: &Game, seat: Seat) -> bool {
