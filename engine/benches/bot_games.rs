@@ -16,12 +16,13 @@ fn bot_game(rules: &Ruleset, players: usize, seed: u64) -> usize {
         let claim = (0..players)
             .map(|s| Seat(u8::try_from(s).expect("seat")))
             .filter(|s| *s != turn)
-            .find_map(|s| bot::choose(&game, s).map(|a| (s, a)));
+            .find_map(|s| game.bot_choice(s, bot::Level::Normal).map(|a| (s, a)));
         let (seat, action) = match claim {
             Some(c) => c,
             None => (
                 turn,
-                bot::choose(&game, turn).expect("the bot always acts in turn"),
+                game.bot_choice(turn, bot::Level::Normal)
+                    .expect("the bot always acts in turn"),
             ),
         };
         game = game.apply(seat, action).expect("the bot's actions are legal").0;

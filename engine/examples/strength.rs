@@ -116,14 +116,14 @@ fn play(rules: &Ruleset, levels: &[Level], seed: u64, clock: &mut Clock) -> Game
             for k in 1..levels.len() {
                 let seat = Seat(u8::try_from((turn.index() + k) % levels.len()).expect("few seats"));
                 let level = levels[seat.index()];
-                if let Some(claim) = clock.time(level, || level.choose(&game, seat)) {
+                if let Some(claim) = clock.time(level, || game.bot_choice(seat, level)) {
                     game = game.apply(seat, claim).expect("a bot's claim is accepted").0;
                 }
             }
         }
         let level = levels[turn.index()];
         let action = clock
-            .time(level, || level.choose(&game, turn))
+            .time(level, || game.bot_choice(turn, level))
             .expect("a bot in turn always acts");
         let next = game.apply(turn, action).expect("a bot's actions are accepted").0;
         if next.turn() != Some((turn, Phase::Draw)) {

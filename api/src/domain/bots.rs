@@ -124,7 +124,7 @@ impl Table {
         let (turn, _) = game.turn()?;
         let bots = self.played_by_server(stand_in);
         for (seat, level) in bots.clone().filter(|(s, _)| *s != turn) {
-            if let Some(claim @ Action::Claim {}) = claims_as(level).choose(game, seat) {
+            if let Some(claim @ Action::Claim {}) = game.bot_choice(seat, claims_as(level)) {
                 return Some((seat, claim));
             }
         }
@@ -134,7 +134,7 @@ impl Table {
         if thinks_apart(level) || (self.paces() && stand_in != Some(seat)) {
             return None;
         }
-        level.choose(game, seat).map(|a| (seat, a))
+        game.bot_choice(seat, level).map(|a| (seat, a))
     }
 
     /// Whether a person (a player's seat not on autopilot, still in the game) sits at this
@@ -175,9 +175,9 @@ impl Table {
         {
             // The bot's level always has a move in turn; should it not, it leaves rather than
             // stall the table.
-            let action = level
-                .choose(game, seat)
-                .or_else(|| Level::Normal.choose(game, seat))
+            let action = game
+                .bot_choice(seat, level)
+                .or_else(|| game.bot_choice(seat, Level::Normal))
                 .unwrap_or(Action::Leave {});
             self.play_for_bot(seat, action, &mut applied);
         }

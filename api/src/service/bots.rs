@@ -217,7 +217,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
         let _thinking = thinking.entered();
         let _thread = permit;
         let started = std::time::Instant::now();
-        (level.choose(&game, seat), started.elapsed())
+        (game.bot_choice(seat, level), started.elapsed())
     })
     .await
     .map_err(ApiError::unexpected)?;
@@ -275,6 +275,6 @@ fn fallback(table: &Table, seat: Seat) -> Action {
     table
         .game
         .as_ref()
-        .and_then(|game| Level::Normal.choose(game, seat))
+        .and_then(|game| game.bot_choice(seat, Level::Normal))
         .unwrap_or(Action::Leave {})
 }

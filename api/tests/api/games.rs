@@ -28,7 +28,8 @@ async fn full_game(app: &TestApp, variant: Variant, players: usize) {
             break;
         }
         let (seat, _) = game.turn().expect("someone is in turn while playing");
-        let action = engine::bot::choose(&game, seat)
+        let action = game
+            .bot_choice(seat, engine::bot::Level::Normal)
             .unwrap_or_else(|| panic!("{ctx}: the bot has a move at step {step}"));
         let view = app
             .act(&table, usize::from(seat.0), &action, &[])
@@ -101,7 +102,7 @@ fn play_bot_locally(game: &mut Game, bot: Seat) -> i64 {
     let mut actions = 0;
     while game.status() == Status::Playing {
         let Some((turn, _)) = game.turn() else { break };
-        let action = match engine::bot::choose(game, bot) {
+        let action = match game.bot_choice(bot, engine::bot::Level::Normal) {
             Some(a @ Action::Claim {}) if turn != bot => a,
             Some(a) if turn == bot => a,
             _ => break,
@@ -138,7 +139,9 @@ async fn version_counts_bot_actions(app: &TestApp) {
             Seat(0),
             "step {step}: the person is in turn after the bot played"
         );
-        let action = engine::bot::choose(&game, turn).expect("a move for the person");
+        let action = game
+            .bot_choice(turn, engine::bot::Level::Normal)
+            .expect("a move for the person");
         let reply = app.act(&table, 0, &action, &[]).await;
         let view = reply.ok(&format!("step {step}"));
         game = game.apply(turn, action).expect("legal").0;

@@ -169,7 +169,7 @@ async fn two_servers_on_one_database(app: &TestApp) {
     for step in 0..40 {
         let server = servers[step % 2];
         let (seat, _) = game.turn().expect("in turn");
-        let action = engine::bot::choose(&game, seat).expect("a move");
+        let action = game.bot_choice(seat, engine::bot::Level::Normal).expect("a move");
         let view = server
             .act(
                 &table,

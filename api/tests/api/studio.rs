@@ -701,7 +701,9 @@ async fn a_spectator_sees_no_hand_during_a_whole_game() {
                     break;
                 }
                 let (seat, _) = game.turn().expect("someone is in turn while playing");
-                let action = engine::bot::choose(&game, seat).expect("the bot has a move");
+                let action = game
+                    .bot_choice(seat, engine::bot::Level::Normal)
+                    .expect("the bot has a move");
                 app.act(&table, usize::from(seat.0), &action, &[])
                     .await
                     .ok(&format!("{ctx} step {step}"));

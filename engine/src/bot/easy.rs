@@ -3,10 +3,8 @@
 //! and two times in three throws any card but a wild without a thought. Its coin flips come from
 //! the bots' own stream, so a replay makes the same ones.
 
-use rand_chacha::ChaCha20Rng;
-
 use super::normal;
-use crate::game::{Action, DrawSource, Game, Phase, Seat, Status, uniform};
+use crate::game::{Action, BotRng, DrawSource, Knowledge, Phase, Status};
 
 /// Percent of the claims `normal` would ask that `easy` asks.
 const CLAIMS: usize = 35;
@@ -17,21 +15,21 @@ const LAYOFFS: usize = 40;
 /// Percent of discards chosen at random.
 const CARELESS: usize = 65;
 
-fn chance(rng: &mut ChaCha20Rng, percent: usize) -> bool {
-    uniform(rng, 100) < percent
+fn chance(rng: &mut BotRng, percent: usize) -> bool {
+    rng.below(100) < percent
 }
 
-/// `easy`'s action for `seat` now (see the module's docs).
-pub(super) fn choose(game: &Game, seat: Seat) -> Option<Action> {
-    if game.status() != Status::Playing || !game.is_active(seat) {
+/// `easy`'s action for its seat now (see the module's docs).
+pub(super) fn choose(knowledge: &Knowledge, rng: &mut BotRng) -> Option<Action> {
+    let seat = knowledge.seat();
+    if knowledge.status() != Status::Playing || !knowledge.is_active(seat) {
         return None;
     }
-    let mut rng = game.bot_stream(seat);
-    let thought = normal::choose(game, seat)?;
-    let (turn, phase) = game.turn()?;
-    let accepted = |a: &Action| game.apply(seat, a.clone()).is_ok();
+    let thought = normal::choose(knowledge)?;
+    let (turn, phase) = knowledge.turn()?;
+    let accepted = |a: &Action| knowledge.accepts(a);
     if turn != seat {
-        return chance(&mut rng, CLAIMS).then_some(thought);
+        return chance(rng, CLAIMS).then_some(thought);
     }
     let stock = Action::Draw {
         source: DrawSource::Stock,
@@ -42,27 +40,27 @@ pub(super) fn choose(game: &Game, seat: Seat) -> Option<Action> {
                 source: DrawSource::Discard,
             },
             Phase::Draw,
-        ) if !chance(&mut rng, TAKES) && accepted(&stock) => Some(stock),
-        (Action::LayOff { .. }, Phase::Play) if game.must_play().is_empty() && !chance(&mut rng, LAYOFFS) => {
+        ) if !chance(rng, TAKES) && accepted(&stock) => Some(stock),
+        (Action::LayOff { .. }, Phase::Play) if knowledge.must_play().is_empty() && !chance(rng, LAYOFFS) => {
             // Missed the lay-off: throws what it would have thrown after it.
-            normal::discard_order(game, seat)
+            normal::discard_order(knowledge)
                 .into_iter()
                 .map(|card| Action::Discard { card })
                 .find(accepted)
                 .or(Some(thought))
         }
-        (Action::Discard { .. }, Phase::Play) if chance(&mut rng, CARELESS) => {
-            careless_discard(game, seat, &mut rng).or(Some(thought))
+        (Action::Discard { .. }, Phase::Play) if chance(rng, CARELESS) => {
+            careless_discard(knowledge, rng).or(Some(thought))
         }
         _ => Some(thought),
     }
 }
 
 /// Any card of the hand but a wild, at random, if the rules take it now.
-fn careless_discard(game: &Game, seat: Seat, rng: &mut ChaCha20Rng) -> Option<Action> {
-    let rules = game.rules();
-    let plain: Vec<_> = game
-        .hand(seat)
+fn careless_discard(knowledge: &Knowledge, rng: &mut BotRng) -> Option<Action> {
+    let rules = knowledge.rules();
+    let plain: Vec<_> = knowledge
+        .hand()
         .iter()
         .copied()
         .filter(|c| !rules.is_wild(*c))
@@ -71,7 +69,7 @@ fn careless_discard(game: &Game, seat: Seat, rng: &mut ChaCha20Rng) -> Option<Ac
         return None;
     }
     let action = Action::Discard {
-        card: plain[uniform(rng, plain.len())],
+        card: plain[rng.below(plain.len())],
     };
-    game.apply(seat, action.clone()).is_ok().then_some(action)
+    knowledge.accepts(&action).then_some(action)
 }

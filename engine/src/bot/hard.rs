@@ -5,11 +5,10 @@
 //! with the best average outcome. The budget is counted in playouts, never in time, so a
 //! decision is the same on any machine.
 
-use rand_chacha::ChaCha20Rng;
-
 use super::normal;
+use super::view::Sample;
 use crate::card::Card;
-use crate::game::{Action, DrawSource, Game, Knowledge, LegalAction, Phase, Seat, Status};
+use crate::game::{Action, BotRng, DrawSource, Game, Knowledge, LegalAction, Phase, Seat, Status};
 use crate::ruleset::{Ruleset, Scoring, Variant};
 
 /// Fewest sampled deals per candidate in a round of the halving.
@@ -18,7 +17,7 @@ const MIN_SAMPLES: usize = 4;
 const DISCARDS: usize = 5;
 
 /// The fixed budget of a decision: playouts, shared among the candidates by sequential
-/// halving ([`decide`]), and the turns of
+/// halving ([`choose`]), and the turns of
 /// the deciding seat each runs for after the decision's own. Counted, never timed, so that a
 /// decision is the same on any machine; sized per variant so that one decision stays within
 /// 50 ms on one core (docs/bots.md#cost): `continental`'s search for a way out is the
@@ -38,22 +37,18 @@ const MAX_ACTIONS: u32 = 80;
 /// What not being down yet is reckoned to cost, in the variant's points.
 const NOT_DOWN: f64 = 25.0;
 
-/// `hard`'s action for `seat` now (see the module's docs).
-pub(super) fn choose(game: &Game, seat: Seat) -> Option<Action> {
-    if game.status() != Status::Playing || !game.is_active(seat) {
-        return None;
-    }
-    decide(&game.knowledge(seat), &mut game.bot_stream(seat))
-}
-
-/// The decision from what the seat knows and the bots' stream: nothing else reaches it.
+/// `hard`'s action for its seat now (see the module's docs), from what the seat knows and the
+/// bots' stream: nothing else reaches it.
 ///
 /// The budget goes where it decides, by sequential halving: in each of `ceil(log2 k)` rounds
 /// the candidates still in play share the round's playouts on the same fresh samples, and the
 /// better half (by mean score so far) goes on to the next round. The survivors have all been
 /// played on the same deals, so the last comparison is a fair one.
-fn decide(knowledge: &Knowledge, rng: &mut ChaCha20Rng) -> Option<Action> {
+pub(super) fn choose(knowledge: &Knowledge, rng: &mut BotRng) -> Option<Action> {
     let seat = knowledge.seat();
+    if knowledge.status() != Status::Playing || !knowledge.is_active(seat) {
+        return None;
+    }
     let probe = knowledge.determinize(rng);
     let candidates = candidates(&probe, seat);
     if candidates.len() <= 1 {
@@ -104,14 +99,15 @@ fn candidates(game: &Game, seat: Seat) -> Vec<Option<Action>> {
     let Some((turn, phase)) = game.turn() else {
         return Vec::new();
     };
-    let thought = normal::choose(game, seat);
+    let view = Sample { game, seat };
+    let thought = normal::play(&view).map(|(action, _)| action);
     let rules = game.rules();
     let hand = game.hand(seat);
     // A discard that fits nothing in the hand is not worth a search: `normal` passes it.
     let top_fits = game
         .discard_pile()
         .last()
-        .is_some_and(|&top| normal::fits(rules, hand, top) > 0 || normal::wants_discard(game, seat, top));
+        .is_some_and(|&top| normal::fits(rules, hand, top) > 0 || normal::wants_discard(&view, top));
     if turn != seat {
         return if top_fits && game.legal_actions(seat).contains(&LegalAction::Claim) {
             let claim = Some(Action::Claim {});
@@ -141,7 +137,7 @@ fn candidates(game: &Game, seat: Seat) -> Vec<Option<Action>> {
         }
         (Phase::Play, Action::Discard { .. }) => {
             let mut out = vec![Some(thought.clone())];
-            for card in normal::discard_order(game, seat) {
+            for card in normal::discard_order(&view) {
                 if out.len() >= DISCARDS {
                     break;
                 }
@@ -183,13 +179,19 @@ fn playout(mut game: Game, seat: Seat, horizon: u32) -> f64 {
                 if Some(other) == answered {
                     continue;
                 }
-                if let Some((_, next)) = normal::play(&game, other) {
+                if let Some((_, next)) = normal::play(&Sample {
+                    game: &game,
+                    seat: other,
+                }) {
                     game = next;
                 }
             }
             answered = None;
         }
-        let Some((_, next)) = normal::play(&game, turn) else {
+        let Some((_, next)) = normal::play(&Sample {
+            game: &game,
+            seat: turn,
+        }) else {
             break;
         };
         if next.turn() != Some((turn, Phase::Draw)) {

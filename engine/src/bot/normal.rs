@@ -1,11 +1,13 @@
 //! `normal`, a sensible player for any seat: goes down when the search finds the contract (or,
 //! in `continental`, a way out), lays off what fits, claims a discard that fits its hand, and
 //! otherwise discards its costliest card that fits nothing, sparing the cards the next player
-//! is known to want. Simulations use it; `easy` and `hard` build on it.
+//! is known to want. Simulations use it; `easy` and `hard` build on it. It reads a game
+//! through a [`SeatView`]: its seat's knowledge, or a game `hard` sampled from it.
 
+use super::view::SeatView;
 use crate::card::Card;
 use crate::game::{
-    Action, DrawSource, Game, LayoffHint, LegalAction, Phase, Seat, Status, meld_with, wild_places,
+    Action, DrawSource, Knowledge, LayoffHint, LegalAction, Phase, Seat, Status, meld_with, wild_places,
 };
 use crate::reading::{Designation, Reading};
 use crate::ruleset::Ruleset;
@@ -14,57 +16,59 @@ use crate::search::{find_contract, find_layoffs, find_meld};
 /// Claims won in a deal past which the bot stops asking: each costs a penalty card.
 const CLAIM_APPETITE: u32 = 2;
 
-/// The action the `normal` bot takes for `seat` now, or `None` when it has nothing to do (not
-/// its turn and no claim worth asking). Every action returned is one `game.apply` accepts.
-pub fn choose(game: &Game, seat: Seat) -> Option<Action> {
-    play(game, seat).map(|(action, _)| action)
+/// The action the `normal` bot takes for its seat now, or `None` when it has nothing to do
+/// (not its turn and no claim worth asking). Every action returned is one the game accepts.
+pub(super) fn choose(knowledge: &Knowledge) -> Option<Action> {
+    play(knowledge).map(|(action, ())| action)
 }
 
-/// `normal`'s action for `seat` now and the game after it (the search's playouts need both).
-pub(super) fn play(game: &Game, seat: Seat) -> Option<(Action, Game)> {
-    if game.status() != Status::Playing || !game.is_active(seat) {
+/// `normal`'s action for the seat of `view` now and what it leaves behind (from a sample, the
+/// game after it: the search's playouts need both).
+pub(super) fn play<V: SeatView>(view: &V) -> Option<(Action, V::After)> {
+    let seat = view.seat();
+    if view.status() != Status::Playing || !view.is_active(seat) {
         return None;
     }
-    let legal = game.legal_actions(seat);
-    let (turn, phase) = game.turn()?;
+    let legal = view.legal_actions();
+    let (turn, phase) = view.turn()?;
     if turn != seat {
-        let wants = legal.contains(&LegalAction::Claim) && wants_claim(game, seat);
+        let wants = legal.contains(&LegalAction::Claim) && wants_claim(view);
         return wants
-            .then(|| game.apply(seat, Action::Claim {}).ok())
+            .then(|| view.try_apply(&Action::Claim {}))
             .flatten()
-            .map(|(next, _)| (Action::Claim {}, next));
+            .map(|next| (Action::Claim {}, next));
     }
     let candidates = match phase {
-        Phase::Draw => draw_phase(game, seat, &legal),
-        Phase::Play => play_phase(game, seat, &legal),
+        Phase::Draw => draw_phase(view, &legal),
+        Phase::Play => play_phase(view, &legal),
     };
     candidates
         .into_iter()
-        .find_map(|a| game.apply(seat, a.clone()).ok().map(|(next, _)| (a, next)))
+        .find_map(|a| view.try_apply(&a).map(|next| (a, next)))
 }
 
-pub(super) fn draw_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
-    let rules = game.rules();
+fn draw_phase<V: SeatView>(view: &V, legal: &[LegalAction]) -> Vec<Action> {
+    let rules = view.rules();
     let mut out = Vec::new();
     if legal.contains(&LegalAction::Meld { contract: true }) {
         // Going out before the draw (`continental`): all fifteen cards, nothing to discard.
-        let hints = game.hints(seat);
+        let hints = view.hints();
         if hints.discard.is_none()
             && let Some(meld) = hints.meld(rules)
         {
             out.push(meld);
         }
     }
-    let top = game.discard_pile().last().copied();
+    let top = view.discard_pile().last().copied();
     let can_take = legal.contains(&LegalAction::Draw {
         source: DrawSource::Discard,
     });
     if let Some(top) = top
         && can_take
         && (if rules.push_draw() {
-            push_takes(game, seat, top)
+            push_takes(view, top)
         } else {
-            wants_discard(game, seat, top)
+            wants_discard(view, top)
         })
     {
         out.push(Action::Draw {
@@ -82,13 +86,13 @@ pub(super) fn draw_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<
     out
 }
 
-fn play_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
-    let rules = game.rules();
-    let hand = game.hand(seat);
+fn play_phase<V: SeatView>(view: &V, legal: &[LegalAction]) -> Vec<Action> {
+    let rules = view.rules();
+    let hand = view.hand();
     let mut out = Vec::new();
     // Freed wilds first: they must reach the table before the turn can end.
-    for &wild in game.must_play() {
-        for m in game.table() {
+    for &wild in view.must_play() {
+        for m in view.table() {
             for place in wild_places(&m.reading) {
                 out.push(Action::LayOff {
                     meld_id: m.id,
@@ -103,7 +107,7 @@ fn play_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
     }
     if rules.melds_after_going_down() {
         // Push: a rescued wild that fits nowhere on the table starts a new meld.
-        for &wild in game.must_play() {
+        for &wild in view.must_play() {
             let mut rest = hand.to_vec();
             if let Some(k) = rest.iter().position(|c| *c == wild) {
                 rest.swap_remove(k);
@@ -113,13 +117,13 @@ fn play_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
             }
         }
     }
-    if !game.must_play().is_empty() {
+    if !view.must_play().is_empty() {
         // may_i: the whole turn comes back (the service's take_back endpoint takes no play
         // yet; random players in the simulations take plays back one by one).
         out.push(Action::TakeBack { play: None });
         return out;
     }
-    let hints = game.hints(seat);
+    let hints = view.hints();
     if legal.contains(&LegalAction::Meld { contract: true })
         && let Some(meld) = hints.meld(rules)
     {
@@ -137,7 +141,7 @@ fn play_phase(game: &Game, seat: Seat, legal: &[LegalAction]) -> Vec<Action> {
             melds: vec![meld.pinned(rules)],
         });
     }
-    if let Some(&card) = discard_order(game, seat).first() {
+    if let Some(&card) = discard_order(view).first() {
         out.push(Action::Discard { card });
     }
     // Anything else that is listed, so the bot never stalls.
@@ -175,11 +179,11 @@ pub(super) fn fits(rules: &Ruleset, hand: &[Card], card: Card) -> usize {
 /// Whether the top discard is worth taking: it can be laid off (once down, where no new meld
 /// may start), or it fits the hand and would not be the very card discarded next. The last
 /// test keeps two bots from passing one card back and forth for ever.
-pub(super) fn wants_discard(game: &Game, seat: Seat, top: Card) -> bool {
-    let rules = game.rules();
-    let hand = game.hand(seat);
-    if game.is_down(seat) && !rules.melds_after_going_down() {
-        let table: Vec<Reading> = game.table().iter().map(|m| m.reading.clone()).collect();
+pub(super) fn wants_discard<V: SeatView>(view: &V, top: Card) -> bool {
+    let rules = view.rules();
+    let hand = view.hand();
+    if view.is_down(view.seat()) && !rules.melds_after_going_down() {
+        let table: Vec<Reading> = view.table().iter().map(|m| m.reading.clone()).collect();
         return !find_layoffs(rules, &[top], &table).is_empty();
     }
     if fits(rules, hand, top) == 0 {
@@ -187,7 +191,7 @@ pub(super) fn wants_discard(game: &Game, seat: Seat, top: Card) -> bool {
     }
     let mut after = hand.to_vec();
     after.push(top);
-    discard_order_of(game, seat, &after).first() != Some(&top)
+    discard_order_of(view, &after).first() != Some(&top)
 }
 
 /// Push (docs/rules.md#push-draw): whether to take the top discard rather than draw from the
@@ -195,66 +199,69 @@ pub(super) fn wants_discard(game: &Game, seat: Seat, top: Card) -> bool {
 /// more cards against that hand: the bot pushes unless the discard does more for it than that
 /// (it completes the contract, or once down it is laid off or makes a new meld at once), or
 /// the discard would help the seat on the left and fits the bot's hand.
-pub(super) fn push_takes(game: &Game, seat: Seat, top: Card) -> bool {
-    let rules = game.rules();
-    let hand = game.hand(seat);
+fn push_takes<V: SeatView>(view: &V, top: Card) -> bool {
+    let seat = view.seat();
+    let rules = view.rules();
+    let hand = view.hand();
     let mut after = hand.to_vec();
     after.push(top);
-    let useful = if game.is_down(seat) {
-        let table: Vec<Reading> = game.table().iter().map(|m| m.reading.clone()).collect();
+    let useful = if view.is_down(seat) {
+        let table: Vec<Reading> = view.table().iter().map(|m| m.reading.clone()).collect();
         !find_layoffs(rules, &[top], &table).is_empty()
             || (find_meld(rules, hand).is_none() && find_meld(rules, &after).is_some())
     } else {
-        find_contract(rules, game.deal(), hand).is_none()
-            && find_contract(rules, game.deal(), &after).is_some()
+        find_contract(rules, view.deal(), hand).is_none()
+            && find_contract(rules, view.deal(), &after).is_some()
     };
     if useful {
         return true;
     }
-    let left = next_seat(game, seat);
+    let left = next_seat(view);
     let partner =
         rules.team_of(left.index()).is_some() && rules.team_of(left.index()) == rules.team_of(seat.index());
     !partner
-        && feeds(game, left, top)
+        && feeds(view, left, top)
         && fits(rules, hand, top) > 0
-        && discard_order_of(game, seat, &after).first() != Some(&top)
+        && discard_order_of(view, &after).first() != Some(&top)
 }
 
 /// Whether `card` would help `seat`: it goes with the cards `seat` took in view of all, or
 /// `seat` is down and could lay it off on the table.
-fn feeds(game: &Game, seat: Seat, card: Card) -> bool {
-    let rules = game.rules();
-    let known = game.known_cards(seat);
+fn feeds<V: SeatView>(view: &V, seat: Seat, card: Card) -> bool {
+    let rules = view.rules();
+    let known = view.known(seat);
     if !known.is_empty() && fits(rules, known, card) > 0 {
         return true;
     }
-    if game.is_down(seat) && !rules.goes_out_all_at_once() {
-        let table: Vec<Reading> = game.table().iter().map(|m| m.reading.clone()).collect();
+    if view.is_down(seat) && !rules.goes_out_all_at_once() {
+        let table: Vec<Reading> = view.table().iter().map(|m| m.reading.clone()).collect();
         return !find_layoffs(rules, &[card], &table).is_empty();
     }
     false
 }
 
-fn wants_claim(game: &Game, seat: Seat) -> bool {
-    let Some(top) = game.discard_pile().last().copied() else {
+fn wants_claim<V: SeatView>(view: &V) -> bool {
+    let Some(top) = view.discard_pile().last().copied() else {
         return false;
     };
-    let rules = game.rules();
-    let hand = game.hand(seat);
+    let seat = view.seat();
+    let rules = view.rules();
+    let hand = view.hand();
     let mut after = hand.to_vec();
     after.push(top);
-    game.claims_won().get(seat.index()).copied().unwrap_or(0) < CLAIM_APPETITE
-        && !game.is_down(seat)
+    view.claims_won().get(seat.index()).copied().unwrap_or(0) < CLAIM_APPETITE
+        && !view.is_down(seat)
         && fits(rules, hand, top) >= 2
-        && discard_order_of(game, seat, &after).first() != Some(&top)
+        && discard_order_of(view, &after).first() != Some(&top)
 }
 
-/// The seat that plays after `seat`.
-pub(super) fn next_seat(game: &Game, seat: Seat) -> Seat {
-    let n = game.players();
+/// The seat that plays after the deciding seat.
+fn next_seat<V: SeatView>(view: &V) -> Seat {
+    let seat = view.seat();
+    let n = view.players();
     (1..n)
         .map(|k| Seat(u8::try_from((seat.index() + k) % n).expect("at most 12 seats")))
-        .find(|s| game.is_active(*s))
+        .find(|s| view.is_active(*s))
         .unwrap_or(seat)
 }
 
@@ -262,13 +269,13 @@ pub(super) fn next_seat(game: &Game, seat: Seat) -> Seat {
 /// fit least with the rest of the hand; among those, the ones the next player is not known to
 /// want (fitting the cards they took in view of all, or laid off on the table once they are
 /// down); then the costliest.
-pub(super) fn discard_order(game: &Game, seat: Seat) -> Vec<Card> {
-    discard_order_of(game, seat, game.hand(seat))
+pub(super) fn discard_order<V: SeatView>(view: &V) -> Vec<Card> {
+    discard_order_of(view, view.hand())
 }
 
-/// [`discard_order`] of `hand` held by `seat`.
-fn discard_order_of(game: &Game, seat: Seat, hand: &[Card]) -> Vec<Card> {
-    let rules = game.rules();
+/// [`discard_order`] of `hand` held by the deciding seat.
+fn discard_order_of<V: SeatView>(view: &V, hand: &[Card]) -> Vec<Card> {
+    let rules = view.rules();
     let mut cards = hand.to_vec();
     cards.sort();
     cards.dedup();
@@ -285,10 +292,10 @@ fn discard_order_of(game: &Game, seat: Seat, hand: &[Card]) -> Vec<Card> {
     keyed.sort_by_key(|&((wild, fit), c)| (wild, fit, std::cmp::Reverse(rules.card_value(c).unwrap_or(1))));
     // Whether a card would feed the next player is asked only of the cards that fit least
     // (the search for lay-offs is not free); the safe ones among them go first.
-    let next = next_seat(game, seat);
-    let their_known = game.known_cards(next);
-    let table: Vec<Reading> = if game.is_down(next) && !rules.goes_out_all_at_once() {
-        game.table().iter().map(|m| m.reading.clone()).collect()
+    let next = next_seat(view);
+    let their_known = view.known(next);
+    let table: Vec<Reading> = if view.is_down(next) && !rules.goes_out_all_at_once() {
+        view.table().iter().map(|m| m.reading.clone()).collect()
     } else {
         Vec::new()
     };

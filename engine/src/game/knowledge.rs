@@ -5,7 +5,7 @@
 use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Game, Phase, Seat, Seed, Status, TableMeld, TurnState, deal};
+use super::{Action, Game, Hints, LegalAction, Phase, Seat, Seed, Status, TableMeld, TurnState, deal};
 use crate::card::{Card, DISTINCT_CARDS};
 use crate::ruleset::Ruleset;
 
@@ -103,7 +103,9 @@ impl Public {
 ///
 /// Built by [`Game::knowledge`]. Inside, it keeps a copy of the game with every card the seat
 /// cannot see taken out (other hands but their known cards, the stock, hands set aside) and
-/// with neither the seed nor stacked decks: what is not here cannot leak into a decision.
+/// with neither the seed nor stacked decks: what is not here cannot leak into a decision. That
+/// copy is private to this module: a bot reads a `Knowledge` through its methods only, and
+/// the only whole game it can get from it is one it samples ([`Knowledge::determinize`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Knowledge {
     seat: Seat,
@@ -149,9 +151,29 @@ impl Game {
     /// The bots' own random stream for `seat`'s decision now (docs/bots.md#randomness): keyed
     /// by SHA-256 of a label and the seed, never the deal's stream, at the decision's place in
     /// the game (deal, actions in the deal, seat). Replaying the game replays it.
-    pub fn bot_stream(&self, seat: Seat) -> ChaCha20Rng {
+    pub fn bot_stream(&self, seat: Seat) -> BotRng {
         let place = (u64::from(self.deal) << 48) | (u64::from(self.deal_actions) << 8) | u64::from(seat.0);
-        deal::bot_rng(&self.seed, place)
+        BotRng(deal::bot_rng(&self.seed, place))
+    }
+}
+
+/// The bots' own random stream (docs/bots.md#randomness): what a bot draws its chances and its
+/// samples of the hidden cards from. Only [`Game::bot_stream`] makes one, and it gives no way
+/// back to the game, its seed or its deals. Cloning one gives a second stream that draws the
+/// same numbers: a decision made twice from the same knowledge and the same stream is the same.
+#[derive(Clone, Debug)]
+pub struct BotRng(ChaCha20Rng);
+
+impl BotRng {
+    /// A uniform integer in `0..n` (`n` above 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        deal::uniform(&mut self.0, n)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        use rand_chacha::rand_core::Rng;
+        self.0.next_u64()
     }
 }
 
@@ -233,6 +255,27 @@ impl Knowledge {
     pub fn draws(&self) -> &[u32] {
         self.seen.draws()
     }
+    /// What the seat may do now, as [`Game::legal_actions`] lists it for the seat: the same
+    /// list whatever the cards it cannot see.
+    pub fn legal_actions(&self) -> Vec<LegalAction> {
+        self.stand_in().legal_actions(self.seat)
+    }
+    /// What the seat's hand allows now, as [`Game::hints`] gives it to the seat.
+    pub fn hints(&self) -> Hints {
+        self.seen.hints(self.seat)
+    }
+    /// Whether the game takes `action` from the seat now. Whether an action is legal never
+    /// hangs on a card the seat cannot see, so this is [`Game::apply`]'s answer in the real
+    /// game.
+    pub fn accepts(&self, action: &Action) -> bool {
+        self.stand_in().apply(self.seat, action.clone()).is_ok()
+    }
+
+    /// A game consistent with this knowledge in which to ask what is legal: the unseen cards
+    /// in their order, never shuffled (which card lies where is not the question).
+    fn stand_in(&self) -> Game {
+        self.fill(self.unseen())
+    }
 
     /// The cards this seat cannot see: the pack less its hand, the table, the discard pile
     /// and every card known to be in another hand. Sorted.
@@ -257,10 +300,16 @@ impl Knowledge {
     /// A game consistent with this knowledge: the unseen cards, shuffled by `rng`, fill the
     /// other hands beside their known cards, the hands set aside and the stock. The seed is
     /// not the game's: a deal after this one would not be the real one either.
-    pub(crate) fn determinize(&self, rng: &mut ChaCha20Rng) -> Game {
-        let mut game = self.seen.clone();
+    pub(crate) fn determinize(&self, rng: &mut BotRng) -> Game {
         let mut pool = self.unseen();
-        deal::shuffle(rng, &mut pool);
+        deal::shuffle(&mut rng.0, &mut pool);
+        self.fill(pool)
+    }
+
+    /// This knowledge's game with `pool` dealt into the places the seat cannot see, from its
+    /// end: the other hands beside their known cards, the hands set aside, then the stock.
+    fn fill(&self, mut pool: Vec<Card>) -> Game {
+        let mut game = self.seen.clone();
         for (i, hand) in game.hands.iter_mut().enumerate() {
             if i == self.seat.index() {
                 continue;

@@ -4,6 +4,7 @@
 //! an [`ActionError`]; the game it was called on never changes.
 
 mod action;
+mod bots;
 mod check;
 mod deal;
 mod event;
@@ -20,10 +21,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use strum::IntoEnumIterator;
 
 pub use action::{Action, ActionError, ActionKind, DrawSource};
-pub(crate) use deal::uniform;
 pub use event::{DealEnd, Event, LaidMeld};
 pub use hints::{Hints, LayoffHint};
-pub use knowledge::Knowledge;
+pub use knowledge::{BotRng, Knowledge};
 pub use play::{meld_with, wild_places};
 pub use seats::BySeat;
 pub use view::{

@@ -25,7 +25,9 @@ fn played_out(mut game: Game) -> Game {
             return game;
         }
         let (turn, _) = game.turn().expect("a seat in turn while playing");
-        let action = bot::choose(&game, turn).expect("the bot in turn moves");
+        let action = game
+            .bot_choice(turn, bot::Level::Normal)
+            .expect("the bot in turn moves");
         game = game.apply(turn, action).expect("the bot's move is accepted").0;
     }
     panic!("the game did not end");

@@ -53,7 +53,9 @@ fn every_hint_in_bot_games_is_accepted() {
             while game.status() == Status::Playing && steps < 3000 {
                 tried += assert_hints_accepted(&game, &format!("{variant} seed {seed} step {steps}"));
                 let (seat, _) = game.turn().expect("playing");
-                let action = bot::choose(&game, seat).expect("the bot acts in turn");
+                let action = game
+                    .bot_choice(seat, bot::Level::Normal)
+                    .expect("the bot acts in turn");
                 game = game.apply(seat, action).expect("the bot's action is accepted").0;
                 steps += 1;
             }

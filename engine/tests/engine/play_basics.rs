@@ -307,7 +307,9 @@ fn rules_1_seed_committed_revealed_at_the_end_and_replayable() {
     let mut actions = Vec::new();
     while game.status() == Status::Playing {
         let (turn, _) = game.turn().expect("playing");
-        let action = engine::bot::choose(&game, turn).expect("bot acts");
+        let action = game
+            .bot_choice(turn, engine::bot::Level::Normal)
+            .expect("bot acts");
         game = game.apply(turn, action.clone()).expect("legal").0;
         actions.push((turn, action));
     }
@@ -347,7 +349,9 @@ fn a_record_replays_step_by_step_and_deals_once_first() {
     let mut played = vec![(game.clone(), dealt)];
     for _ in 0..12 {
         let (turn, _) = game.turn().expect("playing");
-        let action = engine::bot::choose(&game, turn).expect("bot acts");
+        let action = game
+            .bot_choice(turn, engine::bot::Level::Normal)
+            .expect("bot acts");
         let (next, events) = game.apply(turn, action.clone()).expect("legal");
         record.push(Step::Act { seat: turn, action });
         played.push((next.clone(), events));
@@ -397,9 +401,13 @@ fn api_1_every_event_round_trips_through_json_and_redaction_hides_private_cards(
             let claimant = (0..4)
                 .map(Seat)
                 .filter(|s| *s != turn)
-                .find_map(|s| engine::bot::choose(&game, s).map(|a| (s, a)));
-            let (seat, action) =
-                claimant.unwrap_or_else(|| (turn, engine::bot::choose(&game, turn).expect("bot")));
+                .find_map(|s| game.bot_choice(s, engine::bot::Level::Normal).map(|a| (s, a)));
+            let (seat, action) = claimant.unwrap_or_else(|| {
+                (
+                    turn,
+                    game.bot_choice(turn, engine::bot::Level::Normal).expect("bot"),
+                )
+            });
             let (next, new) = game.apply(seat, action).expect("legal");
             game = next;
             events.extend(new);
@@ -436,7 +444,9 @@ fn every_event_names_the_seat_it_serialises() {
         let mut steps = 0;
         while game.status() == Status::Playing && steps < 2000 {
             let (seat, _) = game.turn().expect("playing");
-            let action = engine::bot::choose(&game, seat).expect("the bot acts in turn");
+            let action = game
+                .bot_choice(seat, engine::bot::Level::Normal)
+                .expect("the bot acts in turn");
             let (next, more) = game.apply(seat, action).expect("accepted");
             events.extend(more);
             game = next;

@@ -25,7 +25,9 @@ fn bot_goes_down_with_the_contract_and_lays_off() {
     let (mut game, _) = stacked_game(rules, 2, 0, vec![deck]);
     let mut seen = Vec::new();
     while game.turn().expect("playing").0 == Seat(1) {
-        let action = bot::choose(&game, Seat(1)).expect("the bot acts in turn");
+        let action = game
+            .bot_choice(Seat(1), bot::Level::Normal)
+            .expect("the bot acts in turn");
         seen.push(action.kind().name());
         game = play_all(&game, &[(1, action)]).0;
     }
@@ -56,7 +58,9 @@ fn bot_discards_its_costliest_dead_card() {
     let (mut game, _) = stacked_game(rules, 2, 0, vec![deck]);
     let mut last = None;
     while game.turn().expect("playing").0 == Seat(1) {
-        let action = bot::choose(&game, Seat(1)).expect("the bot acts in turn");
+        let action = game
+            .bot_choice(Seat(1), bot::Level::Normal)
+            .expect("the bot acts in turn");
         last = Some(action.clone());
         game = play_all(&game, &[(1, action)]).0;
     }
@@ -73,12 +77,12 @@ fn bot_claims_a_discard_that_fits_and_only_then() {
     let deck = stacked_deck(&rules, 3, 0, 1, &["2C 5D 8H JS", "", "KC KD QS"], "KS", "");
     let (game, _) = stacked_game(rules, 3, 0, vec![deck]);
     assert_eq!(
-        bot::choose(&game, Seat(2)),
+        game.bot_choice(Seat(2), bot::Level::Normal),
         Some(Action::Claim {}),
         "KS fits KC KD: ask May I"
     );
     assert_eq!(
-        bot::choose(&game, Seat(0)),
+        game.bot_choice(Seat(0), bot::Level::Normal),
         None,
         "KS fits only JS in 2C 5D 8H JS: no claim, and out of turn nothing else"
     );
@@ -92,7 +96,7 @@ fn bot_claims_a_discard_that_fits_and_only_then() {
         )],
     );
     assert_eq!(
-        bot::choose(&game, Seat(2)),
+        game.bot_choice(Seat(2), bot::Level::Normal),
         Some(Action::Claim {}),
         "a claim after the stock draw is still possible"
     );
@@ -108,9 +112,13 @@ fn bot_never_acts_for_a_seat_not_in_turn_except_claims() {
             0,
             vec![stacked_deck(&rules, 4, 0, 1, &[], "9C", "")],
         );
-        assert_eq!(bot::choose(&game, Seat(2)), None, "{variant} has no claims");
+        assert_eq!(
+            game.bot_choice(Seat(2), bot::Level::Normal),
+            None,
+            "{variant} has no claims"
+        );
         assert!(
-            bot::choose(&game, Seat(1)).is_some(),
+            game.bot_choice(Seat(1), bot::Level::Normal).is_some(),
             "{variant}: the player in turn always acts"
         );
     }
@@ -131,7 +139,9 @@ fn push_bot_pushes_and_lays_new_melds_after_its_contract() {
     let (mut game, _) = stacked_game(rules, 4, 0, vec![deck]);
     let mut seen = Vec::new();
     while game.turn().expect("playing").0 == Seat(1) {
-        let action = bot::choose(&game, Seat(1)).expect("the bot acts in turn");
+        let action = game
+            .bot_choice(Seat(1), bot::Level::Normal)
+            .expect("the bot acts in turn");
         seen.push(action.clone());
         game = play_all(&game, &[(1, action)]).0;
     }

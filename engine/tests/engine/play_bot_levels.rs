@@ -17,9 +17,9 @@ fn advance(mut game: Game, actions: usize) -> Game {
         let n = game.players();
         let claim = (1..n)
             .map(|k| Seat(((turn.index() + k) % n) as u8))
-            .find_map(|s| Level::Normal.choose(&game, s).map(|a| (s, a)));
+            .find_map(|s| game.bot_choice(s, Level::Normal).map(|a| (s, a)));
         let (seat, action) =
-            claim.unwrap_or_else(|| (turn, Level::Normal.choose(&game, turn).expect("acts")));
+            claim.unwrap_or_else(|| (turn, game.bot_choice(turn, Level::Normal).expect("acts")));
         game = play_checked(&game, seat, action, "advance").0;
         if game.status() != Status::Playing {
             break;
@@ -29,11 +29,13 @@ fn advance(mut game: Game, actions: usize) -> Game {
 }
 
 /// `game` with every card `seat` cannot see dealt again at random among the places it cannot
-/// see (other hands, but for the cards known to be in them, and the stock), through the saved
-/// form: a game that agrees with `game` on everything `seat` sees.
+/// see (other hands, but for the cards known to be in them, and the stock), and a seed drawn
+/// again, through the saved form: a game that agrees with `game` on everything `seat` sees,
+/// and on nothing it does not (its later deals, its bots' stream).
 fn reshuffle_unseen(game: &Game, seat: Seat, rng: &mut TestRng) -> Game {
     let mut json = serde_json::to_value(game).expect("serialises");
-    let knowledge = game.knowledge(Seat(((seat.index() + 1) % game.players()) as u8));
+    let seed = Seed::from_u64(rng.range(1_000, 1_000_000) as u64);
+    json["seed"] = serde_json::to_value(seed).expect("a seed serialises");
     let mut places: Vec<(Option<usize>, usize)> = Vec::new();
     for (i, hand) in json["hands"].as_array().expect("hands").iter().enumerate() {
         if i == seat.index() {
@@ -47,7 +49,6 @@ fn reshuffle_unseen(game: &Game, seat: Seat, rng: &mut TestRng) -> Game {
             }
         }
     }
-    let _ = knowledge;
     for k in 0..json["stock"].as_array().expect("stock").len() {
         places.push((None, k));
     }
@@ -147,11 +148,11 @@ fn the_same_game_gives_the_same_decision_and_a_replay_the_same_bots() {
         let mut moves = Vec::new();
         while game.status() == Status::Playing && moves.len() < 400 {
             let (turn, _) = game.turn().expect("playing");
-            let action = levels[turn.index()]
-                .choose(&game, turn)
+            let action = game
+                .bot_choice(turn, levels[turn.index()])
                 .expect("a bot in turn acts");
             assert_eq!(
-                levels[turn.index()].choose(&game, turn).as_ref(),
+                game.bot_choice(turn, levels[turn.index()]).as_ref(),
                 Some(&action),
                 "asked twice"
             );
@@ -198,15 +199,32 @@ fn a_bot_decides_from_what_its_seat_sees_only() {
                 "{context}: the two games differ in what the seat cannot see"
             );
             assert_eq!(other.hand(seat), game.hand(seat), "{context}");
+            assert_ne!(
+                other.commitment(),
+                game.commitment(),
+                "{context}: the seed is drawn again too"
+            );
             assert_eq!(
                 other.knowledge(seat),
                 game.knowledge(seat),
                 "{context}: the seat's knowledge"
             );
+            // The bots' stream is keyed by the seed (docs/bots.md#randomness), which the seat
+            // may not know: both games' bots are handed the first game's stream, so that what
+            // differs between the two is only what the seat cannot see.
+            let stream = game.bot_stream(seat);
             for level in [Level::Easy, Level::Normal, Level::Hard] {
-                let a = level.choose(&game, seat);
-                let b = level.choose(&other, seat);
-                assert_eq!(a, b, "{context} {level:?}: a hidden card changed the decision");
+                let a = level.choose(&game.knowledge(seat), &mut stream.clone());
+                let b = level.choose(&other.knowledge(seat), &mut stream.clone());
+                assert_eq!(
+                    a,
+                    game.bot_choice(seat, level),
+                    "{context} {level:?}: the game's bot decides from this knowledge and stream"
+                );
+                assert_eq!(
+                    a, b,
+                    "{context} {level:?}: a hidden card or the seed changed the decision"
+                );
                 if let Some(action) = a {
                     decisions += 1;
                     assert!(game.apply(seat, action).is_ok(), "{context} {level:?}: accepted");
@@ -237,7 +255,7 @@ fn hard_and_easy_make_only_legal_moves_out_of_turn_only_claims() {
                     if seat == turn {
                         continue;
                     }
-                    if let Some(a) = level.choose(&game, seat) {
+                    if let Some(a) = game.bot_choice(seat, level) {
                         assert_eq!(
                             a,
                             Action::Claim {},
@@ -251,7 +269,7 @@ fn hard_and_easy_make_only_legal_moves_out_of_turn_only_claims() {
                 }
             }
             let level = if step % 2 == 0 { Level::Hard } else { Level::Easy };
-            let action = level.choose(&game, turn).expect("a bot in turn acts");
+            let action = game.bot_choice(turn, level).expect("a bot in turn acts");
             let context = format!("{variant} step {step} {phase:?} {level:?}");
             game = play_checked(&game, turn, action, &context).0;
             if game.status() != Status::Playing || game.deal() > 1 {

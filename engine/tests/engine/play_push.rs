@@ -633,7 +633,9 @@ fn choice_push_a_leaver_in_partnerships_to_the_end() {
     while game.status() == engine::Status::Playing {
         let (seat, _) = game.turn().expect("a seat in turn");
         assert_ne!(seat, Seat(2), "the leaver is out of the rotation");
-        let action = engine::bot::choose(&game, seat).expect("a bot move");
+        let action = game
+            .bot_choice(seat, engine::bot::Level::Normal)
+            .expect("a bot move");
         let (next, events) = crate::play_helpers::play_checked(&game, seat, action, "bots");
         for e in &events {
             if let Event::DealEnded { scores: s, .. } = e {

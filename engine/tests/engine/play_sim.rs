@@ -296,7 +296,7 @@ fn play_game(config: GameConfig, seed: u64, players: &[Player]) -> Outcome {
                 continue;
             }
             let claim = match players[seat.index()] {
-                Player::Bot(level) => level.choose(&game, seat),
+                Player::Bot(level) => game.bot_choice(seat, level),
                 Player::Random => {
                     let listed = game.legal_actions(seat).contains(&LegalAction::Claim);
                     (listed && rng.below(4) == 0).then_some(Action::Claim {})
@@ -311,7 +311,7 @@ fn play_game(config: GameConfig, seed: u64, players: &[Player]) -> Outcome {
             Some(c) => c,
             None => {
                 let a = match players[turn.index()] {
-                    Player::Bot(level) => level.choose(&game, turn),
+                    Player::Bot(level) => game.bot_choice(turn, level),
                     Player::Random => random_action(&game, turn, &mut rng),
                 };
                 (
