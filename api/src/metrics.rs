@@ -26,6 +26,7 @@ pub struct Metrics {
     /// Games set aside by a background pass (their stored state does not load).
     set_aside: prometheus::IntCounter,
     bot_decisions: HistogramVec,
+    bot_moves_refused: IntCounterVec,
     /// Brought up to the process's count as it is served (`telemetry::traces`).
     spans_dropped: prometheus::IntCounter,
 }
@@ -198,6 +199,14 @@ impl Metrics {
             &["level"],
         )
         .expect("valid metric");
+        let bot_moves_refused = IntCounterVec::new(
+            Opts::new(
+                "continental_bot_moves_refused_total",
+                "Bot proposals the game refused (or, in the bot's turn, no move found), by level: each played as normal's move or the simplest legal one instead.",
+            ),
+            &["level"],
+        )
+        .expect("valid metric");
         let spans_dropped = prometheus::IntCounter::new(
             "continental_trace_spans_dropped_total",
             "Spans not exported because the export queue was full (a collector down or slow); 0 when traces are off.",
@@ -207,6 +216,7 @@ impl Metrics {
             Box::new(requests) as Box<dyn prometheus::core::Collector>,
             Box::new(spans_dropped.clone()),
             Box::new(bot_decisions.clone()),
+            Box::new(bot_moves_refused.clone()),
             Box::new(webhooks.clone()),
             Box::new(timeouts.clone()),
             Box::new(set_aside.clone()),
@@ -229,6 +239,9 @@ impl Metrics {
                 }
             }
         }
+        for level in <engine::bot::Level as strum::IntoEnumIterator>::iter() {
+            bot_moves_refused.with_label_values(&[crate::wire::level_name(level).as_str()]);
+        }
         for kind in ["unavailable", "other"] {
             database_errors.with_label_values(&[kind]);
         }
@@ -250,8 +263,14 @@ impl Metrics {
             timeouts,
             set_aside,
             bot_decisions,
+            bot_moves_refused,
             spans_dropped,
         }
+    }
+
+    /// Counts a bot of `level` (its name) whose proposal the game refused.
+    pub fn bot_move_refused(&self, level: &str) {
+        self.bot_moves_refused.with_label_values(&[level]).inc();
     }
 
     /// Records how long a bot of `level` (its name) took to decide, apart from the requests.

@@ -2,8 +2,14 @@
 //! Every deal seed is played again with the seats swapped (heads-up) or rotated (tables of
 //! four), so the luck of the cards cancels. Prints, per pairing, the games, the share won
 //! with its 95 % (Wilson) interval and the mean points per deal between the two on the same
-//! cards; per level, decisions per second and the mean and p99 time of one decision; per
-//! variant, the CPU a whole table of one level costs. Times are the thread's CPU time.
+//! cards; per level, decisions per second and the mean and p99 time of one decision (its turn
+//! moves and its claims apart); per variant, the CPU a whole table of one level costs. Times
+//! are the thread's CPU time.
+//!
+//! The bots are driven through the engine's entry points the service calls:
+//! [`Game::bot_move`] for a turn's move and for a claim out of turn (which decides it by
+//! `engine::bot::claim`), settled as the service settles it (a refused move falls back to
+//! `normal`'s, then the simplest; the harness counts any such fallback and prints it).
 //!
 //! ```text
 //! cargo run --release -p continental-engine --example strength -- --seeds 100
@@ -80,9 +86,12 @@ fn name(level: Level) -> &'static str {
     }
 }
 
-/// Decision times per level.
+/// Decision times per level (turn moves, and claims apart), and the moves the game refused.
 #[derive(Default)]
-struct Clock(BTreeMap<&'static str, Vec<Duration>>);
+struct Clock {
+    times: BTreeMap<String, Vec<Duration>>,
+    refused: BTreeMap<&'static str, u32>,
+}
 
 /// The CPU time this thread has used: what a decision costs on one core, however busy the
 /// machine's other cores and processes are.
@@ -92,14 +101,23 @@ fn cpu_time() -> Duration {
 }
 
 impl Clock {
-    fn time(&mut self, level: Level, f: impl FnOnce() -> Option<engine::Action>) -> Option<engine::Action> {
+    /// The move of a bot of `level` in `seat` (`what`: a turn's move or a claim), timed, as
+    /// the service plays it ([`Game::bot_move`]).
+    fn bot_move(&mut self, game: &Game, seat: Seat, level: Level, what: &str) -> Option<engine::Action> {
         let start = cpu_time();
-        let out = f();
-        self.0
-            .entry(name(level))
+        let settled = game.bot_move(seat, level);
+        let key = match what {
+            "turn" => name(level).to_owned(),
+            _ => format!("{}, {what}", name(level)),
+        };
+        self.times
+            .entry(key)
             .or_default()
             .push(cpu_time().saturating_sub(start));
-        out
+        if settled.refused.is_some() {
+            *self.refused.entry(name(level)).or_default() += 1;
+        }
+        settled.action
     }
 }
 
@@ -116,14 +134,14 @@ fn play(rules: &Ruleset, levels: &[Level], seed: u64, clock: &mut Clock) -> Game
             for k in 1..levels.len() {
                 let seat = Seat(u8::try_from((turn.index() + k) % levels.len()).expect("few seats"));
                 let level = levels[seat.index()];
-                if let Some(claim) = clock.time(level, || game.bot_choice(seat, level)) {
+                if let Some(claim) = clock.bot_move(&game, seat, level, "claims") {
                     game = game.apply(seat, claim).expect("a bot's claim is accepted").0;
                 }
             }
         }
         let level = levels[turn.index()];
         let action = clock
-            .time(level, || game.bot_choice(turn, level))
+            .bot_move(&game, turn, level, "turn")
             .expect("a bot in turn always acts");
         let next = game.apply(turn, action).expect("a bot's actions are accepted").0;
         if next.turn() != Some((turn, Phase::Draw)) {
@@ -309,7 +327,7 @@ fn main() {
     println!();
     println!("| level | decisions | decisions/s | mean ms | p99 ms | max ms |");
     println!("|---|---|---|---|---|---|");
-    for (level, times) in &mut clock.0 {
+    for (level, times) in &mut clock.times {
         times.sort();
         let total: Duration = times.iter().sum();
         println!(
@@ -320,6 +338,9 @@ fn main() {
             percentile(times, 0.99).as_secs_f64() * 1e3,
             times.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
         );
+    }
+    for (level, refused) in &clock.refused {
+        println!("\n{level}: {refused} moves refused by the game, played as the fallback chain chose");
     }
     if !solo {
         return;

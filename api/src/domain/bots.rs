@@ -4,7 +4,7 @@
 //! seat on autopilot. At a person's table the bot in turn plays one move at a time, each when
 //! its pace and the claim window allow ([`Table::bot_at`], played by `service::deadlines`).
 
-use engine::bot::Level;
+use engine::bot::{BotMove, Level, Refused};
 use engine::{Action, Game, LegalAction, Seat};
 
 use super::table::{Applied, SeatKind, Table, TableError};
@@ -19,13 +19,6 @@ pub fn thinks_apart(level: Level) -> bool {
     matches!(level, Level::Hard)
 }
 
-/// The level at which a bot of `level` decides a claim out of turn: inline, in whichever
-/// change offered the discard, because the claim must be asked before the player in turn
-/// draws from the stock. A bot that searches weighs it as `normal` does.
-fn claims_as(level: Level) -> Level {
-    if thinks_apart(level) { Level::Normal } else { level }
-}
-
 impl Table {
     /// Lets the bot seats play (their turns, and "May I?" claims out of turn) until a person,
     /// or a bot that thinks apart, must act, counting each accepted bot action. With
@@ -38,19 +31,51 @@ impl Table {
                 break;
             }
             let Some(game) = &self.game else { break };
-            let Some((seat, action)) = self.bot_move(game, stand_in) else {
+            let Some((seat, level, settled)) = self.bot_move(game, stand_in, applied) else {
                 break;
             };
-            self.play_for_bot(seat, action, applied);
+            self.play_settled(seat, level, settled, applied);
         }
         applied.turn_passed |= turns_before;
     }
 
-    /// Plays `action` for bot `seat`. The engine's bot only proposes accepted moves; should
-    /// one be refused, the bot leaves rather than stall the table.
-    pub(super) fn play_for_bot(&mut self, seat: Seat, action: Action, applied: &mut Applied) {
-        if let Err(e) = self.step(seat, action.clone(), applied) {
-            tracing::warn!(seat = seat.0, error = %e, ?action, "bot move refused; the bot leaves");
+    /// Plays for bot `seat` (of `level`) what its level proposed, as the engine settles it
+    /// ([`Game::settle_bot_move`]): the proposal if the game takes it, else `normal`'s move,
+    /// else the simplest legal one. A bot's mistake never ends the game.
+    pub(super) fn play_for_bot(
+        &mut self,
+        seat: Seat,
+        level: Level,
+        proposed: Option<Action>,
+        applied: &mut Applied,
+    ) {
+        let Some(game) = &self.game else { return };
+        let settled = game.settle_bot_move(seat, proposed);
+        self.play_settled(seat, level, settled, applied);
+    }
+
+    /// Plays a settled bot move, logging and counting (in `applied`) a refused proposal. Only
+    /// when the game takes nothing at all from the seat in its turn (never seen) does the bot
+    /// leave rather than stall the table.
+    fn play_settled(&mut self, seat: Seat, level: Level, settled: BotMove, applied: &mut Applied) {
+        if let Some(refused) = &settled.refused {
+            note_refused(seat, level, refused, applied);
+        }
+        let in_turn = self
+            .game
+            .as_ref()
+            .and_then(Game::turn)
+            .is_some_and(|(turn, _)| turn == seat);
+        let played = match settled.action {
+            Some(action) => self.step(seat, action, applied).is_ok(),
+            None => !in_turn,
+        };
+        if !played {
+            tracing::warn!(
+                seat = seat.0,
+                ?level,
+                "the game takes no move from the bot in turn; the bot leaves"
+            );
             let _ = self.step(seat, Action::Leave {}, applied);
         }
     }
@@ -116,16 +141,27 @@ impl Table {
     }
 
     /// A bot's claim out of turn first (it must come before the player in turn draws), else the
-    /// move of the bot in turn, unless it thinks apart.
-    fn bot_move(&self, game: &Game, stand_in: Option<Seat>) -> Option<(Seat, Action)> {
+    /// move of the bot in turn, unless it thinks apart. Both through the engine's
+    /// [`Game::bot_move`], claims by `engine::bot::claim` at every level (a `hard` bot's too:
+    /// cheap, docs/bots.md#claims), as the strength harness plays them. A refused claim is
+    /// noted in `applied` and not asked.
+    fn bot_move(
+        &self,
+        game: &Game,
+        stand_in: Option<Seat>,
+        applied: &mut Applied,
+    ) -> Option<(Seat, Level, BotMove)> {
         if game.status() != engine::Status::Playing {
             return None;
         }
         let (turn, _) = game.turn()?;
         let bots = self.played_by_server(stand_in);
         for (seat, level) in bots.clone().filter(|(s, _)| *s != turn) {
-            if let Some(claim @ Action::Claim {}) = game.bot_choice(seat, claims_as(level)) {
-                return Some((seat, claim));
+            let settled = claim_of(game, seat, level);
+            match (&settled.action, &settled.refused) {
+                (Some(_), _) => return Some((seat, level, settled)),
+                (None, Some(refused)) => note_refused(seat, level, refused, applied),
+                (None, None) => {}
             }
         }
         let (seat, level) = bots.into_iter().find(|(s, _)| *s == turn)?;
@@ -134,7 +170,7 @@ impl Table {
         if thinks_apart(level) || (self.paces() && stand_in != Some(seat)) {
             return None;
         }
-        game.bot_choice(seat, level).map(|a| (seat, a))
+        Some((seat, level, game.bot_move(seat, level)))
     }
 
     /// Whether a person (a player's seat not on autopilot, still in the game) sits at this
@@ -173,15 +209,119 @@ impl Table {
         if let Some((seat, level)) = self.paced_seat()
             && !thinks_apart(level)
         {
-            // The bot's level always has a move in turn; should it not, it leaves rather than
-            // stall the table.
-            let action = game
-                .bot_choice(seat, level)
-                .or_else(|| game.bot_choice(seat, Level::Normal))
-                .unwrap_or(Action::Leave {});
-            self.play_for_bot(seat, action, &mut applied);
+            let settled = game.bot_move(seat, level);
+            self.play_settled(seat, level, settled, &mut applied);
         }
         self.run_bots(&mut applied, None);
         Ok(applied)
+    }
+}
+
+/// What bot `seat` of `level` does out of turn: its claim, by the engine's one claim path
+/// ([`Game::bot_move`], which asks `engine::bot::claim`), settled.
+pub(super) fn claim_of(game: &Game, seat: Seat, level: Level) -> BotMove {
+    game.bot_move(seat, level)
+}
+
+/// Logs a bot's refused proposal and keeps it in `applied`, for the service to count
+/// (`continental_bot_moves_refused_total`).
+fn note_refused(seat: Seat, level: Level, refused: &Refused, applied: &mut Applied) {
+    let instead: &'static str = refused.instead.into();
+    match &refused.error {
+        Some(error) => tracing::warn!(
+            seat = seat.0, ?level, proposed = ?refused.proposed, %error, instead,
+            "bot move refused; played instead"
+        ),
+        None => tracing::warn!(
+            seat = seat.0,
+            ?level,
+            instead,
+            "bot found no move in its turn; played instead"
+        ),
+    }
+    applied.bots_refused.push(level);
+}
+
+#[cfg(test)]
+mod tests {
+    use engine::bot::{self, Level};
+    use engine::{Action, GameConfig, Phase, Ruleset, Seat, Seed, Status, Variant};
+
+    use super::*;
+    use crate::domain::{SeatKind, SeatRecord};
+
+    /// A dealt two-seat `may_i` table: Ann at seat 0, a `hard` bot at seat 1, in turn.
+    fn ann_and_a_hard_bot() -> Table {
+        let seat = |kind, name: Option<&str>, level| SeatRecord {
+            name: name.map(Into::into),
+            kind,
+            generation: 0,
+            timeouts: 0,
+            level,
+            autopilot: None,
+            reserved: false,
+            reserve_ms: None,
+        };
+        let mut config = GameConfig::new(Ruleset::default_for(Variant::MayI), 2);
+        config.first_dealer = Some(Seat(0));
+        let seats = vec![
+            seat(SeatKind::Player, Some("Ann"), None),
+            seat(SeatKind::Bot, None, Some(Level::Hard)),
+        ];
+        let mut table = Table::new(config, Seed::from_u64(3), seats).expect("a table");
+        table.start_if_full(2026).expect("dealt");
+        table
+    }
+
+    #[test]
+    fn a_refused_bot_move_falls_back_and_the_game_goes_on() {
+        let mut table = ann_and_a_hard_bot();
+        let game = table.game().expect("a game");
+        assert_eq!(game.turn(), Some((Seat(1), Phase::Draw)), "the bot leads");
+        // A discard before the draw: the game refuses it.
+        let card = game.hand(Seat(1))[0];
+        let applied = table
+            .play_bot(Seat(1), Level::Hard, Some(Action::Discard { card }))
+            .expect("played");
+        assert_eq!(
+            applied.bots_refused,
+            vec![Level::Hard],
+            "the refusal is kept to be counted"
+        );
+        let game = table.game().expect("a game");
+        assert_eq!(game.status(), Status::Playing);
+        assert!(game.is_active(Seat(1)), "the bot did not leave");
+        assert_eq!(
+            game.turn(),
+            Some((Seat(1), Phase::Play)),
+            "normal's move, a draw, stood in"
+        );
+        // No move at all in its turn: normal's again.
+        let applied = table.play_bot(Seat(1), Level::Hard, None).expect("played");
+        assert_eq!(applied.bots_refused, vec![Level::Hard]);
+        assert!(applied.actions >= 1, "a move was played");
+        let game = table.game().expect("a game");
+        assert!(game.is_active(Seat(1)) && game.status() == Status::Playing);
+    }
+
+    #[test]
+    fn the_service_asks_a_hard_bots_claim_of_the_engines_claim_path() {
+        let config = GameConfig::new(Ruleset::default_for(Variant::MayI), 4);
+        let (mut game, _) = Game::new(config, Seed::from_u64(21)).expect("setup");
+        let mut claims = 0;
+        for _ in 0..300 {
+            if game.status() != Status::Playing {
+                break;
+            }
+            let (turn, _) = game.turn().expect("playing");
+            for seat in (0..4).map(Seat).filter(|s| *s != turn) {
+                let engine = bot::claim(Level::Hard, &game.knowledge(seat), &mut game.bot_stream(seat));
+                assert_eq!(claim_of(&game, seat, Level::Hard).action, engine, "seat {seat}");
+                claims += usize::from(engine.is_some());
+            }
+            let action = game.bot_move(turn, Level::Normal).action.expect("a move in turn");
+            game = game.apply(turn, action).expect("accepted").0;
+        }
+        assert!(claims > 0, "claims were asked ({claims})");
     }
 }

@@ -242,6 +242,9 @@ pub struct Applied {
     pub actions: i64,
     /// Whether the turn passed (or a deal began): the next turn's clock starts.
     pub turn_passed: bool,
+    /// The level of each bot whose proposal the game refused in this change (played as the
+    /// engine's fallback chose, and logged): for the service to count.
+    pub bots_refused: Vec<Level>,
 }
 
 /// Where the game stands between two actions, to tell when the turn passed or the game ended.
@@ -573,17 +576,24 @@ impl Table {
         Ok(applied)
     }
 
-    /// Plays the move a bot that thinks apart chose for `seat` (see [`Table::bot_due`]), then
-    /// lets the other bots play as after any change.
+    /// Plays the move a bot of `level` that thinks apart chose for `seat` (see
+    /// [`Table::bot_due`]), settled by the engine (`None`, or a move the game refuses, falls
+    /// back to `normal`'s move, then the simplest), then lets the other bots play as after
+    /// any change.
     ///
     /// # Errors
     /// [`TableError::NotStarted`] when there is no game.
-    pub fn play_bot(&mut self, seat: Seat, action: Action) -> Result<Applied, TableError> {
+    pub fn play_bot(
+        &mut self,
+        seat: Seat,
+        level: Level,
+        chosen: Option<Action>,
+    ) -> Result<Applied, TableError> {
         self.game()?;
         // Its move is made: the next one waits for its own pace.
         self.bot_at = None;
         let mut applied = Applied::default();
-        self.play_for_bot(seat, action, &mut applied);
+        self.play_for_bot(seat, level, chosen, &mut applied);
         self.run_bots(&mut applied, None);
         Ok(applied)
     }

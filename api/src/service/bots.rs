@@ -13,7 +13,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use engine::bot::Level;
-use engine::{Action, Seat};
 use tokio::sync::{Semaphore, mpsc};
 use uuid::Uuid;
 
@@ -239,10 +238,10 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
             }
             let mut table = Table::load(row.id, &row.state)?;
             let before = super::played_by(&table);
-            let action = chosen.clone().unwrap_or_else(|| fallback(&table, seat));
-            let applied = table.play_bot(seat, action)?;
+            let applied = table.play_bot(seat, level, chosen.clone())?;
             table.rearm(applied.turn_passed, now, second_ms);
             let version = row.version + applied.actions.max(1);
+            super::count_refused(&state.metrics, &applied);
             let events = event_rows(applied, row.webhook_url.is_some())?;
             let queued = events.iter().any(|e| e.public.is_some());
             tracing::debug!(game = %row.id, version, seat = seat.0, ?level, "bot moved");
@@ -267,14 +266,4 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     }
     state.pace.arm(id, bot_at);
     Ok(played)
-}
-
-/// What a bot plays when its level found nothing to do in its turn: the `normal` bot's move,
-/// else it leaves, so that the table never stalls on it.
-fn fallback(table: &Table, seat: Seat) -> Action {
-    table
-        .game
-        .as_ref()
-        .and_then(|game| game.bot_choice(seat, Level::Normal))
-        .unwrap_or(Action::Leave {})
 }

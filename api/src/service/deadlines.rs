@@ -116,6 +116,9 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
                 false if due => table.time_out()?,
                 false => None,
             };
+            if let Some(applied) = &applied {
+                super::count_refused(&state.metrics, applied);
+            }
             let (version, events) = match applied {
                 Some(applied) if paced => {
                     table.rearm(applied.turn_passed, now, second_ms);

@@ -80,6 +80,7 @@ pub async fn create_game(
         });
     }
     let deadline = table.due_at(now, state.second_ms());
+    super::count_refused(&state.metrics, &started);
     let mut new = new_game(id, tenant.as_str(), &table, version, started, webhook, deadline)?;
     new.bot_tables = bot_tables;
     let response = StoredResponse {
@@ -174,6 +175,7 @@ pub async fn join_game(
             table.rearm(started.turn_passed, now, state.second_ms());
             // The join, then every bot action the deal set off.
             let version = row.version + 1 + started.actions;
+            super::count_refused(&state.metrics, &started);
             let events = event_rows(started.after([joined]), row.webhook_url.is_some())?;
             let status = table.status();
             let response = StoredResponse {

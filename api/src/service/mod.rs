@@ -30,6 +30,7 @@ use uuid::Uuid;
 
 use crate::domain::{Applied, Table};
 use crate::error::ApiError;
+use crate::metrics::Metrics;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
 use crate::store::{BotTableLimit, NewEvent, SeatRow, Store, now_ms};
@@ -80,6 +81,15 @@ fn seat_row(table: &Table, seat: u8) -> Vec<SeatRow> {
     seat_rows(table).filter(|s| s.seat == i64::from(seat)).collect()
 }
 
+/// Counts the bots' proposals the game refused in a change (`Applied::bots_refused`, each
+/// played around and logged by the table). A change decided again after a write conflict
+/// counts its refusals again: each was a proposal refused.
+fn count_refused(metrics: &Metrics, applied: &Applied) {
+    for level in &applied.bots_refused {
+        metrics.bot_move_refused(&crate::wire::level_name(*level));
+    }
+}
+
 /// What a change logged as rows of the events table, each with the step of the game's
 /// record that begins there; with `webhook`, each with its public copy for the outbox.
 fn event_rows(applied: Applied, webhook: bool) -> Result<Vec<NewEvent>, ApiError> {
@@ -118,4 +128,51 @@ pub(crate) async fn set_aside_if_broken(state: &AppState, id: Uuid, error: &ApiE
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use engine::bot::Level;
+    use engine::{Action, GameConfig, Ruleset, Seat, Seed, Variant};
+
+    use super::*;
+    use crate::domain::{SeatKind, SeatRecord};
+
+    #[test]
+    fn a_bots_refused_move_is_counted_by_its_level() {
+        let seat = |kind, level| SeatRecord {
+            name: Some("Ann".into()),
+            kind,
+            generation: 0,
+            timeouts: 0,
+            level,
+            autopilot: None,
+            reserved: false,
+            reserve_ms: None,
+        };
+        let mut config = GameConfig::new(Ruleset::default_for(Variant::MayI), 2);
+        config.first_dealer = Some(Seat(0));
+        let seats = vec![
+            seat(SeatKind::Player, None),
+            seat(SeatKind::Bot, Some(Level::Hard)),
+        ];
+        let mut table = Table::new(config, Seed::from_u64(3), seats).expect("a table");
+        table.start_if_full(2026).expect("dealt");
+        let card = table.game().expect("a game").hand(Seat(1))[0];
+        let applied = table
+            .play_bot(Seat(1), Level::Hard, Some(Action::Discard { card }))
+            .expect("played");
+        let metrics = Metrics::new();
+        let series = |level: &str| format!("continental_bot_moves_refused_total{{level=\"{level}\"}}");
+        assert!(
+            metrics.render().contains(&format!("{} 0", series("hard"))),
+            "starts at 0"
+        );
+        count_refused(&metrics, &applied);
+        let rows = event_rows(applied, false).expect("rows");
+        assert!(!rows.is_empty(), "normal's move stood in and was logged");
+        let text = metrics.render();
+        assert!(text.contains(&format!("{} 1", series("hard"))), "{text}");
+        assert!(text.contains(&format!("{} 0", series("normal"))), "{text}");
+    }
 }

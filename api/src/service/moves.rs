@@ -77,6 +77,7 @@ pub async fn act(
         } else {
             let applied = traces::apply(kind.name()).in_scope(|| table.apply(Seat(seat), action.clone()))?;
             table.rearm(applied.turn_passed, now, state.second_ms());
+            super::count_refused(&state.metrics, &applied);
             // Leaving, or a move of one's own taking the seat back from autopilot.
             let seats = super::seats_changed(&before, &table);
             (applied.actions, seats, event_rows(applied, webhook)?)
@@ -178,6 +179,7 @@ pub async fn autopilot(
             let applied = table.set_autopilot(Seat(claims.seat), level)?;
             table.rearm(applied.turn_passed, now, state.second_ms());
             let actions = applied.actions;
+            super::count_refused(&state.metrics, &applied);
             let events = event_rows(applied, row.webhook_url.is_some())?;
             let queued = events.iter().any(|e| e.public.is_some());
             let version = row.version + actions;

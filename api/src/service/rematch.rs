@@ -105,6 +105,7 @@ async fn create(
     let version = 1 + started.actions;
     // No limit on tables of bots alone: a rematch of bots alone is asked for by its studio,
     // with a server key, and a server with keys has no such limit (docs/operations.md#bots).
+    super::count_refused(&state.metrics, &started);
     let new = new_game(
         next,
         &origin.tenant,
@@ -160,6 +161,7 @@ async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResp
             let started = table.start_if_full(super::utc_year())?;
             let now = now_ms();
             table.rearm(started.turn_passed, now, state.second_ms());
+            super::count_refused(&state.metrics, &started);
             let version = row.version + 1 + started.actions;
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {

@@ -227,6 +227,7 @@ pub async fn seat_bot(
             // keys leaves its tables to each studio (docs/operations.md#bots).
             let seats = super::seat_row(&table, seat);
             let bot_at = table.bot_at;
+            super::count_refused(&state.metrics, &applied);
             studio_update(row, &table, applied, seats, table.due_at(now, state.second_ms())).map(|o| {
                 Outcome {
                     update: o.update,

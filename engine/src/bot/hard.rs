@@ -37,6 +37,15 @@ const MAX_ACTIONS: u32 = 80;
 /// What not being down yet is reckoned to cost, in the variant's points.
 const NOT_DOWN: f64 = 25.0;
 
+/// `hard`'s claim out of turn: `normal`'s rule. A claim is answered inside whichever request
+/// offered the discard, before the player in turn draws, where no search may hold a person's
+/// move; the service and the strength harness both take it from here ([`super::claim`]), so
+/// the `hard` that is measured is the one that plays. (`choose` out of turn would search the
+/// claim: [`super::Level::choose`] never asks it to.)
+pub(super) fn claim(knowledge: &Knowledge, _rng: &mut BotRng) -> Option<Action> {
+    normal::choose(knowledge)
+}
+
 /// `hard`'s action for its seat now (see the module's docs), from what the seat knows and the
 /// bots' stream: nothing else reaches it.
 ///

@@ -14,7 +14,7 @@ mod normal;
 mod view;
 
 use crate::game::Action;
-pub use crate::game::{BotRng, Knowledge};
+pub use crate::game::{BotMove, BotRng, Instead, Knowledge, Refused};
 
 /// How well a bot plays ([bots](https://github.com/continental-rummy/continental/blob/main/docs/bots.md)): what a
 /// game's creator chooses for a bot seat.
@@ -36,12 +36,31 @@ pub enum Level {
 impl Level {
     /// The action a bot of this level takes for the seat of `knowledge` now, or `None` when it
     /// has nothing to do, from that seat's knowledge and the bots' stream only. Every action
-    /// returned is one the game accepts; out of turn, only a claim.
+    /// returned is one the game accepts; out of turn, only a claim, decided by [`claim`].
     pub fn choose(self, knowledge: &Knowledge, rng: &mut BotRng) -> Option<Action> {
+        if knowledge.turn().is_some_and(|(turn, _)| turn != knowledge.seat()) {
+            return claim(self, knowledge, rng);
+        }
         match self {
             Level::Easy => easy::choose(knowledge, rng),
             Level::Normal => normal::choose(knowledge),
             Level::Hard => hard::choose(knowledge, rng),
         }
+    }
+}
+
+/// A bot's claim out of turn ("May I?", docs/bots.md#claims): `Some(Action::Claim {})` to ask
+/// for the discard on offer, `None` to let it go (and `None` in the seat's own turn). The one
+/// claim path: [`Level::choose`] takes it out of turn, so the service (which must answer a
+/// claim inside whichever request offered the discard) and the strength harness decide every
+/// bot's claims here. Cheap at every level: `hard` claims by `normal`'s rule.
+pub fn claim(level: Level, knowledge: &Knowledge, rng: &mut BotRng) -> Option<Action> {
+    if knowledge.turn().is_none_or(|(turn, _)| turn == knowledge.seat()) {
+        return None;
+    }
+    match level {
+        Level::Easy => easy::claim(knowledge, rng),
+        Level::Normal => normal::choose(knowledge),
+        Level::Hard => hard::claim(knowledge, rng),
     }
 }

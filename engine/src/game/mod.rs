@@ -21,6 +21,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use strum::IntoEnumIterator;
 
 pub use action::{Action, ActionError, ActionKind, DrawSource};
+pub use bots::{BotMove, Instead, Refused};
 pub use event::{DealEnd, Event, LaidMeld};
 pub use hints::{Hints, LayoffHint};
 pub use knowledge::{BotRng, Knowledge};

@@ -1,8 +1,8 @@
 //! The bot levels (docs/bots.md): what a seat may know, the bots' own random stream, and that
 //! `easy` and `hard` decide from their seat's knowledge only, reproducibly, legally.
 
-use engine::bot::Level;
-use engine::{Action, DrawSource, Game, GameConfig, Ruleset, Seat, Seed, Status, Variant};
+use engine::bot::{self, Instead, Level};
+use engine::{Action, DrawSource, Game, GameConfig, Phase, Ruleset, Seat, Seed, Status, Variant};
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
@@ -277,4 +277,117 @@ fn hard_and_easy_make_only_legal_moves_out_of_turn_only_claims() {
             }
         }
     }
+}
+
+/// A move the game refuses from `seat` now: a discard before the draw, a draw after it.
+fn refused_move(game: &Game, seat: Seat, phase: Phase) -> Action {
+    match phase {
+        Phase::Draw => Action::Discard {
+            card: game.hand(seat)[0],
+        },
+        Phase::Play => Action::Draw {
+            source: DrawSource::Stock,
+        },
+    }
+}
+
+#[test]
+fn a_refused_bot_move_falls_back_to_normals_and_the_game_goes_on() {
+    for variant in Variant::ALL {
+        // Seat 0's level is broken: every move it proposes is refused, or it finds none.
+        let players = if variant == Variant::Push { 4 } else { 2 };
+        let config = GameConfig::new(Ruleset::default_for(variant), players);
+        let (mut game, _) = Game::new(config, Seed::from_u64(11)).expect("setup");
+        let mut refused = 0;
+        for step in 0..5_000 {
+            if game.status() != Status::Playing {
+                break;
+            }
+            let (turn, phase) = game.turn().expect("playing");
+            let context = format!("{variant} step {step} {phase:?}");
+            let other = Seat(((turn.index() + 1) % players) as u8);
+            // Out of turn, a refused claim is not asked; nothing stands in for it.
+            let claim = game.settle_bot_move(other, Some(refused_move(&game, other, Phase::Draw)));
+            assert_eq!(claim.action, None, "{context}: out of turn");
+            assert_eq!(
+                claim.refused.map(|r| r.instead),
+                Some(Instead::Nothing),
+                "{context}"
+            );
+            let proposed = match turn {
+                Seat(0) if step % 5 == 0 => None,
+                Seat(0) => Some(refused_move(&game, turn, phase)),
+                _ => game.bot_choice(turn, Level::Normal),
+            };
+            let settled = game.settle_bot_move(turn, proposed.clone());
+            if turn == Seat(0) {
+                let why = settled
+                    .refused
+                    .as_ref()
+                    .expect("the broken level's move is refused");
+                assert_eq!(why.proposed, proposed, "{context}");
+                assert_eq!(
+                    why.error.is_some(),
+                    proposed.is_some(),
+                    "{context}: the game's reason"
+                );
+                assert_eq!(why.instead, Instead::Normal, "{context}");
+                assert_eq!(
+                    settled.action,
+                    game.bot_choice(turn, Level::Normal),
+                    "{context}: normal's move stands in"
+                );
+                refused += 1;
+            } else {
+                assert_eq!(settled.refused, None, "{context}: normal's own move is taken");
+            }
+            let action = settled.action.expect("a move in turn, always");
+            game = play_checked(&game, turn, action, &context).0;
+        }
+        assert_eq!(
+            game.status(),
+            Status::Finished,
+            "{variant}: the game played to its end"
+        );
+        assert!(game.is_active(Seat(0)), "{variant}: the broken bot never left");
+        assert!(refused > 10, "{variant}: refusals met ({refused})");
+    }
+}
+
+#[test]
+fn the_claim_path_is_one_whatever_the_caller() {
+    // The service and the strength harness both play a bot out of turn through
+    // `Game::bot_move`; its claim is `bot::claim`'s, at every level.
+    let config = GameConfig::new(Ruleset::default_for(Variant::MayI), 4);
+    let (mut game, _) = Game::new(config, Seed::from_u64(21)).expect("setup");
+    let mut claims = 0;
+    for step in 0..400 {
+        if game.status() != Status::Playing {
+            break;
+        }
+        let (turn, _) = game.turn().expect("playing");
+        for s in 0..4u8 {
+            let seat = Seat(s);
+            for level in [Level::Easy, Level::Normal, Level::Hard] {
+                let claim = bot::claim(level, &game.knowledge(seat), &mut game.bot_stream(seat));
+                if seat == turn {
+                    assert_eq!(claim, None, "step {step}: no claim in one's own turn");
+                    continue;
+                }
+                assert_eq!(
+                    game.bot_move(seat, level).action,
+                    claim,
+                    "step {step} seat {seat} {level:?}"
+                );
+                assert_eq!(
+                    game.bot_choice(seat, level),
+                    claim,
+                    "step {step} seat {seat} {level:?}"
+                );
+                claims += usize::from(claim.is_some());
+            }
+        }
+        game = advance(game, 1);
+    }
+    assert!(claims > 5, "claims were asked ({claims})");
 }
