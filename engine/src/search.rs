@@ -576,3 +576,38 @@ pub fn find_layoffs(rules: &Ruleset, hand: &[Card], table: &[Reading]) -> Vec<La
     }
     out
 }
+
+/// One new meld from `hand` at its variant's shortest (a set or a run), the one that needs
+/// the fewest wilds, runs first on a tie; `None` when the hand holds none. For the variants
+/// that let a player lay new melds once down (`push`): what it returns is what
+/// [`read`](crate::read) accepts.
+pub fn find_meld(rules: &Ruleset, hand: &[Card]) -> Option<Reading> {
+    if hand.len() > usize::from(u8::MAX) {
+        return None;
+    }
+    let search = Search::new(rules);
+    let counts = counts_of(hand);
+    let budget = search.wilds_left(&counts);
+    let mut kinds = vec![MeldKind::Run];
+    if rules.sets_allowed() {
+        kinds.push(MeldKind::Set);
+    }
+    kinds
+        .into_iter()
+        .filter_map(|kind| {
+            search
+                .plans(kind, rules.min_len(kind), &counts, budget)
+                .into_iter()
+                .find_map(|plan| {
+                    let holes = plan.holes();
+                    let mut left = counts;
+                    take(&mut left, &plan);
+                    search
+                        .realise(std::slice::from_ref(&plan), &left)
+                        .and_then(|mut r| r.pop())
+                        .map(|reading| (holes, reading))
+                })
+        })
+        .min_by_key(|(holes, _)| *holes)
+        .map(|(_, reading)| reading)
+}

@@ -11,22 +11,24 @@ use crate::card::Card;
 use crate::game::{Action, BotRng, DrawSource, Game, Knowledge, LegalAction, Phase, Seat, Status};
 use crate::ruleset::{Ruleset, Scoring, Variant};
 
-/// Fewest sampled deals per candidate.
-const MIN_SAMPLES: usize = 6;
+/// Fewest sampled deals per candidate in a round of the halving.
+const MIN_SAMPLES: usize = 4;
 /// Discards tried: the best ones by `normal`'s order.
 const DISCARDS: usize = 5;
 
-/// The fixed budget of a decision: playouts, shared among the candidates, and the turns of
+/// The fixed budget of a decision: playouts, shared among the candidates by sequential
+/// halving ([`choose`]), and the turns of
 /// the deciding seat each runs for after the decision's own. Counted, never timed, so that a
 /// decision is the same on any machine; sized per variant so that one decision stays within
 /// 50 ms on one core (docs/bots.md#cost): `continental`'s search for a way out is the
 /// costliest, then `contract_7`'s long hands and `push`'s crowded table.
 fn budget(rules: &Ruleset, players: usize) -> (usize, u32) {
     let horizon = if players > 2 { 1 } else { 2 };
+    let four = players > 2;
     match rules.variant() {
-        Variant::Continental => (32, 1),
-        Variant::Contract7 | Variant::Push => (40, horizon),
-        Variant::MayI => (48, horizon),
+        Variant::Continental => (96, 1),
+        Variant::Contract7 | Variant::Push => (if four { 40 } else { 80 }, horizon),
+        Variant::MayI => (if four { 48 } else { 96 }, horizon),
     }
 }
 
@@ -46,6 +48,11 @@ pub(super) fn claim(knowledge: &Knowledge, _rng: &mut BotRng) -> Option<Action> 
 
 /// `hard`'s action for its seat now (see the module's docs), from what the seat knows and the
 /// bots' stream: nothing else reaches it.
+///
+/// The budget goes where it decides, by sequential halving: in each of `ceil(log2 k)` rounds
+/// the candidates still in play share the round's playouts on the same fresh samples, and the
+/// better half (by mean score so far) goes on to the next round. The survivors have all been
+/// played on the same deals, so the last comparison is a fair one.
 pub(super) fn choose(knowledge: &Knowledge, rng: &mut BotRng) -> Option<Action> {
     let seat = knowledge.seat();
     if knowledge.status() != Status::Playing || !knowledge.is_active(seat) {
@@ -57,30 +64,40 @@ pub(super) fn choose(knowledge: &Knowledge, rng: &mut BotRng) -> Option<Action> 
         return candidates.into_iter().next().flatten();
     }
     let (playouts, horizon) = budget(knowledge.rules(), knowledge.players());
-    let samples = (playouts / candidates.len()).max(MIN_SAMPLES);
+    let mut alive: Vec<usize> = (0..candidates.len()).collect();
     let mut totals = vec![0.0f64; candidates.len()];
-    let mut world = probe;
-    for s in 0..samples {
-        if s > 0 {
-            world = knowledge.determinize(rng);
+    let rounds = candidates.len().next_power_of_two().trailing_zeros().max(1) as usize;
+    let mut first = Some(probe);
+    for round in 0..rounds {
+        let samples = (playouts / rounds / alive.len()).max(MIN_SAMPLES);
+        for _ in 0..samples {
+            let world = first.take().unwrap_or_else(|| knowledge.determinize(rng));
+            for &c in &alive {
+                let start = match &candidates[c] {
+                    Some(action) => match world.apply(seat, action.clone()) {
+                        Ok((g, _)) => g,
+                        // Accepted on one sample, accepted on all: whether a move is legal
+                        // never hangs on a card the seat cannot see.
+                        Err(_) => continue,
+                    },
+                    None => world.clone(),
+                };
+                totals[c] += playout(start, seat, horizon);
+            }
         }
-        for (total, candidate) in totals.iter_mut().zip(&candidates) {
-            let start = match candidate {
-                Some(action) => match world.apply(seat, action.clone()) {
-                    Ok((g, _)) => g,
-                    // Accepted on one sample, accepted on all: whether a move is legal never
-                    // hangs on a card the seat cannot see.
-                    Err(_) => continue,
-                },
-                None => world.clone(),
-            };
-            *total += playout(start, seat, horizon);
+        if round + 1 == rounds {
+            break;
         }
+        // Every survivor has played the same samples: totals compare as means do. Ties keep
+        // the earlier candidate (`normal`'s choice first).
+        alive.sort_by(|&a, &b| totals[b].total_cmp(&totals[a]).then(a.cmp(&b)));
+        alive.truncate(alive.len().div_ceil(2));
+        alive.sort_unstable();
     }
-    let best = totals
-        .iter()
-        .enumerate()
-        .fold(0, |best, (i, t)| if *t > totals[best] { i } else { best });
+    let best = alive.iter().copied().fold(
+        alive[0],
+        |best, i| if totals[i] > totals[best] { i } else { best },
+    );
     candidates.into_iter().nth(best).flatten()
 }
 

@@ -11,7 +11,7 @@ use crate::game::{
 };
 use crate::reading::{Designation, Reading};
 use crate::ruleset::Ruleset;
-use crate::search::find_layoffs;
+use crate::search::{find_contract, find_layoffs, find_meld};
 
 /// Claims won in a deal past which the bot stops asking: each costs a penalty card.
 const CLAIM_APPETITE: u32 = 2;
@@ -65,7 +65,11 @@ fn draw_phase<V: SeatView>(view: &V, legal: &[LegalAction]) -> Vec<Action> {
     });
     if let Some(top) = top
         && can_take
-        && wants_discard(view, top)
+        && (if rules.push_draw() {
+            push_takes(view, top)
+        } else {
+            wants_discard(view, top)
+        })
     {
         out.push(Action::Draw {
             source: DrawSource::Discard,
@@ -128,6 +132,15 @@ fn play_phase<V: SeatView>(view: &V, legal: &[LegalAction]) -> Vec<Action> {
     if legal.iter().any(|a| matches!(a, LegalAction::LayOff { .. })) {
         out.extend(hints.layoffs.iter().map(LayoffHint::action));
     }
+    // Push, once down: every meld still in the hand goes to the table (a card left in hand
+    // costs its value; one on the table costs nothing).
+    if legal.contains(&LegalAction::Meld { contract: false })
+        && let Some(meld) = find_meld(rules, hand)
+    {
+        out.push(Action::Meld {
+            melds: vec![meld.pinned(rules)],
+        });
+    }
     if let Some(&card) = discard_order(view).first() {
         out.push(Action::Discard { card });
     }
@@ -179,6 +192,52 @@ pub(super) fn wants_discard<V: SeatView>(view: &V, top: Card) -> bool {
     let mut after = hand.to_vec();
     after.push(top);
     discard_order_of(view, &after).first() != Some(&top)
+}
+
+/// Push (docs/rules.md#push-draw): whether to take the top discard rather than draw from the
+/// stock. A stock draw pushes the top discard and a stock card to the seat on the left, two
+/// more cards against that hand: the bot pushes unless the discard does more for it than that
+/// (it completes the contract, or once down it is laid off or makes a new meld at once), or
+/// the discard would help the seat on the left and fits the bot's hand.
+fn push_takes<V: SeatView>(view: &V, top: Card) -> bool {
+    let seat = view.seat();
+    let rules = view.rules();
+    let hand = view.hand();
+    let mut after = hand.to_vec();
+    after.push(top);
+    let useful = if view.is_down(seat) {
+        let table: Vec<Reading> = view.table().iter().map(|m| m.reading.clone()).collect();
+        !find_layoffs(rules, &[top], &table).is_empty()
+            || (find_meld(rules, hand).is_none() && find_meld(rules, &after).is_some())
+    } else {
+        find_contract(rules, view.deal(), hand).is_none()
+            && find_contract(rules, view.deal(), &after).is_some()
+    };
+    if useful {
+        return true;
+    }
+    let left = next_seat(view);
+    let partner =
+        rules.team_of(left.index()).is_some() && rules.team_of(left.index()) == rules.team_of(seat.index());
+    !partner
+        && feeds(view, left, top)
+        && fits(rules, hand, top) > 0
+        && discard_order_of(view, &after).first() != Some(&top)
+}
+
+/// Whether `card` would help `seat`: it goes with the cards `seat` took in view of all, or
+/// `seat` is down and could lay it off on the table.
+fn feeds<V: SeatView>(view: &V, seat: Seat, card: Card) -> bool {
+    let rules = view.rules();
+    let known = view.known(seat);
+    if !known.is_empty() && fits(rules, known, card) > 0 {
+        return true;
+    }
+    if view.is_down(seat) && !rules.goes_out_all_at_once() {
+        let table: Vec<Reading> = view.table().iter().map(|m| m.reading.clone()).collect();
+        return !find_layoffs(rules, &[card], &table).is_empty();
+    }
+    false
 }
 
 fn wants_claim<V: SeatView>(view: &V) -> bool {

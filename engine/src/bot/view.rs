@@ -21,6 +21,8 @@ pub(super) trait SeatView {
     fn players(&self) -> usize;
     /// Playing, suspended, finished or void.
     fn status(&self) -> Status;
+    /// The deal being played (1-based).
+    fn deal(&self) -> u8;
     /// Whose turn it is and in which phase.
     fn turn(&self) -> Option<(Seat, Phase)>;
     /// Whether `seat` is still in the game.
@@ -61,6 +63,9 @@ impl SeatView for Knowledge {
     }
     fn status(&self) -> Status {
         Knowledge::status(self)
+    }
+    fn deal(&self) -> u8 {
+        Knowledge::deal(self)
     }
     fn turn(&self) -> Option<(Seat, Phase)> {
         Knowledge::turn(self)
@@ -121,6 +126,9 @@ impl SeatView for Sample<'_> {
     }
     fn status(&self) -> Status {
         self.game.status()
+    }
+    fn deal(&self) -> u8 {
+        self.game.deal()
     }
     fn turn(&self) -> Option<(Seat, Phase)> {
         self.game.turn()

@@ -123,3 +123,52 @@ fn bot_never_acts_for_a_seat_not_in_turn_except_claims() {
         );
     }
 }
+
+#[test]
+fn push_bot_pushes_and_lays_new_melds_after_its_contract() {
+    let rules = crate::helpers::rules_with(Variant::Push, serde_json::json!({"ten_every_deal": true}));
+    let deck = stacked_deck(
+        &rules,
+        4,
+        0,
+        1,
+        &["", "3C 3D 3S 4C 4D 4S 7H 8H 9H KS"],
+        "QD",
+        "5C 6D",
+    );
+    let (mut game, _) = stacked_game(rules, 4, 0, vec![deck]);
+    let mut seen = Vec::new();
+    while game.turn().expect("playing").0 == Seat(1) {
+        let action = game
+            .bot_choice(Seat(1), bot::Level::Normal)
+            .expect("the bot acts in turn");
+        seen.push(action.clone());
+        game = play_all(&game, &[(1, action)]).0;
+    }
+    assert_eq!(
+        seen.first(),
+        Some(&Action::Draw {
+            source: DrawSource::Stock
+        }),
+        "QD does nothing for the bot: it pushes it to seat 2 with a stock card"
+    );
+    assert_eq!(game.hand(Seat(2)).len(), 12, "seat 2 got the QD and a stock card");
+    assert!(game.is_down(Seat(1)), "the bot went down: {seen:?}");
+    let melds: Vec<Vec<engine::Card>> = game
+        .table()
+        .iter()
+        .filter(|m| m.owner == Seat(1))
+        .map(|m| {
+            let mut c: Vec<engine::Card> = m.reading.cards().collect();
+            c.sort();
+            c
+        })
+        .collect();
+    let mut run = cards("7H 8H 9H");
+    run.sort();
+    assert_eq!(melds.len(), 3, "the contract's two sets and a new meld: {seen:?}");
+    assert!(
+        melds.contains(&run),
+        "7H 8H 9H laid as a new meld after the contract (docs/rules.md#push-after-down): {melds:?}"
+    );
+}

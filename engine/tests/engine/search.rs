@@ -3,7 +3,7 @@
 use engine::Variant::{Continental, Contract7, MayI, Push};
 use engine::{
     Card, GO_OUT_PATTERNS, MeldKind, Reading, Ruleset, Variant, check_contract, find_contract, find_go_out,
-    find_layoffs,
+    find_layoffs, find_meld,
 };
 use serde_json::json;
 
@@ -280,4 +280,36 @@ fn lay_offs_on_the_table() {
         find_layoffs(&rules(Continental), &hand, &table).is_empty(),
         "§4 no lay-offs in continental"
     );
+}
+
+#[test]
+fn one_new_meld_in_a_push_hand() {
+    let rules = Ruleset::default_for(Push);
+    let cases: [(&str, Option<usize>, &str); 4] = [
+        ("7H 8H 9H KS", Some(0), "a natural run of three: no wild needed"),
+        ("7H 9H JK KS", Some(1), "a run with the joker in its gap"),
+        ("QC QD 2S 5H", Some(1), "a set of queens with a two as the third"),
+        ("3C 7D JH KS", None, "four lone cards and no wild: no meld"),
+    ];
+    for (hand, wilds, why) in cases {
+        let hand = cards(hand);
+        let meld = find_meld(&rules, &hand);
+        assert_eq!(
+            meld.as_ref()
+                .map(|m| m.cards().filter(|c| rules.is_wild(*c)).count()),
+            wilds,
+            "{why}"
+        );
+        if let Some(m) = meld {
+            assert!(
+                uses_hand(&hand, std::slice::from_ref(&m)),
+                "{why}: cards not in the hand"
+            );
+            assert_eq!(m.len(), 3, "{why}: at its shortest");
+            assert!(
+                engine::read(&rules, &m.pinned(&rules)).is_ok(),
+                "{why}: read as laid"
+            );
+        }
+    }
 }
