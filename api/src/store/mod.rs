@@ -7,10 +7,12 @@
 //! idempotent response, commit. On a Citus cluster every statement of it names the game, so it
 //! runs on that game's worker. Nothing about a game is kept in the process.
 
+mod citus;
 mod database;
 mod hub;
-mod nodes;
+mod postgres;
 mod sql;
+mod sqlite;
 mod status;
 
 use uuid::Uuid;
@@ -19,7 +21,9 @@ use crate::domain::GameStatus;
 
 pub use database::Database;
 pub use hub::{Full, Live, Signal, Subscription};
-pub use sql::{PgStore, SqliteStore, SweepStatement, list_sql, now, now_ms, sweep_sql};
+pub use postgres::PgStore;
+pub use sql::{SweepStatement, list_sql, now, now_ms, sweep_sql};
+pub use sqlite::SqliteStore;
 
 /// Why the store failed. It knows nothing of HTTP: `error.rs` maps it to a status.
 #[derive(Debug, thiserror::Error)]
