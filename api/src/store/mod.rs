@@ -14,6 +14,7 @@ mod postgres;
 mod sql;
 mod sqlite;
 mod status;
+mod write;
 
 use uuid::Uuid;
 

@@ -13,8 +13,8 @@ use uuid::Uuid;
 use super::GameListing;
 use super::citus::cluster_write;
 use super::citus::nodes::{GameShards, Nodes};
-use super::hub;
 use super::sql::*;
+use super::write::{self, DeliveryWrite, EventWrite, KeyWrite, Write};
 use super::{
     Attempt, BotTableLimit, Delivery, DueGame, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope,
     ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
@@ -143,27 +143,11 @@ impl PgStore {
             drop(conn);
             return Box::pin(self.transact_locked(None, id, key, act)).await;
         }
-        let written = if !self.cluster && writes_beyond_the_row(&update) {
-            // Seats and webhook deliveries are further statements: one transaction for all. (On
-            // a cluster, one call writes them all, outside a transaction block so that Citus
-            // hands it to the game's worker.)
-            let mut tx = sqlx::Connection::begin(&mut *conn)
-                .await
-                .map_err(StoreError::from)?;
-            let written = self
-                .write_change(&mut tx, &game, Some(&read), key, &update)
-                .await?;
-            if written.is_some() {
-                tx.commit()
-                    .instrument(traces::statement(Self::SYSTEM, "COMMIT", ""))
-                    .await
-                    .map_err(StoreError::from)?;
-            }
-            written
-        } else {
-            self.write_row(&mut conn, &game, Some(&read), key, &update)
-                .await?
-        };
+        // One statement that commits by itself, outside a transaction block (on a cluster, so
+        // that Citus hands the call to the game's worker whole).
+        let written = self
+            .write_row(&mut conn, &Write::of(&game, Some(&read), key, &update))
+            .await?;
         if written.is_some() {
             return Ok(value);
         }
@@ -173,8 +157,8 @@ impl PgStore {
         Box::pin(self.transact_locked(None, id, key, act)).await
     }
 
-    /// Writes an accepted action in a transaction that holds the game's row
-    /// ([`PgStore::write_change`]). Returns the new last seq.
+    /// Writes an accepted action in a transaction that holds the game's row: its
+    /// [`PgStore::write_row`] with no condition. Returns the new last seq.
     async fn write_update(
         &self,
         tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
@@ -182,159 +166,114 @@ impl PgStore {
         key: Option<&KeyRef>,
         update: &GameUpdate,
     ) -> Result<i64, StoreError> {
-        self.write_change(tx, game, None, key, update)
+        self.write_row(tx, &Write::of(game, None, key, update))
             .await?
             .ok_or(StoreError::GameNotFound(game.id))
     }
 
-    /// Writes an accepted action inside a transaction: the row, events and key
-    /// ([`PgStore::write_row`], on the same condition), then changed seats and webhook
-    /// deliveries if the row was written. Returns the new last seq, or `None` when nothing was
-    /// written.
-    async fn write_change(
-        &self,
-        tx: &mut sqlx::PgConnection,
-        game: &GameRow,
-        read: Option<&str>,
-        key: Option<&KeyRef>,
-        update: &GameUpdate,
-    ) -> Result<Option<i64>, StoreError> {
-        let written = self.write_row(tx, game, read, key, update).await?;
-        if written.is_some() && !self.cluster {
-            Self::write_seats_and_outbox(tx, game, update).await?;
-        }
-        Ok(written)
-    }
-
-    /// Writes the game's state, version and last seq (sending the `NOTIFY` of its events), the
-    /// events, and the response kept for the request's idempotency key; with `read`, only if
-    /// the row's `xmin` is still that. Returns the new last seq, or `None` when the row had
-    /// changed and nothing was written.
+    /// Writes what an action writes (`write`), on the condition that the game's row is still
+    /// the one read when `write.read` says so. Returns the new last seq, or `None` when the row
+    /// had changed and nothing was written.
     ///
-    /// On one PostgreSQL this is one statement, which commits by itself. A Citus cluster would
-    /// run that statement's parts one by one and send what one part returns to every worker, so
-    /// there it is one call of the distributed function `continental_write` (see
-    /// [`cluster_write`]), which writes the seats and the outbox too.
+    /// On one PostgreSQL this is one statement ([`write_statement`]), which commits by itself
+    /// outside a transaction. A Citus cluster would run that statement's parts one by one and
+    /// send what one part returns to every worker, so there it is one call of the distributed
+    /// function `continental_write` ([`cluster_write`]).
     async fn write_row(
         &self,
         conn: &mut sqlx::PgConnection,
-        game: &GameRow,
-        read: Option<&str>,
-        key: Option<&KeyRef>,
-        update: &GameUpdate,
+        write: &Write<'_>,
     ) -> Result<Option<i64>, StoreError> {
-        let id = game.id;
-        let at = now();
-        // Unchanged since it was read (or locked): these numbers follow on.
-        let last = game.last_seq + update.events.len() as i64;
         if self.cluster {
-            return Box::pin(cluster_write(conn, game, read, key, update, at, last))
+            return Box::pin(cluster_write(conn, write))
                 .instrument(traces::statement(Self::SYSTEM, "SELECT", "continental_write"))
                 .await;
         }
-        // Data-modifying WITH clauses all run, whether or not the final statement reads them;
-        // the others insert only if the game's row was updated.
-        let mut write = QueryBuilder::<sqlx::Postgres>::new("WITH game AS (");
-        push_game_update(&mut write, id, read, update, at, last);
-        write.push(")");
-        if !update.events.is_empty() {
-            write
-                .push(", logged AS (")
-                .push(EVENT_INSERT)
-                .push("SELECT * FROM (");
-            push_event_values(&mut write, id, game.last_seq + 1, &update.events, at);
-            write.push(") AS e WHERE EXISTS (SELECT 1 FROM game))");
-        }
-        if let (Some(key), Some(response)) = (key, &update.response) {
-            write.push(", kept AS (");
-            push_response(&mut write, key, response);
-            write.push(" WHERE EXISTS (SELECT 1 FROM game))");
-        }
-        // The announcement is made once for the row written, and not at all when it was not
-        // (Citus refuses a `pg_notify` in the `RETURNING` of a distributed table).
-        write.push(" SELECT version");
-        if !update.events.is_empty() {
-            write
-                .push(", pg_notify('continental_events', ")
-                .push_bind(hub::note(id, last, &update.events))
-                .push(")");
-        }
-        write.push(" FROM game");
-        // A copy of this request that stored the key first: the key's unique index.
-        let key_taken = |e: sqlx::Error| match &e {
-            sqlx::Error::Database(db)
-                if db.is_unique_violation() && key.is_some_and(|k| db.table() == Some(k.table())) =>
-            {
-                StoreError::KeyTaken
-            }
-            _ => StoreError::from(e),
-        };
-        let written = write
+        let table = write.key.as_ref().map(|k| k.table);
+        let written = write_statement(write)
             .build()
             .fetch_optional(&mut *conn)
             .instrument(traces::statement(Self::SYSTEM, "UPDATE", "games"))
             .await
-            .map_err(key_taken)?;
-        Ok(written.map(|_| last))
+            .map_err(|e| key_taken(e, table))?;
+        Ok(written.map(|_| write.last_seq()))
     }
 }
 
-/// Pushes the update of game `id`'s row by `update` (only if its `xmin` is still `read`, when
-/// given), returning its version, onto `sql`.
-fn push_game_update(
-    sql: &mut QueryBuilder<sqlx::Postgres>,
-    id: Uuid,
-    read: Option<&str>,
-    update: &GameUpdate,
-    at: i64,
-    last: i64,
-) {
-    sql.push("UPDATE games SET status = ")
-        .push_bind(update.status)
+/// What an action writes, as one statement of PostgreSQL: the update of the game's row (on the
+/// condition of its `xmin`, when read without a lock), and in `WITH` clauses that write only if
+/// the row was written, its events, its key, its seats and its webhook deliveries; the
+/// statement returns the row's version and sends the `NOTIFY` of its events, once, and not at
+/// all when it wrote nothing (Citus refuses a `pg_notify` in the `RETURNING` of a distributed
+/// table). Data-modifying `WITH` clauses all run, whether or not the final statement reads them.
+fn write_statement<'w>(write: &'w Write<'w>) -> QueryBuilder<sqlx::Postgres> {
+    let Write {
+        game: id,
+        read,
+        row,
+        events,
+        key,
+        seats,
+        outbox,
+        ..
+    } = write;
+    let mut sql = QueryBuilder::<sqlx::Postgres>::new("WITH game AS (UPDATE games SET status = ");
+    sql.push_bind(row.status)
         .push(", state = ")
-        .push_bind(&update.state)
+        .push_bind(row.state)
         .push(", version = ")
-        .push_bind(update.version)
+        .push_bind(row.version)
         .push(", updated_at = ")
-        .push_bind(at)
+        .push_bind(row.updated_at)
         .push(", deadline = ")
-        .push_bind(update.deadline)
+        .push_bind(row.deadline)
         .push(", last_seq = ")
-        .push_bind(last)
+        .push_bind(row.last_seq)
         .push(" WHERE id = ")
-        .push_bind(id);
+        .push_bind(*id);
     if let Some(read) = read {
-        sql.push(" AND xmin::text = ").push_bind(read);
+        sql.push(" AND xmin::text = ").push_bind(*read);
     }
-    sql.push(" RETURNING version");
-}
-
-/// Whether writing `update` takes more than the game row, its events and its key: changed seats
-/// or webhook deliveries (see `write_seats_and_outbox`).
-fn writes_beyond_the_row(update: &GameUpdate) -> bool {
-    !update.seats.is_empty() || update.events.iter().any(|e| e.public.is_some())
-}
-
-/// Pushes the `INSERT` that keeps `key` with the response to replay onto `sql`, as a `SELECT`
-/// that the caller may follow with a condition (PostgreSQL's one-statement write;
-/// [`store_response`] is the same on its own).
-fn push_response(sql: &mut QueryBuilder<sqlx::Postgres>, key: &KeyRef, response: &StoredResponse) {
-    sql.push(format_args!("INSERT INTO {} {KEY_COLUMNS} SELECT ", key.table()));
-    sql.push_bind(key.game)
-        .push(", ")
-        .push_bind(key.seat)
-        .push(", ")
-        .push_bind(key.key.as_str())
-        .push(", ")
-        .push_bind(key.request_hash.as_str())
-        .push(", 'done', ")
-        .push_bind(i64::from(response.status))
-        .push(", ")
-        .push_bind(response.etag.as_deref())
-        .push(", ")
-        .push_bind(response.body.as_slice())
-        .push(", ")
-        .push_bind(now());
+    sql.push(" RETURNING version)");
+    const WRITTEN: &str = ") AS v WHERE EXISTS (SELECT 1 FROM game))";
+    if !events.is_empty() {
+        sql.push(", logged AS (")
+            .push(EVENT_INSERT)
+            .push("SELECT * FROM (");
+        push_event_values(&mut sql, *id, events);
+        sql.push(WRITTEN);
+    }
+    if let Some(key) = key {
+        sql.push(", kept AS (")
+            .push(key_insert(key.table))
+            .push("SELECT * FROM (");
+        push_key_values(&mut sql, key);
+        sql.push(WRITTEN);
+    }
+    if !seats.is_empty() {
+        sql.push(", seated AS (UPDATE seats SET name = c.name, kind = c.kind FROM (");
+        sql.push_values(seats, |mut row, s| {
+            row.push_bind(s.seat).push_bind(s.name).push_bind(s.kind);
+        });
+        sql.push(") AS c (seat, name, kind) WHERE seats.game_id = ")
+            .push_bind(*id)
+            .push(" AND seats.seat = c.seat AND EXISTS (SELECT 1 FROM game))");
+    }
+    if !outbox.is_empty() {
+        sql.push(", queued AS (")
+            .push(OUTBOX_INSERT)
+            .push("SELECT * FROM (");
+        push_outbox_values(&mut sql, *id, outbox);
+        sql.push(WRITTEN);
+    }
+    sql.push(" SELECT version");
+    if let Some(note) = write.note() {
+        sql.push(", pg_notify('continental_events', ")
+            .push_bind(note)
+            .push(")");
+    }
+    sql.push(" FROM game");
+    sql
 }
 
 sql_store!(PgStore, sqlx::Postgres, "BEGIN", " FOR UPDATE", PG_SKIP_LOCKED);

@@ -4,10 +4,11 @@
 //! Each store's own ways (how an action reads and writes) are in its own file: `postgres.rs`,
 //! `citus/`, `sqlite.rs`.
 
-use sqlx::{AssertSqlSafe, QueryBuilder, Row};
+use sqlx::{QueryBuilder, Row};
 use uuid::Uuid;
 
-use super::{EventRow, GameListing, GameRow, KeyRef, NewEvent, StoreError, StoredResponse};
+use super::write::{DeliveryWrite, EventWrite, KeyWrite};
+use super::{EventRow, GameListing, GameRow, StoreError};
 use crate::domain::GameStatus;
 
 /// Tables of tenant `$1` in play with bots alone, game `$2` aside: no seat is a person's or
@@ -322,15 +323,10 @@ macro_rules! sql_store {
                         .execute(&mut *tx)
                         .await?;
                 }
-                if !new.events.is_empty() {
-                    insert_events::<$db>(g.id, 1, &new.events, at).build().execute(&mut *tx).await?;
-                }
-                for (i, e) in new.events.iter().enumerate() {
-                    Self::enqueue(&mut tx, g.id, i as i64 + 1, g.version, e).await?;
-                }
-                if let Some((key, response)) = key {
-                    store_response(&mut *tx, key, response).await?;
-                }
+                let events = write::events(&new.events, 1, at);
+                let outbox = write::outbox(&new.events, 1, g.version);
+                let kept = key.map(|(key, response)| write::kept(key, response, at));
+                Self::insert_rows(&mut tx, g.id, &events, &outbox, kept.as_ref()).await?;
                 tx.commit().await?;
                 Self::release(guard).await;
                 Ok(true)
@@ -860,52 +856,39 @@ macro_rules! sql_store {
                 Ok((game_row(&row)?, taken, row))
             }
 
-            /// Writes what an accepted action changed besides the game row, its events and its
-            /// key: the seats renamed or taken by a bot, and the events' webhook deliveries.
-            pub(super) async fn write_seats_and_outbox(
-                tx: &mut <$db as sqlx::Database>::Connection,
-                game: &GameRow,
-                update: &GameUpdate,
-            ) -> Result<(), StoreError> {
-                for s in &update.seats {
-                    sqlx::query("UPDATE seats SET name = $3, kind = $4 WHERE game_id = $1 AND seat = $2")
-                        .bind(game.id)
-                        .bind(s.seat)
-                        .bind(&s.name)
-                        .bind(&s.kind)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-                for (i, e) in update.events.iter().enumerate() {
-                    Self::enqueue(tx, game.id, game.last_seq + 1 + i as i64, update.version, e).await?;
-                }
-                Ok(())
-            }
-
-            /// Writes event `seq` to the webhook outbox, in the transaction that logs it, when
-            /// the game has a webhook (the service then gives the event's public copy).
-            pub(super) async fn enqueue(
+            /// Appends game `game`'s `events`, queues its webhook deliveries `outbox` and keeps
+            /// `key`, in `tx`, one statement each: the rows a creation adds, and those of an
+            /// action on SQLite.
+            pub(super) async fn insert_rows(
                 tx: &mut <$db as sqlx::Database>::Connection,
                 game: Uuid,
-                seq: i64,
-                version: i64,
-                event: &NewEvent,
+                events: &[EventWrite<'_>],
+                outbox: &[DeliveryWrite<'_>],
+                key: Option<&KeyWrite<'_>>,
             ) -> Result<(), StoreError> {
-                let Some(public) = &event.public else { return Ok(()) };
-                let at = now_ms();
-                sqlx::query(
-                    "INSERT INTO webhook_deliveries (id, game_id, seq, version, event, status, next_attempt_at, created_at) \
-                     VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)",
-                )
-                .bind(delivery_id())
-                .bind(game)
-                .bind(seq)
-                .bind(version)
-                .bind(public)
-                .bind(at)
-                .execute(&mut *tx)
-                .instrument(traces::statement(Self::SYSTEM, "INSERT", "webhook_deliveries"))
-                .await?;
+                if !events.is_empty() {
+                    let mut insert = sqlx::QueryBuilder::<$db>::new(EVENT_INSERT);
+                    push_event_values(&mut insert, game, events);
+                    insert
+                        .build()
+                        .execute(&mut *tx)
+                        .instrument(traces::statement(Self::SYSTEM, "INSERT", "events"))
+                        .await?;
+                }
+                if !outbox.is_empty() {
+                    let mut insert = sqlx::QueryBuilder::<$db>::new(OUTBOX_INSERT);
+                    push_outbox_values(&mut insert, game, outbox);
+                    insert
+                        .build()
+                        .execute(&mut *tx)
+                        .instrument(traces::statement(Self::SYSTEM, "INSERT", "webhook_deliveries"))
+                        .await?;
+                }
+                if let Some(key) = key {
+                    let mut insert = sqlx::QueryBuilder::<$db>::new(key_insert(key.table));
+                    push_key_values(&mut insert, key);
+                    insert.build().execute(&mut *tx).await.map_err(|e| key_taken(e, None))?;
+                }
                 Ok(())
             }
         }
@@ -932,93 +915,97 @@ where
     })
 }
 
-/// One `INSERT` of all `events`, numbered from `first`.
-pub(super) fn insert_events<'a, DB>(
-    game: Uuid,
-    first: i64,
-    events: &'a [NewEvent],
-    at: i64,
-) -> QueryBuilder<DB>
+/// The start of an `INSERT` of events, before their rows ([`push_event_values`]).
+pub(super) const EVENT_INSERT: &str = "INSERT INTO events (game_id, seq, seat, body, step, created_at) ";
+
+/// The start of an `INSERT` of webhook deliveries, before their rows ([`push_outbox_values`]).
+pub(super) const OUTBOX_INSERT: &str =
+    "INSERT INTO webhook_deliveries (id, game_id, seq, version, event, status, next_attempt_at, created_at) ";
+
+/// The start of an `INSERT` of a kept idempotency key into `table`, before its row
+/// ([`push_key_values`]).
+pub(super) fn key_insert(table: &str) -> String {
+    format!(
+        "INSERT INTO {table} (game_id, seat, key, request_hash, status, response_status, response_headers, \
+         response_body, created_at) "
+    )
+}
+
+/// Pushes the `VALUES` of game `game`'s `events` onto `sql`.
+pub(super) fn push_event_values<DB>(sql: &mut QueryBuilder<DB>, game: Uuid, events: &[EventWrite<'_>])
 where
     DB: sqlx::Database,
     Uuid: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     Option<i64>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    &'a str: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    Option<String>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'a> &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    for<'a> Option<&'a str>: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
 {
-    let mut insert = QueryBuilder::new(EVENT_INSERT);
-    push_event_values(&mut insert, game, first, events, at);
-    insert
-}
-
-/// The start of an `INSERT` of events, before their rows.
-pub(super) const EVENT_INSERT: &str = "INSERT INTO events (game_id, seq, seat, body, step, created_at) ";
-
-/// Pushes the `VALUES` of all `events`, numbered from `first`, onto `sql`.
-pub(super) fn push_event_values<'a, DB>(
-    sql: &mut QueryBuilder<DB>,
-    game: Uuid,
-    first: i64,
-    events: &'a [NewEvent],
-    at: i64,
-) where
-    DB: sqlx::Database,
-    Uuid: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    Option<i64>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    &'a str: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    Option<String>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-{
-    sql.push_values(events.iter().zip(first..), |mut row, (e, seq)| {
+    sql.push_values(events, |mut row, e| {
         row.push_bind(game)
-            .push_bind(seq)
+            .push_bind(e.seq)
             .push_bind(e.seat)
-            .push_bind(e.body.as_str())
-            .push_bind(e.step.clone())
-            .push_bind(at);
+            .push_bind(e.body)
+            .push_bind(e.step)
+            .push_bind(e.created_at);
     });
 }
 
-/// The columns of a kept idempotency key, in the order both writers give them.
-pub(super) const KEY_COLUMNS: &str = "(game_id, seat, key, request_hash, status, response_status, response_headers, response_body, created_at)";
-
-/// Keeps `key` with the response to replay, in the transaction of the change it answers: a
-/// request that did not commit leaves no key. A key stored meanwhile by a duplicate request
-/// (the unique primary key) is [`StoreError::KeyTaken`].
-pub(super) async fn store_response<'e, E>(
-    executor: E,
-    key: &KeyRef,
-    response: &StoredResponse,
-) -> Result<(), StoreError>
+/// Pushes the `VALUES` of game `game`'s webhook deliveries `outbox` onto `sql`.
+pub(super) fn push_outbox_values<DB>(sql: &mut QueryBuilder<DB>, game: Uuid, outbox: &[DeliveryWrite<'_>])
 where
-    E: sqlx::Executor<'e>,
-    Uuid: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
-    String: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
-    Option<String>: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
-    i64: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
-    Vec<u8>: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
-    <E::Database as sqlx::Database>::Arguments: sqlx::IntoArguments<E::Database>,
+    DB: sqlx::Database,
+    Uuid: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'a> &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
 {
-    sqlx::query(AssertSqlSafe(format!(
-        "INSERT INTO {} {KEY_COLUMNS} VALUES ($1, $2, $3, $4, 'done', $5, $6, $7, $8)",
-        key.table()
-    )))
-    .bind(key.game)
-    .bind(key.seat)
-    .bind(key.key.clone())
-    .bind(key.request_hash.clone())
-    .bind(i64::from(response.status))
-    .bind(response.etag.clone())
-    .bind(response.body.clone())
-    .bind(now())
-    .execute(executor)
-    .await
-    .map_err(|e| match &e {
-        sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::KeyTaken,
+    sql.push_values(outbox, |mut row, o| {
+        row.push_bind(o.id.as_str())
+            .push_bind(game)
+            .push_bind(o.seq)
+            .push_bind(o.version)
+            .push_bind(o.event)
+            .push_bind(o.status)
+            .push_bind(o.next_attempt_at)
+            .push_bind(o.created_at);
+    });
+}
+
+/// Pushes the `VALUES` of the kept idempotency key `key` onto `sql`.
+pub(super) fn push_key_values<DB>(sql: &mut QueryBuilder<DB>, key: &KeyWrite<'_>)
+where
+    DB: sqlx::Database,
+    Uuid: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'a> &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    for<'a> Option<&'a str>: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    for<'a> &'a [u8]: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    sql.push_values([key], |mut row, k| {
+        row.push_bind(k.game)
+            .push_bind(k.seat)
+            .push_bind(k.key)
+            .push_bind(k.request_hash)
+            .push_bind(k.status)
+            .push_bind(k.response_status)
+            .push_bind(k.response_headers)
+            .push_bind(k.response_body)
+            .push_bind(k.created_at);
+    });
+}
+
+/// A failed write of an idempotency key's row: a copy of the request that kept the key first
+/// (its unique primary key) is [`StoreError::KeyTaken`]; with `table`, only a violation the
+/// database names on that table is (PostgreSQL's one statement writes other rows too).
+pub(super) fn key_taken(e: sqlx::Error, table: Option<&str>) -> StoreError {
+    match &e {
+        sqlx::Error::Database(db)
+            if db.is_unique_violation() && table.is_none_or(|t| db.table() == Some(t)) =>
+        {
+            StoreError::KeyTaken
+        }
         _ => StoreError::from(e),
-    })?;
-    Ok(())
+    }
 }
 
 /// The query of a listing page: the tenant's games, newest first, from the cursor on, with

@@ -13,6 +13,7 @@ use super::GameListing;
 use super::citus::nodes::GameShards;
 use super::hub::{Live, Signal};
 use super::sql::*;
+use super::write::{self, DeliveryWrite, EventWrite, KeyWrite, RowWrite, Write};
 use super::{
     Attempt, BotTableLimit, Delivery, DueGame, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope,
     ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
@@ -111,9 +112,9 @@ impl SqliteStore {
         self.transact_locked(None, id, key, act).await
     }
 
-    /// Writes an accepted action: the game's state, version and last seq, changed seats, the
-    /// events in one statement, and the response kept for the request's idempotency key.
-    /// Returns the new last seq.
+    /// Writes an accepted action ([`Write`]) in the transaction that holds the database since
+    /// its read: the game row, the events, the changed seats, the webhook deliveries and the key,
+    /// one statement each. Returns the new last seq.
     async fn write_update(
         &self,
         tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
@@ -121,35 +122,40 @@ impl SqliteStore {
         key: Option<&KeyRef>,
         update: &GameUpdate,
     ) -> Result<i64, StoreError> {
-        let id = game.id;
-        let at = now();
-        // The write lock held since BEGIN IMMEDIATE keeps these numbers in order.
-        let last = game.last_seq + update.events.len() as i64;
+        // The write lock held since BEGIN IMMEDIATE keeps the numbers in order: no condition.
+        let write = Write::of(game, None, key, update);
+        let RowWrite {
+            status,
+            state,
+            version,
+            updated_at,
+            deadline,
+            last_seq,
+        } = &write.row;
         sqlx::query(
             "UPDATE games SET status = $2, state = $3, version = $4, updated_at = $5, deadline = $6, last_seq = $7 WHERE id = $1",
         )
-        .bind(id)
-        .bind(update.status)
-        .bind(&update.state)
-        .bind(update.version)
-        .bind(at)
-        .bind(update.deadline)
-        .bind(last)
+        .bind(write.game)
+        .bind(status)
+        .bind(state)
+        .bind(version)
+        .bind(updated_at)
+        .bind(deadline)
+        .bind(last_seq)
         .execute(&mut **tx)
         .instrument(traces::statement(Self::SYSTEM, "UPDATE", "games"))
         .await?;
-        if !update.events.is_empty() {
-            insert_events::<sqlx::Sqlite>(id, game.last_seq + 1, &update.events, at)
-                .build()
+        for s in &write.seats {
+            sqlx::query("UPDATE seats SET name = $3, kind = $4 WHERE game_id = $1 AND seat = $2")
+                .bind(write.game)
+                .bind(s.seat)
+                .bind(s.name)
+                .bind(s.kind)
                 .execute(&mut **tx)
-                .instrument(traces::statement(Self::SYSTEM, "INSERT", "events"))
                 .await?;
         }
-        Self::write_seats_and_outbox(tx, game, update).await?;
-        if let (Some(key), Some(response)) = (key, &update.response) {
-            store_response(&mut **tx, key, response).await?;
-        }
-        Ok(last)
+        Self::insert_rows(tx, write.game, &write.events, &write.outbox, write.key.as_ref()).await?;
+        Ok(write.last_seq())
     }
 }
 

@@ -11,9 +11,9 @@ use std::sync::PoisonError;
 
 use uuid::Uuid;
 
-use super::hub;
-use super::sql::{Candidate, Purge, SWEEP_BATCH, delivery_candidates_sql, delivery_id, due_sql, now_ms};
-use super::{DueGame, GameRow, GameUpdate, KeyRef, KeyScope, PgStore, StoreError};
+use super::sql::{Candidate, Purge, SWEEP_BATCH, delivery_candidates_sql, due_sql};
+use super::write::Write;
+use super::{DueGame, PgStore, StoreError};
 
 /// An expired row, as a shard answers it: its time and its value of the column the table is
 /// spread by.
@@ -313,98 +313,48 @@ impl PgStore {
 }
 
 /// The write of an accepted action on a Citus cluster: one call of `continental_write`
-/// (migration `20261129000001_citus_write`), distributed by the game's id, which the
-/// coordinator hands to the game's worker whole when it is not inside a transaction block: the
-/// row (on the condition of `read`), the events, the key, the seats, the outbox and the
-/// `NOTIFY`, in one round trip to the worker. Inside the caller's transaction it runs on the
-/// coordinator instead, statement by statement. The rows go as JSON named by their columns.
+/// (migration `20261203000001_citus_write_one_value`) with `write` as its one JSON value,
+/// distributed by the game's id. Outside a transaction block the coordinator hands the call to
+/// the game's worker whole (and so does the worker itself, when the service's pool is the
+/// worker's), which writes the game's own shards there with plain statements, under the shard
+/// lock Citus's writes take: the row (on the condition of `write.read` and its version), the
+/// events, the key, the seats, the outbox and the `NOTIFY`, in one round trip. Inside the
+/// caller's transaction (a row held) it runs on the node of the connection, through the
+/// distributed tables. Returns the new last seq, or `None` when the row had changed.
 pub(super) async fn cluster_write(
     conn: &mut sqlx::PgConnection,
-    game: &GameRow,
-    read: Option<&str>,
-    key: Option<&KeyRef>,
-    update: &GameUpdate,
-    at: i64,
-    last: i64,
+    write: &Write<'_>,
 ) -> Result<Option<i64>, StoreError> {
-    use serde_json::json;
-    let id = game.id;
-    let first = game.last_seq + 1;
-    let events: Vec<_> = update
-        .events
-        .iter()
-        .zip(first..)
-        .map(|(e, seq)| {
-            json!({"game_id": id, "seq": seq, "seat": e.seat, "body": e.body, "step": e.step, "created_at": at})
-        })
-        .collect();
-    let kept = key.zip(update.response.as_ref()).map(|(key, response)| {
-        debug_assert!(key.scope == KeyScope::Game, "an action's key is its game's");
-        json!({
-            "game_id": key.game,
-            "seat": key.seat,
-            "key": key.key,
-            "request_hash": key.request_hash,
-            "status": "done",
-            "response_status": response.status,
-            "response_headers": response.etag,
-            "response_body": format!("\\x{}", hex::encode(&response.body)),
-            "created_at": at,
-        })
-    });
-    let seats = (!update.seats.is_empty()).then(|| {
-        update
-            .seats
-            .iter()
-            .map(|s| json!({"game_id": id, "seat": s.seat, "name": s.name, "kind": s.kind}))
-            .collect::<Vec<_>>()
-    });
-    let queued_at = now_ms();
-    let outbox: Vec<_> = update
-        .events
-        .iter()
-        .zip(first..)
-        .filter_map(|(e, seq)| {
-            let public = e.public.as_ref()?;
-            Some(json!({
-                "id": delivery_id(),
-                "game_id": id,
-                "seq": seq,
-                "version": update.version,
-                "event": public,
-                "status": "pending",
-                "next_attempt_at": queued_at,
-                "created_at": queued_at,
-            }))
-        })
-        .collect();
-    let note = (!update.events.is_empty()).then(|| hub::note(id, last, &update.events));
-    let written: Option<i64> = sqlx::query_scalar(
-        "SELECT continental_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
-    )
-    .bind(id)
-    .bind(read)
-    // The version read as well: an `xmin` is a transaction id of one node, and the row's
-    // copy on another node after a move may carry the same one by chance.
-    .bind(read.map(|_| game.version))
-    .bind(update.status)
-    .bind(&update.state)
-    .bind(update.version)
-    .bind(at)
-    .bind(update.deadline)
-    .bind(last)
-    .bind(sqlx::types::Json(events))
-    .bind(kept.map(sqlx::types::Json))
-    .bind(seats.map(sqlx::types::Json))
-    .bind((!outbox.is_empty()).then_some(sqlx::types::Json(outbox)))
-    .bind(note)
-    .fetch_one(&mut *conn)
-    .await
-    .map_err(|e| match &e {
-        // A copy of this request that stored the key first (the worker's error carries no
-        // table name the coordinator would know).
-        sqlx::Error::Database(db) if db.is_unique_violation() && key.is_some() => StoreError::KeyTaken,
-        _ => StoreError::from(e),
-    })?;
+    debug_assert!(
+        write
+            .key
+            .as_ref()
+            .is_none_or(|k| k.table == "idempotency_keys" && k.game == write.game),
+        "an action's key is its game's"
+    );
+    /// The function's value: the write, and the announcement its worker sends.
+    #[derive(serde::Serialize)]
+    struct Value<'a> {
+        #[serde(flatten)]
+        write: &'a Write<'a>,
+        note: Option<String>,
+    }
+    let value = Value {
+        write,
+        note: write.note(),
+    };
+    let written: Option<i64> = sqlx::query_scalar("SELECT continental_write($1, $2)")
+        .bind(write.game)
+        .bind(sqlx::types::Json(value))
+        .fetch_one(&mut *conn)
+        .await
+        .map_err(|e| match &e {
+            // A copy of this request that stored the key first (the worker's error carries no
+            // table name the coordinator would know).
+            sqlx::Error::Database(db) if db.is_unique_violation() && write.key.is_some() => {
+                StoreError::KeyTaken
+            }
+            _ => StoreError::from(e),
+        })?;
     Ok(written)
 }
