@@ -21,7 +21,7 @@ use super::event_rows;
 use crate::domain::Table;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::{GameUpdate, Outcome, Store, now_ms};
+use crate::store::{GameUpdate, Lock, On, Outcome, Store, StoreError, now_ms};
 use crate::telemetry::traces;
 use crate::wire::Code;
 
@@ -230,7 +230,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     let (second_ms, grace_ms) = (state.second_ms(), state.second_ms());
     let (played, queued, bot_at) = state
         .db
-        .transact(id, None, |row| {
+        .transact(On::game(id), Lock::Optimistic, |row| {
             if row.version != read {
                 return Ok::<_, ApiError>(Outcome {
                     update: None,
@@ -261,7 +261,8 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
                 value: (Played::Moved, queued, table.bot_at),
             })
         })
-        .await?;
+        .await?
+        .ok_or(StoreError::GameNotFound(id))?;
     if queued {
         state.outbox.notify_one();
     }

@@ -1,6 +1,6 @@
 //! PostgreSQL: the store on one server (and, with `citus/`, on a Citus cluster). An action reads
 //! without a lock and writes by one statement on the condition that the row is unchanged
-//! (`PgStore::transact_move`); every statement both dialects take comes from `sql.rs`.
+//! (`PgStore::transact_optimistic`); every statement both dialects take comes from `sql.rs`.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -10,7 +10,6 @@ use sqlx::{AssertSqlSafe, PgPool, QueryBuilder, Row};
 use tracing::Instrument;
 use uuid::Uuid;
 
-use super::GameListing;
 use super::citus::cluster_write;
 use super::citus::nodes::{GameShards, Nodes};
 use super::sql::*;
@@ -20,6 +19,7 @@ use super::{
     ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
     WebhookCounts,
 };
+use super::{GameListing, Lock, On};
 use crate::telemetry::traces::{self, POSTGRESQL};
 
 /// PostgreSQL storage: events are announced by `NOTIFY` in the action's transaction.
@@ -85,17 +85,18 @@ impl PgStore {
 }
 
 impl PgStore {
-    /// An action, optimistic first: the game is read without a lock, `act` decides, and one
+    /// [`Store::transact`] under [`Lock::Optimistic`]: the game is read without a lock, `act` decides, and one
     /// statement that commits by itself writes the change if the row is still the one read
     /// (its `xmin`, which every write of the row changes). Two statements where a transaction
     /// holding the row takes four (docs/performance.md#design). When another replica wrote in
-    /// between, `act` runs once more on the new state, in a transaction that holds the row and
-    /// so cannot lose again.
-    async fn transact_move<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, mut act: F) -> Result<T, E>
+    /// between, `act` runs once more on the new state under [`Lock::Row`], in a transaction that
+    /// holds the row and so cannot lose again; so does a change that leaves a table to bots alone.
+    async fn transact_optimistic<T, E, F>(&self, on: On<'_>, mut act: F) -> Result<Option<T>, E>
     where
         E: From<StoreError>,
         F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
     {
+        let id = on.id;
         let (pool, shards) = self.placed(id).await;
         let mut conn = pool.acquire().await.map_err(StoreError::from)?;
         let columns = ("xmin::text AS xmin, ", "");
@@ -103,8 +104,8 @@ impl PgStore {
         // and run one of its own (docs/performance.md#scaling-out); through Citus once they
         // are not on that node.
         let on_shards = match &shards {
-            Some(shards) => match Self::read_game(&mut conn, id, None, key, columns, Some(shards)).await {
-                Err(StoreError::GameNotFound(_)) => None,
+            Some(shards) => match Self::read_game(&mut conn, on, None, columns, Some(shards)).await {
+                Ok(None) => None,
                 // The shard moved away and its copy here was dropped.
                 Err(StoreError::Database(sqlx::Error::Database(e)))
                     if e.code().as_deref() == Some("42P01") =>
@@ -115,10 +116,10 @@ impl PgStore {
             },
             None => None,
         };
-        let (game, taken, row) = match on_shards {
+        let read = match on_shards {
             Some(read) => read,
             None => {
-                let read = Self::read_game(&mut conn, id, None, key, columns, None).await?;
+                let read = Self::read_game(&mut conn, on, None, columns, None).await?;
                 // Found through Citus where its shard was not: the shard moved. Its next
                 // actions go to its new node (a game that does not exist reads no placements).
                 if let (Some(nodes), Some(seen)) = (&self.nodes, &shards) {
@@ -126,6 +127,9 @@ impl PgStore {
                 }
                 read
             }
+        };
+        let Some((game, taken, row)) = read else {
+            return Ok(None);
         };
         // A retry after the first request committed finds its key here; a copy racing it
         // is refused by the key's unique index when it writes.
@@ -135,26 +139,26 @@ impl PgStore {
         let read: String = row.try_get("xmin").map_err(StoreError::from)?;
         let Outcome { update, value } = act(&game)?;
         let Some(update) = update else {
-            return Ok(value);
+            return Ok(Some(value));
         };
         if update.bot_tables.is_some() {
             // A change that leaves the table to bots alone is admitted under the limit's lock,
             // which only a transaction can hold until its write commits: decided again there.
             drop(conn);
-            return Box::pin(self.transact_locked(None, id, key, act)).await;
+            return Box::pin(self.transact_held(on, Lock::Row, act)).await;
         }
         // One statement that commits by itself, outside a transaction block (on a cluster, so
         // that Citus hands the call to the game's worker whole).
         let written = self
-            .write_row(&mut conn, &Write::of(&game, Some(&read), key, &update))
+            .write_row(&mut conn, &Write::of(&game, Some(&read), on.key, &update))
             .await?;
         if written.is_some() {
-            return Ok(value);
+            return Ok(Some(value));
         }
         drop(conn);
         tracing::debug!(game = %id, "the game changed since it was read: deciding again, holding its row");
         // Boxed: the rare path's future would otherwise make every move's future larger.
-        Box::pin(self.transact_locked(None, id, key, act)).await
+        Box::pin(self.transact_held(on, Lock::Row, act)).await
     }
 
     /// Writes an accepted action in a transaction that holds the game's row: its

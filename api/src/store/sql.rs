@@ -256,9 +256,9 @@ game_columns!(
 );
 
 /// The one SQL text of both stores, with what differs passed in: how a transaction that will
-/// write begins, how the game row is locked and how a sweep skips rows another one holds. Each
-/// store runs a move (`transact_move`) and writes an accepted action (`write_update`) its own
-/// way.
+/// write begins, how the game row is locked and how a claim or a sweep skips rows another one
+/// holds. Each store reads optimistically (`transact_optimistic`) and renders an action's
+/// [`Write`](super::write::Write) (`write_update`) its own way.
 macro_rules! sql_store {
     ($store:ty, $db:ty, $begin:literal, $lock:literal, $skip_locked:expr) => {
         impl Store for $store {
@@ -443,20 +443,15 @@ macro_rules! sql_store {
                 })
             }
 
-            async fn transact<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
+            async fn transact<T, E, F>(&self, on: On<'_>, lock: Lock, act: F) -> Result<Option<T>, E>
             where
                 E: From<StoreError>,
                 F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
             {
-                self.transact_move(id, key, act).await
-            }
-
-            async fn transact_in<T, E, F>(&self, tenant: &str, id: Uuid, act: F) -> Result<T, E>
-            where
-                E: From<StoreError>,
-                F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
-            {
-                self.transact_locked(Some(tenant), id, None, act).await
+                match lock {
+                    Lock::Optimistic => self.transact_optimistic(on, act).await,
+                    Lock::Row | Lock::Due { .. } => self.transact_held(on, lock, act).await,
+                }
             }
 
             async fn due_games(&self, now: i64, after: Option<DueGame>, limit: i64) -> Result<Vec<DueGame>, StoreError> {
@@ -485,40 +480,6 @@ macro_rules! sql_store {
                 .execute(self.pool_of(id).await)
                 .await?;
                 Ok(marked.rows_affected() > 0)
-            }
-
-            async fn transact_due<T, E, F>(&self, id: Uuid, now: i64, act: F) -> Result<Option<T>, E>
-            where
-                E: From<StoreError>,
-                F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
-            {
-                let mut tx = self.pool.begin_with($begin).await.map_err(StoreError::from)?;
-                // Another replica's claim is skipped, not waited for; one that committed first
-                // has moved the deadline on, so the game is no longer due: each expiry counts once.
-                let row = sqlx::query(AssertSqlSafe(format!(
-                    "{GAME_COLUMNS} WHERE id = $1 AND deadline IS NOT NULL AND deadline <= $2{}",
-                    $skip_locked
-                )))
-                .bind(id)
-                .bind(now)
-                .fetch_optional(&mut *tx)
-                .await
-                .map_err(StoreError::from)?;
-                let Some(game) = row.map(|r| game_row(&r)).transpose()? else {
-                    return Ok(None);
-                };
-                let Outcome { update, value } = act(&game)?;
-                let Some(update) = update else {
-                    tx.commit().await.map_err(StoreError::from)?;
-                    return Ok(Some(value));
-                };
-                let last = self.write_update(&mut tx, &game, None, &update).await?;
-                tx.commit().await.map_err(StoreError::from)?;
-                // Streams hear of a timed-out turn as of any other move.
-                if !update.events.is_empty() {
-                    self.announce(game.id, last, &update.events);
-                }
-                Ok(Some(value))
             }
 
             async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
@@ -724,15 +685,25 @@ macro_rules! sql_store {
                 }
             }
 
-            /// One transaction on game `id` (of `tenant` only, when given) that holds its row
-            /// from the read to the commit: see [`Store::transact`].
-            pub(super) async fn transact_locked<T, E, F>(&self, tenant: Option<&str>, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
+            /// [`Store::transact`] under [`Lock::Row`] or [`Lock::Due`]: one transaction that
+            /// holds the game's row from the read to the commit (on SQLite, the database, since
+            /// `BEGIN IMMEDIATE`); under `Due`, only a row still due that no other transaction
+            /// holds, which it skips rather than waits for (one that committed first has moved
+            /// the deadline on, so the game is no longer due: each expiry counts once).
+            pub(super) async fn transact_held<T, E, F>(&self, on: On<'_>, lock: Lock, mut act: F) -> Result<Option<T>, E>
             where
                 E: From<StoreError>,
-                F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
+                F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
             {
-                let mut tx = self.pool_of(id).await.begin_with($begin).await.map_err(StoreError::from)?;
-                let (game, taken, _) = Self::read_game(&mut tx, id, tenant, key, ("", $lock), None).await?;
+                let (due, row_lock) = match lock {
+                    Lock::Due { now } => (Some(now), $skip_locked),
+                    Lock::Row | Lock::Optimistic => (None, $lock),
+                };
+                let mut tx = self.pool_of(on.id).await.begin_with($begin).await.map_err(StoreError::from)?;
+                let read = Self::read_game(&mut tx, on, due, ("", row_lock), None).await?;
+                let Some((game, taken, _)) = read else {
+                    return Ok(None);
+                };
                 // A retry after the first request committed finds its key here and acts no
                 // second time. A copy that waited on the lock may not see the key yet (its
                 // statement's snapshot predates the commit); the key's unique index refuses it
@@ -744,22 +715,23 @@ macro_rules! sql_store {
                 let Outcome { update, value } = act(&game)?;
                 let Some(update) = update else {
                     tx.commit().await.map_err(StoreError::from)?;
-                    return Ok(value);
+                    return Ok(Some(value));
                 };
                 let guard = match &update.bot_tables {
-                    Some(limit) => self.admit(&mut tx, id, limit).await?,
+                    Some(limit) => self.admit(&mut tx, on.id, limit).await?,
                     None => None,
                 };
-                let last = self.write_update(&mut tx, &game, key, &update).await?;
+                let last = self.write_update(&mut tx, &game, on.key, &update).await?;
                 tx.commit()
                     .instrument(traces::statement(Self::SYSTEM, "COMMIT", ""))
                     .await
                     .map_err(StoreError::from)?;
                 Self::release(guard).await;
+                // Streams hear of every change, a timed-out turn's as a move's.
                 if !update.events.is_empty() {
-                    self.announce(id, last, &update.events);
+                    self.announce(on.id, last, &update.events);
                 }
-                Ok(value)
+                Ok(Some(value))
             }
 
             /// Takes the limit's lock in `tx` (see `BOT_TABLES_LOCK_SQL`), then counts
@@ -797,20 +769,22 @@ macro_rules! sql_store {
                 }
             }
 
-            /// Reads game `id` (of `tenant` only, when given), with `extra` columns before its
-            /// own and `lock` after the query (a row lock until the transaction ends, or
-            /// nothing); with `key`, also whether that key is stored already, in the same
+            /// Reads game `on.id` (of `on.tenant` only, when given; with its deadline at or
+            /// before `due`, when given), with `extra` columns before its own and `lock` after the
+            /// query (a row lock until the transaction ends, one that skips a held row, or
+            /// nothing); with `on.key`, also whether that key is stored already, in the same
             /// statement (one round trip fewer per keyed action); with `shards`, from the game's
             /// own shards, on the node that holds them (not found there once they moved).
-            /// Returns the game, whether the key is taken, and the row for the extra columns.
+            /// Returns the game, whether the key is taken, and the row for the extra columns;
+            /// `None` when no such game is found.
             pub(super) async fn read_game(
                 conn: &mut <$db as sqlx::Database>::Connection,
-                id: Uuid,
-                tenant: Option<&str>,
-                key: Option<&KeyRef>,
+                on: On<'_>,
+                due: Option<i64>,
                 (extra, lock): (&str, &str),
                 shards: Option<&GameShards>,
-            ) -> Result<(GameRow, bool, <$db as sqlx::Database>::Row), StoreError> {
+            ) -> Result<Option<(GameRow, bool, <$db as sqlx::Database>::Row)>, StoreError> {
+                let On { id, tenant, key } = on;
                 // The key's game is this game: `$1` names both, so that on a cluster the
                 // statement is seen to concern one game's shard.
                 debug_assert!(key.is_none_or(|k| k.game == id), "a move's key belongs to its game");
@@ -827,13 +801,18 @@ macro_rules! sql_store {
                         }
                     )
                 });
-                let of_tenant = match (tenant, key) {
-                    (None, _) => "",
-                    (Some(_), None) => " AND tenant = $2",
-                    (Some(_), Some(_)) => " AND tenant = $4",
-                };
+                let mut n = if key.is_some() { 3 } else { 1 };
+                let mut conditions = String::new();
+                if tenant.is_some() {
+                    n += 1;
+                    conditions.push_str(&format!(" AND tenant = ${n}"));
+                }
+                if due.is_some() {
+                    n += 1;
+                    conditions.push_str(&format!(" AND deadline IS NOT NULL AND deadline <= ${n}"));
+                }
                 let mut query = sqlx::query(AssertSqlSafe(format!(
-                    "SELECT {extra}{GAME_FIELDS}{} FROM {games} WHERE id = $1{of_tenant}{placed_here}{lock}",
+                    "SELECT {extra}{GAME_FIELDS}{} FROM {games} WHERE id = $1{conditions}{placed_here}{lock}",
                     taken.as_deref().unwrap_or("")
                 )))
                 .bind(id);
@@ -843,17 +822,20 @@ macro_rules! sql_store {
                 if let Some(tenant) = tenant {
                     query = query.bind(tenant);
                 }
+                if let Some(due) = due {
+                    query = query.bind(due);
+                }
                 let read = query
                     .fetch_optional(&mut *conn)
                     .instrument(traces::statement(Self::SYSTEM, "SELECT", "games"));
                 let Some(row) = read.await? else {
-                    return Err(StoreError::GameNotFound(id));
+                    return Ok(None);
                 };
                 let taken = match key {
                     Some(_) => row.try_get::<bool, _>("taken")?,
                     None => false,
                 };
-                Ok((game_row(&row)?, taken, row))
+                Ok(Some((game_row(&row)?, taken, row)))
             }
 
             /// Appends game `game`'s `events`, queues its webhook deliveries `outbox` and keeps

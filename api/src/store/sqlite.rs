@@ -9,7 +9,6 @@ use sqlx::{AssertSqlSafe, Row, SqlitePool};
 use tracing::Instrument;
 use uuid::Uuid;
 
-use super::GameListing;
 use super::citus::nodes::GameShards;
 use super::hub::{Live, Signal};
 use super::sql::*;
@@ -19,6 +18,7 @@ use super::{
     ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
     WebhookCounts,
 };
+use super::{GameListing, Lock, On};
 use crate::telemetry::traces::{self, SQLITE};
 
 /// SQLite storage: events are announced to this process's [`Live`] hub after the commit.
@@ -102,14 +102,15 @@ impl SqliteStore {
 }
 
 impl SqliteStore {
-    /// An action: one transaction that holds the database's write lock from the read on (one
-    /// process owns the file, so there is no one to race).
-    async fn transact_move<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
+    /// [`Store::transact`] under [`Lock::Optimistic`]: as under [`Lock::Row`], one transaction
+    /// that holds the database's write lock from the read on (one process owns the file, so
+    /// there is no one to race).
+    async fn transact_optimistic<T, E, F>(&self, on: On<'_>, act: F) -> Result<Option<T>, E>
     where
         E: From<StoreError>,
         F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
     {
-        self.transact_locked(None, id, key, act).await
+        self.transact_held(on, Lock::Row, act).await
     }
 
     /// Writes an accepted action ([`Write`]) in the transaction that holds the database since
