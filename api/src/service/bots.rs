@@ -18,7 +18,7 @@ use super::event_rows;
 use crate::domain::HostedGame;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::{GameUpdate, Outcome, Store, now_ms};
+use crate::store::{GameUpdate, Lock, On, Outcome, Store, StoreError, now_ms};
 use crate::telemetry::traces;
 
 /// How long a bot's turn is leased to the replica that thinks for it (unix ms on the row's
@@ -121,7 +121,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     let (second_ms, grace_ms) = (state.second_ms(), state.second_ms());
     let (played, queued, bot_at) = state
         .db
-        .transact(id, None, |row| {
+        .transact(On::game(id), Lock::Optimistic, |row| {
             if row.version != read {
                 return Ok::<_, ApiError>(Outcome {
                     update: None,
@@ -146,7 +146,8 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
                 value: (Played::Moved, queued, table.bot_at),
             })
         })
-        .await?;
+        .await?
+        .ok_or(StoreError::GameNotFound(id))?;
     if queued {
         state.outbox.notify_one();
     }

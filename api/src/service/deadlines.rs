@@ -17,7 +17,7 @@ use super::event_rows;
 use crate::domain::HostedGame;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::{GameUpdate, Outcome, Store, now_ms};
+use crate::store::{GameUpdate, Lock, On, Outcome, Store, now_ms};
 use crate::telemetry::traces;
 
 /// Games a sweep looks at in one batch.
@@ -75,7 +75,7 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
     let second_ms = state.second_ms();
     let played = state
         .db
-        .transact_due(id, now, move |row| {
+        .transact(On::game(id), Lock::Due { now }, move |row| {
             let mut table = HostedGame::load(row.id, &row.state)?;
             // At a person's table, the paced move of the seat the server plays is due.
             let paced = table.bot_at.is_some_and(|at| at <= now);

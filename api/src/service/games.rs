@@ -11,7 +11,8 @@ use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
 use crate::store::{
-    BotTableLimit, GameRow, GameUpdate, KeyRef, NewGame, Outcome, Store, StoreError, StoredResponse, now_ms,
+    BotTableLimit, GameRow, GameUpdate, KeyRef, Lock, NewGame, On, Outcome, Store, StoreError,
+    StoredResponse, now_ms,
 };
 use crate::wire::{CreateGameResponse, CreatedSeat, IfMatch, JoinResponse, NewGameSpec, SeatName, etag};
 
@@ -158,7 +159,7 @@ pub async fn join_game(
     let SeatName(name) = name;
     state
         .db
-        .transact(id, key, |row| {
+        .transact(On::game(id).keyed(key), Lock::Optimistic, |row| {
             if let Some(m) = &if_match {
                 m.check(row.version)?;
             }
@@ -200,6 +201,7 @@ pub async fn join_game(
             })
         })
         .await
+        .and_then(|done| done.ok_or_else(|| StoreError::GameNotFound(id).into()))
         .map(|(response, bot_due, bot_at)| {
             state.outbox.notify_one();
             if bot_due {

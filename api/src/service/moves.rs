@@ -10,7 +10,7 @@ use crate::domain::{Applied, HostedGame, Logged, TableEvent};
 use crate::error::ApiError;
 use crate::metrics::MoveOutcome;
 use crate::state::AppState;
-use crate::store::{GameUpdate, KeyRef, Outcome, Store, StoredResponse, now_ms};
+use crate::store::{GameUpdate, KeyRef, Lock, On, Outcome, Store, StoreError, StoredResponse, now_ms};
 use crate::telemetry::traces;
 use crate::wire::{Code, GameView, IfMatch, etag};
 
@@ -55,57 +55,63 @@ pub async fn act(
     };
     // Boxed: the store's future is large (both backends' paths), and the move's futures that
     // hold it are moved as they are built and boxed by the framework.
-    let result: Result<StoredResponse, ApiError> = Box::pin(state.db.transact(id, key, |row| {
-        variant.clone_from(&row.variant);
-        if let Some(m) = &if_match {
-            m.check(row.version)?;
-        }
-        let mut table = HostedGame::load(row.id, &row.state)?;
-        table.check_player(seat, claims.generation)?;
-        let now = now_ms();
-        let (before, was_alone) = (super::played_by(&table), table.bots_alone());
-        // Leaving before the deal gives the seat up: it opens again for someone else.
-        let webhook = row.webhook_url.is_some();
-        let (actions, seats, events) = if table.game.is_none() && matches!(action, Action::Leave {}) {
-            table.vacate(seat)?;
-            let vacated = Logged::Table(TableEvent::SeatVacated { seat });
-            (
-                1,
-                seat_row(&table, seat),
-                event_rows(Applied::table([vacated]), webhook)?,
-            )
-        } else {
-            let applied = traces::apply(kind.name()).in_scope(|| table.apply(Seat(seat), action.clone()))?;
-            table.rearm(applied.turn_passed, now, state.second_ms());
-            super::count_refused(&state.metrics, &applied);
-            // Leaving, or a move of one's own taking the seat back from autopilot.
-            let seats = super::seats_changed(&before, &table);
-            (applied.actions, seats, event_rows(applied, webhook)?)
-        };
-        queued = events.iter().any(|e| e.public.is_some());
-        bot_due = table.bot_due().is_some();
-        bot_at = table.bot_at;
-        // One per accepted action: this one and each bot move it set off.
-        let version = row.version + actions;
-        written = version;
-        tracing::Span::current().record("version", version);
-        let response = StoredResponse {
-            status: 200,
-            etag: Some(etag(version)),
-            body: serde_json::to_vec(&GameView::of(id, version, &table, seat))?,
-        };
-        Ok(Outcome {
-            update: Some(GameUpdate {
-                seats,
-                response: key.is_some().then(|| response.clone()),
-                // The last person leaving a table of bots.
-                bot_tables: super::bot_table_limit(state, was_alone, &table),
-                ..GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
-            }),
-            value: response,
-        })
-    }))
-    .await;
+    let result: Result<StoredResponse, ApiError> = Box::pin(state.db.transact(
+        On::game(id).keyed(key),
+        Lock::Optimistic,
+        |row| {
+            variant.clone_from(&row.variant);
+            if let Some(m) = &if_match {
+                m.check(row.version)?;
+            }
+            let mut table = HostedGame::load(row.id, &row.state)?;
+            table.check_player(seat, claims.generation)?;
+            let now = now_ms();
+            let (before, was_alone) = (super::played_by(&table), table.bots_alone());
+            // Leaving before the deal gives the seat up: it opens again for someone else.
+            let webhook = row.webhook_url.is_some();
+            let (actions, seats, events) = if table.game.is_none() && matches!(action, Action::Leave {}) {
+                table.vacate(seat)?;
+                let vacated = Logged::Table(TableEvent::SeatVacated { seat });
+                (
+                    1,
+                    seat_row(&table, seat),
+                    event_rows(Applied::table([vacated]), webhook)?,
+                )
+            } else {
+                let applied =
+                    traces::apply(kind.name()).in_scope(|| table.apply(Seat(seat), action.clone()))?;
+                table.rearm(applied.turn_passed, now, state.second_ms());
+                super::count_refused(&state.metrics, &applied);
+                // Leaving, or a move of one's own taking the seat back from autopilot.
+                let seats = super::seats_changed(&before, &table);
+                (applied.actions, seats, event_rows(applied, webhook)?)
+            };
+            queued = events.iter().any(|e| e.public.is_some());
+            bot_due = table.bot_due().is_some();
+            bot_at = table.bot_at;
+            // One per accepted action: this one and each bot move it set off.
+            let version = row.version + actions;
+            written = version;
+            tracing::Span::current().record("version", version);
+            let response = StoredResponse {
+                status: 200,
+                etag: Some(etag(version)),
+                body: serde_json::to_vec(&GameView::of(id, version, &table, seat))?,
+            };
+            Ok(Outcome {
+                update: Some(GameUpdate {
+                    seats,
+                    response: key.is_some().then(|| response.clone()),
+                    // The last person leaving a table of bots.
+                    bot_tables: super::bot_table_limit(state, was_alone, &table),
+                    ..GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
+                }),
+                value: response,
+            })
+        },
+    ))
+    .await
+    .and_then(|done| done.ok_or_else(|| StoreError::GameNotFound(id).into()));
     // The request's own log line says how it ended; these are details for debugging.
     let outcome = match &result {
         Ok(_) => {
@@ -163,7 +169,7 @@ pub async fn autopilot(
     };
     let (response, queued, bot_due, bot_at) = state
         .db
-        .transact(id, None, |row| {
+        .transact(On::game(id), Lock::Optimistic, |row| {
             if let Some(m) = &if_match {
                 m.check(row.version)?;
             }
@@ -198,7 +204,8 @@ pub async fn autopilot(
                 value: (response, queued, bot_due, table.bot_at),
             })
         })
-        .await?;
+        .await?
+        .ok_or(StoreError::GameNotFound(id))?;
     if queued {
         state.outbox.notify_one();
     }

@@ -10,7 +10,7 @@ use crate::domain::{Applied, HostedGame, Logged, SeatRecord, TableEvent};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
-use crate::store::{GameRow, GameUpdate, Outcome, Store, StoreError, now_ms};
+use crate::store::{GameRow, GameUpdate, Lock, On, Outcome, Store, StoreError, now_ms};
 use crate::wire::RematchResponse;
 
 /// Who asks for a rematch.
@@ -35,9 +35,14 @@ pub async fn rematch(state: &AppState, id: Uuid, asker: Asker) -> Result<Rematch
     };
     let decide = |row: &GameRow| mark(row, claims);
     let (next, finished) = match &asker {
-        Asker::Seat(_) => state.db.transact(id, None, decide).await?,
-        Asker::Studio(tenant) => state.db.transact_in(tenant.as_str(), id, decide).await?,
-    };
+        // A player's ask is a seat's action; a studio's, one of its calls on its game.
+        Asker::Seat(_) => state.db.transact(On::game(id), Lock::Optimistic, decide).await?,
+        Asker::Studio(tenant) => {
+            let on = On::game(id).of_tenant(tenant.as_str());
+            state.db.transact(on, Lock::Row, decide).await?
+        }
+    }
+    .ok_or(StoreError::GameNotFound(id))?;
     state.outbox.notify_one();
     let created = create(state, id, next, &finished).await?;
     let Some(claims) = claims else {
@@ -129,7 +134,7 @@ async fn create(
 async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResponse, ApiError> {
     let (response, bot_at) = state
         .db
-        .transact(next, None, |row| {
+        .transact(On::game(next), Lock::Optimistic, |row| {
             let mut table = HostedGame::load(row.id, &row.state)?;
             let asked_now = table.take_reserved(seat)?;
             let record = table.seats.get(usize::from(seat));
@@ -179,7 +184,8 @@ async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResp
                 ),
             })
         })
-        .await?;
+        .await?
+        .ok_or(StoreError::GameNotFound(next))?;
     state.outbox.notify_one();
     // The deal may have brought a bot that thinks apart to its turn.
     state.bots.wake(next);

@@ -10,7 +10,9 @@ use crate::domain::{Applied, HostedGame, SeatKind, WebhookError};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
-use crate::store::{Cursor, GameListing, GameRow, GameUpdate, Outcome, SeatRow, Store, StoreError, now_ms};
+use crate::store::{
+    Cursor, GameListing, GameRow, GameUpdate, Lock, On, Outcome, SeatRow, Store, StoreError, now_ms,
+};
 use crate::wire::{
     EndReason, GamesPage, ListedGame, ListedSeat, SeatTokenResponse, SpectatorTokenResponse,
     StudioActionResponse, WebhookStatus, encode_cursor, rfc3339_us,
@@ -102,7 +104,7 @@ pub async fn reissue_token(
 ) -> Result<SeatTokenResponse, ApiError> {
     let response = state
         .db
-        .transact_in(tenant.as_str(), id, |row| {
+        .transact(On::game(id).of_tenant(tenant.as_str()), Lock::Row, |row| {
             let mut table = HostedGame::load(row.id, &row.state)?;
             let generation = table.reissue(seat)?;
             let token = state.keys.issue(id, seat, generation)?;
@@ -115,7 +117,8 @@ pub async fn reissue_token(
                 value: SeatTokenResponse { id, seat, token },
             })
         })
-        .await?;
+        .await?
+        .ok_or(StoreError::GameNotFound(id))?;
     tracing::info!(game = %id, seat, tenant = tenant.as_str(), "seat token reissued");
     Ok(response)
 }
@@ -176,7 +179,7 @@ pub async fn end_game(
 ) -> Result<StudioActionResponse, ApiError> {
     let response = state
         .db
-        .transact_in(tenant.as_str(), id, |row| {
+        .transact(On::game(id).of_tenant(tenant.as_str()), Lock::Row, |row| {
             let mut table = HostedGame::load(row.id, &row.state)?;
             let applied = table.call_off(reason.0.clone())?;
             let now = now_ms();
@@ -189,7 +192,8 @@ pub async fn end_game(
                 table.due_at(now, state.second_ms()),
             )
         })
-        .await?;
+        .await?
+        .ok_or(StoreError::GameNotFound(id))?;
     state.outbox.notify_one();
     tracing::info!(game = %id, tenant = tenant.as_str(), "game ended by its studio");
     Ok(response)
@@ -211,7 +215,7 @@ pub async fn seat_bot(
 ) -> Result<StudioActionResponse, ApiError> {
     let response = state
         .db
-        .transact_in(tenant.as_str(), id, |row| {
+        .transact(On::game(id).of_tenant(tenant.as_str()), Lock::Row, |row| {
             let mut table = HostedGame::load(row.id, &row.state)?;
             state.bots.may_seat([level])?;
             let applied = table.seat_bot(seat, level, super::utc_year())?;
@@ -229,7 +233,8 @@ pub async fn seat_bot(
                 }
             })
         })
-        .await?;
+        .await?
+        .ok_or(StoreError::GameNotFound(id))?;
     let (response, bot_at) = response;
     state.outbox.notify_one();
     // A hard bot seated in turn thinks apart, after this commit.

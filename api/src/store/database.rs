@@ -11,10 +11,10 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use tracing::Instrument;
 use uuid::Uuid;
 
-use super::nodes::Nodes;
+use super::citus::nodes::Nodes;
 use super::{
-    Attempt, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, NewGame, Origin, Outcome,
-    PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
+    Attempt, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, Lock, NewGame, On, Origin,
+    Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
 use super::{GameListing, Live};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
@@ -258,19 +258,12 @@ impl Store for Database {
     async fn sweep(&self, keys_before: i64, games_before: i64) -> Result<Swept, StoreError> {
         dispatch!(self, "sweep", s => s.sweep(keys_before, games_before))
     }
-    async fn transact<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
+    async fn transact<T, E, F>(&self, on: On<'_>, lock: Lock, act: F) -> Result<Option<T>, E>
     where
         E: From<StoreError>,
         F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
     {
-        dispatch!(self, "transaction", s => s.transact(id, key, act))
-    }
-    async fn transact_in<T, E, F>(&self, tenant: &str, id: Uuid, act: F) -> Result<T, E>
-    where
-        E: From<StoreError>,
-        F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
-    {
-        dispatch!(self, "transaction", s => s.transact_in(tenant, id, act))
+        dispatch!(self, "transaction", s => s.transact(on, lock, act))
     }
     async fn due_games(
         &self,
@@ -287,13 +280,6 @@ impl Store for Database {
 
     async fn set_aside(&self, id: Uuid, at: i64) -> Result<bool, StoreError> {
         dispatch!(self, "set aside", s => s.set_aside(id, at))
-    }
-    async fn transact_due<T, E, F>(&self, id: Uuid, now: i64, act: F) -> Result<Option<T>, E>
-    where
-        E: From<StoreError>,
-        F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
-    {
-        dispatch!(self, "transaction", s => s.transact_due(id, now, act))
     }
     async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
         dispatch!(self, "claim deliveries", s => s.claim_deliveries(now, lease, limit))

@@ -1,17 +1,20 @@
 //! Storage: one [`Store`] trait, implemented for PostgreSQL ([`PgStore`]) and SQLite
 //! ([`SqliteStore`]) by the same SQL, and [`Database`] choosing between them at start.
 //!
-//! Every action is one transaction ([`Store::transact`]): read the game (on PostgreSQL without a
-//! lock, the write then conditional on the row being unchanged; `BEGIN IMMEDIATE` on SQLite),
-//! let the caller apply the action, write the new state, its events, the version and the
-//! idempotent response, commit. On a Citus cluster every statement of it names the game, so it
-//! runs on that game's worker. Nothing about a game is kept in the process.
+//! Every action is one transaction ([`Store::transact`], holding its game as a [`Lock`] says):
+//! read the game (on PostgreSQL without a lock, the write then conditional on the row being
+//! unchanged; `BEGIN IMMEDIATE` on SQLite), let the caller apply the action, write what it
+//! writes (one `Write`, `write.rs`, which each store renders once), commit. On a Citus cluster
+//! every statement of it names the game, so it runs on that game's worker. Nothing about a game is kept in the process.
 
+mod citus;
 mod database;
 mod hub;
-mod nodes;
+mod postgres;
 mod sql;
+mod sqlite;
 mod status;
+mod write;
 
 use uuid::Uuid;
 
@@ -19,7 +22,9 @@ use crate::domain::GameStatus;
 
 pub use database::Database;
 pub use hub::{Full, Live, Signal, Subscription};
-pub use sql::{PgStore, SqliteStore, SweepStatement, list_sql, now, now_ms, sweep_sql};
+pub use postgres::PgStore;
+pub use sql::{SweepStatement, list_sql, now, now_ms, sweep_sql};
+pub use sqlite::SqliteStore;
 
 /// Why the store failed. It knows nothing of HTTP: `error.rs` maps it to a status.
 #[derive(Debug, thiserror::Error)]
@@ -330,6 +335,67 @@ pub struct WebhookCounts {
     pub last_error: Option<String>,
 }
 
+/// How a transaction holds its game ([`Store::transact`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lock {
+    /// The game read without a lock, the write made only if its row is still the one read
+    /// (PostgreSQL's `xmin`; on a cluster its version too), else the action decided again under
+    /// [`Lock::Row`]: two round trips where holding the row takes four. For what a seat or a bot
+    /// does (moves, joins, a rematch a player asks for, the bots that think apart), where two
+    /// writers of one game at once are rare: each replica queues a game's moves
+    /// (`queue.rs`). SQLite holds the database from the read, as under `Row`.
+    Optimistic,
+    /// The game's row held from the read to the commit (`FOR UPDATE`; SQLite's `BEGIN
+    /// IMMEDIATE`): for a studio's calls on its games (reissuing a token, seating a bot, ending
+    /// a game, asking a rematch), which come seldom and need not be retried, and for an action
+    /// decided again after its optimistic write lost (or that leaves a table to bots alone,
+    /// admitted under a lock only a transaction holds).
+    Row,
+    /// The deadline pass's claim of a due game: its row held only if its deadline is still at
+    /// or before `now` (unix ms), and skipped, not waited for, when another replica holds it
+    /// (`FOR UPDATE SKIP LOCKED`), so that each expiry is played once across replicas.
+    Due {
+        /// The pass's time (unix ms).
+        now: i64,
+    },
+}
+
+/// The game a transaction acts on: by id, of one tenant only when given, under the request's
+/// idempotency key when it has one (checked in the statement that reads the game).
+#[derive(Clone, Copy, Debug)]
+pub struct On<'a> {
+    /// The game.
+    pub id: Uuid,
+    /// Only if it belongs to this tenant.
+    pub tenant: Option<&'a str>,
+    /// The request's idempotency key, of this game.
+    pub key: Option<&'a KeyRef>,
+}
+
+impl<'a> On<'a> {
+    /// Game `id`, whoever's it is, with no key.
+    pub fn game(id: Uuid) -> Self {
+        On {
+            id,
+            tenant: None,
+            key: None,
+        }
+    }
+
+    /// Only if it belongs to `tenant`.
+    pub fn of_tenant(self, tenant: &'a str) -> Self {
+        On {
+            tenant: Some(tenant),
+            ..self
+        }
+    }
+
+    /// Under the request's idempotency key, if it has one.
+    pub fn keyed(self, key: Option<&'a KeyRef>) -> Self {
+        On { key, ..self }
+    }
+}
+
 /// Everything the service asks of a database.
 #[expect(async_fn_in_trait, reason = "used only inside this crate, on concrete types")]
 pub trait Store {
@@ -368,24 +434,21 @@ pub trait Store {
     /// statement on one game's rows; rows another replica's sweep or a request holds are
     /// skipped (`FOR UPDATE SKIP LOCKED`), never swept twice.
     async fn sweep(&self, keys_before: i64, games_before: i64) -> Result<Swept, StoreError>;
-    /// One action as one transaction: read game `id`, call `act` with it, write its update
-    /// (its version, events, idempotent response under `key`) only if nothing else changed
-    /// the game in between, commit. `act` may be called again, on the newer game, when
-    /// something did (PostgreSQL reads without a lock first). An error from `act` changes
-    /// nothing; [`StoreError::GameNotFound`] when there is no such game.
-    async fn transact<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
+    /// One action as one transaction, the one way into a game's transaction: read game `on`,
+    /// call `act` with it, write its update (its version, events, idempotent response under
+    /// `on.key`) and commit, holding the game as `lock` says (see [`Lock`]: which caller uses
+    /// which). `act` may be called again, on the newer game, when something changed it in
+    /// between (under [`Lock::Optimistic`]). An error from `act` changes nothing. `None`, with
+    /// nothing written, when there is no such game to act on: none with this id (of
+    /// `on.tenant`, when given: another tenant's game is found by the same one query as none),
+    /// or under [`Lock::Due`], none still due that no other replica holds.
+    async fn transact<T, E, F>(&self, on: On<'_>, lock: Lock, act: F) -> Result<Option<T>, E>
     where
         E: From<StoreError>,
         F: FnMut(&GameRow) -> Result<Outcome<T>, E>;
-    /// As [`Store::transact`], for a game of `tenant` only: another tenant's game is
-    /// [`StoreError::GameNotFound`], found by the same one query.
-    async fn transact_in<T, E, F>(&self, tenant: &str, id: Uuid, act: F) -> Result<T, E>
-    where
-        E: From<StoreError>,
-        F: FnOnce(&GameRow) -> Result<Outcome<T>, E>;
     /// Up to `limit` games whose turn deadline is at or before `now` (unix ms), earliest
     /// first (by deadline, then id), after `after` if given, read without a lock: candidates
-    /// for [`Store::transact_due`].
+    /// for [`Store::transact`] under [`Lock::Due`].
     async fn due_games(
         &self,
         now: i64,
@@ -400,13 +463,6 @@ pub trait Store {
     /// pass finds it due again, and marks when (`at`, unix ms); `false` when it was set aside
     /// already (by another replica's pass, say).
     async fn set_aside(&self, id: Uuid, at: i64) -> Result<bool, StoreError>;
-    /// Like [`Store::transact`], for game `id` if its deadline is still at or before `now`
-    /// (unix ms), claimed so that no other replica takes it at the same time (`FOR UPDATE SKIP
-    /// LOCKED` on its row); `None` when it is not due, or another replica holds it.
-    async fn transact_due<T, E, F>(&self, id: Uuid, now: i64, act: F) -> Result<Option<T>, E>
-    where
-        E: From<StoreError>,
-        F: FnOnce(&GameRow) -> Result<Outcome<T>, E>;
     /// Claims up to `limit` due deliveries for `lease` ms: of each game only the first one not
     /// yet delivered or given up, so that a game's events go out in order. Candidates are read
     /// without a lock; each is claimed by a conditional update of its own game's rows.

@@ -1,28 +1,20 @@
-//! The SQL of both stores: one text, with what differs between PostgreSQL and SQLite passed in.
+//! What the SQL stores share: the statements both dialects take (PostgreSQL, on one server or a
+//! Citus cluster, and SQLite), the mapping of rows to the store's types, and [`sql_store!`],
+//! which implements [`Store`] for each store from that one text with what differs passed in.
+//! Each store's own ways (how an action reads and writes) are in its own file: `postgres.rs`,
+//! `citus/`, `sqlite.rs`.
 
-use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
-
-use sqlx::{AssertSqlSafe, PgPool, QueryBuilder, Row, SqlitePool};
-use tracing::Instrument;
+use sqlx::{QueryBuilder, Row};
 use uuid::Uuid;
 
-use super::GameListing;
-use super::hub::{self, Live, Signal};
-use super::nodes::{GameShards, Nodes};
-use super::{
-    Attempt, BotTableLimit, Delivery, DueGame, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope,
-    ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
-    WebhookCounts,
-};
+use super::write::{DeliveryWrite, EventWrite, KeyWrite};
+use super::{EventRow, GameListing, GameRow, StoreError};
 use crate::domain::GameStatus;
-use crate::telemetry::traces::{self, POSTGRESQL, SQLITE};
 
 /// Tables of tenant `$1` in play with bots alone, game `$2` aside: no seat is a person's or
 /// open (the seats table's `kind` says who plays each seat now, autopilot and leavers
 /// included). The open server's limit counts them (docs/operations.md#bots).
-const BOT_TABLES_SQL: &str = "SELECT COUNT(*) AS n FROM games g WHERE g.tenant = $1 AND g.status = 'playing' \
+pub(super) const BOT_TABLES_SQL: &str = "SELECT COUNT(*) AS n FROM games g WHERE g.tenant = $1 AND g.status = 'playing' \
     AND g.id <> $2 AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind IN ('player', 'open'))";
 
 /// The lock that every write making a table of bots alone takes before it counts them: the
@@ -30,28 +22,28 @@ const BOT_TABLES_SQL: &str = "SELECT COUNT(*) AS n FROM games g WHERE g.tenant =
 /// held until the transaction ends. A row lock is the cluster's on Citus too, where `settings`
 /// is a reference table, whichever node takes it. On SQLite, `BEGIN IMMEDIATE` holds the whole
 /// database already.
-const BOT_TABLES_LOCK_SQL: &str = "INSERT INTO settings (name, value) VALUES ($1, '') \
+pub(super) const BOT_TABLES_LOCK_SQL: &str = "INSERT INTO settings (name, value) VALUES ($1, '') \
     ON CONFLICT (name) DO UPDATE SET value = excluded.value";
 
 /// Rows a sweep reads per batch before it deletes them.
-const SWEEP_BATCH: i64 = 500;
+pub(super) const SWEEP_BATCH: i64 = 500;
 
 /// A table the sweep purges, and how: see `purge`.
-struct Purge {
-    table: &'static str,
+pub(super) struct Purge {
+    pub(super) table: &'static str,
     /// The column the table is spread by across a cluster's shards: each delete names one value
     /// of it, so that it runs on one shard.
-    route: &'static str,
+    pub(super) route: &'static str,
     /// The time a row expires by (seconds since the epoch), indexed with `route` after it.
-    time: &'static str,
+    pub(super) time: &'static str,
     /// What else a row must be to go.
-    only: &'static str,
+    pub(super) only: &'static str,
     /// The row's primary key.
-    key: &'static str,
+    pub(super) key: &'static str,
 }
 
 /// Idempotency keys of moves and joins, by game.
-const IDEMPOTENCY_KEYS: Purge = Purge {
+pub(super) const IDEMPOTENCY_KEYS: Purge = Purge {
     table: "idempotency_keys",
     route: "game_id",
     time: "created_at",
@@ -60,7 +52,7 @@ const IDEMPOTENCY_KEYS: Purge = Purge {
 };
 
 /// Idempotency keys of creations, by key: they belong to no game yet.
-const CREATION_KEYS: Purge = Purge {
+pub(super) const CREATION_KEYS: Purge = Purge {
     table: "creation_keys",
     route: "key",
     time: "created_at",
@@ -69,7 +61,7 @@ const CREATION_KEYS: Purge = Purge {
 };
 
 /// Finished and void games (with their seats, events, keys and deliveries, by cascade).
-const GAMES_OVER: Purge = Purge {
+pub(super) const GAMES_OVER: Purge = Purge {
     table: "games",
     route: "id",
     time: "updated_at",
@@ -82,13 +74,13 @@ impl Purge {
     /// before `$1`, in the order of the index on `(time, route)`, after the cursor `($2, $3)`
     /// when `after`. The batch's size is written in, so that any plan knows how few rows it
     /// reads.
-    fn candidates(&self, after: bool) -> String {
+    pub(super) fn candidates(&self, after: bool) -> String {
         self.candidates_in(self.table, "$1", after.then_some(("$2", "$3")))
     }
 
     /// [`Purge::candidates`] from `table` (the table itself, or one of its shards), with the
     /// time bound and the cursor as given (parameters, or literals).
-    fn candidates_in(&self, table: &str, before: &str, after: Option<(&str, &str)>) -> String {
+    pub(super) fn candidates_in(&self, table: &str, before: &str, after: Option<(&str, &str)>) -> String {
         let Purge {
             route, time, only, ..
         } = self;
@@ -103,7 +95,7 @@ impl Purge {
 
     /// The delete of the rows of one value `$1` of `route` that expired before `$2`, skipping
     /// rows another transaction holds when `skip_locked` says how.
-    fn delete(&self, skip_locked: &str) -> String {
+    pub(super) fn delete(&self, skip_locked: &str) -> String {
         let Purge {
             table,
             route,
@@ -159,7 +151,7 @@ pub fn sweep_sql(postgres: bool) -> Vec<SweepStatement> {
 
 /// Up to `limit` games (`id`, `deadline`) of `games` (the table, or one of its shards) whose
 /// deadline is at or before `now`, earliest first.
-fn due_sql(games: &str, now: &str, after: Option<(&str, &str)>, limit: &str) -> String {
+pub(super) fn due_sql(games: &str, now: &str, after: Option<(&str, &str)>, limit: &str) -> String {
     // A pass reads the due games page after page, so that games it cannot take (held by
     // another replica, or not its to play) never hide the ones behind them.
     let cursor = after
@@ -176,7 +168,7 @@ fn due_sql(games: &str, now: &str, after: Option<(&str, &str)>, limit: &str) -> 
 /// Up to `limit` deliveries due at `now` and not leased, of each game only its first one not
 /// yet delivered or given up (so that a later one waits for it), with where they go: from
 /// `deliveries` and `games`, the tables or two co-located shards of them.
-fn delivery_candidates_sql(deliveries: &str, games: &str, now: &str, limit: &str) -> String {
+pub(super) fn delivery_candidates_sql(deliveries: &str, games: &str, now: &str, limit: &str) -> String {
     format!(
         "SELECT d.game_id, d.id, g.webhook_url, g.webhook_secret, d.next_attempt_at \
          FROM {deliveries} d JOIN {games} g ON g.id = d.game_id \
@@ -189,45 +181,18 @@ fn delivery_candidates_sql(deliveries: &str, games: &str, now: &str, limit: &str
 
 /// A delivery that may be claimed, and where it goes.
 #[derive(serde::Deserialize)]
-struct Candidate {
-    game_id: Uuid,
-    id: String,
-    webhook_url: Option<String>,
-    webhook_secret: Option<String>,
-    next_attempt_at: i64,
-}
-
-/// An expired row, as a shard answers it: its time and its value of the column the table is
-/// spread by.
-#[derive(serde::Deserialize)]
-struct Expired<V> {
-    at: i64,
-    route: V,
-}
-
-/// A value written into a command run on a shard (which takes no parameters).
-trait Literal {
-    /// The value as an SQL literal.
-    fn literal(&self) -> String;
-}
-
-impl Literal for Uuid {
-    fn literal(&self) -> String {
-        format!("'{self}'")
-    }
-}
-
-impl Literal for String {
-    fn literal(&self) -> String {
-        // An escape string, so that no server setting changes how it reads.
-        format!("E'{}'", self.replace('\\', "\\\\").replace('\'', "\\'"))
-    }
+pub(super) struct Candidate {
+    pub(super) game_id: Uuid,
+    pub(super) id: String,
+    pub(super) webhook_url: Option<String>,
+    pub(super) webhook_secret: Option<String>,
+    pub(super) next_attempt_at: i64,
 }
 
 /// How a PostgreSQL claim skips rows that another transaction holds.
-const PG_SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
+pub(super) const PG_SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
 /// SQLite has one writer at a time: no row is held by another transaction to skip.
-const SQLITE_SKIP_LOCKED: &str = "";
+pub(super) const SQLITE_SKIP_LOCKED: &str = "";
 
 /// Seconds since the epoch: the clock of every stored time.
 pub fn now() -> i64 {
@@ -240,7 +205,7 @@ pub fn now_ms() -> i64 {
 }
 
 /// Microseconds since the epoch: a game's place in its tenant's listing.
-fn now_us() -> i64 {
+pub(super) fn now_us() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
@@ -252,14 +217,14 @@ fn now_us() -> i64 {
 macro_rules! game_columns {
     ($first:ident $(, $column:ident)* $(,)?) => {
         /// The columns of a game row, as [`game_row`] reads them.
-        const GAME_FIELDS: &str = concat!(stringify!($first) $(, ", ", stringify!($column))*);
+        pub(super) const GAME_FIELDS: &str = concat!(stringify!($first) $(, ", ", stringify!($column))*);
 
         /// The select of a game row.
-        const GAME_COLUMNS: &str =
+        pub(super) const GAME_COLUMNS: &str =
             concat!("SELECT ", stringify!($first) $(, ", ", stringify!($column))*, " FROM games");
 
         /// A game row read by the names of [`GAME_FIELDS`].
-        fn game_row<R: Row>(r: &R) -> Result<GameRow, StoreError>
+        pub(super) fn game_row<R: Row>(r: &R) -> Result<GameRow, StoreError>
         where
             for<'a> &'a str: sqlx::ColumnIndex<R>,
             Uuid: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
@@ -290,124 +255,10 @@ game_columns!(
     deadline
 );
 
-/// PostgreSQL storage: events are announced by `NOTIFY` in the action's transaction.
-#[derive(Clone, Debug)]
-pub struct PgStore {
-    pub(super) pool: PgPool,
-    /// The longest one call may take (see `Database`).
-    pub(super) bound: Duration,
-    /// The database is a Citus cluster's: an action writes by one call that runs on its game's
-    /// worker (see `PgStore::write_row`), and background work reads shard by shard (see
-    /// `PgStore::on_each_shard`).
-    pub(super) cluster: bool,
-    /// The cluster's nodes that background work found unreachable and has not reached since:
-    /// each outage is logged once, and once more when it ends.
-    pub(super) away: Arc<Mutex<BTreeSet<String>>>,
-    /// On a cluster, the nodes that hold games: a game's reads and actions go to its own node.
-    pub(super) nodes: Option<Arc<Nodes>>,
-}
-
-/// SQLite storage: events are announced to this process's [`Live`] hub after the commit.
-#[derive(Clone, Debug)]
-pub struct SqliteStore {
-    pub(super) pool: SqlitePool,
-    /// The longest one call may take (see `Database`).
-    pub(super) bound: Duration,
-    /// Where committed events go (SQLite has one writing process: this one).
-    pub(super) live: Live,
-}
-
-impl PgStore {
-    /// Its `db.system.name` in traces.
-    const SYSTEM: &str = POSTGRESQL;
-
-    /// Nothing to do: `NOTIFY` in the transaction announced the events on commit.
-    fn announce(&self, _game: Uuid, _last: i64, _events: &[NewEvent]) {}
-
-    /// Admits a write of game `id` that leaves its table to bots alone, under `limit`: the
-    /// limit's lock, then the count, in the write's own transaction `tx`, so that the lock is
-    /// held until the write commits and the next writer counts it. On a cluster the write's
-    /// transaction stays on its one game's shards: the lock (a row of a reference table, the
-    /// same on every node) and the count (a distributed query, as a listing's) are taken in a
-    /// transaction of their own on the service's node, returned to be ended once the write
-    /// has committed.
-    async fn admit(
-        &self,
-        tx: &mut sqlx::PgConnection,
-        id: Uuid,
-        limit: &BotTableLimit,
-    ) -> Result<Option<sqlx::Transaction<'static, sqlx::Postgres>>, StoreError> {
-        if self.cluster {
-            let mut guard = self.pool.begin().await?;
-            Self::count_bot_tables(&mut guard, id, limit).await?;
-            return Ok(Some(guard));
-        }
-        Self::count_bot_tables(tx, id, limit).await?;
-        Ok(None)
-    }
-
-    /// The pool for game `id`'s statements: on a cluster, that of the node holding it when
-    /// known; the service's own otherwise.
-    async fn pool_of(&self, id: Uuid) -> &PgPool {
-        self.placed(id).await.0
-    }
-
-    /// [`PgStore::pool_of`], and on a cluster the game's shards on that node, when known.
-    async fn placed(&self, id: Uuid) -> (&PgPool, Option<Arc<GameShards>>) {
-        let placed = self.nodes.as_ref().and_then(|nodes| nodes.place(id));
-        match placed {
-            Some(placed) => (placed.pool.unwrap_or(&self.pool), Some(placed.shards)),
-            None => (&self.pool, None),
-        }
-    }
-}
-
-impl SqliteStore {
-    /// Admits a write of game `id` that leaves its table to bots alone, under `limit`: counted
-    /// in `tx`, which holds the database's write lock since `BEGIN IMMEDIATE`, so that no other
-    /// write comes between the count and the commit.
-    async fn admit(
-        &self,
-        tx: &mut sqlx::SqliteConnection,
-        id: Uuid,
-        limit: &BotTableLimit,
-    ) -> Result<Option<sqlx::Transaction<'static, sqlx::Sqlite>>, StoreError> {
-        Self::count_bot_tables(tx, id, limit).await?;
-        Ok(None)
-    }
-
-    /// Its `db.system.name` in traces.
-    const SYSTEM: &str = SQLITE;
-
-    /// The pool for game `id`'s statements: the one there is.
-    async fn pool_of(&self, _id: Uuid) -> &SqlitePool {
-        &self.pool
-    }
-
-    /// Announces committed events to this process's streams.
-    fn announce(&self, game: Uuid, last: i64, events: &[NewEvent]) {
-        let rows: Arc<[EventRow]> = events
-            .iter()
-            .zip(last - events.len() as i64 + 1..)
-            .map(|(e, seq)| EventRow {
-                seq,
-                body: e.body.clone(),
-            })
-            .collect();
-        self.live.publish(
-            game,
-            Signal::Events {
-                last,
-                events: Some(rows),
-            },
-        );
-    }
-}
-
 /// The one SQL text of both stores, with what differs passed in: how a transaction that will
-/// write begins, how the game row is locked and how a sweep skips rows another one holds. Each
-/// store runs a move (`transact_move`) and writes an accepted action (`write_update`) its own
-/// way.
+/// write begins, how the game row is locked and how a claim or a sweep skips rows another one
+/// holds. Each store reads optimistically (`transact_optimistic`) and renders an action's
+/// [`Write`](super::write::Write) (`write_update`) its own way.
 macro_rules! sql_store {
     ($store:ty, $db:ty, $begin:literal, $lock:literal, $skip_locked:expr) => {
         impl Store for $store {
@@ -472,15 +323,10 @@ macro_rules! sql_store {
                         .execute(&mut *tx)
                         .await?;
                 }
-                if !new.events.is_empty() {
-                    insert_events::<$db>(g.id, 1, &new.events, at).build().execute(&mut *tx).await?;
-                }
-                for (i, e) in new.events.iter().enumerate() {
-                    Self::enqueue(&mut tx, g.id, i as i64 + 1, g.version, e).await?;
-                }
-                if let Some((key, response)) = key {
-                    store_response(&mut *tx, key, response).await?;
-                }
+                let events = write::events(&new.events, 1, at);
+                let outbox = write::outbox(&new.events, 1, g.version);
+                let kept = key.map(|(key, response)| write::kept(key, response, at));
+                Self::insert_rows(&mut tx, g.id, &events, &outbox, kept.as_ref()).await?;
                 tx.commit().await?;
                 Self::release(guard).await;
                 Ok(true)
@@ -597,20 +443,15 @@ macro_rules! sql_store {
                 })
             }
 
-            async fn transact<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
+            async fn transact<T, E, F>(&self, on: On<'_>, lock: Lock, act: F) -> Result<Option<T>, E>
             where
                 E: From<StoreError>,
                 F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
             {
-                self.transact_move(id, key, act).await
-            }
-
-            async fn transact_in<T, E, F>(&self, tenant: &str, id: Uuid, act: F) -> Result<T, E>
-            where
-                E: From<StoreError>,
-                F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
-            {
-                self.transact_locked(Some(tenant), id, None, act).await
+                match lock {
+                    Lock::Optimistic => self.transact_optimistic(on, act).await,
+                    Lock::Row | Lock::Due { .. } => self.transact_held(on, lock, act).await,
+                }
             }
 
             async fn due_games(&self, now: i64, after: Option<DueGame>, limit: i64) -> Result<Vec<DueGame>, StoreError> {
@@ -639,40 +480,6 @@ macro_rules! sql_store {
                 .execute(self.pool_of(id).await)
                 .await?;
                 Ok(marked.rows_affected() > 0)
-            }
-
-            async fn transact_due<T, E, F>(&self, id: Uuid, now: i64, act: F) -> Result<Option<T>, E>
-            where
-                E: From<StoreError>,
-                F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
-            {
-                let mut tx = self.pool.begin_with($begin).await.map_err(StoreError::from)?;
-                // Another replica's claim is skipped, not waited for; one that committed first
-                // has moved the deadline on, so the game is no longer due: each expiry counts once.
-                let row = sqlx::query(AssertSqlSafe(format!(
-                    "{GAME_COLUMNS} WHERE id = $1 AND deadline IS NOT NULL AND deadline <= $2{}",
-                    $skip_locked
-                )))
-                .bind(id)
-                .bind(now)
-                .fetch_optional(&mut *tx)
-                .await
-                .map_err(StoreError::from)?;
-                let Some(game) = row.map(|r| game_row(&r)).transpose()? else {
-                    return Ok(None);
-                };
-                let Outcome { update, value } = act(&game)?;
-                let Some(update) = update else {
-                    tx.commit().await.map_err(StoreError::from)?;
-                    return Ok(Some(value));
-                };
-                let last = self.write_update(&mut tx, &game, None, &update).await?;
-                tx.commit().await.map_err(StoreError::from)?;
-                // Streams hear of a timed-out turn as of any other move.
-                if !update.events.is_empty() {
-                    self.announce(game.id, last, &update.events);
-                }
-                Ok(Some(value))
             }
 
             async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
@@ -777,7 +584,7 @@ macro_rules! sql_store {
 
         impl $store {
             /// [`Store::due_games`], by one query of the whole table.
-            async fn due_in_one(&self, now: i64, after: Option<DueGame>, limit: i64) -> Result<Vec<DueGame>, StoreError> {
+            pub(super) async fn due_in_one(&self, now: i64, after: Option<DueGame>, limit: i64) -> Result<Vec<DueGame>, StoreError> {
                 let sql = due_sql("games", "$1", after.is_some().then_some(("$3", "$4")), "$2");
                 let mut query = sqlx::query(AssertSqlSafe(sql)).bind(now).bind(limit);
                 if let Some(after) = after {
@@ -795,7 +602,7 @@ macro_rules! sql_store {
             }
 
             /// The candidates of [`Store::claim_deliveries`], by one query of the whole table.
-            async fn delivery_candidates_in_one(&self, now: i64, limit: i64) -> Result<Vec<Candidate>, StoreError> {
+            pub(super) async fn delivery_candidates_in_one(&self, now: i64, limit: i64) -> Result<Vec<Candidate>, StoreError> {
                 let sql = delivery_candidates_sql("webhook_deliveries", "games", "$1", "$2");
                 let rows = sqlx::query(AssertSqlSafe(sql))
                     .bind(now)
@@ -819,7 +626,7 @@ macro_rules! sql_store {
             /// one of `values` and that expired before `before`, one statement per value (one
             /// game, or one key), skipping rows another replica or a request holds. Returns
             /// how many went.
-            async fn delete_expired<V>(&self, purge: &Purge, values: Vec<V>, before: i64) -> Result<u64, StoreError>
+            pub(super) async fn delete_expired<V>(&self, purge: &Purge, values: Vec<V>, before: i64) -> Result<u64, StoreError>
             where
                 V: for<'q> sqlx::Encode<'q, $db> + sqlx::Type<$db> + Send + 'static,
             {
@@ -850,7 +657,7 @@ macro_rules! sql_store {
             /// deleted by one statement per value of the column the table is spread by (one
             /// game, or one key), which skips rows another replica or a request holds. Returns
             /// how many went.
-            async fn purge<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
+            pub(super) async fn purge<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
             where
                 V: for<'r> sqlx::Decode<'r, $db> + for<'q> sqlx::Encode<'q, $db> + sqlx::Type<$db>,
                 V: Clone + PartialEq + Send + Sync + Unpin + 'static,
@@ -878,15 +685,25 @@ macro_rules! sql_store {
                 }
             }
 
-            /// One transaction on game `id` (of `tenant` only, when given) that holds its row
-            /// from the read to the commit: see [`Store::transact`].
-            async fn transact_locked<T, E, F>(&self, tenant: Option<&str>, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
+            /// [`Store::transact`] under [`Lock::Row`] or [`Lock::Due`]: one transaction that
+            /// holds the game's row from the read to the commit (on SQLite, the database, since
+            /// `BEGIN IMMEDIATE`); under `Due`, only a row still due that no other transaction
+            /// holds, which it skips rather than waits for (one that committed first has moved
+            /// the deadline on, so the game is no longer due: each expiry counts once).
+            pub(super) async fn transact_held<T, E, F>(&self, on: On<'_>, lock: Lock, mut act: F) -> Result<Option<T>, E>
             where
                 E: From<StoreError>,
-                F: FnOnce(&GameRow) -> Result<Outcome<T>, E>,
+                F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
             {
-                let mut tx = self.pool_of(id).await.begin_with($begin).await.map_err(StoreError::from)?;
-                let (game, taken, _) = Self::read_game(&mut tx, id, tenant, key, ("", $lock), None).await?;
+                let (due, row_lock) = match lock {
+                    Lock::Due { now } => (Some(now), $skip_locked),
+                    Lock::Row | Lock::Optimistic => (None, $lock),
+                };
+                let mut tx = self.pool_of(on.id).await.begin_with($begin).await.map_err(StoreError::from)?;
+                let read = Self::read_game(&mut tx, on, due, ("", row_lock), None).await?;
+                let Some((game, taken, _)) = read else {
+                    return Ok(None);
+                };
                 // A retry after the first request committed finds its key here and acts no
                 // second time. A copy that waited on the lock may not see the key yet (its
                 // statement's snapshot predates the commit); the key's unique index refuses it
@@ -898,28 +715,29 @@ macro_rules! sql_store {
                 let Outcome { update, value } = act(&game)?;
                 let Some(update) = update else {
                     tx.commit().await.map_err(StoreError::from)?;
-                    return Ok(value);
+                    return Ok(Some(value));
                 };
                 let guard = match &update.bot_tables {
-                    Some(limit) => self.admit(&mut tx, id, limit).await?,
+                    Some(limit) => self.admit(&mut tx, on.id, limit).await?,
                     None => None,
                 };
-                let last = self.write_update(&mut tx, &game, key, &update).await?;
+                let last = self.write_update(&mut tx, &game, on.key, &update).await?;
                 tx.commit()
                     .instrument(traces::statement(Self::SYSTEM, "COMMIT", ""))
                     .await
                     .map_err(StoreError::from)?;
                 Self::release(guard).await;
+                // Streams hear of every change, a timed-out turn's as a move's.
                 if !update.events.is_empty() {
-                    self.announce(id, last, &update.events);
+                    self.announce(on.id, last, &update.events);
                 }
-                Ok(value)
+                Ok(Some(value))
             }
 
             /// Takes the limit's lock in `tx` (see `BOT_TABLES_LOCK_SQL`), then counts
             /// `limit.tenant`'s tables of bots alone in play, game `id` aside: a write that would
             /// make one more than `limit.limit` is [`StoreError::BotTablesFull`].
-            async fn count_bot_tables(
+            pub(super) async fn count_bot_tables(
                 tx: &mut <$db as sqlx::Database>::Connection,
                 id: Uuid,
                 limit: &BotTableLimit,
@@ -942,7 +760,7 @@ macro_rules! sql_store {
 
             /// Ends the transaction that held the limit's lock apart from the write, on a
             /// cluster (see `PgStore::admit`), once the write it admitted has committed.
-            async fn release(guard: Option<sqlx::Transaction<'static, $db>>) {
+            pub(super) async fn release(guard: Option<sqlx::Transaction<'static, $db>>) {
                 if let Some(guard) = guard
                     && let Err(e) = guard.commit().await
                 {
@@ -951,20 +769,22 @@ macro_rules! sql_store {
                 }
             }
 
-            /// Reads game `id` (of `tenant` only, when given), with `extra` columns before its
-            /// own and `lock` after the query (a row lock until the transaction ends, or
-            /// nothing); with `key`, also whether that key is stored already, in the same
+            /// Reads game `on.id` (of `on.tenant` only, when given; with its deadline at or
+            /// before `due`, when given), with `extra` columns before its own and `lock` after the
+            /// query (a row lock until the transaction ends, one that skips a held row, or
+            /// nothing); with `on.key`, also whether that key is stored already, in the same
             /// statement (one round trip fewer per keyed action); with `shards`, from the game's
             /// own shards, on the node that holds them (not found there once they moved).
-            /// Returns the game, whether the key is taken, and the row for the extra columns.
-            async fn read_game(
+            /// Returns the game, whether the key is taken, and the row for the extra columns;
+            /// `None` when no such game is found.
+            pub(super) async fn read_game(
                 conn: &mut <$db as sqlx::Database>::Connection,
-                id: Uuid,
-                tenant: Option<&str>,
-                key: Option<&KeyRef>,
+                on: On<'_>,
+                due: Option<i64>,
                 (extra, lock): (&str, &str),
                 shards: Option<&GameShards>,
-            ) -> Result<(GameRow, bool, <$db as sqlx::Database>::Row), StoreError> {
+            ) -> Result<Option<(GameRow, bool, <$db as sqlx::Database>::Row)>, StoreError> {
+                let On { id, tenant, key } = on;
                 // The key's game is this game: `$1` names both, so that on a cluster the
                 // statement is seen to concern one game's shard.
                 debug_assert!(key.is_none_or(|k| k.game == id), "a move's key belongs to its game");
@@ -981,13 +801,18 @@ macro_rules! sql_store {
                         }
                     )
                 });
-                let of_tenant = match (tenant, key) {
-                    (None, _) => "",
-                    (Some(_), None) => " AND tenant = $2",
-                    (Some(_), Some(_)) => " AND tenant = $4",
-                };
+                let mut n = if key.is_some() { 3 } else { 1 };
+                let mut conditions = String::new();
+                if tenant.is_some() {
+                    n += 1;
+                    conditions.push_str(&format!(" AND tenant = ${n}"));
+                }
+                if due.is_some() {
+                    n += 1;
+                    conditions.push_str(&format!(" AND deadline IS NOT NULL AND deadline <= ${n}"));
+                }
                 let mut query = sqlx::query(AssertSqlSafe(format!(
-                    "SELECT {extra}{GAME_FIELDS}{} FROM {games} WHERE id = $1{of_tenant}{placed_here}{lock}",
+                    "SELECT {extra}{GAME_FIELDS}{} FROM {games} WHERE id = $1{conditions}{placed_here}{lock}",
                     taken.as_deref().unwrap_or("")
                 )))
                 .bind(id);
@@ -997,753 +822,70 @@ macro_rules! sql_store {
                 if let Some(tenant) = tenant {
                     query = query.bind(tenant);
                 }
+                if let Some(due) = due {
+                    query = query.bind(due);
+                }
                 let read = query
                     .fetch_optional(&mut *conn)
                     .instrument(traces::statement(Self::SYSTEM, "SELECT", "games"));
                 let Some(row) = read.await? else {
-                    return Err(StoreError::GameNotFound(id));
+                    return Ok(None);
                 };
                 let taken = match key {
                     Some(_) => row.try_get::<bool, _>("taken")?,
                     None => false,
                 };
-                Ok((game_row(&row)?, taken, row))
+                Ok(Some((game_row(&row)?, taken, row)))
             }
 
-            /// Writes what an accepted action changed besides the game row, its events and its
-            /// key: the seats renamed or taken by a bot, and the events' webhook deliveries.
-            async fn write_seats_and_outbox(
-                tx: &mut <$db as sqlx::Database>::Connection,
-                game: &GameRow,
-                update: &GameUpdate,
-            ) -> Result<(), StoreError> {
-                for s in &update.seats {
-                    sqlx::query("UPDATE seats SET name = $3, kind = $4 WHERE game_id = $1 AND seat = $2")
-                        .bind(game.id)
-                        .bind(s.seat)
-                        .bind(&s.name)
-                        .bind(&s.kind)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-                for (i, e) in update.events.iter().enumerate() {
-                    Self::enqueue(tx, game.id, game.last_seq + 1 + i as i64, update.version, e).await?;
-                }
-                Ok(())
-            }
-
-            /// Writes event `seq` to the webhook outbox, in the transaction that logs it, when
-            /// the game has a webhook (the service then gives the event's public copy).
-            async fn enqueue(
+            /// Appends game `game`'s `events`, queues its webhook deliveries `outbox` and keeps
+            /// `key`, in `tx`, one statement each: the rows a creation adds, and those of an
+            /// action on SQLite.
+            pub(super) async fn insert_rows(
                 tx: &mut <$db as sqlx::Database>::Connection,
                 game: Uuid,
-                seq: i64,
-                version: i64,
-                event: &NewEvent,
+                events: &[EventWrite<'_>],
+                outbox: &[DeliveryWrite<'_>],
+                key: Option<&KeyWrite<'_>>,
             ) -> Result<(), StoreError> {
-                let Some(public) = &event.public else { return Ok(()) };
-                let at = now_ms();
-                sqlx::query(
-                    "INSERT INTO webhook_deliveries (id, game_id, seq, version, event, status, next_attempt_at, created_at) \
-                     VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)",
-                )
-                .bind(delivery_id())
-                .bind(game)
-                .bind(seq)
-                .bind(version)
-                .bind(public)
-                .bind(at)
-                .execute(&mut *tx)
-                .instrument(traces::statement(Self::SYSTEM, "INSERT", "webhook_deliveries"))
-                .await?;
+                if !events.is_empty() {
+                    let mut insert = sqlx::QueryBuilder::<$db>::new(EVENT_INSERT);
+                    push_event_values(&mut insert, game, events);
+                    insert
+                        .build()
+                        .execute(&mut *tx)
+                        .instrument(traces::statement(Self::SYSTEM, "INSERT", "events"))
+                        .await?;
+                }
+                if !outbox.is_empty() {
+                    let mut insert = sqlx::QueryBuilder::<$db>::new(OUTBOX_INSERT);
+                    push_outbox_values(&mut insert, game, outbox);
+                    insert
+                        .build()
+                        .execute(&mut *tx)
+                        .instrument(traces::statement(Self::SYSTEM, "INSERT", "webhook_deliveries"))
+                        .await?;
+                }
+                if let Some(key) = key {
+                    let mut insert = sqlx::QueryBuilder::<$db>::new(key_insert(key.table));
+                    push_key_values(&mut insert, key);
+                    insert.build().execute(&mut *tx).await.map_err(|e| key_taken(e, None))?;
+                }
                 Ok(())
             }
         }
     };
 }
 
-impl SqliteStore {
-    /// [`Store::due_games`]: one query.
-    async fn due_candidates(
-        &self,
-        now: i64,
-        after: Option<DueGame>,
-        limit: i64,
-    ) -> Result<Vec<DueGame>, StoreError> {
-        self.due_in_one(now, after, limit).await
-    }
-
-    /// The candidates of [`Store::claim_deliveries`]: one query.
-    async fn delivery_candidates(&self, now: i64, limit: i64) -> Result<Vec<Candidate>, StoreError> {
-        self.delivery_candidates_in_one(now, limit).await
-    }
-
-    /// Sweeps the expired rows of `purge` (see `purge`).
-    async fn purge_table<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
-    where
-        V: for<'r> sqlx::Decode<'r, sqlx::Sqlite>
-            + for<'q> sqlx::Encode<'q, sqlx::Sqlite>
-            + sqlx::Type<sqlx::Sqlite>,
-        V: Clone + PartialEq + Send + Sync + Unpin + 'static,
-    {
-        self.purge::<V>(purge, before).await
-    }
-}
-
-/// A node of the cluster and the shards it holds: of each, its name and those of the
-/// co-located shards asked for with it.
-struct NodeShards {
-    host: String,
-    port: i32,
-    shards: Vec<Vec<String>>,
-}
-
-/// What one shard answered a command run on it alone.
-struct ShardAnswer {
-    /// The node that holds it, as `host:port`.
-    node: String,
-    /// Its rows, as a JSON array, or why its node failed.
-    answer: Result<serde_json::Value, String>,
-}
-
-impl PgStore {
-    /// [`Store::due_games`]: on a cluster, read shard by shard, so that the games of the
-    /// workers that answer are found while another one is away.
-    async fn due_candidates(
-        &self,
-        now: i64,
-        after: Option<DueGame>,
-        limit: i64,
-    ) -> Result<Vec<DueGame>, StoreError> {
-        if !self.cluster {
-            return self.due_in_one(now, after, limit).await;
-        }
-        let cursor = after.map(|a| (a.deadline.to_string(), a.id.literal()));
-        let answers = self
-            .on_each_shard(&["games"], |names| {
-                let after = cursor.as_ref().map(|(d, id)| (d.as_str(), id.as_str()));
-                due_sql(&names[0], &now.to_string(), after, &limit.to_string())
-            })
-            .await?;
-        let mut due: Vec<DueGame> = self.read_answers(answers, "turn deadlines");
-        due.sort_by_key(|d| (d.deadline, d.id));
-        due.truncate(usize::try_from(limit).unwrap_or(0));
-        Ok(due)
-    }
-
-    /// The candidates of [`Store::claim_deliveries`]: on a cluster, read shard by shard (the
-    /// outbox's and its games' co-located shards together).
-    async fn delivery_candidates(&self, now: i64, limit: i64) -> Result<Vec<Candidate>, StoreError> {
-        if !self.cluster {
-            return self.delivery_candidates_in_one(now, limit).await;
-        }
-        let answers = self
-            .on_each_shard(&["webhook_deliveries", "games"], |names| {
-                delivery_candidates_sql(&names[0], &names[1], &now.to_string(), &limit.to_string())
-            })
-            .await?;
-        let mut candidates: Vec<Candidate> = self.read_answers(answers, "webhook deliveries");
-        candidates.sort_by_key(|c| c.next_attempt_at);
-        candidates.truncate(usize::try_from(limit).unwrap_or(0));
-        Ok(candidates)
-    }
-
-    /// Sweeps the expired rows of `purge` (see `purge`); on a cluster, each shard's candidates
-    /// read from that shard alone, with a cursor of its own, so that the rows of the workers
-    /// that answer are swept while another one is away.
-    async fn purge_table<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
-    where
-        V: for<'r> sqlx::Decode<'r, sqlx::Postgres>
-            + for<'q> sqlx::Encode<'q, sqlx::Postgres>
-            + sqlx::Type<sqlx::Postgres>,
-        V: Clone + PartialEq + Send + Sync + Unpin + 'static,
-        V: Literal + serde::de::DeserializeOwned,
-    {
-        if !self.cluster {
-            return self.purge::<V>(purge, before).await;
-        }
-        // Each shard's cursor; a shard leaves once it answered a short batch, or failed.
-        let mut cursors: Vec<(String, Option<(i64, V)>)> = Vec::new();
-        let mut first = true;
-        let mut deleted = 0;
-        while first || !cursors.is_empty() {
-            let shards: Vec<String> = cursors.iter().map(|(name, _)| name.clone()).collect();
-            let answers = self
-                .on_shards(&[purge.table], (!first).then_some(shards.as_slice()), |names| {
-                    let after = cursors
-                        .iter()
-                        .find(|(name, _)| *name == names[0])
-                        .and_then(|(_, after)| after.as_ref())
-                        .map(|(at, value)| (at.to_string(), value.literal()));
-                    let after = after.as_ref().map(|(at, value)| (at.as_str(), value.as_str()));
-                    purge.candidates_in(&names[0], &before.to_string(), after)
-                })
-                .await?;
-            first = false;
-            let mut next = Vec::new();
-            let mut batch: Vec<V> = Vec::new();
-            for (shard, answer) in answers {
-                let rows: Vec<Expired<V>> = self.read_answers(vec![answer], "the sweep");
-                // The rows come in the order of the shard's query (an aggregate over a sorted
-                // subquery keeps its order): the last is the cursor.
-                if rows.len() as i64 == SWEEP_BATCH
-                    && let Some(last) = rows.last()
-                {
-                    next.push((shard, Some((last.at, last.route.clone()))));
-                }
-                for r in rows {
-                    if !batch.contains(&r.route) {
-                        batch.push(r.route);
-                    }
-                }
-            }
-            deleted += self.delete_expired(purge, batch, before).await?;
-            cursors = next;
-        }
-        Ok(deleted)
-    }
-
-    /// Runs the query `command` makes of shard names on every shard of `tables[0]`, on the node
-    /// that holds it, outside any transaction (Citus's `master_run_on_worker`), given the names
-    /// of that shard and of the co-located shards of the other `tables`; its rows come back as
-    /// JSON. The shards of a node that does not answer fail alone.
-    async fn on_each_shard(
-        &self,
-        tables: &[&str],
-        command: impl Fn(&[String]) -> String,
-    ) -> Result<Vec<ShardAnswer>, StoreError> {
-        Ok(self
-            .on_shards(tables, None, command)
-            .await?
-            .into_iter()
-            .map(|(_, answer)| answer)
-            .collect())
-    }
-
-    /// As [`PgStore::on_each_shard`], on the shards of `tables[0]` named in `only` when given;
-    /// each answer with its shard's name. The shards of one node are read by one command, on one
-    /// connection, each by its own query: what fails together is what is lost together.
-    async fn on_shards(
-        &self,
-        tables: &[&str],
-        only: Option<&[String]>,
-        command: impl Fn(&[String]) -> String,
-    ) -> Result<Vec<(String, ShardAnswer)>, StoreError> {
-        // Co-located shards cover the same range of hashed game ids.
-        let placements: Vec<(String, i32, Vec<String>)> = sqlx::query_as(
-            "SELECT n.nodename::text, n.nodeport, \
-             array_agg(shard_name(b.logicalrelid, b.shardid)::text \
-                ORDER BY array_position($1::text[]::regclass[], b.logicalrelid)) \
-             FROM pg_dist_shard a \
-             JOIN pg_dist_shard b ON b.logicalrelid = ANY ($1::text[]::regclass[]) \
-                AND b.shardminvalue IS NOT DISTINCT FROM a.shardminvalue \
-             JOIN pg_dist_placement p ON p.shardid = a.shardid \
-             JOIN pg_dist_node n ON n.groupid = p.groupid AND n.noderole = 'primary' \
-             WHERE a.logicalrelid = ($1::text[]::regclass[])[1] \
-             GROUP BY a.shardid, n.nodename, n.nodeport ORDER BY n.nodename, n.nodeport, a.shardid",
-        )
-        .bind(tables)
-        .fetch_all(&self.pool)
-        .await?;
-        let mut nodes: Vec<NodeShards> = Vec::new();
-        for (host, port, names) in placements {
-            if only.is_some_and(|only| !only.contains(&names[0])) {
-                continue;
-            }
-            match nodes.last_mut() {
-                Some(node) if node.host == host && node.port == port => node.shards.push(names),
-                _ => nodes.push(NodeShards {
-                    host,
-                    port,
-                    shards: vec![names],
-                }),
-            }
-        }
-        if nodes.is_empty() {
-            return Ok(Vec::new());
-        }
-        let hosts: Vec<&str> = nodes.iter().map(|n| n.host.as_str()).collect();
-        let ports: Vec<i32> = nodes.iter().map(|n| n.port).collect();
-        // One JSON array per node, of one JSON array of rows per shard, in order.
-        let commands: Vec<String> = nodes
-            .iter()
-            .map(|node| {
-                let each: Vec<String> = node
-                    .shards
-                    .iter()
-                    .enumerate()
-                    .map(|(i, names)| {
-                        format!(
-                            "SELECT {i} AS n, (SELECT coalesce(json_agg(t), '[]') FROM ({}) t) AS rows",
-                            command(names)
-                        )
-                    })
-                    .collect();
-                format!(
-                    "SELECT json_agg(rows ORDER BY n)::text FROM ({}) shards",
-                    each.join(" UNION ALL ")
-                )
-            })
-            .collect();
-        let answers: Vec<(bool, Option<String>)> = sqlx::query_as(
-            "SELECT success, result FROM master_run_on_worker($1, $2, $3, true) WITH ORDINALITY ORDER BY ordinality",
-        )
-        .bind(&hosts)
-        .bind(&ports)
-        .bind(&commands)
-        .fetch_all(&self.pool)
-        .await?;
-        let mut out = Vec::new();
-        for (NodeShards { host, port, shards }, (success, result)) in nodes.into_iter().zip(answers) {
-            let node = format!("{host}:{port}");
-            let result = result.unwrap_or_default();
-            let per_shard: Result<Vec<serde_json::Value>, String> = if success {
-                serde_json::from_str(&result).map_err(|e| e.to_string())
-            } else {
-                Err(result)
-            };
-            for (i, mut names) in shards.into_iter().enumerate() {
-                let answer = match &per_shard {
-                    Ok(rows) => rows
-                        .get(i)
-                        .cloned()
-                        .ok_or_else(|| "no answer for a shard".to_owned()),
-                    Err(e) => Err(e.clone()),
-                };
-                out.push((
-                    names.swap_remove(0),
-                    ShardAnswer {
-                        node: node.clone(),
-                        answer,
-                    },
-                ));
-            }
-        }
-        Ok(out)
-    }
-
-    /// The rows of the shards that answered. The nodes
-    /// that did not answer are logged once per outage (`work` says what waits for them), and
-    /// once more when they answer again: their games wait, the others' do not.
-    fn read_answers<R: serde::de::DeserializeOwned>(&self, answers: Vec<ShardAnswer>, work: &str) -> Vec<R> {
-        let mut rows = Vec::new();
-        let mut failed = BTreeSet::new();
-        let mut answered = BTreeSet::new();
-        for ShardAnswer { node, answer } in answers {
-            match answer.map(|rows| serde_json::from_value::<Vec<R>>(rows).map_err(|e| e.to_string())) {
-                Ok(Ok(mut more)) => {
-                    rows.append(&mut more);
-                    answered.insert(node);
-                }
-                Ok(Err(error)) | Err(error) => {
-                    if !failed.contains(&node) {
-                        let mut away = self.away.lock().unwrap_or_else(PoisonError::into_inner);
-                        if away.insert(node.clone()) {
-                            tracing::warn!(%node, %error, "a node of the cluster does not answer: its games' {work} wait for it");
-                        }
-                    }
-                    failed.insert(node);
-                }
-            }
-        }
-        let mut away = self.away.lock().unwrap_or_else(PoisonError::into_inner);
-        for node in answered.difference(&failed) {
-            if away.remove(node) {
-                tracing::info!(%node, "a node of the cluster answers again: its games' background work resumes");
-            }
-        }
-        rows
-    }
-}
-
-impl SqliteStore {
-    /// An action: one transaction that holds the database's write lock from the read on (one
-    /// process owns the file, so there is no one to race).
-    async fn transact_move<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, act: F) -> Result<T, E>
-    where
-        E: From<StoreError>,
-        F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
-    {
-        self.transact_locked(None, id, key, act).await
-    }
-
-    /// Writes an accepted action: the game's state, version and last seq, changed seats, the
-    /// events in one statement, and the response kept for the request's idempotency key.
-    /// Returns the new last seq.
-    async fn write_update(
-        &self,
-        tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
-        game: &GameRow,
-        key: Option<&KeyRef>,
-        update: &GameUpdate,
-    ) -> Result<i64, StoreError> {
-        let id = game.id;
-        let at = now();
-        // The write lock held since BEGIN IMMEDIATE keeps these numbers in order.
-        let last = game.last_seq + update.events.len() as i64;
-        sqlx::query(
-            "UPDATE games SET status = $2, state = $3, version = $4, updated_at = $5, deadline = $6, last_seq = $7 WHERE id = $1",
-        )
-        .bind(id)
-        .bind(update.status)
-        .bind(&update.state)
-        .bind(update.version)
-        .bind(at)
-        .bind(update.deadline)
-        .bind(last)
-        .execute(&mut **tx)
-        .instrument(traces::statement(Self::SYSTEM, "UPDATE", "games"))
-        .await?;
-        if !update.events.is_empty() {
-            insert_events::<sqlx::Sqlite>(id, game.last_seq + 1, &update.events, at)
-                .build()
-                .execute(&mut **tx)
-                .instrument(traces::statement(Self::SYSTEM, "INSERT", "events"))
-                .await?;
-        }
-        Self::write_seats_and_outbox(tx, game, update).await?;
-        if let (Some(key), Some(response)) = (key, &update.response) {
-            store_response(&mut **tx, key, response).await?;
-        }
-        Ok(last)
-    }
-}
-
-impl PgStore {
-    /// An action, optimistic first: the game is read without a lock, `act` decides, and one
-    /// statement that commits by itself writes the change if the row is still the one read
-    /// (its `xmin`, which every write of the row changes). Two statements where a transaction
-    /// holding the row takes four (docs/performance.md#design). When another replica wrote in
-    /// between, `act` runs once more on the new state, in a transaction that holds the row and
-    /// so cannot lose again.
-    async fn transact_move<T, E, F>(&self, id: Uuid, key: Option<&KeyRef>, mut act: F) -> Result<T, E>
-    where
-        E: From<StoreError>,
-        F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
-    {
-        let (pool, shards) = self.placed(id).await;
-        let mut conn = pool.acquire().await.map_err(StoreError::from)?;
-        let columns = ("xmin::text AS xmin, ", "");
-        // On a cluster, from the game's own shards: a plain statement where Citus would plan
-        // and run one of its own (docs/performance.md#scaling-out); through Citus once they
-        // are not on that node.
-        let on_shards = match &shards {
-            Some(shards) => match Self::read_game(&mut conn, id, None, key, columns, Some(shards)).await {
-                Err(StoreError::GameNotFound(_)) => None,
-                // The shard moved away and its copy here was dropped.
-                Err(StoreError::Database(sqlx::Error::Database(e)))
-                    if e.code().as_deref() == Some("42P01") =>
-                {
-                    None
-                }
-                read => Some(read?),
-            },
-            None => None,
-        };
-        let (game, taken, row) = match on_shards {
-            Some(read) => read,
-            None => {
-                let read = Self::read_game(&mut conn, id, None, key, columns, None).await?;
-                // Found through Citus where its shard was not: the shard moved. Its next
-                // actions go to its new node (a game that does not exist reads no placements).
-                if let (Some(nodes), Some(seen)) = (&self.nodes, &shards) {
-                    nodes.moved(id, seen, &mut conn).await;
-                }
-                read
-            }
-        };
-        // A retry after the first request committed finds its key here; a copy racing it
-        // is refused by the key's unique index when it writes.
-        if taken {
-            return Err(StoreError::KeyTaken.into());
-        }
-        let read: String = row.try_get("xmin").map_err(StoreError::from)?;
-        let Outcome { update, value } = act(&game)?;
-        let Some(update) = update else {
-            return Ok(value);
-        };
-        if update.bot_tables.is_some() {
-            // A change that leaves the table to bots alone is admitted under the limit's lock,
-            // which only a transaction can hold until its write commits: decided again there.
-            drop(conn);
-            return Box::pin(self.transact_locked(None, id, key, act)).await;
-        }
-        let written = if !self.cluster && writes_beyond_the_row(&update) {
-            // Seats and webhook deliveries are further statements: one transaction for all. (On
-            // a cluster, one call writes them all, outside a transaction block so that Citus
-            // hands it to the game's worker.)
-            let mut tx = sqlx::Connection::begin(&mut *conn)
-                .await
-                .map_err(StoreError::from)?;
-            let written = self
-                .write_change(&mut tx, &game, Some(&read), key, &update)
-                .await?;
-            if written.is_some() {
-                tx.commit()
-                    .instrument(traces::statement(Self::SYSTEM, "COMMIT", ""))
-                    .await
-                    .map_err(StoreError::from)?;
-            }
-            written
-        } else {
-            self.write_row(&mut conn, &game, Some(&read), key, &update)
-                .await?
-        };
-        if written.is_some() {
-            return Ok(value);
-        }
-        drop(conn);
-        tracing::debug!(game = %id, "the game changed since it was read: deciding again, holding its row");
-        // Boxed: the rare path's future would otherwise make every move's future larger.
-        Box::pin(self.transact_locked(None, id, key, act)).await
-    }
-
-    /// Writes an accepted action in a transaction that holds the game's row
-    /// ([`PgStore::write_change`]). Returns the new last seq.
-    async fn write_update(
-        &self,
-        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
-        game: &GameRow,
-        key: Option<&KeyRef>,
-        update: &GameUpdate,
-    ) -> Result<i64, StoreError> {
-        self.write_change(tx, game, None, key, update)
-            .await?
-            .ok_or(StoreError::GameNotFound(game.id))
-    }
-
-    /// Writes an accepted action inside a transaction: the row, events and key
-    /// ([`PgStore::write_row`], on the same condition), then changed seats and webhook
-    /// deliveries if the row was written. Returns the new last seq, or `None` when nothing was
-    /// written.
-    async fn write_change(
-        &self,
-        tx: &mut sqlx::PgConnection,
-        game: &GameRow,
-        read: Option<&str>,
-        key: Option<&KeyRef>,
-        update: &GameUpdate,
-    ) -> Result<Option<i64>, StoreError> {
-        let written = self.write_row(tx, game, read, key, update).await?;
-        if written.is_some() && !self.cluster {
-            Self::write_seats_and_outbox(tx, game, update).await?;
-        }
-        Ok(written)
-    }
-
-    /// Writes the game's state, version and last seq (sending the `NOTIFY` of its events), the
-    /// events, and the response kept for the request's idempotency key; with `read`, only if
-    /// the row's `xmin` is still that. Returns the new last seq, or `None` when the row had
-    /// changed and nothing was written.
-    ///
-    /// On one PostgreSQL this is one statement, which commits by itself. A Citus cluster would
-    /// run that statement's parts one by one and send what one part returns to every worker, so
-    /// there it is one call of the distributed function `continental_write` (see
-    /// [`cluster_write`]), which writes the seats and the outbox too.
-    async fn write_row(
-        &self,
-        conn: &mut sqlx::PgConnection,
-        game: &GameRow,
-        read: Option<&str>,
-        key: Option<&KeyRef>,
-        update: &GameUpdate,
-    ) -> Result<Option<i64>, StoreError> {
-        let id = game.id;
-        let at = now();
-        // Unchanged since it was read (or locked): these numbers follow on.
-        let last = game.last_seq + update.events.len() as i64;
-        if self.cluster {
-            return Box::pin(cluster_write(conn, game, read, key, update, at, last))
-                .instrument(traces::statement(Self::SYSTEM, "SELECT", "continental_write"))
-                .await;
-        }
-        // Data-modifying WITH clauses all run, whether or not the final statement reads them;
-        // the others insert only if the game's row was updated.
-        let mut write = QueryBuilder::<sqlx::Postgres>::new("WITH game AS (");
-        push_game_update(&mut write, id, read, update, at, last);
-        write.push(")");
-        if !update.events.is_empty() {
-            write
-                .push(", logged AS (")
-                .push(EVENT_INSERT)
-                .push("SELECT * FROM (");
-            push_event_values(&mut write, id, game.last_seq + 1, &update.events, at);
-            write.push(") AS e WHERE EXISTS (SELECT 1 FROM game))");
-        }
-        if let (Some(key), Some(response)) = (key, &update.response) {
-            write.push(", kept AS (");
-            push_response(&mut write, key, response);
-            write.push(" WHERE EXISTS (SELECT 1 FROM game))");
-        }
-        // The announcement is made once for the row written, and not at all when it was not
-        // (Citus refuses a `pg_notify` in the `RETURNING` of a distributed table).
-        write.push(" SELECT version");
-        if !update.events.is_empty() {
-            write
-                .push(", pg_notify('continental_events', ")
-                .push_bind(hub::note(id, last, &update.events))
-                .push(")");
-        }
-        write.push(" FROM game");
-        // A copy of this request that stored the key first: the key's unique index.
-        let key_taken = |e: sqlx::Error| match &e {
-            sqlx::Error::Database(db)
-                if db.is_unique_violation() && key.is_some_and(|k| db.table() == Some(k.table())) =>
-            {
-                StoreError::KeyTaken
-            }
-            _ => StoreError::from(e),
-        };
-        let written = write
-            .build()
-            .fetch_optional(&mut *conn)
-            .instrument(traces::statement(Self::SYSTEM, "UPDATE", "games"))
-            .await
-            .map_err(key_taken)?;
-        Ok(written.map(|_| last))
-    }
-}
-
-/// The write of an accepted action on a Citus cluster: one call of `continental_write`
-/// (migration `20261129000001_citus_write`), distributed by the game's id, which the
-/// coordinator hands to the game's worker whole when it is not inside a transaction block: the
-/// row (on the condition of `read`), the events, the key, the seats, the outbox and the
-/// `NOTIFY`, in one round trip to the worker. Inside the caller's transaction it runs on the
-/// coordinator instead, statement by statement. The rows go as JSON named by their columns.
-async fn cluster_write(
-    conn: &mut sqlx::PgConnection,
-    game: &GameRow,
-    read: Option<&str>,
-    key: Option<&KeyRef>,
-    update: &GameUpdate,
-    at: i64,
-    last: i64,
-) -> Result<Option<i64>, StoreError> {
-    use serde_json::json;
-    let id = game.id;
-    let first = game.last_seq + 1;
-    let events: Vec<_> = update
-        .events
-        .iter()
-        .zip(first..)
-        .map(|(e, seq)| {
-            json!({"game_id": id, "seq": seq, "seat": e.seat, "body": e.body, "step": e.step, "created_at": at})
-        })
-        .collect();
-    let kept = key.zip(update.response.as_ref()).map(|(key, response)| {
-        debug_assert!(key.scope == KeyScope::Game, "an action's key is its game's");
-        json!({
-            "game_id": key.game,
-            "seat": key.seat,
-            "key": key.key,
-            "request_hash": key.request_hash,
-            "status": "done",
-            "response_status": response.status,
-            "response_headers": response.etag,
-            "response_body": format!("\\x{}", hex::encode(&response.body)),
-            "created_at": at,
-        })
-    });
-    let seats = (!update.seats.is_empty()).then(|| {
-        update
-            .seats
-            .iter()
-            .map(|s| json!({"game_id": id, "seat": s.seat, "name": s.name, "kind": s.kind}))
-            .collect::<Vec<_>>()
-    });
-    let queued_at = now_ms();
-    let outbox: Vec<_> = update
-        .events
-        .iter()
-        .zip(first..)
-        .filter_map(|(e, seq)| {
-            let public = e.public.as_ref()?;
-            Some(json!({
-                "id": delivery_id(),
-                "game_id": id,
-                "seq": seq,
-                "version": update.version,
-                "event": public,
-                "status": "pending",
-                "next_attempt_at": queued_at,
-                "created_at": queued_at,
-            }))
-        })
-        .collect();
-    let note = (!update.events.is_empty()).then(|| hub::note(id, last, &update.events));
-    let written: Option<i64> = sqlx::query_scalar(
-        "SELECT continental_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
-    )
-    .bind(id)
-    .bind(read)
-    // The version read as well: an `xmin` is a transaction id of one node, and the row's
-    // copy on another node after a move may carry the same one by chance.
-    .bind(read.map(|_| game.version))
-    .bind(update.status)
-    .bind(&update.state)
-    .bind(update.version)
-    .bind(at)
-    .bind(update.deadline)
-    .bind(last)
-    .bind(sqlx::types::Json(events))
-    .bind(kept.map(sqlx::types::Json))
-    .bind(seats.map(sqlx::types::Json))
-    .bind((!outbox.is_empty()).then_some(sqlx::types::Json(outbox)))
-    .bind(note)
-    .fetch_one(&mut *conn)
-    .await
-    .map_err(|e| match &e {
-        // A copy of this request that stored the key first (the worker's error carries no
-        // table name the coordinator would know).
-        sqlx::Error::Database(db) if db.is_unique_violation() && key.is_some() => StoreError::KeyTaken,
-        _ => StoreError::from(e),
-    })?;
-    Ok(written)
-}
+pub(super) use sql_store;
 
 /// A fresh webhook delivery id: the `webhook-id` its receiver sees on every attempt.
-fn delivery_id() -> String {
+pub(super) fn delivery_id() -> String {
     format!("msg_{}", Uuid::new_v4().simple())
 }
 
-/// Pushes the update of game `id`'s row by `update` (only if its `xmin` is still `read`, when
-/// given), returning its version, onto `sql`.
-fn push_game_update(
-    sql: &mut QueryBuilder<sqlx::Postgres>,
-    id: Uuid,
-    read: Option<&str>,
-    update: &GameUpdate,
-    at: i64,
-    last: i64,
-) {
-    sql.push("UPDATE games SET status = ")
-        .push_bind(update.status)
-        .push(", state = ")
-        .push_bind(&update.state)
-        .push(", version = ")
-        .push_bind(update.version)
-        .push(", updated_at = ")
-        .push_bind(at)
-        .push(", deadline = ")
-        .push_bind(update.deadline)
-        .push(", last_seq = ")
-        .push_bind(last)
-        .push(" WHERE id = ")
-        .push_bind(id);
-    if let Some(read) = read {
-        sql.push(" AND xmin::text = ").push_bind(read);
-    }
-    sql.push(" RETURNING version");
-}
-
-/// Whether writing `update` takes more than the game row, its events and its key: changed seats
-/// or webhook deliveries (see `write_seats_and_outbox`).
-fn writes_beyond_the_row(update: &GameUpdate) -> bool {
-    !update.seats.is_empty() || update.events.iter().any(|e| e.public.is_some())
-}
-
 /// A stored event from a row holding its `seq` and `body`.
-fn event_row<R: Row>(r: &R) -> Result<EventRow, StoreError>
+pub(super) fn event_row<R: Row>(r: &R) -> Result<EventRow, StoreError>
 where
     for<'a> &'a str: sqlx::ColumnIndex<R>,
     i64: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
@@ -1755,106 +897,97 @@ where
     })
 }
 
-/// One `INSERT` of all `events`, numbered from `first`.
-fn insert_events<'a, DB>(game: Uuid, first: i64, events: &'a [NewEvent], at: i64) -> QueryBuilder<DB>
+/// The start of an `INSERT` of events, before their rows ([`push_event_values`]).
+pub(super) const EVENT_INSERT: &str = "INSERT INTO events (game_id, seq, seat, body, step, created_at) ";
+
+/// The start of an `INSERT` of webhook deliveries, before their rows ([`push_outbox_values`]).
+pub(super) const OUTBOX_INSERT: &str =
+    "INSERT INTO webhook_deliveries (id, game_id, seq, version, event, status, next_attempt_at, created_at) ";
+
+/// The start of an `INSERT` of a kept idempotency key into `table`, before its row
+/// ([`push_key_values`]).
+pub(super) fn key_insert(table: &str) -> String {
+    format!(
+        "INSERT INTO {table} (game_id, seat, key, request_hash, status, response_status, response_headers, \
+         response_body, created_at) "
+    )
+}
+
+/// Pushes the `VALUES` of game `game`'s `events` onto `sql`.
+pub(super) fn push_event_values<DB>(sql: &mut QueryBuilder<DB>, game: Uuid, events: &[EventWrite<'_>])
 where
     DB: sqlx::Database,
     Uuid: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     Option<i64>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    &'a str: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    Option<String>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'a> &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    for<'a> Option<&'a str>: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
 {
-    let mut insert = QueryBuilder::new(EVENT_INSERT);
-    push_event_values(&mut insert, game, first, events, at);
-    insert
-}
-
-/// The start of an `INSERT` of events, before their rows.
-const EVENT_INSERT: &str = "INSERT INTO events (game_id, seq, seat, body, step, created_at) ";
-
-/// Pushes the `VALUES` of all `events`, numbered from `first`, onto `sql`.
-fn push_event_values<'a, DB>(
-    sql: &mut QueryBuilder<DB>,
-    game: Uuid,
-    first: i64,
-    events: &'a [NewEvent],
-    at: i64,
-) where
-    DB: sqlx::Database,
-    Uuid: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    Option<i64>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    &'a str: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    Option<String>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-{
-    sql.push_values(events.iter().zip(first..), |mut row, (e, seq)| {
+    sql.push_values(events, |mut row, e| {
         row.push_bind(game)
-            .push_bind(seq)
+            .push_bind(e.seq)
             .push_bind(e.seat)
-            .push_bind(e.body.as_str())
-            .push_bind(e.step.clone())
-            .push_bind(at);
+            .push_bind(e.body)
+            .push_bind(e.step)
+            .push_bind(e.created_at);
     });
 }
 
-/// The columns of a kept idempotency key, in the order both writers give them.
-const KEY_COLUMNS: &str = "(game_id, seat, key, request_hash, status, response_status, response_headers, response_body, created_at)";
-
-/// Pushes the `INSERT` that keeps `key` with the response to replay onto `sql`, as a `SELECT`
-/// that the caller may follow with a condition (PostgreSQL's one-statement write;
-/// [`store_response`] is the same on its own).
-fn push_response(sql: &mut QueryBuilder<sqlx::Postgres>, key: &KeyRef, response: &StoredResponse) {
-    sql.push(format_args!("INSERT INTO {} {KEY_COLUMNS} SELECT ", key.table()));
-    sql.push_bind(key.game)
-        .push(", ")
-        .push_bind(key.seat)
-        .push(", ")
-        .push_bind(key.key.as_str())
-        .push(", ")
-        .push_bind(key.request_hash.as_str())
-        .push(", 'done', ")
-        .push_bind(i64::from(response.status))
-        .push(", ")
-        .push_bind(response.etag.as_deref())
-        .push(", ")
-        .push_bind(response.body.as_slice())
-        .push(", ")
-        .push_bind(now());
+/// Pushes the `VALUES` of game `game`'s webhook deliveries `outbox` onto `sql`.
+pub(super) fn push_outbox_values<DB>(sql: &mut QueryBuilder<DB>, game: Uuid, outbox: &[DeliveryWrite<'_>])
+where
+    DB: sqlx::Database,
+    Uuid: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'a> &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    sql.push_values(outbox, |mut row, o| {
+        row.push_bind(o.id.as_str())
+            .push_bind(game)
+            .push_bind(o.seq)
+            .push_bind(o.version)
+            .push_bind(o.event)
+            .push_bind(o.status)
+            .push_bind(o.next_attempt_at)
+            .push_bind(o.created_at);
+    });
 }
 
-/// Keeps `key` with the response to replay, in the transaction of the change it answers: a
-/// request that did not commit leaves no key. A key stored meanwhile by a duplicate request
-/// (the unique primary key) is [`StoreError::KeyTaken`].
-async fn store_response<'e, E>(executor: E, key: &KeyRef, response: &StoredResponse) -> Result<(), StoreError>
+/// Pushes the `VALUES` of the kept idempotency key `key` onto `sql`.
+pub(super) fn push_key_values<DB>(sql: &mut QueryBuilder<DB>, key: &KeyWrite<'_>)
 where
-    E: sqlx::Executor<'e>,
-    Uuid: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
-    String: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
-    Option<String>: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
-    i64: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
-    Vec<u8>: for<'a> sqlx::Encode<'a, E::Database> + sqlx::Type<E::Database>,
-    <E::Database as sqlx::Database>::Arguments: sqlx::IntoArguments<E::Database>,
+    DB: sqlx::Database,
+    Uuid: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'a> &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    for<'a> Option<&'a str>: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    for<'a> &'a [u8]: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
 {
-    sqlx::query(AssertSqlSafe(format!(
-        "INSERT INTO {} {KEY_COLUMNS} VALUES ($1, $2, $3, $4, 'done', $5, $6, $7, $8)",
-        key.table()
-    )))
-    .bind(key.game)
-    .bind(key.seat)
-    .bind(key.key.clone())
-    .bind(key.request_hash.clone())
-    .bind(i64::from(response.status))
-    .bind(response.etag.clone())
-    .bind(response.body.clone())
-    .bind(now())
-    .execute(executor)
-    .await
-    .map_err(|e| match &e {
-        sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::KeyTaken,
+    sql.push_values([key], |mut row, k| {
+        row.push_bind(k.game)
+            .push_bind(k.seat)
+            .push_bind(k.key)
+            .push_bind(k.request_hash)
+            .push_bind(k.status)
+            .push_bind(k.response_status)
+            .push_bind(k.response_headers)
+            .push_bind(k.response_body)
+            .push_bind(k.created_at);
+    });
+}
+
+/// A failed write of an idempotency key's row: a copy of the request that kept the key first
+/// (its unique primary key) is [`StoreError::KeyTaken`]; with `table`, only a violation the
+/// database names on that table is (PostgreSQL's one statement writes other rows too).
+pub(super) fn key_taken(e: sqlx::Error, table: Option<&str>) -> StoreError {
+    match &e {
+        sqlx::Error::Database(db)
+            if db.is_unique_violation() && table.is_none_or(|t| db.table() == Some(t)) =>
+        {
+            StoreError::KeyTaken
+        }
         _ => StoreError::from(e),
-    })?;
-    Ok(())
+    }
 }
 
 /// The query of a listing page: the tenant's games, newest first, from the cursor on, with
@@ -1874,14 +1007,3 @@ pub fn list_sql(listing: &GameListing) -> String {
     sql.push_str(&format!(" ORDER BY created_us DESC, id DESC LIMIT ${}", n + 1));
     sql
 }
-
-sql_store!(PgStore, sqlx::Postgres, "BEGIN", " FOR UPDATE", PG_SKIP_LOCKED);
-// BEGIN IMMEDIATE takes SQLite's write lock at once, so two writers queue instead of both
-// reading the old state and one failing at commit.
-sql_store!(
-    SqliteStore,
-    sqlx::Sqlite,
-    "BEGIN IMMEDIATE",
-    "",
-    SQLITE_SKIP_LOCKED
-);

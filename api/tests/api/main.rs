@@ -37,3 +37,4 @@ mod tokens;
 mod traces;
 mod validation;
 mod webhooks;
+mod writes;

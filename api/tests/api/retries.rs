@@ -359,7 +359,7 @@ async fn a_change_between_read_and_write_is_decided_again() {
 
     use continental::config::{DatabaseSettings, Limits};
     use continental::store::{
-        Database, GameRow, GameUpdate, Live, NewEvent, NewGame, Outcome, Store, StoreError,
+        Database, GameRow, GameUpdate, Live, Lock, NewEvent, NewGame, On, Outcome, Store, StoreError,
     };
     use sqlx::Connection;
 
@@ -447,14 +447,15 @@ async fn a_change_between_read_and_write_is_decided_again() {
     };
     let decided = AtomicUsize::new(0);
     let read_version = store
-        .transact(id, None, |row| {
+        .transact(On::game(id), Lock::Optimistic, |row| {
             if decided.fetch_add(1, Ordering::SeqCst) == 0 {
                 other_replica_moves();
             }
             step(row, "this")
         })
         .await
-        .expect("the action");
+        .expect("the action")
+        .expect("the game");
 
     assert_eq!(decided.load(Ordering::SeqCst), 2, "decided again");
     assert_eq!(read_version, 2, "the second time on the other replica's version");

@@ -1,0 +1,283 @@
+//! PostgreSQL: the store on one server (and, with `citus/`, on a Citus cluster). An action reads
+//! without a lock and writes by one statement on the condition that the row is unchanged
+//! (`PgStore::transact_optimistic`); every statement both dialects take comes from `sql.rs`.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use sqlx::{AssertSqlSafe, PgPool, QueryBuilder, Row};
+use tracing::Instrument;
+use uuid::Uuid;
+
+use super::citus::cluster_write;
+use super::citus::nodes::{GameShards, Nodes};
+use super::sql::*;
+use super::write::{self, DeliveryWrite, EventWrite, KeyWrite, Write};
+use super::{
+    Attempt, BotTableLimit, Delivery, DueGame, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope,
+    ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
+    WebhookCounts,
+};
+use super::{GameListing, Lock, On};
+use crate::telemetry::traces::{self, POSTGRESQL};
+
+/// PostgreSQL storage: events are announced by `NOTIFY` in the action's transaction.
+#[derive(Clone, Debug)]
+pub struct PgStore {
+    pub(super) pool: PgPool,
+    /// The longest one call may take (see `Database`).
+    pub(super) bound: Duration,
+    /// The database is a Citus cluster's: an action writes by one call that runs on its game's
+    /// worker (see `PgStore::write_row`), and background work reads shard by shard (see
+    /// `PgStore::on_each_shard`).
+    pub(super) cluster: bool,
+    /// The cluster's nodes that background work found unreachable and has not reached since:
+    /// each outage is logged once, and once more when it ends.
+    pub(super) away: Arc<Mutex<BTreeSet<String>>>,
+    /// On a cluster, the nodes that hold games: a game's reads and actions go to its own node.
+    pub(super) nodes: Option<Arc<Nodes>>,
+}
+
+impl PgStore {
+    /// Its `db.system.name` in traces.
+    const SYSTEM: &str = POSTGRESQL;
+
+    /// Nothing to do: `NOTIFY` in the transaction announced the events on commit.
+    fn announce(&self, _game: Uuid, _last: i64, _events: &[NewEvent]) {}
+
+    /// Admits a write of game `id` that leaves its table to bots alone, under `limit`: the
+    /// limit's lock, then the count, in the write's own transaction `tx`, so that the lock is
+    /// held until the write commits and the next writer counts it. On a cluster the write's
+    /// transaction stays on its one game's shards: the lock (a row of a reference table, the
+    /// same on every node) and the count (a distributed query, as a listing's) are taken in a
+    /// transaction of their own on the service's node, returned to be ended once the write
+    /// has committed.
+    async fn admit(
+        &self,
+        tx: &mut sqlx::PgConnection,
+        id: Uuid,
+        limit: &BotTableLimit,
+    ) -> Result<Option<sqlx::Transaction<'static, sqlx::Postgres>>, StoreError> {
+        if self.cluster {
+            let mut guard = self.pool.begin().await?;
+            Self::count_bot_tables(&mut guard, id, limit).await?;
+            return Ok(Some(guard));
+        }
+        Self::count_bot_tables(tx, id, limit).await?;
+        Ok(None)
+    }
+
+    /// The pool for game `id`'s statements: on a cluster, that of the node holding it when
+    /// known; the service's own otherwise.
+    async fn pool_of(&self, id: Uuid) -> &PgPool {
+        self.placed(id).await.0
+    }
+
+    /// [`PgStore::pool_of`], and on a cluster the game's shards on that node, when known.
+    async fn placed(&self, id: Uuid) -> (&PgPool, Option<Arc<GameShards>>) {
+        let placed = self.nodes.as_ref().and_then(|nodes| nodes.place(id));
+        match placed {
+            Some(placed) => (placed.pool.unwrap_or(&self.pool), Some(placed.shards)),
+            None => (&self.pool, None),
+        }
+    }
+}
+
+impl PgStore {
+    /// [`Store::transact`] under [`Lock::Optimistic`]: the game is read without a lock, `act` decides, and one
+    /// statement that commits by itself writes the change if the row is still the one read
+    /// (its `xmin`, which every write of the row changes). Two statements where a transaction
+    /// holding the row takes four (docs/performance.md#design). When another replica wrote in
+    /// between, `act` runs once more on the new state under [`Lock::Row`], in a transaction that
+    /// holds the row and so cannot lose again; so does a change that leaves a table to bots alone.
+    async fn transact_optimistic<T, E, F>(&self, on: On<'_>, mut act: F) -> Result<Option<T>, E>
+    where
+        E: From<StoreError>,
+        F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
+    {
+        let id = on.id;
+        let (pool, shards) = self.placed(id).await;
+        let mut conn = pool.acquire().await.map_err(StoreError::from)?;
+        let columns = ("xmin::text AS xmin, ", "");
+        // On a cluster, from the game's own shards: a plain statement where Citus would plan
+        // and run one of its own (docs/performance.md#scaling-out); through Citus once they
+        // are not on that node.
+        let on_shards = match &shards {
+            Some(shards) => match Self::read_game(&mut conn, on, None, columns, Some(shards)).await {
+                Ok(None) => None,
+                // The shard moved away and its copy here was dropped.
+                Err(StoreError::Database(sqlx::Error::Database(e)))
+                    if e.code().as_deref() == Some("42P01") =>
+                {
+                    None
+                }
+                read => Some(read?),
+            },
+            None => None,
+        };
+        let read = match on_shards {
+            Some(read) => read,
+            None => {
+                let read = Self::read_game(&mut conn, on, None, columns, None).await?;
+                // Found through Citus where its shard was not: the shard moved. Its next
+                // actions go to its new node (a game that does not exist reads no placements).
+                if let (Some(nodes), Some(seen)) = (&self.nodes, &shards) {
+                    nodes.moved(id, seen, &mut conn).await;
+                }
+                read
+            }
+        };
+        let Some((game, taken, row)) = read else {
+            return Ok(None);
+        };
+        // A retry after the first request committed finds its key here; a copy racing it
+        // is refused by the key's unique index when it writes.
+        if taken {
+            return Err(StoreError::KeyTaken.into());
+        }
+        let read: String = row.try_get("xmin").map_err(StoreError::from)?;
+        let Outcome { update, value } = act(&game)?;
+        let Some(update) = update else {
+            return Ok(Some(value));
+        };
+        if update.bot_tables.is_some() {
+            // A change that leaves the table to bots alone is admitted under the limit's lock,
+            // which only a transaction can hold until its write commits: decided again there.
+            drop(conn);
+            return Box::pin(self.transact_held(on, Lock::Row, act)).await;
+        }
+        // One statement that commits by itself, outside a transaction block (on a cluster, so
+        // that Citus hands the call to the game's worker whole).
+        let written = self
+            .write_row(&mut conn, &Write::of(&game, Some(&read), on.key, &update))
+            .await?;
+        if written.is_some() {
+            return Ok(Some(value));
+        }
+        drop(conn);
+        tracing::debug!(game = %id, "the game changed since it was read: deciding again, holding its row");
+        // Boxed: the rare path's future would otherwise make every move's future larger.
+        Box::pin(self.transact_held(on, Lock::Row, act)).await
+    }
+
+    /// Writes an accepted action in a transaction that holds the game's row: its
+    /// [`PgStore::write_row`] with no condition. Returns the new last seq.
+    async fn write_update(
+        &self,
+        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
+        game: &GameRow,
+        key: Option<&KeyRef>,
+        update: &GameUpdate,
+    ) -> Result<i64, StoreError> {
+        self.write_row(tx, &Write::of(game, None, key, update))
+            .await?
+            .ok_or(StoreError::GameNotFound(game.id))
+    }
+
+    /// Writes what an action writes (`write`), on the condition that the game's row is still
+    /// the one read when `write.read` says so. Returns the new last seq, or `None` when the row
+    /// had changed and nothing was written.
+    ///
+    /// On one PostgreSQL this is one statement ([`write_statement`]), which commits by itself
+    /// outside a transaction. A Citus cluster would run that statement's parts one by one and
+    /// send what one part returns to every worker, so there it is one call of the distributed
+    /// function `continental_write` ([`cluster_write`]).
+    async fn write_row(
+        &self,
+        conn: &mut sqlx::PgConnection,
+        write: &Write<'_>,
+    ) -> Result<Option<i64>, StoreError> {
+        if self.cluster {
+            return Box::pin(cluster_write(conn, write))
+                .instrument(traces::statement(Self::SYSTEM, "SELECT", "continental_write"))
+                .await;
+        }
+        let table = write.key.as_ref().map(|k| k.table);
+        let written = write_statement(write)
+            .build()
+            .fetch_optional(&mut *conn)
+            .instrument(traces::statement(Self::SYSTEM, "UPDATE", "games"))
+            .await
+            .map_err(|e| key_taken(e, table))?;
+        Ok(written.map(|_| write.last_seq()))
+    }
+}
+
+/// What an action writes, as one statement of PostgreSQL: the update of the game's row (on the
+/// condition of its `xmin`, when read without a lock), and in `WITH` clauses that write only if
+/// the row was written, its events, its key, its seats and its webhook deliveries; the
+/// statement returns the row's version and sends the `NOTIFY` of its events, once, and not at
+/// all when it wrote nothing (Citus refuses a `pg_notify` in the `RETURNING` of a distributed
+/// table). Data-modifying `WITH` clauses all run, whether or not the final statement reads them.
+fn write_statement<'w>(write: &'w Write<'w>) -> QueryBuilder<sqlx::Postgres> {
+    let Write {
+        game: id,
+        read,
+        row,
+        events,
+        key,
+        seats,
+        outbox,
+        ..
+    } = write;
+    let mut sql = QueryBuilder::<sqlx::Postgres>::new("WITH game AS (UPDATE games SET status = ");
+    sql.push_bind(row.status)
+        .push(", state = ")
+        .push_bind(row.state)
+        .push(", version = ")
+        .push_bind(row.version)
+        .push(", updated_at = ")
+        .push_bind(row.updated_at)
+        .push(", deadline = ")
+        .push_bind(row.deadline)
+        .push(", last_seq = ")
+        .push_bind(row.last_seq)
+        .push(" WHERE id = ")
+        .push_bind(*id);
+    if let Some(read) = read {
+        sql.push(" AND xmin::text = ").push_bind(*read);
+    }
+    sql.push(" RETURNING version)");
+    const WRITTEN: &str = ") AS v WHERE EXISTS (SELECT 1 FROM game))";
+    if !events.is_empty() {
+        sql.push(", logged AS (")
+            .push(EVENT_INSERT)
+            .push("SELECT * FROM (");
+        push_event_values(&mut sql, *id, events);
+        sql.push(WRITTEN);
+    }
+    if let Some(key) = key {
+        sql.push(", kept AS (")
+            .push(key_insert(key.table))
+            .push("SELECT * FROM (");
+        push_key_values(&mut sql, key);
+        sql.push(WRITTEN);
+    }
+    if !seats.is_empty() {
+        sql.push(", seated AS (UPDATE seats SET name = c.name, kind = c.kind FROM (");
+        sql.push_values(seats, |mut row, s| {
+            row.push_bind(s.seat).push_bind(s.name).push_bind(s.kind);
+        });
+        sql.push(") AS c (seat, name, kind) WHERE seats.game_id = ")
+            .push_bind(*id)
+            .push(" AND seats.seat = c.seat AND EXISTS (SELECT 1 FROM game))");
+    }
+    if !outbox.is_empty() {
+        sql.push(", queued AS (")
+            .push(OUTBOX_INSERT)
+            .push("SELECT * FROM (");
+        push_outbox_values(&mut sql, *id, outbox);
+        sql.push(WRITTEN);
+    }
+    sql.push(" SELECT version");
+    if let Some(note) = write.note() {
+        sql.push(", pg_notify('continental_events', ")
+            .push_bind(note)
+            .push(")");
+    }
+    sql.push(" FROM game");
+    sql
+}
+
+sql_store!(PgStore, sqlx::Postgres, "BEGIN", " FOR UPDATE", PG_SKIP_LOCKED);

@@ -1,0 +1,171 @@
+//! SQLite: the store of one process. `BEGIN IMMEDIATE` holds the database from an action's read
+//! to its commit; committed events are announced to this process's hub. Every statement both
+//! dialects take comes from `sql.rs`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::{AssertSqlSafe, Row, SqlitePool};
+use tracing::Instrument;
+use uuid::Uuid;
+
+use super::citus::nodes::GameShards;
+use super::hub::{Live, Signal};
+use super::sql::*;
+use super::write::{self, DeliveryWrite, EventWrite, KeyWrite, RowWrite, Write};
+use super::{
+    Attempt, BotTableLimit, Delivery, DueGame, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope,
+    ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
+    WebhookCounts,
+};
+use super::{GameListing, Lock, On};
+use crate::telemetry::traces::{self, SQLITE};
+
+/// SQLite storage: events are announced to this process's [`Live`] hub after the commit.
+#[derive(Clone, Debug)]
+pub struct SqliteStore {
+    pub(super) pool: SqlitePool,
+    /// The longest one call may take (see `Database`).
+    pub(super) bound: Duration,
+    /// Where committed events go (SQLite has one writing process: this one).
+    pub(super) live: Live,
+}
+
+impl SqliteStore {
+    /// Admits a write of game `id` that leaves its table to bots alone, under `limit`: counted
+    /// in `tx`, which holds the database's write lock since `BEGIN IMMEDIATE`, so that no other
+    /// write comes between the count and the commit.
+    async fn admit(
+        &self,
+        tx: &mut sqlx::SqliteConnection,
+        id: Uuid,
+        limit: &BotTableLimit,
+    ) -> Result<Option<sqlx::Transaction<'static, sqlx::Sqlite>>, StoreError> {
+        Self::count_bot_tables(tx, id, limit).await?;
+        Ok(None)
+    }
+
+    /// Its `db.system.name` in traces.
+    const SYSTEM: &str = SQLITE;
+
+    /// The pool for game `id`'s statements: the one there is.
+    async fn pool_of(&self, _id: Uuid) -> &SqlitePool {
+        &self.pool
+    }
+
+    /// Announces committed events to this process's streams.
+    fn announce(&self, game: Uuid, last: i64, events: &[NewEvent]) {
+        let rows: Arc<[EventRow]> = events
+            .iter()
+            .zip(last - events.len() as i64 + 1..)
+            .map(|(e, seq)| EventRow {
+                seq,
+                body: e.body.clone(),
+            })
+            .collect();
+        self.live.publish(
+            game,
+            Signal::Events {
+                last,
+                events: Some(rows),
+            },
+        );
+    }
+}
+
+impl SqliteStore {
+    /// [`Store::due_games`]: one query.
+    async fn due_candidates(
+        &self,
+        now: i64,
+        after: Option<DueGame>,
+        limit: i64,
+    ) -> Result<Vec<DueGame>, StoreError> {
+        self.due_in_one(now, after, limit).await
+    }
+
+    /// The candidates of [`Store::claim_deliveries`]: one query.
+    async fn delivery_candidates(&self, now: i64, limit: i64) -> Result<Vec<Candidate>, StoreError> {
+        self.delivery_candidates_in_one(now, limit).await
+    }
+
+    /// Sweeps the expired rows of `purge` (see `purge`).
+    async fn purge_table<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
+    where
+        V: for<'r> sqlx::Decode<'r, sqlx::Sqlite>
+            + for<'q> sqlx::Encode<'q, sqlx::Sqlite>
+            + sqlx::Type<sqlx::Sqlite>,
+        V: Clone + PartialEq + Send + Sync + Unpin + 'static,
+    {
+        self.purge::<V>(purge, before).await
+    }
+}
+
+impl SqliteStore {
+    /// [`Store::transact`] under [`Lock::Optimistic`]: as under [`Lock::Row`], one transaction
+    /// that holds the database's write lock from the read on (one process owns the file, so
+    /// there is no one to race).
+    async fn transact_optimistic<T, E, F>(&self, on: On<'_>, act: F) -> Result<Option<T>, E>
+    where
+        E: From<StoreError>,
+        F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
+    {
+        self.transact_held(on, Lock::Row, act).await
+    }
+
+    /// Writes an accepted action ([`Write`]) in the transaction that holds the database since
+    /// its read: the game row, the events, the changed seats, the webhook deliveries and the key,
+    /// one statement each. Returns the new last seq.
+    async fn write_update(
+        &self,
+        tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+        game: &GameRow,
+        key: Option<&KeyRef>,
+        update: &GameUpdate,
+    ) -> Result<i64, StoreError> {
+        // The write lock held since BEGIN IMMEDIATE keeps the numbers in order: no condition.
+        let write = Write::of(game, None, key, update);
+        let RowWrite {
+            status,
+            state,
+            version,
+            updated_at,
+            deadline,
+            last_seq,
+        } = &write.row;
+        sqlx::query(
+            "UPDATE games SET status = $2, state = $3, version = $4, updated_at = $5, deadline = $6, last_seq = $7 WHERE id = $1",
+        )
+        .bind(write.game)
+        .bind(status)
+        .bind(state)
+        .bind(version)
+        .bind(updated_at)
+        .bind(deadline)
+        .bind(last_seq)
+        .execute(&mut **tx)
+        .instrument(traces::statement(Self::SYSTEM, "UPDATE", "games"))
+        .await?;
+        for s in &write.seats {
+            sqlx::query("UPDATE seats SET name = $3, kind = $4 WHERE game_id = $1 AND seat = $2")
+                .bind(write.game)
+                .bind(s.seat)
+                .bind(s.name)
+                .bind(s.kind)
+                .execute(&mut **tx)
+                .await?;
+        }
+        Self::insert_rows(tx, write.game, &write.events, &write.outbox, write.key.as_ref()).await?;
+        Ok(write.last_seq())
+    }
+}
+
+// BEGIN IMMEDIATE takes SQLite's write lock at once, so two writers queue instead of both
+// reading the old state and one failing at commit.
+sql_store!(
+    SqliteStore,
+    sqlx::Sqlite,
+    "BEGIN IMMEDIATE",
+    "",
+    SQLITE_SKIP_LOCKED
+);
