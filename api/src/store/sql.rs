@@ -5,7 +5,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use sqlx::{AssertSqlSafe, PgPool, QueryBuilder, Row, SqlitePool};
-use tracing::Instrument;
 use uuid::Uuid;
 
 use super::GameListing;
@@ -17,7 +16,7 @@ use super::{
     WebhookCounts,
 };
 use crate::domain::GameStatus;
-use crate::telemetry::traces::{self, POSTGRESQL, SQLITE};
+use crate::telemetry::traces::{POSTGRESQL, SQLITE, Statement as _};
 
 /// Tables of tenant `$1` in play with bots alone, game `$2` aside: no seat is a person's or
 /// open (the seats table's `kind` says who plays each seat now, autopilot and leavers
@@ -906,7 +905,7 @@ macro_rules! sql_store {
                 };
                 let last = self.write_update(&mut tx, &game, key, &update).await?;
                 tx.commit()
-                    .instrument(traces::statement(Self::SYSTEM, "COMMIT", ""))
+                    .traced_statement(Self::SYSTEM, "COMMIT", "")
                     .await
                     .map_err(StoreError::from)?;
                 Self::release(guard).await;
@@ -999,7 +998,7 @@ macro_rules! sql_store {
                 }
                 let read = query
                     .fetch_optional(&mut *conn)
-                    .instrument(traces::statement(Self::SYSTEM, "SELECT", "games"));
+                    .traced_statement(Self::SYSTEM, "SELECT", "games");
                 let Some(row) = read.await? else {
                     return Err(StoreError::GameNotFound(id));
                 };
@@ -1054,7 +1053,7 @@ macro_rules! sql_store {
                 .bind(public)
                 .bind(at)
                 .execute(&mut *tx)
-                .instrument(traces::statement(Self::SYSTEM, "INSERT", "webhook_deliveries"))
+                .traced_statement(Self::SYSTEM, "INSERT", "webhook_deliveries")
                 .await?;
                 Ok(())
             }
@@ -1392,13 +1391,13 @@ impl SqliteStore {
         .bind(update.deadline)
         .bind(last)
         .execute(&mut **tx)
-        .instrument(traces::statement(Self::SYSTEM, "UPDATE", "games"))
+        .traced_statement(Self::SYSTEM, "UPDATE", "games")
         .await?;
         if !update.events.is_empty() {
             insert_events::<sqlx::Sqlite>(id, game.last_seq + 1, &update.events, at)
                 .build()
                 .execute(&mut **tx)
-                .instrument(traces::statement(Self::SYSTEM, "INSERT", "events"))
+                .traced_statement(Self::SYSTEM, "INSERT", "events")
                 .await?;
         }
         Self::write_seats_and_outbox(tx, game, update).await?;
@@ -1480,7 +1479,7 @@ impl PgStore {
                 .await?;
             if written.is_some() {
                 tx.commit()
-                    .instrument(traces::statement(Self::SYSTEM, "COMMIT", ""))
+                    .traced_statement(Self::SYSTEM, "COMMIT", "")
                     .await
                     .map_err(StoreError::from)?;
             }
@@ -1554,7 +1553,7 @@ impl PgStore {
         let last = game.last_seq + update.events.len() as i64;
         if self.cluster {
             return Box::pin(cluster_write(conn, game, read, key, update, at, last))
-                .instrument(traces::statement(Self::SYSTEM, "SELECT", "continental_write"))
+                .traced_statement(Self::SYSTEM, "SELECT", "continental_write")
                 .await;
         }
         // Data-modifying WITH clauses all run, whether or not the final statement reads them;
@@ -1597,7 +1596,7 @@ impl PgStore {
         let written = write
             .build()
             .fetch_optional(&mut *conn)
-            .instrument(traces::statement(Self::SYSTEM, "UPDATE", "games"))
+            .traced_statement(Self::SYSTEM, "UPDATE", "games")
             .await
             .map_err(key_taken)?;
         Ok(written.map(|_| last))
