@@ -209,7 +209,7 @@ impl Metrics {
         .expect("valid metric");
         let spans_dropped = prometheus::IntCounter::new(
             "continental_trace_spans_dropped_total",
-            "Spans not exported because the export queue was full (a collector down or slow); 0 when traces are off.",
+            "Spans not exported: the export queue full (a collector slow), or an export failed (a collector down) and the batches of the second after it; 0 when traces are off.",
         )
         .expect("valid metric");
         for c in [

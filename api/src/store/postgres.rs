@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sqlx::{AssertSqlSafe, PgPool, QueryBuilder, Row};
-use tracing::Instrument;
 use uuid::Uuid;
 
 use super::citus::cluster_write;
@@ -20,7 +19,7 @@ use super::{
     WebhookCounts,
 };
 use super::{GameListing, Lock, On};
-use crate::telemetry::traces::{self, POSTGRESQL};
+use crate::telemetry::traces::{POSTGRESQL, Statement as _};
 
 /// PostgreSQL storage: events are announced by `NOTIFY` in the action's transaction.
 #[derive(Clone, Debug)]
@@ -190,14 +189,14 @@ impl PgStore {
     ) -> Result<Option<i64>, StoreError> {
         if self.cluster {
             return Box::pin(cluster_write(conn, write))
-                .instrument(traces::statement(Self::SYSTEM, "SELECT", "continental_write"))
+                .traced_statement(Self::SYSTEM, "SELECT", "continental_write")
                 .await;
         }
         let table = write.key.as_ref().map(|k| k.table);
         let written = write_statement(write)
             .build()
             .fetch_optional(&mut *conn)
-            .instrument(traces::statement(Self::SYSTEM, "UPDATE", "games"))
+            .traced_statement(Self::SYSTEM, "UPDATE", "games")
             .await
             .map_err(|e| key_taken(e, table))?;
         Ok(written.map(|_| write.last_seq()))

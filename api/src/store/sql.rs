@@ -723,7 +723,7 @@ macro_rules! sql_store {
                 };
                 let last = self.write_update(&mut tx, &game, on.key, &update).await?;
                 tx.commit()
-                    .instrument(traces::statement(Self::SYSTEM, "COMMIT", ""))
+                    .traced_statement(Self::SYSTEM, "COMMIT", "")
                     .await
                     .map_err(StoreError::from)?;
                 Self::release(guard).await;
@@ -827,7 +827,7 @@ macro_rules! sql_store {
                 }
                 let read = query
                     .fetch_optional(&mut *conn)
-                    .instrument(traces::statement(Self::SYSTEM, "SELECT", "games"));
+                    .traced_statement(Self::SYSTEM, "SELECT", "games");
                 let Some(row) = read.await? else {
                     return Ok(None);
                 };
@@ -854,7 +854,7 @@ macro_rules! sql_store {
                     insert
                         .build()
                         .execute(&mut *tx)
-                        .instrument(traces::statement(Self::SYSTEM, "INSERT", "events"))
+                        .traced_statement(Self::SYSTEM, "INSERT", "events")
                         .await?;
                 }
                 if !outbox.is_empty() {
@@ -863,7 +863,7 @@ macro_rules! sql_store {
                     insert
                         .build()
                         .execute(&mut *tx)
-                        .instrument(traces::statement(Self::SYSTEM, "INSERT", "webhook_deliveries"))
+                        .traced_statement(Self::SYSTEM, "INSERT", "webhook_deliveries")
                         .await?;
                 }
                 if let Some(key) = key {

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::{AssertSqlSafe, Row, SqlitePool};
-use tracing::Instrument;
 use uuid::Uuid;
 
 use super::citus::nodes::GameShards;
@@ -19,7 +18,7 @@ use super::{
     WebhookCounts,
 };
 use super::{GameListing, Lock, On};
-use crate::telemetry::traces::{self, SQLITE};
+use crate::telemetry::traces::{SQLITE, Statement as _};
 
 /// SQLite storage: events are announced to this process's [`Live`] hub after the commit.
 #[derive(Clone, Debug)]
@@ -144,7 +143,7 @@ impl SqliteStore {
         .bind(deadline)
         .bind(last_seq)
         .execute(&mut **tx)
-        .instrument(traces::statement(Self::SYSTEM, "UPDATE", "games"))
+        .traced_statement(Self::SYSTEM, "UPDATE", "games")
         .await?;
         for s in &write.seats {
             sqlx::query("UPDATE seats SET name = $3, kind = $4 WHERE game_id = $1 AND seat = $2")

@@ -3,16 +3,18 @@
 //!
 //! The spans are `tracing` spans under two targets: [`TRACE`] (a request, a webhook delivery,
 //! a background pass: the spans that carry the trace id into the log lines) and [`DETAIL`]
-//! (the engine's apply, the database's transactions and statements, a bot's thinking: exported
-//! only). `tracing-opentelemetry` turns them into OpenTelemetry spans, which a batch processor
+//! (the engine's apply, the store's operations, a bot's thinking: exported only; a store
+//! operation's statements are events on its span, [`Statement`], not spans of their own).
+//! `tracing-opentelemetry` turns them into OpenTelemetry spans, which a batch processor
 //! exports from a thread of its own behind a bounded queue: a collector that is down or slow
 //! costs a request nothing, and what does not fit is dropped and counted
-//! (`continental_trace_spans_dropped_total`).
+//! (`continental_trace_spans_dropped_total`); so are the spans of a failed export and of the
+//! second after it, which are not even encoded ([`REST`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix_web::http::header::HeaderMap;
 use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator};
@@ -42,7 +44,7 @@ pub const SQLITE: &str = "sqlite";
 
 /// Whether spans are exported (settled once, at start).
 static ON: AtomicBool = AtomicBool::new(false);
-/// Spans dropped because the export queue was full.
+/// Spans dropped: the export queue full, or the collector failing (see [`REST`]).
 static DROPPED: AtomicU64 = AtomicU64::new(0);
 
 /// Whether spans are exported.
@@ -50,7 +52,8 @@ pub fn on() -> bool {
     ON.load(Ordering::Relaxed)
 }
 
-/// Spans dropped so far because the export queue was full (a collector down or slow).
+/// Spans dropped so far: the export queue full (a collector slow), or an export failed (a
+/// collector down) and the batches of the [`REST`] after it.
 pub fn spans_dropped() -> u64 {
     DROPPED.load(Ordering::Relaxed)
 }
@@ -108,6 +111,8 @@ pub fn provider(queue: usize) -> Result<SdkTracerProvider, String> {
     let batch = BatchSpanProcessor::builder(Counted {
         inner: exporter,
         pending: pending.clone(),
+        resting: Mutex::new(None),
+        rest: REST,
     })
     .with_batch_config(BatchConfigBuilder::default().with_max_queue_size(queue).build())
     .build();
@@ -134,7 +139,11 @@ pub fn provider(queue: usize) -> Result<SdkTracerProvider, String> {
     Ok(provider)
 }
 
-/// The layer that turns the spans of [`TRACE`] and [`DETAIL`] into OpenTelemetry spans.
+/// The layer that turns the spans of [`TRACE`] and [`DETAIL`] into OpenTelemetry spans (and
+/// the events of [`DETAIL`] into events of theirs). It sees no other span or event, adds no
+/// attribute of its own, and does nothing as a span is entered: no timings, no OpenTelemetry
+/// context made current (a span's parent is the innermost exported span entered, found in the
+/// registry), so that a future polled many times costs little more than one polled once.
 pub fn layer<S>(provider: &SdkTracerProvider) -> impl tracing_subscriber::Layer<S>
 where
     S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
@@ -147,6 +156,7 @@ where
         .with_location(false)
         .with_threads(false)
         .with_tracked_inactivity(false)
+        .with_context_activation(false)
         .with_filter(only_ours)
 }
 
@@ -187,17 +197,39 @@ impl SpanProcessor for Bounded {
     }
 }
 
-/// The exporter, telling [`Bounded`] when a batch has left the queue.
+/// How long the batches after a failed export are dropped (and counted) without being encoded
+/// or sent: a collector that is down costs the process one batch's encoding per rest, not one
+/// per batch.
+pub const REST: Duration = Duration::from_secs(1);
+
+/// The exporter, telling [`Bounded`] when a batch has left the queue; after a failed export it
+/// rests ([`REST`]).
 #[derive(Debug)]
 struct Counted<E> {
     inner: E,
     pending: Arc<AtomicUsize>,
+    /// Until when batches are dropped, after a failed export.
+    resting: Mutex<Option<Instant>>,
+    /// How long it rests after a failed export ([`REST`]).
+    rest: Duration,
 }
 
 impl<E: SpanExporter> SpanExporter for Counted<E> {
     async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
         let spans = batch.len();
-        let result = self.inner.export(batch).await;
+        let until = *self.resting.lock().unwrap_or_else(PoisonError::into_inner);
+        let result = if until.is_some_and(|t| Instant::now() < t) {
+            DROPPED.fetch_add(spans as u64, Ordering::Relaxed);
+            Ok(())
+        } else {
+            let result = self.inner.export(batch).await;
+            if result.is_err() {
+                DROPPED.fetch_add(spans as u64, Ordering::Relaxed);
+                *self.resting.lock().unwrap_or_else(PoisonError::into_inner) =
+                    Some(Instant::now() + self.rest);
+            }
+            result
+        };
         self.pending.fetch_sub(spans, Ordering::Relaxed);
         result
     }
@@ -239,17 +271,18 @@ impl Injector for Outgoing {
 }
 
 /// The span of a request (export on): the server span of the HTTP semantic conventions, the
-/// caller's child when it sent a W3C `traceparent`. Its name, route and status are recorded
-/// once answered ([`answered`]). Returns the span and its trace id.
+/// caller's child when it sent a W3C `traceparent`. Its name, route and status are set once
+/// answered ([`answered`]). Returns the span and its trace id.
+///
+/// Its `tracing` fields are what the log lines inside it carry (`request_id`, `trace_id`)
+/// and what the OpenTelemetry layer needs to start it (`otel.*`); its other attributes are set
+/// on the OpenTelemetry span directly, so that the log's layer never formats them.
 pub fn request_span(method: &str, headers: &HeaderMap, request_id: &str) -> (Span, String) {
     let span = tracing::info_span!(
         target: TRACE,
         "request",
         otel.name = method,
         otel.kind = "server",
-        http.request.method = method,
-        http.route = tracing::field::Empty,
-        http.response.status_code = tracing::field::Empty,
         request_id,
         trace_id = tracing::field::Empty,
     );
@@ -257,19 +290,23 @@ pub fn request_span(method: &str, headers: &HeaderMap, request_id: &str) -> (Spa
     if caller.span().span_context().is_valid() {
         let _ = span.set_parent(caller);
     }
-    let trace_id = span.context().span().span_context().trace_id().to_string();
+    let context = span.context();
+    let started = context.span();
+    started.set_attribute(KeyValue::new("http.request.method", method.to_owned()));
+    let trace_id = started.span_context().trace_id().to_string();
     span.record("trace_id", trace_id.as_str());
     (span, trace_id)
 }
 
-/// Records how a request was answered on its span: a 5xx is an error, a refusal is not.
+/// Sets how a request was answered on its span: its name, route and status; a 5xx is an
+/// error, a refusal is not.
 pub fn answered(span: &Span, method: &str, route: &str, status: u16) {
-    span.record("http.route", route);
-    span.record("http.response.status_code", status);
-    // Started when its trace id was read: its name and status are set on it directly.
+    // Started when its trace id was read: all of it is set on it directly.
     let context = span.context();
     let started = context.span();
     started.update_name(format!("{method} {route}"));
+    started.set_attribute(KeyValue::new("http.route", route.to_owned()));
+    started.set_attribute(KeyValue::new("http.response.status_code", i64::from(status)));
     if status >= 500 {
         started.set_status(Status::error(""));
     }
@@ -289,19 +326,43 @@ pub fn database(system: &'static str, operation: &'static str) -> Span {
     )
 }
 
-/// A statement's span: `operation` (`SELECT`, `UPDATE`, `COMMIT`, ...) on `table` (none:
-/// empty).
-pub fn statement(system: &'static str, operation: &'static str, table: &'static str) -> Span {
+/// A statement of a store operation, as an event on the operation's span (export on; a
+/// disabled callsite otherwise) when its answer came: named `{operation} {table}` (`SELECT
+/// games`, `COMMIT`), with `db.system.name`, `db.operation.name` and `db.collection.name`. An event, not a span:
+/// a statement's time is the gap since the operation's start or its previous statement, and
+/// an action's trace holds three spans fewer.
+pub trait Statement: Future + Sized {
+    /// This statement's future, marking its answer on the current span.
+    fn traced_statement(
+        self,
+        system: &'static str,
+        operation: &'static str,
+        table: &'static str,
+    ) -> impl Future<Output = Self::Output> {
+        async move {
+            let answer = self.await;
+            answered_statement(system, operation, table);
+            answer
+        }
+    }
+}
+
+impl<F: Future> Statement for F {}
+
+/// The event of a statement answered: see [`Statement`].
+fn answered_statement(system: &'static str, operation: &'static str, table: &'static str) {
     let on_table = !table.is_empty();
-    tracing::info_span!(
+    tracing::event!(
         target: DETAIL,
-        "statement",
-        otel.name = %format_args!("{operation}{}{table}", if on_table { " " } else { "" }),
-        otel.kind = "client",
-        db.system.name = system,
-        db.operation.name = operation,
-        db.collection.name = on_table.then_some(table),
-    )
+        tracing::Level::INFO,
+        {
+            db.system.name = system,
+            db.operation.name = operation,
+            db.collection.name = on_table.then_some(table),
+        },
+        "{operation}{}{table}",
+        if on_table { " " } else { "" },
+    );
 }
 
 /// The engine's apply of an action of `kind` (its name, never its cards).
@@ -339,11 +400,9 @@ pub fn queued_deliveries(game: Uuid, version: i64) {
     if !on() {
         return;
     }
-    // The OpenTelemetry context entered (the request's span), whichever spans only the log sees.
-    let context = Context::current().span().span_context().clone();
-    if !context.is_valid() {
+    let Some(context) = entered_exported().filter(SpanContext::is_valid) else {
         return;
-    }
+    };
     let mut origins = ORIGIN.lock().unwrap_or_else(PoisonError::into_inner);
     let origins = origins.get_or_insert_with(Origins::default);
     if origins.spans.insert((game, version), context).is_none() {
@@ -354,6 +413,21 @@ pub fn queued_deliveries(game: Uuid, version: i64) {
             origins.spans.remove(&old);
         }
     }
+}
+
+/// The innermost span entered that is exported (a request's), past those only the log sees
+/// (`RUST_LOG=debug`): its OpenTelemetry context is not entered with it ([`layer`]), so it is
+/// looked up in the registry.
+fn entered_exported() -> Option<SpanContext> {
+    use tracing_subscriber::registry::LookupSpan as _;
+    tracing::dispatcher::get_default(|dispatch| {
+        let registry = dispatch.downcast_ref::<tracing_subscriber::Registry>()?;
+        let current = dispatch.current_span();
+        let span = registry.span(current.id()?)?;
+        span.scope()
+            .find_map(|s| tracing_opentelemetry::get_otel_context(&mut s.extensions_mut(), dispatch))
+            .map(|context| context.span().span_context().clone())
+    })
 }
 
 /// The span of a webhook delivery of game `game`'s event at `version` to `url`: a client span
@@ -416,7 +490,85 @@ pub fn delivered(span: &Span, status: Option<u16>) {
 
 #[cfg(test)]
 mod tests {
+    use opentelemetry::InstrumentationScope;
+    use opentelemetry::trace::SpanKind;
+    use opentelemetry_sdk::error::OTelSdkError;
+    use opentelemetry_sdk::trace::{SpanEvents, SpanLinks};
+
     use super::*;
+
+    /// An exporter to a collector that is down: every export fails; it counts them.
+    #[derive(Debug)]
+    struct Down(Arc<AtomicUsize>);
+
+    impl SpanExporter for Down {
+        async fn export(&self, _batch: Vec<SpanData>) -> OTelSdkResult {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            Err(OTelSdkError::InternalFailure("connection refused".to_owned()))
+        }
+    }
+
+    fn finished() -> SpanData {
+        SpanData {
+            span_context: SpanContext::empty_context(),
+            parent_span_id: opentelemetry::trace::SpanId::INVALID,
+            parent_span_is_remote: false,
+            span_kind: SpanKind::Internal,
+            name: "a span".into(),
+            start_time: std::time::SystemTime::UNIX_EPOCH,
+            end_time: std::time::SystemTime::UNIX_EPOCH,
+            attributes: Vec::new(),
+            dropped_attributes_count: 0,
+            events: SpanEvents::default(),
+            links: SpanLinks::default(),
+            status: Status::Unset,
+            instrumentation_scope: InstrumentationScope::builder("test").build(),
+        }
+    }
+
+    /// The exporter in front of a collector that is down, resting `rest` after a failure, with
+    /// `pending` spans waiting.
+    fn in_front_of_down(rest: Duration, pending: usize) -> (Counted<Down>, Arc<AtomicUsize>) {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let counted = Counted {
+            inner: Down(calls.clone()),
+            pending: Arc::new(AtomicUsize::new(pending)),
+            resting: Mutex::new(None),
+            rest,
+        };
+        (counted, calls)
+    }
+
+    #[tokio::test]
+    async fn after_a_failed_export_the_batches_of_its_rest_are_dropped_and_counted_unsent() {
+        let dropped = spans_dropped();
+        let (counted, calls) = in_front_of_down(Duration::from_secs(3600), 5);
+        assert!(counted.export(vec![finished(), finished()]).await.is_err());
+        assert_eq!(calls.load(Ordering::Relaxed), 1, "the first batch is sent");
+        assert!(
+            counted
+                .export(vec![finished(), finished(), finished()])
+                .await
+                .is_ok()
+        );
+        assert_eq!(
+            calls.load(Ordering::Relaxed),
+            1,
+            "no batch is sent while it rests"
+        );
+        assert_eq!(
+            spans_dropped() - dropped,
+            5,
+            "the failed batch's and the rested one's"
+        );
+        assert_eq!(counted.pending.load(Ordering::Relaxed), 0, "both left the queue");
+
+        // Without a rest, each batch is tried.
+        let (eager, calls) = in_front_of_down(Duration::ZERO, 2);
+        assert!(eager.export(vec![finished()]).await.is_err());
+        assert!(eager.export(vec![finished()]).await.is_err());
+        assert_eq!(calls.load(Ordering::Relaxed), 2);
+    }
 
     fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |name| {

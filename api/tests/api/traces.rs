@@ -147,25 +147,30 @@ async fn a_move_is_one_trace_from_its_caller_to_the_database_and_its_webhook() {
                 let applied = inside
                     .iter()
                     .any(|s| s.name == "engine apply" && s.attribute("game.action") == Some("draw"));
-                let transaction = inside.iter().any(|s| {
+                // The transaction's span, its statements events on it.
+                let transaction = inside.iter().find(|s| {
                     s.kind == CLIENT
                         && s.attribute("db.system.name") == Some(system)
                         && s.attribute("db.operation.name") == Some("transaction")
                 });
-                let read = inside.iter().any(|s| {
-                    s.name == "SELECT games"
-                        && s.attribute("db.system.name") == Some(system)
-                        && s.attribute("db.collection.name") == Some("games")
-                });
+                let statements: Vec<&str> = transaction
+                    .map(|t| {
+                        t.around
+                            .iter()
+                            .filter(|(k, _)| k == "event")
+                            .map(|(_, v)| v.as_str())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let read = statements.first() == Some(&"SELECT games");
                 // The game row's write: one statement, or on a Citus cluster the one call of
-                // the function that writes it on the game's worker.
+                // the function that writes it on the game's worker; then the commit.
                 let write = match backend {
                     Backend::Citus => "SELECT continental_write",
                     Backend::Sqlite | Backend::Postgres => "UPDATE games",
                 };
-                let written = inside
-                    .iter()
-                    .any(|s| s.attribute("db.system.name") == Some(system) && s.name.starts_with(write));
+                let written = statements.contains(&write) && statements.last() == Some(&"COMMIT");
+                let transaction = transaction.is_some();
                 if applied && transaction && read && written {
                     Ok(())
                 } else {
