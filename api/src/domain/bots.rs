@@ -248,34 +248,10 @@ mod tests {
     use engine::{Action, GameConfig, Phase, Ruleset, Seat, Seed, Status, Variant};
 
     use super::*;
-    use crate::domain::{SeatKind, SeatRecord};
-
-    /// A dealt two-seat `may_i` table: Ann at seat 0, a `hard` bot at seat 1, in turn.
-    fn ann_and_a_hard_bot() -> HostedGame {
-        let seat = |kind, name: Option<&str>, level| SeatRecord {
-            name: name.map(Into::into),
-            kind,
-            generation: 0,
-            timeouts: 0,
-            level,
-            autopilot: None,
-            reserved: false,
-            reserve_ms: None,
-        };
-        let mut config = GameConfig::new(Ruleset::default_for(Variant::MayI), 2);
-        config.first_dealer = Some(Seat(0));
-        let seats = vec![
-            seat(SeatKind::Player, Some("Ann"), None),
-            seat(SeatKind::Bot, None, Some(Level::Hard)),
-        ];
-        let mut table = HostedGame::new(config, Seed::from_u64(3), seats).expect("a table");
-        table.start_if_full(2026).expect("dealt");
-        table
-    }
 
     #[test]
     fn a_refused_bot_move_falls_back_and_the_game_goes_on() {
-        let mut table = ann_and_a_hard_bot();
+        let mut table = HostedGame::ann_and_a_hard_bot();
         let game = table.game().expect("a game");
         assert_eq!(game.turn(), Some((Seat(1), Phase::Draw)), "the bot leads");
         // A discard before the draw: the game refuses it.

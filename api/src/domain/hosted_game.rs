@@ -949,6 +949,33 @@ impl HostedGame {
 }
 
 #[cfg(test)]
+impl HostedGame {
+    /// A dealt two-seat `may_i` table: Ann at seat 0, a `hard` bot at seat 1, in turn.
+    pub(crate) fn ann_and_a_hard_bot() -> HostedGame {
+        use engine::{Ruleset, Variant};
+        let seat = |kind, name: Option<&str>, level| SeatRecord {
+            name: name.map(Into::into),
+            kind,
+            generation: 0,
+            timeouts: 0,
+            level,
+            autopilot: None,
+            reserved: false,
+            reserve_ms: None,
+        };
+        let mut config = GameConfig::new(Ruleset::default_for(Variant::MayI), 2);
+        config.first_dealer = Some(Seat(0));
+        let seats = vec![
+            seat(SeatKind::Player, Some("Ann"), None),
+            seat(SeatKind::Bot, None, Some(Level::Hard)),
+        ];
+        let mut table = HostedGame::new(config, Seed::from_u64(3), seats).expect("a table");
+        table.start_if_full(2026).expect("dealt");
+        table
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use engine::{Action, DrawSource, GameConfig, Ruleset, Seed, Variant};
 

@@ -1,7 +1,7 @@
 //! Ratings: what a finished game changes in its seats' skill estimates, per variant, people and
 //! bot levels on one scale. The model is Weng-Lin ("A Bayesian Approximation Method for Online
 //! Ranking", the model OpenSkill implements) from the `skillratings` crate; every number comes
-//! from it (docs/api.md#ratings says why this model). Pure: the caller reads the ratings before
+//! from it (docs/ratings.md#model says why this model). Pure: the caller reads the ratings before
 //! and writes them after.
 //!
 //! A free-for-all table is one team per seat, placed by the game's final standings (equal

@@ -161,31 +161,13 @@ pub(crate) async fn set_aside_if_broken(state: &AppState, id: Uuid, error: &ApiE
 #[cfg(test)]
 mod tests {
     use engine::bot::Level;
-    use engine::{Action, GameConfig, Ruleset, Seat, Seed, Variant};
+    use engine::{Action, Seat};
 
     use super::*;
-    use crate::domain::{SeatKind, SeatRecord};
 
     #[test]
     fn a_bots_refused_move_is_counted_by_its_level() {
-        let seat = |kind, level| SeatRecord {
-            name: Some("Ann".into()),
-            kind,
-            generation: 0,
-            timeouts: 0,
-            level,
-            autopilot: None,
-            reserved: false,
-            reserve_ms: None,
-        };
-        let mut config = GameConfig::new(Ruleset::default_for(Variant::MayI), 2);
-        config.first_dealer = Some(Seat(0));
-        let seats = vec![
-            seat(SeatKind::Player, None),
-            seat(SeatKind::Bot, Some(Level::Hard)),
-        ];
-        let mut table = HostedGame::new(config, Seed::from_u64(3), seats).expect("a table");
-        table.start_if_full(2026).expect("dealt");
+        let mut table = HostedGame::ann_and_a_hard_bot();
         let card = table.game().expect("a game").hand(Seat(1))[0];
         let applied = table
             .play_bot(Seat(1), Level::Hard, Some(Action::Discard { card }))

@@ -163,13 +163,17 @@ async fn a_move_is_one_trace_from_its_caller_to_the_database_and_its_webhook() {
                     })
                     .unwrap_or_default();
                 let read = statements.first() == Some(&"SELECT games");
-                // The game row's write: one statement, or on a Citus cluster the one call of
-                // the function that writes it on the game's worker; then the commit.
-                let write = match backend {
-                    Backend::Citus => "SELECT continental_write",
-                    Backend::Sqlite | Backend::Postgres => "UPDATE games",
+                // The game row's write, last: on PostgreSQL one statement that commits by
+                // itself (its events, seats and outbox in its `WITH` clauses), on a Citus
+                // cluster the one call of the function that writes all of it on the game's
+                // worker; on SQLite the game row among the statements of its transaction,
+                // then the commit.
+                let (write, last) = match backend {
+                    Backend::Citus => ("SELECT continental_write", "SELECT continental_write"),
+                    Backend::Postgres => ("UPDATE games", "UPDATE games"),
+                    Backend::Sqlite => ("UPDATE games", "COMMIT"),
                 };
-                let written = statements.contains(&write) && statements.last() == Some(&"COMMIT");
+                let written = statements.contains(&write) && statements.last() == Some(&last);
                 let transaction = transaction.is_some();
                 if applied && transaction && read && written {
                     Ok(())
