@@ -16,7 +16,7 @@ use super::{
     Attempt, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, Lock, NewGame, On, Origin,
     Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
-use super::{GameListing, Live};
+use super::{GameListing, Live, RatingDue, RatingWrite};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
 use crate::domain::{Participant, Rating};
 use crate::telemetry::traces::{self, POSTGRESQL, SQLITE};
@@ -298,5 +298,25 @@ impl Store for Database {
         participants: &[Participant],
     ) -> Result<Vec<(Participant, Rating)>, StoreError> {
         dispatch!(self, "ratings", s => s.ratings(tenant, variant, participants))
+    }
+    async fn claim_ratings(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<RatingDue>, StoreError> {
+        dispatch!(self, "claim ratings", s => s.claim_ratings(now, lease, limit))
+    }
+    async fn rate_game<E, F>(
+        &self,
+        tenant: &str,
+        game: Uuid,
+        variant: engine::Variant,
+        participants: &[Participant],
+        decide: F,
+    ) -> Result<String, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&[(Participant, Rating)]) -> Result<RatingWrite, E>,
+    {
+        dispatch!(self, "rate game", s => s.rate_game(tenant, game, variant, participants, decide))
+    }
+    async fn rating_done(&self, game: Uuid) -> Result<(), StoreError> {
+        dispatch!(self, s => s.rating_done(game))
     }
 }
