@@ -553,6 +553,8 @@ pub struct Cursor {
 pub struct GameListing {
     /// Only games in this status.
     pub status: Option<GameStatus>,
+    /// Only games with a seat naming this player.
+    pub player: Option<crate::domain::PlayerId>,
     /// Games per page.
     pub limit: u32,
     /// Where the page starts; none for the newest.

@@ -403,6 +403,9 @@ macro_rules! sql_store {
                 if let Some(status) = listing.status {
                     query = query.bind(status);
                 }
+                if let Some(player) = &listing.player {
+                    query = query.bind(player.as_str());
+                }
                 if let Some(after) = &listing.after {
                     query = query.bind(after.created_us).bind(after.id);
                 }
@@ -1031,14 +1034,21 @@ pub(super) fn key_taken(e: sqlx::Error, table: Option<&str>) -> StoreError {
 }
 
 /// The query of a listing page: the tenant's games, newest first, from the cursor on, with
-/// the status filter if any, served by the indexes `games_by_tenant(_status)`. Parameters:
-/// `$1` tenant, then the status, then the cursor's time and id, then the limit.
+/// the status filter if any, served by the indexes `games_by_tenant(_status)`, and the games of
+/// one player if asked (their seats found by `seats_by_player`). Parameters: `$1` tenant, then
+/// the status, then the player, then the cursor's time and id, then the limit.
 pub fn list_sql(listing: &GameListing) -> String {
     let mut sql = format!("SELECT {GAME_FIELDS}, created_us FROM games WHERE tenant = $1");
     let mut n = 1;
     if listing.status.is_some() {
         n += 1;
         sql.push_str(&format!(" AND status = ${n}"));
+    }
+    if listing.player.is_some() {
+        n += 1;
+        sql.push_str(&format!(
+            " AND id IN (SELECT game_id FROM seats WHERE player = ${n})"
+        ));
     }
     if listing.after.is_some() {
         sql.push_str(&format!(" AND (created_us, id) < (${}, ${})", n + 1, n + 2));
