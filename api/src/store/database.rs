@@ -16,7 +16,7 @@ use super::{
     Attempt, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, Lock, NewGame, On, Origin,
     Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
-use super::{GameListing, Live, RatingDue, RatingWrite};
+use super::{BoardCursor, BoardRow, GameListing, Live, PlayerRecord, RatingDue, RatingWrite};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
 use crate::domain::{Participant, Rating};
 use crate::telemetry::traces::{self, POSTGRESQL, SQLITE};
@@ -318,5 +318,21 @@ impl Store for Database {
     }
     async fn rating_done(&self, game: Uuid) -> Result<(), StoreError> {
         dispatch!(self, s => s.rating_done(game))
+    }
+    async fn player(
+        &self,
+        tenant: &str,
+        player: &crate::domain::PlayerId,
+    ) -> Result<PlayerRecord, StoreError> {
+        dispatch!(self, s => s.player(tenant, player))
+    }
+    async fn leaderboard(
+        &self,
+        tenant: &str,
+        variant: engine::Variant,
+        limit: u32,
+        after: Option<&BoardCursor>,
+    ) -> Result<Vec<BoardRow>, StoreError> {
+        dispatch!(self, "leaderboard", s => s.leaderboard(tenant, variant, limit, after))
     }
 }
