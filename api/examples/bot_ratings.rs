@@ -97,7 +97,9 @@ fn main() {
                             rating: ratings[level_id(l)].1,
                         })
                         .collect();
-                    let rated = model.rate(&rules, &seats, standings).expect("a finished game rates");
+                    let rated = model
+                        .rate(&rules, &seats, standings)
+                        .expect("a finished game rates");
                     for (participant, after) in rated.updates() {
                         if let Participant::Bot(level) = participant {
                             ratings.insert(level_id(*level), (*level, after));

@@ -616,3 +616,35 @@ async fn a_player_their_games_and_the_leaderboard_are_their_tenants_alone() {
     })
     .await;
 }
+
+#[actix_web::test]
+async fn a_game_a_studio_ends_is_never_rated() {
+    on_studio_backends(async |app, backend| {
+        // Arrange: a rated game in play.
+        let table = rated_table(app).await;
+
+        // Act: the studio ends it (void).
+        let ended = app
+            .post_with_key(
+                &format!("{}/end", table.path()),
+                ACME,
+                &json!({"reason": "a reported cheat"}),
+                &[],
+            )
+            .await
+            .ok("ended");
+        assert_eq!(ended["status"], "void", "{backend:?}: {ended}");
+
+        // Assert: nothing queued for rating (the finishing write queues it in the same write),
+        // and no rating.
+        assert_eq!(
+            count(app, "SELECT COUNT(*) FROM ratings_due").await,
+            0,
+            "{backend:?}"
+        );
+        assert_eq!(count(app, "SELECT COUNT(*) FROM ratings").await, 0, "{backend:?}");
+        let view = app.get_as(&table.path(), &table.tokens[0]).await.ok("the view");
+        assert_eq!(view["players"][0]["rating_change"], Value::Null, "{backend:?}");
+    })
+    .await;
+}
