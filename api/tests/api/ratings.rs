@@ -648,3 +648,25 @@ async fn a_game_a_studio_ends_is_never_rated() {
     })
     .await;
 }
+
+#[actix_web::test]
+async fn a_bot_a_studio_seats_shows_its_levels_rating() {
+    on_studio_backends(async |app, backend| {
+        // Arrange: Bob's seat names a player.
+        let body = json!({"variant": "may_i", "seats": [{"name": "Ann", "player": "u-ann"}, {"name": "Bob", "player": "u-bob"}]});
+        let table = Table::of_created(&create_with(app, ACME, &body).await);
+
+        // Act: the studio gives Bob's seat to a hard bot.
+        app.post_with_key(&format!("{}/seats/1/bot", table.path()), ACME, &json!({"level": "hard"}), &[])
+            .await
+            .ok("a bot seated");
+
+        // Assert: the seat shows the level's rating, and no longer names Bob.
+        let view = app.get_as(&table.path(), &table.tokens[0]).await.ok("the view");
+        let hard = bot_seed(Variant::MayI, Level::Hard);
+        assert_eq!(view["players"][1]["rating"]["display"], hard.display(), "{backend:?}: {view}");
+        let listed = app.get_with_key("/v1/games?player=u-bob", ACME).await.ok("Bob's games");
+        assert_eq!(listed["games"], json!([]), "{backend:?}: the seat no longer names Bob");
+    })
+    .await;
+}
