@@ -262,6 +262,26 @@ async fn a_finished_rated_game_is_rated_once_with_the_models_numbers() {
             1,
             "{backend:?}: one winner, Bob"
         );
+
+        // The rematch is rated too, its seats showing the ratings the game left.
+        let rematch = app
+            .post_as(
+                &format!("{}/rematch", table.path()),
+                &table.tokens[0],
+                &json!({}),
+                &[],
+            )
+            .await
+            .json();
+        let next = format!("/v1/games/{}", rematch["id"].as_str().expect("the rematch"));
+        let token = rematch["token"].as_str().expect("Ann's seat of it");
+        let next = app.get_as(&next, token).await.ok("the rematch's view");
+        assert_eq!(next["rated"], true, "{backend:?}");
+        assert_close(
+            rating(&next["players"][1]["rating"]),
+            want.seats[1].after,
+            &format!("{backend:?}: Bob's rating in the rematch"),
+        );
     })
     .await;
 }
