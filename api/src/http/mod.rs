@@ -12,6 +12,7 @@ pub mod hints;
 pub mod idempotency;
 pub mod moves;
 pub mod page;
+pub mod players;
 pub mod rate_limit;
 pub mod rules;
 pub mod studio;
@@ -69,7 +70,8 @@ endpoints!(
     rules::validate_contract,
     rules::rulesets,
     games::create_game,
-    studio::list_games;
+    studio::list_games,
+    players::leaderboard;
     moves;
     studio::reissue_seat_token,
     studio::spectator_token,
@@ -85,6 +87,8 @@ endpoints!(
     hints::get_hints,
     autopilot::autopilot_on,
     autopilot::autopilot_off,
+    players::get_player,
+    players::player_games,
 );
 
 /// What every read of a game starts with: the seat token's claims, checked against game `id`.

@@ -348,7 +348,7 @@ async fn keyed_game_operations(app: &TestApp) -> Vec<Keyed> {
             let keyed = op["security"]
                 .as_array()
                 .is_some_and(|s| s.iter().any(|r| r.get("api_key").is_some()));
-            if !keyed || !path.contains("{id}") {
+            if !keyed || !path.starts_with("/v1/games/{id}") {
                 continue;
             }
             let body = match op.get("requestBody") {
@@ -808,6 +808,7 @@ async fn the_listing_is_served_by_an_index() {
         let app = TestApp::spawn_studio(&backend, None).await;
         for (status, after) in listings {
             let listing = GameListing {
+                player: None,
                 status,
                 limit: 50,
                 after,
