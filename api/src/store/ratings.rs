@@ -7,6 +7,22 @@ pub(super) fn keys(participants: &[crate::domain::Participant]) -> Vec<String> {
     participants.iter().map(crate::domain::Participant::key).collect()
 }
 
+/// Up to `limit` games of `due` (the table, or one of its shards) waiting to be rated and not
+/// leased at `now`, the longest waiting first.
+pub(super) fn rating_candidates_sql(due: &str, now: &str, limit: &str) -> String {
+    format!(
+        "SELECT game_id, tenant, due_at FROM {due} WHERE lease_until <= {now} ORDER BY due_at LIMIT {limit}"
+    )
+}
+
+/// A game that may be claimed for rating.
+#[derive(serde::Deserialize)]
+pub(super) struct RatingCandidate {
+    pub(super) game_id: uuid::Uuid,
+    pub(super) tenant: String,
+    pub(super) due_at: i64,
+}
+
 /// Implements the rating statements for `$store` on `$db`: inherent methods that its
 /// [`Store`](super::Store) methods call.
 macro_rules! ratings_sql {
@@ -20,16 +36,10 @@ macro_rules! ratings_sql {
                 lease: i64,
                 limit: i64,
             ) -> Result<Vec<RatingDue>, StoreError> {
-                let rows = sqlx::query(
-                    "SELECT game_id, tenant FROM ratings_due WHERE lease_until <= $1 ORDER BY due_at LIMIT $2",
-                )
-                .bind(now)
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?;
-                let mut claimed = Vec::with_capacity(rows.len());
-                for r in &rows {
-                    let game: Uuid = r.try_get("game_id")?;
+                let candidates = self.rating_candidates(now, limit).await?;
+                let mut claimed = Vec::with_capacity(candidates.len());
+                for candidate in candidates {
+                    let game = candidate.game_id;
                     let taken = sqlx::query(
                         "UPDATE ratings_due SET lease_until = $2 WHERE game_id = $1 AND lease_until <= $3",
                     )
@@ -41,11 +51,33 @@ macro_rules! ratings_sql {
                     if taken.rows_affected() == 1 {
                         claimed.push(RatingDue {
                             game,
-                            tenant: r.try_get("tenant")?,
+                            tenant: candidate.tenant,
                         });
                     }
                 }
                 Ok(claimed)
+            }
+
+            /// The candidates of [`Store::claim_ratings`] in one query (one server).
+            pub(super) async fn rating_candidates_in_one(
+                &self,
+                now: i64,
+                limit: i64,
+            ) -> Result<Vec<super::ratings::RatingCandidate>, StoreError> {
+                let rows = sqlx::query(sqlx::AssertSqlSafe(super::ratings::rating_candidates_sql("ratings_due", "$1", "$2")))
+                    .bind(now)
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter()
+                    .map(|r| {
+                        Ok(super::ratings::RatingCandidate {
+                            game_id: r.try_get("game_id")?,
+                            tenant: r.try_get("tenant")?,
+                            due_at: r.try_get("due_at")?,
+                        })
+                    })
+                    .collect()
             }
 
             /// [`Store::rating_done`].

@@ -95,6 +95,15 @@ impl SqliteStore {
         self.delivery_candidates_in_one(now, limit).await
     }
 
+    /// The candidates of [`Store::claim_ratings`]: one query.
+    async fn rating_candidates(
+        &self,
+        now: i64,
+        limit: i64,
+    ) -> Result<Vec<super::ratings::RatingCandidate>, StoreError> {
+        self.rating_candidates_in_one(now, limit).await
+    }
+
     /// Sweeps the expired rows of `purge` (see `purge`).
     async fn purge_table<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
     where

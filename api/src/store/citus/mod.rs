@@ -104,6 +104,28 @@ impl PgStore {
         Ok(candidates)
     }
 
+    /// The candidates of [`Store::claim_ratings`]: on a cluster, read shard by shard (the
+    /// outbox lives with its games), so that a worker away holds up only its own games.
+    pub(super) async fn rating_candidates(
+        &self,
+        now: i64,
+        limit: i64,
+    ) -> Result<Vec<super::ratings::RatingCandidate>, StoreError> {
+        if !self.cluster {
+            return self.rating_candidates_in_one(now, limit).await;
+        }
+        let answers = self
+            .on_each_shard(&["ratings_due"], |names| {
+                super::ratings::rating_candidates_sql(&names[0], &now.to_string(), &limit.to_string())
+            })
+            .await?;
+        let mut candidates: Vec<super::ratings::RatingCandidate> =
+            self.read_answers(answers, "games to rate");
+        candidates.sort_by_key(|c| c.due_at);
+        candidates.truncate(usize::try_from(limit).unwrap_or(0));
+        Ok(candidates)
+    }
+
     /// Sweeps the expired rows of `purge` (see `purge`); on a cluster, each shard's candidates
     /// read from that shard alone, with a cursor of its own, so that the rows of the workers
     /// that answer are swept while another one is away.
