@@ -16,7 +16,8 @@ use super::{
     Attempt, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, Lock, NewGame, On, Origin,
     Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
-use super::{GameListing, Live};
+use super::{GameListing, Live, Pool, PoolDecision, TicketRow, Tickets};
+use crate::domain::TicketStatus;
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
 use crate::telemetry::traces::{self, POSTGRESQL, SQLITE};
 
@@ -289,5 +290,37 @@ impl Store for Database {
     }
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError> {
         dispatch!(self, s => s.webhook_counts(id))
+    }
+}
+
+impl Tickets for Database {
+    async fn create_ticket(
+        &self,
+        ticket: &TicketRow,
+        key: Option<(&KeyRef, &StoredResponse)>,
+    ) -> Result<(), StoreError> {
+        dispatch!(self, s => s.create_ticket(ticket, key))
+    }
+    async fn ticket(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TicketRow>, StoreError> {
+        dispatch!(self, s => s.ticket(tenant, id))
+    }
+    async fn cancel_ticket(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TicketStatus>, StoreError> {
+        dispatch!(self, s => s.cancel_ticket(tenant, id))
+    }
+    async fn waiting_pools(&self) -> Result<Vec<Pool>, StoreError> {
+        dispatch!(self, "waiting pools", s => s.waiting_pools())
+    }
+    async fn match_pool<E, F>(&self, pool: &Pool, decide: F) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>,
+    {
+        dispatch!(self, "match pool", s => s.match_pool(pool, decide))
+    }
+    async fn placing(&self, before: i64) -> Result<Vec<TicketRow>, StoreError> {
+        dispatch!(self, "placing tickets", s => s.placing(before))
+    }
+    async fn placed(&self, tenant: &str, game: Uuid) -> Result<(), StoreError> {
+        dispatch!(self, s => s.placed(tenant, game))
     }
 }

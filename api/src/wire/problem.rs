@@ -89,6 +89,11 @@ pub enum Code {
     InvalidWebhookUrl,
     /// A test-mode field outside test mode.
     TestModeOnly,
+    /// A player id that is empty, too long or holds control characters, or a keyed ticket
+    /// without one.
+    InvalidPlayer,
+    /// A player id on a server without server keys, or without a server key.
+    PlayerNeedsServerKey,
     /// No endpoint at this path.
     NoRoute,
     /// An endpoint asked with a method it does not take.
@@ -110,6 +115,8 @@ pub enum Code {
     SeatNotFound,
     /// The game has no webhook.
     NoWebhook,
+    /// No such ticket (or not the key's tenant's).
+    TicketNotFound,
     // The state of the game or of the request (409, 412, 422).
     /// Every seat is taken.
     NoOpenSeat,
@@ -125,6 +132,12 @@ pub enum Code {
     SeatNotReserved,
     /// A replay of a game dealt before the service kept games' records.
     NoRecord,
+    /// A player who is already waiting for a table asked for a second ticket.
+    AlreadyWaiting,
+    /// A ticket seated at a table cannot be cancelled.
+    TicketMatched,
+    /// A quick-play table size the variant does not seat.
+    SizeNotSeated,
     /// A request with this `Idempotency-Key` has just acted.
     RequestInProgress,
     /// An `Idempotency-Key` sent again with another request.
