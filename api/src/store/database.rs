@@ -19,6 +19,7 @@ use super::{
 use super::{GameListing, Live, Pool, PoolDecision, TicketRow, Tickets};
 use crate::domain::TicketStatus;
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
+use crate::domain::{Participant, Rating};
 use crate::telemetry::traces::{self, POSTGRESQL, SQLITE};
 
 /// A pooled PostgreSQL connection idle longer than this is checked before it is used.
@@ -290,6 +291,14 @@ impl Store for Database {
     }
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError> {
         dispatch!(self, s => s.webhook_counts(id))
+    }
+    async fn ratings(
+        &self,
+        tenant: &str,
+        variant: engine::Variant,
+        participants: &[Participant],
+    ) -> Result<Vec<(Participant, Rating)>, StoreError> {
+        dispatch!(self, "ratings", s => s.ratings(tenant, variant, participants))
     }
 }
 

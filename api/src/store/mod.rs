@@ -11,6 +11,7 @@ mod citus;
 mod database;
 mod hub;
 mod postgres;
+mod ratings;
 mod sql;
 mod sqlite;
 mod status;
@@ -19,7 +20,7 @@ mod write;
 
 use uuid::Uuid;
 
-use crate::domain::GameStatus;
+use crate::domain::{GameStatus, Participant, Rating};
 
 pub use database::Database;
 pub use hub::{Full, Live, Signal, Subscription};
@@ -476,6 +477,15 @@ pub trait Store {
     async fn settle_delivery(&self, game: Uuid, id: &str, attempt: &Attempt) -> Result<(), StoreError>;
     /// The counts of game `id`'s deliveries.
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError>;
+    /// The rating in `variant` at `tenant` of each of `participants`, in the order asked: a
+    /// player without a row has [`Rating::initial`], a bot level without one its seed
+    /// ([`crate::domain::bot_seed`]).
+    async fn ratings(
+        &self,
+        tenant: &str,
+        variant: engine::Variant,
+        participants: &[Participant],
+    ) -> Result<Vec<(Participant, Rating)>, StoreError>;
 }
 
 /// Where a page of a listing starts: after the game created at `created_us` with `id`.

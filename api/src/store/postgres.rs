@@ -11,6 +11,7 @@ use uuid::Uuid;
 
 use super::citus::cluster_write;
 use super::citus::nodes::{GameShards, Nodes};
+use super::ratings::ratings_sql;
 use super::sql::*;
 use super::write::{self, DeliveryWrite, EventWrite, KeyWrite, Write};
 use super::{
@@ -280,3 +281,4 @@ fn write_statement<'w>(write: &'w Write<'w>) -> QueryBuilder<sqlx::Postgres> {
 }
 
 sql_store!(PgStore, sqlx::Postgres, "BEGIN", " FOR UPDATE", PG_SKIP_LOCKED);
+ratings_sql!(PgStore, sqlx::Postgres);

@@ -332,6 +332,15 @@ macro_rules! sql_store {
                 Ok(true)
             }
 
+            async fn ratings(
+                &self,
+                tenant: &str,
+                variant: engine::Variant,
+                participants: &[crate::domain::Participant],
+            ) -> Result<Vec<(crate::domain::Participant, crate::domain::Rating)>, StoreError> {
+                self.ratings_of(tenant, variant, participants).await
+            }
+
             async fn origin(&self, id: Uuid) -> Result<Option<Origin>, StoreError> {
                 let row = sqlx::query("SELECT tenant, webhook_url, webhook_secret FROM games WHERE id = $1")
                     .bind(id)

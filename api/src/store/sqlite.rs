@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use super::citus::nodes::GameShards;
 use super::hub::{Live, Signal};
+use super::ratings::ratings_sql;
 use super::sql::*;
 use super::write::{self, DeliveryWrite, EventWrite, KeyWrite, RowWrite, Write};
 use super::{
@@ -168,3 +169,4 @@ sql_store!(
     "",
     SQLITE_SKIP_LOCKED
 );
+ratings_sql!(SqliteStore, sqlx::Sqlite);
