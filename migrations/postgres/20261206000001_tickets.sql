@@ -45,11 +45,7 @@ CREATE INDEX tickets_by_id ON tickets (id);
 DO $$
 BEGIN
     IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
-        IF EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'ratings'::regclass::oid) THEN
-            PERFORM create_distributed_table('tickets', 'tenant', colocate_with => 'ratings');
-        ELSE
-            PERFORM create_distributed_table('tickets', 'tenant');
-        END IF;
+        PERFORM create_distributed_table('tickets', 'tenant', colocate_with => 'ratings');
     END IF;
 END
 $$;

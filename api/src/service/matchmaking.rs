@@ -25,7 +25,8 @@ use uuid::Uuid;
 use super::games::{new_game, random_seed};
 use super::webhooks::{check_host, new_secret};
 use crate::domain::{
-    Applied, BotLevels, HostedGame, Logged, MatchRules, MatchSeat, MatchedSeat, PlayerId, Rating, SeatKind,
+    Applied, BotLevels, HostedGame, Logged, MatchRules, MatchSeat, MatchedSeat, Participant, PlayerId, Rating,
+    SeatKind,
     SeatRecord, TableEvent, TableSizes, Ticket, TicketStatus, TurnClock, match_tickets,
 };
 use crate::error::ApiError;
@@ -293,21 +294,36 @@ enum Woken {
     Idle,
 }
 
-/// The rating a ticket of `player` carries: the player's in the variant, or a new player's.
+/// The rating a ticket of `player` carries: the player's in the variant at `tenant` (a new
+/// player's when none is stored), or a new player's for a ticket that names none.
 async fn player_rating(
-    _state: &AppState,
-    _tenant: &Tenant,
-    _variant: Variant,
-    _player: Option<&PlayerId>,
+    state: &AppState,
+    tenant: &Tenant,
+    variant: Variant,
+    player: Option<&PlayerId>,
 ) -> Result<Rating, ApiError> {
-    Ok(Rating::initial())
+    let Some(player) = player else {
+        return Ok(Rating::initial());
+    };
+    let rated = state
+        .db
+        .ratings(tenant.as_str(), variant, &[Participant::Player(player.clone())])
+        .await?;
+    Ok(rated.first().map_or_else(Rating::initial, |(_, r)| *r))
 }
 
-/// The bot levels that may fill a table of `variant` for `tenant`, with their ratings: those
-/// this server seats.
-async fn bot_levels(state: &AppState, _tenant: &str, variant: Variant) -> Result<BotLevels, ApiError> {
-    let seated: Vec<Level> = Level::iter().filter(|l| state.bots.may_seat([*l]).is_ok()).collect();
-    Ok(BotLevels::new(seated.into_iter().map(|level| (variant, level, Rating::initial()))))
+/// The bot levels that may fill a table of `variant` for `tenant`, with their ratings there:
+/// those this server seats.
+async fn bot_levels(state: &AppState, tenant: &str, variant: Variant) -> Result<BotLevels, ApiError> {
+    let seated: Vec<Participant> = Level::iter()
+        .filter(|l| state.bots.may_seat([*l]).is_ok())
+        .map(Participant::Bot)
+        .collect();
+    let rated = state.db.ratings(tenant, variant, &seated).await?;
+    Ok(BotLevels::new(rated.into_iter().filter_map(|(p, rating)| match p {
+        Participant::Bot(level) => Some((variant, level, rating)),
+        Participant::Player(_) => None,
+    })))
 }
 
 /// The matching settings as the matcher takes them.
