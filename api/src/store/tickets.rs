@@ -386,7 +386,7 @@ macro_rules! ticket_store {
                 }
                 let at = super::now_ms();
                 for p in &decision.placed {
-                    sqlx::query(
+                    let seated = sqlx::query(
                         "UPDATE tickets SET status = 'placing', matched_at = $3, game_id = $4, seat = $5, plan = $6 \
                          WHERE tenant = $1 AND id = $2 AND status = 'waiting'",
                     )
@@ -399,6 +399,15 @@ macro_rules! ticket_store {
                     .execute(&mut *tx)
                     .await
                     .map_err(StoreError::from)?;
+                    // Every ticket handed to `decide` is held by this transaction: one not
+                    // seated now would leave its table short, so nothing is written.
+                    if seated.rows_affected() != 1 {
+                        return Err(StoreError::Database(sqlx::Error::Protocol(format!(
+                            "ticket {} was not waiting when its table was formed",
+                            p.ticket
+                        )))
+                        .into());
+                    }
                 }
                 let changed: Vec<Uuid> = decision.expired.iter().copied().collect();
                 Self::notify_tickets(&mut tx, &changed).await?;
