@@ -66,7 +66,8 @@ pub enum TableEvent {
         /// The new game's id.
         id: uuid::Uuid,
     },
-    /// Quick play made this game from waiting tickets (docs/api.md#matchmaking): the first
+    /// Quick play made this game from waiting tickets
+    /// (https://github.com/continental-rummy/continental/blob/main/docs/api.md#matchmaking): the first
     /// event of such a game. Each seat says whose ticket sits there; the ticket and the player
     /// are shown only to the studio's webhook, never to a seat or a spectator (a ticket's id
     /// opens its seat's token).
