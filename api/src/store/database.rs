@@ -17,8 +17,8 @@ use super::{
     Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
 use super::{GameListing, Live, Pool, PoolDecision, TicketRow, Tickets};
-use crate::domain::TicketStatus;
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
+use crate::domain::TicketStatus;
 use crate::domain::{Participant, Rating};
 use crate::telemetry::traces::{self, POSTGRESQL, SQLITE};
 
@@ -313,13 +313,21 @@ impl Tickets for Database {
     async fn ticket(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TicketRow>, StoreError> {
         dispatch!(self, s => s.ticket(tenant, id))
     }
-    async fn cancel_ticket(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TicketStatus>, StoreError> {
+    async fn cancel_ticket(
+        &self,
+        tenant: Option<&str>,
+        id: Uuid,
+    ) -> Result<Option<TicketStatus>, StoreError> {
         dispatch!(self, s => s.cancel_ticket(tenant, id))
     }
     async fn waiting_pools(&self) -> Result<Vec<Pool>, StoreError> {
         dispatch!(self, "waiting pools", s => s.waiting_pools())
     }
-    async fn match_pool<E, F>(&self, pool: &Pool, decide: F) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
+    async fn match_pool<E, F>(
+        &self,
+        pool: &Pool,
+        decide: F,
+    ) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
     where
         E: From<StoreError>,
         F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>,
