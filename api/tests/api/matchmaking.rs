@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    ACME, Api, BETA, Backend, Binary, STUDIO_KEYS, Spawn, TestApp, backends, connect, database_url,
+    ACME, Api, BETA, Receiver, verifies, Backend, Binary, STUDIO_KEYS, Spawn, TestApp, backends, connect, database_url,
     drop_database, eventually, fresh_database, server_backends,
 };
 
@@ -405,6 +405,49 @@ async fn a_studios_tickets_are_its_own_and_one_per_waiting_player() {
         );
         // Seated, the player may queue again.
         queue(&app, Some(ACME), &body).await;
+        app.clean_up().await;
+    }
+}
+
+#[actix_web::test]
+async fn the_studios_webhook_hears_of_each_match_and_asynchronous_tables_keep_a_clock() {
+    for backend in backends() {
+        let app = spawn(&backend, settings(Some(1), 600), true).await;
+        let receiver = Receiver::start(200);
+        let body = json!({"player": "u-9", "name": "Ann", "variant": "contract_7", "sizes": [3],
+            "async": true, "webhook_url": receiver.url});
+        let created = app.post_with_key(TICKETS, ACME, &body, &[]).await;
+        assert_eq!(created.status.as_u16(), 201, "{backend:?}: {}", created.text());
+        let created = created.json();
+        let secret = created["webhook_secret"].as_str().expect("a secret").to_owned();
+        let id = created["ticket"]["id"].as_str().expect("an id").to_owned();
+        assert_eq!(created["ticket"]["async"], true, "{backend:?}");
+        let ticket = settled(&app, Some(ACME), &id).await;
+        assert_eq!(ticket["status"], "matched", "{backend:?}: {ticket}");
+        let game = ticket["match"]["game_id"].as_str().expect("a game");
+        // Once the bots have played up to the person, the person's turn runs on the clock.
+        let view = eventually(SETTLED_WITHIN, "the person's turn, on the clock", async || {
+            let view = seat_view(&app, &ticket).await;
+            match view["turn"]["deadline"].is_string() {
+                true => Ok(view),
+                false => Err(view["turn"].clone()),
+            }
+        })
+        .await;
+        assert_eq!(view["options"]["turn_seconds"], 86_400, "{backend:?}: a day a turn");
+        let delivered = receiver
+            .wait_for("the match's delivery", |r| r.iter().any(|d| d.seq() == 1))
+            .await;
+        let first = delivered.iter().find(|d| d.seq() == 1).expect("the first event");
+        assert!(verifies(&secret, first), "{backend:?}: signed with the ticket's secret");
+        let delivery = first.json();
+        assert_eq!(delivery["game_id"], game, "{backend:?}");
+        assert_eq!(delivery["event"]["type"], "matched", "{backend:?}");
+        assert_eq!(
+            delivery["event"]["seats"],
+            json!([{"seat": 0, "ticket": id, "player": "u-9"}]),
+            "{backend:?}: the studio hears whose ticket sits where"
+        );
         app.clean_up().await;
     }
 }
