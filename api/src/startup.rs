@@ -121,6 +121,10 @@ impl Application {
                 state.clone(),
                 settings.matchmaking.interval,
             )),
+            actix_web::rt::spawn(service::rate_games(
+                state.clone(),
+                second.min(Duration::from_secs(1)),
+            )),
             actix_web::rt::spawn(service::sweep_deadlines(
                 state.clone(),
                 second.min(Duration::from_secs(1)),

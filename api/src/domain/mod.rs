@@ -25,8 +25,8 @@ pub use matchmaking::{
 };
 pub use player::{MAX_PLAYER_ID_BYTES, PlayerId, PlayerIdError};
 pub use ratings::{
-    Participant, RatedGame, RatedSeat, Rating, RatingError, RatingModel, SeatChange, bot_seed, bot_seeds,
-    leaderboard_order, level_id,
+    Participant, RatedGame, RatedSeat, Rating, RatingChange, RatingError, RatingModel, SeatChange, bot_seed,
+    bot_seeds, leaderboard_order, level_id,
 };
 pub use status::GameStatus;
 pub use webhook::WebhookError;

@@ -210,6 +210,15 @@ pub struct SeatChange {
     pub after: Rating,
 }
 
+/// One seat's rating before and after a rated game, as the game keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RatingChange {
+    /// The rating going in.
+    pub before: Rating,
+    /// The rating the game left.
+    pub after: Rating,
+}
+
 /// What rating one finished game changes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RatedGame {
@@ -218,6 +227,19 @@ pub struct RatedGame {
 }
 
 impl RatedGame {
+    /// Each seat's change, in seat order.
+    pub fn changes(&self) -> Vec<Option<RatingChange>> {
+        self.seats
+            .iter()
+            .map(|s| {
+                Some(RatingChange {
+                    before: s.before,
+                    after: s.after,
+                })
+            })
+            .collect()
+    }
+
     /// Each participant's new rating once (a bot level at several seats appears once), in
     /// seat order of first appearance: what the store writes.
     pub fn updates(&self) -> Vec<(&Participant, Rating)> {

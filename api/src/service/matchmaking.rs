@@ -526,6 +526,12 @@ async fn place(state: &AppState, game: Uuid, tickets: &[TicketRow]) -> Result<bo
                 });
                 SeatRecord {
                     name: Some(t.name.clone()),
+                    player: t
+                        .player
+                        .clone()
+                        .map(PlayerId::try_from)
+                        .transpose()
+                        .map_err(ApiError::unexpected)?,
                     ..seat_record(SeatKind::Player, None)
                 }
             }
@@ -542,6 +548,10 @@ async fn place(state: &AppState, game: Uuid, tickets: &[TicketRow]) -> Result<bo
     };
     let mut table = HostedGame::new(config, random_seed(), seats)?;
     table.set_clock(rules.clock);
+    // A studio's tickets each name a player: their game is rated, on their ratings.
+    table.rated = keyed;
+    table.check_players()?;
+    super::ratings::rate_seats(state, &tenant, &mut table).await?;
     let started = table.start_if_full(super::utc_year())?;
     let now = now_ms();
     table.rearm(started.turn_passed, now, state.second_ms());
@@ -575,6 +585,8 @@ fn seat_record(kind: SeatKind, level: Option<Level>) -> SeatRecord {
         autopilot: None,
         reserved: false,
         reserve_ms: None,
+        player: None,
+        rating: None,
     }
 }
 

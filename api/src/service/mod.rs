@@ -10,6 +10,7 @@ mod hints;
 mod matchmaking;
 mod moves;
 mod pace;
+mod ratings;
 mod rematch;
 mod replay;
 mod studio;
@@ -23,6 +24,7 @@ pub use hints::hints;
 pub use matchmaking::{cancel_ticket, create_ticket, match_pass, match_periodically, ticket, ticket_events};
 pub use moves::{act, autopilot};
 pub use pace::pace_bots;
+pub use ratings::{needs_server_key, rate, rate_due, rate_games};
 pub use rematch::{Asker, rematch};
 pub use replay::replay;
 pub use studio::{end_game, list_games, reissue_token, seat_bot, spectator_token, webhook_status};
@@ -49,6 +51,7 @@ fn seat_rows(table: &HostedGame) -> impl Iterator<Item = SeatRow> + '_ {
         seat: i as i64,
         name: s.name.clone(),
         kind: table.played_by(i).to_owned(),
+        player: s.player.as_ref().map(|p| p.as_str().to_owned()),
     })
 }
 
@@ -107,6 +110,7 @@ impl GameUpdate {
             deadline,
             response: None,
             bot_tables: None,
+            rated: game.rated,
         })
     }
 }

@@ -16,7 +16,7 @@ use super::{
     Attempt, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, Lock, NewGame, On, Origin,
     Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
-use super::{GameListing, Live, Pool, PoolDecision, TicketRow, Tickets};
+use super::{GameListing, Live, Pool, PoolDecision, RatingDue, RatingWrite, TicketRow, Tickets};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
 use crate::domain::TicketStatus;
 use crate::domain::{Participant, Rating};
@@ -299,6 +299,26 @@ impl Store for Database {
         participants: &[Participant],
     ) -> Result<Vec<(Participant, Rating)>, StoreError> {
         dispatch!(self, "ratings", s => s.ratings(tenant, variant, participants))
+    }
+    async fn claim_ratings(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<RatingDue>, StoreError> {
+        dispatch!(self, "claim ratings", s => s.claim_ratings(now, lease, limit))
+    }
+    async fn rate_game<E, F>(
+        &self,
+        tenant: &str,
+        game: Uuid,
+        variant: engine::Variant,
+        participants: &[Participant],
+        decide: F,
+    ) -> Result<String, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&[(Participant, Rating)]) -> Result<RatingWrite, E>,
+    {
+        dispatch!(self, "rate game", s => s.rate_game(tenant, game, variant, participants, decide))
+    }
+    async fn rating_done(&self, game: Uuid) -> Result<(), StoreError> {
+        dispatch!(self, s => s.rating_done(game))
     }
 }
 

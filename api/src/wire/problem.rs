@@ -87,13 +87,13 @@ pub enum Code {
     InvalidIdempotencyKey,
     /// A webhook URL the service does not deliver to.
     InvalidWebhookUrl,
+    /// A player id that is empty, longer than 128 bytes or holds control characters, or a
+    /// ticket queued with a server key that names none.
+    InvalidPlayer,
+    /// A player id or a rated game asked without a server key.
+    PlayerNeedsServerKey,
     /// A test-mode field outside test mode.
     TestModeOnly,
-    /// A player id that is empty, too long or holds control characters, or a keyed ticket
-    /// without one.
-    InvalidPlayer,
-    /// A player id on a server without server keys, or without a server key.
-    PlayerNeedsServerKey,
     /// No endpoint at this path.
     NoRoute,
     /// An endpoint asked with a method it does not take.
@@ -113,6 +113,8 @@ pub enum Code {
     GameNotFound,
     /// No such seat.
     SeatNotFound,
+    /// No player of this id at the key's tenant.
+    PlayerNotFound,
     /// The game has no webhook.
     NoWebhook,
     /// No such ticket (or not the key's tenant's).
@@ -138,6 +140,10 @@ pub enum Code {
     TicketMatched,
     /// A quick-play table size the variant does not seat.
     SizeNotSeated,
+    /// One player named at two seats of one game.
+    PlayerSeatedTwice,
+    /// A rated game with a person's seat that names no player.
+    RatedNeedsPlayers,
     /// A request with this `Idempotency-Key` has just acted.
     RequestInProgress,
     /// An `Idempotency-Key` sent again with another request.

@@ -11,8 +11,8 @@ use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    ACME, Api, BETA, Receiver, verifies, Backend, Binary, STUDIO_KEYS, Spawn, TestApp, backends, connect, database_url,
-    drop_database, eventually, fresh_database, server_backends,
+    ACME, Api, BETA, Backend, Binary, Receiver, STUDIO_KEYS, Spawn, TestApp, backends, connect, database_url,
+    drop_database, eventually, fresh_database, server_backends, verifies,
 };
 
 const TICKETS: &str = "/v1/matchmaking/tickets";
@@ -156,6 +156,7 @@ async fn two_waiting_tickets_meet_at_one_table_and_each_reads_its_seat() {
             );
             assert_eq!(view["players"][seat as usize]["name"], name, "{backend:?}");
             assert_eq!(view["players"].as_array().map(Vec::len), Some(2), "{backend:?}");
+            assert_eq!(view["rated"], false, "{backend:?}: no players named, not rated");
             let first = first_event(&app, t).await;
             assert_eq!(
                 first["type"], "matched",
@@ -403,6 +404,20 @@ async fn a_studios_tickets_are_its_own_and_one_per_waiting_player() {
                 .all(|s| s["player"].is_null()),
             "{backend:?}: a seat never reads a player id: {first}"
         );
+        let view = seat_view(&app, &ann).await;
+        assert_eq!(
+            view["rated"], true,
+            "{backend:?}: a studio's players' game is rated"
+        );
+        assert!(
+            view["players"]
+                .as_array()
+                .expect("players")
+                .iter()
+                .all(|p| p["rating"]["display"].is_i64()),
+            "{backend:?}: each seat shows its rating: {}",
+            view["players"]
+        );
         // Seated, the player may queue again.
         queue(&app, Some(ACME), &body).await;
         app.clean_up().await;
@@ -434,12 +449,18 @@ async fn the_studios_webhook_hears_of_each_match_and_asynchronous_tables_keep_a_
             }
         })
         .await;
-        assert_eq!(view["options"]["turn_seconds"], 86_400, "{backend:?}: a day a turn");
+        assert_eq!(
+            view["options"]["turn_seconds"], 86_400,
+            "{backend:?}: a day a turn"
+        );
         let delivered = receiver
             .wait_for("the match's delivery", |r| r.iter().any(|d| d.seq() == 1))
             .await;
         let first = delivered.iter().find(|d| d.seq() == 1).expect("the first event");
-        assert!(verifies(&secret, first), "{backend:?}: signed with the ticket's secret");
+        assert!(
+            verifies(&secret, first),
+            "{backend:?}: signed with the ticket's secret"
+        );
         let delivery = first.json();
         assert_eq!(delivery["game_id"], game, "{backend:?}");
         assert_eq!(delivery["event"]["type"], "matched", "{backend:?}");
