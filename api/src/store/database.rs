@@ -360,4 +360,7 @@ impl Tickets for Database {
     async fn placed(&self, tenant: &str, game: Uuid) -> Result<(), StoreError> {
         dispatch!(self, s => s.placed(tenant, game))
     }
+    async fn sweep_tickets(&self, before: i64) -> Result<u64, StoreError> {
+        dispatch!(self, "sweep tickets", s => s.sweep_tickets(before))
+    }
 }

@@ -148,6 +148,9 @@ pub trait Tickets {
     async fn placing(&self, before: i64) -> Result<Vec<TicketRow>, StoreError>;
     /// Game `game` of `tenant` exists: its tickets are `matched`.
     async fn placed(&self, tenant: &str, game: Uuid) -> Result<(), StoreError>;
+    /// Deletes the tickets settled (matched, expired or cancelled) that expired or would have
+    /// expired before `before` (unix ms). Returns how many went.
+    async fn sweep_tickets(&self, before: i64) -> Result<u64, StoreError>;
 }
 
 /// The columns of a ticket row, as [`ticket_row`] reads them.
@@ -446,6 +449,16 @@ macro_rules! ticket_store {
                 tx.commit().await?;
                 self.tickets_changed(&ids);
                 Ok(())
+            }
+
+            async fn sweep_tickets(&self, before: i64) -> Result<u64, StoreError> {
+                let swept = sqlx::query(
+                    "DELETE FROM tickets WHERE status IN ('matched', 'expired', 'cancelled') AND expires_at < $1",
+                )
+                .bind(before)
+                .execute(&self.pool)
+                .await?;
+                Ok(swept.rows_affected())
             }
         }
     };

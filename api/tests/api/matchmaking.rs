@@ -295,6 +295,54 @@ async fn a_ticket_cancelled_or_expired_waits_no_more() {
 }
 
 #[actix_web::test]
+async fn settled_tickets_are_swept_once_kept_for_their_holders() {
+    for backend in backends() {
+        // Kept no time past their expiry, swept every second.
+        let limits = continental::config::Limits {
+            idempotency_ttl: Duration::ZERO,
+            sweep_interval: Duration::from_secs(1),
+            ..continental::config::Limits::default()
+        };
+        let app = TestApp::spawn_with(
+            &backend,
+            Spawn {
+                test_mode: true,
+                limits: Some(limits),
+                matchmaking: Some(settings(None, 1)),
+                ..Spawn::default()
+            },
+        )
+        .await;
+        let gus = queue(
+            &app,
+            None,
+            &json!({"name": "Gus", "variant": "push", "sizes": [4]}),
+        )
+        .await;
+        let gus = gus["id"].as_str().expect("an id").to_owned();
+        let hal = queue(
+            &app,
+            None,
+            &json!({"name": "Hal", "variant": "continental", "sizes": [5]}),
+        )
+        .await;
+        let hal = hal["id"].as_str().expect("an id").to_owned();
+        assert_eq!(delete(&app, None, &hal).await.status.as_u16(), 204, "{backend:?}");
+        for id in [&gus, &hal] {
+            eventually(SETTLED_WITHIN, "the settled ticket is swept", async || {
+                let reply = app.get(&format!("{TICKETS}/{id}")).await;
+                match reply.status.as_u16() {
+                    404 => Ok(()),
+                    _ => Err(reply.text()),
+                }
+            })
+            .await;
+        }
+        app.clean_up().await;
+    }
+}
+
+#[actix_web::test]
 async fn past_the_wait_a_ticket_sits_down_with_bots() {
     for backend in backends() {
         let app = spawn(&backend, settings(Some(1), 600), false).await;
