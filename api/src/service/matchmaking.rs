@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use actix_web::web::{self, Bytes};
 use engine::bot::Level;
 use engine::{GameConfig, Ruleset, Variant};
-use futures_util::Stream;
+use futures_util::{Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 use strum::IntoEnumIterator;
 use tracing::Instrument;
@@ -40,6 +40,10 @@ use crate::wire::{Code, TicketMatch, TicketResponse, TicketSpec, TicketState, Ti
 /// How long a table may stay `placing` before any replica's pass makes its game: the replica
 /// that formed it makes it at once, unless it stopped.
 const PLACING_GRACE_MS: i64 = 5_000;
+
+/// Games a pass makes at once: enough to overlap their round trips, few enough to leave the
+/// pool's connections to the requests.
+const PLACING_AT_ONCE: usize = 4;
 
 /// A ticket's rules as stored: the ruleset and the turn clock its game gets. Tickets meet only
 /// when these are equal.
@@ -347,14 +351,7 @@ pub async fn match_pass(state: &AppState) -> Result<usize, ApiError> {
     let now = now_ms();
     let mut made = 0;
     let stale = state.db.placing(now - PLACING_GRACE_MS).await?;
-    for (game, tickets) in by_game(stale) {
-        match place(state, game, &tickets).await {
-            Ok(created) => made += usize::from(created),
-            Err(e) => {
-                tracing::warn!(game = %game, error = %e, "a matched table's game could not be made; trying again next pass")
-            }
-        }
-    }
+    made += place_all(state, stale).await;
     for pool in state.db.waiting_pools().await? {
         match match_pool(state, &pool, now).await {
             Ok(created) => made += created,
@@ -393,17 +390,26 @@ async fn match_pool(state: &AppState, pool: &Pool, now: i64) -> Result<usize, Ap
             Some(t)
         })
         .collect();
-    let mut made = 0;
-    for (game, tickets) in by_game(placed) {
-        match place(state, game, &tickets).await {
-            Ok(created) => made += usize::from(created),
-            // Left `placing`: the next pass makes it.
-            Err(e) => {
-                tracing::warn!(game = %game, error = %e, "a matched table's game could not be made; trying again next pass")
+    Ok(place_all(state, placed).await)
+}
+
+/// Makes the games of the seated `tickets`, [`PLACING_AT_ONCE`] at a time. Returns how many
+/// this call made; a game that cannot be made now is logged and left `placing` for the next
+/// pass.
+async fn place_all(state: &AppState, tickets: Vec<TicketRow>) -> usize {
+    futures_util::stream::iter(by_game(tickets))
+        .map(|(game, tickets)| async move {
+            match place(state, game, &tickets).await {
+                Ok(created) => usize::from(created),
+                Err(e) => {
+                    tracing::warn!(game = %game, error = %e, "a matched table's game could not be made; trying again next pass");
+                    0
+                }
             }
-        }
-    }
-    Ok(made)
+        })
+        .buffer_unordered(PLACING_AT_ONCE)
+        .fold(0, |made, one| async move { made + one })
+        .await
 }
 
 /// Tickets grouped by their planned game.

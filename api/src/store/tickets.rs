@@ -22,6 +22,10 @@ use crate::domain::TicketStatus;
 /// whatever the queue holds; the rest wait for the next pass.
 pub const POOL_BATCH: i64 = 10_000;
 
+/// Rows one statement settles at most: four parameters each stay under SQLite's limit of
+/// 32,766.
+const ROWS_PER_STATEMENT: usize = 1_000;
+
 /// A ticket as stored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TicketRow {
@@ -226,12 +230,14 @@ impl PgStore {
     /// Announces, in `tx` (heard only if it commits), that tickets `ids` changed: their
     /// streams read them again.
     async fn notify_tickets(tx: &mut sqlx::PgConnection, ids: &[Uuid]) -> Result<(), StoreError> {
-        for id in ids {
-            sqlx::query("SELECT pg_notify('continental_events', $1)")
-                .bind(note(*id, 0, &[]))
-                .execute(&mut *tx)
-                .await?;
+        if ids.is_empty() {
+            return Ok(());
         }
+        let notes: Vec<String> = ids.iter().map(|id| note(*id, 0, &[])).collect();
+        sqlx::query("SELECT pg_notify('continental_events', n) FROM unnest($1::text[]) AS n")
+            .bind(notes)
+            .execute(&mut *tx)
+            .await?;
         Ok(())
     }
 
@@ -384,38 +390,46 @@ macro_rules! ticket_store {
                 .map_err(StoreError::from)?;
                 let tickets = rows.iter().map(ticket_row).collect::<Result<Vec<_>, _>>()?;
                 let decision = decide(&tickets)?;
-                for id in &decision.expired {
-                    sqlx::query("UPDATE tickets SET status = 'expired' WHERE tenant = $1 AND id = $2 AND status = 'waiting'")
-                        .bind(&pool.tenant)
-                        .bind(id)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(StoreError::from)?;
+                // A statement per batch of rows, not per ticket: a pool's pass stays a few round
+                // trips however many tickets it settles.
+                let mut expired = 0;
+                for batch in decision.expired.chunks(ROWS_PER_STATEMENT) {
+                    let mut update = QueryBuilder::<$db>::new(
+                        "UPDATE tickets SET status = 'expired' WHERE status = 'waiting' AND tenant = ",
+                    );
+                    update.push_bind(&pool.tenant).push(" AND id IN (");
+                    let mut ids = update.separated(", ");
+                    for id in batch {
+                        ids.push_bind(*id);
+                    }
+                    update.push(")");
+                    expired += update.build().execute(&mut *tx).await.map_err(StoreError::from)?.rows_affected();
                 }
                 let at = super::now_ms();
-                for p in &decision.placed {
-                    let seated = sqlx::query(
-                        "UPDATE tickets SET status = 'placing', matched_at = $3, game_id = $4, seat = $5, plan = $6 \
-                         WHERE tenant = $1 AND id = $2 AND status = 'waiting'",
-                    )
-                    .bind(&pool.tenant)
-                    .bind(p.ticket)
-                    .bind(at)
-                    .bind(p.game)
-                    .bind(p.seat)
-                    .bind(&p.plan)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(StoreError::from)?;
-                    // Every ticket handed to `decide` is held by this transaction: one not
-                    // seated now would leave its table short, so nothing is written.
-                    if seated.rows_affected() != 1 {
-                        return Err(StoreError::Database(sqlx::Error::Protocol(format!(
-                            "ticket {} was not waiting when its table was formed",
-                            p.ticket
-                        )))
-                        .into());
-                    }
+                let mut seated = 0;
+                for batch in decision.placed.chunks(ROWS_PER_STATEMENT) {
+                    let mut update = QueryBuilder::<$db>::new("UPDATE tickets SET status = 'placing', matched_at = ");
+                    update
+                        .push_bind(at)
+                        .push(", game_id = v.column2, seat = v.column3, plan = v.column4 FROM (");
+                    update.push_values(batch, |mut row, p| {
+                        row.push_bind(p.ticket).push_bind(p.game).push_bind(p.seat).push_bind(p.plan.as_str());
+                    });
+                    update
+                        .push(") AS v WHERE tickets.tenant = ")
+                        .push_bind(&pool.tenant)
+                        .push(" AND tickets.id = v.column1 AND tickets.status = 'waiting'");
+                    seated += update.build().execute(&mut *tx).await.map_err(StoreError::from)?.rows_affected();
+                }
+                // Every ticket handed to `decide` is held by this transaction: one not settled
+                // now would leave its table short, so nothing is written.
+                if expired != decision.expired.len() as u64 || seated != decision.placed.len() as u64 {
+                    return Err(StoreError::Database(sqlx::Error::Protocol(format!(
+                        "{} of {} tickets were not waiting when their tables were formed",
+                        (decision.expired.len() + decision.placed.len()) as u64 - expired - seated,
+                        decision.expired.len() + decision.placed.len(),
+                    )))
+                    .into());
                 }
                 let changed: Vec<Uuid> = decision.expired.iter().copied().collect();
                 Self::notify_tickets(&mut tx, &changed).await?;
