@@ -39,7 +39,8 @@ use crate::wire::{
             (`not_an_object`), an unknown field (`unknown_field`), an unknown variant (`unknown_variant`) or card (`unknown_card`), \
             a name that is not 1 to 40 characters (`invalid_name`), a bot level that is not `easy`, `normal` or `hard` \
             (`unknown_level`), more than 12 seats or another value of the wrong type \
-            (`invalid_body`); or test-mode fields outside test mode (`test_mode_only`).",
+            (`invalid_body`); or test-mode fields outside test mode (`test_mode_only`); a `player` that is empty, over 128 bytes \
+            or with a control character (`invalid_player`); a `player` or `rated` without a server key (`player_needs_server_key`).",
             body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Server keys are configured and the request has no valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "On a server without server keys, a game of bots alone while `CONTINENTAL_OPEN_BOT_TABLES` such games \
@@ -50,7 +51,8 @@ use crate::wire::{
             `webhook_url` that is not an http or https URL naming a host (`invalid_webhook_url`), whose host does not resolve \
             (`webhook_url_unresolvable`) or resolves to a loopback, private, link-local or unspecified address \
             (`webhook_url_private`), in test mode a `first_dealer` or `stacked_decks` this game cannot take \
-            (`invalid_first_dealer`, `invalid_stacked_deck`); or the Idempotency-Key was used with another body \
+            (`invalid_first_dealer`, `invalid_stacked_deck`); one player at two seats (`player_seated_twice`), a rated game \
+            with a person's seat that names no player (`rated_needs_players`); or the Idempotency-Key was used with another body \
             (`idempotency_key_reused`).", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json")
@@ -101,13 +103,17 @@ fn created(r: StoredResponse) -> HttpResponse {
         (status = 200, description = "The seat and its token; the game deals when every seat is taken.", body = JoinResponse,
             headers(("ETag" = String, description = "The game's version."))),
         (status = 400, description = "Malformed body, or a name that is not 1 to 40 characters, all spaces or with a \
-            control character (`invalid_name`); a bad `Idempotency-Key` (`invalid_idempotency_key`).", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game (`game_not_found`).", body = Problem, content_type = "application/problem+json"),
+            control character (`invalid_name`); a bad `Idempotency-Key` (`invalid_idempotency_key`); a bad `player` \
+            (`invalid_player`), or one without the server key of the game's tenant (`player_needs_server_key`).", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "With a `player`: an `X-Api-Key` that is not a server key (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game (`game_not_found`); with a `player`, another tenant's game answers the same.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Every seat is taken (`no_open_seat`), or, rarely, a request with this Idempotency-Key acting at the same moment (`request_in_progress`).", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "`If-Match` names an old version (`stale_version`).", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "The Idempotency-Key was used with another body (`idempotency_key_reused`).", body = Problem, content_type = "application/problem+json")
+        (status = 422, description = "The player sits at another seat of the game (`player_seated_twice`); a rated game's \
+            seat taken without a `player` (`rated_needs_players`); the Idempotency-Key was used with another body \
+            (`idempotency_key_reused`).", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[post("/v1/games/{id}/join")]

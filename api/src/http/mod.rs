@@ -13,6 +13,7 @@ pub mod idempotency;
 pub mod matchmaking;
 pub mod moves;
 pub mod page;
+pub mod players;
 pub mod rate_limit;
 pub mod rules;
 pub mod studio;
@@ -71,6 +72,7 @@ endpoints!(
     rules::rulesets,
     games::create_game,
     studio::list_games,
+    players::leaderboard,
     matchmaking::create_ticket;
     moves;
     studio::reissue_seat_token,
@@ -87,6 +89,8 @@ endpoints!(
     hints::get_hints,
     autopilot::autopilot_on,
     autopilot::autopilot_off,
+    players::get_player,
+    players::player_games,
     matchmaking::get_ticket,
     matchmaking::ticket_events,
     matchmaking::cancel_ticket,

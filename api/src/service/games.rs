@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::webhooks::{check_host, new_secret};
 use super::{event_rows, seat_row, seat_rows};
 use crate::auth::{Claims, Reader};
-use crate::domain::{Applied, HostedGame, Logged, SeatKind, SeatRecord, TableEvent};
+use crate::domain::{Applied, HostedGame, Logged, Participant, SeatKind, SeatRecord, TableEvent};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
@@ -186,7 +186,8 @@ pub async fn join_game(
                 .game_in(tenant.as_str(), id)
                 .await?
                 .ok_or(StoreError::GameNotFound(id))?;
-            let rating = super::ratings::rating_of(state, tenant.as_str(), &row.variant, &player).await?;
+            let who = Participant::Player(player.clone());
+            let rating = super::ratings::rating_of(state, tenant.as_str(), &row.variant, who).await?;
             Some((player, rating))
         }
         (Some(_), None) => return Err(super::ratings::needs_server_key()),

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use engine::{Ruleset, Standing};
 
 use crate::domain::{
-    GameStatus, HostedGame, Participant, PlayerId, RatedSeat, Rating, RatingChange, RatingModel, SeatKind,
+    GameStatus, HostedGame, Participant, RatedSeat, Rating, RatingChange, RatingModel, SeatKind,
 };
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -68,7 +68,7 @@ pub(super) async fn rate_seats(
     Ok(())
 }
 
-/// `player`'s rating in variant `variant` (as a game row names it) at `tenant`.
+/// `who`'s rating in variant `variant` (as a game row names it) at `tenant`.
 ///
 /// # Errors
 /// The store's failure; a variant no game has (never for a stored game).
@@ -76,12 +76,12 @@ pub(super) async fn rating_of(
     state: &AppState,
     tenant: &str,
     variant: &str,
-    player: &PlayerId,
+    who: Participant,
 ) -> Result<Rating, ApiError> {
     let variant: engine::Variant = variant.parse().map_err(ApiError::unexpected)?;
-    let asked = [Participant::Player(player.clone())];
-    let ratings = state.db.ratings(tenant, variant, &asked).await?;
-    Ok(ratings.first().map_or_else(Rating::initial, |(_, r)| *r))
+    let unrated = who.unrated(variant);
+    let ratings = state.db.ratings(tenant, variant, &[who]).await?;
+    Ok(ratings.first().map_or(unrated, |(_, r)| *r))
 }
 
 /// The rating pass of this replica: every `interval`, rates the games due ([`rate_due`]).
@@ -238,6 +238,7 @@ mod tests {
     use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_two_teams};
 
     use super::*;
+    use crate::domain::PlayerId;
 
     fn standings(places: &[usize]) -> Vec<Standing> {
         places

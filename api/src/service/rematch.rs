@@ -95,6 +95,7 @@ async fn create(
     }
     let origin = state.db.origin(id).await?.ok_or(StoreError::GameNotFound(id))?;
     let mut table = finished.rematch(random_seed())?;
+    super::ratings::rate_seats(state, &origin.tenant, &mut table).await?;
     state
         .bots
         .may_seat(table.seats.iter().filter_map(SeatRecord::plays_as))?;

@@ -6,7 +6,7 @@ use engine::bot::Level;
 use uuid::Uuid;
 
 use super::webhooks::shown;
-use crate::domain::{Applied, HostedGame, SeatKind, WebhookError};
+use crate::domain::{Applied, HostedGame, Participant, SeatKind, WebhookError};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
@@ -213,12 +213,24 @@ pub async fn seat_bot(
     seat: u8,
     level: Level,
 ) -> Result<StudioActionResponse, ApiError> {
+    // The level's rating in the game's variant, which its seat shows, read before the
+    // transaction (another tenant's game or none: the transaction answers).
+    let rating = match state.db.game_in(tenant.as_str(), id).await? {
+        Some(row) => {
+            let who = Participant::Bot(level);
+            Some(super::ratings::rating_of(state, tenant.as_str(), &row.variant, who).await?)
+        }
+        None => None,
+    };
     let response = state
         .db
         .transact(On::game(id).of_tenant(tenant.as_str()), Lock::Row, |row| {
             let mut table = HostedGame::load(row.id, &row.state)?;
             state.bots.may_seat([level])?;
             let applied = table.seat_bot(seat, level, super::utc_year())?;
+            if let Some(record) = table.seats.get_mut(usize::from(seat)) {
+                record.rating = rating;
+            }
             let now = now_ms();
             table.rearm(applied.turn_passed, now, state.second_ms());
             // No limit on tables of bots alone: a studio has a server key, and a server with

@@ -16,7 +16,10 @@ use super::{
     Attempt, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, Lock, NewGame, On, Origin,
     Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
-use super::{GameListing, Live, Pool, PoolDecision, RatingDue, RatingWrite, TicketRow, Tickets};
+use super::{
+    BoardCursor, BoardRow, GameListing, Live, PlayerRecord, Pool, PoolDecision, RatingDue, RatingWrite,
+    TicketRow, Tickets,
+};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
 use crate::domain::TicketStatus;
 use crate::domain::{Participant, Rating};
@@ -319,6 +322,22 @@ impl Store for Database {
     }
     async fn rating_done(&self, game: Uuid) -> Result<(), StoreError> {
         dispatch!(self, s => s.rating_done(game))
+    }
+    async fn player(
+        &self,
+        tenant: &str,
+        player: &crate::domain::PlayerId,
+    ) -> Result<PlayerRecord, StoreError> {
+        dispatch!(self, s => s.player(tenant, player))
+    }
+    async fn leaderboard(
+        &self,
+        tenant: &str,
+        variant: engine::Variant,
+        limit: u32,
+        after: Option<&BoardCursor>,
+    ) -> Result<Vec<BoardRow>, StoreError> {
+        dispatch!(self, "leaderboard", s => s.leaderboard(tenant, variant, limit, after))
     }
 }
 

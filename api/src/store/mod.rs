@@ -513,6 +513,21 @@ pub trait Store {
         F: FnOnce(&[(Participant, Rating)]) -> Result<RatingWrite, E>;
     /// Removes game `game` from the games due for rating: rated, and the game told.
     async fn rating_done(&self, game: Uuid) -> Result<(), StoreError>;
+    /// `player`'s ratings at `tenant` and their games counted.
+    async fn player(
+        &self,
+        tenant: &str,
+        player: &crate::domain::PlayerId,
+    ) -> Result<PlayerRecord, StoreError>;
+    /// A page of `tenant`'s leaderboard in `variant` (players only): at most `limit + 1` rows,
+    /// by the conservative value down, then the participant key's bytes, after `after`.
+    async fn leaderboard(
+        &self,
+        tenant: &str,
+        variant: engine::Variant,
+        limit: u32,
+        after: Option<&BoardCursor>,
+    ) -> Result<Vec<BoardRow>, StoreError>;
 }
 
 /// A finished, rated game claimed for rating ([`Store::claim_ratings`]).
@@ -542,6 +557,53 @@ pub struct RatedRow {
     pub rating: Rating,
     /// Their seat (or team) placed first.
     pub won: bool,
+}
+
+/// A player's ratings and record at a tenant ([`Store::player`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayerRecord {
+    /// Their rating in each variant they were rated in, by variant id.
+    pub ratings: Vec<PlayerRating>,
+    /// Games with a seat naming them.
+    pub games: i64,
+    /// Of those, the finished ones.
+    pub finished: i64,
+}
+
+/// A player's rating in one variant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayerRating {
+    /// The variant's id.
+    pub variant: String,
+    /// The rating.
+    pub rating: Rating,
+    /// Rated games played.
+    pub games: i64,
+    /// Rated games won.
+    pub won: i64,
+}
+
+/// Where a page of a leaderboard starts: after this conservative value (as the database
+/// computed it) and participant key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoardCursor {
+    /// The conservative value of the last row of the page before.
+    pub conservative: f64,
+    /// Its participant key (`player:<id>`).
+    pub participant: String,
+}
+
+/// A row of a leaderboard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoardRow {
+    /// The participant key (`player:<id>`).
+    pub participant: String,
+    /// The rating.
+    pub rating: Rating,
+    /// Rated games played.
+    pub games: i64,
+    /// The mean less three deviations, as the database computed it.
+    pub conservative: f64,
 }
 
 /// Where a page of a listing starts: after the game created at `created_us` with `id`.

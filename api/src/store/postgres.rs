@@ -19,7 +19,9 @@ use super::{
     ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
     WebhookCounts,
 };
-use super::{GameListing, Lock, On, RatingDue, RatingWrite};
+use super::{
+    BoardCursor, BoardRow, GameListing, Lock, On, PlayerRating, PlayerRecord, RatingDue, RatingWrite,
+};
 use crate::telemetry::traces::{POSTGRESQL, Statement as _};
 
 /// PostgreSQL storage: events are announced by `NOTIFY` in the action's transaction.
@@ -40,6 +42,9 @@ pub struct PgStore {
 }
 
 impl PgStore {
+    /// How a statement orders and compares text by its bytes, as [`PlayerId`](crate::domain::PlayerId)s compare.
+    const BYTE_ORDER: &str = r#" COLLATE "C""#;
+
     /// Its `db.system.name` in traces.
     const SYSTEM: &str = POSTGRESQL;
 

@@ -172,6 +172,96 @@ macro_rules! ratings_sql {
                 Ok(write.changes)
             }
 
+            /// [`Store::player`]: the player's rows of `ratings`, then their games counted.
+            pub(super) async fn player_in(
+                &self,
+                tenant: &str,
+                player: &crate::domain::PlayerId,
+            ) -> Result<PlayerRecord, StoreError> {
+                let key = crate::domain::Participant::Player(player.clone()).key();
+                let rows = sqlx::query(
+                    "SELECT variant, mean, deviation, games, won FROM ratings \
+                     WHERE tenant = $1 AND participant = $2 ORDER BY variant",
+                )
+                .bind(tenant)
+                .bind(&key)
+                .fetch_all(&self.pool)
+                .await?;
+                let mut ratings = Vec::with_capacity(rows.len());
+                for r in &rows {
+                    ratings.push(PlayerRating {
+                        variant: r.try_get("variant")?,
+                        rating: crate::domain::Rating {
+                            mean: r.try_get("mean")?,
+                            deviation: r.try_get("deviation")?,
+                        },
+                        games: r.try_get("games")?,
+                        won: r.try_get("won")?,
+                    });
+                }
+                let counted = sqlx::query(
+                    "SELECT COUNT(*) AS games, COALESCE(SUM(CASE WHEN status = 'finished' THEN 1 ELSE 0 END), 0) AS finished \
+                     FROM games WHERE tenant = $1 AND id IN (SELECT game_id FROM seats WHERE player = $2)",
+                )
+                .bind(tenant)
+                .bind(player.as_str())
+                .fetch_one(&self.pool)
+                .await?;
+                Ok(PlayerRecord {
+                    ratings,
+                    games: counted.try_get("games")?,
+                    finished: counted.try_get("finished")?,
+                })
+            }
+
+            /// [`Store::leaderboard`]: one page of the tenant's players in `variant` by keyset,
+            /// the conservative value as the database computes it (which the cursor keeps), ties
+            /// by the key's bytes ($lock's dialect names the collation that compares them so).
+            pub(super) async fn leaderboard_in(
+                &self,
+                tenant: &str,
+                variant: engine::Variant,
+                limit: u32,
+                after: Option<&BoardCursor>,
+            ) -> Result<Vec<BoardRow>, StoreError> {
+                let bytes = Self::BYTE_ORDER;
+                let mut query = sqlx::QueryBuilder::<$db>::new(
+                    "SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative FROM ratings WHERE tenant = ",
+                );
+                query
+                    .push_bind(tenant)
+                    .push(" AND variant = ")
+                    .push_bind(variant.id())
+                    .push(" AND participant LIKE 'player:%'");
+                if let Some(after) = after {
+                    query
+                        .push(" AND ((mean - 3 * deviation) < ")
+                        .push_bind(after.conservative)
+                        .push(" OR ((mean - 3 * deviation) = ")
+                        .push_bind(after.conservative)
+                        .push(format!(" AND participant{bytes} > "))
+                        .push_bind(after.participant.as_str())
+                        .push("))");
+                }
+                query
+                    .push(format!(" ORDER BY conservative DESC, participant{bytes} LIMIT "))
+                    .push_bind(i64::from(limit) + 1);
+                let rows = query.build().fetch_all(&self.pool).await?;
+                rows.iter()
+                    .map(|r| {
+                        Ok(BoardRow {
+                            participant: r.try_get("participant")?,
+                            rating: crate::domain::Rating {
+                                mean: r.try_get("mean")?,
+                                deviation: r.try_get("deviation")?,
+                            },
+                            games: r.try_get("games")?,
+                            conservative: r.try_get("conservative")?,
+                        })
+                    })
+                    .collect()
+            }
+
             /// The changes kept with game `game` of `tenant` once it was rated.
             async fn rated_changes(
                 conn: &mut <$db as sqlx::Database>::Connection,

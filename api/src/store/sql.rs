@@ -366,6 +366,20 @@ macro_rules! sql_store {
                 self.rating_done_in(game).await
             }
 
+            async fn player(&self, tenant: &str, player: &crate::domain::PlayerId) -> Result<PlayerRecord, StoreError> {
+                self.player_in(tenant, player).await
+            }
+
+            async fn leaderboard(
+                &self,
+                tenant: &str,
+                variant: engine::Variant,
+                limit: u32,
+                after: Option<&BoardCursor>,
+            ) -> Result<Vec<BoardRow>, StoreError> {
+                self.leaderboard_in(tenant, variant, limit, after).await
+            }
+
             async fn origin(&self, id: Uuid) -> Result<Option<Origin>, StoreError> {
                 let row = sqlx::query("SELECT tenant, webhook_url, webhook_secret FROM games WHERE id = $1")
                     .bind(id)

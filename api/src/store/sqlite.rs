@@ -18,7 +18,9 @@ use super::{
     ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
     WebhookCounts,
 };
-use super::{GameListing, Lock, On, RatingDue, RatingWrite};
+use super::{
+    BoardCursor, BoardRow, GameListing, Lock, On, PlayerRating, PlayerRecord, RatingDue, RatingWrite,
+};
 use crate::telemetry::traces::{SQLITE, Statement as _};
 
 /// SQLite storage: events are announced to this process's [`Live`] hub after the commit.
@@ -32,6 +34,10 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
+    /// How a statement orders and compares text by its bytes, as [`PlayerId`](crate::domain::PlayerId)s
+    /// compare: SQLite's own way (`BINARY`).
+    const BYTE_ORDER: &str = "";
+
     /// Admits a write of game `id` that leaves its table to bots alone, under `limit`: counted
     /// in `tx`, which holds the database's write lock since `BEGIN IMMEDIATE`, so that no other
     /// write comes between the count and the commit.

@@ -35,7 +35,10 @@ pub use moves::{
     MeldRequest, OfKind, SuspendRequest, SwapRequest, TakeBackRequest, kind,
 };
 pub use options::VARIANT_DEFAULTS;
-pub use players::{RatingChangeView, RatingView};
+pub use players::{
+    LeaderboardEntry, LeaderboardPage, PageQuery, PlayerRatingView, PlayerResponse, RatingChangeView,
+    RatingView, RecordView, decode_board_cursor, encode_board_cursor,
+};
 pub use problem::{Code, Extensions, Problem, ProblemCode, ProblemReason, problem_codes};
 pub use rules::{
     ContractCheck, ContractValidationRequest, ContractValidationResponse, DealView, MeldValidationRequest,

@@ -1,10 +1,16 @@
 //! Players, their ratings and leaderboards on the wire (docs/api.md#players,
 //! docs/api.md#leaderboards).
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use engine::Variant;
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
-use crate::domain::{Rating, RatingChange};
+use super::studio::{DEFAULT_LIMIT, MAX_LIMIT};
+use super::{Code, Invalid};
+use crate::domain::{Participant, Rating, RatingChange};
+use crate::store::BoardCursor;
 
 /// A rating as the API shows it everywhere: the model's mean and deviation, and the mean on
 /// the display scale (https://github.com/continental-rummy/continental/blob/main/docs/ratings.md#display).
@@ -43,6 +49,163 @@ impl From<RatingChange> for RatingChangeView {
         RatingChangeView {
             before: c.before.into(),
             after: c.after.into(),
+        }
+    }
+}
+
+/// `GET /v1/players/{id}` response: the player's rating in each variant they were rated in,
+/// and their record at the key's tenant.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"player": "u-123", "ratings": [{"variant": "may_i",
+    "rating": {"mean": 27.3, "deviation": 3.1, "display": 1638}, "conservative": 1080, "games": 12}],
+    "record": {"games": 14, "finished": 12, "won": 5}}))]
+pub struct PlayerResponse {
+    /// The studio's id of the player.
+    pub player: String,
+    /// A rating per variant the player was rated in, by variant id.
+    pub ratings: Vec<PlayerRatingView>,
+    /// Their games at the tenant.
+    pub record: RecordView,
+}
+
+/// A player's rating in one variant.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct PlayerRatingView {
+    /// The variant.
+    #[schema(value_type = String, example = "may_i")]
+    pub variant: Variant,
+    /// The rating.
+    pub rating: RatingView,
+    /// The mean less three deviations on the display scale: what leaderboards sort by.
+    pub conservative: i64,
+    /// Rated games played in the variant.
+    pub games: i64,
+}
+
+/// A player's games at a tenant, counted.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct RecordView {
+    /// Games with a seat naming the player.
+    pub games: i64,
+    /// Of those, the finished ones.
+    pub finished: i64,
+    /// Rated games won (their seat, or in push's partnerships their team, placed first).
+    pub won: i64,
+}
+
+/// The query of a page of games or of a leaderboard.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct PageQuery {
+    /// Entries per page, 1 to 200 (default 50).
+    #[param(example = 50, minimum = 1, maximum = 200)]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the page before.
+    pub cursor: Option<String>,
+}
+
+impl PageQuery {
+    /// The page's size.
+    ///
+    /// # Errors
+    /// `invalid_limit` outside 1 to 200.
+    pub fn limit(&self) -> Result<u32, Invalid> {
+        let limit = self.limit.unwrap_or(DEFAULT_LIMIT);
+        if !(1..=MAX_LIMIT).contains(&limit) {
+            return Err(Invalid::new(
+                Code::InvalidLimit,
+                format!("`limit` is 1 to {MAX_LIMIT}"),
+            ));
+        }
+        Ok(limit)
+    }
+}
+
+/// `GET /v1/leaderboards/{variant}` response: a page of the tenant's players.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"entries": [{"rank": 1, "player": "u-123",
+    "rating": {"mean": 31.0, "deviation": 2.0, "display": 1860}, "conservative": 1500, "games": 40}],
+    "next_cursor": null}))]
+pub struct LeaderboardPage {
+    /// The players, by `conservative` down, equal values by player id.
+    pub entries: Vec<LeaderboardEntry>,
+    /// The `cursor` of the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// One player on a leaderboard.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct LeaderboardEntry {
+    /// Their place on the board, from 1.
+    pub rank: u64,
+    /// The studio's id of the player.
+    pub player: String,
+    /// Their rating in the variant.
+    pub rating: RatingView,
+    /// The mean less three deviations on the display scale: what the board sorts by.
+    pub conservative: i64,
+    /// Rated games played in the variant.
+    pub games: i64,
+}
+
+/// A leaderboard's cursor as the opaque text clients send back: the last row's conservative
+/// value (its IEEE bits, 8 bytes big-endian), its rank (8 bytes) and its participant key, in
+/// unpadded base64url.
+pub fn encode_board_cursor(cursor: &BoardCursor, rank: u64) -> String {
+    let mut bytes = Vec::with_capacity(16 + cursor.participant.len());
+    bytes.extend_from_slice(&cursor.conservative.to_bits().to_be_bytes());
+    bytes.extend_from_slice(&rank.to_be_bytes());
+    bytes.extend_from_slice(cursor.participant.as_bytes());
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Reads a leaderboard's cursor sent back, with the rank of its row.
+///
+/// # Errors
+/// `invalid_cursor` for anything [`encode_board_cursor`] did not write.
+pub fn decode_board_cursor(text: &str) -> Result<(BoardCursor, u64), Invalid> {
+    let invalid = || {
+        Invalid::new(
+            Code::InvalidCursor,
+            "`cursor` is not a next_cursor of this leaderboard",
+        )
+    };
+    let bytes = URL_SAFE_NO_PAD.decode(text).map_err(|_| invalid())?;
+    if bytes.len() < 16 {
+        return Err(invalid());
+    }
+    let (bits, rest) = bytes.split_at(8);
+    let (rank, key) = rest.split_at(8);
+    let conservative = f64::from_bits(u64::from_be_bytes(bits.try_into().map_err(|_| invalid())?));
+    let rank = u64::from_be_bytes(rank.try_into().map_err(|_| invalid())?);
+    let participant = String::from_utf8(key.to_vec()).map_err(|_| invalid())?;
+    match Participant::from_key(&participant) {
+        Some(Participant::Player(_)) if conservative.is_finite() => Ok((
+            BoardCursor {
+                conservative,
+                participant,
+            },
+            rank,
+        )),
+        _ => Err(invalid()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_board_cursor_reads_back_and_nothing_else_does() {
+        let cursor = BoardCursor {
+            conservative: -1.25e-3,
+            participant: "player:ännä".into(),
+        };
+        let text = encode_board_cursor(&cursor, 50);
+        assert_eq!(decode_board_cursor(&text).expect("its own"), (cursor, 50));
+        for bad in ["", "!!", "AAAA", &URL_SAFE_NO_PAD.encode([0u8; 20])] {
+            assert!(decode_board_cursor(bad).is_err(), "{bad:?}");
         }
     }
 }

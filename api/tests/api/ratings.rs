@@ -262,6 +262,26 @@ async fn a_finished_rated_game_is_rated_once_with_the_models_numbers() {
             1,
             "{backend:?}: one winner, Bob"
         );
+
+        // The rematch is rated too, its seats showing the ratings the game left.
+        let rematch = app
+            .post_as(
+                &format!("{}/rematch", table.path()),
+                &table.tokens[0],
+                &json!({}),
+                &[],
+            )
+            .await
+            .json();
+        let next = format!("/v1/games/{}", rematch["id"].as_str().expect("the rematch"));
+        let token = rematch["token"].as_str().expect("Ann's seat of it");
+        let next = app.get_as(&next, token).await.ok("the rematch's view");
+        assert_eq!(next["rated"], true, "{backend:?}");
+        assert_close(
+            rating(&next["players"][1]["rating"]),
+            want.seats[1].after,
+            &format!("{backend:?}: Bob's rating in the rematch"),
+        );
     })
     .await;
 }
@@ -532,6 +552,141 @@ async fn players_need_a_server_key_valid_ids_and_one_seat_each() {
         app.get_with_key("/v1/games?player=", ACME)
             .await
             .assert_problem(400, "invalid_player", "an empty id in the listing");
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn a_player_their_games_and_the_leaderboard_are_their_tenants_alone() {
+    on_studio_backends(async |app, backend| {
+        // Arrange: a rated game played out, and ratings of beta's players, one with acme's id.
+        let table = rated_table(app).await;
+        bob_goes_out(app, &table).await;
+        let view = rated_view(app, &table).await;
+        execute(
+            &app.database,
+            "INSERT INTO ratings (tenant, variant, participant, mean, deviation, games, won, updated_at) VALUES \
+             ('beta', 'continental', 'player:u-bob', 50.0, 1.0, 9, 9, 0), \
+             ('beta', 'continental', 'player:u-zed', 40.0, 1.0, 3, 1, 0), \
+             ('acme', 'continental', 'player:u-cid', 26.0, 0.5, 4, 2, 0), \
+             ('acme', 'continental', 'player:u-abe', 26.0, 0.5, 4, 2, 0)",
+        )
+        .await;
+
+        // A player: ratings per variant and the record.
+        let bob = app.get_with_key("/v1/players/u-bob", ACME).await.ok("Bob");
+        let after = rating(&view["players"][1]["rating_change"]["after"]);
+        assert_eq!(bob["player"], "u-bob", "{backend:?}");
+        assert_eq!(bob["ratings"][0]["variant"], "continental", "{backend:?}");
+        assert_close(rating(&bob["ratings"][0]["rating"]), after, &format!("{backend:?}: Bob's rating"));
+        assert_eq!(bob["ratings"][0]["conservative"], after.conservative_display(), "{backend:?}");
+        assert_eq!(bob["ratings"][0]["games"], 1, "{backend:?}");
+        assert_eq!(bob["record"], json!({"games": 1, "finished": 1, "won": 1}), "{backend:?}");
+        let ann = app.get_with_key("/v1/players/u-ann", ACME).await.ok("Ann");
+        assert_eq!(ann["record"], json!({"games": 1, "finished": 1, "won": 0}), "{backend:?}");
+        for (path, key, why) in [
+            ("/v1/players/u-zed", ACME, "beta's player"),
+            ("/v1/players/u-nobody", ACME, "no one"),
+            ("/v1/players/u-ann", crate::helpers::BETA, "acme's player"),
+        ] {
+            app.get_with_key(path, key)
+                .await
+                .assert_problem(404, "player_not_found", &format!("{backend:?}: {why}"));
+        }
+        let beta_bob = app.get_with_key("/v1/players/u-bob", crate::helpers::BETA).await.ok("beta's Bob");
+        assert_eq!(beta_bob["record"], json!({"games": 0, "finished": 0, "won": 9}), "{backend:?}: beta's own");
+
+        // Their games: acme's only.
+        let games = app.get_with_key("/v1/players/u-bob/games?limit=1", ACME).await.ok("Bob's games");
+        assert_eq!(games["games"][0]["id"].as_str(), Some(table.id.as_str()), "{backend:?}");
+        assert_eq!(games["next_cursor"], Value::Null, "{backend:?}: one game");
+        let none = app.get_with_key("/v1/players/u-bob/games", crate::helpers::BETA).await.ok("beta's");
+        assert_eq!(none["games"], json!([]), "{backend:?}");
+
+        // The leaderboard: players only, by conservative value, ties by id, paged.
+        let mut seen = Vec::new();
+        let mut path = "/v1/leaderboards/continental?limit=2".to_owned();
+        loop {
+            let page = app.get_with_key(&path, ACME).await.ok("a page");
+            for e in page["entries"].as_array().expect("entries") {
+                seen.push((e["rank"].as_u64().expect("a rank"), e["player"].as_str().expect("an id").to_owned()));
+            }
+            match page["next_cursor"].as_str() {
+                Some(c) => path = format!("/v1/leaderboards/continental?limit=2&cursor={c}"),
+                None => break,
+            }
+        }
+        let ranks: Vec<u64> = seen.iter().map(|(r, _)| *r).collect();
+        let players: Vec<&str> = seen.iter().map(|(_, p)| p.as_str()).collect();
+        assert_eq!(ranks, [1, 2, 3, 4], "{backend:?}");
+        assert_eq!(players[..2], ["u-abe", "u-cid"], "{backend:?}: equal values by id: {players:?}");
+        let mut rest = players[2..].to_vec();
+        rest.sort_unstable();
+        assert_eq!(rest, ["u-ann", "u-bob"], "{backend:?}: no bot, no other tenant: {players:?}");
+        let beta = app.get_with_key("/v1/leaderboards/continental", crate::helpers::BETA).await.ok("beta's");
+        assert_eq!(beta["entries"][0]["player"], "u-bob", "{backend:?}");
+        assert_eq!(beta["entries"].as_array().map(Vec::len), Some(2), "{backend:?}");
+        app.get_with_key("/v1/leaderboards/poker", ACME)
+            .await
+            .assert_problem(404, "unknown_variant", "a variant the service does not have");
+        app.get_with_key("/v1/leaderboards/may_i?cursor=AAAA", ACME)
+            .await
+            .assert_problem(400, "invalid_cursor", "a cursor no page gave");
+        app.get("/v1/leaderboards/may_i").await.assert_problem(401, "unauthorized", "no key");
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn a_game_a_studio_ends_is_never_rated() {
+    on_studio_backends(async |app, backend| {
+        // Arrange: a rated game in play.
+        let table = rated_table(app).await;
+
+        // Act: the studio ends it (void).
+        let ended = app
+            .post_with_key(
+                &format!("{}/end", table.path()),
+                ACME,
+                &json!({"reason": "a reported cheat"}),
+                &[],
+            )
+            .await
+            .ok("ended");
+        assert_eq!(ended["status"], "void", "{backend:?}: {ended}");
+
+        // Assert: nothing queued for rating (the finishing write queues it in the same write),
+        // and no rating.
+        assert_eq!(
+            count(app, "SELECT COUNT(*) FROM ratings_due").await,
+            0,
+            "{backend:?}"
+        );
+        assert_eq!(count(app, "SELECT COUNT(*) FROM ratings").await, 0, "{backend:?}");
+        let view = app.get_as(&table.path(), &table.tokens[0]).await.ok("the view");
+        assert_eq!(view["players"][0]["rating_change"], Value::Null, "{backend:?}");
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn a_bot_a_studio_seats_shows_its_levels_rating() {
+    on_studio_backends(async |app, backend| {
+        // Arrange: Bob's seat names a player.
+        let body = json!({"variant": "may_i", "seats": [{"name": "Ann", "player": "u-ann"}, {"name": "Bob", "player": "u-bob"}]});
+        let table = Table::of_created(&create_with(app, ACME, &body).await);
+
+        // Act: the studio gives Bob's seat to a hard bot.
+        app.post_with_key(&format!("{}/seats/1/bot", table.path()), ACME, &json!({"level": "hard"}), &[])
+            .await
+            .ok("a bot seated");
+
+        // Assert: the seat shows the level's rating, and no longer names Bob.
+        let view = app.get_as(&table.path(), &table.tokens[0]).await.ok("the view");
+        let hard = bot_seed(Variant::MayI, Level::Hard);
+        assert_eq!(view["players"][1]["rating"]["display"], hard.display(), "{backend:?}: {view}");
+        let listed = app.get_with_key("/v1/games?player=u-bob", ACME).await.ok("Bob's games");
+        assert_eq!(listed["games"], json!([]), "{backend:?}: the seat no longer names Bob");
     })
     .await;
 }

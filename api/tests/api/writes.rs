@@ -159,6 +159,11 @@ async fn rows(database: &DatabaseSettings, id: &str) -> Read {
                         let value = row
                             .try_get::<Option<i64>, _>(i)
                             .map(|v| v.map(|v| v.to_string()))
+                            // PostgreSQL's booleans as SQLite stores them.
+                            .or_else(|_| {
+                                row.try_get::<Option<bool>, _>(i)
+                                    .map(|v| v.map(|v| i64::from(v).to_string()))
+                            })
                             .or_else(|_| row.try_get::<Option<String>, _>(i))
                             .or_else(|_| {
                                 row.try_get::<Option<uuid::Uuid>, _>(i)

@@ -1,0 +1,111 @@
+//! A studio's players and leaderboards: reads of the key's tenant (docs/api.md#players,
+//! docs/api.md#leaderboards).
+
+use actix_web::{HttpRequest, HttpResponse, get, web};
+
+use crate::error::ApiError;
+use crate::service;
+use crate::state::AppState;
+use crate::store::GameListing;
+use crate::wire::{
+    Code, GamesPage, LeaderboardPage, PageQuery, PlayerResponse, Problem, decode_board_cursor, decode_cursor,
+    player_id,
+};
+
+/// A player's ratings and record.
+///
+/// The player's rating in each variant they were rated in, and how many of the tenant's games
+/// name them, finished, and won. Only the key's tenant's players.
+#[utoipa::path(
+    get, path = "/v1/players/{id}", tag = "players",
+    params(("id" = String, Path, description = "The studio's id of the player (1 to 128 bytes).")),
+    security(("api_key" = [])),
+    responses(
+        (status = 200, description = "The player's ratings per variant and their record.", body = PlayerResponse),
+        (status = 400, description = "An id that is empty, too long or holds control characters (`invalid_player`).",
+            body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No game and no rating of this player at the key's tenant (`player_not_found`: \
+            another tenant's player answers the same).", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[get("/v1/players/{id}")]
+#[tracing::instrument(skip_all)]
+pub async fn get_player(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let tenant = state.server_keys.tenant(&req)?;
+    let player = player_id(id.into_inner())?;
+    Ok(HttpResponse::Ok().json(service::player(&state, &tenant, &player).await?))
+}
+
+/// A player's games, newest first.
+///
+/// The key's tenant's games with a seat naming the player, as `GET /v1/games` lists them;
+/// pass `next_cursor` as `cursor` for the next page.
+#[utoipa::path(
+    get, path = "/v1/players/{id}/games", tag = "players",
+    params(("id" = String, Path, description = "The studio's id of the player (1 to 128 bytes)."), PageQuery),
+    security(("api_key" = [])),
+    responses(
+        (status = 200, description = "A page of the player's games, newest first; `next_cursor` fetches the next.", body = GamesPage),
+        (status = 400, description = "A bad id (`invalid_player`), a `limit` outside 1 to 200 (`invalid_limit`), \
+            a `cursor` this listing did not give (`invalid_cursor`), a bad query string (`invalid_query`).",
+            body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[get("/v1/players/{id}/games")]
+#[tracing::instrument(skip_all)]
+pub async fn player_games(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    query: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let tenant = state.server_keys.tenant(&req)?;
+    let player = player_id(id.into_inner())?;
+    let listing = GameListing {
+        status: None,
+        player: None,
+        limit: query.limit()?,
+        after: query.cursor.as_deref().map(decode_cursor).transpose()?,
+    };
+    Ok(HttpResponse::Ok().json(service::player_games(&state, &tenant, player, listing).await?))
+}
+
+/// A variant's leaderboard.
+///
+/// The key's tenant's players rated in the variant, by their conservative rating (the mean
+/// less three deviations) down, equal values by player id; bots are not on the board. Pass
+/// `next_cursor` as `cursor` for the next page.
+#[utoipa::path(
+    get, path = "/v1/leaderboards/{variant}", tag = "players",
+    params(("variant" = String, Path, description = "`may_i`, `contract_7`, `continental` or `push`."), PageQuery),
+    security(("api_key" = [])),
+    responses(
+        (status = 200, description = "A page of the leaderboard; `next_cursor` fetches the next.", body = LeaderboardPage),
+        (status = 400, description = "A `limit` outside 1 to 200 (`invalid_limit`), a `cursor` this leaderboard did not give \
+            (`invalid_cursor`), a bad query string (`invalid_query`).", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such variant (`unknown_variant`).", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[get("/v1/leaderboards/{variant}")]
+#[tracing::instrument(skip_all)]
+pub async fn leaderboard(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    variant: web::Path<String>,
+    query: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let tenant = state.server_keys.tenant(&req)?;
+    let variant = variant
+        .parse()
+        .map_err(|e: engine::RulesetError| ApiError::not_found(Code::UnknownVariant, e.to_string()))?;
+    let limit = query.limit()?;
+    let after = query.cursor.as_deref().map(decode_board_cursor).transpose()?;
+    Ok(HttpResponse::Ok().json(service::leaderboard(&state, &tenant, variant, limit, after).await?))
+}
