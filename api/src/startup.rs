@@ -21,7 +21,7 @@ use crate::queue::GameQueues;
 use crate::service;
 use crate::state::AppState;
 use crate::store::Live;
-use crate::store::{Database, Store, now};
+use crate::store::{Database, Store, Tickets, now, now_ms};
 use crate::workers;
 
 /// A built, bound, not yet running service.
@@ -102,6 +102,7 @@ impl Application {
             rate_limit: settings.limits.rate_limit.map(RateLimit::new),
             live: live.clone(),
             asynchronous: settings.asynchronous.clone(),
+            matchmaking: settings.matchmaking.clone(),
             outbox: Arc::default(),
             queues: GameQueues::default(),
             bots,
@@ -116,6 +117,10 @@ impl Application {
             actix_web::rt::spawn(service::deliver_webhooks(state.clone(), poll)),
             actix_web::rt::spawn(service::play_bots(state.clone(), woken)),
             actix_web::rt::spawn(service::pace_bots(state.clone(), armed)),
+            actix_web::rt::spawn(service::match_periodically(
+                state.clone(),
+                settings.matchmaking.interval,
+            )),
             actix_web::rt::spawn(service::rate_games(
                 state.clone(),
                 second.min(Duration::from_secs(1)),
@@ -305,6 +310,18 @@ async fn sweep_periodically(state: Arc<AppState>) {
                 tracing::warn!(error = %e, took_ms, "sweep failed; next try in one interval");
             }
         }
+        // A settled ticket is kept for its holder to read as long as an idempotency key.
+        let ttl = i64::try_from(state.limits.idempotency_ttl.as_millis()).unwrap_or(i64::MAX);
+        let swept = state
+            .db
+            .sweep_tickets(now_ms().saturating_sub(ttl))
+            .instrument(crate::telemetry::traces::pass("sweep"))
+            .await;
+        match swept {
+            Ok(0) => {}
+            Ok(tickets) => tracing::info!(tickets, "swept settled tickets"),
+            Err(e) => tracing::warn!(error = %e, "sweep of settled tickets failed; next try in one interval"),
+        }
     }
 }
 
@@ -316,7 +333,7 @@ fn cors(origins: &[String]) -> Cors {
     } else {
         origins.iter().fold(Cors::default(), |c, o| c.allowed_origin(o))
     };
-    cors.allowed_methods(["GET", "HEAD", "POST"])
+    cors.allowed_methods(["GET", "HEAD", "POST", "DELETE"])
         .allowed_headers([
             "authorization",
             "content-type",

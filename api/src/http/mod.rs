@@ -10,6 +10,7 @@ pub mod games;
 pub mod health;
 pub mod hints;
 pub mod idempotency;
+pub mod matchmaking;
 pub mod moves;
 pub mod page;
 pub mod players;
@@ -71,7 +72,8 @@ endpoints!(
     rules::rulesets,
     games::create_game,
     studio::list_games,
-    players::leaderboard;
+    players::leaderboard,
+    matchmaking::create_ticket;
     moves;
     studio::reissue_seat_token,
     studio::spectator_token,
@@ -89,6 +91,9 @@ endpoints!(
     autopilot::autopilot_off,
     players::get_player,
     players::player_games,
+    matchmaking::get_ticket,
+    matchmaking::ticket_events,
+    matchmaking::cancel_ticket,
 );
 
 /// What every read of a game starts with: the seat token's claims, checked against game `id`.

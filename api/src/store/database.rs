@@ -16,8 +16,12 @@ use super::{
     Attempt, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, Lock, NewGame, On, Origin,
     Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
-use super::{BoardCursor, BoardRow, GameListing, Live, PlayerRecord, RatingDue, RatingWrite};
+use super::{
+    BoardCursor, BoardRow, GameListing, Live, PlayerRecord, Pool, PoolDecision, RatingDue, RatingWrite,
+    TicketRow, Tickets,
+};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
+use crate::domain::TicketStatus;
 use crate::domain::{Participant, Rating};
 use crate::telemetry::traces::{self, POSTGRESQL, SQLITE};
 
@@ -334,5 +338,48 @@ impl Store for Database {
         after: Option<&BoardCursor>,
     ) -> Result<Vec<BoardRow>, StoreError> {
         dispatch!(self, "leaderboard", s => s.leaderboard(tenant, variant, limit, after))
+    }
+}
+
+impl Tickets for Database {
+    async fn create_ticket(
+        &self,
+        ticket: &TicketRow,
+        key: Option<(&KeyRef, &StoredResponse)>,
+    ) -> Result<(), StoreError> {
+        dispatch!(self, s => s.create_ticket(ticket, key))
+    }
+    async fn ticket(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TicketRow>, StoreError> {
+        dispatch!(self, s => s.ticket(tenant, id))
+    }
+    async fn cancel_ticket(
+        &self,
+        tenant: Option<&str>,
+        id: Uuid,
+    ) -> Result<Option<TicketStatus>, StoreError> {
+        dispatch!(self, s => s.cancel_ticket(tenant, id))
+    }
+    async fn waiting_pools(&self) -> Result<Vec<Pool>, StoreError> {
+        dispatch!(self, "waiting pools", s => s.waiting_pools())
+    }
+    async fn match_pool<E, F>(
+        &self,
+        pool: &Pool,
+        decide: F,
+    ) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>,
+    {
+        dispatch!(self, "match pool", s => s.match_pool(pool, decide))
+    }
+    async fn placing(&self, before: i64) -> Result<Vec<TicketRow>, StoreError> {
+        dispatch!(self, "placing tickets", s => s.placing(before))
+    }
+    async fn placed(&self, tenant: &str, game: Uuid) -> Result<(), StoreError> {
+        dispatch!(self, s => s.placed(tenant, game))
+    }
+    async fn sweep_tickets(&self, before: i64) -> Result<u64, StoreError> {
+        dispatch!(self, "sweep tickets", s => s.sweep_tickets(before))
     }
 }

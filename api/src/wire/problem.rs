@@ -87,7 +87,8 @@ pub enum Code {
     InvalidIdempotencyKey,
     /// A webhook URL the service does not deliver to.
     InvalidWebhookUrl,
-    /// A player id that is empty, longer than 128 bytes or holds control characters.
+    /// A player id that is empty, longer than 128 bytes or holds control characters, or a
+    /// ticket queued with a server key that names none.
     InvalidPlayer,
     /// A player id or a rated game asked without a server key.
     PlayerNeedsServerKey,
@@ -116,6 +117,8 @@ pub enum Code {
     PlayerNotFound,
     /// The game has no webhook.
     NoWebhook,
+    /// No such ticket (or not the key's tenant's).
+    TicketNotFound,
     // The state of the game or of the request (409, 412, 422).
     /// Every seat is taken.
     NoOpenSeat,
@@ -131,6 +134,12 @@ pub enum Code {
     SeatNotReserved,
     /// A replay of a game dealt before the service kept games' records.
     NoRecord,
+    /// A player who is already waiting for a table asked for a second ticket.
+    AlreadyWaiting,
+    /// A ticket seated at a table cannot be cancelled.
+    TicketMatched,
+    /// A quick-play table size the variant does not seat.
+    SizeNotSeated,
     /// One player named at two seats of one game.
     PlayerSeatedTwice,
     /// A rated game with a person's seat that names no player.
