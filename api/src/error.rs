@@ -420,6 +420,12 @@ impl From<HostedGameError> for ApiError {
             HostedGameError::NotReserved(_) => ApiError::conflict(Code::SeatNotReserved, e.to_string()),
             HostedGameError::RematchSeatReissued(_) => ApiError::Forbidden(e.to_string()),
             HostedGameError::NoRecord => ApiError::conflict(Code::NoRecord, e.to_string()),
+            HostedGameError::PlayerSeatedTwice(_) => {
+                ApiError::unprocessable(Code::PlayerSeatedTwice, e.to_string())
+            }
+            HostedGameError::RatedNeedsPlayers(_) => {
+                ApiError::unprocessable(Code::RatedNeedsPlayers, e.to_string())
+            }
             HostedGameError::Corrupt { .. } => ApiError::CorruptGame(e),
             HostedGameError::Unwritable(e) => ApiError::unexpected(e),
         }

@@ -116,6 +116,10 @@ impl Application {
             actix_web::rt::spawn(service::deliver_webhooks(state.clone(), poll)),
             actix_web::rt::spawn(service::play_bots(state.clone(), woken)),
             actix_web::rt::spawn(service::pace_bots(state.clone(), armed)),
+            actix_web::rt::spawn(service::rate_games(
+                state.clone(),
+                second.min(Duration::from_secs(1)),
+            )),
             actix_web::rt::spawn(service::sweep_deadlines(
                 state.clone(),
                 second.min(Duration::from_secs(1)),

@@ -8,6 +8,8 @@ use uuid::Uuid;
 
 use super::GameStatus;
 use super::events::{Logged, TableEvent};
+use super::player::PlayerId;
+use super::ratings::{Participant, Rating, RatingChange};
 
 /// Fewest and most seconds a turn may be given (`options.turn_seconds`).
 pub const TURN_SECONDS: std::ops::RangeInclusive<u32> = 5..=604_800;
@@ -112,6 +114,12 @@ pub enum HostedGameError {
         /// What failed.
         cause: String,
     },
+    /// One player named at two seats of one game.
+    #[error("player {0} is named at two seats of this game")]
+    PlayerSeatedTwice(PlayerId),
+    /// A rated game with a person's seat that names no player.
+    #[error("a rated game names a player at every person's seat: seat {0} names none")]
+    RatedNeedsPlayers(u8),
     /// A table that does not serialise (never in practice).
     #[error("the table does not serialise: {0}")]
     Unwritable(#[from] serde_json::Error),
@@ -141,7 +149,7 @@ impl SeatKind {
 }
 
 /// One seat.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeatRecord {
     /// The name shown to others.
     pub name: Option<String>,
@@ -170,6 +178,14 @@ pub struct SeatRecord {
     /// second, once a turn of it drew on it; `None`: the whole reserve.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reserve_ms: Option<i64>,
+    /// The studio's id of the person at this seat, when it named one (never shown to the
+    /// other seats).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<PlayerId>,
+    /// The rating in the game's variant of whoever sat down here (its player, or its bot
+    /// level), as it was when they sat down: what the seat's view shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<Rating>,
 }
 
 impl SeatRecord {
@@ -226,6 +242,14 @@ pub struct HostedGame {
     /// it plays: after the pace and the claim window (see [`HostedGame::rearm`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bot_at: Option<i64>,
+    /// The creator asked for the game to be rated (docs/ratings.md#rated-games): every
+    /// person's seat names a player.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
+    /// Once the finished game has been rated, each seat's rating before and after, in seat
+    /// order (`None` for a seat without a rating).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating_changes: Option<Vec<Option<RatingChange>>>,
 }
 
 /// What a request changed in the engine: its events, the steps of the game's record they
@@ -361,7 +385,43 @@ impl HostedGame {
             claim_window_seconds: None,
             claim_until: None,
             bot_at: None,
+            rated: false,
+            rating_changes: None,
         })
+    }
+
+    /// Checks the seats' players: no player at two seats, and in a rated game a player at
+    /// every person's seat (an open seat names one when it is joined).
+    ///
+    /// # Errors
+    /// [`HostedGameError::PlayerSeatedTwice`], [`HostedGameError::RatedNeedsPlayers`].
+    pub fn check_players(&self) -> Result<(), HostedGameError> {
+        for (i, seat) in self.seats.iter().enumerate() {
+            if let Some(player) = &seat.player
+                && self.seats[..i].iter().any(|s| s.player.as_ref() == Some(player))
+            {
+                return Err(HostedGameError::PlayerSeatedTwice(player.clone()));
+            }
+            if self.rated && seat.kind == SeatKind::Player && seat.player.is_none() {
+                return Err(HostedGameError::RatedNeedsPlayers(
+                    u8::try_from(i).map_err(|_| HostedGameError::NoSuchSeat)?,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Who is rated for each seat: its player, or its bot level; `None` when a seat has
+    /// neither (a person who named no player, a seat still open).
+    pub fn participants(&self) -> Option<Vec<Participant>> {
+        self.seats
+            .iter()
+            .map(|s| match s.kind {
+                SeatKind::Player => s.player.clone().map(Participant::Player),
+                SeatKind::Bot => Some(Participant::Bot(s.level.unwrap_or_default())),
+                SeatKind::Open => None,
+            })
+            .collect()
     }
 
     /// Reads the `state` JSON of game `id`'s row: the engine checks its game as it loads.
@@ -520,15 +580,28 @@ impl HostedGame {
     ///
     /// # Errors
     /// [`HostedGameError::NoOpenSeat`] when every seat is taken.
-    pub fn join(&mut self, name: String) -> Result<u8, HostedGameError> {
-        let (i, seat) = self
+    ///
+    /// The seat names `player` when given, with their `rating` then; a rated game takes no
+    /// seat without a player.
+    ///
+    /// # Errors
+    /// [`HostedGameError::NoOpenSeat`] when every seat is taken; the players' checks
+    /// ([`HostedGame::check_players`]), with nothing changed.
+    pub fn join(&mut self, name: String, player: Option<(PlayerId, Rating)>) -> Result<u8, HostedGameError> {
+        let i = self
             .seats
-            .iter_mut()
-            .enumerate()
-            .find(|(_, s)| s.kind == SeatKind::Open)
+            .iter()
+            .position(|s| s.kind == SeatKind::Open)
             .ok_or(HostedGameError::NoOpenSeat)?;
+        let before = self.seats[i].clone();
+        let seat = &mut self.seats[i];
         seat.kind = SeatKind::Player;
         seat.name = Some(name);
+        (seat.player, seat.rating) = player.unzip();
+        if let Err(e) = self.check_players() {
+            self.seats[i] = before;
+            return Err(e);
+        }
         u8::try_from(i).map_err(|_| HostedGameError::NoSuchSeat)
     }
 
@@ -546,6 +619,8 @@ impl HostedGame {
             .ok_or(HostedGameError::NoSuchSeat)?;
         record.kind = SeatKind::Open;
         record.name = None;
+        record.player = None;
+        record.rating = None;
         record.generation += 1;
         Ok(())
     }
@@ -703,10 +778,13 @@ impl HostedGame {
                 autopilot: None,
                 reserved: s.kind == SeatKind::Player,
                 reserve_ms: None,
+                player: s.player.clone(),
+                rating: None,
             })
             .collect();
         let mut next = HostedGame::new(config, seed, seats)?;
         next.set_clock(self.clock());
+        next.rated = self.rated;
         Ok(next)
     }
 
@@ -896,6 +974,9 @@ impl HostedGame {
             .ok_or(HostedGameError::UnknownSeat(seat))?;
         record.kind = SeatKind::Bot;
         record.level = Some(level);
+        // The bot is rated as its level from now on; the person it replaced no longer.
+        record.player = None;
+        record.rating = None;
         record.autopilot = None;
         record.reserved = false;
         record.timeouts = 0;
@@ -962,6 +1043,8 @@ impl HostedGame {
             autopilot: None,
             reserved: false,
             reserve_ms: None,
+            player: None,
+            rating: None,
         };
         let mut config = GameConfig::new(Ruleset::default_for(Variant::MayI), 2);
         config.first_dealer = Some(Seat(0));
@@ -992,6 +1075,8 @@ mod tests {
             autopilot: None,
             reserved: false,
             reserve_ms: None,
+            player: None,
+            rating: None,
         };
         let config = GameConfig::new(Ruleset::default_for(Variant::MayI), 2);
         let mut table = HostedGame::new(config, Seed::from_u64(1), vec![players("Ann"), players("Bob")])
@@ -1064,6 +1149,8 @@ mod tests {
             autopilot: None,
             reserved: false,
             reserve_ms: None,
+            player: None,
+            rating: None,
         };
         let mut config = GameConfig::new(Ruleset::default_for(Variant::MayI), 3);
         // Seat 0 deals: bot 1 leads, and Ann (seat 0) may claim the upcard.

@@ -24,7 +24,8 @@ pub use matchmaking::{
 };
 pub use player::{MAX_PLAYER_ID_BYTES, PlayerId, PlayerIdError};
 pub use ratings::{
-    Participant, RatedGame, RatedSeat, Rating, RatingError, RatingModel, SeatChange, leaderboard_order,
+    Participant, RatedGame, RatedSeat, Rating, RatingChange, RatingError, RatingModel, SeatChange, bot_seed,
+    bot_seeds, leaderboard_order, level_id,
 };
 pub use status::GameStatus;
 pub use webhook::WebhookError;

@@ -9,10 +9,11 @@
 //! teams of two, each placed by its better seat.
 
 use engine::bot::Level;
-use engine::{Ruleset, Seat, Standing};
+use engine::{Ruleset, Seat, Standing, Variant};
 use serde::{Deserialize, Serialize};
 use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
+use strum::IntoEnumIterator;
 
 use super::player::PlayerId;
 
@@ -38,6 +39,29 @@ impl Rating {
     pub fn conservative(self) -> f64 {
         self.mean - 3.0 * self.deviation
     }
+
+    /// The rating as people read it: 60 points per unit of the model's mean, so that a new
+    /// player shows 1500 and β (25/6) is 250 points.
+    pub fn display(self) -> i64 {
+        display(self.mean)
+    }
+
+    /// [`Rating::conservative`] on the display scale: what a leaderboard shows.
+    pub fn conservative_display(self) -> i64 {
+        display(self.conservative())
+    }
+}
+
+/// Points on the display scale per unit of the model's scale.
+const DISPLAY_POINTS: f64 = 60.0;
+
+/// `value` (on the model's scale) on the display scale.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "ratings are small: far inside i64"
+)]
+fn display(value: f64) -> i64 {
+    (DISPLAY_POINTS * value).round() as i64
 }
 
 impl Default for Rating {
@@ -75,6 +99,94 @@ pub enum Participant {
     Bot(Level),
 }
 
+impl Participant {
+    /// The participant as stored (`ratings.participant`): `player:<id>` or `bot:<level>`.
+    pub fn key(&self) -> String {
+        match self {
+            Participant::Player(id) => format!("player:{id}"),
+            Participant::Bot(level) => format!("bot:{}", level_id(*level)),
+        }
+    }
+
+    /// The participant of a stored key ([`Participant::key`]); `None` for any other text.
+    pub fn from_key(key: &str) -> Option<Participant> {
+        if let Some(id) = key.strip_prefix("player:") {
+            return PlayerId::try_from(id).ok().map(Participant::Player);
+        }
+        let level = key.strip_prefix("bot:")?;
+        Level::iter()
+            .find(|l| level_id(*l) == level)
+            .map(Participant::Bot)
+    }
+
+    /// The rating of a participant no rated game has changed yet: a player's is the model's
+    /// initial one, a bot level's its seeded figure ([`bot_seed`]).
+    pub fn unrated(&self, variant: Variant) -> Rating {
+        match self {
+            Participant::Player(_) => Rating::initial(),
+            Participant::Bot(level) => bot_seed(variant, *level),
+        }
+    }
+}
+
+/// A bot level's name as the API writes it (`easy`, `normal`, `hard`).
+pub fn level_id(level: Level) -> &'static str {
+    match level {
+        Level::Easy => "easy",
+        Level::Normal => "normal",
+        Level::Hard => "hard",
+    }
+}
+
+/// One row of the committed seed ratings (`bot_ratings.json`).
+#[derive(Deserialize)]
+struct SeedRow {
+    variant: Variant,
+    level: Level,
+    mean: f64,
+    deviation: f64,
+}
+
+/// The bot levels' seeded ratings: made from the strength harness's games between the levels
+/// (docs/bots.md#ratings says how to make them again), read once.
+static BOT_SEEDS: std::sync::LazyLock<Vec<(Variant, Level, Rating)>> = std::sync::LazyLock::new(|| {
+    let rows: Vec<SeedRow> = serde_json::from_str::<SeedFile>(include_str!("bot_ratings.json"))
+        .expect("the committed seed ratings parse")
+        .ratings;
+    rows.into_iter()
+        .map(|r| {
+            (
+                r.variant,
+                r.level,
+                Rating {
+                    mean: r.mean,
+                    deviation: r.deviation,
+                },
+            )
+        })
+        .collect()
+});
+
+/// The committed file of seed ratings.
+#[derive(Deserialize)]
+struct SeedFile {
+    ratings: Vec<SeedRow>,
+}
+
+/// The seeded rating of bot `level` in `variant`: where a tenant's level starts before any
+/// rated game against its people. A pair missing from the file starts at the initial rating.
+pub fn bot_seed(variant: Variant, level: Level) -> Rating {
+    BOT_SEEDS
+        .iter()
+        .find(|(v, l, _)| *v == variant && *l == level)
+        .map_or_else(Rating::initial, |&(_, _, r)| r)
+}
+
+/// Every seeded bot rating, per variant and level: what quick play fills seats from.
+pub fn bot_seeds() -> impl Iterator<Item = (Variant, Level, Rating)> {
+    BOT_SEEDS.iter().copied()
+}
+
 /// A seat of the game to rate: who sat there and their rating before the game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RatedSeat {
@@ -98,6 +210,15 @@ pub struct SeatChange {
     pub after: Rating,
 }
 
+/// One seat's rating before and after a rated game, as the game keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RatingChange {
+    /// The rating going in.
+    pub before: Rating,
+    /// The rating the game left.
+    pub after: Rating,
+}
+
 /// What rating one finished game changes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RatedGame {
@@ -106,6 +227,19 @@ pub struct RatedGame {
 }
 
 impl RatedGame {
+    /// Each seat's change, in seat order.
+    pub fn changes(&self) -> Vec<Option<RatingChange>> {
+        self.seats
+            .iter()
+            .map(|s| {
+                Some(RatingChange {
+                    before: s.before,
+                    after: s.after,
+                })
+            })
+            .collect()
+    }
+
     /// Each participant's new rating once (a bot level at several seats appears once), in
     /// seat order of first appearance: what the store writes.
     pub fn updates(&self) -> Vec<(&Participant, Rating)> {
@@ -661,6 +795,67 @@ mod tests {
         assert!(
             Rating::initial().conservative().abs() < 1e-9,
             "a new player starts at 0"
+        );
+    }
+
+    #[test]
+    fn the_display_scale_is_sixty_points_a_unit() {
+        assert_eq!(Rating::initial().display(), 1500, "a new player shows 1500");
+        let beta = Rating {
+            mean: 25.0 + 25.0 / 6.0,
+            deviation: 1.0,
+        };
+        assert_eq!(
+            beta.display() - Rating::initial().display(),
+            250,
+            "β is 250 points"
+        );
+        assert_eq!(Rating::initial().conservative_display(), 0);
+        assert_eq!(
+            Rating {
+                mean: 27.0,
+                deviation: 2.0
+            }
+            .conservative_display(),
+            1260
+        );
+    }
+
+    #[test]
+    fn a_participant_reads_back_from_its_key() {
+        let rows = [
+            Participant::Player(PlayerId::try_from("u-1:x").expect("id")),
+            Participant::Bot(Level::Easy),
+            Participant::Bot(Level::Hard),
+        ];
+        for p in rows {
+            assert_eq!(Participant::from_key(&p.key()), Some(p.clone()), "{}", p.key());
+        }
+        assert_eq!(Participant::from_key("bot:genius"), None);
+        assert_eq!(Participant::from_key("player:"), None, "an empty id is no player");
+        assert_eq!(Participant::from_key("u-1"), None);
+    }
+
+    #[test]
+    fn every_level_of_every_variant_has_a_seed_ordered_by_strength() {
+        for variant in Variant::ALL {
+            let seeds: Vec<Rating> = Level::iter().map(|l| bot_seed(variant, l)).collect();
+            assert!(
+                bot_seeds().filter(|(v, _, _)| *v == variant).count() == seeds.len(),
+                "{variant}: a seed per level"
+            );
+            assert!(
+                seeds.windows(2).all(|w| w[0].mean < w[1].mean),
+                "{variant}: easy < normal < hard: {seeds:?}"
+            );
+        }
+        assert_eq!(
+            Participant::Player(PlayerId::try_from("a").expect("id")).unrated(Variant::Push),
+            Rating::initial()
+        );
+        assert_eq!(
+            Participant::Bot(Level::Hard).unrated(Variant::Push),
+            bot_seed(Variant::Push, Level::Hard)
         );
     }
 }

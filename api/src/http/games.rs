@@ -13,8 +13,8 @@ use crate::service;
 use crate::state::AppState;
 use crate::store::{KeyScope, StoredResponse};
 use crate::wire::{
-    CreateGameRequest, CreateGameResponse, GameView, JoinRequest, JoinResponse, Problem, RematchResponse,
-    SeatName, etag, matches_if_none_match,
+    CreateGameRequest, CreateGameResponse, GameView, JoinRequest, JoinResponse, Joining, Problem,
+    RematchResponse, etag, matches_if_none_match,
 };
 
 /// Creates a game.
@@ -125,8 +125,13 @@ pub async fn join_game(
         service::exists(&state, id).await?;
     }
     let response = idempotency::once(&state, key, async |key| {
-        let name = SeatName::try_from(body.value)?;
-        service::join_game(&state, id, name, if_match(&req)?, key).await
+        let joining = Joining::try_from(body.value)?;
+        // A player id is the studio's: it comes with a server key, whose tenant the game must be.
+        let tenant = match &joining.player {
+            Some(_) => Some(super::studio::player_tenant(&state, &req)?),
+            None => None,
+        };
+        service::join_game(&state, id, joining, tenant.as_ref(), if_match(&req)?, key).await
     })
     .await?;
     Ok(answer(response))

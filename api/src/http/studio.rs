@@ -198,3 +198,22 @@ pub async fn seat_bot(
     let level = body.value.level.unwrap_or_default();
     Ok(HttpResponse::Ok().json(service::seat_bot(&state, &tenant, id, seat, level).await?))
 }
+
+/// The tenant of a request that names a player: its server key's. A player id is the
+/// studio's, so a server without keys, or a request without one, is `400
+/// player_needs_server_key`; a key that is not one is `401`.
+///
+/// # Errors
+/// As said.
+pub(super) fn player_tenant(
+    state: &AppState,
+    req: &HttpRequest,
+) -> Result<crate::server_keys::Tenant, ApiError> {
+    if !state.server_keys.enabled() {
+        return Err(service::needs_server_key());
+    }
+    match state.server_keys.tenant(req) {
+        Err(crate::server_keys::KeyError::Missing) => Err(service::needs_server_key()),
+        other => Ok(other?),
+    }
+}

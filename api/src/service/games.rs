@@ -14,7 +14,9 @@ use crate::store::{
     BotTableLimit, GameRow, GameUpdate, KeyRef, Lock, NewGame, On, Outcome, Store, StoreError,
     StoredResponse, now_ms,
 };
-use crate::wire::{CreateGameResponse, CreatedSeat, IfMatch, JoinResponse, NewGameSpec, SeatName, etag};
+use crate::wire::{
+    CreateGameResponse, CreatedSeat, IfMatch, JoinResponse, Joining, NewGameSpec, SeatName, etag,
+};
 
 /// A fresh random seed.
 pub(super) fn random_seed() -> Seed {
@@ -34,12 +36,16 @@ pub async fn create_game(
     spec: NewGameSpec,
     key: Option<&KeyRef>,
 ) -> Result<StoredResponse, ApiError> {
+    if spec.names_players() && !state.server_keys.enabled() {
+        return Err(super::ratings::needs_server_key());
+    }
     let NewGameSpec {
         config,
         seed,
         seats,
         clock,
         webhook_url,
+        rated,
     } = spec;
     if let Some(url) = &webhook_url {
         check_host(&url.0, state.asynchronous.webhook_allow_private).await?;
@@ -59,6 +65,9 @@ pub async fn create_game(
     let webhook = webhook_url.map(|u| (u.0.to_string(), new_secret()));
     let mut table = HostedGame::new(config, seed.unwrap_or_else(random_seed), seats)?;
     table.set_clock(clock);
+    table.rated = rated;
+    table.check_players()?;
+    super::ratings::rate_seats(state, tenant.as_str(), &mut table).await?;
     // A game created full starts now. The bots may already have played: their accepted
     // actions count from version 1.
     let started = table.start_if_full(super::utc_year())?;
@@ -141,30 +150,56 @@ pub(super) fn new_game(
         events,
         webhook,
         bot_tables: None,
+        rated: table.rated,
     })
 }
 
 /// Takes the first open seat of game `id` in one transaction, with the response of its
-/// idempotency key; the game deals when it was the last.
+/// idempotency key; the game deals when it was the last. A joining player's id comes with the
+/// tenant of the request's server key (`tenant`): the game must be that tenant's.
 ///
 /// # Errors
-/// `stale_version`, `no_open_seat`, a missing game, the store's failure.
+/// `stale_version`, `no_open_seat`, the players' checks, a missing game (or another
+/// tenant's), the store's failure.
 pub async fn join_game(
     state: &AppState,
     id: Uuid,
-    name: SeatName,
+    joining: Joining,
+    tenant: Option<&Tenant>,
     if_match: Option<IfMatch>,
     key: Option<&KeyRef>,
 ) -> Result<StoredResponse, ApiError> {
-    let SeatName(name) = name;
+    let Joining {
+        name: SeatName(name),
+        player,
+    } = joining;
+    let on = match tenant {
+        Some(tenant) => On::game(id).of_tenant(tenant.as_str()),
+        None => On::game(id),
+    };
+    // The player's rating in the game's variant, read before the join's transaction (a
+    // rating changes only when a game of theirs is rated).
+    let player = match (player, tenant) {
+        (Some(player), Some(tenant)) => {
+            let row = state
+                .db
+                .game_in(tenant.as_str(), id)
+                .await?
+                .ok_or(StoreError::GameNotFound(id))?;
+            let rating = super::ratings::rating_of(state, tenant.as_str(), &row.variant, &player).await?;
+            Some((player, rating))
+        }
+        (Some(_), None) => return Err(super::ratings::needs_server_key()),
+        (None, _) => None,
+    };
     state
         .db
-        .transact(On::game(id).keyed(key), Lock::Optimistic, |row| {
+        .transact(on.keyed(key), Lock::Optimistic, |row| {
             if let Some(m) = &if_match {
                 m.check(row.version)?;
             }
             let mut table = HostedGame::load(row.id, &row.state)?;
-            let seat = table.join(name.clone())?;
+            let seat = table.join(name.clone(), player.clone())?;
             let generation = table.seats.get(usize::from(seat)).map_or(0, |s| s.generation);
             let joined = Logged::Table(TableEvent::SeatJoined {
                 seat,

@@ -9,6 +9,7 @@ mod games;
 mod hints;
 mod moves;
 mod pace;
+mod ratings;
 mod rematch;
 mod replay;
 mod studio;
@@ -21,6 +22,7 @@ pub use games::{create_game, exists, join_game, load_for_reader, load_for_seat};
 pub use hints::hints;
 pub use moves::{act, autopilot};
 pub use pace::pace_bots;
+pub use ratings::{needs_server_key, rate, rate_due, rate_games};
 pub use rematch::{Asker, rematch};
 pub use replay::replay;
 pub use studio::{end_game, list_games, reissue_token, seat_bot, spectator_token, webhook_status};
@@ -47,6 +49,7 @@ fn seat_rows(table: &HostedGame) -> impl Iterator<Item = SeatRow> + '_ {
         seat: i as i64,
         name: s.name.clone(),
         kind: table.played_by(i).to_owned(),
+        player: s.player.as_ref().map(|p| p.as_str().to_owned()),
     })
 }
 
@@ -105,6 +108,7 @@ impl GameUpdate {
             deadline,
             response: None,
             bot_tables: None,
+            rated: game.rated,
         })
     }
 }

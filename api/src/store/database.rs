@@ -16,8 +16,9 @@ use super::{
     Attempt, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, Lock, NewGame, On, Origin,
     Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
-use super::{GameListing, Live};
+use super::{GameListing, Live, RatingDue, RatingWrite};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
+use crate::domain::{Participant, Rating};
 use crate::telemetry::traces::{self, POSTGRESQL, SQLITE};
 
 /// A pooled PostgreSQL connection idle longer than this is checked before it is used.
@@ -289,5 +290,33 @@ impl Store for Database {
     }
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError> {
         dispatch!(self, s => s.webhook_counts(id))
+    }
+    async fn ratings(
+        &self,
+        tenant: &str,
+        variant: engine::Variant,
+        participants: &[Participant],
+    ) -> Result<Vec<(Participant, Rating)>, StoreError> {
+        dispatch!(self, "ratings", s => s.ratings(tenant, variant, participants))
+    }
+    async fn claim_ratings(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<RatingDue>, StoreError> {
+        dispatch!(self, "claim ratings", s => s.claim_ratings(now, lease, limit))
+    }
+    async fn rate_game<E, F>(
+        &self,
+        tenant: &str,
+        game: Uuid,
+        variant: engine::Variant,
+        participants: &[Participant],
+        decide: F,
+    ) -> Result<String, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&[(Participant, Rating)]) -> Result<RatingWrite, E>,
+    {
+        dispatch!(self, "rate game", s => s.rate_game(tenant, game, variant, participants, decide))
+    }
+    async fn rating_done(&self, game: Uuid) -> Result<(), StoreError> {
+        dispatch!(self, s => s.rating_done(game))
     }
 }

@@ -11,6 +11,7 @@ mod citus;
 mod database;
 mod hub;
 mod postgres;
+mod ratings;
 mod sql;
 mod sqlite;
 mod status;
@@ -18,7 +19,7 @@ mod write;
 
 use uuid::Uuid;
 
-use crate::domain::GameStatus;
+use crate::domain::{GameStatus, Participant, Rating};
 
 pub use database::Database;
 pub use hub::{Full, Live, Signal, Subscription};
@@ -95,6 +96,8 @@ pub struct SeatRow {
     /// bot plays for now) or `left` (a player out of the game): what the limit on tables of
     /// bots alone counts.
     pub kind: String,
+    /// The studio's id of the person at the seat, when it named one.
+    pub player: Option<String>,
 }
 
 /// The open server's limit on tables of bots alone (docs/operations.md#bots), which a write
@@ -227,6 +230,8 @@ pub struct NewGame {
     pub webhook: Option<(String, String)>,
     /// A table of bots alone on a server open to anyone: created only under the limit.
     pub bot_tables: Option<BotTableLimit>,
+    /// The game is rated when it finishes.
+    pub rated: bool,
 }
 
 /// Whose a game is and where its events go: what a rematch inherits from the game before.
@@ -259,6 +264,9 @@ pub struct GameUpdate {
     /// The change leaves the table to bots alone on a server open to anyone: written only
     /// under the limit, else [`StoreError::BotTablesFull`] and nothing written.
     pub bot_tables: Option<BotTableLimit>,
+    /// The game is rated: a change that finishes it queues it for rating (`ratings_due`), in
+    /// the same write.
+    pub rated: bool,
 }
 
 /// The result of a transaction: maybe an update, and what the caller wants back.
@@ -471,6 +479,64 @@ pub trait Store {
     async fn settle_delivery(&self, game: Uuid, id: &str, attempt: &Attempt) -> Result<(), StoreError>;
     /// The counts of game `id`'s deliveries.
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError>;
+    /// The rating in `variant` at `tenant` of each of `participants`, in the order asked: a
+    /// player without a row has [`Rating::initial`], a bot level without one its seed
+    /// ([`crate::domain::bot_seed`]).
+    async fn ratings(
+        &self,
+        tenant: &str,
+        variant: engine::Variant,
+        participants: &[Participant],
+    ) -> Result<Vec<(Participant, Rating)>, StoreError>;
+    /// Claims up to `limit` finished, rated games due for rating for `lease` ms (candidates
+    /// read without a lock, each claimed by a conditional update of its row).
+    async fn claim_ratings(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<RatingDue>, StoreError>;
+    /// Rates game `game` of `tenant` once, in one transaction on the tenant's rows: `decide`
+    /// gets each of `participants`' rating in `variant` (held until the commit) and says what
+    /// to write. Returns the game's changes: those written now, or those of the rating that
+    /// came first (then `decide` wrote nothing, or was not called).
+    async fn rate_game<E, F>(
+        &self,
+        tenant: &str,
+        game: Uuid,
+        variant: engine::Variant,
+        participants: &[Participant],
+        decide: F,
+    ) -> Result<String, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&[(Participant, Rating)]) -> Result<RatingWrite, E>;
+    /// Removes game `game` from the games due for rating: rated, and the game told.
+    async fn rating_done(&self, game: Uuid) -> Result<(), StoreError>;
+}
+
+/// A finished, rated game claimed for rating ([`Store::claim_ratings`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RatingDue {
+    /// The game.
+    pub game: Uuid,
+    /// Its tenant, whose ratings it changes.
+    pub tenant: String,
+}
+
+/// What rating one game writes ([`Store::rate_game`]).
+#[derive(Clone, Debug)]
+pub struct RatingWrite {
+    /// Each seat's change, as the game keeps it (JSON text): the marker's `changes`.
+    pub changes: String,
+    /// Each participant's new rating once, and whether it won.
+    pub rows: Vec<RatedRow>,
+}
+
+/// One participant's new rating after a game.
+#[derive(Clone, Debug)]
+pub struct RatedRow {
+    /// Who.
+    pub participant: Participant,
+    /// The new rating.
+    pub rating: Rating,
+    /// Their seat (or team) placed first.
+    pub won: bool,
 }
 
 /// Where a page of a listing starts: after the game created at `created_us` with `id`.
@@ -487,6 +553,8 @@ pub struct Cursor {
 pub struct GameListing {
     /// Only games in this status.
     pub status: Option<GameStatus>,
+    /// Only games with a seat naming this player.
+    pub player: Option<crate::domain::PlayerId>,
     /// Games per page.
     pub limit: u32,
     /// Where the page starts; none for the newest.

@@ -11,6 +11,7 @@ use uuid::Uuid;
 
 use super::citus::cluster_write;
 use super::citus::nodes::{GameShards, Nodes};
+use super::ratings::ratings_sql;
 use super::sql::*;
 use super::write::{self, DeliveryWrite, EventWrite, KeyWrite, Write};
 use super::{
@@ -18,7 +19,7 @@ use super::{
     ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
     WebhookCounts,
 };
-use super::{GameListing, Lock, On};
+use super::{GameListing, Lock, On, RatingDue, RatingWrite};
 use crate::telemetry::traces::{POSTGRESQL, Statement as _};
 
 /// PostgreSQL storage: events are announced by `NOTIFY` in the action's transaction.
@@ -254,11 +255,14 @@ fn write_statement<'w>(write: &'w Write<'w>) -> QueryBuilder<sqlx::Postgres> {
         sql.push(WRITTEN);
     }
     if !seats.is_empty() {
-        sql.push(", seated AS (UPDATE seats SET name = c.name, kind = c.kind FROM (");
+        sql.push(", seated AS (UPDATE seats SET name = c.name, kind = c.kind, player = c.player FROM (");
         sql.push_values(seats, |mut row, s| {
-            row.push_bind(s.seat).push_bind(s.name).push_bind(s.kind);
+            row.push_bind(s.seat)
+                .push_bind(s.name)
+                .push_bind(s.kind)
+                .push_bind(s.player);
         });
-        sql.push(") AS c (seat, name, kind) WHERE seats.game_id = ")
+        sql.push(") AS c (seat, name, kind, player) WHERE seats.game_id = ")
             .push_bind(*id)
             .push(" AND seats.seat = c.seat AND EXISTS (SELECT 1 FROM game))");
     }
@@ -268,6 +272,14 @@ fn write_statement<'w>(write: &'w Write<'w>) -> QueryBuilder<sqlx::Postgres> {
             .push("SELECT * FROM (");
         push_outbox_values(&mut sql, *id, outbox);
         sql.push(WRITTEN);
+    }
+    if let Some(due) = write.rate {
+        // The tenant from the row as it was before this statement: it never changes.
+        sql.push(", due AS (INSERT INTO ratings_due (game_id, tenant, due_at) SELECT id, tenant, ")
+            .push_bind(due)
+            .push(" FROM games WHERE id = ")
+            .push_bind(*id)
+            .push(" AND EXISTS (SELECT 1 FROM game) ON CONFLICT (game_id) DO NOTHING)");
     }
     sql.push(" SELECT version");
     if let Some(note) = write.note() {
@@ -280,3 +292,4 @@ fn write_statement<'w>(write: &'w Write<'w>) -> QueryBuilder<sqlx::Postgres> {
 }
 
 sql_store!(PgStore, sqlx::Postgres, "BEGIN", " FOR UPDATE", PG_SKIP_LOCKED);
+ratings_sql!(PgStore, sqlx::Postgres, "BEGIN", " FOR UPDATE");

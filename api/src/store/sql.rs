@@ -290,8 +290,8 @@ macro_rules! sql_store {
                 };
                 let inserted = sqlx::query(
                     "INSERT INTO games (id, variant, status, state, version, last_seq, seed, seed_commitment, created_at, updated_at, \
-                     tenant, created_us, webhook_url, webhook_secret, deadline) \
-                     VALUES ($1, $2, $3, $4, $5, $9, $6, $7, $8, $8, $10, $11, $12, $13, $14) \
+                     tenant, created_us, webhook_url, webhook_secret, deadline, rated) \
+                     VALUES ($1, $2, $3, $4, $5, $9, $6, $7, $8, $8, $10, $11, $12, $13, $14, $15) \
                      ON CONFLICT (id) DO NOTHING",
                 )
                 .bind(g.id)
@@ -308,6 +308,7 @@ macro_rules! sql_store {
                 .bind(webhook_url)
                 .bind(webhook_secret)
                 .bind(g.deadline)
+                .bind(new.rated)
                 .execute(&mut *tx)
                 .await?;
                 if inserted.rows_affected() == 0 {
@@ -315,11 +316,12 @@ macro_rules! sql_store {
                     return Ok(false);
                 }
                 for s in &new.seats {
-                    sqlx::query("INSERT INTO seats (game_id, seat, name, kind) VALUES ($1, $2, $3, $4)")
+                    sqlx::query("INSERT INTO seats (game_id, seat, name, kind, player) VALUES ($1, $2, $3, $4, $5)")
                         .bind(g.id)
                         .bind(s.seat)
                         .bind(&s.name)
                         .bind(&s.kind)
+                        .bind(&s.player)
                         .execute(&mut *tx)
                         .await?;
                 }
@@ -330,6 +332,38 @@ macro_rules! sql_store {
                 tx.commit().await?;
                 Self::release(guard).await;
                 Ok(true)
+            }
+
+            async fn ratings(
+                &self,
+                tenant: &str,
+                variant: engine::Variant,
+                participants: &[crate::domain::Participant],
+            ) -> Result<Vec<(crate::domain::Participant, crate::domain::Rating)>, StoreError> {
+                self.ratings_of(tenant, variant, participants).await
+            }
+
+            async fn claim_ratings(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<RatingDue>, StoreError> {
+                self.claim_ratings_in(now, lease, limit).await
+            }
+
+            async fn rate_game<E, F>(
+                &self,
+                tenant: &str,
+                game: Uuid,
+                variant: engine::Variant,
+                participants: &[crate::domain::Participant],
+                decide: F,
+            ) -> Result<String, E>
+            where
+                E: From<StoreError>,
+                F: FnOnce(&[(crate::domain::Participant, crate::domain::Rating)]) -> Result<RatingWrite, E>,
+            {
+                self.rate_game_in(tenant, game, variant, participants, decide).await
+            }
+
+            async fn rating_done(&self, game: Uuid) -> Result<(), StoreError> {
+                self.rating_done_in(game).await
             }
 
             async fn origin(&self, id: Uuid) -> Result<Option<Origin>, StoreError> {
@@ -368,6 +402,9 @@ macro_rules! sql_store {
                 let mut query = sqlx::query(AssertSqlSafe(sql)).bind(tenant);
                 if let Some(status) = listing.status {
                     query = query.bind(status);
+                }
+                if let Some(player) = &listing.player {
+                    query = query.bind(player.as_str());
                 }
                 if let Some(after) = &listing.after {
                     query = query.bind(after.created_us).bind(after.id);
@@ -900,6 +937,12 @@ where
 /// The start of an `INSERT` of events, before their rows ([`push_event_values`]).
 pub(super) const EVENT_INSERT: &str = "INSERT INTO events (game_id, seq, seat, body, step, created_at) ";
 
+/// Queues game `$1` for rating, due at `$2` (unix ms), with its tenant: what a change that
+/// finishes a rated game writes besides (the write of SQLite; PostgreSQL's one statement and
+/// the cluster's function say the same).
+pub(super) const RATING_DUE_INSERT: &str = "INSERT INTO ratings_due (game_id, tenant, due_at) \
+    SELECT id, tenant, $2 FROM games WHERE id = $1 ON CONFLICT (game_id) DO NOTHING";
+
 /// The start of an `INSERT` of webhook deliveries, before their rows ([`push_outbox_values`]).
 pub(super) const OUTBOX_INSERT: &str =
     "INSERT INTO webhook_deliveries (id, game_id, seq, version, event, status, next_attempt_at, created_at) ";
@@ -991,14 +1034,21 @@ pub(super) fn key_taken(e: sqlx::Error, table: Option<&str>) -> StoreError {
 }
 
 /// The query of a listing page: the tenant's games, newest first, from the cursor on, with
-/// the status filter if any, served by the indexes `games_by_tenant(_status)`. Parameters:
-/// `$1` tenant, then the status, then the cursor's time and id, then the limit.
+/// the status filter if any, served by the indexes `games_by_tenant(_status)`, and the games of
+/// one player if asked (their seats found by `seats_by_player`). Parameters: `$1` tenant, then
+/// the status, then the player, then the cursor's time and id, then the limit.
 pub fn list_sql(listing: &GameListing) -> String {
     let mut sql = format!("SELECT {GAME_FIELDS}, created_us FROM games WHERE tenant = $1");
     let mut n = 1;
     if listing.status.is_some() {
         n += 1;
         sql.push_str(&format!(" AND status = ${n}"));
+    }
+    if listing.player.is_some() {
+        n += 1;
+        sql.push_str(&format!(
+            " AND id IN (SELECT game_id FROM seats WHERE player = ${n})"
+        ));
     }
     if listing.after.is_some() {
         sql.push_str(&format!(" AND (created_us, id) < (${}, ${})", n + 1, n + 2));

@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use super::citus::nodes::GameShards;
 use super::hub::{Live, Signal};
+use super::ratings::ratings_sql;
 use super::sql::*;
 use super::write::{self, DeliveryWrite, EventWrite, KeyWrite, RowWrite, Write};
 use super::{
@@ -17,7 +18,7 @@ use super::{
     ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
     WebhookCounts,
 };
-use super::{GameListing, Lock, On};
+use super::{GameListing, Lock, On, RatingDue, RatingWrite};
 use crate::telemetry::traces::{SQLITE, Statement as _};
 
 /// SQLite storage: events are announced to this process's [`Live`] hub after the commit.
@@ -146,11 +147,21 @@ impl SqliteStore {
         .traced_statement(Self::SYSTEM, "UPDATE", "games")
         .await?;
         for s in &write.seats {
-            sqlx::query("UPDATE seats SET name = $3, kind = $4 WHERE game_id = $1 AND seat = $2")
+            sqlx::query(
+                "UPDATE seats SET name = $3, kind = $4, player = $5 WHERE game_id = $1 AND seat = $2",
+            )
+            .bind(write.game)
+            .bind(s.seat)
+            .bind(s.name)
+            .bind(s.kind)
+            .bind(s.player)
+            .execute(&mut **tx)
+            .await?;
+        }
+        if let Some(due) = write.rate {
+            sqlx::query(RATING_DUE_INSERT)
                 .bind(write.game)
-                .bind(s.seat)
-                .bind(s.name)
-                .bind(s.kind)
+                .bind(due)
                 .execute(&mut **tx)
                 .await?;
         }
@@ -168,3 +179,4 @@ sql_store!(
     "",
     SQLITE_SKIP_LOCKED
 );
+ratings_sql!(SqliteStore, sqlx::Sqlite, "BEGIN IMMEDIATE", "");

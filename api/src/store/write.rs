@@ -39,6 +39,9 @@ pub(super) struct Write<'a> {
     pub seats: Vec<SeatWrite<'a>>,
     /// The webhook deliveries of the events, when the game has a webhook.
     pub outbox: Vec<DeliveryWrite<'a>>,
+    /// When the action finishes a rated game: the time (unix ms) its row of `ratings_due`
+    /// says it is due, for the rating pass (`service/ratings.rs`) to rate it.
+    pub rate: Option<i64>,
     /// The events as [`NewEvent`]s, for their announcement (`NOTIFY`, or the hub on SQLite).
     #[serde(skip)]
     pub announced: &'a [NewEvent],
@@ -113,6 +116,8 @@ pub(super) struct SeatWrite<'a> {
     pub name: Option<&'a str>,
     /// Who plays it now.
     pub kind: &'a str,
+    /// The studio's id of the person there, if it named one.
+    pub player: Option<&'a str>,
 }
 
 /// A webhook delivery of one event, due at once.
@@ -168,9 +173,16 @@ impl<'a> Write<'a> {
                     seat: s.seat,
                     name: s.name.as_deref(),
                     kind: &s.kind,
+                    player: s.player.as_deref(),
                 })
                 .collect(),
             outbox: outbox(&update.events, first, update.version),
+            // Only the change that finishes it: a rematch asked of the finished game later
+            // writes its row again, and queues nothing.
+            rate: (update.rated
+                && update.status == GameStatus::Finished
+                && game.status != GameStatus::Finished)
+                .then(now_ms),
             announced: &update.events,
         }
     }

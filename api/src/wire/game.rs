@@ -59,6 +59,15 @@ pub struct Player {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = 42.5)]
     pub bank_seconds_left: Option<f64>,
+    /// The rating in this variant of whoever sits here, as it was when they sat down: a seat
+    /// naming a player shows the player's (the initial one if they have none), a bot its
+    /// level's; null for any other seat.
+    #[serde(default)]
+    pub rating: Option<super::RatingView>,
+    /// Once a finished, rated game has been rated: this seat's rating before and after it;
+    /// null until then, and for unrated games.
+    #[serde(default)]
+    pub rating_change: Option<super::RatingChangeView>,
 }
 
 /// The game as one seat may see it: the engine's view, with the service's own fields.
@@ -99,6 +108,9 @@ pub struct GameView {
     pub you: Option<YouView>,
     /// Every seat.
     pub players: Vec<Player>,
+    /// Whether the game is rated when it finishes (its creator asked: `rated`).
+    #[serde(default)]
+    pub rated: bool,
     /// The next game at this table, once asked for (`POST /v1/games/{id}/rematch`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rematch: Option<Uuid>,
@@ -189,6 +201,10 @@ impl GameView {
                 .map(|view| {
                     let record = stored.seats.get(view.seat.index());
                     let reserve = stored.reserve_left(view.seat);
+                    let change = stored
+                        .rating_changes
+                        .as_ref()
+                        .and_then(|c| c.get(view.seat.index()).copied().flatten());
                     Player {
                         view,
                         name: record.and_then(|r| r.name.clone()),
@@ -201,9 +217,12 @@ impl GameView {
                         reserved: record.is_some_and(|r| r.reserved),
                         // Thousandths of a second, exact in a double.
                         bank_seconds_left: reserve.map(|ms| ms as f64 / 1000.0),
+                        rating: record.and_then(|r| r.rating).map(Into::into),
+                        rating_change: change.map(Into::into),
                     }
                 })
                 .collect(),
+            rated: stored.rated,
             rematch: stored.rematch,
             board,
         }

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{Code, Invalid, MAX_SEATS, at_most};
-use crate::domain::{GameStatus, SeatKind, SeatRecord, TurnClock};
+use crate::domain::{GameStatus, PlayerId, SeatKind, SeatRecord, TurnClock};
 
 /// Longest seat name.
 const MAX_NAME: usize = 40;
@@ -35,6 +35,21 @@ pub struct SeatSpec {
     #[serde(default)]
     #[schema(schema_with = bot_seat)]
     pub bot: BotSeat,
+    /// The studio's own id of the person at this named seat (with a server key only: `400
+    /// player_needs_server_key` otherwise): 1 to 128 bytes without control characters (`400
+    /// invalid_player` otherwise), at most one seat per game (`422 player_seated_twice`). The
+    /// game keeps it; other seats never see it.
+    #[serde(default)]
+    #[schema(example = "u-123", min_length = 1, max_length = 128)]
+    pub player: Option<String>,
+}
+
+/// Reads a player id given in a request, refusing a bad one with `invalid_player`.
+///
+/// # Errors
+/// `invalid_player`: empty, longer than 128 bytes or with control characters.
+pub fn player_id(text: String) -> Result<PlayerId, Invalid> {
+    PlayerId::try_from(text).map_err(|e| Invalid::new(Code::InvalidPlayer, e.to_string()))
 }
 
 /// The schema of `bot`: `true`, `false` or a level's name.
@@ -157,6 +172,13 @@ impl TryFrom<SeatSpec> for SeatRecord {
                 ));
             }
         };
+        let player = s.player.map(player_id).transpose()?;
+        if player.is_some() && kind != SeatKind::Player {
+            return Err(Invalid::refused(
+                Code::InvalidSeat,
+                "a player id names a person's seat: not an open seat, not a bot's",
+            ));
+        }
         Ok(SeatRecord {
             name,
             kind,
@@ -166,6 +188,8 @@ impl TryFrom<SeatSpec> for SeatRecord {
             autopilot: None,
             reserved: false,
             reserve_ms: None,
+            player,
+            rating: None,
         })
     }
 }
@@ -193,10 +217,22 @@ impl TryFrom<String> for SeatName {
     }
 }
 
-impl TryFrom<JoinRequest> for SeatName {
+/// Who takes an open seat: a name, and the studio's player id when given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Joining {
+    /// The name to sit under.
+    pub name: SeatName,
+    /// The studio's id of the person.
+    pub player: Option<PlayerId>,
+}
+
+impl TryFrom<JoinRequest> for Joining {
     type Error = Invalid;
     fn try_from(req: JoinRequest) -> Result<Self, Invalid> {
-        SeatName::try_from(req.name)
+        Ok(Joining {
+            name: SeatName::try_from(req.name)?,
+            player: req.player.map(player_id).transpose()?,
+        })
     }
 }
 
@@ -213,6 +249,16 @@ pub struct NewGameSpec {
     pub clock: TurnClock,
     /// Where to POST the game's events, if anywhere (its host not yet checked).
     pub webhook_url: Option<WebhookUrl>,
+    /// The creator asked for the game to be rated.
+    pub rated: bool,
+}
+
+impl NewGameSpec {
+    /// Whether the request names a player or asks for a rated game: what only a server key
+    /// may do.
+    pub fn names_players(&self) -> bool {
+        self.rated || self.seats.iter().any(|s| s.player.is_some())
+    }
 }
 
 /// A webhook URL whose scheme is `http` or `https` and which names a host.
@@ -281,6 +327,7 @@ impl CreateGameRequest {
             seats,
             clock,
             webhook_url,
+            rated: self.rated,
         })
     }
 }
@@ -333,6 +380,12 @@ pub struct CreateGameRequest {
     /// Test mode only: one deck per deal, each a permutation of the game's full pack, top card first.
     #[serde(default)]
     pub stacked_decks: Option<Vec<Vec<Card>>>,
+    /// Rate the game when it finishes (https://github.com/continental-rummy/continental/blob/main/docs/ratings.md#rated-games):
+    /// with a server key only (`400 player_needs_server_key` otherwise), and every person's
+    /// seat names a `player` (`422 rated_needs_players` otherwise; an open seat, when joined).
+    /// A void game, or one a studio ended, is never rated.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 /// A seat of a created game.
@@ -407,6 +460,12 @@ pub struct JoinRequest {
         pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\x00-\x20\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
     )]
     pub name: String,
+    /// The studio's own id of the person joining (with a server key of the game's tenant
+    /// only: `400 player_needs_server_key` otherwise): 1 to 128 bytes without control
+    /// characters; required to join a rated game (`422 rated_needs_players`).
+    #[serde(default)]
+    #[schema(example = "u-123", min_length = 1, max_length = 128)]
+    pub player: Option<String>,
 }
 
 /// `POST /v1/games/{id}/join` response.

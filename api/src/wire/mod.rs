@@ -9,6 +9,7 @@ mod games;
 mod hints;
 mod moves;
 mod options;
+mod players;
 mod problem;
 mod rules;
 mod studio;
@@ -21,8 +22,8 @@ pub use events::{
 };
 pub use game::{GameView, Player, Turn};
 pub use games::{
-    AutopilotRequest, CreateGameRequest, CreateGameResponse, CreatedSeat, JoinRequest, JoinResponse,
-    NewGameSpec, SeatName, SeatSpec, UNKNOWN_LEVEL, WebhookStatus, WebhookUrl, level, level_name,
+    AutopilotRequest, CreateGameRequest, CreateGameResponse, CreatedSeat, JoinRequest, JoinResponse, Joining,
+    NewGameSpec, SeatName, SeatSpec, UNKNOWN_LEVEL, WebhookStatus, WebhookUrl, level, level_name, player_id,
 };
 pub use hints::HintsResponse;
 pub use moves::{
@@ -30,6 +31,7 @@ pub use moves::{
     MeldRequest, OfKind, SuspendRequest, SwapRequest, TakeBackRequest, kind,
 };
 pub use options::VARIANT_DEFAULTS;
+pub use players::{RatingChangeView, RatingView};
 pub use problem::{Code, Extensions, Problem, ProblemCode, ProblemReason, problem_codes};
 pub use rules::{
     ContractCheck, ContractValidationRequest, ContractValidationResponse, DealView, MeldValidationRequest,

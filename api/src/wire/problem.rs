@@ -87,6 +87,10 @@ pub enum Code {
     InvalidIdempotencyKey,
     /// A webhook URL the service does not deliver to.
     InvalidWebhookUrl,
+    /// A player id that is empty, longer than 128 bytes or holds control characters.
+    InvalidPlayer,
+    /// A player id or a rated game asked without a server key.
+    PlayerNeedsServerKey,
     /// A test-mode field outside test mode.
     TestModeOnly,
     /// No endpoint at this path.
@@ -108,6 +112,8 @@ pub enum Code {
     GameNotFound,
     /// No such seat.
     SeatNotFound,
+    /// No player of this id at the key's tenant.
+    PlayerNotFound,
     /// The game has no webhook.
     NoWebhook,
     // The state of the game or of the request (409, 412, 422).
@@ -125,6 +131,10 @@ pub enum Code {
     SeatNotReserved,
     /// A replay of a game dealt before the service kept games' records.
     NoRecord,
+    /// One player named at two seats of one game.
+    PlayerSeatedTwice,
+    /// A rated game with a person's seat that names no player.
+    RatedNeedsPlayers,
     /// A request with this `Idempotency-Key` has just acted.
     RequestInProgress,
     /// An `Idempotency-Key` sent again with another request.

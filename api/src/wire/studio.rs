@@ -26,6 +26,9 @@ pub struct ListGamesQuery {
     /// Only games in this status: `waiting`, `playing`, `suspended`, `finished` or `void`.
     #[param(example = "playing")]
     pub status: Option<GameStatus>,
+    /// Only games with a seat naming this player (the studio's id, 1 to 128 bytes).
+    #[param(example = "u-123", min_length = 1, max_length = 128)]
+    pub player: Option<String>,
     /// Games per page, 1 to 200 (default 50).
     #[param(example = 50, minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
@@ -88,6 +91,7 @@ impl TryFrom<ListGamesQuery> for GameListing {
         }
         Ok(GameListing {
             status: q.status,
+            player: q.player.map(super::player_id).transpose()?,
             limit,
             after: q.cursor.as_deref().map(decode_cursor).transpose()?,
         })

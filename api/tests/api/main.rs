@@ -25,6 +25,7 @@ mod packs;
 mod page;
 mod passes;
 mod problems;
+mod ratings;
 mod rematch;
 mod replay;
 mod retries;

@@ -382,6 +382,7 @@ async fn a_change_between_read_and_write_is_decided_again() {
                 deadline: None,
                 response: None,
                 bot_tables: None,
+                rated: false,
             }),
             value: row.version,
         })
@@ -414,6 +415,7 @@ async fn a_change_between_read_and_write_is_decided_again() {
         events: Vec::new(),
         webhook: None,
         bot_tables: None,
+        rated: false,
     };
     store.create_game(&new, None).await.expect("a game");
 

@@ -808,6 +808,7 @@ async fn the_listing_is_served_by_an_index() {
         let app = TestApp::spawn_studio(&backend, None).await;
         for (status, after) in listings {
             let listing = GameListing {
+                player: None,
                 status,
                 limit: 50,
                 after,

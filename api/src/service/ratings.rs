@@ -1,0 +1,232 @@
+//! Ratings (docs/ratings.md): each seat's rating when it sits down, and the rating pass, which
+//! rates each finished, rated game once across replicas. The change that finishes a rated game
+//! queues it (`ratings_due`, written with the change); any replica's pass claims it under a
+//! lease, rates it in one transaction on the tenant's rows (`Store::rate_game`: the marker in
+//! `rated_games` makes it once), then writes the changes into the game, so that its view shows
+//! them, and takes it off the queue. A replica lost in between leaves the row to another one
+//! after the lease, which finds the marker and finishes the job.
+
+use std::time::{Duration, Instant};
+
+use engine::{Ruleset, Standing};
+
+use crate::domain::{
+    GameStatus, HostedGame, Participant, PlayerId, RatedSeat, Rating, RatingChange, RatingModel, SeatKind,
+};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::{GameUpdate, Lock, On, Outcome, RatedRow, RatingDue, RatingWrite, Store, now_ms};
+use crate::wire::Code;
+
+/// How long a claimed game is this replica's to rate before another may take it.
+const LEASE_MS: i64 = 30_000;
+/// Games claimed at once.
+const BATCH: i64 = 16;
+
+/// The refusal of a player id or a rated game asked without a server key.
+pub fn needs_server_key() -> ApiError {
+    ApiError::BadRequest {
+        code: Code::PlayerNeedsServerKey.into(),
+        detail:
+            "a player id (and a rated game) is a studio's: send it with the studio's server key (X-Api-Key)"
+                .into(),
+    }
+}
+
+/// Sets each seat's rating as it sits down: its player's, or its bot level's, in the game's
+/// variant at `tenant`.
+///
+/// # Errors
+/// The store's failure.
+pub(super) async fn rate_seats(
+    state: &AppState,
+    tenant: &str,
+    table: &mut HostedGame,
+) -> Result<(), ApiError> {
+    let asked: Vec<(usize, Participant)> = table
+        .seats
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let who = match s.kind {
+                SeatKind::Player => s.player.clone().map(Participant::Player),
+                SeatKind::Bot => Some(Participant::Bot(s.level.unwrap_or_default())),
+                SeatKind::Open => None,
+            };
+            who.map(|p| (i, p))
+        })
+        .collect();
+    if asked.is_empty() {
+        return Ok(());
+    }
+    let participants: Vec<Participant> = asked.iter().map(|(_, p)| p.clone()).collect();
+    let variant = table.config.ruleset.variant();
+    let ratings = state.db.ratings(tenant, variant, &participants).await?;
+    for ((i, _), (_, rating)) in asked.iter().zip(ratings) {
+        table.seats[*i].rating = Some(rating);
+    }
+    Ok(())
+}
+
+/// `player`'s rating in variant `variant` (as a game row names it) at `tenant`.
+///
+/// # Errors
+/// The store's failure; a variant no game has (never for a stored game).
+pub(super) async fn rating_of(
+    state: &AppState,
+    tenant: &str,
+    variant: &str,
+    player: &PlayerId,
+) -> Result<Rating, ApiError> {
+    let variant: engine::Variant = variant.parse().map_err(ApiError::unexpected)?;
+    let asked = [Participant::Player(player.clone())];
+    let ratings = state.db.ratings(tenant, variant, &asked).await?;
+    Ok(ratings.first().map_or_else(Rating::initial, |(_, r)| *r))
+}
+
+/// The rating pass of this replica: every `interval`, rates the games due ([`rate_due`]).
+pub async fn rate_games(state: actix_web::web::Data<AppState>, interval: Duration) {
+    let mut tick = tokio::time::interval(interval);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let started = Instant::now();
+        match rate_due(&state).await {
+            Ok(games) => {
+                if let Some(took_ms) = state.slow_pass(started) {
+                    tracing::warn!(games, took_ms, "slow pass over rated games");
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "the rating pass failed"),
+        }
+    }
+}
+
+/// Claims the finished, rated games due and rates each ([`rate`]). Returns how many this
+/// replica rated.
+///
+/// # Errors
+/// The store's failure to claim (a game that fails is logged and tried again once its lease
+/// runs out).
+pub async fn rate_due(state: &AppState) -> Result<usize, ApiError> {
+    let due = state.db.claim_ratings(now_ms(), LEASE_MS, BATCH).await?;
+    let mut rated = 0;
+    for game in &due {
+        match rate(state, game).await {
+            Ok(()) => rated += 1,
+            Err(e) => {
+                tracing::warn!(game = %game.game, error = %e, "a finished game could not be rated; trying again after its lease")
+            }
+        }
+    }
+    Ok(rated)
+}
+
+/// Rates one claimed game: its seats' ratings once (`Store::rate_game`), then the changes
+/// written into the game (a new version, so that a reader with its `ETag` sees them), then the
+/// game taken off the queue. Each step may run again after a crash and changes nothing twice.
+///
+/// # Errors
+/// The store's failure; a stored game that does not load.
+pub async fn rate(state: &AppState, due: &RatingDue) -> Result<(), ApiError> {
+    let Some(row) = state.db.game(due.game).await? else {
+        // Swept since it finished: nothing to rate.
+        return Ok(state.db.rating_done(due.game).await?);
+    };
+    let table = HostedGame::load(row.id, &row.state)?;
+    let standings = table
+        .game()
+        .ok()
+        .and_then(|g| g.standings())
+        .map(<[Standing]>::to_vec);
+    let (Some(participants), Some(standings), true) = (
+        table.participants(),
+        standings,
+        table.rated && table.status() == GameStatus::Finished,
+    ) else {
+        tracing::warn!(game = %due.game, "a game queued for rating is not a finished, rated game with a player at every person's seat");
+        return Ok(state.db.rating_done(due.game).await?);
+    };
+    let ruleset = table.config.ruleset.clone();
+    let changes = state
+        .db
+        .rate_game(
+            &due.tenant,
+            due.game,
+            ruleset.variant(),
+            &participants,
+            |ratings| decide(&ruleset, ratings, &standings),
+        )
+        .await?;
+    let changes: Vec<Option<RatingChange>> = serde_json::from_str(&changes).map_err(ApiError::unexpected)?;
+    state
+        .db
+        .transact(On::game(due.game), Lock::Row, |row| {
+            let mut table = HostedGame::load(row.id, &row.state)?;
+            if table.rating_changes.is_some() {
+                return Ok(Outcome {
+                    update: None,
+                    value: (),
+                });
+            }
+            table.rating_changes = Some(changes.clone());
+            Ok::<_, ApiError>(Outcome {
+                update: Some(GameUpdate::of(&table, row.version + 1, Vec::new(), None)?),
+                value: (),
+            })
+        })
+        .await?;
+    Ok(state.db.rating_done(due.game).await?)
+}
+
+/// What rating a game of `ruleset` that ended in `standings` writes, from its seats'
+/// `ratings` before it: the model's changes, and who won (a seat placed first, or in push's
+/// partnerships each seat of the team with a seat placed first).
+///
+/// # Errors
+/// The model's refusal (never for a finished game's seats).
+fn decide(
+    ruleset: &Ruleset,
+    ratings: &[(Participant, Rating)],
+    standings: &[Standing],
+) -> Result<RatingWrite, ApiError> {
+    let seats: Vec<RatedSeat> = ratings
+        .iter()
+        .map(|(participant, rating)| RatedSeat {
+            participant: participant.clone(),
+            rating: *rating,
+        })
+        .collect();
+    let rated = RatingModel::default()
+        .rate(ruleset, &seats, standings)
+        .map_err(ApiError::unexpected)?;
+    let first: Vec<usize> = standings
+        .iter()
+        .filter(|s| s.place == 1)
+        .map(|s| s.seat.index())
+        .collect();
+    let won = |seat: usize| {
+        first.iter().any(|&f| {
+            f == seat
+                || ruleset
+                    .team_of(f)
+                    .is_some_and(|t| ruleset.team_of(seat) == Some(t))
+        })
+    };
+    let rows = rated
+        .updates()
+        .into_iter()
+        .map(|(participant, rating)| RatedRow {
+            participant: participant.clone(),
+            rating,
+            won: rated
+                .seats
+                .iter()
+                .any(|s| &s.participant == participant && won(s.seat.index())),
+        })
+        .collect();
+    Ok(RatingWrite {
+        changes: serde_json::to_string(&rated.changes()).map_err(ApiError::unexpected)?,
+        rows,
+    })
+}
