@@ -41,7 +41,7 @@ fn queue(n: usize, rulesets: &[Ruleset], mixed: bool, seed: u64) -> Vec<Ticket> 
             }
             Ticket {
                 id: Uuid::from_u128(rng.random()),
-                player: PlayerId::try_from(format!("player-{i}")).expect("id"),
+                player: Some(PlayerId::try_from(format!("player-{i}")).expect("id")),
                 name: format!("Player {i}"),
                 rating: Rating {
                     mean: rng.random_range(10.0..40.0),

@@ -82,6 +82,8 @@ pub struct Settings {
     pub limits: Limits,
     /// Server keys (`CONTINENTAL_API_KEYS`, `tenant:secret,...`); none: creation is open.
     pub api_keys: ServerKeys,
+    /// Quick play: how long tickets wait, when bots fill a table, how often tickets are matched.
+    pub matchmaking: MatchmakingSettings,
     /// Origins browsers may call from (`CONTINENTAL_CORS_ORIGINS`, comma-separated, `*` for
     /// any); empty: no CORS.
     pub cors_origins: Vec<String>,
@@ -180,6 +182,31 @@ impl Default for Limits {
             bots_elsewhere: false,
             open_bot_tables: 8,
             slow_pass: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Quick play's settings (docs/operations.md#matchmaking).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchmakingSettings {
+    /// How long a live ticket waits before it expires (`CONTINENTAL_TICKET_TTL_S`).
+    pub ticket_ttl: Duration,
+    /// How long an asynchronous ticket waits (`CONTINENTAL_ASYNC_TICKET_TTL_S`).
+    pub async_ticket_ttl: Duration,
+    /// After this wait a ticket with no full table of people sits down with bots
+    /// (`CONTINENTAL_MATCHMAKING_BOTS_AFTER_S`); `None`: never.
+    pub bots_after: Option<Duration>,
+    /// How often each replica matches waiting tickets (`CONTINENTAL_MATCHMAKING_INTERVAL_MS`).
+    pub interval: Duration,
+}
+
+impl Default for MatchmakingSettings {
+    fn default() -> Self {
+        MatchmakingSettings {
+            ticket_ttl: Duration::from_secs(600),
+            async_ticket_ttl: Duration::from_secs(24 * 3600),
+            bots_after: Some(Duration::from_secs(30)),
+            interval: Duration::from_millis(500),
         }
     }
 }
@@ -653,6 +680,53 @@ const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        env: "CONTINENTAL_TICKET_TTL_S",
+        flag: Some("--ticket-ttl-s"),
+        takes: Some("N"),
+        help: "a quick-play ticket nobody matches expires after this long",
+        default: Some("600"),
+        set: |d, g| {
+            d.settings.matchmaking.ticket_ttl = Duration::from_secs(g.number()?.max(1));
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_ASYNC_TICKET_TTL_S",
+        flag: Some("--async-ticket-ttl-s"),
+        takes: Some("N"),
+        help: "an asynchronous quick-play ticket nobody matches expires after this long",
+        default: Some("86400"),
+        set: |d, g| {
+            d.settings.matchmaking.async_ticket_ttl = Duration::from_secs(g.number()?.max(1));
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_MATCHMAKING_BOTS_AFTER_S",
+        flag: Some("--matchmaking-bots-after-s"),
+        takes: Some("N"),
+        help: "a quick-play ticket waiting this long sits down with bots; 0 or none: never",
+        default: Some("30"),
+        set: |d, g| {
+            d.settings.matchmaking.bots_after = match g.value.trim() {
+                "none" => None,
+                _ => Some(g.number()?).filter(|s| *s > 0).map(Duration::from_secs),
+            };
+            Ok(())
+        },
+    },
+    Setting {
+        env: "CONTINENTAL_MATCHMAKING_INTERVAL_MS",
+        flag: Some("--matchmaking-interval-ms"),
+        takes: Some("N"),
+        help: "how often each replica matches waiting quick-play tickets",
+        default: Some("500"),
+        set: |d, g| {
+            d.settings.matchmaking.interval = Duration::from_millis(g.number()?.max(10));
+            Ok(())
+        },
+    },
+    Setting {
         env: "CONTINENTAL_TEST_SECOND_MS",
         flag: None,
         takes: None,
@@ -739,6 +813,7 @@ impl Settings {
                 log_format: LogFormat::default(),
                 limits: Limits::default(),
                 api_keys: ServerKeys::default(),
+                matchmaking: MatchmakingSettings::default(),
                 cors_origins: Vec::new(),
             },
             database_url: None,

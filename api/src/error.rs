@@ -371,6 +371,11 @@ impl From<StoreError> for ApiError {
                 Code::RequestInProgress,
                 "a request with this Idempotency-Key has just acted: retry to get its answer",
             ),
+            StoreError::AlreadyWaiting => ApiError::conflict(
+                Code::AlreadyWaiting,
+                "this player is already waiting for a table: cancel that ticket first, or send the same \
+                 Idempotency-Key to get its answer again",
+            ),
             other => from_database(other),
         }
     }

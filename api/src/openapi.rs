@@ -25,6 +25,7 @@ use crate::wire::CreateGameRequest;
     tags(
         (name = "games", description = "Creating, joining and playing games."),
         (name = "studio", description = "A studio's back end, with a server key (X-Api-Key): its games, seat tokens reissued, spectators."),
+        (name = "matchmaking", description = "Quick play: tickets matched into tables by variant, options and rating, with bots after a wait."),
         (name = "validation", description = "Stateless rules: melds, contracts, rulesets."),
         (name = "operations", description = "Health, readiness and metrics.")
     )

@@ -41,6 +41,15 @@ impl Tenant {
         bytes.copy_from_slice(&digest[..16]);
         uuid::Builder::from_random_bytes(bytes).into_uuid()
     }
+
+    /// The id under which this tenant's idempotency keys of quick-play tickets are kept, apart
+    /// from those of its games: derived from the name as [`Tenant::creation_scope`] is.
+    pub fn ticket_scope(&self) -> Uuid {
+        let digest = Sha256::digest(format!("continental:ticket-keys:{}", self.0).as_bytes());
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&digest[..16]);
+        uuid::Builder::from_random_bytes(bytes).into_uuid()
+    }
 }
 
 /// Why a request's server key is refused. Mapped to a status in `error.rs`.

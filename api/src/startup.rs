@@ -102,6 +102,7 @@ impl Application {
             rate_limit: settings.limits.rate_limit.map(RateLimit::new),
             live: live.clone(),
             asynchronous: settings.asynchronous.clone(),
+            matchmaking: settings.matchmaking.clone(),
             outbox: Arc::default(),
             queues: GameQueues::default(),
             bots,
@@ -119,6 +120,10 @@ impl Application {
             actix_web::rt::spawn(service::rate_games(
                 state.clone(),
                 second.min(Duration::from_secs(1)),
+            )),
+            actix_web::rt::spawn(service::match_periodically(
+                state.clone(),
+                settings.matchmaking.interval,
             )),
             actix_web::rt::spawn(service::sweep_deadlines(
                 state.clone(),
@@ -316,7 +321,7 @@ fn cors(origins: &[String]) -> Cors {
     } else {
         origins.iter().fold(Cors::default(), |c, o| c.allowed_origin(o))
     };
-    cors.allowed_methods(["GET", "HEAD", "POST"])
+    cors.allowed_methods(["GET", "HEAD", "POST", "DELETE"])
         .allowed_headers([
             "authorization",
             "content-type",

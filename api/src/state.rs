@@ -7,6 +7,7 @@ use tokio::sync::Notify;
 
 use crate::auth::Keys;
 use crate::config::AsyncSettings;
+use crate::config::MatchmakingSettings;
 use crate::config::Limits;
 use crate::limits::RateLimit;
 use crate::metrics::Metrics;
@@ -37,6 +38,8 @@ pub struct AppState {
     pub live: Live,
     /// Webhooks and turn deadlines.
     pub asynchronous: AsyncSettings,
+    /// Quick play's waits and pace.
+    pub matchmaking: MatchmakingSettings,
     /// Wakes this replica's webhook worker when an action wrote to the outbox.
     pub outbox: Arc<Notify>,
     /// This replica's queue of each game's moves, taken before a database connection.

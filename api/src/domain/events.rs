@@ -66,12 +66,32 @@ pub enum TableEvent {
         /// The new game's id.
         id: uuid::Uuid,
     },
+    /// Quick play made this game from waiting tickets
+    /// (https://github.com/continental-rummy/continental/blob/main/docs/api.md#matchmaking): the first
+    /// event of such a game. Each seat says whose ticket sits there; the ticket and the player
+    /// are shown only to the studio's webhook, never to a seat or a spectator (a ticket's id
+    /// opens its seat's token).
+    Matched {
+        /// Each ticket's seat.
+        seats: Vec<MatchedSeat>,
+    },
     /// The game is over.
     GameFinished {
         /// `finished`, or `void` when fewer than two players finished.
         #[schema(schema_with = finished_or_void)]
         status: GameStatus,
     },
+}
+
+/// A seat quick play gave a ticket.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct MatchedSeat {
+    /// The seat.
+    pub seat: u8,
+    /// The ticket seated there: in the webhook's copy only, else `null`.
+    pub ticket: Option<uuid::Uuid>,
+    /// The studio's player of that ticket: in the webhook's copy only, else `null`.
+    pub player: Option<String>,
 }
 
 /// The schema of a bot's level: `easy`, `normal` or `hard`, from [`Level`] itself.
@@ -137,7 +157,10 @@ impl Logged {
                 | TableEvent::BotSeated { seat, .. },
             ) => Some(Seat(*seat)),
             Logged::Table(
-                TableEvent::GameFinished { .. } | TableEvent::CalledOff { .. } | TableEvent::Rematch { .. },
+                TableEvent::GameFinished { .. }
+                | TableEvent::CalledOff { .. }
+                | TableEvent::Rematch { .. }
+                | TableEvent::Matched { .. },
             ) => None,
         }
     }
@@ -148,11 +171,30 @@ impl Logged {
         self.redacted_for(Viewer::Spectator)
     }
 
+    /// The entry as the studio's webhook receives it: as a spectator sees it, but for the
+    /// tickets and players of a `matched` table, which are the studio's own.
+    pub fn for_studio(&self) -> Logged {
+        match self {
+            Logged::Table(e @ TableEvent::Matched { .. }) => Logged::Table(e.clone()),
+            other => other.public(),
+        }
+    }
+
     /// The entry as `viewer` may see it: the engine's redaction for its events; the table's
-    /// own events are public.
+    /// own events are public, but for a `matched` table's tickets and players.
     pub fn redacted_for(&self, viewer: Viewer) -> Logged {
         match self {
             Logged::Engine(e) => Logged::Engine(e.redacted_for(viewer)),
+            Logged::Table(TableEvent::Matched { seats }) => Logged::Table(TableEvent::Matched {
+                seats: seats
+                    .iter()
+                    .map(|s| MatchedSeat {
+                        seat: s.seat,
+                        ticket: None,
+                        player: None,
+                    })
+                    .collect(),
+            }),
             Logged::Table(e) => Logged::Table(e.clone()),
         }
     }

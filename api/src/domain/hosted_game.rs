@@ -29,7 +29,7 @@ pub const DEFAULT_CLAIM_WINDOW_SECONDS: u32 = 3;
 const BOT_PACE_FIFTHS: i64 = 2;
 
 /// The turn clock and the pace a game is created with (docs/api.md#turn-deadlines).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TurnClock {
     /// `options.turn_seconds`: how long each turn may last; `None`: no clock.
     pub turn_seconds: Option<u32>,

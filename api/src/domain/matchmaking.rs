@@ -80,13 +80,56 @@ impl TableSizes {
     }
 }
 
+/// Where a ticket is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TicketStatus {
+    /// Waiting for a table.
+    Waiting,
+    /// In a table the matching pass formed, whose game is being made: no longer cancelled,
+    /// shown as waiting until the game exists.
+    Placing,
+    /// Seated in a game that exists.
+    Matched,
+    /// Nobody collected it in time.
+    Expired,
+    /// Its player gave up waiting.
+    Cancelled,
+}
+
+impl TicketStatus {
+    /// Every status.
+    pub const ALL: [TicketStatus; 5] = [
+        TicketStatus::Waiting,
+        TicketStatus::Placing,
+        TicketStatus::Matched,
+        TicketStatus::Expired,
+        TicketStatus::Cancelled,
+    ];
+
+    /// Its name as stored.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TicketStatus::Waiting => "waiting",
+            TicketStatus::Placing => "placing",
+            TicketStatus::Matched => "matched",
+            TicketStatus::Expired => "expired",
+            TicketStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// The status named `name`, if any.
+    pub fn named(name: &str) -> Option<TicketStatus> {
+        TicketStatus::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+}
+
 /// A player waiting for a table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ticket {
     /// The ticket's id.
     pub id: Uuid,
-    /// The studio's player.
-    pub player: PlayerId,
+    /// The studio's player; none on a server without server keys, whose tickets are anyone's.
+    pub player: Option<PlayerId>,
     /// The name the table shows.
     pub name: String,
     /// The player's rating in the ticket's variant.
@@ -407,7 +450,7 @@ mod tests {
         let ruleset = Ruleset::default_for(Variant::MayI);
         Ticket {
             id: Uuid::from_u128(n),
-            player: PlayerId::try_from(format!("p{n}")).expect("id"),
+            player: Some(PlayerId::try_from(format!("p{n}")).expect("id")),
             name: format!("Player {n}"),
             rating: Rating { mean, deviation: 3.0 },
             sizes: TableSizes::new(&ruleset, sizes.iter().copied()).expect("sizes"),
@@ -488,7 +531,7 @@ mod tests {
                 };
                 Ticket {
                     id: Uuid::from_u128(rng.random()),
-                    player: PlayerId::try_from(format!("p{i}")).expect("id"),
+                    player: Some(PlayerId::try_from(format!("p{i}")).expect("id")),
                     name: format!("Player {i}"),
                     rating: Rating {
                         mean: rng.random_range(10.0..40.0),

@@ -14,13 +14,14 @@ mod status;
 mod webhook;
 
 pub use bots::thinks_apart;
-pub use events::{Logged, TableEvent, level_schema, optional_level_schema};
+pub use events::{Logged, MatchedSeat, TableEvent, level_schema, optional_level_schema};
 pub use hosted_game::{
     Applied, BANK_SECONDS, CLAIM_WINDOW_SECONDS, DEFAULT_CLAIM_WINDOW_SECONDS, HostedGame, HostedGameError,
     RunningTurn, SeatKind, SeatRecord, TURN_SECONDS, TurnClock,
 };
 pub use matchmaking::{
-    BotLevels, Match, MatchRules, MatchSeat, SCAN_LIMIT, TableSizes, Ticket, TicketError, match_tickets,
+    BotLevels, Match, MatchRules, MatchSeat, SCAN_LIMIT, TableSizes, Ticket, TicketError, TicketStatus,
+    match_tickets,
 };
 pub use player::{MAX_PLAYER_ID_BYTES, PlayerId, PlayerIdError};
 pub use ratings::{

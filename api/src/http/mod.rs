@@ -10,6 +10,7 @@ pub mod games;
 pub mod health;
 pub mod hints;
 pub mod idempotency;
+pub mod matchmaking;
 pub mod moves;
 pub mod page;
 pub mod rate_limit;
@@ -69,7 +70,8 @@ endpoints!(
     rules::validate_contract,
     rules::rulesets,
     games::create_game,
-    studio::list_games;
+    studio::list_games,
+    matchmaking::create_ticket;
     moves;
     studio::reissue_seat_token,
     studio::spectator_token,
@@ -85,6 +87,9 @@ endpoints!(
     hints::get_hints,
     autopilot::autopilot_on,
     autopilot::autopilot_off,
+    matchmaking::get_ticket,
+    matchmaking::ticket_events,
+    matchmaking::cancel_ticket,
 );
 
 /// What every read of a game starts with: the seat token's claims, checked against game `id`.

@@ -7,6 +7,7 @@ mod deadlines;
 mod events;
 mod games;
 mod hints;
+mod matchmaking;
 mod moves;
 mod pace;
 mod ratings;
@@ -20,6 +21,7 @@ pub use deadlines::{sweep_deadlines, time_out_due};
 pub use events::{events_for, live_events, redact};
 pub use games::{create_game, exists, join_game, load_for_reader, load_for_seat};
 pub use hints::hints;
+pub use matchmaking::{cancel_ticket, create_ticket, match_pass, match_periodically, ticket, ticket_events};
 pub use moves::{act, autopilot};
 pub use pace::pace_bots;
 pub use ratings::{needs_server_key, rate, rate_due, rate_games};
@@ -131,7 +133,7 @@ fn event_rows(applied: Applied, webhook: bool) -> Result<Vec<NewEvent>, ApiError
             Ok(NewEvent {
                 seat: e.seat().map(|s| i64::from(s.0)),
                 body: serde_json::to_string(&e)?,
-                public: webhook.then(|| serde_json::to_string(&e.public())).transpose()?,
+                public: webhook.then(|| serde_json::to_string(&e.for_studio())).transpose()?,
                 step: step.as_ref().map(serde_json::to_string).transpose()?,
             })
         })

@@ -17,6 +17,8 @@ use super::{
     Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
 use super::{GameListing, Live, RatingDue, RatingWrite};
+use super::{Pool, PoolDecision, TicketRow, Tickets};
+use crate::domain::TicketStatus;
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
 use crate::domain::{Participant, Rating};
 use crate::telemetry::traces::{self, POSTGRESQL, SQLITE};
@@ -318,5 +320,37 @@ impl Store for Database {
     }
     async fn rating_done(&self, game: Uuid) -> Result<(), StoreError> {
         dispatch!(self, s => s.rating_done(game))
+    }
+}
+
+impl Tickets for Database {
+    async fn create_ticket(
+        &self,
+        ticket: &TicketRow,
+        key: Option<(&KeyRef, &StoredResponse)>,
+    ) -> Result<(), StoreError> {
+        dispatch!(self, s => s.create_ticket(ticket, key))
+    }
+    async fn ticket(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TicketRow>, StoreError> {
+        dispatch!(self, s => s.ticket(tenant, id))
+    }
+    async fn cancel_ticket(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TicketStatus>, StoreError> {
+        dispatch!(self, s => s.cancel_ticket(tenant, id))
+    }
+    async fn waiting_pools(&self) -> Result<Vec<Pool>, StoreError> {
+        dispatch!(self, "waiting pools", s => s.waiting_pools())
+    }
+    async fn match_pool<E, F>(&self, pool: &Pool, decide: F) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>,
+    {
+        dispatch!(self, "match pool", s => s.match_pool(pool, decide))
+    }
+    async fn placing(&self, before: i64) -> Result<Vec<TicketRow>, StoreError> {
+        dispatch!(self, "placing tickets", s => s.placing(before))
+    }
+    async fn placed(&self, tenant: &str, game: Uuid) -> Result<(), StoreError> {
+        dispatch!(self, s => s.placed(tenant, game))
     }
 }

@@ -15,6 +15,7 @@ mod ratings;
 mod sql;
 mod sqlite;
 mod status;
+mod tickets;
 mod write;
 
 use uuid::Uuid;
@@ -26,6 +27,7 @@ pub use hub::{Full, Live, Signal, Subscription};
 pub use postgres::PgStore;
 pub use sql::{SweepStatement, list_sql, now, now_ms, sweep_sql};
 pub use sqlite::SqliteStore;
+pub use tickets::{POOL_BATCH, Placement, Pool, PoolDecision, TicketRow, Tickets};
 
 /// Why the store failed. It knows nothing of HTTP: `error.rs` maps it to a status.
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +48,9 @@ pub enum StoreError {
     /// A write would leave one table of bots alone more than the open server's limit.
     #[error("this server plays at most {0} tables of bots alone at once")]
     BotTablesFull(u32),
+    /// The ticket's player has a waiting ticket already.
+    #[error("this player is already waiting for a table")]
+    AlreadyWaiting,
     /// A call took longer than its bound: the database is hung or unreachable.
     #[error("the database did not answer in time")]
     TimedOut(#[from] tokio::time::error::Elapsed),

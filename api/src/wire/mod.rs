@@ -7,6 +7,7 @@ mod events;
 mod game;
 mod games;
 mod hints;
+mod matchmaking;
 mod moves;
 mod options;
 mod players;
@@ -26,6 +27,9 @@ pub use games::{
     NewGameSpec, SeatName, SeatSpec, UNKNOWN_LEVEL, WebhookStatus, WebhookUrl, level, level_name, player_id,
 };
 pub use hints::HintsResponse;
+pub use matchmaking::{
+    ASYNC_TURN_SECONDS, TicketMatch, TicketRequest, TicketResponse, TicketSpec, TicketState, TicketView,
+};
 pub use moves::{
     ActionBody, ClaimRequest, DiscardRequest, DrawRequest, EmptyRequest, LayoffRequest, LeaveRequest,
     MeldRequest, OfKind, SuspendRequest, SwapRequest, TakeBackRequest, kind,

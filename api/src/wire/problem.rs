@@ -87,9 +87,10 @@ pub enum Code {
     InvalidIdempotencyKey,
     /// A webhook URL the service does not deliver to.
     InvalidWebhookUrl,
-    /// A player id that is empty, longer than 128 bytes or holds control characters.
+    /// A player id that is empty, longer than 128 bytes or holds control characters, or a
+    /// keyed ticket without one.
     InvalidPlayer,
-    /// A player id or a rated game asked without a server key.
+    /// A player id, a rated game or a keyed ticket's player asked without a server key.
     PlayerNeedsServerKey,
     /// A test-mode field outside test mode.
     TestModeOnly,
@@ -116,6 +117,8 @@ pub enum Code {
     PlayerNotFound,
     /// The game has no webhook.
     NoWebhook,
+    /// No such ticket (or not the key's tenant's).
+    TicketNotFound,
     // The state of the game or of the request (409, 412, 422).
     /// Every seat is taken.
     NoOpenSeat,
@@ -135,6 +138,12 @@ pub enum Code {
     PlayerSeatedTwice,
     /// A rated game with a person's seat that names no player.
     RatedNeedsPlayers,
+    /// A player who is already waiting for a table asked for a second ticket.
+    AlreadyWaiting,
+    /// A ticket seated at a table cannot be cancelled.
+    TicketMatched,
+    /// A quick-play table size the variant does not seat.
+    SizeNotSeated,
     /// A request with this `Idempotency-Key` has just acted.
     RequestInProgress,
     /// An `Idempotency-Key` sent again with another request.

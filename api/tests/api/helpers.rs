@@ -30,7 +30,9 @@ use std::time::Duration;
 
 use awc::Client;
 use awc::http::StatusCode;
-use continental::config::{AsyncSettings, DatabaseSettings, Limits, LogFormat, Secret, Settings};
+use continental::config::{
+    AsyncSettings, DatabaseSettings, Limits, LogFormat, MatchmakingSettings, Secret, Settings,
+};
 use continental::server_keys::ServerKeys;
 use continental::startup::{Application, KillSwitch, Stopper};
 use serde_json::Value;
@@ -364,6 +366,8 @@ pub struct Spawn {
     pub api_keys: String,
     /// Origins allowed by CORS.
     pub cors_origins: Vec<String>,
+    /// Quick play's settings other than the defaults.
+    pub matchmaking: Option<MatchmakingSettings>,
 }
 
 /// What tests run with: private webhook hosts allowed (the receivers listen on 127.0.0.1),
@@ -409,6 +413,7 @@ impl TestApp {
             limits: spawn.limits.unwrap_or_default(),
             api_keys: ServerKeys::parse(&spawn.api_keys).expect("valid test server keys"),
             cors_origins: spawn.cors_origins,
+            matchmaking: spawn.matchmaking.unwrap_or_default(),
         };
         let app = Application::build(settings).await.expect("the service starts");
         let address = format!("http://127.0.0.1:{}", app.port());

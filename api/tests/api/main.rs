@@ -17,6 +17,7 @@ mod helpers;
 mod hints;
 mod http;
 mod logs;
+mod matchmaking;
 mod meld_problems;
 mod openapi;
 mod options;

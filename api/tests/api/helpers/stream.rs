@@ -101,4 +101,25 @@ impl Api {
             buffer: String::new(),
         }
     }
+
+    /// Opens the live stream of quick-play ticket `id`; it must answer 200.
+    pub async fn ticket_stream(
+        &self,
+        id: &str,
+    ) -> SseReader<
+        impl futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>> + Unpin + use<>,
+    > {
+        let response = self
+            .client
+            .get(format!("{}/v1/matchmaking/tickets/{id}/events", self.address))
+            .timeout(Duration::from_secs(600))
+            .send()
+            .await
+            .expect("the stream opens");
+        assert_eq!(response.status().as_u16(), 200, "the stream answers 200");
+        SseReader {
+            response,
+            buffer: String::new(),
+        }
+    }
 }

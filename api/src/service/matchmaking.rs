@@ -1,0 +1,598 @@
+//! Quick play (docs/api.md#matchmaking): tickets queued, read and cancelled, and the matching
+//! pass every replica runs, which forms tables from waiting tickets (`domain::match_tickets`)
+//! and makes their games.
+//!
+//! A pool (a tenant's waiting tickets of equal rules and asynchrony) is matched in one store
+//! transaction that marks each seated ticket with its planned game and seat before it commits
+//! (`Tickets::match_pool`); each game is made after, idempotently (a game whose id exists is
+//! left alone), and only then are its tickets `matched`. A replica that stops in between leaves
+//! tickets `placing`: the next pass of any replica makes their game from the plan they carry.
+//! So a ticket is in one game or none, whichever replica formed its table.
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::time::{Duration, Instant};
+
+use actix_web::web::{self, Bytes};
+use engine::bot::Level;
+use engine::{GameConfig, Ruleset, Variant};
+use futures_util::Stream;
+use serde::{Deserialize, Serialize};
+use strum::IntoEnumIterator;
+use tracing::Instrument;
+use uuid::Uuid;
+
+use super::games::{new_game, random_seed};
+use super::webhooks::{check_host, new_secret};
+use crate::domain::{
+    Applied, BotLevels, HostedGame, Logged, MatchRules, MatchSeat, MatchedSeat, Participant, PlayerId, Rating,
+    SeatKind,
+    SeatRecord, TableEvent, TableSizes, Ticket, TicketStatus, TurnClock, match_tickets,
+};
+use crate::error::ApiError;
+use crate::server_keys::Tenant;
+use crate::state::AppState;
+use crate::store::{
+    KeyRef, Placement, Pool, PoolDecision, Store, StoreError, StoredResponse, Subscription, TicketRow,
+    Tickets, now_ms,
+};
+use crate::telemetry::traces;
+use crate::wire::{Code, TicketMatch, TicketResponse, TicketSpec, TicketState, TicketView, rfc3339_us};
+
+/// How long a table may stay `placing` before any replica's pass makes its game: the replica
+/// that formed it makes it at once, unless it stopped.
+const PLACING_GRACE_MS: i64 = 5_000;
+
+/// A ticket's rules as stored: the ruleset and the turn clock its game gets. Tickets meet only
+/// when these are equal.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct StoredRules {
+    ruleset: Ruleset,
+    clock: TurnClock,
+}
+
+/// A seat of a table formed, as stored on its tickets: what makes its game again after a
+/// replica stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum PlanSeat {
+    /// The ticket's player.
+    Ticket(Uuid),
+    /// A bot of this level.
+    Bot(Level),
+}
+
+/// Queues a ticket of `tenant`, with the response of its idempotency key, if any.
+///
+/// # Errors
+/// A webhook host the service does not deliver to; `already_waiting`; the store's failure.
+pub async fn create_ticket(
+    state: &AppState,
+    tenant: &Tenant,
+    spec: TicketSpec,
+    key: Option<&KeyRef>,
+) -> Result<StoredResponse, ApiError> {
+    let TicketSpec {
+        player,
+        name,
+        ruleset,
+        clock,
+        sizes,
+        asynchronous,
+        webhook_url,
+    } = spec;
+    if let Some(url) = &webhook_url {
+        check_host(&url.0, state.asynchronous.webhook_allow_private).await?;
+    }
+    let rating = player_rating(state, tenant, ruleset.variant(), player.as_ref()).await?;
+    let settings = &state.matchmaking;
+    let ttl = if asynchronous {
+        settings.async_ticket_ttl
+    } else {
+        settings.ticket_ttl
+    };
+    let now = now_ms();
+    let webhook_secret = webhook_url.as_ref().map(|_| new_secret());
+    let ticket = TicketRow {
+        tenant: tenant.as_str().to_owned(),
+        id: Uuid::new_v4(),
+        player: player.map(String::from),
+        name,
+        variant: ruleset.variant().id().to_owned(),
+        rules: serde_json::to_string(&StoredRules {
+            ruleset: ruleset.clone(),
+            clock,
+        })?,
+        sizes: serde_json::to_string(&sizes.iter().collect::<Vec<_>>())?,
+        asynchronous,
+        rating_mean: rating.mean,
+        rating_deviation: rating.deviation,
+        webhook_url: webhook_url.map(|u| u.0.to_string()),
+        webhook_secret: webhook_secret.clone(),
+        status: TicketStatus::Waiting,
+        created_at: now,
+        expires_at: now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX)),
+        matched_at: None,
+        game_id: None,
+        seat: None,
+        plan: None,
+    };
+    let response = StoredResponse {
+        status: 201,
+        etag: None,
+        body: serde_json::to_vec(&TicketResponse {
+            ticket: view(state, &ticket, now).await?,
+            webhook_secret,
+        })?,
+    };
+    state.db.create_ticket(&ticket, key.map(|k| (k, &response))).await?;
+    tracing::debug!(ticket = %ticket.id, tenant = %ticket.tenant, variant = %ticket.variant, "ticket queued");
+    Ok(response)
+}
+
+/// Ticket `id`, as its holder reads it: of `tenant` only, when the request has a server key.
+///
+/// # Errors
+/// `ticket_not_found`; the store's failure.
+pub async fn ticket(state: &AppState, tenant: Option<&Tenant>, id: Uuid) -> Result<TicketView, ApiError> {
+    let row = state
+        .db
+        .ticket(tenant.map(Tenant::as_str), id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    view(state, &row, now_ms()).await
+}
+
+/// Cancels ticket `id` (of `tenant` only, when the request has a server key): done when it was
+/// waiting, and when it was cancelled or expired before.
+///
+/// # Errors
+/// `ticket_not_found`; `ticket_matched` for a ticket seated at a table; the store's failure.
+pub async fn cancel_ticket(state: &AppState, tenant: Option<&Tenant>, id: Uuid) -> Result<(), ApiError> {
+    match state.db.cancel_ticket(tenant.map(Tenant::as_str), id).await? {
+        None => Err(not_found(id)),
+        Some(TicketStatus::Cancelled | TicketStatus::Expired) => Ok(()),
+        Some(TicketStatus::Placing | TicketStatus::Matched) => Err(ApiError::conflict(
+            Code::TicketMatched,
+            "this ticket is seated at a table already: play the game, or leave it",
+        )),
+        Some(TicketStatus::Waiting) => Err(ApiError::unexpected(StoreError::Database(sqlx::Error::Protocol(
+            "a waiting ticket was not cancelled".into(),
+        )))),
+    }
+}
+
+fn not_found(id: Uuid) -> ApiError {
+    ApiError::not_found(Code::TicketNotFound, format!("no ticket {id}"))
+}
+
+/// The view of ticket `row` at `now` (unix ms): for a matched ticket, its seat's token of the
+/// seat's current generation, read from its game.
+async fn view(state: &AppState, row: &TicketRow, now: i64) -> Result<TicketView, ApiError> {
+    let (status, until) = match row.status {
+        TicketStatus::Waiting | TicketStatus::Placing => (TicketState::Waiting, now.min(row.expires_at)),
+        TicketStatus::Matched => (TicketState::Matched, row.matched_at.unwrap_or(now)),
+        TicketStatus::Expired => (TicketState::Expired, row.expires_at),
+        TicketStatus::Cancelled => (TicketState::Cancelled, now.min(row.expires_at)),
+    };
+    let matched = match (row.status, row.game_id, row.seat) {
+        (TicketStatus::Matched, Some(game), Some(seat)) => {
+            let seat = u8::try_from(seat).map_err(ApiError::unexpected)?;
+            let generation = match state.db.game(game).await? {
+                Some(g) => HostedGame::load(g.id, &g.state)?
+                    .seats
+                    .get(usize::from(seat))
+                    .map_or(0, |s| s.generation),
+                None => 0,
+            };
+            Some(TicketMatch {
+                game_id: game,
+                seat,
+                token: state.keys.issue(game, seat, generation)?,
+            })
+        }
+        _ => None,
+    };
+    let variant: Variant = row.variant.parse().map_err(ApiError::unexpected)?;
+    let time = |ms: i64| rfc3339_us(ms.saturating_mul(1000)).unwrap_or_default();
+    Ok(TicketView {
+        id: row.id,
+        status,
+        variant,
+        sizes: serde_json::from_str(&row.sizes)?,
+        asynchronous: row.asynchronous,
+        created_at: time(row.created_at),
+        expires_at: time(row.expires_at),
+        waited_seconds: (until - row.created_at).max(0) / 1000,
+        matched,
+    })
+}
+
+/// The live view of ticket `id`: a `ticket` event now and at each change of its status, the
+/// stream ending once it is matched, expired or cancelled.
+///
+/// # Errors
+/// `ticket_not_found`; `too_many_streams`; the store's failure.
+pub async fn ticket_events(
+    state: web::Data<AppState>,
+    tenant: Option<Tenant>,
+    id: Uuid,
+) -> Result<impl Stream<Item = Result<Bytes, Infallible>> + use<>, ApiError> {
+    // Subscribed before the first read, so that no change after it is missed.
+    let subscription = state.live.subscribe(id)?;
+    let first = ticket(&state, tenant.as_ref(), id).await?;
+    let open = state.metrics.stream_opened();
+    let start = Follow {
+        next: Some(first),
+        sub: subscription,
+        state,
+        tenant,
+        sent: None,
+        done: false,
+        _open: open,
+    };
+    Ok(futures_util::stream::unfold(start, move |mut f| async move {
+        if f.done {
+            return None;
+        }
+        loop {
+            if let Some(view) = f.next.take()
+                && f.sent != Some(view.status)
+            {
+                f.done = view.status != TicketState::Waiting;
+                f.sent = Some(view.status);
+                let data = serde_json::to_string(&view).unwrap_or_default();
+                return Some((Ok(Bytes::from(format!("event: ticket\ndata: {data}\n\n"))), f));
+            }
+            let heartbeat = tokio::time::sleep(Duration::from_secs(15));
+            let woken = tokio::select! {
+                _ = f.sub.closing.wait_for(|c| *c) => Woken::Closing,
+                signal = f.sub.signals.recv() => match signal {
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => Woken::Closing,
+                    // A change, a listener that reconnected, or a stream behind: read it again.
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => Woken::Changed,
+                },
+                () = heartbeat => Woken::Idle,
+            };
+            match woken {
+                Woken::Closing => return None,
+                Woken::Idle => return Some((Ok(Bytes::from_static(b": heartbeat\n\n")), f)),
+                Woken::Changed => {}
+            }
+            match ticket(&f.state, f.tenant.as_ref(), id).await {
+                Ok(view) => f.next = Some(view),
+                Err(e) => {
+                    tracing::warn!(ticket = %id, error = %e, "ticket stream cannot read the database");
+                    f.done = true;
+                    let chunk = "event: error\ndata: {\"code\":\"service_unavailable\"}\nretry: 1000\n\n";
+                    return Some((Ok(Bytes::from_static(chunk.as_bytes())), f));
+                }
+            }
+        }
+    }))
+}
+
+/// A ticket stream's state between two messages.
+struct Follow {
+    /// A view read and not yet compared with the last one sent.
+    next: Option<TicketView>,
+    sub: Subscription,
+    state: web::Data<AppState>,
+    tenant: Option<Tenant>,
+    /// The status last sent.
+    sent: Option<TicketState>,
+    /// The last message is sent: the stream ends.
+    done: bool,
+    /// Counted in `continental_open_streams` while the stream lives.
+    _open: crate::metrics::StreamGuard,
+}
+
+/// What woke a ticket stream.
+enum Woken {
+    Closing,
+    Changed,
+    Idle,
+}
+
+/// The rating a ticket of `player` carries: the player's in the variant at `tenant` (a new
+/// player's when none is stored), or a new player's for a ticket that names none.
+async fn player_rating(
+    state: &AppState,
+    tenant: &Tenant,
+    variant: Variant,
+    player: Option<&PlayerId>,
+) -> Result<Rating, ApiError> {
+    let Some(player) = player else {
+        return Ok(Rating::initial());
+    };
+    let rated = state
+        .db
+        .ratings(tenant.as_str(), variant, &[Participant::Player(player.clone())])
+        .await?;
+    Ok(rated.first().map_or_else(Rating::initial, |(_, r)| *r))
+}
+
+/// The bot levels that may fill a table of `variant` for `tenant`, with their ratings there:
+/// those this server seats.
+async fn bot_levels(state: &AppState, tenant: &str, variant: Variant) -> Result<BotLevels, ApiError> {
+    let seated: Vec<Participant> = Level::iter()
+        .filter(|l| state.bots.may_seat([*l]).is_ok())
+        .map(Participant::Bot)
+        .collect();
+    let rated = state.db.ratings(tenant, variant, &seated).await?;
+    Ok(BotLevels::new(rated.into_iter().filter_map(|(p, rating)| match p {
+        Participant::Bot(level) => Some((variant, level, rating)),
+        Participant::Player(_) => None,
+    })))
+}
+
+/// The matching settings as the matcher takes them.
+fn match_rules(state: &AppState) -> MatchRules {
+    MatchRules {
+        bots_after: state.matchmaking.bots_after,
+        ..MatchRules::default()
+    }
+}
+
+/// One matching pass: makes the games of tables left `placing` by a replica that stopped, then
+/// matches every pool with waiting tickets. Returns how many games this replica made.
+///
+/// # Errors
+/// The store's failure to list the work (a pool or a game that fails is logged and tried again
+/// next pass).
+pub async fn match_pass(state: &AppState) -> Result<usize, ApiError> {
+    let now = now_ms();
+    let mut made = 0;
+    let stale = state.db.placing(now - PLACING_GRACE_MS).await?;
+    for (game, tickets) in by_game(stale) {
+        match place(state, game, &tickets).await {
+            Ok(created) => made += usize::from(created),
+            Err(e) => tracing::warn!(game = %game, error = %e, "a matched table's game could not be made; trying again next pass"),
+        }
+    }
+    for pool in state.db.waiting_pools().await? {
+        match match_pool(state, &pool, now).await {
+            Ok(created) => made += created,
+            Err(e) => tracing::warn!(tenant = %pool.tenant, error = %e, "a pool of tickets could not be matched; trying again next pass"),
+        }
+    }
+    Ok(made)
+}
+
+/// Matches one pool at `now` and makes the games of the tables formed.
+async fn match_pool(state: &AppState, pool: &Pool, now: i64) -> Result<usize, ApiError> {
+    let rules: StoredRules = serde_json::from_str(&pool.rules)?;
+    let bots = bot_levels(state, &pool.tenant, rules.ruleset.variant()).await?;
+    let settings = match_rules(state);
+    let decided = state
+        .db
+        .match_pool(pool, |rows| decide(rows, &rules, &bots, &settings, now))
+        .await?;
+    let Some((rows, decision)) = decided else {
+        return Ok(0);
+    };
+    if !decision.expired.is_empty() {
+        tracing::info!(tenant = %pool.tenant, expired = decision.expired.len(), "tickets expired");
+    }
+    let seated: BTreeMap<Uuid, &Placement> = decision.placed.iter().map(|p| (p.ticket, p)).collect();
+    let placed = rows
+        .into_iter()
+        .filter_map(|mut t| {
+            let p = seated.get(&t.id)?;
+            t.status = TicketStatus::Placing;
+            t.game_id = Some(p.game);
+            t.seat = Some(p.seat);
+            t.plan = Some(p.plan.clone());
+            Some(t)
+        })
+        .collect();
+    let mut made = 0;
+    for (game, tickets) in by_game(placed) {
+        match place(state, game, &tickets).await {
+            Ok(created) => made += usize::from(created),
+            // Left `placing`: the next pass makes it.
+            Err(e) => tracing::warn!(game = %game, error = %e, "a matched table's game could not be made; trying again next pass"),
+        }
+    }
+    Ok(made)
+}
+
+/// Tickets grouped by their planned game.
+fn by_game(tickets: Vec<TicketRow>) -> BTreeMap<Uuid, Vec<TicketRow>> {
+    let mut games: BTreeMap<Uuid, Vec<TicketRow>> = BTreeMap::new();
+    for t in tickets {
+        if let Some(game) = t.game_id {
+            games.entry(game).or_default().push(t);
+        }
+    }
+    games
+}
+
+/// What a pass does with a pool's waiting tickets at `now`: those past their time expire; the
+/// others meet as `match_tickets` forms tables, each given a fresh game id.
+fn decide(
+    rows: &[TicketRow],
+    rules: &StoredRules,
+    bots: &BotLevels,
+    settings: &MatchRules,
+    now: i64,
+) -> Result<PoolDecision, ApiError> {
+    let mut decision = PoolDecision::default();
+    let mut waiting = Vec::with_capacity(rows.len());
+    for row in rows {
+        if row.expires_at <= now {
+            decision.expired.push(row.id);
+        } else {
+            waiting.push(ticket_of(row, rules)?);
+        }
+    }
+    let at = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(now) * 1_000_000)
+        .map_err(ApiError::unexpected)?;
+    for table in match_tickets(&waiting, bots, settings, at) {
+        let game = Uuid::new_v4();
+        let plan: Vec<PlanSeat> = table
+            .seats
+            .iter()
+            .map(|s| match s {
+                MatchSeat::Person(id) => PlanSeat::Ticket(*id),
+                MatchSeat::Bot { level, .. } => PlanSeat::Bot(*level),
+            })
+            .collect();
+        let text = serde_json::to_string(&plan)?;
+        for (seat, s) in plan.iter().enumerate() {
+            if let PlanSeat::Ticket(ticket) = s {
+                decision.placed.push(Placement {
+                    ticket: *ticket,
+                    game,
+                    seat: i64::try_from(seat).map_err(ApiError::unexpected)?,
+                    plan: text.clone(),
+                });
+            }
+        }
+    }
+    Ok(decision)
+}
+
+/// Stored ticket `row` as the matcher takes it.
+fn ticket_of(row: &TicketRow, rules: &StoredRules) -> Result<Ticket, ApiError> {
+    let sizes: Vec<usize> = serde_json::from_str(&row.sizes)?;
+    Ok(Ticket {
+        id: row.id,
+        player: row
+            .player
+            .clone()
+            .map(PlayerId::try_from)
+            .transpose()
+            .map_err(ApiError::unexpected)?,
+        name: row.name.clone(),
+        rating: Rating {
+            mean: row.rating_mean,
+            deviation: row.rating_deviation,
+        },
+        ruleset: rules.ruleset.clone(),
+        sizes: TableSizes::new(&rules.ruleset, sizes).map_err(ApiError::unexpected)?,
+        asynchronous: row.asynchronous,
+        waiting_since: time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(row.created_at) * 1_000_000)
+            .map_err(ApiError::unexpected)?,
+    })
+}
+
+/// Makes game `game` from its seated `tickets` unless it exists (another replica made it
+/// first), then marks them `matched`. Returns whether this call made it.
+async fn place(state: &AppState, game: Uuid, tickets: &[TicketRow]) -> Result<bool, ApiError> {
+    let first = tickets.first().ok_or_else(|| ApiError::unexpected("a table without tickets"))?;
+    let tenant = first.tenant.clone();
+    if state.db.game(game).await?.is_some() {
+        state.db.placed(&tenant, game).await?;
+        return Ok(false);
+    }
+    let plan: Vec<PlanSeat> = serde_json::from_str(first.plan.as_deref().unwrap_or("[]"))?;
+    let rules: StoredRules = serde_json::from_str(&first.rules)?;
+    let by_id: BTreeMap<Uuid, &TicketRow> = tickets.iter().map(|t| (t.id, t)).collect();
+    let keyed = state.server_keys.enabled();
+    let mut seats = Vec::with_capacity(plan.len());
+    let mut matched = Vec::new();
+    let mut webhook = None;
+    for (i, s) in plan.iter().enumerate() {
+        let seat = u8::try_from(i).map_err(ApiError::unexpected)?;
+        let record = match s {
+            PlanSeat::Ticket(id) => {
+                let t = by_id
+                    .get(id)
+                    .ok_or_else(|| ApiError::unexpected(format!("ticket {id} of game {game} is not seated")))?;
+                if webhook.is_none() {
+                    webhook = t.webhook_url.clone().zip(t.webhook_secret.clone());
+                }
+                // The tickets and players reach the studio's webhook only: on a server open to
+                // anyone, the webhook of one ticket is no one else's to see.
+                matched.push(MatchedSeat {
+                    seat,
+                    ticket: keyed.then_some(*id),
+                    player: t.player.clone().filter(|_| keyed),
+                });
+                // A keyed ticket names its player (checked when the ticket was made).
+                let player = match t.player.as_deref().filter(|_| keyed) {
+                    Some(p) => Some(PlayerId::try_from(p).map_err(ApiError::unexpected)?),
+                    None => None,
+                };
+                SeatRecord {
+                    name: Some(t.name.clone()),
+                    player,
+                    ..seat_record(SeatKind::Player, None)
+                }
+            }
+            PlanSeat::Bot(level) => seat_record(SeatKind::Bot, Some(*level)),
+        };
+        seats.push(record);
+    }
+    let config = GameConfig {
+        ruleset: rules.ruleset.clone(),
+        players: seats.len(),
+        first_dealer: None,
+        stacked_decks: None,
+        start_year: None,
+    };
+    let mut table = HostedGame::new(config, random_seed(), seats)?;
+    table.set_clock(rules.clock);
+    // A studio's table names a player at every person's seat: it is rated.
+    table.rated = keyed;
+    table.check_players()?;
+    super::ratings::rate_seats(state, &tenant, &mut table).await?;
+    let started = table.start_if_full(super::utc_year())?;
+    let now = now_ms();
+    table.rearm(started.turn_passed, now, state.second_ms());
+    let version = 1 + started.actions;
+    super::count_refused(&state.metrics, &started);
+    let events: Applied = started.after([Logged::Table(TableEvent::Matched { seats: matched })]);
+    let deadline = table.due_at(now, state.second_ms());
+    let new = new_game(game, &tenant, &table, version, events, webhook, deadline)?;
+    let created = state.db.create_game(&new, None).await?;
+    state.db.placed(&tenant, game).await?;
+    if created {
+        state.metrics.game_created(&new.game.variant);
+        state.outbox.notify_one();
+        if table.bot_due().is_some() {
+            state.bots.wake(game);
+        }
+        state.pace.arm(game, table.bot_at);
+        tracing::info!(game = %game, tenant = %tenant, tickets = tickets.len(), "quick play table made");
+    }
+    Ok(created)
+}
+
+/// A seat of `kind`, with a bot's `level`, no one having sat there before.
+fn seat_record(kind: SeatKind, level: Option<Level>) -> SeatRecord {
+    SeatRecord {
+        name: None,
+        kind,
+        generation: 0,
+        timeouts: 0,
+        level,
+        autopilot: None,
+        reserved: false,
+        reserve_ms: None,
+        player: None,
+        rating: None,
+    }
+}
+
+/// The matching pass each replica runs, every `interval`; a slow pass is logged with how many
+/// games it made and how long it took.
+pub async fn match_periodically(state: web::Data<AppState>, interval: Duration) {
+    let mut tick = tokio::time::interval(interval);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let started = Instant::now();
+        match match_pass(&state).instrument(traces::pass("matchmaking")).await {
+            Ok(games) => {
+                if let Some(took_ms) = state.slow_pass(started) {
+                    tracing::warn!(games, took_ms, "slow matching pass");
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, took_ms = started.elapsed().as_millis(), "matching pass failed")
+            }
+        }
+    }
+}

@@ -1,0 +1,450 @@
+//! Quick play's tickets in the store ([`Tickets`]): one text of SQL for PostgreSQL (one server or
+//! a Citus cluster, where `tickets` is distributed by tenant) and SQLite, like `sql.rs`.
+//!
+//! The matching pass takes a pool (a tenant's waiting tickets of equal rules and asynchrony)
+//! in one transaction: a per-pool advisory lock tried, not waited for, so that one replica
+//! matches a pool at a time; its waiting tickets locked `FOR UPDATE SKIP LOCKED`, so that a
+//! cancel in flight is passed over rather than waited on; the tables it forms written onto the
+//! tickets (`placing`, with the planned game and seat) before the transaction commits. The
+//! games are made after, each idempotently, and only then are its tickets `matched`.
+
+use sha2::{Digest, Sha256};
+use sqlx::{AssertSqlSafe, QueryBuilder, Row};
+use uuid::Uuid;
+
+use super::hub::{Signal, note};
+use super::sql::{PG_SKIP_LOCKED, SQLITE_SKIP_LOCKED, key_insert, key_taken, now, push_key_values};
+use super::write;
+use super::{KeyRef, PgStore, SqliteStore, StoreError, StoredResponse};
+use crate::domain::TicketStatus;
+
+/// Most waiting tickets of one pool a pass takes at once: the matcher's work stays bounded
+/// whatever the queue holds; the rest wait for the next pass.
+pub const POOL_BATCH: i64 = 10_000;
+
+/// A ticket as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TicketRow {
+    /// Whose: the tenant of the server key that queued it (`""` without server keys).
+    pub tenant: String,
+    /// Its id, the capability to read or cancel it.
+    pub id: Uuid,
+    /// The studio's player, with a server key.
+    pub player: Option<String>,
+    /// The name the table shows.
+    pub name: String,
+    /// The variant's id.
+    pub variant: String,
+    /// The ruleset and turn clock as JSON: only tickets with equal rules meet.
+    pub rules: String,
+    /// The table sizes accepted, as a JSON array.
+    pub sizes: String,
+    /// Whether the player plays asynchronously.
+    pub asynchronous: bool,
+    /// The player's rating mean when queued.
+    pub rating_mean: f64,
+    /// The player's rating deviation when queued.
+    pub rating_deviation: f64,
+    /// Where its game's events go, if anywhere.
+    pub webhook_url: Option<String>,
+    /// The secret they are signed with.
+    pub webhook_secret: Option<String>,
+    /// Where it is.
+    pub status: TicketStatus,
+    /// When it was queued (unix ms).
+    pub created_at: i64,
+    /// When it expires if still waiting (unix ms).
+    pub expires_at: i64,
+    /// When the matching pass seated it (unix ms).
+    pub matched_at: Option<i64>,
+    /// Its game, once seated.
+    pub game_id: Option<Uuid>,
+    /// Its seat there.
+    pub seat: Option<i64>,
+    /// The table its game is made from (JSON), once seated.
+    pub plan: Option<String>,
+}
+
+/// The tickets that may meet: one tenant's, of equal rules and asynchrony.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Pool {
+    /// The tenant.
+    pub tenant: String,
+    /// The rules, as stored.
+    pub rules: String,
+    /// Live or asynchronous.
+    pub asynchronous: bool,
+}
+
+impl Pool {
+    /// The advisory lock's key of this pool: one replica matches a pool at a time.
+    fn lock_key(&self) -> i64 {
+        let digest = Sha256::digest(format!(
+            "continental:matchmaking\n{}\n{}\n{}",
+            self.tenant, self.rules, self.asynchronous
+        ));
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(&digest[..8]);
+        i64::from_be_bytes(bytes)
+    }
+}
+
+/// A ticket seated by the matching pass.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placement {
+    /// The ticket.
+    pub ticket: Uuid,
+    /// The game planned for its table.
+    pub game: Uuid,
+    /// Its seat there.
+    pub seat: i64,
+    /// The table, as JSON (the same for every ticket of it).
+    pub plan: String,
+}
+
+/// What a pass decided for a pool's waiting tickets.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PoolDecision {
+    /// Tickets past their time: expired.
+    pub expired: Vec<Uuid>,
+    /// Tickets seated at the tables formed.
+    pub placed: Vec<Placement>,
+}
+
+/// Quick play's tickets, as the service asks for them.
+#[expect(async_fn_in_trait, reason = "used only inside this crate, on concrete types")]
+pub trait Tickets {
+    /// Queues `ticket`, and in the same transaction keeps the response of the request's
+    /// idempotency key, if it has one. [`StoreError::AlreadyWaiting`] (nothing written) when
+    /// its player has a waiting ticket already.
+    async fn create_ticket(
+        &self,
+        ticket: &TicketRow,
+        key: Option<(&KeyRef, &StoredResponse)>,
+    ) -> Result<(), StoreError>;
+    /// Ticket `id`, of `tenant` only when given.
+    async fn ticket(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TicketRow>, StoreError>;
+    /// Cancels ticket `id` (of `tenant` only when given) if it is waiting. Returns its status
+    /// after: `Cancelled` when cancelled now or before, else the status that kept it (a ticket
+    /// seated, or expired); `None` when there is no such ticket.
+    async fn cancel_ticket(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TicketStatus>, StoreError>;
+    /// The pools that have waiting tickets, read without a lock.
+    async fn waiting_pools(&self) -> Result<Vec<Pool>, StoreError>;
+    /// One pass over `pool`, in one transaction: its waiting tickets (those no other
+    /// transaction holds, oldest first, at most [`POOL_BATCH`]) handed to `decide`, and what it
+    /// decides written before the commit; those tickets are returned with the decision. `None`
+    /// when another replica is matching the pool.
+    async fn match_pool<E, F>(&self, pool: &Pool, decide: F) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>;
+    /// Tickets seated at or before `before` (unix ms) whose game is not known to exist: a
+    /// replica may have stopped between the seating and the game.
+    async fn placing(&self, before: i64) -> Result<Vec<TicketRow>, StoreError>;
+    /// Game `game` of `tenant` exists: its tickets are `matched`.
+    async fn placed(&self, tenant: &str, game: Uuid) -> Result<(), StoreError>;
+}
+
+/// The columns of a ticket row, as [`ticket_row`] reads them.
+const TICKET_FIELDS: &str = "tenant, id, player, name, variant, rules, sizes, async, rating_mean, rating_deviation, \
+    webhook_url, webhook_secret, status, created_at, expires_at, matched_at, game_id, seat, plan";
+
+/// A ticket read by the names of [`TICKET_FIELDS`].
+fn ticket_row<R: Row>(r: &R) -> Result<TicketRow, StoreError>
+where
+    for<'a> &'a str: sqlx::ColumnIndex<R>,
+    Uuid: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    String: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    bool: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    f64: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    i64: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    Option<Uuid>: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    Option<String>: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    Option<i64>: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+{
+    let status: String = r.try_get("status")?;
+    Ok(TicketRow {
+        tenant: r.try_get("tenant")?,
+        id: r.try_get("id")?,
+        player: r.try_get("player")?,
+        name: r.try_get("name")?,
+        variant: r.try_get("variant")?,
+        rules: r.try_get("rules")?,
+        sizes: r.try_get("sizes")?,
+        asynchronous: r.try_get("async")?,
+        rating_mean: r.try_get("rating_mean")?,
+        rating_deviation: r.try_get("rating_deviation")?,
+        webhook_url: r.try_get("webhook_url")?,
+        webhook_secret: r.try_get("webhook_secret")?,
+        status: TicketStatus::named(&status).ok_or_else(|| {
+            StoreError::Database(sqlx::Error::Decode(
+                format!("no ticket status is named {status:?}").into(),
+            ))
+        })?,
+        created_at: r.try_get("created_at")?,
+        expires_at: r.try_get("expires_at")?,
+        matched_at: r.try_get("matched_at")?,
+        game_id: r.try_get("game_id")?,
+        seat: r.try_get("seat")?,
+        plan: r.try_get("plan")?,
+    })
+}
+
+/// A failed insert of a ticket: the index of one waiting ticket per player is
+/// [`StoreError::AlreadyWaiting`].
+fn already_waiting(e: sqlx::Error) -> StoreError {
+    match &e {
+        sqlx::Error::Database(db)
+            if db.is_unique_violation()
+                && db
+                    .constraint()
+                    .is_none_or(|c| c == "tickets_one_waiting_per_player") =>
+        {
+            StoreError::AlreadyWaiting
+        }
+        _ => StoreError::from(e),
+    }
+}
+
+impl PgStore {
+    /// Tries the pool's advisory lock for the rest of `tx`; `false` when another replica holds it.
+    async fn lock_pool(tx: &mut sqlx::PgConnection, pool: &Pool) -> Result<bool, StoreError> {
+        Ok(sqlx::query_scalar("SELECT pg_try_advisory_xact_lock($1)")
+            .bind(pool.lock_key())
+            .fetch_one(&mut *tx)
+            .await?)
+    }
+
+    /// Announces, in `tx` (heard only if it commits), that tickets `ids` changed: their
+    /// streams read them again.
+    async fn notify_tickets(tx: &mut sqlx::PgConnection, ids: &[Uuid]) -> Result<(), StoreError> {
+        for id in ids {
+            sqlx::query("SELECT pg_notify('continental_events', $1)")
+                .bind(note(*id, 0, &[]))
+                .execute(&mut *tx)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Nothing to do: `NOTIFY` in the transaction announced the change on commit.
+    fn tickets_changed(&self, _ids: &[Uuid]) {}
+}
+
+impl SqliteStore {
+    /// One process writes SQLite, under `BEGIN IMMEDIATE`: no other replica to keep out.
+    async fn lock_pool(_tx: &mut sqlx::SqliteConnection, _pool: &Pool) -> Result<bool, StoreError> {
+        Ok(true)
+    }
+
+    /// Nothing in the transaction: [`SqliteStore::tickets_changed`] tells after the commit.
+    async fn notify_tickets(_tx: &mut sqlx::SqliteConnection, _ids: &[Uuid]) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Tells this process's ticket streams that tickets `ids` changed.
+    fn tickets_changed(&self, ids: &[Uuid]) {
+        for id in ids {
+            self.live.publish(*id, Signal::Resync);
+        }
+    }
+}
+
+/// The one SQL text of both stores' tickets, with how a transaction that will write begins and
+/// how a claim skips rows another transaction holds.
+macro_rules! ticket_store {
+    ($store:ty, $db:ty, $begin:literal, $skip_locked:expr) => {
+        impl Tickets for $store {
+            async fn create_ticket(
+                &self,
+                t: &TicketRow,
+                key: Option<(&KeyRef, &StoredResponse)>,
+            ) -> Result<(), StoreError> {
+                let mut tx = self.pool.begin_with($begin).await?;
+                sqlx::query(
+                    "INSERT INTO tickets (tenant, id, player, name, variant, rules, sizes, async, rating_mean, \
+                     rating_deviation, webhook_url, webhook_secret, status, created_at, expires_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+                )
+                .bind(&t.tenant)
+                .bind(t.id)
+                .bind(&t.player)
+                .bind(&t.name)
+                .bind(&t.variant)
+                .bind(&t.rules)
+                .bind(&t.sizes)
+                .bind(t.asynchronous)
+                .bind(t.rating_mean)
+                .bind(t.rating_deviation)
+                .bind(&t.webhook_url)
+                .bind(&t.webhook_secret)
+                .bind(t.status.as_str())
+                .bind(t.created_at)
+                .bind(t.expires_at)
+                .execute(&mut *tx)
+                .await
+                .map_err(already_waiting)?;
+                if let Some((key, response)) = key {
+                    let kept = write::kept(key, response, now());
+                    let mut insert = QueryBuilder::<$db>::new(key_insert(kept.table));
+                    push_key_values(&mut insert, &kept);
+                    insert.build().execute(&mut *tx).await.map_err(|e| key_taken(e, None))?;
+                }
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn ticket(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TicketRow>, StoreError> {
+                let of_tenant = if tenant.is_some() { " AND tenant = $2" } else { "" };
+                let mut query = sqlx::query(AssertSqlSafe(format!(
+                    "SELECT {TICKET_FIELDS} FROM tickets WHERE id = $1{of_tenant}"
+                )))
+                .bind(id);
+                if let Some(tenant) = tenant {
+                    query = query.bind(tenant);
+                }
+                let row = query.fetch_optional(&self.pool).await?;
+                row.map(|r| ticket_row(&r)).transpose()
+            }
+
+            async fn cancel_ticket(
+                &self,
+                tenant: Option<&str>,
+                id: Uuid,
+            ) -> Result<Option<TicketStatus>, StoreError> {
+                let of_tenant = if tenant.is_some() { " AND tenant = $2" } else { "" };
+                let mut tx = self.pool.begin_with($begin).await?;
+                // Waits for a matching pass that holds the ticket, then finds it seated.
+                let mut cancel = sqlx::query(AssertSqlSafe(format!(
+                    "UPDATE tickets SET status = 'cancelled' WHERE id = $1{of_tenant} AND status = 'waiting'"
+                )))
+                .bind(id);
+                if let Some(tenant) = tenant {
+                    cancel = cancel.bind(tenant);
+                }
+                let cancelled = cancel.execute(&mut *tx).await?.rows_affected() > 0;
+                if cancelled {
+                    Self::notify_tickets(&mut tx, &[id]).await?;
+                }
+                tx.commit().await?;
+                if cancelled {
+                    self.tickets_changed(&[id]);
+                    return Ok(Some(TicketStatus::Cancelled));
+                }
+                Ok(self.ticket(tenant, id).await?.map(|t| t.status))
+            }
+
+            async fn waiting_pools(&self) -> Result<Vec<Pool>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT DISTINCT tenant, rules, async FROM tickets WHERE status = 'waiting'",
+                )
+                .fetch_all(&self.pool)
+                .await?;
+                let mut pools = rows
+                    .iter()
+                    .map(|r| {
+                        Ok(Pool {
+                            tenant: r.try_get("tenant")?,
+                            rules: r.try_get("rules")?,
+                            asynchronous: r.try_get("async")?,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, StoreError>>()?;
+                pools.sort();
+                Ok(pools)
+            }
+
+            async fn match_pool<E, F>(&self, pool: &Pool, decide: F) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
+            where
+                E: From<StoreError>,
+                F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>,
+            {
+                let mut tx = self.pool.begin_with($begin).await.map_err(StoreError::from)?;
+                if !Self::lock_pool(&mut tx, pool).await? {
+                    return Ok(None);
+                }
+                let rows = sqlx::query(AssertSqlSafe(format!(
+                    "SELECT {TICKET_FIELDS} FROM tickets WHERE tenant = $1 AND status = 'waiting' AND rules = $2 \
+                     AND async = $3 ORDER BY created_at, id LIMIT {POOL_BATCH}{}",
+                    $skip_locked
+                )))
+                .bind(&pool.tenant)
+                .bind(&pool.rules)
+                .bind(pool.asynchronous)
+                .fetch_all(&mut *tx)
+                .await
+                .map_err(StoreError::from)?;
+                let tickets = rows.iter().map(ticket_row).collect::<Result<Vec<_>, _>>()?;
+                let decision = decide(&tickets)?;
+                for id in &decision.expired {
+                    sqlx::query("UPDATE tickets SET status = 'expired' WHERE tenant = $1 AND id = $2 AND status = 'waiting'")
+                        .bind(&pool.tenant)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(StoreError::from)?;
+                }
+                let at = super::now_ms();
+                for p in &decision.placed {
+                    let seated = sqlx::query(
+                        "UPDATE tickets SET status = 'placing', matched_at = $3, game_id = $4, seat = $5, plan = $6 \
+                         WHERE tenant = $1 AND id = $2 AND status = 'waiting'",
+                    )
+                    .bind(&pool.tenant)
+                    .bind(p.ticket)
+                    .bind(at)
+                    .bind(p.game)
+                    .bind(p.seat)
+                    .bind(&p.plan)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(StoreError::from)?;
+                    // Every ticket handed to `decide` is held by this transaction: one not
+                    // seated now would leave its table short, so nothing is written.
+                    if seated.rows_affected() != 1 {
+                        return Err(StoreError::Database(sqlx::Error::Protocol(format!(
+                            "ticket {} was not waiting when its table was formed",
+                            p.ticket
+                        )))
+                        .into());
+                    }
+                }
+                let changed: Vec<Uuid> = decision.expired.iter().copied().collect();
+                Self::notify_tickets(&mut tx, &changed).await?;
+                tx.commit().await.map_err(StoreError::from)?;
+                self.tickets_changed(&changed);
+                Ok(Some((tickets, decision)))
+            }
+
+            async fn placing(&self, before: i64) -> Result<Vec<TicketRow>, StoreError> {
+                let rows = sqlx::query(AssertSqlSafe(format!(
+                    "SELECT {TICKET_FIELDS} FROM tickets WHERE status = 'placing' AND matched_at <= $1 \
+                     ORDER BY matched_at, id LIMIT {POOL_BATCH}"
+                )))
+                .bind(before)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter().map(ticket_row).collect()
+            }
+
+            async fn placed(&self, tenant: &str, game: Uuid) -> Result<(), StoreError> {
+                let mut tx = self.pool.begin_with($begin).await?;
+                let ids: Vec<Uuid> = sqlx::query_scalar(
+                    "UPDATE tickets SET status = 'matched' WHERE tenant = $1 AND game_id = $2 \
+                     AND status = 'placing' RETURNING id",
+                )
+                .bind(tenant)
+                .bind(game)
+                .fetch_all(&mut *tx)
+                .await?;
+                Self::notify_tickets(&mut tx, &ids).await?;
+                tx.commit().await?;
+                self.tickets_changed(&ids);
+                Ok(())
+            }
+        }
+    };
+}
+
+ticket_store!(PgStore, sqlx::Postgres, "BEGIN", PG_SKIP_LOCKED);
+ticket_store!(SqliteStore, sqlx::Sqlite, "BEGIN IMMEDIATE", SQLITE_SKIP_LOCKED);

@@ -1,0 +1,192 @@
+//! Quick play on the wire: a ticket asked for, and a ticket as its holder reads it.
+
+use engine::{Ruleset, Variant};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::{Code, Invalid, SeatName, WebhookUrl, at_most};
+use crate::domain::{PlayerId, PlayerIdError, TableSizes, TicketError, TurnClock};
+
+/// The turn clock of an asynchronous ticket's game when its options set none: a day a turn,
+/// the pace of a game played between other things, with the webhook telling each turn.
+pub const ASYNC_TURN_SECONDS: u32 = 86_400;
+
+/// `POST /v1/matchmaking/tickets` request.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"player": "u-123", "name": "Ann", "variant": "may_i", "sizes": [2, 3, 4]}))]
+pub struct TicketRequest {
+    /// The studio's id of the player (with a server key, required; without server keys,
+    /// refused): 1 to 128 bytes, no control character.
+    #[serde(default)]
+    #[schema(example = "u-123", min_length = 1, max_length = 128)]
+    pub player: Option<String>,
+    /// The name the table shows: 1 to 40 characters, not all spaces, no control character.
+    #[schema(example = "Ann", min_length = 1, max_length = 40)]
+    pub name: String,
+    /// `may_i`, `contract_7`, `continental` or `push`.
+    #[schema(example = "may_i")]
+    pub variant: Variant,
+    /// The table sizes the player accepts, each one the variant seats (`422 size_not_seated`
+    /// otherwise).
+    #[serde(deserialize_with = "at_most::<16, _, _>")]
+    #[schema(min_items = 1, max_items = 16, example = json!([2, 3, 4]))]
+    pub sizes: Vec<usize>,
+    /// House options, as for `POST /v1/games` (the service's `turn_seconds` included): tickets
+    /// meet only with equal rules.
+    #[serde(default)]
+    #[schema(value_type = Option<super::options::HouseOptions>)]
+    pub options: Option<serde_json::Value>,
+    /// The player plays asynchronously (not connected; told of each turn by the studio's
+    /// webhook): met only with other asynchronous tickets, at a table with a turn clock
+    /// (`turn_seconds` of the options, else a day).
+    #[serde(default, rename = "async")]
+    pub asynchronous: bool,
+    /// Where the game's events go, as for `POST /v1/games`: the game takes the webhook of its
+    /// first ticket that has one.
+    #[serde(default)]
+    #[schema(example = "https://studio.example/continental/events", max_length = 2048)]
+    pub webhook_url: Option<String>,
+}
+
+/// A ticket as the service takes it.
+#[derive(Debug)]
+pub struct TicketSpec {
+    /// The studio's player, with a server key.
+    pub player: Option<PlayerId>,
+    /// The name the table shows.
+    pub name: String,
+    /// The variant and its options.
+    pub ruleset: Ruleset,
+    /// The turn clock of its game.
+    pub clock: TurnClock,
+    /// The sizes accepted.
+    pub sizes: TableSizes,
+    /// Live or asynchronous.
+    pub asynchronous: bool,
+    /// Where the game's events go (its host not yet checked).
+    pub webhook_url: Option<WebhookUrl>,
+}
+
+impl TicketRequest {
+    /// Parses the request; a `player` is required with a server key (`keyed`) and refused
+    /// without.
+    ///
+    /// # Errors
+    /// `player_needs_server_key`, `invalid_player`, `invalid_name`, the options' refusals,
+    /// `size_not_seated`, `invalid_webhook_url`.
+    pub fn parse(self, keyed: bool) -> Result<TicketSpec, Invalid> {
+        let player = match (keyed, self.player) {
+            (true, Some(id)) => Some(PlayerId::try_from(id).map_err(invalid_player)?),
+            (true, None) => {
+                return Err(Invalid::new(
+                    Code::InvalidPlayer,
+                    "a ticket queued with a server key names its `player`",
+                ));
+            }
+            (false, Some(_)) => {
+                return Err(Invalid::new(
+                    Code::PlayerNeedsServerKey,
+                    "`player` is taken only with a server key (X-Api-Key) on a server that has them",
+                ));
+            }
+            (false, None) => None,
+        };
+        let SeatName(name) = SeatName::try_from(self.name)?;
+        let (ruleset, mut clock) = super::options::read(self.variant, self.options)?;
+        if clock.bank_seconds.is_some() && clock.turn_seconds.is_none() {
+            return Err(Invalid::refused(
+                Code::InvalidOptions,
+                "`bank_seconds` is a reserve on the turn clock: it needs `turn_seconds`",
+            ));
+        }
+        if self.asynchronous && clock.turn_seconds.is_none() {
+            clock.turn_seconds = Some(ASYNC_TURN_SECONDS);
+        }
+        let sizes = TableSizes::new(&ruleset, self.sizes).map_err(|e| match e {
+            TicketError::NoSizes => Invalid::new(Code::InvalidBody, e.to_string()),
+            TicketError::SizeNotSeated { .. } => Invalid::refused(Code::SizeNotSeated, e.to_string()),
+        })?;
+        let webhook_url = self.webhook_url.map(WebhookUrl::try_from).transpose()?;
+        Ok(TicketSpec {
+            player,
+            name,
+            ruleset,
+            clock,
+            sizes,
+            asynchronous: self.asynchronous,
+            webhook_url,
+        })
+    }
+}
+
+/// A player id the studio sent that is not one.
+fn invalid_player(e: PlayerIdError) -> Invalid {
+    Invalid::new(Code::InvalidPlayer, format!("`player`: {e}"))
+}
+
+/// Where a ticket is, as its holder reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TicketState {
+    /// Waiting for a table (also while the table found is being made).
+    Waiting,
+    /// Seated: `match` says where.
+    Matched,
+    /// Nobody collected it in time.
+    Expired,
+    /// Cancelled.
+    Cancelled,
+}
+
+/// Where a matched ticket's player sits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TicketMatch {
+    /// The game.
+    pub game_id: Uuid,
+    /// The seat, from 0.
+    pub seat: u8,
+    /// The seat's token (as `POST /v1/games` gives a named seat).
+    pub token: String,
+}
+
+/// A ticket as its holder reads it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "0b7e3a52-5f0c-4d7e-9a43-2f7d1c9e8b10", "status": "waiting", "variant": "may_i",
+    "sizes": [2, 3, 4], "async": false, "created_at": "2026-11-28T06:00:00Z", "expires_at": "2026-11-28T06:10:00Z",
+    "waited_seconds": 12, "match": null}))]
+pub struct TicketView {
+    /// The ticket's id: whoever holds it reads and cancels the ticket.
+    pub id: Uuid,
+    /// `waiting`, `matched`, `expired` or `cancelled`.
+    pub status: TicketState,
+    /// The variant.
+    pub variant: Variant,
+    /// The table sizes accepted, smallest first.
+    pub sizes: Vec<usize>,
+    /// Whether the player plays asynchronously.
+    #[serde(rename = "async")]
+    pub asynchronous: bool,
+    /// When it was queued (RFC 3339).
+    pub created_at: String,
+    /// When it expires if nobody matches it (RFC 3339).
+    pub expires_at: String,
+    /// Whole seconds waited: until now while waiting, else until it was matched, expired or
+    /// cancelled.
+    pub waited_seconds: i64,
+    /// Where the player sits, once matched.
+    #[serde(rename = "match")]
+    pub matched: Option<TicketMatch>,
+}
+
+/// `POST /v1/matchmaking/tickets` response.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct TicketResponse {
+    /// The ticket.
+    pub ticket: TicketView,
+    /// With `webhook_url`: the key the game's deliveries are signed with (`whsec_<base64
+    /// key>`). Shown only here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_secret: Option<String>,
+}

@@ -1,0 +1,476 @@
+//! Quick play (docs/api.md#matchmaking): tickets queued, read, followed, cancelled, expired and
+//! matched into games, on one replica (SQLite, PostgreSQL), and on two replicas of one
+//! PostgreSQL database, one of them killed by SIGKILL while it matches.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use continental::config::MatchmakingSettings;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{Value, json};
+
+use crate::helpers::{
+    ACME, Api, BETA, Backend, Binary, STUDIO_KEYS, Spawn, TestApp, backends, connect, database_url,
+    drop_database, eventually, fresh_database, server_backends,
+};
+
+const TICKETS: &str = "/v1/matchmaking/tickets";
+
+/// How long the tickets of a test may take to be settled: a bound, not a measure.
+const SETTLED_WITHIN: Duration = Duration::from_secs(90);
+
+/// Quick play with tickets that expire after `ttl` seconds, bots after `bots_after` seconds (or
+/// never) and a pass every 50 ms.
+fn settings(bots_after: Option<u64>, ttl: u64) -> MatchmakingSettings {
+    MatchmakingSettings {
+        ticket_ttl: Duration::from_secs(ttl),
+        async_ticket_ttl: Duration::from_secs(ttl),
+        bots_after: bots_after.map(Duration::from_secs),
+        interval: Duration::from_millis(50),
+    }
+}
+
+/// The service on `backend` with these settings, with the studio tests' server keys when
+/// `keyed`.
+async fn spawn(backend: &Backend, matchmaking: MatchmakingSettings, keyed: bool) -> TestApp {
+    TestApp::spawn_with(
+        backend,
+        Spawn {
+            test_mode: true,
+            api_keys: if keyed { STUDIO_KEYS.into() } else { String::new() },
+            matchmaking: Some(matchmaking),
+            ..Spawn::default()
+        },
+    )
+    .await
+}
+
+/// Queues `body` (with server key `key`, if any); it must answer 201. Returns the ticket.
+async fn queue(api: &Api, key: Option<&str>, body: &Value) -> Value {
+    let reply = match key {
+        Some(key) => api.post_with_key(TICKETS, key, body, &[]).await,
+        None => api.post(TICKETS, body).await,
+    };
+    assert_eq!(reply.status.as_u16(), 201, "{body}: {}", reply.text());
+    let ticket = reply.json()["ticket"].clone();
+    assert_eq!(
+        reply.header("location").as_deref(),
+        Some(format!("{TICKETS}/{}", ticket["id"].as_str().expect("an id")).as_str()),
+        "the ticket's URL"
+    );
+    ticket
+}
+
+/// Ticket `id` as read with server key `key`, if any.
+async fn read(api: &Api, key: Option<&str>, id: &str) -> Value {
+    let path = format!("{TICKETS}/{id}");
+    let reply = match key {
+        Some(key) => api.get_with_key(&path, key).await,
+        None => api.get(&path).await,
+    };
+    assert_eq!(reply.status.as_u16(), 200, "{id}: {}", reply.text());
+    reply.json()
+}
+
+/// Waits until ticket `id` is no longer waiting, and returns it.
+async fn settled(api: &Api, key: Option<&str>, id: &str) -> Value {
+    eventually(SETTLED_WITHIN, "the ticket is settled", async || {
+        let ticket = read(api, key, id).await;
+        match ticket["status"].as_str() {
+            Some("waiting") => Err(ticket),
+            _ => Ok(ticket),
+        }
+    })
+    .await
+}
+
+/// The game of a matched ticket as its seat sees it.
+async fn seat_view(api: &Api, ticket: &Value) -> Value {
+    let m = &ticket["match"];
+    let game = m["game_id"].as_str().expect("a game");
+    let token = m["token"].as_str().expect("a token");
+    api.get_as(&format!("/v1/games/{game}"), token).await.ok("the seat's view")
+}
+
+/// The first event of a matched ticket's game, as its seat reads it.
+async fn first_event(api: &Api, ticket: &Value) -> Value {
+    let m = &ticket["match"];
+    let game = m["game_id"].as_str().expect("a game");
+    let token = m["token"].as_str().expect("a token");
+    let events = api
+        .get_as(&format!("/v1/games/{game}/events?limit=1"), token)
+        .await
+        .ok("the events");
+    events["events"][0]["event"].clone()
+}
+
+async fn delete(api: &Api, key: Option<&str>, id: &str) -> crate::helpers::Reply {
+    let headers: Vec<(&str, &str)> = key.map(|k| ("x-api-key", k)).into_iter().collect();
+    api.send("DELETE", &format!("{TICKETS}/{id}"), None, &headers).await
+}
+
+#[actix_web::test]
+async fn two_waiting_tickets_meet_at_one_table_and_each_reads_its_seat() {
+    for backend in backends() {
+        let app = spawn(&backend, settings(None, 600), false).await;
+        let ann = queue(&app, None, &json!({"name": "Ann", "variant": "may_i", "sizes": [2]})).await;
+        assert_eq!(ann["status"], "waiting", "{backend:?}");
+        assert_eq!(ann["match"], Value::Null, "{backend:?}");
+        assert_eq!(ann["sizes"], json!([2]), "{backend:?}");
+        let bob = queue(&app, None, &json!({"name": "Bob", "variant": "may_i", "sizes": [3, 2]})).await;
+        let ann = settled(&app, None, ann["id"].as_str().expect("an id")).await;
+        let bob = settled(&app, None, bob["id"].as_str().expect("an id")).await;
+        for t in [&ann, &bob] {
+            assert_eq!(t["status"], "matched", "{backend:?}: {t}");
+        }
+        assert_eq!(
+            ann["match"]["game_id"], bob["match"]["game_id"],
+            "{backend:?}: one table"
+        );
+        let seats: BTreeSet<u64> = [&ann, &bob]
+            .iter()
+            .map(|t| t["match"]["seat"].as_u64().expect("a seat"))
+            .collect();
+        assert_eq!(seats, BTreeSet::from([0, 1]), "{backend:?}: a seat each");
+        for (t, name) in [(&ann, "Ann"), (&bob, "Bob")] {
+            let view = seat_view(&app, t).await;
+            let seat = t["match"]["seat"].as_u64().expect("a seat");
+            assert_eq!(view["you"]["seat"].as_u64(), Some(seat), "{backend:?}: the token opens its seat");
+            assert_eq!(view["players"][seat as usize]["name"], name, "{backend:?}");
+            assert_eq!(view["players"].as_array().map(Vec::len), Some(2), "{backend:?}");
+            let first = first_event(&app, t).await;
+            assert_eq!(first["type"], "matched", "{backend:?}: the game's log starts with the match");
+            assert!(
+                first["seats"]
+                    .as_array()
+                    .expect("seats")
+                    .iter()
+                    .all(|s| s["ticket"].is_null() && s["player"].is_null()),
+                "{backend:?}: a seat never reads another's ticket: {first}"
+            );
+        }
+        // Seated: it stays.
+        delete(&app, None, ann["id"].as_str().expect("an id"))
+            .await
+            .assert_problem(409, "ticket_matched", "a matched ticket");
+        // The refusals of a ticket's request.
+        let rows = [
+            (json!({"name": "Cy", "variant": "push", "sizes": [3]}), 422, "size_not_seated", "push seats four"),
+            (json!({"name": "Cy", "variant": "may_i", "sizes": []}), 400, "invalid_body", "no size"),
+            (json!({"name": "Cy", "player": "u-1", "variant": "may_i", "sizes": [2]}), 400, "player_needs_server_key", "no keys"),
+            (json!({"name": "", "variant": "may_i", "sizes": [2]}), 400, "invalid_name", "no name"),
+            (json!({"name": "Cy", "variant": "may_i", "sizes": [2], "options": {"deuces_wild": 3}}), 400, "invalid_options", "a bad option"),
+        ];
+        for (body, status, code, why) in rows {
+            app.post(TICKETS, &body).await.assert_problem(status, code, why);
+        }
+        let unknown = uuid::Uuid::new_v4();
+        app.get(&format!("{TICKETS}/{unknown}"))
+            .await
+            .assert_problem(404, "ticket_not_found", "no such ticket");
+        delete(&app, None, &unknown.to_string())
+            .await
+            .assert_problem(404, "ticket_not_found", "no such ticket to cancel");
+        app.clean_up().await;
+    }
+}
+
+#[actix_web::test]
+async fn a_ticket_cancelled_or_expired_waits_no_more() {
+    for backend in backends() {
+        let app = spawn(&backend, settings(None, 2), false).await;
+        let cy = queue(&app, None, &json!({"name": "Cy", "variant": "contract_7", "sizes": [2]})).await;
+        let id = cy["id"].as_str().expect("an id").to_owned();
+        let mut stream = app.ticket_stream(&id).await;
+        let first = stream.next().await.expect("the ticket now");
+        assert_eq!(first.event, "ticket", "{backend:?}");
+        let now: Value = serde_json::from_str(&first.data).expect("JSON");
+        assert_eq!(now["status"], "waiting", "{backend:?}");
+        let cancelled = delete(&app, None, &id).await;
+        assert_eq!(cancelled.status.as_u16(), 204, "{backend:?}: {}", cancelled.text());
+        let change = stream.next().await.expect("the change");
+        let change: Value = serde_json::from_str(&change.data).expect("JSON");
+        assert_eq!(change["status"], "cancelled", "{backend:?}");
+        assert!(stream.next().await.is_none(), "{backend:?}: the stream ends with the ticket");
+        assert_eq!(delete(&app, None, &id).await.status.as_u16(), 204, "{backend:?}: again, done");
+        assert_eq!(read(&app, None, &id).await["status"], "cancelled", "{backend:?}");
+
+        // One that accepts what the cancelled one did waits alone, then expires.
+        let dee = queue(&app, None, &json!({"name": "Dee", "variant": "contract_7", "sizes": [2]})).await;
+        let dee_id = dee["id"].as_str().expect("an id");
+        let mut stream = app.ticket_stream(dee_id).await;
+        let dee = settled(&app, None, dee_id).await;
+        assert_eq!(dee["status"], "expired", "{backend:?}: {dee}");
+        assert_eq!(dee["match"], Value::Null, "{backend:?}");
+        assert!(dee["waited_seconds"].as_i64().is_some_and(|s| s >= 1), "{backend:?}: {dee}");
+        let mut last = None;
+        while let Some(e) = stream.next().await {
+            last = Some(e);
+        }
+        let last: Value = serde_json::from_str(&last.expect("events").data).expect("JSON");
+        assert_eq!(last["status"], "expired", "{backend:?}: the stream's last word");
+        assert_eq!(delete(&app, None, dee_id).await.status.as_u16(), 204, "{backend:?}");
+        app.clean_up().await;
+    }
+}
+
+#[actix_web::test]
+async fn past_the_wait_a_ticket_sits_down_with_bots() {
+    for backend in backends() {
+        let app = spawn(&backend, settings(Some(1), 600), false).await;
+        let eve = queue(&app, None, &json!({"name": "Eve", "variant": "may_i", "sizes": [3]})).await;
+        let eve = settled(&app, None, eve["id"].as_str().expect("an id")).await;
+        assert_eq!(eve["status"], "matched", "{backend:?}: {eve}");
+        assert!(eve["waited_seconds"].as_i64().is_some_and(|s| s >= 1), "{backend:?}: {eve}");
+        let view = seat_view(&app, &eve).await;
+        let kinds: Vec<&str> = view["players"]
+            .as_array()
+            .expect("players")
+            .iter()
+            .map(|p| p["kind"].as_str().unwrap_or_default())
+            .collect();
+        assert_eq!(kinds.len(), 3, "{backend:?}: a table of the size asked");
+        assert_eq!(kinds.iter().filter(|k| **k == "bot").count(), 2, "{backend:?}: {kinds:?}");
+        assert_eq!(view["status"], "playing", "{backend:?}: dealt at once");
+        app.clean_up().await;
+    }
+}
+
+#[actix_web::test]
+async fn a_studios_tickets_are_its_own_and_one_per_waiting_player() {
+    for backend in backends() {
+        let app = spawn(&backend, settings(None, 600), true).await;
+        let body = json!({"player": "u-1", "name": "Ann", "variant": "may_i", "sizes": [2]});
+        app.post(TICKETS, &body)
+            .await
+            .assert_problem(401, "unauthorized", "keys configured, none sent");
+        for (bad, why) in [
+            (json!({"name": "Ann", "variant": "may_i", "sizes": [2]}), "no player"),
+            (json!({"player": "", "name": "Ann", "variant": "may_i", "sizes": [2]}), "empty"),
+            (json!({"player": "x".repeat(129), "name": "Ann", "variant": "may_i", "sizes": [2]}), "too long"),
+        ] {
+            app.post_with_key(TICKETS, ACME, &bad, &[])
+                .await
+                .assert_problem(400, "invalid_player", why);
+        }
+        let first = app
+            .post_with_key(TICKETS, ACME, &body, &[("idempotency-key", "k-1")])
+            .await;
+        assert_eq!(first.status.as_u16(), 201, "{backend:?}: {}", first.text());
+        let again = app
+            .post_with_key(TICKETS, ACME, &body, &[("idempotency-key", "k-1")])
+            .await;
+        assert_eq!(again.status.as_u16(), 201, "{backend:?}: a retry");
+        assert_eq!(again.body, first.body, "{backend:?}: the same answer");
+        app.post_with_key(TICKETS, ACME, &body, &[])
+            .await
+            .assert_problem(409, "already_waiting", "a second ticket");
+        app.post_with_key(TICKETS, ACME, &body, &[("idempotency-key", "k-2")])
+            .await
+            .assert_problem(409, "already_waiting", "a second ticket under another key");
+        let id = first.json()["ticket"]["id"].as_str().expect("an id").to_owned();
+        // Another tenant's ticket is none of its business; the id alone opens it.
+        app.get_with_key(&format!("{TICKETS}/{id}"), BETA)
+            .await
+            .assert_problem(404, "ticket_not_found", "another tenant's");
+        delete(&app, Some(BETA), &id)
+            .await
+            .assert_problem(404, "ticket_not_found", "another tenant's, to cancel");
+        // The same player id at another tenant is another player.
+        queue(&app, Some(BETA), &body).await;
+        let bob = queue(
+            &app,
+            Some(ACME),
+            &json!({"player": "u-2", "name": "Bob", "variant": "may_i", "sizes": [2]}),
+        )
+        .await;
+        let ann = settled(&app, Some(ACME), &id).await;
+        let bob = settled(&app, None, bob["id"].as_str().expect("an id")).await;
+        assert_eq!(ann["match"]["game_id"], bob["match"]["game_id"], "{backend:?}: acme's two meet");
+        let first = first_event(&app, &ann).await;
+        assert!(
+            first["seats"].as_array().expect("seats").iter().all(|s| s["player"].is_null()),
+            "{backend:?}: a seat never reads a player id: {first}"
+        );
+        // Seated, the player may queue again.
+        queue(&app, Some(ACME), &body).await;
+        app.clean_up().await;
+    }
+}
+
+/// Sizes from 2 to 4, at least one, drawn by `rng`.
+fn some_sizes(rng: &mut StdRng) -> Vec<u64> {
+    let sizes: Vec<u64> = (2..=4).filter(|_| rng.random_bool(0.5)).collect();
+    if sizes.is_empty() {
+        vec![rng.random_range(2..=4)]
+    } else {
+        sizes
+    }
+}
+
+/// What a test knows of the tickets it queued: each one's id, name and sizes.
+struct Queued {
+    id: String,
+    name: String,
+    sizes: Vec<u64>,
+}
+
+/// Checks the settled `tickets`: each matched; no seat of a game taken twice; each game of a
+/// size its tickets accept, its people's names at their seats and bots in the other seats.
+/// Returns how many games had bots.
+async fn assert_each_in_one_game(api: &Api, queued: &[Queued], tickets: &[Value]) -> usize {
+    let mut games: BTreeMap<String, Vec<(&Queued, &Value)>> = BTreeMap::new();
+    for (q, t) in queued.iter().zip(tickets) {
+        assert_eq!(t["status"], "matched", "ticket {}: {t}", q.id);
+        let game = t["match"]["game_id"].as_str().expect("a game").to_owned();
+        games.entry(game).or_default().push((q, t));
+    }
+    let mut with_bots = 0;
+    for (game, seated) in &games {
+        let seats: BTreeSet<u64> = seated
+            .iter()
+            .map(|(_, t)| t["match"]["seat"].as_u64().expect("a seat"))
+            .collect();
+        assert_eq!(seats.len(), seated.len(), "game {game}: no seat taken twice");
+        let view = seat_view(api, seated[0].1).await;
+        let players = view["players"].as_array().expect("players");
+        let size = players.len() as u64;
+        for (q, t) in seated {
+            assert!(q.sizes.contains(&size), "ticket {} accepts {:?}, not {size}", q.id, q.sizes);
+            let seat = t["match"]["seat"].as_u64().expect("a seat") as usize;
+            assert_eq!(players[seat]["name"], q.name.as_str(), "game {game}: seat {seat}");
+            assert_eq!(players[seat]["kind"], "player", "game {game}: seat {seat}");
+        }
+        let bots = players.iter().filter(|p| p["kind"] == "bot").count();
+        assert_eq!(bots + seated.len(), players.len(), "game {game}: the other seats are bots");
+        with_bots += usize::from(bots > 0);
+        assert_eq!(first_event(api, seated[0].1).await["type"], "matched", "game {game}");
+    }
+    with_bots
+}
+
+/// Waits until every ticket of `queued` is settled, reading from `apis` in turn.
+async fn all_settled(apis: &[&Api], queued: &[Queued]) -> Vec<Value> {
+    let mut out = Vec::with_capacity(queued.len());
+    for (i, q) in queued.iter().enumerate() {
+        out.push(settled(apis[i % apis.len()], Some(ACME), &q.id).await);
+    }
+    out
+}
+
+#[actix_web::test]
+async fn two_replicas_seat_every_ticket_in_exactly_one_game() {
+    for backend in server_backends() {
+        let database = fresh_database(&backend).await;
+        let env = [
+            ("CONTINENTAL_API_KEYS", STUDIO_KEYS),
+            ("CONTINENTAL_MATCHMAKING_BOTS_AFTER_S", "1"),
+            ("CONTINENTAL_MATCHMAKING_INTERVAL_MS", "100"),
+        ];
+        let one = Binary::start_testing(&database, &env).await;
+        let two = Binary::start_testing(&database, &env).await;
+        let replicas = [&one.api, &two.api];
+        let mut rng = StdRng::seed_from_u64(44);
+        let mut queued = Vec::new();
+        // 199 players arriving over a few seconds, at either replica.
+        for i in 0..199 {
+            let sizes = some_sizes(&mut rng);
+            let name = format!("Player {i}");
+            let body = json!({"player": format!("p-{i}"), "name": name, "variant": "may_i", "sizes": sizes});
+            let ticket = queue(replicas[i % 2], Some(ACME), &body).await;
+            queued.push(Queued {
+                id: ticket["id"].as_str().expect("an id").to_owned(),
+                name,
+                sizes,
+            });
+            tokio::time::sleep(Duration::from_millis(15)).await;
+        }
+        let mut tickets = all_settled(&replicas, &queued).await;
+        // The last one comes when no one else waits: it sits down with bots.
+        let body = json!({"player": "p-199", "name": "Player 199", "variant": "may_i", "sizes": [4]});
+        let last = queue(&two, Some(ACME), &body).await;
+        queued.push(Queued {
+            id: last["id"].as_str().expect("an id").to_owned(),
+            name: "Player 199".into(),
+            sizes: vec![4],
+        });
+        tickets.push(settled(&one, Some(ACME), &queued[199].id).await);
+        let with_bots = assert_each_in_one_game(&one, &queued, &tickets).await;
+        assert!(with_bots >= 1, "{backend:?}: the last ticket's table has bots");
+        drop((one, two));
+        drop_database(&database).await;
+    }
+}
+
+#[actix_web::test]
+async fn a_replica_killed_while_it_matches_loses_no_ticket() {
+    for backend in server_backends() {
+        let database = fresh_database(&backend).await;
+        let env = [
+            ("CONTINENTAL_API_KEYS", STUDIO_KEYS),
+            ("CONTINENTAL_MATCHMAKING_BOTS_AFTER_S", "1"),
+            ("CONTINENTAL_MATCHMAKING_INTERVAL_MS", "20"),
+        ];
+        let mut first = Binary::start_testing(&database, &env).await;
+        let mut rng = StdRng::seed_from_u64(7);
+        let mut queued = Vec::new();
+        for i in 0..120 {
+            let sizes = some_sizes(&mut rng);
+            let name = format!("Player {i}");
+            let body = json!({"player": format!("p-{i}"), "name": name, "variant": "may_i", "sizes": sizes});
+            let ticket = queue(&first, Some(ACME), &body).await;
+            queued.push(Queued {
+                id: ticket["id"].as_str().expect("an id").to_owned(),
+                name,
+                sizes,
+            });
+        }
+        // Killed as its passes seat these tickets and make their games.
+        let status = first.kill();
+        assert!(!status.success(), "{backend:?}: killed: {status}");
+        // A table seated and its game never made, as if the process died in between: two
+        // tickets of the queue, waiting still, marked as the pass marks them.
+        let url = database_url(&database);
+        let mut conn = connect(&url).await;
+        let game = uuid::Uuid::new_v4();
+        let marked: Vec<String> = sqlx::query_scalar(
+            "SELECT id::text FROM tickets WHERE status = 'waiting' ORDER BY created_at LIMIT 2",
+        )
+        .fetch_all(&mut conn)
+        .await
+        .expect("waiting tickets");
+        if marked.len() == 2 {
+            let plan = json!([{"ticket": marked[0]}, {"ticket": marked[1]}]).to_string();
+            for (seat, id) in marked.iter().enumerate() {
+                sqlx::query(
+                    "UPDATE tickets SET status = 'placing', matched_at = 0, game_id = $1, seat = $2, plan = $3, \
+                     sizes = '[2]' WHERE id = $4::uuid",
+                )
+                .bind(game)
+                .bind(seat as i64)
+                .bind(&plan)
+                .bind(id)
+                .execute(&mut conn)
+                .await
+                .expect("marked");
+            }
+            for q in &mut queued {
+                if marked.contains(&q.id) {
+                    q.sizes = vec![2];
+                }
+            }
+        }
+        let second = Binary::start_testing(&database, &env).await;
+        let tickets = all_settled(&[&second.api], &queued).await;
+        assert_each_in_one_game(&second, &queued, &tickets).await;
+        if marked.len() == 2 {
+            let made = queued.iter().zip(&tickets).filter(|(q, _)| marked.contains(&q.id));
+            for (_, t) in made {
+                assert_eq!(t["match"]["game_id"], game.to_string(), "{backend:?}: the marked table's game was made");
+            }
+        }
+        drop(second);
+        drop_database(&database).await;
+    }
+}
