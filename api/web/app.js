@@ -35,7 +35,8 @@ async function route() {
   const main = document.getElementById("main");
   // At a table, the table itself takes the focus: a screen reader starts from it.
   const target = /** @type {HTMLElement | null} */ (main?.querySelector(".game")) || main;
-  if (main && !main.contains(document.activeElement)) target?.focus({ preventScroll: true });
+  const active = document.activeElement;
+  if (main && (!main.contains(active) || active === main)) target?.focus({ preventScroll: true });
 }
 
 /** The rulesets, asked once. */

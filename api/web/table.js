@@ -168,7 +168,8 @@ export async function openGame(id, token, spectator) {
   let layoffHints = [];
   let closed = false;
 
-  const root = h("section", { class: "game", "aria-label": spectator ? "The game, as a spectator" : "Your table" });
+  // Focusable from script only: the page moves the focus to the table when it opens.
+  const root = h("section", { class: "game", tabindex: "-1", "aria-label": spectator ? "The game, as a spectator" : "Your table" });
   main.append(root);
 
   function isWild(/** @type {string} */ c) {
