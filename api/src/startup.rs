@@ -21,7 +21,7 @@ use crate::queue::GameQueues;
 use crate::service;
 use crate::state::AppState;
 use crate::store::Live;
-use crate::store::{Database, Store, now};
+use crate::store::{Database, Store, Tickets, now, now_ms};
 use crate::workers;
 
 /// A built, bound, not yet running service.
@@ -117,13 +117,13 @@ impl Application {
             actix_web::rt::spawn(service::deliver_webhooks(state.clone(), poll)),
             actix_web::rt::spawn(service::play_bots(state.clone(), woken)),
             actix_web::rt::spawn(service::pace_bots(state.clone(), armed)),
-            actix_web::rt::spawn(service::rate_games(
-                state.clone(),
-                second.min(Duration::from_secs(1)),
-            )),
             actix_web::rt::spawn(service::match_periodically(
                 state.clone(),
                 settings.matchmaking.interval,
+            )),
+            actix_web::rt::spawn(service::rate_games(
+                state.clone(),
+                second.min(Duration::from_secs(1)),
             )),
             actix_web::rt::spawn(service::sweep_deadlines(
                 state.clone(),
@@ -309,6 +309,18 @@ async fn sweep_periodically(state: Arc<AppState>) {
                 let took_ms = started.elapsed().as_millis();
                 tracing::warn!(error = %e, took_ms, "sweep failed; next try in one interval");
             }
+        }
+        // A settled ticket is kept for its holder to read as long as an idempotency key.
+        let ttl = i64::try_from(state.limits.idempotency_ttl.as_millis()).unwrap_or(i64::MAX);
+        let swept = state
+            .db
+            .sweep_tickets(now_ms().saturating_sub(ttl))
+            .instrument(crate::telemetry::traces::pass("sweep"))
+            .await;
+        match swept {
+            Ok(0) => {}
+            Ok(tickets) => tracing::info!(tickets, "swept settled tickets"),
+            Err(e) => tracing::warn!(error = %e, "sweep of settled tickets failed; next try in one interval"),
         }
     }
 }

@@ -7,8 +7,8 @@ use tokio::sync::Notify;
 
 use crate::auth::Keys;
 use crate::config::AsyncSettings;
-use crate::config::MatchmakingSettings;
 use crate::config::Limits;
+use crate::config::MatchmakingSettings;
 use crate::limits::RateLimit;
 use crate::metrics::Metrics;
 use crate::queue::GameQueues;

@@ -25,9 +25,8 @@ use uuid::Uuid;
 use super::games::{new_game, random_seed};
 use super::webhooks::{check_host, new_secret};
 use crate::domain::{
-    Applied, BotLevels, HostedGame, Logged, MatchRules, MatchSeat, MatchedSeat, Participant, PlayerId, Rating,
-    SeatKind,
-    SeatRecord, TableEvent, TableSizes, Ticket, TicketStatus, TurnClock, match_tickets,
+    Applied, BotLevels, HostedGame, Logged, MatchRules, MatchSeat, MatchedSeat, Participant, PlayerId,
+    Rating, SeatKind, SeatRecord, TableEvent, TableSizes, Ticket, TicketStatus, TurnClock, match_tickets,
 };
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
@@ -125,7 +124,10 @@ pub async fn create_ticket(
             webhook_secret,
         })?,
     };
-    state.db.create_ticket(&ticket, key.map(|k| (k, &response))).await?;
+    state
+        .db
+        .create_ticket(&ticket, key.map(|k| (k, &response)))
+        .await?;
     tracing::debug!(ticket = %ticket.id, tenant = %ticket.tenant, variant = %ticket.variant, "ticket queued");
     Ok(response)
 }
@@ -156,9 +158,9 @@ pub async fn cancel_ticket(state: &AppState, tenant: Option<&Tenant>, id: Uuid) 
             Code::TicketMatched,
             "this ticket is seated at a table already: play the game, or leave it",
         )),
-        Some(TicketStatus::Waiting) => Err(ApiError::unexpected(StoreError::Database(sqlx::Error::Protocol(
-            "a waiting ticket was not cancelled".into(),
-        )))),
+        Some(TicketStatus::Waiting) => Err(ApiError::unexpected(StoreError::Database(
+            sqlx::Error::Protocol("a waiting ticket was not cancelled".into()),
+        ))),
     }
 }
 
@@ -320,10 +322,12 @@ async fn bot_levels(state: &AppState, tenant: &str, variant: Variant) -> Result<
         .map(Participant::Bot)
         .collect();
     let rated = state.db.ratings(tenant, variant, &seated).await?;
-    Ok(BotLevels::new(rated.into_iter().filter_map(|(p, rating)| match p {
-        Participant::Bot(level) => Some((variant, level, rating)),
-        Participant::Player(_) => None,
-    })))
+    Ok(BotLevels::new(rated.into_iter().filter_map(
+        |(p, rating)| match p {
+            Participant::Bot(level) => Some((variant, level, rating)),
+            Participant::Player(_) => None,
+        },
+    )))
 }
 
 /// The matching settings as the matcher takes them.
@@ -347,13 +351,17 @@ pub async fn match_pass(state: &AppState) -> Result<usize, ApiError> {
     for (game, tickets) in by_game(stale) {
         match place(state, game, &tickets).await {
             Ok(created) => made += usize::from(created),
-            Err(e) => tracing::warn!(game = %game, error = %e, "a matched table's game could not be made; trying again next pass"),
+            Err(e) => {
+                tracing::warn!(game = %game, error = %e, "a matched table's game could not be made; trying again next pass")
+            }
         }
     }
     for pool in state.db.waiting_pools().await? {
         match match_pool(state, &pool, now).await {
             Ok(created) => made += created,
-            Err(e) => tracing::warn!(tenant = %pool.tenant, error = %e, "a pool of tickets could not be matched; trying again next pass"),
+            Err(e) => {
+                tracing::warn!(tenant = %pool.tenant, error = %e, "a pool of tickets could not be matched; trying again next pass")
+            }
         }
     }
     Ok(made)
@@ -391,7 +399,9 @@ async fn match_pool(state: &AppState, pool: &Pool, now: i64) -> Result<usize, Ap
         match place(state, game, &tickets).await {
             Ok(created) => made += usize::from(created),
             // Left `placing`: the next pass makes it.
-            Err(e) => tracing::warn!(game = %game, error = %e, "a matched table's game could not be made; trying again next pass"),
+            Err(e) => {
+                tracing::warn!(game = %game, error = %e, "a matched table's game could not be made; trying again next pass")
+            }
         }
     }
     Ok(made)
@@ -472,15 +482,19 @@ fn ticket_of(row: &TicketRow, rules: &StoredRules) -> Result<Ticket, ApiError> {
         ruleset: rules.ruleset.clone(),
         sizes: TableSizes::new(&rules.ruleset, sizes).map_err(ApiError::unexpected)?,
         asynchronous: row.asynchronous,
-        waiting_since: time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(row.created_at) * 1_000_000)
-            .map_err(ApiError::unexpected)?,
+        waiting_since: time::OffsetDateTime::from_unix_timestamp_nanos(
+            i128::from(row.created_at) * 1_000_000,
+        )
+        .map_err(ApiError::unexpected)?,
     })
 }
 
 /// Makes game `game` from its seated `tickets` unless it exists (another replica made it
 /// first), then marks them `matched`. Returns whether this call made it.
 async fn place(state: &AppState, game: Uuid, tickets: &[TicketRow]) -> Result<bool, ApiError> {
-    let first = tickets.first().ok_or_else(|| ApiError::unexpected("a table without tickets"))?;
+    let first = tickets
+        .first()
+        .ok_or_else(|| ApiError::unexpected("a table without tickets"))?;
     let tenant = first.tenant.clone();
     if state.db.game(game).await?.is_some() {
         state.db.placed(&tenant, game).await?;
@@ -497,9 +511,9 @@ async fn place(state: &AppState, game: Uuid, tickets: &[TicketRow]) -> Result<bo
         let seat = u8::try_from(i).map_err(ApiError::unexpected)?;
         let record = match s {
             PlanSeat::Ticket(id) => {
-                let t = by_id
-                    .get(id)
-                    .ok_or_else(|| ApiError::unexpected(format!("ticket {id} of game {game} is not seated")))?;
+                let t = by_id.get(id).ok_or_else(|| {
+                    ApiError::unexpected(format!("ticket {id} of game {game} is not seated"))
+                })?;
                 if webhook.is_none() {
                     webhook = t.webhook_url.clone().zip(t.webhook_secret.clone());
                 }
@@ -510,14 +524,14 @@ async fn place(state: &AppState, game: Uuid, tickets: &[TicketRow]) -> Result<bo
                     ticket: keyed.then_some(*id),
                     player: t.player.clone().filter(|_| keyed),
                 });
-                // A keyed ticket names its player (checked when the ticket was made).
-                let player = match t.player.as_deref().filter(|_| keyed) {
-                    Some(p) => Some(PlayerId::try_from(p).map_err(ApiError::unexpected)?),
-                    None => None,
-                };
                 SeatRecord {
                     name: Some(t.name.clone()),
-                    player,
+                    player: t
+                        .player
+                        .clone()
+                        .map(PlayerId::try_from)
+                        .transpose()
+                        .map_err(ApiError::unexpected)?,
                     ..seat_record(SeatKind::Player, None)
                 }
             }
@@ -534,7 +548,7 @@ async fn place(state: &AppState, game: Uuid, tickets: &[TicketRow]) -> Result<bo
     };
     let mut table = HostedGame::new(config, random_seed(), seats)?;
     table.set_clock(rules.clock);
-    // A studio's table names a player at every person's seat: it is rated.
+    // A studio's tickets each name a player: their game is rated, on their ratings.
     table.rated = keyed;
     table.check_players()?;
     super::ratings::rate_seats(state, &tenant, &mut table).await?;

@@ -133,7 +133,9 @@ fn event_rows(applied: Applied, webhook: bool) -> Result<Vec<NewEvent>, ApiError
             Ok(NewEvent {
                 seat: e.seat().map(|s| i64::from(s.0)),
                 body: serde_json::to_string(&e)?,
-                public: webhook.then(|| serde_json::to_string(&e.for_studio())).transpose()?,
+                public: webhook
+                    .then(|| serde_json::to_string(&e.for_studio()))
+                    .transpose()?,
                 step: step.as_ref().map(serde_json::to_string).transpose()?,
             })
         })

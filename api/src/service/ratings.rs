@@ -230,3 +230,81 @@ fn decide(
         rows,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use engine::{Seat, Variant};
+    use skillratings::Outcomes;
+    use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_two_teams};
+
+    use super::*;
+
+    fn standings(places: &[usize]) -> Vec<Standing> {
+        places
+            .iter()
+            .zip(0u8..)
+            .map(|(&place, seat)| Standing {
+                seat: Seat(seat),
+                place,
+                total: i32::try_from(place).expect("small"),
+                left: false,
+            })
+            .collect()
+    }
+
+    fn player(id: &str) -> Participant {
+        Participant::Player(PlayerId::try_from(id).expect("id"))
+    }
+
+    #[test]
+    fn push_in_partnerships_is_rated_as_two_teams_and_both_partners_win() {
+        // Seats 0 and 2 partner against 1 and 3; seat 2 places first, its partner last.
+        let rules = Ruleset::default_for(Variant::Push);
+        let r = |mean: f64, deviation: f64| Rating { mean, deviation };
+        let ratings = [
+            (player("ann"), r(27.0, 4.0)),
+            (player("bob"), r(24.0, 6.0)),
+            (player("cid"), r(22.0, 5.0)),
+            (player("dee"), r(21.0, 7.5)),
+        ];
+        let write = decide(&rules, &ratings, &standings(&[4, 2, 1, 3])).expect("rated");
+        let wl = |r: Rating| WengLinRating::from(r);
+        let (winners, losers) = weng_lin_two_teams(
+            &[wl(ratings[0].1), wl(ratings[2].1)],
+            &[wl(ratings[1].1), wl(ratings[3].1)],
+            &Outcomes::WIN,
+            &WengLinConfig::new(),
+        );
+        let want = [winners[0], losers[0], winners[1], losers[1]];
+        for (row, want) in write.rows.iter().zip(want) {
+            assert!((row.rating.mean - want.rating).abs() < 1e-12, "{row:?}");
+            assert!((row.rating.deviation - want.uncertainty).abs() < 1e-12, "{row:?}");
+        }
+        let won: Vec<bool> = write.rows.iter().map(|r| r.won).collect();
+        assert_eq!(
+            won,
+            [true, false, true, false],
+            "the team of the seat placed first won"
+        );
+        let changes: Vec<Option<RatingChange>> = serde_json::from_str(&write.changes).expect("kept as JSON");
+        assert_eq!(changes.len(), 4);
+        assert_eq!(changes[1].map(|c| c.before), Some(ratings[1].1), "seat order");
+    }
+
+    #[test]
+    fn at_a_free_for_all_table_only_the_seats_placed_first_win() {
+        let rules = Ruleset::default_for(Variant::MayI);
+        let ratings = [
+            (player("ann"), Rating::initial()),
+            (Participant::Bot(engine::bot::Level::Easy), Rating::initial()),
+            (Participant::Bot(engine::bot::Level::Easy), Rating::initial()),
+        ];
+        let write = decide(&rules, &ratings, &standings(&[2, 1, 3])).expect("rated");
+        let won: Vec<(String, bool)> = write.rows.iter().map(|r| (r.participant.key(), r.won)).collect();
+        assert_eq!(
+            won,
+            [("player:ann".to_owned(), false), ("bot:easy".to_owned(), true)],
+            "a level at two seats is one row, and won if either seat did"
+        );
+    }
+}

@@ -16,10 +16,9 @@ use super::{
     Attempt, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, Lock, NewGame, On, Origin,
     Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
-use super::{GameListing, Live, RatingDue, RatingWrite};
-use super::{Pool, PoolDecision, TicketRow, Tickets};
-use crate::domain::TicketStatus;
+use super::{GameListing, Live, Pool, PoolDecision, RatingDue, RatingWrite, TicketRow, Tickets};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
+use crate::domain::TicketStatus;
 use crate::domain::{Participant, Rating};
 use crate::telemetry::traces::{self, POSTGRESQL, SQLITE};
 
@@ -334,13 +333,21 @@ impl Tickets for Database {
     async fn ticket(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TicketRow>, StoreError> {
         dispatch!(self, s => s.ticket(tenant, id))
     }
-    async fn cancel_ticket(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TicketStatus>, StoreError> {
+    async fn cancel_ticket(
+        &self,
+        tenant: Option<&str>,
+        id: Uuid,
+    ) -> Result<Option<TicketStatus>, StoreError> {
         dispatch!(self, s => s.cancel_ticket(tenant, id))
     }
     async fn waiting_pools(&self) -> Result<Vec<Pool>, StoreError> {
         dispatch!(self, "waiting pools", s => s.waiting_pools())
     }
-    async fn match_pool<E, F>(&self, pool: &Pool, decide: F) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
+    async fn match_pool<E, F>(
+        &self,
+        pool: &Pool,
+        decide: F,
+    ) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
     where
         E: From<StoreError>,
         F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>,
@@ -352,5 +359,8 @@ impl Tickets for Database {
     }
     async fn placed(&self, tenant: &str, game: Uuid) -> Result<(), StoreError> {
         dispatch!(self, s => s.placed(tenant, game))
+    }
+    async fn sweep_tickets(&self, before: i64) -> Result<u64, StoreError> {
+        dispatch!(self, "sweep tickets", s => s.sweep_tickets(before))
     }
 }

@@ -127,14 +127,19 @@ pub trait Tickets {
     /// Cancels ticket `id` (of `tenant` only when given) if it is waiting. Returns its status
     /// after: `Cancelled` when cancelled now or before, else the status that kept it (a ticket
     /// seated, or expired); `None` when there is no such ticket.
-    async fn cancel_ticket(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TicketStatus>, StoreError>;
+    async fn cancel_ticket(&self, tenant: Option<&str>, id: Uuid)
+    -> Result<Option<TicketStatus>, StoreError>;
     /// The pools that have waiting tickets, read without a lock.
     async fn waiting_pools(&self) -> Result<Vec<Pool>, StoreError>;
     /// One pass over `pool`, in one transaction: its waiting tickets (those no other
     /// transaction holds, oldest first, at most [`POOL_BATCH`]) handed to `decide`, and what it
     /// decides written before the commit; those tickets are returned with the decision. `None`
     /// when another replica is matching the pool.
-    async fn match_pool<E, F>(&self, pool: &Pool, decide: F) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
+    async fn match_pool<E, F>(
+        &self,
+        pool: &Pool,
+        decide: F,
+    ) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
     where
         E: From<StoreError>,
         F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>;
@@ -143,6 +148,9 @@ pub trait Tickets {
     async fn placing(&self, before: i64) -> Result<Vec<TicketRow>, StoreError>;
     /// Game `game` of `tenant` exists: its tickets are `matched`.
     async fn placed(&self, tenant: &str, game: Uuid) -> Result<(), StoreError>;
+    /// Deletes the tickets settled (matched, expired or cancelled) that expired or would have
+    /// expired before `before` (unix ms). Returns how many went.
+    async fn sweep_tickets(&self, before: i64) -> Result<u64, StoreError>;
 }
 
 /// The columns of a ticket row, as [`ticket_row`] reads them.
@@ -441,6 +449,16 @@ macro_rules! ticket_store {
                 tx.commit().await?;
                 self.tickets_changed(&ids);
                 Ok(())
+            }
+
+            async fn sweep_tickets(&self, before: i64) -> Result<u64, StoreError> {
+                let swept = sqlx::query(
+                    "DELETE FROM tickets WHERE status IN ('matched', 'expired', 'cancelled') AND expires_at < $1",
+                )
+                .bind(before)
+                .execute(&self.pool)
+                .await?;
+                Ok(swept.rows_affected())
             }
         }
     };

@@ -88,9 +88,9 @@ pub enum Code {
     /// A webhook URL the service does not deliver to.
     InvalidWebhookUrl,
     /// A player id that is empty, longer than 128 bytes or holds control characters, or a
-    /// keyed ticket without one.
+    /// ticket queued with a server key that names none.
     InvalidPlayer,
-    /// A player id, a rated game or a keyed ticket's player asked without a server key.
+    /// A player id or a rated game asked without a server key.
     PlayerNeedsServerKey,
     /// A test-mode field outside test mode.
     TestModeOnly,
@@ -134,16 +134,16 @@ pub enum Code {
     SeatNotReserved,
     /// A replay of a game dealt before the service kept games' records.
     NoRecord,
-    /// One player named at two seats of one game.
-    PlayerSeatedTwice,
-    /// A rated game with a person's seat that names no player.
-    RatedNeedsPlayers,
     /// A player who is already waiting for a table asked for a second ticket.
     AlreadyWaiting,
     /// A ticket seated at a table cannot be cancelled.
     TicketMatched,
     /// A quick-play table size the variant does not seat.
     SizeNotSeated,
+    /// One player named at two seats of one game.
+    PlayerSeatedTwice,
+    /// A rated game with a person's seat that names no player.
+    RatedNeedsPlayers,
     /// A request with this `Idempotency-Key` has just acted.
     RequestInProgress,
     /// An `Idempotency-Key` sent again with another request.

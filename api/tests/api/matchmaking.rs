@@ -11,8 +11,8 @@ use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    ACME, Api, BETA, Backend, Binary, STUDIO_KEYS, Spawn, TestApp, backends, connect, database_url,
-    drop_database, eventually, fresh_database, server_backends,
+    ACME, Api, BETA, Backend, Binary, Receiver, STUDIO_KEYS, Spawn, TestApp, backends, connect, database_url,
+    drop_database, eventually, fresh_database, server_backends, verifies,
 };
 
 const TICKETS: &str = "/v1/matchmaking/tickets";
@@ -90,7 +90,9 @@ async fn seat_view(api: &Api, ticket: &Value) -> Value {
     let m = &ticket["match"];
     let game = m["game_id"].as_str().expect("a game");
     let token = m["token"].as_str().expect("a token");
-    api.get_as(&format!("/v1/games/{game}"), token).await.ok("the seat's view")
+    api.get_as(&format!("/v1/games/{game}"), token)
+        .await
+        .ok("the seat's view")
 }
 
 /// The first event of a matched ticket's game, as its seat reads it.
@@ -107,18 +109,29 @@ async fn first_event(api: &Api, ticket: &Value) -> Value {
 
 async fn delete(api: &Api, key: Option<&str>, id: &str) -> crate::helpers::Reply {
     let headers: Vec<(&str, &str)> = key.map(|k| ("x-api-key", k)).into_iter().collect();
-    api.send("DELETE", &format!("{TICKETS}/{id}"), None, &headers).await
+    api.send("DELETE", &format!("{TICKETS}/{id}"), None, &headers)
+        .await
 }
 
 #[actix_web::test]
 async fn two_waiting_tickets_meet_at_one_table_and_each_reads_its_seat() {
     for backend in backends() {
         let app = spawn(&backend, settings(None, 600), false).await;
-        let ann = queue(&app, None, &json!({"name": "Ann", "variant": "may_i", "sizes": [2]})).await;
+        let ann = queue(
+            &app,
+            None,
+            &json!({"name": "Ann", "variant": "may_i", "sizes": [2]}),
+        )
+        .await;
         assert_eq!(ann["status"], "waiting", "{backend:?}");
         assert_eq!(ann["match"], Value::Null, "{backend:?}");
         assert_eq!(ann["sizes"], json!([2]), "{backend:?}");
-        let bob = queue(&app, None, &json!({"name": "Bob", "variant": "may_i", "sizes": [3, 2]})).await;
+        let bob = queue(
+            &app,
+            None,
+            &json!({"name": "Bob", "variant": "may_i", "sizes": [3, 2]}),
+        )
+        .await;
         let ann = settled(&app, None, ann["id"].as_str().expect("an id")).await;
         let bob = settled(&app, None, bob["id"].as_str().expect("an id")).await;
         for t in [&ann, &bob] {
@@ -136,11 +149,19 @@ async fn two_waiting_tickets_meet_at_one_table_and_each_reads_its_seat() {
         for (t, name) in [(&ann, "Ann"), (&bob, "Bob")] {
             let view = seat_view(&app, t).await;
             let seat = t["match"]["seat"].as_u64().expect("a seat");
-            assert_eq!(view["you"]["seat"].as_u64(), Some(seat), "{backend:?}: the token opens its seat");
+            assert_eq!(
+                view["you"]["seat"].as_u64(),
+                Some(seat),
+                "{backend:?}: the token opens its seat"
+            );
             assert_eq!(view["players"][seat as usize]["name"], name, "{backend:?}");
             assert_eq!(view["players"].as_array().map(Vec::len), Some(2), "{backend:?}");
+            assert_eq!(view["rated"], false, "{backend:?}: no players named, not rated");
             let first = first_event(&app, t).await;
-            assert_eq!(first["type"], "matched", "{backend:?}: the game's log starts with the match");
+            assert_eq!(
+                first["type"], "matched",
+                "{backend:?}: the game's log starts with the match"
+            );
             assert!(
                 first["seats"]
                     .as_array()
@@ -156,22 +177,51 @@ async fn two_waiting_tickets_meet_at_one_table_and_each_reads_its_seat() {
             .assert_problem(409, "ticket_matched", "a matched ticket");
         // The refusals of a ticket's request.
         let rows = [
-            (json!({"name": "Cy", "variant": "push", "sizes": [3]}), 422, "size_not_seated", "push seats four"),
-            (json!({"name": "Cy", "variant": "may_i", "sizes": []}), 400, "invalid_body", "no size"),
-            (json!({"name": "Cy", "player": "u-1", "variant": "may_i", "sizes": [2]}), 400, "player_needs_server_key", "no keys"),
-            (json!({"name": "", "variant": "may_i", "sizes": [2]}), 400, "invalid_name", "no name"),
-            (json!({"name": "Cy", "variant": "may_i", "sizes": [2], "options": {"deuces_wild": 3}}), 400, "invalid_options", "a bad option"),
+            (
+                json!({"name": "Cy", "variant": "push", "sizes": [3]}),
+                422,
+                "size_not_seated",
+                "push seats four",
+            ),
+            (
+                json!({"name": "Cy", "variant": "may_i", "sizes": []}),
+                400,
+                "invalid_body",
+                "no size",
+            ),
+            (
+                json!({"name": "Cy", "player": "u-1", "variant": "may_i", "sizes": [2]}),
+                400,
+                "player_needs_server_key",
+                "no keys",
+            ),
+            (
+                json!({"name": "", "variant": "may_i", "sizes": [2]}),
+                400,
+                "invalid_name",
+                "no name",
+            ),
+            (
+                json!({"name": "Cy", "variant": "may_i", "sizes": [2], "options": {"deuces_wild": 3}}),
+                400,
+                "invalid_options",
+                "a bad option",
+            ),
         ];
         for (body, status, code, why) in rows {
             app.post(TICKETS, &body).await.assert_problem(status, code, why);
         }
         let unknown = uuid::Uuid::new_v4();
-        app.get(&format!("{TICKETS}/{unknown}"))
-            .await
-            .assert_problem(404, "ticket_not_found", "no such ticket");
-        delete(&app, None, &unknown.to_string())
-            .await
-            .assert_problem(404, "ticket_not_found", "no such ticket to cancel");
+        app.get(&format!("{TICKETS}/{unknown}")).await.assert_problem(
+            404,
+            "ticket_not_found",
+            "no such ticket",
+        );
+        delete(&app, None, &unknown.to_string()).await.assert_problem(
+            404,
+            "ticket_not_found",
+            "no such ticket to cancel",
+        );
         app.clean_up().await;
     }
 }
@@ -180,7 +230,12 @@ async fn two_waiting_tickets_meet_at_one_table_and_each_reads_its_seat() {
 async fn a_ticket_cancelled_or_expired_waits_no_more() {
     for backend in backends() {
         let app = spawn(&backend, settings(None, 2), false).await;
-        let cy = queue(&app, None, &json!({"name": "Cy", "variant": "contract_7", "sizes": [2]})).await;
+        let cy = queue(
+            &app,
+            None,
+            &json!({"name": "Cy", "variant": "contract_7", "sizes": [2]}),
+        )
+        .await;
         let id = cy["id"].as_str().expect("an id").to_owned();
         let mut stream = app.ticket_stream(&id).await;
         let first = stream.next().await.expect("the ticket now");
@@ -188,29 +243,101 @@ async fn a_ticket_cancelled_or_expired_waits_no_more() {
         let now: Value = serde_json::from_str(&first.data).expect("JSON");
         assert_eq!(now["status"], "waiting", "{backend:?}");
         let cancelled = delete(&app, None, &id).await;
-        assert_eq!(cancelled.status.as_u16(), 204, "{backend:?}: {}", cancelled.text());
+        assert_eq!(
+            cancelled.status.as_u16(),
+            204,
+            "{backend:?}: {}",
+            cancelled.text()
+        );
         let change = stream.next().await.expect("the change");
         let change: Value = serde_json::from_str(&change.data).expect("JSON");
         assert_eq!(change["status"], "cancelled", "{backend:?}");
-        assert!(stream.next().await.is_none(), "{backend:?}: the stream ends with the ticket");
-        assert_eq!(delete(&app, None, &id).await.status.as_u16(), 204, "{backend:?}: again, done");
+        assert!(
+            stream.next().await.is_none(),
+            "{backend:?}: the stream ends with the ticket"
+        );
+        assert_eq!(
+            delete(&app, None, &id).await.status.as_u16(),
+            204,
+            "{backend:?}: again, done"
+        );
         assert_eq!(read(&app, None, &id).await["status"], "cancelled", "{backend:?}");
 
         // One that accepts what the cancelled one did waits alone, then expires.
-        let dee = queue(&app, None, &json!({"name": "Dee", "variant": "contract_7", "sizes": [2]})).await;
+        let dee = queue(
+            &app,
+            None,
+            &json!({"name": "Dee", "variant": "contract_7", "sizes": [2]}),
+        )
+        .await;
         let dee_id = dee["id"].as_str().expect("an id");
         let mut stream = app.ticket_stream(dee_id).await;
         let dee = settled(&app, None, dee_id).await;
         assert_eq!(dee["status"], "expired", "{backend:?}: {dee}");
         assert_eq!(dee["match"], Value::Null, "{backend:?}");
-        assert!(dee["waited_seconds"].as_i64().is_some_and(|s| s >= 1), "{backend:?}: {dee}");
+        assert!(
+            dee["waited_seconds"].as_i64().is_some_and(|s| s >= 1),
+            "{backend:?}: {dee}"
+        );
         let mut last = None;
         while let Some(e) = stream.next().await {
             last = Some(e);
         }
         let last: Value = serde_json::from_str(&last.expect("events").data).expect("JSON");
         assert_eq!(last["status"], "expired", "{backend:?}: the stream's last word");
-        assert_eq!(delete(&app, None, dee_id).await.status.as_u16(), 204, "{backend:?}");
+        assert_eq!(
+            delete(&app, None, dee_id).await.status.as_u16(),
+            204,
+            "{backend:?}"
+        );
+        app.clean_up().await;
+    }
+}
+
+#[actix_web::test]
+async fn settled_tickets_are_swept_once_kept_for_their_holders() {
+    for backend in backends() {
+        // Kept no time past their expiry, swept every second.
+        let limits = continental::config::Limits {
+            idempotency_ttl: Duration::ZERO,
+            sweep_interval: Duration::from_secs(1),
+            ..continental::config::Limits::default()
+        };
+        let app = TestApp::spawn_with(
+            &backend,
+            Spawn {
+                test_mode: true,
+                limits: Some(limits),
+                matchmaking: Some(settings(None, 1)),
+                ..Spawn::default()
+            },
+        )
+        .await;
+        let gus = queue(
+            &app,
+            None,
+            &json!({"name": "Gus", "variant": "push", "sizes": [4]}),
+        )
+        .await;
+        let gus = gus["id"].as_str().expect("an id").to_owned();
+        let hal = queue(
+            &app,
+            None,
+            &json!({"name": "Hal", "variant": "continental", "sizes": [5]}),
+        )
+        .await;
+        let hal = hal["id"].as_str().expect("an id").to_owned();
+        assert_eq!(delete(&app, None, &hal).await.status.as_u16(), 204, "{backend:?}");
+        for id in [&gus, &hal] {
+            eventually(SETTLED_WITHIN, "the settled ticket is swept", async || {
+                let reply = app.get(&format!("{TICKETS}/{id}")).await;
+                match reply.status.as_u16() {
+                    404 => Ok(()),
+                    _ => Err(reply.text()),
+                }
+            })
+            .await;
+        }
         app.clean_up().await;
     }
 }
@@ -219,10 +346,18 @@ async fn a_ticket_cancelled_or_expired_waits_no_more() {
 async fn past_the_wait_a_ticket_sits_down_with_bots() {
     for backend in backends() {
         let app = spawn(&backend, settings(Some(1), 600), false).await;
-        let eve = queue(&app, None, &json!({"name": "Eve", "variant": "may_i", "sizes": [3]})).await;
+        let eve = queue(
+            &app,
+            None,
+            &json!({"name": "Eve", "variant": "may_i", "sizes": [3]}),
+        )
+        .await;
         let eve = settled(&app, None, eve["id"].as_str().expect("an id")).await;
         assert_eq!(eve["status"], "matched", "{backend:?}: {eve}");
-        assert!(eve["waited_seconds"].as_i64().is_some_and(|s| s >= 1), "{backend:?}: {eve}");
+        assert!(
+            eve["waited_seconds"].as_i64().is_some_and(|s| s >= 1),
+            "{backend:?}: {eve}"
+        );
         let view = seat_view(&app, &eve).await;
         let kinds: Vec<&str> = view["players"]
             .as_array()
@@ -231,7 +366,11 @@ async fn past_the_wait_a_ticket_sits_down_with_bots() {
             .map(|p| p["kind"].as_str().unwrap_or_default())
             .collect();
         assert_eq!(kinds.len(), 3, "{backend:?}: a table of the size asked");
-        assert_eq!(kinds.iter().filter(|k| **k == "bot").count(), 2, "{backend:?}: {kinds:?}");
+        assert_eq!(
+            kinds.iter().filter(|k| **k == "bot").count(),
+            2,
+            "{backend:?}: {kinds:?}"
+        );
         assert_eq!(view["status"], "playing", "{backend:?}: dealt at once");
         app.clean_up().await;
     }
@@ -281,9 +420,18 @@ async fn a_studios_tickets_are_its_own_and_one_per_waiting_player() {
             .await
             .assert_problem(401, "unauthorized", "keys configured, none sent");
         for (bad, why) in [
-            (json!({"name": "Ann", "variant": "may_i", "sizes": [2]}), "no player"),
-            (json!({"player": "", "name": "Ann", "variant": "may_i", "sizes": [2]}), "empty"),
-            (json!({"player": "x".repeat(129), "name": "Ann", "variant": "may_i", "sizes": [2]}), "too long"),
+            (
+                json!({"name": "Ann", "variant": "may_i", "sizes": [2]}),
+                "no player",
+            ),
+            (
+                json!({"player": "", "name": "Ann", "variant": "may_i", "sizes": [2]}),
+                "empty",
+            ),
+            (
+                json!({"player": "x".repeat(129), "name": "Ann", "variant": "may_i", "sizes": [2]}),
+                "too long",
+            ),
         ] {
             app.post_with_key(TICKETS, ACME, &bad, &[])
                 .await
@@ -298,9 +446,11 @@ async fn a_studios_tickets_are_its_own_and_one_per_waiting_player() {
             .await;
         assert_eq!(again.status.as_u16(), 201, "{backend:?}: a retry");
         assert_eq!(again.body, first.body, "{backend:?}: the same answer");
-        app.post_with_key(TICKETS, ACME, &body, &[])
-            .await
-            .assert_problem(409, "already_waiting", "a second ticket");
+        app.post_with_key(TICKETS, ACME, &body, &[]).await.assert_problem(
+            409,
+            "already_waiting",
+            "a second ticket",
+        );
         app.post_with_key(TICKETS, ACME, &body, &[("idempotency-key", "k-2")])
             .await
             .assert_problem(409, "already_waiting", "a second ticket under another key");
@@ -309,9 +459,11 @@ async fn a_studios_tickets_are_its_own_and_one_per_waiting_player() {
         app.get_with_key(&format!("{TICKETS}/{id}"), BETA)
             .await
             .assert_problem(404, "ticket_not_found", "another tenant's");
-        delete(&app, Some(BETA), &id)
-            .await
-            .assert_problem(404, "ticket_not_found", "another tenant's, to cancel");
+        delete(&app, Some(BETA), &id).await.assert_problem(
+            404,
+            "ticket_not_found",
+            "another tenant's, to cancel",
+        );
         // The same player id at another tenant is another player.
         queue(&app, Some(BETA), &body).await;
         let bob = queue(
@@ -322,14 +474,84 @@ async fn a_studios_tickets_are_its_own_and_one_per_waiting_player() {
         .await;
         let ann = settled(&app, Some(ACME), &id).await;
         let bob = settled(&app, None, bob["id"].as_str().expect("an id")).await;
-        assert_eq!(ann["match"]["game_id"], bob["match"]["game_id"], "{backend:?}: acme's two meet");
+        assert_eq!(
+            ann["match"]["game_id"], bob["match"]["game_id"],
+            "{backend:?}: acme's two meet"
+        );
         let first = first_event(&app, &ann).await;
         assert!(
-            first["seats"].as_array().expect("seats").iter().all(|s| s["player"].is_null()),
+            first["seats"]
+                .as_array()
+                .expect("seats")
+                .iter()
+                .all(|s| s["player"].is_null()),
             "{backend:?}: a seat never reads a player id: {first}"
+        );
+        let view = seat_view(&app, &ann).await;
+        assert_eq!(
+            view["rated"], true,
+            "{backend:?}: a studio's players' game is rated"
+        );
+        assert!(
+            view["players"]
+                .as_array()
+                .expect("players")
+                .iter()
+                .all(|p| p["rating"]["display"].is_i64()),
+            "{backend:?}: each seat shows its rating: {}",
+            view["players"]
         );
         // Seated, the player may queue again.
         queue(&app, Some(ACME), &body).await;
+        app.clean_up().await;
+    }
+}
+
+#[actix_web::test]
+async fn the_studios_webhook_hears_of_each_match_and_asynchronous_tables_keep_a_clock() {
+    for backend in backends() {
+        let app = spawn(&backend, settings(Some(1), 600), true).await;
+        let receiver = Receiver::start(200);
+        let body = json!({"player": "u-9", "name": "Ann", "variant": "contract_7", "sizes": [3],
+            "async": true, "webhook_url": receiver.url});
+        let created = app.post_with_key(TICKETS, ACME, &body, &[]).await;
+        assert_eq!(created.status.as_u16(), 201, "{backend:?}: {}", created.text());
+        let created = created.json();
+        let secret = created["webhook_secret"].as_str().expect("a secret").to_owned();
+        let id = created["ticket"]["id"].as_str().expect("an id").to_owned();
+        assert_eq!(created["ticket"]["async"], true, "{backend:?}");
+        let ticket = settled(&app, Some(ACME), &id).await;
+        assert_eq!(ticket["status"], "matched", "{backend:?}: {ticket}");
+        let game = ticket["match"]["game_id"].as_str().expect("a game");
+        // Once the bots have played up to the person, the person's turn runs on the clock.
+        let view = eventually(SETTLED_WITHIN, "the person's turn, on the clock", async || {
+            let view = seat_view(&app, &ticket).await;
+            match view["turn"]["deadline"].is_string() {
+                true => Ok(view),
+                false => Err(view["turn"].clone()),
+            }
+        })
+        .await;
+        assert_eq!(
+            view["options"]["turn_seconds"], 86_400,
+            "{backend:?}: a day a turn"
+        );
+        let delivered = receiver
+            .wait_for("the match's delivery", |r| r.iter().any(|d| d.seq() == 1))
+            .await;
+        let first = delivered.iter().find(|d| d.seq() == 1).expect("the first event");
+        assert!(
+            verifies(&secret, first),
+            "{backend:?}: signed with the ticket's secret"
+        );
+        let delivery = first.json();
+        assert_eq!(delivery["game_id"], game, "{backend:?}");
+        assert_eq!(delivery["event"]["type"], "matched", "{backend:?}");
+        assert_eq!(
+            delivery["event"]["seats"],
+            json!([{"seat": 0, "ticket": id, "player": "u-9"}]),
+            "{backend:?}: the studio hears whose ticket sits where"
+        );
         app.clean_up().await;
     }
 }
@@ -372,15 +594,28 @@ async fn assert_each_in_one_game(api: &Api, queued: &[Queued], tickets: &[Value]
         let players = view["players"].as_array().expect("players");
         let size = players.len() as u64;
         for (q, t) in seated {
-            assert!(q.sizes.contains(&size), "ticket {} accepts {:?}, not {size}", q.id, q.sizes);
+            assert!(
+                q.sizes.contains(&size),
+                "ticket {} accepts {:?}, not {size}",
+                q.id,
+                q.sizes
+            );
             let seat = t["match"]["seat"].as_u64().expect("a seat") as usize;
             assert_eq!(players[seat]["name"], q.name.as_str(), "game {game}: seat {seat}");
             assert_eq!(players[seat]["kind"], "player", "game {game}: seat {seat}");
         }
         let bots = players.iter().filter(|p| p["kind"] == "bot").count();
-        assert_eq!(bots + seated.len(), players.len(), "game {game}: the other seats are bots");
+        assert_eq!(
+            bots + seated.len(),
+            players.len(),
+            "game {game}: the other seats are bots"
+        );
         with_bots += usize::from(bots > 0);
-        assert_eq!(first_event(api, seated[0].1).await["type"], "matched", "game {game}");
+        assert_eq!(
+            first_event(api, seated[0].1).await["type"],
+            "matched",
+            "game {game}"
+        );
     }
     with_bots
 }
@@ -500,9 +735,16 @@ async fn a_replica_killed_while_it_matches_loses_no_ticket() {
         let tickets = all_settled(&[&second.api], &queued).await;
         assert_each_in_one_game(&second, &queued, &tickets).await;
         if marked.len() == 2 {
-            let made = queued.iter().zip(&tickets).filter(|(q, _)| marked.contains(&q.id));
+            let made = queued
+                .iter()
+                .zip(&tickets)
+                .filter(|(q, _)| marked.contains(&q.id));
             for (_, t) in made {
-                assert_eq!(t["match"]["game_id"], game.to_string(), "{backend:?}: the marked table's game was made");
+                assert_eq!(
+                    t["match"]["game_id"],
+                    game.to_string(),
+                    "{backend:?}: the marked table's game was made"
+                );
             }
         }
         drop(second);

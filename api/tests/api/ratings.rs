@@ -12,7 +12,7 @@ use sqlx::Connection;
 
 use crate::helpers::{
     ACME, Table, TestApp, backends, create_with, deck_with, drop_database, eventually, fresh_database,
-    on_studio_backends,
+    on_game_rows, on_studio_backends,
 };
 
 /// Runs `sql` on `database` (a statement that writes).
@@ -306,4 +306,232 @@ async fn count(app: &TestApp, sql: &str) -> i64 {
                 .expect(sql)
         }
     }
+}
+
+#[tokio::test]
+async fn two_stores_rating_one_game_at_once_rate_it_once() {
+    use continental::store::{RatedRow, RatingWrite, StoreError};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    for backend in backends() {
+        let database = fresh_database(&backend).await;
+        let open = async || {
+            Database::connect(&database, None, &Limits::default(), &Live::new(8))
+                .await
+                .expect("the store")
+        };
+        let (one, two) = (open().await, open().await);
+        let game = uuid::Uuid::new_v4();
+        let seats = [
+            player("ann"),
+            Participant::Bot(Level::Easy),
+            Participant::Bot(Level::Easy),
+        ];
+        let decided = AtomicUsize::new(0);
+        // Each rating moves every participant up by one from what it read.
+        let decide = |ratings: &[(Participant, Rating)]| -> Result<RatingWrite, StoreError> {
+            decided.fetch_add(1, Ordering::SeqCst);
+            let mut rows: Vec<RatedRow> = Vec::new();
+            for (p, r) in ratings {
+                if !rows.iter().any(|row| &row.participant == p) {
+                    rows.push(RatedRow {
+                        participant: p.clone(),
+                        rating: Rating {
+                            mean: r.mean + 1.0,
+                            deviation: r.deviation,
+                        },
+                        won: matches!(p, Participant::Player(_)),
+                    });
+                }
+            }
+            Ok(RatingWrite {
+                changes: format!("[{}]", ratings.len()),
+                rows,
+            })
+        };
+
+        // Act: both stores rate the game at once, then one of them again (a retry).
+        let (a, b) = tokio::join!(
+            one.rate_game("acme", game, Variant::MayI, &seats, decide),
+            two.rate_game("acme", game, Variant::MayI, &seats, decide),
+        );
+        let again = one
+            .rate_game("acme", game, Variant::MayI, &seats, decide)
+            .await
+            .expect("rated again");
+
+        // Assert: one rating kept, every caller answered with its changes.
+        let (a, b) = (a.expect("one rates"), b.expect("the other rates"));
+        assert_eq!(
+            (a.as_str(), b.as_str(), again.as_str()),
+            ("[3]", "[3]", "[3]"),
+            "{backend:?}"
+        );
+        assert!(
+            decided.load(Ordering::SeqCst) <= 2,
+            "{backend:?}: the retry found the marker first"
+        );
+        let got = one
+            .ratings("acme", Variant::MayI, &seats[..2])
+            .await
+            .expect("ratings");
+        let easy = bot_seed(Variant::MayI, Level::Easy);
+        assert_eq!(
+            got[0].1.mean,
+            Rating::initial().mean + 1.0,
+            "{backend:?}: ann moved once"
+        );
+        assert_eq!(
+            got[1].1.mean,
+            easy.mean + 1.0,
+            "{backend:?}: the level moved once"
+        );
+        drop_database(&database).await;
+    }
+}
+
+#[actix_web::test]
+async fn a_rated_game_finished_on_one_replica_is_rated_once_by_two() {
+    for backend in crate::helpers::server_backends() {
+        // Arrange: two replicas on one database, both running the rating pass.
+        let app = TestApp::spawn_studio(&backend, None).await;
+        let other = TestApp::spawn_studio(&backend, Some(app.database.clone())).await;
+        let table = rated_table(&app).await;
+
+        // Act: the game finishes; then, as a retried finish would, it is queued once more.
+        bob_goes_out(&other, &table).await;
+        let rated = rated_view(&app, &table).await;
+        let id = table.id.clone();
+        on_game_rows(
+            &app,
+            &id,
+            "INSERT INTO ratings_due (game_id, tenant, due_at) VALUES ($1, 'acme', 0)",
+            None,
+        )
+        .await;
+        eventually(
+            Duration::from_secs(20),
+            "the queue emptied again",
+            async || match count(&app, "SELECT COUNT(*) FROM ratings_due").await {
+                0 => Ok(()),
+                n => Err(n),
+            },
+        )
+        .await;
+
+        // Assert: each participant rated once, the game told once.
+        assert_eq!(
+            count(&app, "SELECT COUNT(*) FROM ratings WHERE games = 1").await,
+            3,
+            "{backend:?}"
+        );
+        assert_eq!(
+            count(&app, "SELECT COUNT(*) FROM ratings WHERE games > 1").await,
+            0,
+            "{backend:?}"
+        );
+        assert_eq!(
+            count(&app, "SELECT COUNT(*) FROM rated_games").await,
+            1,
+            "{backend:?}"
+        );
+        let now = app.get_as(&table.path(), &table.tokens[0]).await.ok("the view");
+        assert_eq!(
+            now["version"], rated["version"],
+            "{backend:?}: no second change of the game"
+        );
+        other.clean_up().await;
+    }
+}
+
+#[actix_web::test]
+async fn players_need_a_server_key_valid_ids_and_one_seat_each() {
+    // A server without keys takes no player and rates nothing.
+    let open = TestApp::spawn(&crate::helpers::Backend::Sqlite).await;
+    let rows = [
+        (
+            json!({"variant": "may_i", "seats": [{"name": "Ann", "player": "u-1"}, {"name": "Bob"}]}),
+            "a player",
+        ),
+        (
+            json!({"variant": "may_i", "rated": true, "seats": [{"name": "Ann"}, {"name": "Bob"}]}),
+            "a rated game",
+        ),
+    ];
+    for (body, why) in rows {
+        open.post("/v1/games", &body)
+            .await
+            .assert_problem(400, "player_needs_server_key", why);
+    }
+    let game = open
+        .post(
+            "/v1/games",
+            &json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"open": true}]}),
+        )
+        .await
+        .json();
+    let join = format!("/v1/games/{}/join", game["id"].as_str().expect("an id"));
+    open.post(&join, &json!({"name": "Bob", "player": "u-2"}))
+        .await
+        .assert_problem(400, "player_needs_server_key", "a join naming a player");
+    open.clean_up().await;
+
+    on_studio_backends(async |app, backend| {
+        let long = "x".repeat(129);
+        let rows = [
+            (json!([{"name": "Ann", "player": ""}, {"name": "Bob"}]), false, 400, "invalid_player", "an empty id"),
+            (json!([{"name": "Ann", "player": long}, {"name": "Bob"}]), false, 400, "invalid_player", "129 bytes"),
+            (json!([{"name": "Ann", "player": "a\tb"}, {"name": "Bob"}]), false, 400, "invalid_player", "a tab"),
+            (json!([{"name": "Ann", "player": "u-1"}, {"bot": true, "player": "u-2"}]), false, 422, "invalid_seat", "a bot's seat"),
+            (json!([{"name": "Ann", "player": "u-1"}, {"name": "Bob", "player": "u-1"}]), false, 422, "player_seated_twice", "twice"),
+            (json!([{"name": "Ann", "player": "u-1"}, {"name": "Bob"}]), true, 422, "rated_needs_players", "Bob names none"),
+        ];
+        for (seats, rated, status, code, why) in rows {
+            let body = json!({"variant": "may_i", "seats": seats, "rated": rated});
+            app.post_with_key("/v1/games", ACME, &body, &[])
+                .await
+                .assert_problem(status, code, &format!("{backend:?}: {why}"));
+        }
+
+        // A rated game waiting for a seat: its joiner names a player, of the game's tenant.
+        let body = json!({"variant": "may_i", "rated": true, "seats": [{"name": "Ann", "player": "u-1"}, {"open": true}]});
+        let created = create_with(app, ACME, &body).await;
+        let join = format!("/v1/games/{}/join", created["id"].as_str().expect("an id"));
+        let refusals = [
+            (json!({"name": "Bob"}), Some(ACME), 422, "rated_needs_players", "no player"),
+            (json!({"name": "Bob", "player": "u-2"}), None, 400, "player_needs_server_key", "no key"),
+            (json!({"name": "Bob", "player": "u-2"}), Some(crate::helpers::BETA), 404, "game_not_found", "another tenant's game"),
+            (json!({"name": "Bob", "player": "u-1"}), Some(ACME), 422, "player_seated_twice", "Ann again"),
+            (json!({"name": "Bob", "player": ""}), Some(ACME), 400, "invalid_player", "an empty id"),
+        ];
+        for (body, key, status, code, why) in refusals {
+            let reply = match key {
+                Some(key) => app.post_with_key(&join, key, &body, &[]).await,
+                None => app.post(&join, &body).await,
+            };
+            reply.assert_problem(status, code, &format!("{backend:?}: {why}"));
+        }
+        let joined = app
+            .post_with_key(&join, ACME, &json!({"name": "Bob", "player": "u-2"}), &[])
+            .await
+            .ok("Bob joins");
+        let view = app
+            .get_as(&format!("/v1/games/{}", created["id"].as_str().expect("an id")), joined["token"].as_str().expect("a token"))
+            .await
+            .ok("Bob's view");
+        assert_eq!(view["status"], "playing", "{backend:?}: the last seat deals");
+        assert_eq!(view["players"][1]["rating"]["display"], 1500, "{backend:?}: a new player");
+        assert!(!view.to_string().contains("u-1"), "{backend:?}: no player id shown: {view}");
+
+        // The studio's listing finds a player's games, and only theirs.
+        let listed = app.get_with_key("/v1/games?player=u-2", ACME).await.ok("the listing");
+        let ids: Vec<&str> = listed["games"].as_array().expect("games").iter().filter_map(|g| g["id"].as_str()).collect();
+        assert_eq!(ids, [created["id"].as_str().expect("an id")], "{backend:?}");
+        let none = app.get_with_key("/v1/games?player=u-2", crate::helpers::BETA).await.ok("beta's listing");
+        assert_eq!(none["games"], json!([]), "{backend:?}: another tenant's player");
+        app.get_with_key("/v1/games?player=", ACME)
+            .await
+            .assert_problem(400, "invalid_player", "an empty id in the listing");
+    })
+    .await;
 }
