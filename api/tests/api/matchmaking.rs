@@ -392,20 +392,32 @@ async fn a_quick_play_table_shows_each_seats_rating_and_a_studios_is_rated() {
             };
             let ticket = queue(&app, key, &body).await;
             let ticket = settled(&app, key, ticket["id"].as_str().expect("an id")).await;
-            assert_eq!(ticket["status"], "matched", "{backend:?}, keyed {keyed}: {ticket}");
+            assert_eq!(
+                ticket["status"], "matched",
+                "{backend:?}, keyed {keyed}: {ticket}"
+            );
             let view = seat_view(&app, &ticket).await;
             let case = format!("{backend:?}, keyed {keyed}: {view}");
             assert_eq!(view["rated"], keyed, "{case}: rated only on a studio's server");
             let ann = &view["players"][0];
             let bot = &view["players"][1];
             assert_eq!(bot["kind"], "bot", "{case}");
-            assert!(bot["rating"]["display"].as_i64().is_some(), "{case}: the bot's level's rating");
+            assert!(
+                bot["rating"]["display"].as_i64().is_some(),
+                "{case}: the bot's level's rating"
+            );
             if keyed {
                 assert_eq!(ann["rating"]["display"], 1500, "{case}: a new player's rating");
             } else {
-                assert!(ann["rating"].is_null(), "{case}: a person with no player has no rating");
+                assert!(
+                    ann["rating"].is_null(),
+                    "{case}: a person with no player has no rating"
+                );
             }
-            assert!(!view.to_string().contains("u-rated-1"), "{case}: the player id is never shown");
+            assert!(
+                !view.to_string().contains("u-rated-1"),
+                "{case}: the player id is never shown"
+            );
             app.clean_up().await;
         }
     }
