@@ -46,7 +46,9 @@ export function sizesWords(sizes) {
 export async function quickPlay(body, key) {
   const answer = await call("POST", "/v1/matchmaking/tickets", { body, key, idempotent: true });
   sessionStorage.setItem(TICKET_KEY, JSON.stringify({ id: answer.ticket.id, body, keyed: Boolean(key) }));
-  location.hash = "#/wait";
+  // "Try again" asks from the waiting screen itself, whose address does not change.
+  if (location.hash === "#/wait") window.dispatchEvent(new HashChangeEvent("hashchange"));
+  else location.hash = "#/wait";
 }
 
 /** The ticket this tab waits on. @returns {{id: string, body: any, keyed: boolean} | null} */

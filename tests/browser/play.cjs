@@ -1,12 +1,12 @@
 // The table in the browser, used as people use it (tests/browser/run starts the servers).
-// Usage: node play.cjs PLAIN_URL STUDIO_URL STUDIO_KEY SHOTS_DIR TEST_MODE_URL QUICK_URL
+// Usage: node play.cjs PLAIN_URL STUDIO_URL STUDIO_KEY SHOTS_DIR TEST_MODE_URL QUICK_URL LONELY_URL
 "use strict";
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
 const { chromium } = require("playwright-core");
 
-const [plain, studio, key, shots, testing, quick] = process.argv.slice(2);
+const [plain, studio, key, shots, testing, quick, lonely] = process.argv.slice(2);
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const started = Date.now();
@@ -686,6 +686,23 @@ async function quickPlay(browser) {
   assert.equal(await waiter.$("#back-to-wait"), null, "the lobby no longer offers the wait");
   await waiter.context().close();
 
+  step("quick play: a ticket nobody matches expires, and Try again waits anew");
+  const alone = await (await contextFor(browser, lonely, DESKTOP)).newPage();
+  const gone = await askQuickPlay(alone, lonely);
+  await alone.waitForSelector("#quick-again", { timeout: 30_000 });
+  assert.match(await alone.textContent("#wait-title"), /Nobody came in time/, "the screen says the wait is over");
+  await alone.waitForFunction(() => /expired/.test(document.querySelector("#wait-status")?.textContent || ""));
+  assert.equal(await alone.evaluate(() => document.activeElement?.id), "quick-again", "the focus moves to Try again");
+  assert.equal((await (await fetch(`${lonely}/v1/matchmaking/tickets/${gone}`)).json()).status, "expired", "the server expired the ticket");
+  const retried = alone.waitForResponse((r) => r.url().endsWith("/v1/matchmaking/tickets") && r.request().method() === "POST");
+  await alone.click("#quick-again");
+  assert.equal((await retried).status(), 201, "Try again makes a new ticket");
+  await alone.waitForSelector("#cancel-quick");
+  await alone.waitForFunction(() => /Waited \d+ s/.test(document.querySelector("#waited")?.textContent || ""));
+  await alone.click("#cancel-quick");
+  await alone.waitForSelector("#quick");
+  await alone.context().close();
+
   for (const [viewport, size, cut] of [[DESKTOP, "desktop", false], [PHONE, "phone", true]]) {
     step(`quick play to a table of bots at ${size} size${cut ? ", the ticket's stream cut" : ""}`);
     const context = await contextFor(browser, quick, viewport);
@@ -719,6 +736,7 @@ async function quickPlay(browser) {
       assert.ok(Date.now() - begun < 60_000, "Ann's turn comes at the table of bots");
       await page.waitForTimeout(100);
     }
+    if (viewport === PHONE) assert.ok(await oneScreen(page), "on a phone the quick play table's turn fits one screen");
     assert.ok((await move(page, "#act-draw-stock"))?.ok(), "Ann draws at the quick play table");
     const card = await discardOne(page);
     step(`quick play at ${size} size: a table of ${players.length}, Ann drew and discarded ${card}`);
