@@ -32,8 +32,7 @@ use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
 use crate::store::{
-    KeyRef, Placement, Pool, PoolDecision, Store, StoreError, StoredResponse, Subscription, TicketRow,
-    Tickets, now_ms,
+    KeyRef, Placement, Pool, PoolDecision, Store, StoredResponse, Subscription, TicketRow, Tickets, now_ms,
 };
 use crate::telemetry::traces;
 use crate::wire::{Code, TicketMatch, TicketResponse, TicketSpec, TicketState, TicketView, rfc3339_us};
@@ -158,9 +157,9 @@ pub async fn cancel_ticket(state: &AppState, tenant: Option<&Tenant>, id: Uuid) 
             Code::TicketMatched,
             "this ticket is seated at a table already: play the game, or leave it",
         )),
-        Some(TicketStatus::Waiting) => Err(ApiError::unexpected(StoreError::Database(
-            sqlx::Error::Protocol("a waiting ticket was not cancelled".into()),
-        ))),
+        // The cancel waits for a pass that holds the ticket, and the pass leaves it seated,
+        // expired or free: a ticket still waiting after it is a store that went wrong.
+        Some(TicketStatus::Waiting) => Err(ApiError::unexpected("a waiting ticket was not cancelled")),
     }
 }
 
