@@ -119,7 +119,6 @@ export function describe(e, view) {
     case "matched": return `quick play seated ${e.seats.map((/** @type {any} */ x) => s(x.seat)).join(" and ") || "this table"}`;
     case "bot_seated": return `a bot (${e.level}) took ${yours(e.seat)} seat`;
     case "rematch": return "a rematch is ready: play again";
-    case "matched": return `quick play seated ${e.seats.length === 1 ? "a player" : `${e.seats.length} players`} at this table`;
     case "suspend_asked": return `${s(e.seat)} asked to suspend the game`;
     case "suspended": return "the game is suspended";
     case "resume_asked": return `${s(e.seat)} asked to resume the game`;
