@@ -348,7 +348,7 @@ async fn keyed_game_operations(app: &TestApp) -> Vec<Keyed> {
             let keyed = op["security"]
                 .as_array()
                 .is_some_and(|s| s.iter().any(|r| r.get("api_key").is_some()));
-            if !keyed || !path.contains("{id}") {
+            if !keyed || !path.starts_with("/v1/games/{id}") {
                 continue;
             }
             let body = match op.get("requestBody") {
