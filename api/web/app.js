@@ -9,6 +9,7 @@ import { openTable, seatToken, keepSeatToken, aboutGame } from "./table.js";
 import { variantName } from "./cards.js";
 import { openWatch, openSpectator, serverKey, setServerKey } from "./watch.js";
 import { openReplay } from "./replay.js";
+import { quickPlay, openWait, waiting, tableSizes, sizesWords } from "./quick.js";
 
 /** What is on screen now; closed (its stream, its timers) before the next thing opens. */
 let current = { close() {} };
@@ -24,6 +25,7 @@ async function route() {
     else if (what === "watch" && id) current = await openSpectator(id);
     else if (what === "watch") await openWatch();
     else if (what === "replay" && id) current = await openReplay(id);
+    else if (what === "wait") current = await openWait();
     else await openLobby();
   } catch (e) {
     const main = mainArea();
@@ -31,7 +33,10 @@ async function route() {
       h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
   }
   const main = document.getElementById("main");
-  if (main && !main.contains(document.activeElement)) main.focus({ preventScroll: true });
+  // At a table, the table itself takes the focus: a screen reader starts from it.
+  const target = /** @type {HTMLElement | null} */ (main?.querySelector(".game")) || main;
+  const active = document.activeElement;
+  if (main && (!main.contains(active) || active === main)) target?.focus({ preventScroll: true });
 }
 
 /** The rulesets, asked once. */
@@ -99,7 +104,8 @@ function numberProblem(o, label, value) {
   return "";
 }
 
-/** Sit down: a variant, who sits where, and its house options. */
+/** Sit down (a variant, who sits where) or quick play (the table sizes one accepts), with the
+ * variant's house options. */
 async function openLobby() {
   const variants = await loadRulesets();
   const main = mainArea();
@@ -118,9 +124,28 @@ async function openLobby() {
   const seatsList = h("ol", { class: "seats-edit" });
   const problem = h("p", { class: "problem", role: "alert", id: "lobby-problem" });
   const keyInput = h("input", { id: "create-key", type: "password", autocomplete: "off", value: serverKey() || "" });
+  const playerInput = h("input", { id: "quick-player", autocomplete: "off", maxlength: 128, "aria-describedby": "quick-player-help" });
+  /** The table sizes quick play accepts, of those the variant seats. @type {Set<number>} */
+  let sizes = new Set();
+  const sizesBox = h("div", { class: "row sizes" });
+  const quickProblem = h("p", { class: "problem", role: "alert", id: "quick-problem" });
   const ruleset = () => variants.find((/** @type {any} */ v) => v.variant === /** @type {HTMLSelectElement} */ (variantSelect).value);
-  /** The server's refusal of the last "Sit down", shown until the form changes. */
+  /** The server's refusal of the last "Sit down" or "Quick play", shown until the form changes. */
   let refused = "";
+
+  function drawSizes() {
+    const offered = tableSizes(ruleset());
+    sizes = new Set(offered.filter((s) => s.usual).map((s) => s.size));
+    sizesBox.replaceChildren(...offered.map(({ size }) => {
+      const box = h("input", { type: "checkbox", id: `size-${size}`, checked: sizes.has(size) });
+      box.addEventListener("change", () => {
+        if (/** @type {HTMLInputElement} */ (box).checked) sizes.add(size);
+        else sizes.delete(size);
+        check();
+      });
+      return h("span", { class: "size" }, box, h("label", { for: `size-${size}` }, String(size), h("span", { class: "visually-hidden" }, " players")));
+    }));
+  }
 
   function drawOptions() {
     const rs = ruleset();
@@ -145,6 +170,7 @@ async function openLobby() {
     const deals = rs.deals.map((/** @type {any} */ d) => `${d.deal}: ${d.contract.description}`).join("; ");
     optionsBox.append(h("p", { class: "hint" }, `${rs.min_players === rs.max_players ? rs.min_players : `${rs.min_players} to ${rs.max_players}`} players. Deals: ${deals}. `,
       h("a", { href: `${document.getElementById("rules-link")?.getAttribute("href")}#${rs.variant}`, target: "_blank", rel: "noreferrer" }, `The rules of ${variantName(rs.variant)}`)));
+    drawSizes();
     drawSeats();
   }
 
@@ -178,6 +204,7 @@ async function openLobby() {
     addOpen.toggleAttribute("disabled", full);
     const players = rs.min_players === rs.max_players ? `${rs.min_players} players` : `${rs.min_players} to ${rs.max_players} players`;
     const problems = [];
+    const shared = [];
     if (seats.length < rs.min_players) {
       const more = rs.min_players - seats.length;
       problems.push(`${variantName(rs.variant)} needs ${players}: add ${more} more seat${more === 1 ? "" : "s"} (a bot or an open seat).`);
@@ -185,48 +212,31 @@ async function openLobby() {
       const fewer = seats.length - rs.max_players;
       problems.push(`${variantName(rs.variant)} takes ${players}: remove ${fewer} seat${fewer === 1 ? "" : "s"}.`);
     }
-    if (!yourName.trim()) problems.push("Type your name: the other players see it.");
+    if (!yourName.trim()) shared.push("Type your name: the other players see it.");
     for (const o of rs.options) {
       if (o.type === "boolean") continue;
       const input = /** @type {HTMLInputElement | null} */ (optionsBox.querySelector(`[data-option="${o.name}"]`));
       if (!input) continue;
       const wrong = numberProblem(o, optionWords(o, rs.options).label, input.value.trim());
       input.setAttribute("aria-invalid", wrong ? "true" : "false");
-      if (wrong) problems.push(wrong);
+      if (wrong) shared.push(wrong);
     }
     count.textContent = `${seats.length} of ${players}`;
+    problems.push(...shared);
     create.toggleAttribute("disabled", problems.length > 0);
     why.textContent = problems.join(" ");
     problem.textContent = "";
+    const quickProblems = [...(sizes.size ? [] : ["Tick a table size you accept."]), ...shared];
+    quick.toggleAttribute("disabled", quickProblems.length > 0);
+    quickWhy.textContent = quickProblems.length ? quickProblems.join(" ") : `You sit at a table of ${sizesWords([...sizes])}.`;
+    quickProblem.textContent = "";
   }
 
-  const addBot = h("button", { type: "button", id: "add-bot", onclick: () => { seats.push({ kind: "bot", level: "normal" }); drawSeats(); } }, "Add a bot");
-  const addOpen = h("button", { type: "button", id: "add-open", onclick: () => { seats.push({ kind: "open" }); drawSeats(); } }, "Add an open seat");
-  const count = h("span", { class: "hint" });
-  const why = h("p", { class: "hint", id: "create-why" });
-  const create = h("button", { type: "submit", class: "primary", id: "create", "aria-describedby": "create-why" }, "Sit down");
-  variantSelect.addEventListener("change", drawOptions);
-
-  const form = h("form", { class: "lobby", "aria-labelledby": "lobby-title" },
-    h("h1", { id: "lobby-title" }, "Sit down at a table"),
-    h("div", { class: "field" }, h("label", { for: "variant" }, "Game"), variantSelect),
-    h("div", { class: "field" }, h("label", { for: "your-name" }, "Your name"), nameInput,
-      h("span", { class: "hint", id: "your-name-help" }, "The other players see it.")),
-    h("fieldset", {}, h("legend", {}, "Seats, in play order"), seatsList, h("div", { class: "row" }, addBot, addOpen, count)),
-    problem,
-    h("div", { class: "row" }, create), why,
-    optionsBox,
-    h("details", {}, h("summary", {}, "Server key (only when the server asks for one)"),
-      h("div", { class: "field" }, h("label", { for: "create-key" }, "Server key, kept in this page's memory only"), keyInput)));
-  form.addEventListener("input", () => { if (refused) check(); });
-  form.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    check();
-    if (create.hasAttribute("disabled")) return;
-    const rs = ruleset();
+  /** The house options that differ from the usual ones, as the request names them. */
+  function chosenOptions() {
     /** @type {Record<string, any>} */
     const options = {};
-    for (const o of rs.options) {
+    for (const o of ruleset().options) {
       const input = /** @type {HTMLInputElement} */ (optionsBox.querySelector(`[data-option="${o.name}"]`));
       if (o.type === "boolean") {
         if (input.checked !== o.default) options[o.name] = input.checked;
@@ -236,6 +246,79 @@ async function openLobby() {
         options[o.name] = Number(input.value);
       }
     }
+    return options;
+  }
+
+  /** A refusal in words that say what to do. @param {any} err */
+  function refusal(err) {
+    if (err.status === 401 || err.status === 403) return `${err.message}. This server asks for a key: type it under “Server key” below.`;
+    if (err.code === "invalid_player" || err.code === "player_needs_server_key") return `${err.message}. With a server key, quick play needs your player id (under “Server key” below); without one, none.`;
+    return err.message;
+  }
+
+  async function startQuickPlay() {
+    check();
+    if (quick.hasAttribute("disabled")) return;
+    const rs = ruleset();
+    const options = chosenOptions();
+    const key = /** @type {HTMLInputElement} */ (keyInput).value.trim();
+    const player = /** @type {HTMLInputElement} */ (playerInput).value.trim();
+    if (key) setServerKey(key);
+    const body = {
+      name: yourName.trim(),
+      variant: rs.variant,
+      sizes: [...sizes].sort((a, b) => a - b),
+      ...(key && player ? { player } : {}),
+      ...(Object.keys(options).length ? { options } : {}),
+    };
+    try {
+      quick.setAttribute("disabled", "");
+      await quickPlay(body, key || undefined);
+    } catch (e) {
+      refused = refusal(e);
+      quickProblem.textContent = refused;
+      quick.removeAttribute("disabled");
+    }
+  }
+
+  const addBot = h("button", { type: "button", id: "add-bot", onclick: () => { seats.push({ kind: "bot", level: "normal" }); drawSeats(); } }, "Add a bot");
+  const addOpen = h("button", { type: "button", id: "add-open", onclick: () => { seats.push({ kind: "open" }); drawSeats(); } }, "Add an open seat");
+  const count = h("span", { class: "hint" });
+  const why = h("p", { class: "hint", id: "create-why" });
+  const create = h("button", { type: "submit", class: "primary", id: "create", "aria-describedby": "create-why" }, "Sit down");
+  const quickWhy = h("p", { class: "hint", id: "quick-why" });
+  const quick = h("button", { type: "button", class: "primary", id: "quick", "aria-describedby": "quick-why", onclick: startQuickPlay }, "Quick play");
+  variantSelect.addEventListener("change", drawOptions);
+
+  const form = h("form", { class: "lobby", "aria-labelledby": "lobby-title" },
+    h("h1", { id: "lobby-title" }, "Play a game"),
+    h("div", { class: "field" }, h("label", { for: "variant" }, "Game"), variantSelect),
+    h("div", { class: "field" }, h("label", { for: "your-name" }, "Your name"), nameInput,
+      h("span", { class: "hint", id: "your-name-help" }, "The other players see it.")),
+    h("div", { class: "ways" },
+      h("section", { class: "way", "aria-labelledby": "sit-title" },
+        h("h2", { id: "sit-title" }, "Choose the seats"),
+        h("fieldset", {}, h("legend", {}, "Seats, in play order"), seatsList, h("div", { class: "row" }, addBot, addOpen, count)),
+        problem,
+        h("div", { class: "row" }, create), why),
+      h("section", { class: "way", "aria-labelledby": "quick-title" },
+        h("h2", { id: "quick-title" }, "Or quick play"),
+        h("p", { class: "hint" }, "A table with whoever asks for the same game; bots fill the empty seats after a wait."),
+        h("fieldset", {}, h("legend", {}, "Table sizes you accept"), sizesBox),
+        quickProblem,
+        h("div", { class: "row" }, quick), quickWhy)),
+    optionsBox,
+    h("details", {}, h("summary", {}, "Server key (only when the server asks for one)"),
+      h("div", { class: "field" }, h("label", { for: "create-key" }, "Server key, kept in this page's memory only"), keyInput),
+      h("div", { class: "field" }, h("label", { for: "quick-player" }, "Your player id at the studio"), playerInput,
+        h("span", { class: "hint", id: "quick-player-help" }, "Quick play with a server key asks for it: your rating is the player's."))));
+  form.addEventListener("input", () => { if (refused) check(); });
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    check();
+    if (create.hasAttribute("disabled")) return;
+    const rs = ruleset();
+    const options = chosenOptions();
     const body = {
       variant: rs.variant,
       seats: seats.map((s) => (s.kind === "you" ? { name: yourName.trim() } : s.kind === "bot" ? { bot: s.level || "normal" } : { open: true })),
@@ -250,10 +333,7 @@ async function openLobby() {
       keepSeatToken(created.id, mine.token);
       location.hash = `#/game/${created.id}`;
     } catch (e) {
-      const err = /** @type {any} */ (e);
-      refused = err.status === 401 || err.status === 403
-        ? `${err.message}. This server asks for a key: type it under “Server key” below.`
-        : err.message;
+      refused = refusal(e);
       problem.textContent = refused;
       create.removeAttribute("disabled");
     }
@@ -265,9 +345,12 @@ async function openLobby() {
 /** The games this tab holds a seat in, to go back to, each named by what it is. */
 function resumeList() {
   const ids = Object.keys(sessionStorage).filter((k) => k.startsWith("continental.seat.")).map((k) => k.slice(17));
-  if (!ids.length) return "";
+  const ticket = waiting();
+  if (!ids.length && !ticket) return "";
   return h("section", { class: "resume" }, h("h2", {}, "Your games in this tab"),
-    h("ul", {}, ...ids.map((id) => {
+    h("ul", {}, ticket ? h("li", {}, h("a", { href: "#/wait", id: "back-to-wait" },
+      `Waiting for a table of ${variantName(ticket.body.variant)}, ${sizesWords(ticket.body.sizes)}`)) : "",
+    ...ids.map((id) => {
       const about = aboutGame(id);
       const text = about
         ? `${variantName(about.variant)} with ${about.players.filter((p) => p !== "you").join(", ")}: ${about.status === "playing" && about.deal ? `deal ${about.deal} of ${about.deals}` : about.status}`

@@ -71,6 +71,15 @@ const phone = window.matchMedia("(max-width: 760px)");
 /** @param {string} text */
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
+const thousands = new Intl.NumberFormat("en-US");
+
+/** A rating as the server shows it ("1,640"). @param {{display: number}} rating */
+export const ratingText = (rating) => thousands.format(rating.display);
+
+/** What the view says of ratings that may change without a new version: each seat's change
+ * once the finished game is rated. @param {any} view */
+const ratingsOf = (view) => JSON.stringify(view.players.map((/** @type {any} */ p) => [p.rating?.display, p.rating_change?.after?.display]));
+
 /** One event in words. @param {any} e @param {any} view */
 export function describe(e, view) {
   const s = (/** @type {number} */ seat) => who(view, seat);
@@ -107,9 +116,9 @@ export function describe(e, view) {
     case "game_finished": return "the game is over";
     case "game_void": return "the game was void";
     case "called_off": return `the game was called off: ${e.reason}`;
+    case "matched": return `quick play seated ${e.seats.map((/** @type {any} */ x) => s(x.seat)).join(" and ") || "this table"}`;
     case "bot_seated": return `a bot (${e.level}) took ${yours(e.seat)} seat`;
     case "rematch": return "a rematch is ready: play again";
-    case "matched": return `quick play seated ${e.seats.length === 1 ? "a player" : `${e.seats.length} players`} at this table`;
     case "suspend_asked": return `${s(e.seat)} asked to suspend the game`;
     case "suspended": return "the game is suspended";
     case "resume_asked": return `${s(e.seat)} asked to resume the game`;
@@ -158,7 +167,8 @@ export async function openGame(id, token, spectator) {
   let layoffHints = [];
   let closed = false;
 
-  const root = h("section", { class: "game", "aria-label": spectator ? "The game, as a spectator" : "Your table" });
+  // Focusable from script only: the page moves the focus to the table when it opens.
+  const root = h("section", { class: "game", tabindex: "-1", "aria-label": spectator ? "The game, as a spectator" : "Your table" });
   main.append(root);
 
   function isWild(/** @type {string} */ c) {
@@ -178,6 +188,16 @@ export async function openGame(id, token, spectator) {
   }
   function selectedCards() {
     return hand().filter((x) => selected.has(x.key)).map((x) => x.card);
+  }
+
+  /** How many more times a finished rated game's view is read for its ratings' change. */
+  let ratingReads = 15;
+  /** A rated game is rated after it finishes, by the server's worker: its view is read again
+   * until the change shows (the game's stream has ended by then). */
+  function awaitRating() {
+    if (!view.rated || view.status !== "finished" || view.players.some((/** @type {any} */ p) => p.rating_change)) return;
+    if (ratingReads-- <= 0) return;
+    setTimeout(() => { if (!closed) refresh(); }, 2000);
   }
 
   function setView(/** @type {any} */ next) {
@@ -204,6 +224,7 @@ export async function openGame(id, token, spectator) {
     }
     if (target !== null && !view.table.some((/** @type {any} */ m) => m.id === target)) target = null;
     render();
+    awaitRating();
   }
 
   let refreshing = null;
@@ -216,7 +237,7 @@ export async function openGame(id, token, spectator) {
         const next = await call("GET", `/v1/games/${id}`, { token });
         // The view the page shows already (the answer to its own move): drawing it again would
         // only replace the buttons under a person's finger.
-        if (next.version !== view.version || next.status !== view.status) setView(next);
+        if (next.version !== view.version || next.status !== view.status || ratingsOf(next) !== ratingsOf(view)) setView(next);
       } catch (e) {
         say(/** @type {Error} */ (e).message, "problem");
       }
@@ -461,6 +482,7 @@ export async function openGame(id, token, spectator) {
       h("span", { class: "variant" }, variantName(view.variant)),
       view.deal ? h("span", {}, `deal ${view.deal} of ${view.deals}`) : h("span", {}, view.status),
       view.contract ? h("span", { class: "contract" }, `contract: ${view.contract.description}`) : "",
+      view.rated ? h("span", { class: "badge", id: "rated" }, "rated") : "",
       turn ? h("span", { class: "turn", id: "turn" }, turn) : "",
       view.turn?.deadline ? h("span", { class: "deadline", id: "deadline", "data-deadline": view.turn.deadline }) : "",
       h("span", { class: `live stream-${live}`, title: "the game's live stream" }, live === "live" ? "live" : live === "ended" ? "stream ended" : live),
@@ -482,6 +504,8 @@ export async function openGame(id, token, spectator) {
       const bits = [
         h("strong", {}, p.name || "open seat", me ? " (you)" : "", p.kind === "bot" ? ` (${p.level || "normal"} bot)` : "",
           p.autopilot ? ` (autopilot: ${p.autopilot} bot)` : ""),
+        p.rating ? h("span", { class: "rating" }, h("span", { "aria-hidden": "true" }, "· "),
+          h("span", { class: "visually-hidden" }, "rating "), ratingText(p.rating)) : "",
         p.team !== null && p.team !== undefined
           ? h("span", { class: `badge team team-${p.team}` }, partner ? `your partner, ${teamName(p.team)}` : teamName(p.team))
           : "",
@@ -703,6 +727,7 @@ export async function openGame(id, token, spectator) {
     if (view.standings) {
       out.append(h("ol", { class: "standings", id: "standings" }, ...view.standings.map((/** @type {any} */ s) =>
         h("li", {}, `${s.place}. ${who(view, s.seat)}: ${s.total} points${s.left ? " (left)" : ""}`))));
+      out.append(ratingChanges());
       if (view.seed) out.append(h("p", { class: "hint" }, "Seed revealed: ", h("code", {}, view.seed), " ",
         h("a", { href: `#/replay/${view.id}`, id: "replay-link" }, "Replay this game")));
     }
@@ -726,6 +751,23 @@ export async function openGame(id, token, spectator) {
       out.append(h("p", { class: "hint" }, "No deal scored yet."));
     }
     return out;
+  }
+
+  /** A rated game's effect on each player's rating, once the server has rated it. */
+  function ratingChanges() {
+    if (!view.rated) return "";
+    const changed = view.players.filter((/** @type {any} */ p) => p.rating_change);
+    if (!changed.length) {
+      return view.status === "finished" ? h("p", { class: "hint", id: "rating-changes" }, "A rated game: the ratings are being updated.") : "";
+    }
+    return h("ul", { class: "rating-change", id: "rating-changes", "aria-label": "Rating changes" }, ...changed.map((/** @type {any} */ p) => {
+      const { before, after } = p.rating_change;
+      const delta = after.display - before.display;
+      const sign = delta > 0 ? "+" : delta < 0 ? "−" : "±";
+      return h("li", {}, `${capital(who(view, p.seat))}: ${ratingText(before)} `, h("span", { "aria-hidden": "true" }, "→"),
+        h("span", { class: "visually-hidden" }, "to"), ` ${ratingText(after)} `,
+        h("span", { class: delta > 0 ? "up" : delta < 0 ? "down" : "" }, `(${sign}${thousands.format(Math.abs(delta))})`));
+    }));
   }
 
   function logPanel() {

@@ -1,12 +1,12 @@
 // The table in the browser, used as people use it (tests/browser/run starts the servers).
-// Usage: node play.cjs PLAIN_URL STUDIO_URL STUDIO_KEY SHOTS_DIR TEST_MODE_URL
+// Usage: node play.cjs PLAIN_URL STUDIO_URL STUDIO_KEY SHOTS_DIR TEST_MODE_URL QUICK_URL LONELY_URL
 "use strict";
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
 const { chromium } = require("playwright-core");
 
-const [plain, studio, key, shots, testing] = process.argv.slice(2);
+const [plain, studio, key, shots, testing, quick, lonely] = process.argv.slice(2);
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const started = Date.now();
@@ -631,6 +631,167 @@ async function everyVariant(browser) {
   }
 }
 
+/** Each seat of the table as the players list shows it: its name and its rating's figure. */
+const seatsShown = (page) => page.$$eval(".players .player", (ps) => ps.map((p) => ({
+  name: p.querySelector("strong").textContent,
+  rating: p.querySelector(".rating")?.textContent.replace(/\s+/g, " ") ?? null,
+})));
+
+/** Fills the lobby for quick play of `may_i` as Ann and asks for a table. */
+async function askQuickPlay(page, base, shot = "") {
+  await page.goto(base + "/play");
+  await page.waitForSelector("#quick");
+  await page.selectOption("#variant", "may_i");
+  assert.equal(await isEnabled(page, "#quick"), false, "no quick play without a name");
+  assert.match(await page.textContent("#quick-why"), /Type your name/, "quick play says what is missing");
+  await page.fill("#your-name", "Ann");
+  const sizes = await page.$$eval(".sizes input", (bs) => bs.map((b) => `${b.id}:${b.checked}`));
+  assert.deepEqual(sizes.filter((x) => x.endsWith("true")), ["size-2:true", "size-3:true", "size-4:true"], `2 to 4 players by default: ${sizes}`);
+  assert.match(await page.textContent("#quick-why"), /table of 2 to 4 players/, "quick play says what it asks for");
+  if (shot) await page.screenshot({ path: path.join(shots, shot), fullPage: true });
+  const asked = page.waitForResponse((r) => r.url().endsWith("/v1/matchmaking/tickets") && r.request().method() === "POST");
+  await page.click("#quick");
+  const answer = await asked;
+  assert.equal(answer.status(), 201, `the ticket is made: ${await answer.text()}`);
+  const { ticket } = await answer.json();
+  assert.deepEqual(ticket.sizes, [2, 3, 4], "the ticket accepts the sizes ticked");
+  await page.waitForSelector("#waited");
+  return ticket.id;
+}
+
+/**
+ * Quick play: the waiting screen counts the seconds and cancels (on the plain server, whose
+ * bots come only after the usual wait), then, on a server whose bots come after a second, the
+ * wait ends at a table of bots where a move is played: at desktop size through the ticket's
+ * stream, at phone size with the stream cut (the page asks for the ticket instead).
+ */
+async function quickPlay(browser) {
+  step("quick play: the waiting screen and Cancel");
+  const waiter = await (await contextFor(browser, plain, DESKTOP)).newPage();
+  const id = await askQuickPlay(waiter, plain);
+  assert.equal(new URL(waiter.url()).hash, "#/wait", "the ticket's id stays out of the address");
+  await waiter.waitForFunction(() => /Waited [2-9] s/.test(document.querySelector("#waited")?.textContent || ""));
+  assert.match(await waiter.textContent("#wait-status"), /Looking for a table of 2 to 4 players/, "the live region says what is awaited");
+  await waiter.screenshot({ path: path.join(shots, "desktop-quick-wait.png") });
+  await accessible(waiter, "the quick play wait");
+  await waiter.setViewportSize(PHONE);
+  await waiter.screenshot({ path: path.join(shots, "phone-quick-wait.png") });
+  await waiter.setViewportSize(DESKTOP);
+  const cancelled = waiter.waitForResponse((r) => r.request().method() === "DELETE");
+  await waiter.click("#cancel-quick");
+  assert.equal((await cancelled).status(), 204, "Cancel cancels the ticket");
+  await waiter.waitForSelector("#quick");
+  const after = await (await fetch(`${plain}/v1/matchmaking/tickets/${id}`)).json();
+  assert.equal(after.status, "cancelled", "the server holds the ticket cancelled");
+  assert.equal(await waiter.$("#back-to-wait"), null, "the lobby no longer offers the wait");
+  await waiter.context().close();
+
+  step("quick play: a ticket nobody matches expires, and Try again waits anew");
+  const alone = await (await contextFor(browser, lonely, DESKTOP)).newPage();
+  const gone = await askQuickPlay(alone, lonely);
+  await alone.waitForSelector("#quick-again", { timeout: 30_000 });
+  assert.match(await alone.textContent("#wait-title"), /Nobody came in time/, "the screen says the wait is over");
+  await alone.waitForFunction(() => /expired/.test(document.querySelector("#wait-status")?.textContent || ""));
+  assert.equal(await alone.evaluate(() => document.activeElement?.id), "quick-again", "the focus moves to Try again");
+  assert.equal((await (await fetch(`${lonely}/v1/matchmaking/tickets/${gone}`)).json()).status, "expired", "the server expired the ticket");
+  const retried = alone.waitForResponse((r) => r.url().endsWith("/v1/matchmaking/tickets") && r.request().method() === "POST");
+  await alone.click("#quick-again");
+  assert.equal((await retried).status(), 201, "Try again makes a new ticket");
+  await alone.waitForSelector("#cancel-quick");
+  await alone.waitForFunction(() => /Waited \d+ s/.test(document.querySelector("#waited")?.textContent || ""));
+  await alone.click("#cancel-quick");
+  await alone.waitForSelector("#quick");
+  await alone.context().close();
+
+  for (const [viewport, size, cut] of [[DESKTOP, "desktop", false], [PHONE, "phone", true]]) {
+    step(`quick play to a table of bots at ${size} size${cut ? ", the ticket's stream cut" : ""}`);
+    const context = await contextFor(browser, quick, viewport);
+    if (cut) await context.route("**/v1/matchmaking/tickets/*/events", (route) => route.abort());
+    const page = await context.newPage();
+    let streamed = 0;
+    let asked = 0;
+    page.on("request", (r) => {
+      if (/\/v1\/matchmaking\/tickets\/[^/]+\/events$/.test(r.url())) streamed++;
+      else if (/\/v1\/matchmaking\/tickets\/[^/]+$/.test(r.url()) && r.method() === "GET") asked++;
+    });
+    await askQuickPlay(page, quick, `${size}-quick-lobby.png`);
+    await page.waitForSelector(".hand-panel", { timeout: 30_000 });
+    assert.match(new URL(page.url()).hash, /^#\/game\/[0-9a-f-]+$/, "the table opens in the wait's place");
+    assert.ok(streamed > 0, "the page opened the ticket's stream");
+    // Read once to start; the rest came on the stream, or, with it cut, by asking again.
+    if (cut) assert.ok(asked >= 2, `without the stream the page asked for the ticket again (${asked})`);
+    else assert.equal(asked, 1, "the stream told the match: the ticket was read only to start");
+    assert.equal(await page.evaluate(() => document.activeElement?.classList.contains("game")), true, "the focus moves to the table");
+    const players = await seatsShown(page);
+    const said = JSON.stringify(players);
+    assert.ok(players.length >= 2 && players.length <= 4, `a table of 2 to 4: ${said}`);
+    assert.equal(players[0].name, "Ann (you)", `Ann sits first: ${said}`);
+    assert.ok(players.slice(1).every((p) => /^Bot \d \((easy|normal|hard) bot\)$/.test(p.name)), `bots fill the other seats: ${said}`);
+    for (const p of players.slice(1)) assert.match(p.rating, /^· rating \d{1,2},?\d{3}$/, `a bot shows its level's rating: ${said}`);
+    const first = await page.$eval("#log li:last-child", (li) => li.textContent);
+    assert.equal(first, "quick play seated you", "the game's first event says quick play made it");
+    // A move: Ann's first draw and discard.
+    const begun = Date.now();
+    while (!(await isEnabled(page, "#act-draw-stock"))) {
+      assert.ok(Date.now() - begun < 60_000, "Ann's turn comes at the table of bots");
+      await page.waitForTimeout(100);
+    }
+    if (viewport === PHONE) assert.ok(await oneScreen(page), "on a phone the quick play table's turn fits one screen");
+    assert.ok((await move(page, "#act-draw-stock"))?.ok(), "Ann draws at the quick play table");
+    const card = await discardOne(page);
+    step(`quick play at ${size} size: a table of ${players.length}, Ann drew and discarded ${card}`);
+    await page.screenshot({ path: path.join(shots, `${size}-quick-table.png`) });
+    await context.close();
+  }
+}
+
+/**
+ * A studio's rated game (its person seat names a player) seen through the page: every seat
+ * shows its rating; played to its end on "Autopilot", it shows each player's rating before and
+ * after once the server has rated it, as the view says.
+ */
+async function ratedGame(browser) {
+  step("a rated game: the seats' ratings, then their change");
+  const res = await fetch(`${studio}/v1/games`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": key },
+    body: JSON.stringify({ variant: "may_i", rated: true, seats: [{ name: "Ann", player: "browser-ann" }, { bot: "easy" }] }),
+  });
+  assert.equal(res.status, 201, `the studio makes a rated game: ${await res.clone().text()}`);
+  const game = await res.json();
+  const token = game.seats.find((s) => s.token).token;
+  const context = await contextFor(browser, studio, DESKTOP);
+  await context.addInitScript(([origin, id, t]) => {
+    if (location.origin === origin) sessionStorage.setItem(`continental.seat.${id}`, t);
+  }, [new URL(studio).origin, game.id, token]);
+  const page = await context.newPage();
+  await page.goto(`${studio}/play#/game/${game.id}`);
+  await page.waitForSelector(".hand-panel");
+  assert.equal(await page.textContent("#rated"), "rated", "the header says the game is rated");
+  const [ann, bot] = await seatsShown(page);
+  assert.deepEqual(ann, { name: "Ann (you)", rating: "· rating 1,500" }, "a new player shows the initial rating");
+  assert.match(bot.rating, /^· rating \d{1,2},?\d{3}$/, `the bot shows its level's rating: ${bot.rating}`);
+  for (let i = 0; i < 50 && !(await page.$("#standings")); i++) {
+    if ((await isEnabled(page, "#act-autopilot")) && /Autopilot/.test(await page.textContent("#act-autopilot"))) {
+      if ((await move(page, "#act-autopilot"))?.ok()) break;
+    }
+    await page.waitForTimeout(100);
+  }
+  await page.waitForSelector("#standings", { timeout: 240_000 });
+  await page.waitForSelector("ul#rating-changes", { timeout: 40_000 });
+  const shown = await page.textContent("#rating-changes");
+  const view = await (await fetch(`${studio}/v1/games/${game.id}`, { headers: { authorization: `Bearer ${token}` } })).json();
+  const change = view.players[0].rating_change;
+  assert.ok(change, "the view holds Ann's change");
+  const number = (n) => new Intl.NumberFormat("en-US").format(n);
+  assert.match(shown, new RegExp(`You: ${number(change.before.display)}\\s*→\\s*to\\s*${number(change.after.display)} `),
+    `the page shows Ann's change as the view has it (${change.before.display} to ${change.after.display})`);
+  step(`the rated game's change: ${shown}`);
+  await page.screenshot({ path: path.join(shots, "desktop-rated-finished.png"), fullPage: true });
+  await accessible(page, "a rated game's end");
+  await context.close();
+}
+
 (async () => {
   const browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
@@ -645,6 +806,8 @@ async function everyVariant(browser) {
     if (!only || only === "whole") await wholeGame(browser);
     if (!only || only === "variants") await everyVariant(browser);
     if (!only || only === "claim") await claimInWindow(browser);
+    if (!only || only === "quick") await quickPlay(browser);
+    if (!only || only === "rated") await ratedGame(browser);
   } catch (e) {
     // What each open page showed when it failed.
     let n = 0;
@@ -658,7 +821,7 @@ async function everyVariant(browser) {
   assert.deepEqual(foreign, [], "the page asks no host but the one that served it");
   assert.deepEqual(failures, [], "no script error on any page");
   assert.deepEqual(refusals, [], "the server accepted every move the page offered");
-  if (!process.env.BROWSER_ONLY) assert.deepEqual(axeChecked.length, 4, `axe-core ran on the lobby, a table, a deal's end and a replay: ${axeChecked}`);
+  if (!process.env.BROWSER_ONLY) assert.deepEqual(axeChecked.length, 6, `axe-core ran on the lobby, a table, a deal's end, a replay, the quick play wait and a rated game's end: ${axeChecked}`);
   step("browser checks passed");
 })().catch((e) => {
   console.error(e);

@@ -376,6 +376,53 @@ async fn past_the_wait_a_ticket_sits_down_with_bots() {
     }
 }
 
+/// A quick-play table shows each seat's rating as a table set by hand does: on a studio's
+/// server its person names the ticket's player (never shown) and the game is rated; on an open
+/// server only the bots have a rating and nothing is rated.
+#[actix_web::test]
+async fn a_quick_play_table_shows_each_seats_rating_and_a_studios_is_rated() {
+    for backend in backends() {
+        for keyed in [true, false] {
+            let app = spawn(&backend, settings(Some(1), 600), keyed).await;
+            let key = keyed.then_some(ACME);
+            let body = if keyed {
+                json!({"player": "u-rated-1", "name": "Ann", "variant": "may_i", "sizes": [2]})
+            } else {
+                json!({"name": "Ann", "variant": "may_i", "sizes": [2]})
+            };
+            let ticket = queue(&app, key, &body).await;
+            let ticket = settled(&app, key, ticket["id"].as_str().expect("an id")).await;
+            assert_eq!(
+                ticket["status"], "matched",
+                "{backend:?}, keyed {keyed}: {ticket}"
+            );
+            let view = seat_view(&app, &ticket).await;
+            let case = format!("{backend:?}, keyed {keyed}: {view}");
+            assert_eq!(view["rated"], keyed, "{case}: rated only on a studio's server");
+            let ann = &view["players"][0];
+            let bot = &view["players"][1];
+            assert_eq!(bot["kind"], "bot", "{case}");
+            assert!(
+                bot["rating"]["display"].as_i64().is_some(),
+                "{case}: the bot's level's rating"
+            );
+            if keyed {
+                assert_eq!(ann["rating"]["display"], 1500, "{case}: a new player's rating");
+            } else {
+                assert!(
+                    ann["rating"].is_null(),
+                    "{case}: a person with no player has no rating"
+                );
+            }
+            assert!(
+                !view.to_string().contains("u-rated-1"),
+                "{case}: the player id is never shown"
+            );
+            app.clean_up().await;
+        }
+    }
+}
+
 #[actix_web::test]
 async fn a_studios_tickets_are_its_own_and_one_per_waiting_player() {
     for backend in backends() {

@@ -28,6 +28,11 @@ async fn the_page_and_its_files_are_served_with_their_types_and_a_strict_policy(
         ("/play/table.js", "text/javascript; charset=utf-8", "follow("),
         ("/play/watch.js", "text/javascript; charset=utf-8", "/spectators"),
         ("/play/replay.js", "text/javascript; charset=utf-8", "seed"),
+        (
+            "/play/quick.js",
+            "text/javascript; charset=utf-8",
+            "/v1/matchmaking/tickets",
+        ),
         ("/play/icon.svg", "image/svg+xml", "<svg"),
     ];
     for (path, content_type, contains) in cases {
