@@ -66,7 +66,13 @@ async fn every_game_table_is_distributed_by_game_on_one_worker_per_game() {
         ("h", Some("id")),
         "games by id"
     );
-    for table in ["seats", "events", "idempotency_keys", "webhook_deliveries"] {
+    for table in [
+        "seats",
+        "events",
+        "idempotency_keys",
+        "webhook_deliveries",
+        "ratings_due",
+    ] {
         let t = of(table);
         assert_eq!(
             (t.1.as_str(), t.2.as_deref(), t.3),
@@ -80,8 +86,24 @@ async fn every_game_table_is_distributed_by_game_on_one_worker_per_game() {
         ("h", Some("key")),
         "creation keys by key"
     );
+    // A tenant's ratings, rated games and tickets together: rating a game and matching a
+    // pool are each one shard's transaction.
+    let ratings = of("ratings");
+    assert_eq!(
+        (ratings.1.as_str(), ratings.2.as_deref()),
+        ("h", Some("tenant")),
+        "ratings by tenant"
+    );
+    for table in ["rated_games", "tickets"] {
+        let t = of(table);
+        assert_eq!(
+            (t.1.as_str(), t.2.as_deref(), t.3),
+            ("h", Some("tenant"), ratings.3),
+            "{table} by tenant, co-located with ratings"
+        );
+    }
     assert_eq!(of("settings").1, "n", "settings is a reference table");
-    assert_eq!(tables.len(), 7, "nothing else is distributed: {tables:?}");
+    assert_eq!(tables.len(), 11, "nothing else is distributed: {tables:?}");
     let spread: i64 = sqlx::query_scalar(
         "SELECT count(DISTINCT nodeport) FROM citus_shards WHERE table_name = 'games'::regclass",
     )
