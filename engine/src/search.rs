@@ -511,6 +511,90 @@ pub fn find_go_out(rules: &Ruleset, hand: &[Card]) -> Option<GoOut> {
         .map(|(melds, discard)| GoOut { melds, discard })
 }
 
+/// `continental`: how many cards `hand` is short of going out, the fewest it must still draw
+/// (and discard as many) before it holds a way out, were every card it needs to come: 15 less
+/// its wilds and the most naturals one of the patterns can hold at their places (the places
+/// left over are the wilds' and the missing cards'). 0 for a hand that goes out now; in
+/// another variant, 0.
+///
+/// A bot's measure of a hand, not a promise: the missing cards may be gone from the game.
+pub fn go_out_shortfall(rules: &Ruleset, hand: &[Card]) -> usize {
+    if !rules.goes_out_all_at_once() {
+        return 0;
+    }
+    let mut naturals = [0u8; DISTINCT_CARDS];
+    let mut wilds = 0usize;
+    for &c in hand {
+        if rules.is_wild(c) {
+            wilds += 1;
+        } else {
+            naturals[c.index()] = naturals[c.index()].saturating_add(1);
+        }
+    }
+    let mut memo = std::collections::HashMap::new();
+    let placed = most_placed(&mut naturals, [0; 3], &mut memo);
+    GO_OUT_CARDS.saturating_sub(placed + wilds)
+}
+
+/// The most naturals of `counts` that runs of the pattern pieces left (`used` counts those
+/// placed) can hold. The lowest natural left either stays out or anchors a piece that starts
+/// at it (no natural lies below it in its suit, so starting lower only loses places), and a
+/// piece takes every natural at its places: holding more never leaves the rest harder.
+fn most_placed(
+    counts: &mut Counts,
+    used: [u8; 3],
+    memo: &mut std::collections::HashMap<(Counts, [u8; 3]), usize>,
+) -> usize {
+    let Some(anchor) = (0..52).find(|&i| counts[i] > 0) else {
+        return 0;
+    };
+    if let Some(&known) = memo.get(&(*counts, used)) {
+        return known;
+    }
+    let key = (*counts, used);
+    counts[anchor] -= 1;
+    let mut best = most_placed(counts, used, memo);
+    counts[anchor] += 1;
+    let card = Card::from_index(anchor);
+    let (Some(rank), Some(suit)) = (card.rank(), card.suit()) else {
+        return best;
+    };
+    for len in 3..=5u8 {
+        let mut more = used;
+        more[usize::from(len) - 3] += 1;
+        let fits = GO_OUT_PATTERNS.iter().any(|p| {
+            let p = pattern_counts(p);
+            (0..3).all(|i| more[i] <= p[i])
+        });
+        if !fits {
+            continue;
+        }
+        let lows: &[u8] = if rank == Rank::Ace {
+            &[1, 15 - len]
+        } else {
+            &[rank.number().min(15 - len)]
+        };
+        for &low in lows {
+            let mut taken = [usize::MAX; 5];
+            let mut took = 0;
+            for (k, value) in (low..low + len).enumerate() {
+                let i = Card::in_run(value, suit).index();
+                if counts[i] > 0 {
+                    counts[i] -= 1;
+                    taken[k] = i;
+                    took += 1;
+                }
+            }
+            best = best.max(took + most_placed(counts, more, memo));
+            for &i in taken.iter().filter(|&&i| i != usize::MAX) {
+                counts[i] += 1;
+            }
+        }
+    }
+    memo.insert(key, best);
+    best
+}
+
 /// Cards of `hand` that can be laid off on melds of `table`, each a single card on one meld,
 /// with the resulting reading. A wild that could go to either end of a run is listed once
 /// per end. Empty in `continental`, which has no lay-offs.

@@ -172,3 +172,32 @@ fn push_bot_pushes_and_lays_new_melds_after_its_contract() {
         "7H 8H 9H laid as a new meld after the contract (docs/rules.md#push-after-down): {melds:?}"
     );
 }
+
+#[test]
+fn continental_hard_keeps_its_hand_nearest_going_out() {
+    let rules = Ruleset::default_for(Variant::Continental);
+    // One short of going out: the spare 3C has no place, and the next stock card (8H) none
+    // that beats it; KD, the upcard, only looks like it fits (JD, two away).
+    let hand = "3C 4C 5C 6C 7C 3C 9D 2H JD 4H JK 6H TS JS QS";
+    let deck = stacked_deck(&rules, 2, 0, 1, &["", hand], "KD", "8H");
+    let (game, _) = stacked_game(rules.clone(), 2, 0, vec![deck]);
+    assert_eq!(engine::go_out_shortfall(&rules, game.hand(Seat(1))), 1);
+    let short_after = |level: bot::Level| {
+        let mut game = game.clone();
+        while game.turn().is_some_and(|(seat, _)| seat == Seat(1)) {
+            let action = game.bot_choice(Seat(1), level).expect("the bot acts in turn");
+            game = play_all(&game, &[(1, action)]).0;
+        }
+        engine::go_out_shortfall(&rules, game.hand(Seat(1)))
+    };
+    assert_eq!(
+        short_after(bot::Level::Hard),
+        1,
+        "hard ends its turn still one card short"
+    );
+    assert_eq!(
+        short_after(bot::Level::Normal),
+        2,
+        "normal's rule of thumb (take what fits, throw what fits least) does not: the position tells them apart"
+    );
+}
