@@ -174,30 +174,35 @@ fn push_bot_pushes_and_lays_new_melds_after_its_contract() {
 }
 
 #[test]
-fn continental_hard_keeps_its_hand_nearest_going_out() {
+fn continental_hard_takes_the_discard_that_brings_it_nearer_going_out() {
     let rules = Ruleset::default_for(Variant::Continental);
-    // One short of going out: the spare 3C has no place, and the next stock card (8H) none
-    // that beats it; KD, the upcard, only looks like it fits (JD, two away).
-    let hand = "3C 4C 5C 6C 7C 3C 9D 2H JD 4H JK 6H TS JS QS";
-    let deck = stacked_deck(&rules, 2, 0, 1, &["", hand], "KD", "8H");
+    // Three short: KC, 5H and JD have no partner, and 9S only one three places away. The
+    // upcard QS fits nothing within two places, yet 9S _ _ QS is a run of four with two
+    // wilds or cards still to come: one card nearer going out.
+    let hand = "3C 4C 5C 6C 7C 3D 4D 5D 9H TH JH 9S KC 5H JD";
+    let deck = stacked_deck(&rules, 2, 0, 1, &["", hand], "QS", "");
     let (game, _) = stacked_game(rules.clone(), 2, 0, vec![deck]);
-    assert_eq!(engine::go_out_shortfall(&rules, game.hand(Seat(1))), 1);
-    let short_after = |level: bot::Level| {
-        let mut game = game.clone();
-        while game.turn().is_some_and(|(seat, _)| seat == Seat(1)) {
-            let action = game.bot_choice(Seat(1), level).expect("the bot acts in turn");
-            game = play_all(&game, &[(1, action)]).0;
-        }
-        engine::go_out_shortfall(&rules, game.hand(Seat(1)))
+    let mut with = game.hand(Seat(1)).to_vec();
+    assert_eq!(engine::go_out_shortfall(&rules, &with), 3);
+    with.extend(cards("QS"));
+    assert_eq!(
+        engine::go_out_shortfall(&rules, &with),
+        2,
+        "with QS, one spare card thrown"
+    );
+    let take = Action::Draw {
+        source: DrawSource::Discard,
     };
     assert_eq!(
-        short_after(bot::Level::Hard),
-        1,
-        "hard ends its turn still one card short"
+        game.bot_choice(Seat(1), bot::Level::Hard),
+        Some(take),
+        "a sure card nearer going out beats a chance of one"
     );
     assert_eq!(
-        short_after(bot::Level::Normal),
-        2,
-        "normal's rule of thumb (take what fits, throw what fits least) does not: the position tells them apart"
+        game.bot_choice(Seat(1), bot::Level::Normal),
+        Some(Action::Draw {
+            source: DrawSource::Stock
+        }),
+        "normal takes only a card within two places of its own: the position tells them apart"
     );
 }
