@@ -91,4 +91,4 @@ pub use ruleset::{
     ClaimLimits, FirstDealerDraw, RanklessSet, Restock, Ruleset, RulesetError, Scoring, Variant, WildLimit,
     WildSwap,
 };
-pub use search::{GoOut, Layoff, find_contract, find_go_out, find_layoffs, find_meld};
+pub use search::{GoOut, Layoff, find_contract, find_go_out, find_layoffs, find_meld, go_out_shortfall};

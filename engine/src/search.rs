@@ -511,6 +511,151 @@ pub fn find_go_out(rules: &Ruleset, hand: &[Card]) -> Option<GoOut> {
         .map(|(melds, discard)| GoOut { melds, discard })
 }
 
+/// `continental`: how many cards `hand` is short of going out, the fewest it must still draw
+/// (and discard as many) before it holds a way out, were every card it needs to come: 15 less
+/// its wilds and the most naturals one of the patterns can hold at their places (the places
+/// left over are the wilds' and the missing cards'). 0 for a hand that goes out now; in
+/// another variant, 0.
+///
+/// A bot's measure of a hand, not a promise: the missing cards may be gone from the game.
+pub fn go_out_shortfall(rules: &Ruleset, hand: &[Card]) -> usize {
+    if !rules.goes_out_all_at_once() {
+        return 0;
+    }
+    let mut naturals = Naturals::default();
+    let mut wilds = 0usize;
+    for &c in hand {
+        if rules.is_wild(c) {
+            wilds += 1;
+        } else {
+            naturals.add(c.index());
+        }
+    }
+    let mut memo = Placed::default();
+    let placed = most_placed(&mut naturals, [0; 3], &mut memo);
+    GO_OUT_CARDS.saturating_sub(placed + wilds)
+}
+
+/// The natural cards of a hand as counts of each of the 52 suited cards, three bits each
+/// (four packs at most put four of a card in a hand), 21 to a word: small to copy and to hash
+/// as a key of [`most_placed`]'s table.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+struct Naturals([u64; 3]);
+
+impl Naturals {
+    fn count(self, i: usize) -> u64 {
+        (self.0[i / 21] >> (3 * (i % 21))) & 7
+    }
+    fn add(&mut self, i: usize) {
+        if self.count(i) < 7 {
+            self.0[i / 21] += 1 << (3 * (i % 21));
+        }
+    }
+    fn remove(&mut self, i: usize) {
+        self.0[i / 21] -= 1 << (3 * (i % 21));
+    }
+    /// The lowest card (by [`Card::index`]) held.
+    fn lowest(self) -> Option<usize> {
+        self.0
+            .iter()
+            .enumerate()
+            .find(|(_, w)| **w != 0)
+            .map(|(k, w)| k * 21 + w.trailing_zeros() as usize / 3)
+    }
+}
+
+/// [`most_placed`]'s table of states already solved: naturals left and pieces used.
+type Placed = std::collections::HashMap<(Naturals, [u8; 3]), u8, std::hash::BuildHasherDefault<WordHasher>>;
+
+/// A hasher for keys made of a few words ([`Naturals`]): multiply and rotate, as rustc's own
+/// table hasher does; the keys are not chosen by anyone who could aim at collisions.
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl std::hash::Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u8(&mut self, byte: u8) {
+        self.write_u64(u64::from(byte));
+    }
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+}
+
+/// The piece lengths (3, 4, 5) that one of the patterns still has room for, `used` placed.
+fn room_for(used: [u8; 3]) -> [bool; 3] {
+    [0, 1, 2].map(|l| {
+        let mut more = used;
+        more[l] += 1;
+        GO_OUT_PATTERNS.iter().any(|p| {
+            let p = pattern_counts(p);
+            (0..3).all(|i| more[i] <= p[i])
+        })
+    })
+}
+
+/// The most naturals of `counts` that runs of the pattern pieces left (`used` counts those
+/// placed) can hold. The lowest natural left either stays out or anchors a piece that starts
+/// at it (no natural lies below it in its suit, so starting lower only loses places), and a
+/// piece takes every natural at its places: holding more never leaves the rest harder.
+fn most_placed(counts: &mut Naturals, used: [u8; 3], memo: &mut Placed) -> usize {
+    let Some(anchor) = counts.lowest() else {
+        return 0;
+    };
+    let key = (*counts, used);
+    if let Some(&known) = memo.get(&key) {
+        return usize::from(known);
+    }
+    counts.remove(anchor);
+    let mut best = most_placed(counts, used, memo);
+    counts.add(anchor);
+    let card = Card::from_index(anchor);
+    let (Some(rank), Some(suit)) = (card.rank(), card.suit()) else {
+        return best;
+    };
+    let room = room_for(used);
+    for len in 3..=5u8 {
+        if !room[usize::from(len) - 3] {
+            continue;
+        }
+        let mut more = used;
+        more[usize::from(len) - 3] += 1;
+        let lows: &[u8] = if rank == Rank::Ace {
+            &[1, 15 - len]
+        } else {
+            &[rank.number().min(15 - len)]
+        };
+        for &low in lows {
+            let mut taken = [usize::MAX; 5];
+            let mut took = 0;
+            for (k, value) in (low..low + len).enumerate() {
+                let i = Card::in_run(value, suit).index();
+                if counts.count(i) > 0 {
+                    counts.remove(i);
+                    taken[k] = i;
+                    took += 1;
+                }
+            }
+            best = best.max(took + most_placed(counts, more, memo));
+            for &i in taken.iter().filter(|&&i| i != usize::MAX) {
+                counts.add(i);
+            }
+        }
+    }
+    memo.insert(key, u8::try_from(best).unwrap_or(u8::MAX));
+    best
+}
+
 /// Cards of `hand` that can be laid off on melds of `table`, each a single card on one meld,
 /// with the resulting reading. A wild that could go to either end of a run is listed once
 /// per end. Empty in `continental`, which has no lay-offs.

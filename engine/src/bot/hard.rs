@@ -7,9 +7,12 @@
 
 use super::normal;
 use super::view::Sample;
+use std::collections::HashMap;
+
 use crate::card::Card;
 use crate::game::{Action, BotRng, DrawSource, Game, Knowledge, LegalAction, Phase, Seat, Status};
-use crate::ruleset::{Ruleset, Scoring, Variant};
+use crate::ruleset::{Ruleset, Variant};
+use crate::search::go_out_shortfall;
 
 /// Fewest sampled deals per candidate in a round of the halving.
 const MIN_SAMPLES: usize = 4;
@@ -26,11 +29,19 @@ fn budget(rules: &Ruleset, players: usize) -> (usize, u32) {
     let horizon = if players > 2 { 1 } else { 2 };
     let four = players > 2;
     match rules.variant() {
-        Variant::Continental => (96, 1),
-        Variant::Contract7 | Variant::Push => (if four { 40 } else { 80 }, horizon),
+        // The estimate measures the hand the bot will draw to: the playout stops there.
+        Variant::Continental => (96, 0),
+        Variant::Push => (100, 0),
+        Variant::Contract7 => (if four { 40 } else { 80 }, horizon),
         Variant::MayI => (if four { 48 } else { 96 }, horizon),
     }
 }
+
+/// `continental`: what a deal that ended counts, in cards short of going out, won or lost
+/// (a deal is won by going out and by nothing else) ...
+const GONE_OUT: f64 = 8.0;
+/// ... and what each point of its payment adds (a match of several deals adds them up).
+const PAID: f64 = 0.1;
 
 /// Actions a playout runs for at most.
 const MAX_ACTIONS: u32 = 80;
@@ -68,6 +79,7 @@ pub(super) fn choose(knowledge: &Knowledge, rng: &mut BotRng) -> Option<Action> 
     let mut totals = vec![0.0f64; candidates.len()];
     let rounds = candidates.len().next_power_of_two().trailing_zeros().max(1) as usize;
     let mut first = Some(probe);
+    let mut reckoner = Reckoner::default();
     for round in 0..rounds {
         let samples = (playouts / rounds / alive.len()).max(MIN_SAMPLES);
         for _ in 0..samples {
@@ -82,7 +94,7 @@ pub(super) fn choose(knowledge: &Knowledge, rng: &mut BotRng) -> Option<Action> 
                     },
                     None => world.clone(),
                 };
-                totals[c] += playout(start, seat, horizon);
+                totals[c] += playout(start, seat, horizon, &mut reckoner);
             }
         }
         if round + 1 == rounds {
@@ -134,6 +146,28 @@ fn candidates(game: &Game, seat: Seat) -> Vec<Option<Action>> {
     };
     let accepted = |a: &Action| game.apply(seat, a.clone()).is_ok();
     match (phase, &thought) {
+        (Phase::Draw, Action::Draw { .. }) if rules.goes_out_all_at_once() => {
+            // `continental`: the top discard is a sure card, the stock a chance of one; take
+            // the discard exactly when it brings the hand nearer to going out.
+            let take = Action::Draw {
+                source: DrawSource::Discard,
+            };
+            let nearer = game.discard_pile().last().is_some_and(|&top| {
+                let mut more = hand.to_vec();
+                more.push(top);
+                // A hand one card over is measured with its spare card thrown.
+                go_out_shortfall(rules, &more) < go_out_shortfall(rules, hand)
+            });
+            let stock = Action::Draw {
+                source: DrawSource::Stock,
+            };
+            let pick = if nearer && accepted(&take) { take } else { stock };
+            if accepted(&pick) {
+                vec![Some(pick)]
+            } else {
+                vec![Some(thought)]
+            }
+        }
         (Phase::Draw, Action::Draw { .. }) => {
             let mut out = vec![Some(thought.clone())];
             for source in [DrawSource::Stock, DrawSource::Discard] {
@@ -143,6 +177,39 @@ fn candidates(game: &Game, seat: Seat) -> Vec<Option<Action>> {
                 }
             }
             out
+        }
+        (Phase::Play, Action::Discard { .. }) if rules.goes_out_all_at_once() => {
+            // `continental`: the discards that leave the hand nearest to going out; among the
+            // nearest, first the hand that more unseen cards would bring nearer still; then
+            // `normal`'s order (the sorts are stable).
+            let mut order: Vec<(usize, Card)> = normal::discard_order(&view)
+                .into_iter()
+                .filter(|&card| !rules.is_wild(card))
+                .map(|card| (go_out_shortfall(rules, &without(hand, card)), card))
+                .collect();
+            order.sort_by_key(|&(short, _)| short);
+            let least = order.first().map_or(0, |&(short, _)| short);
+            let unseen = unseen_counts(game, seat);
+            let mut keyed: Vec<(usize, u32, Card)> = order
+                .into_iter()
+                .map(|(short, card)| {
+                    let outs = if short == least {
+                        outs(rules, &without(hand, card), short, &unseen)
+                    } else {
+                        0
+                    };
+                    (short, outs, card)
+                })
+                .collect();
+            keyed.sort_by_key(|&(short, outs, _)| (short, std::cmp::Reverse(outs)));
+            let out: Vec<Option<Action>> = keyed
+                .into_iter()
+                .map(|(_, _, card)| Action::Discard { card })
+                .filter(accepted)
+                .take(DISCARDS)
+                .map(Some)
+                .collect();
+            if out.is_empty() { vec![Some(thought)] } else { out }
         }
         (Phase::Play, Action::Discard { .. }) => {
             let mut out = vec![Some(thought.clone())];
@@ -164,7 +231,7 @@ fn candidates(game: &Game, seat: Seat) -> Vec<Option<Action>> {
 
 /// Plays `game` on with `normal` in every seat until `seat` has had its next turns or the
 /// deal ends, and says how good the end is for `seat`.
-fn playout(mut game: Game, seat: Seat, horizon: u32) -> f64 {
+fn playout(mut game: Game, seat: Seat, horizon: u32, reckoner: &mut Reckoner) -> f64 {
     let deals = game.deal_scores().len();
     let claims = game.rules().has_claims();
     let mut turns = 0;
@@ -209,10 +276,33 @@ fn playout(mut game: Game, seat: Seat, horizon: u32) -> f64 {
         game = next;
         actions += 1;
     }
+    let rules = game.rules();
+    if rules.goes_out_all_at_once() {
+        return match game.deal_scores().get(deals) {
+            Some(scores) => {
+                let scores: Vec<f64> = scores.iter().map(|s| f64::from(*s)).collect();
+                let paid = relative(&game, seat, &scores);
+                paid.signum() * GONE_OUT + paid * PAID
+            }
+            None => {
+                let short: Vec<f64> = (0..game.players())
+                    .map(|i| {
+                        let s = Seat(u8::try_from(i).expect("at most 12 seats"));
+                        if s == seat {
+                            reckoner.own(rules, game.hand(s))
+                        } else {
+                            -(go_out_shortfall(rules, game.hand(s)) as f64)
+                        }
+                    })
+                    .collect();
+                relative(&game, seat, &short)
+            }
+        };
+    }
     match game.deal_scores().get(deals) {
         Some(scores) => {
             let scores: Vec<f64> = scores.iter().map(|s| f64::from(*s)).collect();
-            relative(&game, seat, &scores) * ended_weight(game.rules())
+            relative(&game, seat, &scores)
         }
         None => {
             let estimates: Vec<f64> = (0..game.players())
@@ -223,15 +313,6 @@ fn playout(mut game: Game, seat: Seat, horizon: u32) -> f64 {
                 .collect();
             relative(&game, seat, &estimates)
         }
-    }
-}
-
-/// How much more a finished deal's result counts than a hand's estimate: `continental` pays
-/// a few points to the one who goes out; an estimate counts cards.
-fn ended_weight(rules: &Ruleset) -> f64 {
-    match rules.scoring() {
-        Scoring::WinnerPaid => 6.0,
-        Scoring::HandsLeft | Scoring::Teams => 1.0,
     }
 }
 
@@ -263,18 +344,10 @@ fn relative(game: &Game, seat: Seat, per_seat: &[f64]) -> f64 {
     }
 }
 
-/// What a hand is likely to cost at the end of the deal, in the variant's points (in
-/// `continental`, which counts no hands, the cards that are not yet in a meld's making are
-/// what stands between the hand and going out; estimates there are negated, higher worse).
+/// What a hand is likely to cost at the end of the deal, in the variant's points (the
+/// variants that count hands; `continental` measures a hand by what it is short of going out).
 fn estimate(rules: &Ruleset, hand: &[Card], down: bool) -> f64 {
-    let paid = rules.scoring() == Scoring::WinnerPaid;
-    let value = |c: Card| {
-        if paid {
-            1.0
-        } else {
-            f64::from(rules.card_value(c).unwrap_or(1))
-        }
-    };
+    let value = |c: Card| f64::from(rules.card_value(c).unwrap_or(1));
     if down {
         return 0.5 * hand.iter().map(|c| value(*c)).sum::<f64>();
     }
@@ -282,17 +355,89 @@ fn estimate(rules: &Ruleset, hand: &[Card], down: bool) -> f64 {
     for (k, &c) in hand.iter().enumerate() {
         let mut others = hand.to_vec();
         others.swap_remove(k);
-        // Going out in `continental` needs every card in a sequence: a card with two partners
-        // is one in the making, with one partner half of one.
         cost += match (rules.is_wild(c), normal::fits(rules, &others, c)) {
             (true, _) => 0.2 * value(c),
             (false, 0) => value(c),
-            (false, 1) if paid => 0.5 * value(c),
-            (false, _) if paid => 0.2 * value(c),
             (false, _) => 0.4 * value(c),
         };
     }
-    let not_down = if paid { 0.0 } else { NOT_DOWN };
-    let sign = if paid { -1.0 } else { 1.0 };
-    sign * (cost + not_down)
+    cost + NOT_DOWN
+}
+
+/// `continental`: the cards the deciding seat's own hand is short of going out at a
+/// playout's end, kept for the decision: a playout ends before the seat's next draw, so its
+/// hand there is the same on many samples (the search is the costly part of a leaf).
+#[derive(Default)]
+struct Reckoner {
+    short: HashMap<Vec<Card>, usize>,
+}
+
+impl Reckoner {
+    fn own(&mut self, rules: &Ruleset, hand: &[Card]) -> f64 {
+        let mut key = hand.to_vec();
+        key.sort_unstable();
+        let short = *self
+            .short
+            .entry(key)
+            .or_insert_with_key(|hand| go_out_shortfall(rules, hand));
+        -(short as f64)
+    }
+}
+
+/// `hand` less one `card`.
+fn without(hand: &[Card], card: Card) -> Vec<Card> {
+    let mut rest = hand.to_vec();
+    if let Some(k) = rest.iter().position(|c| *c == card) {
+        rest.swap_remove(k);
+    }
+    rest
+}
+
+/// Copies of each card `seat` has not seen in `game`: the packs less its hand, the table and
+/// the discard pile.
+fn unseen_counts(game: &Game, seat: Seat) -> Vec<u32> {
+    let mut left = vec![0u32; crate::card::DISTINCT_CARDS];
+    for c in game.rules().pack(game.players()) {
+        left[c.index()] += 1;
+    }
+    let seen = game
+        .hand(seat)
+        .iter()
+        .chain(game.discard_pile())
+        .copied()
+        .chain(game.table().iter().flat_map(|m| m.reading.cards()));
+    for c in seen {
+        left[c.index()] = left[c.index()].saturating_sub(1);
+    }
+    left
+}
+
+/// `continental`: how many unseen cards would bring `hand` (`short` cards short of going out)
+/// one nearer: every wild, and the naturals within two places of a natural of the hand's
+/// suit that the search places.
+fn outs(rules: &Ruleset, hand: &[Card], short: usize, unseen: &[u32]) -> u32 {
+    if short == 0 {
+        return 0;
+    }
+    let mut more = hand.to_vec();
+    more.push(Card::JOKER);
+    let mut total = 0;
+    for (i, &n) in unseen.iter().enumerate() {
+        let card = Card::from_index(i);
+        if n == 0 {
+            continue;
+        }
+        if rules.is_wild(card) {
+            total += n;
+            continue;
+        }
+        if normal::fits(rules, hand, card) == 0 {
+            continue;
+        }
+        *more.last_mut().expect("the card added") = card;
+        if go_out_shortfall(rules, &more) < short {
+            total += n;
+        }
+    }
+    total
 }

@@ -172,3 +172,37 @@ fn push_bot_pushes_and_lays_new_melds_after_its_contract() {
         "7H 8H 9H laid as a new meld after the contract (docs/rules.md#push-after-down): {melds:?}"
     );
 }
+
+#[test]
+fn continental_hard_takes_the_discard_that_brings_it_nearer_going_out() {
+    let rules = Ruleset::default_for(Variant::Continental);
+    // Three short: KC, 5H and JD have no partner, and 9S only one three places away. The
+    // upcard QS fits nothing within two places, yet 9S _ _ QS is a run of four with two
+    // wilds or cards still to come: one card nearer going out.
+    let hand = "3C 4C 5C 6C 7C 3D 4D 5D 9H TH JH 9S KC 5H JD";
+    let deck = stacked_deck(&rules, 2, 0, 1, &["", hand], "QS", "");
+    let (game, _) = stacked_game(rules.clone(), 2, 0, vec![deck]);
+    let mut with = game.hand(Seat(1)).to_vec();
+    assert_eq!(engine::go_out_shortfall(&rules, &with), 3);
+    with.extend(cards("QS"));
+    assert_eq!(
+        engine::go_out_shortfall(&rules, &with),
+        2,
+        "with QS, one spare card thrown"
+    );
+    let take = Action::Draw {
+        source: DrawSource::Discard,
+    };
+    assert_eq!(
+        game.bot_choice(Seat(1), bot::Level::Hard),
+        Some(take),
+        "a sure card nearer going out beats a chance of one"
+    );
+    assert_eq!(
+        game.bot_choice(Seat(1), bot::Level::Normal),
+        Some(Action::Draw {
+            source: DrawSource::Stock
+        }),
+        "normal takes only a card within two places of its own: the position tells them apart"
+    );
+}

@@ -3,7 +3,7 @@
 use engine::Variant::{Continental, Contract7, MayI, Push};
 use engine::{
     Card, GO_OUT_PATTERNS, MeldKind, Reading, Ruleset, Variant, check_contract, find_contract, find_go_out,
-    find_layoffs, find_meld,
+    find_layoffs, find_meld, go_out_shortfall,
 };
 use serde_json::json;
 
@@ -237,6 +237,70 @@ fn going_out_in_continental() {
         "§4 only continental goes out this way"
     );
     assert!(find_go_out(&cont, &hand[..14]).is_none(), "§4 15 or 16 cards");
+}
+
+#[test]
+fn cards_short_of_going_out_in_continental() {
+    let cont = rules(Continental);
+    // (hand, cards short, why): a hand that goes out is short of nothing, and every card
+    // short is one that no pattern can place.
+    let cases = [
+        (
+            "3C 4C 5C 6C 7C 8C 9C TC 4D 5D 6D 7D 8D 9D TD",
+            0,
+            "§4 two long sequences, split",
+        ),
+        (
+            "3C 4C 5C 6C 7C 8C 9C TC 4D 5D 6D 7D 8D 9D TD KS",
+            0,
+            "§4 16 cards: one to discard",
+        ),
+        (
+            "3C JK 5C 2D 7C 2H 9C 2S 4D 5D JK 7D 2C 9D KH QH",
+            0,
+            "§4 the wilds fill the gaps",
+        ),
+        (
+            "3C 4C 5C 6C 7C 3D 4D 5D 6D 7D 3H 4H 5H 6H 7H",
+            1,
+            "three fives: 7D has no place",
+        ),
+        (
+            "3C 4C 5C 6C 7C 3D 4D 5D 6D JK 3H 4H 5H 6H 7H",
+            0,
+            "the joker makes 6H 7H a piece",
+        ),
+        (
+            "3C 5C 7C 9C JC KC 3D 5D 7D 9D JD KD 3H 5H 7H",
+            5,
+            "§4 five pieces of two naturals",
+        ),
+        (
+            "3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 3D 4D KD",
+            1,
+            "KD alone: one short",
+        ),
+        (
+            "QS KS AS 3C 4C 5C 6C 7C 8C 9C TC JC QC 3D 4D",
+            1,
+            "the ace ends a run high; one short",
+        ),
+    ];
+    for (hand, short, why) in cases {
+        let hand = cards(hand);
+        assert_eq!(go_out_shortfall(&cont, &hand), short, "{why}");
+        assert_eq!(
+            find_go_out(&cont, &hand).is_some(),
+            short == 0,
+            "{why}: short of nothing exactly when a way out is found"
+        );
+    }
+    let hand = cards("3C 5C 7C 9C JC KC 3D 5D 7D 9D JD KD 3H 5H 7H");
+    assert_eq!(
+        go_out_shortfall(&rules(MayI), &hand),
+        0,
+        "only continental goes out so"
+    );
 }
 
 #[test]
