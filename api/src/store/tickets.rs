@@ -246,6 +246,12 @@ impl PgStore {
 }
 
 impl SqliteStore {
+    /// The tenants with tickets where `condition` holds, to be read one by one: on one
+    /// database, `[None]`, every tenant in one query.
+    async fn ticket_tenants(&self, _condition: &str) -> Result<Vec<Option<String>>, StoreError> {
+        Ok(vec![None])
+    }
+
     /// One process writes SQLite, under `BEGIN IMMEDIATE`: no other replica to keep out.
     async fn lock_pool(_tx: &mut sqlx::SqliteConnection, _pool: &Pool) -> Result<bool, StoreError> {
         Ok(true)
@@ -349,21 +355,25 @@ macro_rules! ticket_store {
             }
 
             async fn waiting_pools(&self) -> Result<Vec<Pool>, StoreError> {
-                let rows = sqlx::query(
-                    "SELECT DISTINCT tenant, rules, async FROM tickets WHERE status = 'waiting'",
-                )
-                .fetch_all(&self.pool)
-                .await?;
-                let mut pools = rows
-                    .iter()
-                    .map(|r| {
-                        Ok(Pool {
+                let mut pools = Vec::new();
+                for tenant in self.ticket_tenants("status = 'waiting'").await? {
+                    let sql = format!(
+                        "SELECT DISTINCT tenant, rules, async FROM tickets WHERE status = 'waiting'{}",
+                        if tenant.is_some() { " AND tenant = $1" } else { "" }
+                    );
+                    let mut query = sqlx::query(AssertSqlSafe(sql));
+                    if let Some(tenant) = tenant {
+                        query = query.bind(tenant);
+                    }
+                    let rows = query.fetch_all(&self.pool).await?;
+                    for r in &rows {
+                        pools.push(Pool {
                             tenant: r.try_get("tenant")?,
                             rules: r.try_get("rules")?,
                             asynchronous: r.try_get("async")?,
-                        })
-                    })
-                    .collect::<Result<Vec<_>, StoreError>>()?;
+                        });
+                    }
+                }
                 pools.sort();
                 Ok(pools)
             }
@@ -439,14 +449,25 @@ macro_rules! ticket_store {
             }
 
             async fn placing(&self, before: i64) -> Result<Vec<TicketRow>, StoreError> {
-                let rows = sqlx::query(AssertSqlSafe(format!(
-                    "SELECT {TICKET_FIELDS} FROM tickets WHERE status = 'placing' AND matched_at <= $1 \
-                     ORDER BY matched_at, id LIMIT {POOL_BATCH}"
-                )))
-                .bind(before)
-                .fetch_all(&self.pool)
-                .await?;
-                rows.iter().map(ticket_row).collect()
+                let mut placing = Vec::new();
+                for tenant in self.ticket_tenants(&format!("status = 'placing' AND matched_at <= {before}")).await? {
+                    let sql = format!(
+                        "SELECT {TICKET_FIELDS} FROM tickets WHERE status = 'placing' AND matched_at <= $1{} \
+                         ORDER BY matched_at, id LIMIT {POOL_BATCH}",
+                        if tenant.is_some() { " AND tenant = $2" } else { "" }
+                    );
+                    let mut query = sqlx::query(AssertSqlSafe(sql)).bind(before);
+                    if let Some(tenant) = tenant {
+                        query = query.bind(tenant);
+                    }
+                    let rows = query.fetch_all(&self.pool).await?;
+                    for r in &rows {
+                        placing.push(ticket_row(r)?);
+                    }
+                }
+                placing.sort_by_key(|t| (t.matched_at, t.id));
+                placing.truncate(usize::try_from(POOL_BATCH).unwrap_or(usize::MAX));
+                Ok(placing)
             }
 
             async fn placed(&self, tenant: &str, game: Uuid) -> Result<(), StoreError> {

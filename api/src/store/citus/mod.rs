@@ -126,6 +126,32 @@ impl PgStore {
         Ok(candidates)
     }
 
+    /// The tenants with tickets where `condition` holds, to be read one by one (each is one
+    /// shard's query on a cluster, found shard by shard, so that a worker away holds up only
+    /// the tenants it holds); on one server, `[None]`: every tenant in one query.
+    pub(super) async fn ticket_tenants(&self, condition: &str) -> Result<Vec<Option<String>>, StoreError> {
+        if !self.cluster {
+            return Ok(vec![None]);
+        }
+        #[derive(serde::Deserialize)]
+        struct Tenant {
+            tenant: String,
+        }
+        let answers = self
+            .on_each_shard(&["tickets"], |names| {
+                format!("SELECT DISTINCT tenant FROM {} WHERE {condition}", names[0])
+            })
+            .await?;
+        let mut tenants: Vec<String> = self
+            .read_answers::<Tenant>(answers, "tickets")
+            .into_iter()
+            .map(|t| t.tenant)
+            .collect();
+        tenants.sort();
+        tenants.dedup();
+        Ok(tenants.into_iter().map(Some).collect())
+    }
+
     /// Sweeps the expired rows of `purge` (see `purge`); on a cluster, each shard's candidates
     /// read from that shard alone, with a cursor of its own, so that the rows of the workers
     /// that answer are swept while another one is away.
