@@ -189,6 +189,29 @@ pub struct SeatRecord {
 }
 
 impl SeatRecord {
+    /// A seat as it is first taken: `kind`, with its `name`, a bot's `level` and a person's
+    /// `player`; no token given yet, no turn timed out, no clock reserve drawn on, no rating
+    /// read.
+    pub fn taken(
+        kind: SeatKind,
+        name: Option<String>,
+        level: Option<Level>,
+        player: Option<PlayerId>,
+    ) -> SeatRecord {
+        SeatRecord {
+            name,
+            kind,
+            generation: 0,
+            timeouts: 0,
+            level,
+            autopilot: None,
+            reserved: false,
+            reserve_ms: None,
+            player,
+            rating: None,
+        }
+    }
+
     /// The level the server plays this seat at: a bot's, or a player's autopilot; `None`
     /// while a person plays it (or nobody sits there).
     pub fn plays_as(&self) -> Option<Level> {
@@ -770,16 +793,8 @@ impl HostedGame {
             .seats
             .iter()
             .map(|s| SeatRecord {
-                name: s.name.clone(),
-                kind: s.kind,
-                generation: 0,
-                timeouts: 0,
-                level: s.level,
-                autopilot: None,
                 reserved: s.kind == SeatKind::Player,
-                reserve_ms: None,
-                player: s.player.clone(),
-                rating: None,
+                ..SeatRecord::taken(s.kind, s.name.clone(), s.level, s.player.clone())
             })
             .collect();
         let mut next = HostedGame::new(config, seed, seats)?;
@@ -1034,18 +1049,8 @@ impl HostedGame {
     /// A dealt two-seat `may_i` table: Ann at seat 0, a `hard` bot at seat 1, in turn.
     pub(crate) fn ann_and_a_hard_bot() -> HostedGame {
         use engine::{Ruleset, Variant};
-        let seat = |kind, name: Option<&str>, level| SeatRecord {
-            name: name.map(Into::into),
-            kind,
-            generation: 0,
-            timeouts: 0,
-            level,
-            autopilot: None,
-            reserved: false,
-            reserve_ms: None,
-            player: None,
-            rating: None,
-        };
+        let seat =
+            |kind, name: Option<&str>, level| SeatRecord::taken(kind, name.map(Into::into), level, None);
         let mut config = GameConfig::new(Ruleset::default_for(Variant::MayI), 2);
         config.first_dealer = Some(Seat(0));
         let seats = vec![
@@ -1066,18 +1071,7 @@ mod tests {
 
     /// A dealt two-player `may_i` table with 5 s turns and `bank` s of reserve, at `now`.
     fn clocked(bank: u32, now: i64) -> HostedGame {
-        let players = |name: &str| SeatRecord {
-            name: Some(name.into()),
-            kind: SeatKind::Player,
-            generation: 0,
-            timeouts: 0,
-            level: None,
-            autopilot: None,
-            reserved: false,
-            reserve_ms: None,
-            player: None,
-            rating: None,
-        };
+        let players = |name: &str| SeatRecord::taken(SeatKind::Player, Some(name.into()), None, None);
         let config = GameConfig::new(Ruleset::default_for(Variant::MayI), 2);
         let mut table = HostedGame::new(config, Seed::from_u64(1), vec![players("Ann"), players("Bob")])
             .expect("a table");
@@ -1140,18 +1134,7 @@ mod tests {
 
     #[test]
     fn a_bot_in_turn_waits_for_its_pace_and_for_the_window_where_a_person_may_claim() {
-        let seat = |kind| SeatRecord {
-            name: None,
-            kind,
-            generation: 0,
-            timeouts: 0,
-            level: None,
-            autopilot: None,
-            reserved: false,
-            reserve_ms: None,
-            player: None,
-            rating: None,
-        };
+        let seat = |kind| SeatRecord::taken(kind, None, None, None);
         let mut config = GameConfig::new(Ruleset::default_for(Variant::MayI), 3);
         // Seat 0 deals: bot 1 leads, and Ann (seat 0) may claim the upcard.
         config.first_dealer = Some(Seat(0));

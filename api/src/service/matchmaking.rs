@@ -529,18 +529,15 @@ async fn place(state: &AppState, game: Uuid, tickets: &[TicketRow]) -> Result<bo
                     ticket: keyed.then_some(*id),
                     player: t.player.clone().filter(|_| keyed),
                 });
-                SeatRecord {
-                    name: Some(t.name.clone()),
-                    player: t
-                        .player
-                        .clone()
-                        .map(PlayerId::try_from)
-                        .transpose()
-                        .map_err(ApiError::unexpected)?,
-                    ..seat_record(SeatKind::Player, None)
-                }
+                let player = t
+                    .player
+                    .clone()
+                    .map(PlayerId::try_from)
+                    .transpose()
+                    .map_err(ApiError::unexpected)?;
+                SeatRecord::taken(SeatKind::Player, Some(t.name.clone()), None, player)
             }
-            PlanSeat::Bot(level) => seat_record(SeatKind::Bot, Some(*level)),
+            PlanSeat::Bot(level) => SeatRecord::taken(SeatKind::Bot, None, Some(*level), None),
         };
         seats.push(record);
     }
@@ -577,22 +574,6 @@ async fn place(state: &AppState, game: Uuid, tickets: &[TicketRow]) -> Result<bo
         tracing::info!(game = %game, tenant = %tenant, tickets = tickets.len(), "quick play table made");
     }
     Ok(created)
-}
-
-/// A seat of `kind`, with a bot's `level`, no one having sat there before.
-fn seat_record(kind: SeatKind, level: Option<Level>) -> SeatRecord {
-    SeatRecord {
-        name: None,
-        kind,
-        generation: 0,
-        timeouts: 0,
-        level,
-        autopilot: None,
-        reserved: false,
-        reserve_ms: None,
-        player: None,
-        rating: None,
-    }
 }
 
 /// The matching pass each replica runs, every `interval`; a slow pass is logged with how many

@@ -179,18 +179,7 @@ impl TryFrom<SeatSpec> for SeatRecord {
                 "a player id names a person's seat: not an open seat, not a bot's",
             ));
         }
-        Ok(SeatRecord {
-            name,
-            kind,
-            generation: 0,
-            timeouts: 0,
-            level: bot,
-            autopilot: None,
-            reserved: false,
-            reserve_ms: None,
-            player,
-            rating: None,
-        })
+        Ok(SeatRecord::taken(kind, name, bot, player))
     }
 }
 
