@@ -266,9 +266,13 @@ async function lobby(page) {
   await page.selectOption("#variant", "push");
   assert.match(await page.textContent("#create-why"), /needs 4 players: add 2 more seats/, "push's disabled Sit down says why in words");
   await page.selectOption("#variant", "may_i");
+  assert.match(await page.textContent('.bot-level option[value="hard"]'), /^hard · \d{1,2},?\d{3}$/, "a bot level shows its rating in the variant");
   const box = await page.$eval("#create", (b) => b.getBoundingClientRect().bottom);
   assert.ok(box <= (page.viewportSize()?.height ?? 800), `"Sit down" is on the first screen (${box} px)`);
   await page.screenshot({ path: path.join(shots, "desktop-lobby.png") });
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: path.join(shots, "phone-lobby.png"), fullPage: true });
+  await page.setViewportSize(DESKTOP);
   await accessible(page, "the lobby");
 }
 
