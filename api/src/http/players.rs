@@ -9,8 +9,8 @@ use crate::service;
 use crate::state::AppState;
 use crate::store::GameListing;
 use crate::wire::{
-    BotsResponse, Code, GamesPage, LeaderboardPage, PageQuery, PlayerResponse, Problem, decode_board_cursor, decode_cursor,
-    player_id,
+    BotsResponse, Code, GamesPage, LeaderboardPage, PageQuery, PlayerResponse, Problem, decode_board_cursor,
+    decode_cursor, player_id,
 };
 
 /// A player's ratings and record.

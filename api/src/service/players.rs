@@ -11,8 +11,8 @@ use crate::server_keys::Tenant;
 use crate::state::AppState;
 use crate::store::{BoardCursor, GameListing, Store};
 use crate::wire::{
-    BotRatingView, BotsResponse, Code, GamesPage, LeaderboardEntry, LeaderboardPage, PlayerRatingView, PlayerResponse, RecordView,
-    encode_board_cursor,
+    BotRatingView, BotsResponse, Code, GamesPage, LeaderboardEntry, LeaderboardPage, PlayerRatingView,
+    PlayerResponse, RecordView, encode_board_cursor,
 };
 
 /// `player`'s ratings and record at `tenant`.
@@ -131,7 +131,10 @@ pub async fn bot_ratings(state: &AppState, tenant: &Tenant) -> Result<BotsRespon
     for variant in Variant::ALL {
         for (who, rating) in state.db.ratings(tenant.as_str(), variant, &levels).await? {
             let Participant::Bot(level) = who else {
-                return Err(ApiError::unexpected(format!("a bot's rating answered for {}", who.key())));
+                return Err(ApiError::unexpected(format!(
+                    "a bot's rating answered for {}",
+                    who.key()
+                )));
             };
             bots.push(BotRatingView {
                 variant,

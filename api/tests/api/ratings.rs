@@ -717,7 +717,11 @@ async fn the_bots_levels_show_their_seed_until_a_rated_game_moves_their_tenants(
             "{backend:?}: every variant and level: {seeded}"
         );
         for variant in Variant::ALL {
-            for (level, name) in [(Level::Easy, "easy"), (Level::Normal, "normal"), (Level::Hard, "hard")] {
+            for (level, name) in [
+                (Level::Easy, "easy"),
+                (Level::Normal, "normal"),
+                (Level::Hard, "hard"),
+            ] {
                 assert_close(
                     bot_rating(&seeded, variant.id(), name),
                     bot_seed(variant, level),
