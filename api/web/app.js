@@ -5,7 +5,7 @@
 
 import { call } from "./api.js";
 import { h, mainArea } from "./dom.js";
-import { openTable, seatToken, keepSeatToken, aboutGame } from "./table.js";
+import { openTable, seatToken, keepSeatToken, aboutGame, ratingText } from "./table.js";
 import { variantName } from "./cards.js";
 import { openWatch, openSpectator, serverKey, setServerKey } from "./watch.js";
 import { openReplay } from "./replay.js";
@@ -44,6 +44,17 @@ let rulesets = null;
 async function loadRulesets() {
   rulesets ??= (await call("GET", "/v1/rulesets")).variants;
   return rulesets;
+}
+
+/** The bot levels' ratings at the tenant games are made at (the server key's, else the
+ * public one), as `GET /v1/bots` lists them; none when it cannot say, and the levels show
+ * their names alone. @returns {Promise<any[]>} */
+async function loadBots() {
+  try {
+    return (await call("GET", "/v1/bots", { key: serverKey() || undefined })).bots;
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -107,7 +118,7 @@ function numberProblem(o, label, value) {
 /** Sit down (a variant, who sits where) or quick play (the table sizes one accepts), with the
  * variant's house options. */
 async function openLobby() {
-  const variants = await loadRulesets();
+  const [variants, bots] = await Promise.all([loadRulesets(), loadBots()]);
   const main = mainArea();
   /** @type {{kind: "you" | "bot" | "open", level?: string}[]} */
   const seats = [{ kind: "you" }, { kind: "bot", level: "normal" }];
@@ -174,6 +185,12 @@ async function openLobby() {
     drawSeats();
   }
 
+  /** A bot level with its rating in the chosen variant ("hard · 1,640"). @param {string} level */
+  function levelText(level) {
+    const rated = bots.find((/** @type {any} */ b) => b.variant === ruleset().variant && b.level === level);
+    return rated ? `${level} · ${ratingText(rated.rating)}` : level;
+  }
+
   function drawSeats() {
     seatsList.replaceChildren(...seats.map((s, i) => {
       const label = s.kind === "you" ? "You" : s.kind === "bot" ? "A bot" : "An open seat (invite someone)";
@@ -182,7 +199,7 @@ async function openLobby() {
         if (s.kind === "bot") {
           // docs/bots.md: how each level plays.
           const level = h("select", { "aria-label": `Level of the bot in seat ${i + 1}`, class: "bot-level" },
-            ...["easy", "normal", "hard"].map((l) => h("option", { value: l, selected: l === s.level }, l)));
+            ...["easy", "normal", "hard"].map((l) => h("option", { value: l, selected: l === s.level }, levelText(l))));
           level.addEventListener("change", () => (s.level = /** @type {HTMLSelectElement} */ (level).value));
           row.append(" ", level);
         }

@@ -266,9 +266,13 @@ async function lobby(page) {
   await page.selectOption("#variant", "push");
   assert.match(await page.textContent("#create-why"), /needs 4 players: add 2 more seats/, "push's disabled Sit down says why in words");
   await page.selectOption("#variant", "may_i");
+  assert.match(await page.textContent('.bot-level option[value="hard"]'), /^hard · \d{1,3}(,\d{3})*$/, "a bot level shows its rating in the variant");
   const box = await page.$eval("#create", (b) => b.getBoundingClientRect().bottom);
   assert.ok(box <= (page.viewportSize()?.height ?? 800), `"Sit down" is on the first screen (${box} px)`);
   await page.screenshot({ path: path.join(shots, "desktop-lobby.png") });
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: path.join(shots, "phone-lobby.png"), fullPage: true });
+  await page.setViewportSize(DESKTOP);
   await accessible(page, "the lobby");
 }
 
@@ -770,7 +774,7 @@ async function ratedGame(browser) {
   assert.equal(await page.textContent("#rated"), "rated", "the header says the game is rated");
   const [ann, bot] = await seatsShown(page);
   assert.deepEqual(ann, { name: "Ann (you)", rating: "· rating 1,500" }, "a new player shows the initial rating");
-  assert.match(bot.rating, /^· rating \d{1,2},?\d{3}$/, `the bot shows its level's rating: ${bot.rating}`);
+  assert.match(bot.rating, /^· rating \d{1,3}(,\d{3})*$/, `the bot shows its level's rating: ${bot.rating}`);
   for (let i = 0; i < 50 && !(await page.$("#standings")); i++) {
     if ((await isEnabled(page, "#act-autopilot")) && /Autopilot/.test(await page.textContent("#act-autopilot"))) {
       if ((await move(page, "#act-autopilot"))?.ok()) break;

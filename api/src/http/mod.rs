@@ -73,6 +73,7 @@ endpoints!(
     games::create_game,
     studio::list_games,
     players::leaderboard,
+    players::bots,
     matchmaking::create_ticket;
     moves;
     studio::reissue_seat_token,

@@ -4,12 +4,13 @@
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
 use crate::error::ApiError;
+use crate::server_keys::{HEADER as API_KEY, Tenant};
 use crate::service;
 use crate::state::AppState;
 use crate::store::GameListing;
 use crate::wire::{
-    Code, GamesPage, LeaderboardPage, PageQuery, PlayerResponse, Problem, decode_board_cursor, decode_cursor,
-    player_id,
+    BotsResponse, Code, GamesPage, LeaderboardPage, PageQuery, PlayerResponse, Problem, decode_board_cursor,
+    decode_cursor, player_id,
 };
 
 /// A player's ratings and record.
@@ -108,4 +109,29 @@ pub async fn leaderboard(
     let limit = query.limit()?;
     let after = query.cursor.as_deref().map(decode_board_cursor).transpose()?;
     Ok(HttpResponse::Ok().json(service::leaderboard(&state, &tenant, variant, limit, after).await?))
+}
+
+/// The bot levels' ratings.
+///
+/// Every level's rating in every variant, on the scale players are rated on: with
+/// `X-Api-Key`, at the key's tenant (moved by its rated games against bots); without, at the
+/// public tenant, whose tables quick play without a key seats. A level no rated game has
+/// moved shows its seeded figure.
+#[utoipa::path(
+    get, path = "/v1/bots", tag = "players",
+    security((), ("api_key" = [])),
+    responses(
+        (status = 200, description = "A rating per variant and level.", body = BotsResponse),
+        (status = 401, description = "An `X-Api-Key` that is not valid (`unauthorized`).", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[get("/v1/bots")]
+#[tracing::instrument(skip_all)]
+pub async fn bots(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    // Without a key, the tenant a ticket without one is queued at.
+    let tenant = match req.headers().contains_key(API_KEY) {
+        true => state.server_keys.tenant(&req)?,
+        false => Tenant::default(),
+    };
+    Ok(HttpResponse::Ok().json(service::bot_ratings(&state, &tenant).await?))
 }

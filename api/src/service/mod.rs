@@ -25,7 +25,7 @@ pub use hints::hints;
 pub use matchmaking::{cancel_ticket, create_ticket, match_pass, match_periodically, ticket, ticket_events};
 pub use moves::{act, autopilot};
 pub use pace::pace_bots;
-pub use players::{leaderboard, player, player_games};
+pub use players::{bot_ratings, leaderboard, player, player_games};
 pub use ratings::{needs_server_key, rate, rate_due, rate_games};
 pub use rematch::{Asker, rematch};
 pub use replay::replay;

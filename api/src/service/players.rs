@@ -2,6 +2,8 @@
 //! (docs/api.md#players, docs/api.md#leaderboards). Reads only, each of the key's tenant.
 
 use engine::Variant;
+use engine::bot::Level;
+use strum::IntoEnumIterator;
 
 use crate::domain::{Participant, PlayerId};
 use crate::error::ApiError;
@@ -9,8 +11,8 @@ use crate::server_keys::Tenant;
 use crate::state::AppState;
 use crate::store::{BoardCursor, GameListing, Store};
 use crate::wire::{
-    Code, GamesPage, LeaderboardEntry, LeaderboardPage, PlayerRatingView, PlayerResponse, RecordView,
-    encode_board_cursor,
+    BotRatingView, BotsResponse, Code, GamesPage, LeaderboardEntry, LeaderboardPage, PlayerRatingView,
+    PlayerResponse, RecordView, encode_board_cursor,
 };
 
 /// `player`'s ratings and record at `tenant`.
@@ -116,4 +118,30 @@ pub async fn leaderboard(
         )
     });
     Ok(LeaderboardPage { entries, next_cursor })
+}
+
+/// Every bot level's rating in every variant at `tenant`: its row, or its seed before any rated
+/// game against the tenant's people.
+///
+/// # Errors
+/// The store's failure.
+pub async fn bot_ratings(state: &AppState, tenant: &Tenant) -> Result<BotsResponse, ApiError> {
+    let levels: Vec<Participant> = Level::iter().map(Participant::Bot).collect();
+    let mut bots = Vec::with_capacity(Variant::ALL.len() * levels.len());
+    for variant in Variant::ALL {
+        for (who, rating) in state.db.ratings(tenant.as_str(), variant, &levels).await? {
+            let Participant::Bot(level) = who else {
+                return Err(ApiError::unexpected(format!(
+                    "a bot's rating answered for {}",
+                    who.key()
+                )));
+            };
+            bots.push(BotRatingView {
+                variant,
+                level,
+                rating: rating.into(),
+            });
+        }
+    }
+    Ok(BotsResponse { bots })
 }

@@ -36,8 +36,8 @@ pub use moves::{
 };
 pub use options::VARIANT_DEFAULTS;
 pub use players::{
-    LeaderboardEntry, LeaderboardPage, PageQuery, PlayerRatingView, PlayerResponse, RatingChangeView,
-    RatingView, RecordView, decode_board_cursor, encode_board_cursor,
+    BotRatingView, BotsResponse, LeaderboardEntry, LeaderboardPage, PageQuery, PlayerRatingView,
+    PlayerResponse, RatingChangeView, RatingView, RecordView, decode_board_cursor, encode_board_cursor,
 };
 pub use problem::{Code, Extensions, Problem, ProblemCode, ProblemReason, problem_codes};
 pub use rules::{

@@ -4,6 +4,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use engine::Variant;
+use engine::bot::Level;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -91,6 +92,31 @@ pub struct RecordView {
     pub finished: i64,
     /// Rated games won (their seat, or in push's partnerships their team, placed first).
     pub won: i64,
+}
+
+/// `GET /v1/bots` response: every bot level's rating in every variant, at the tenant asked.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"bots": [
+    {"variant": "may_i", "level": "easy", "rating": {"mean": 21.0, "deviation": 1.2, "display": 1260}},
+    {"variant": "may_i", "level": "hard", "rating": {"mean": 27.3, "deviation": 1.1, "display": 1638}}]}))]
+pub struct BotsResponse {
+    /// A row per variant and level, variants in the order `GET /v1/rulesets` lists them, levels
+    /// from the weakest.
+    pub bots: Vec<BotRatingView>,
+}
+
+/// A bot level's rating in one variant.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct BotRatingView {
+    /// The variant.
+    #[schema(value_type = String, example = "may_i")]
+    pub variant: Variant,
+    /// The level (https://github.com/continental-rummy/continental/blob/main/docs/bots.md).
+    #[schema(schema_with = crate::domain::level_schema)]
+    pub level: Level,
+    /// The level's rating: its seeded figure until rated games against the tenant's people
+    /// move it.
+    pub rating: RatingView,
 }
 
 /// The query of a page of games or of a leaderboard.

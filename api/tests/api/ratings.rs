@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use sqlx::Connection;
 
 use crate::helpers::{
-    ACME, Table, TestApp, backends, create_with, deck_with, drop_database, eventually, fresh_database,
+    ACME, BETA, Table, TestApp, backends, create_with, deck_with, drop_database, eventually, fresh_database,
     on_game_rows, on_studio_backends,
 };
 
@@ -687,6 +687,81 @@ async fn a_bot_a_studio_seats_shows_its_levels_rating() {
         assert_eq!(view["players"][1]["rating"]["display"], hard.display(), "{backend:?}: {view}");
         let listed = app.get_with_key("/v1/games?player=u-bob", ACME).await.ok("Bob's games");
         assert_eq!(listed["games"], json!([]), "{backend:?}: the seat no longer names Bob");
+    })
+    .await;
+}
+
+/// The rating `GET /v1/bots` shows for `level` in `variant`.
+fn bot_rating(bots: &Value, variant: &str, level: &str) -> Rating {
+    let rows = bots["bots"].as_array().expect("a list of bots");
+    let row = rows
+        .iter()
+        .find(|b| b["variant"] == variant && b["level"] == level)
+        .unwrap_or_else(|| panic!("no {level} bot in {variant}: {bots}"));
+    assert_eq!(
+        row["rating"]["display"],
+        rating(&row["rating"]).display(),
+        "the display figure is the mean's"
+    );
+    rating(&row["rating"])
+}
+
+#[actix_web::test]
+async fn the_bots_levels_show_their_seed_until_a_rated_game_moves_their_tenants() {
+    on_studio_backends(async |app, backend| {
+        // Arrange: before any rated game every level shows its seed, at every tenant.
+        let seeded = app.get_with_key("/v1/bots", ACME).await.ok("acme's bots");
+        assert_eq!(
+            seeded["bots"].as_array().map(Vec::len),
+            Some(Variant::ALL.len() * 3),
+            "{backend:?}: every variant and level: {seeded}"
+        );
+        for variant in Variant::ALL {
+            for (level, name) in [
+                (Level::Easy, "easy"),
+                (Level::Normal, "normal"),
+                (Level::Hard, "hard"),
+            ] {
+                assert_close(
+                    bot_rating(&seeded, variant.id(), name),
+                    bot_seed(variant, level),
+                    &format!("{backend:?}: {variant:?} {name} before any rated game"),
+                );
+            }
+        }
+
+        // Act: acme's people beat its hard bot in a rated game.
+        let table = rated_table(app).await;
+        bob_goes_out(app, &table).await;
+        let view = rated_view(app, &table).await;
+
+        // Assert: acme's hard bot shows what the game left; the other tenants' do not move.
+        let after = rating(&view["players"][2]["rating_change"]["after"]);
+        let seed = bot_seed(Variant::Continental, Level::Hard);
+        assert_ne!(after, seed, "{backend:?}: the game moved the hard bot");
+        let acme = app.get_with_key("/v1/bots", ACME).await.ok("acme's bots");
+        assert_close(
+            bot_rating(&acme, "continental", "hard"),
+            after,
+            &format!("{backend:?}: acme's hard bot after the game"),
+        );
+        assert_close(
+            bot_rating(&acme, "continental", "easy"),
+            bot_seed(Variant::Continental, Level::Easy),
+            &format!("{backend:?}: a level that did not play keeps its seed"),
+        );
+        let beta = app.get_with_key("/v1/bots", BETA).await.ok("beta's bots");
+        let public = app.get("/v1/bots").await.ok("the public tenant's bots");
+        for (bots, whose) in [(&beta, "beta"), (&public, "the public tenant")] {
+            assert_close(
+                bot_rating(bots, "continental", "hard"),
+                seed,
+                &format!("{backend:?}: {whose}'s hard bot keeps its seed"),
+            );
+        }
+        app.get_with_key("/v1/bots", "not-a-key")
+            .await
+            .assert_problem(401, "unauthorized", "a bad key");
     })
     .await;
 }
