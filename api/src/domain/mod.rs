@@ -23,7 +23,7 @@ pub use matchmaking::{
     BotLevels, Match, MatchRules, MatchSeat, SCAN_LIMIT, TableSizes, Ticket, TicketError, TicketStatus,
     match_tickets,
 };
-pub use player::{MAX_PLAYER_ID_BYTES, PlayerId, PlayerIdError};
+pub use player::{MAX_PLAYER_ID_CHARS, PlayerId, PlayerIdError};
 pub use ratings::{
     Participant, RatedGame, RatedSeat, Rating, RatingChange, RatingError, RatingModel, SeatChange, bot_seed,
     bot_seeds, leaderboard_order, level_id,

@@ -3,10 +3,10 @@
 use serde::{Deserialize, Serialize};
 
 /// Longest player id, in bytes.
-pub const MAX_PLAYER_ID_BYTES: usize = 128;
+pub const MAX_PLAYER_ID_CHARS: usize = 128;
 
 /// A studio's id for one of its players (`"u-123"`): opaque to the service, compared byte for
-/// byte, between 1 and [`MAX_PLAYER_ID_BYTES`] bytes, without control characters. The only way
+/// byte, between 1 and [`MAX_PLAYER_ID_CHARS`] bytes, without control characters. The only way
 /// to one is [`PlayerId::try_from`].
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
@@ -18,8 +18,8 @@ pub enum PlayerIdError {
     /// The empty string.
     #[error("a player id is not empty")]
     Empty,
-    /// Longer than [`MAX_PLAYER_ID_BYTES`].
-    #[error("a player id is at most {MAX_PLAYER_ID_BYTES} bytes")]
+    /// Longer than [`MAX_PLAYER_ID_CHARS`].
+    #[error("a player id is at most {MAX_PLAYER_ID_CHARS} characters")]
     TooLong,
     /// A control character (a line break, a tab, NUL...).
     #[error("a player id has no control characters")]
@@ -38,7 +38,7 @@ impl TryFrom<String> for PlayerId {
     fn try_from(s: String) -> Result<Self, Self::Error> {
         if s.is_empty() {
             Err(PlayerIdError::Empty)
-        } else if s.len() > MAX_PLAYER_ID_BYTES {
+        } else if s.chars().count() > MAX_PLAYER_ID_CHARS {
             Err(PlayerIdError::TooLong)
         } else if s.chars().any(char::is_control) {
             Err(PlayerIdError::Control)
@@ -79,16 +79,19 @@ mod tests {
             ("", Err(PlayerIdError::Empty), "empty"),
             ("a\nb", Err(PlayerIdError::Control), "a line break"),
             ("x\u{0}", Err(PlayerIdError::Control), "NUL"),
-            (&"x".repeat(MAX_PLAYER_ID_BYTES), Ok(()), "the longest"),
+            (&"x".repeat(MAX_PLAYER_ID_CHARS), Ok(()), "the longest"),
         ];
         for (text, expected, why) in rows {
             assert_eq!(PlayerId::try_from(text).map(|_| ()), expected, "{why}");
         }
-        let long = "é".repeat(MAX_PLAYER_ID_BYTES / 2 + 1);
+        assert!(
+            PlayerId::try_from("é".repeat(MAX_PLAYER_ID_CHARS)).is_ok(),
+            "counted in characters, as the document's maxLength counts"
+        );
         assert_eq!(
-            PlayerId::try_from(long),
+            PlayerId::try_from("é".repeat(MAX_PLAYER_ID_CHARS + 1)),
             Err(PlayerIdError::TooLong),
-            "counted in bytes"
+            "one character too many"
         );
     }
 

@@ -39,13 +39,14 @@ use crate::wire::{
             (`not_an_object`), an unknown field (`unknown_field`), an unknown variant (`unknown_variant`) or card (`unknown_card`), \
             a name that is not 1 to 40 characters (`invalid_name`), a bot level that is not `easy`, `normal` or `hard` \
             (`unknown_level`), more than 12 seats or another value of the wrong type \
-            (`invalid_body`); or test-mode fields outside test mode (`test_mode_only`); a `player` that is empty, over 128 bytes \
-            or with a control character (`invalid_player`); a `player` or `rated` without a server key (`player_needs_server_key`).",
+            (`invalid_body`); or test-mode fields outside test mode (`test_mode_only`); a `player` that is empty, over 128 characters \
+            or with a control character (`invalid_player`).",
             body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Server keys are configured and the request has no valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "On a server without server keys, a game of bots alone while `CONTINENTAL_OPEN_BOT_TABLES` such games \
             are in play (`bot_tables_full`); rarely, a request with this Idempotency-Key acting at the same moment (`request_in_progress`).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "A body of the documented shape that the variant or the service cannot take: \
+            a `player` or `rated` without a server key (`player_needs_server_key`); \
             options it does not have or out of their bounds (`invalid_options`, also `turn_seconds` outside 5 to 604800), a \
             player count it does not seat (`player_count`), a seat that is not a name, open or bot (`invalid_seat`), a \
             `webhook_url` that is not an http or https URL naming a host (`invalid_webhook_url`), whose host does not resolve \
@@ -104,14 +105,15 @@ fn created(r: StoredResponse) -> HttpResponse {
             headers(("ETag" = String, description = "The game's version."))),
         (status = 400, description = "Malformed body, or a name that is not 1 to 40 characters, all spaces or with a \
             control character (`invalid_name`); a bad `Idempotency-Key` (`invalid_idempotency_key`); a bad `player` \
-            (`invalid_player`), or one without the server key of the game's tenant (`player_needs_server_key`).", body = Problem, content_type = "application/problem+json"),
+            (`invalid_player`).", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "With a `player`: an `X-Api-Key` that is not a server key (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game (`game_not_found`); with a `player`, another tenant's game answers the same.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Every seat is taken (`no_open_seat`), or, rarely, a request with this Idempotency-Key acting at the same moment (`request_in_progress`).", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "`If-Match` names an old version (`stale_version`).", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "The player sits at another seat of the game (`player_seated_twice`); a rated game's \
+        (status = 422, description = "A `player` without the server key of the game's tenant (`player_needs_server_key`); \
+            the player sits at another seat of the game (`player_seated_twice`); a rated game's \
             seat taken without a `player` (`rated_needs_players`); the Idempotency-Key was used with another body \
             (`idempotency_key_reused`).", body = Problem, content_type = "application/problem+json")
     )

@@ -33,14 +33,15 @@ use crate::wire::{Problem, TicketRequest, TicketResponse, TicketView};
             headers(("Location" = String, description = "The ticket's URL."))),
         (status = 400, description = "A body the document refuses: malformed JSON (`malformed_json`), an unknown field (`unknown_field`), \
             an unknown variant (`unknown_variant`), no size or another value of the wrong type (`invalid_body`), a name that is not 1 to 40 \
-            characters (`invalid_name`), options that are not the variant's (`invalid_options`); with a server key, a `player` missing or \
-            not 1 to 128 bytes without control characters (`invalid_player`); without one, a `player` at all (`player_needs_server_key`); \
+            characters (`invalid_name`), options that are not the variant's (`invalid_options`); with a server key, a `player` that is \
+            not 1 to 128 characters without control characters (`invalid_player`); \
             a bad `Idempotency-Key` (`invalid_idempotency_key`).", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Server keys are configured and the request has no valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "This player already has a waiting ticket (`already_waiting`): the same Idempotency-Key answers the first ticket again.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A table size the variant does not seat (`size_not_seated`), options out of their bounds (`invalid_options`), \
+        (status = 422, description = "With a server key, no `player` (`invalid_player`); without one, a `player` at all \
+            (`player_needs_server_key`); a table size the variant does not seat (`size_not_seated`), options out of their bounds (`invalid_options`), \
             a `webhook_url` the service does not deliver to (`invalid_webhook_url`, `webhook_url_unresolvable`, `webhook_url_private`), \
             or the Idempotency-Key used with another body (`idempotency_key_reused`).", body = Problem, content_type = "application/problem+json")
     )

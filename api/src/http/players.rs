@@ -9,8 +9,8 @@ use crate::service;
 use crate::state::AppState;
 use crate::store::GameListing;
 use crate::wire::{
-    BotsResponse, Code, GamesPage, LeaderboardPage, PageQuery, PlayerResponse, Problem, decode_board_cursor,
-    decode_cursor, player_id,
+    BoardQuery, BotsResponse, Code, GamesPage, LeaderboardPage, PageQuery, PlayerResponse, Problem,
+    decode_board_cursor, decode_cursor, player_id,
 };
 
 /// A player's ratings and record.
@@ -19,7 +19,7 @@ use crate::wire::{
 /// name them, finished, and won. Only the key's tenant's players.
 #[utoipa::path(
     get, path = "/v1/players/{id}", tag = "players",
-    params(("id" = String, Path, description = "The studio's id of the player (1 to 128 bytes).")),
+    params(("id" = String, Path, description = "The studio's id of the player (1 to 128 characters).")),
     security(("api_key" = [])),
     responses(
         (status = 200, description = "The player's ratings per variant and their record.", body = PlayerResponse),
@@ -48,7 +48,7 @@ pub async fn get_player(
 /// pass `next_cursor` as `cursor` for the next page.
 #[utoipa::path(
     get, path = "/v1/players/{id}/games", tag = "players",
-    params(("id" = String, Path, description = "The studio's id of the player (1 to 128 bytes)."), PageQuery),
+    params(("id" = String, Path, description = "The studio's id of the player (1 to 128 characters)."), PageQuery),
     security(("api_key" = [])),
     responses(
         (status = 200, description = "A page of the player's games, newest first; `next_cursor` fetches the next.", body = GamesPage),
@@ -84,7 +84,7 @@ pub async fn player_games(
 /// `next_cursor` as `cursor` for the next page.
 #[utoipa::path(
     get, path = "/v1/leaderboards/{variant}", tag = "players",
-    params(("variant" = String, Path, description = "`may_i`, `contract_7`, `continental` or `push`."), PageQuery),
+    params(("variant" = String, Path, description = "`may_i`, `contract_7`, `continental` or `push`."), BoardQuery),
     security(("api_key" = [])),
     responses(
         (status = 200, description = "A page of the leaderboard; `next_cursor` fetches the next.", body = LeaderboardPage),
@@ -100,7 +100,7 @@ pub async fn leaderboard(
     state: web::Data<AppState>,
     req: HttpRequest,
     variant: web::Path<String>,
-    query: web::Query<PageQuery>,
+    query: web::Query<BoardQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let tenant = state.server_keys.tenant(&req)?;
     let variant = variant

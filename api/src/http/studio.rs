@@ -200,7 +200,7 @@ pub async fn seat_bot(
 }
 
 /// The tenant of a request that names a player: its server key's. A player id is the
-/// studio's, so a server without keys, or a request without one, is `400
+/// studio's, so a server without keys, or a request without one, is `422
 /// player_needs_server_key`; a key that is not one is `401`.
 ///
 /// # Errors

@@ -25,11 +25,12 @@ const BATCH: i64 = 16;
 
 /// The refusal of a player id or a rated game asked without a server key.
 pub fn needs_server_key() -> ApiError {
-    ApiError::BadRequest {
+    ApiError::Unprocessable {
         code: Code::PlayerNeedsServerKey.into(),
         detail:
             "a player id (and a rated game) is a studio's: send it with the studio's server key (X-Api-Key)"
                 .into(),
+        extensions: Box::default(),
     }
 }
 

@@ -35,19 +35,24 @@ pub struct SeatSpec {
     #[serde(default)]
     #[schema(schema_with = bot_seat)]
     pub bot: BotSeat,
-    /// The studio's own id of the person at this named seat (with a server key only: `400
-    /// player_needs_server_key` otherwise): 1 to 128 bytes without control characters (`400
+    /// The studio's own id of the person at this named seat (with a server key only: `422
+    /// player_needs_server_key` otherwise): 1 to 128 characters without control characters (`400
     /// invalid_player` otherwise), at most one seat per game (`422 player_seated_twice`). The
     /// game keeps it; other seats never see it.
     #[serde(default)]
-    #[schema(example = "u-123", min_length = 1, max_length = 128)]
+    #[schema(
+        example = "u-123",
+        min_length = 1,
+        max_length = 128,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*$"
+    )]
     pub player: Option<String>,
 }
 
 /// Reads a player id given in a request, refusing a bad one with `invalid_player`.
 ///
 /// # Errors
-/// `invalid_player`: empty, longer than 128 bytes or with control characters.
+/// `invalid_player`: empty, longer than 128 characters or with control characters.
 pub fn player_id(text: String) -> Result<PlayerId, Invalid> {
     PlayerId::try_from(text).map_err(|e| Invalid::new(Code::InvalidPlayer, e.to_string()))
 }
@@ -370,7 +375,7 @@ pub struct CreateGameRequest {
     #[serde(default)]
     pub stacked_decks: Option<Vec<Vec<Card>>>,
     /// Rate the game when it finishes (https://github.com/continental-rummy/continental/blob/main/docs/ratings.md#rated-games):
-    /// with a server key only (`400 player_needs_server_key` otherwise), and every person's
+    /// with a server key only (`422 player_needs_server_key` otherwise), and every person's
     /// seat names a `player` (`422 rated_needs_players` otherwise; an open seat, when joined).
     /// A void game, or one a studio ended, is never rated.
     #[serde(default)]
@@ -450,10 +455,15 @@ pub struct JoinRequest {
     )]
     pub name: String,
     /// The studio's own id of the person joining (with a server key of the game's tenant
-    /// only: `400 player_needs_server_key` otherwise): 1 to 128 bytes without control
+    /// only: `422 player_needs_server_key` otherwise): 1 to 128 characters without control
     /// characters; required to join a rated game (`422 rated_needs_players`).
     #[serde(default)]
-    #[schema(example = "u-123", min_length = 1, max_length = 128)]
+    #[schema(
+        example = "u-123",
+        min_length = 1,
+        max_length = 128,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*$"
+    )]
     pub player: Option<String>,
 }
 

@@ -18,9 +18,14 @@ pub const ASYNC_TURN_SECONDS: u32 = 86_400;
 #[schema(example = json!({"player": "u-123", "name": "Ann", "variant": "may_i", "sizes": [2, 3, 4]}))]
 pub struct TicketRequest {
     /// The studio's id of the player (with a server key, required; without server keys,
-    /// refused): 1 to 128 bytes, no control character.
+    /// refused): 1 to 128 characters, no control character.
     #[serde(default)]
-    #[schema(example = "u-123", min_length = 1, max_length = 128)]
+    #[schema(
+        example = "u-123",
+        min_length = 1,
+        max_length = 128,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*$"
+    )]
     pub player: Option<String>,
     /// The name the table shows: 1 to 40 characters, not all spaces, no control character.
     #[schema(example = "Ann", min_length = 1, max_length = 40)]
@@ -80,13 +85,13 @@ impl TicketRequest {
         let player = match (keyed, self.player) {
             (true, Some(id)) => Some(PlayerId::try_from(id).map_err(invalid_player)?),
             (true, None) => {
-                return Err(Invalid::new(
+                return Err(Invalid::refused(
                     Code::InvalidPlayer,
                     "a ticket queued with a server key names its `player`",
                 ));
             }
             (false, Some(_)) => {
-                return Err(Invalid::new(
+                return Err(Invalid::refused(
                     Code::PlayerNeedsServerKey,
                     "`player` is taken only with a server key (X-Api-Key) on a server that has them",
                 ));

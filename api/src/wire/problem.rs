@@ -87,7 +87,7 @@ pub enum Code {
     InvalidIdempotencyKey,
     /// A webhook URL the service does not deliver to.
     InvalidWebhookUrl,
-    /// A player id that is empty, longer than 128 bytes or holds control characters, or a
+    /// A player id that is empty, longer than 128 characters or holds control characters, or a
     /// ticket queued with a server key that names none.
     InvalidPlayer,
     /// A player id or a rated game asked without a server key.

@@ -26,8 +26,13 @@ pub struct ListGamesQuery {
     /// Only games in this status: `waiting`, `playing`, `suspended`, `finished` or `void`.
     #[param(example = "playing")]
     pub status: Option<GameStatus>,
-    /// Only games with a seat naming this player (the studio's id, 1 to 128 bytes).
-    #[param(example = "u-123", min_length = 1, max_length = 128)]
+    /// Only games with a seat naming this player (the studio's id, 1 to 128 characters).
+    #[param(
+        example = "u-123",
+        min_length = 1,
+        max_length = 128,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*$"
+    )]
     pub player: Option<String>,
     /// Games per page, 1 to 200 (default 50).
     #[param(example = 50, minimum = 1, maximum = 200)]

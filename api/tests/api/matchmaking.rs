@@ -191,7 +191,7 @@ async fn two_waiting_tickets_meet_at_one_table_and_each_reads_its_seat() {
             ),
             (
                 json!({"name": "Cy", "player": "u-1", "variant": "may_i", "sizes": [2]}),
-                400,
+                422,
                 "player_needs_server_key",
                 "no keys",
             ),
@@ -431,23 +431,26 @@ async fn a_studios_tickets_are_its_own_and_one_per_waiting_player() {
         app.post(TICKETS, &body)
             .await
             .assert_problem(401, "unauthorized", "keys configured, none sent");
-        for (bad, why) in [
+        for (bad, status, why) in [
             (
                 json!({"name": "Ann", "variant": "may_i", "sizes": [2]}),
+                422,
                 "no player",
             ),
             (
                 json!({"player": "", "name": "Ann", "variant": "may_i", "sizes": [2]}),
+                400,
                 "empty",
             ),
             (
                 json!({"player": "x".repeat(129), "name": "Ann", "variant": "may_i", "sizes": [2]}),
+                400,
                 "too long",
             ),
         ] {
             app.post_with_key(TICKETS, ACME, &bad, &[])
                 .await
-                .assert_problem(400, "invalid_player", why);
+                .assert_problem(status, "invalid_player", why);
         }
         let first = app
             .post_with_key(TICKETS, ACME, &body, &[("idempotency-key", "k-1")])

@@ -481,7 +481,7 @@ async fn players_need_a_server_key_valid_ids_and_one_seat_each() {
     for (body, why) in rows {
         open.post("/v1/games", &body)
             .await
-            .assert_problem(400, "player_needs_server_key", why);
+            .assert_problem(422, "player_needs_server_key", why);
     }
     let game = open
         .post(
@@ -493,7 +493,7 @@ async fn players_need_a_server_key_valid_ids_and_one_seat_each() {
     let join = format!("/v1/games/{}/join", game["id"].as_str().expect("an id"));
     open.post(&join, &json!({"name": "Bob", "player": "u-2"}))
         .await
-        .assert_problem(400, "player_needs_server_key", "a join naming a player");
+        .assert_problem(422, "player_needs_server_key", "a join naming a player");
     open.clean_up().await;
 
     on_studio_backends(async |app, backend| {
@@ -519,7 +519,7 @@ async fn players_need_a_server_key_valid_ids_and_one_seat_each() {
         let join = format!("/v1/games/{}/join", created["id"].as_str().expect("an id"));
         let refusals = [
             (json!({"name": "Bob"}), Some(ACME), 422, "rated_needs_players", "no player"),
-            (json!({"name": "Bob", "player": "u-2"}), None, 400, "player_needs_server_key", "no key"),
+            (json!({"name": "Bob", "player": "u-2"}), None, 422, "player_needs_server_key", "no key"),
             (json!({"name": "Bob", "player": "u-2"}), Some(crate::helpers::BETA), 404, "game_not_found", "another tenant's game"),
             (json!({"name": "Bob", "player": "u-1"}), Some(ACME), 422, "player_seated_twice", "Ann again"),
             (json!({"name": "Bob", "player": ""}), Some(ACME), 400, "invalid_player", "an empty id"),
