@@ -28,7 +28,12 @@ pub struct TicketRequest {
     )]
     pub player: Option<String>,
     /// The name the table shows: 1 to 40 characters, not all spaces, no control character.
-    #[schema(example = "Ann", min_length = 1, max_length = 40)]
+    #[schema(
+        example = "Ann",
+        min_length = 1,
+        max_length = 40,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\x00-\x20\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+    )]
     pub name: String,
     /// `may_i`, `contract_7`, `continental` or `push`.
     #[schema(example = "may_i")]
@@ -37,7 +42,7 @@ pub struct TicketRequest {
     /// otherwise).
     #[serde(deserialize_with = "at_most::<16, _, _>")]
     #[schema(min_items = 1, max_items = 16, example = json!([2, 3, 4]))]
-    pub sizes: Vec<usize>,
+    pub sizes: Vec<TableSize>,
     /// House options, as for `POST /v1/games` (the service's `turn_seconds` included): tickets
     /// meet only with equal rules.
     #[serde(default)]
@@ -109,10 +114,12 @@ impl TicketRequest {
         if self.asynchronous && clock.turn_seconds.is_none() {
             clock.turn_seconds = Some(ASYNC_TURN_SECONDS);
         }
-        let sizes = TableSizes::new(&ruleset, self.sizes).map_err(|e| match e {
-            TicketError::NoSizes => Invalid::new(Code::InvalidBody, e.to_string()),
-            TicketError::SizeNotSeated { .. } => Invalid::refused(Code::SizeNotSeated, e.to_string()),
-        })?;
+        let sizes = TableSizes::new(&ruleset, self.sizes.into_iter().map(|TableSize(size)| size)).map_err(
+            |e| match e {
+                TicketError::NoSizes => Invalid::new(Code::InvalidBody, e.to_string()),
+                TicketError::SizeNotSeated { .. } => Invalid::refused(Code::SizeNotSeated, e.to_string()),
+            },
+        )?;
         let webhook_url = self.webhook_url.map(WebhookUrl::try_from).transpose()?;
         Ok(TicketSpec {
             player,
@@ -194,4 +201,27 @@ pub struct TicketResponse {
     /// key>`). Shown only here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook_secret: Option<String>,
+}
+
+/// A table size a ticket accepts: a whole number of seats (`2.0` reads as `2`, as JSON Schema
+/// counts it an integer); whether the variant seats it is the domain's to say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ToSchema)]
+#[schema(value_type = u32, minimum = 1, maximum = 12, example = 4)]
+pub struct TableSize(pub usize);
+
+impl<'de> Deserialize<'de> for TableSize {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let number = serde_json::Number::deserialize(deserializer)?;
+        number
+            .as_u64()
+            .or_else(|| {
+                number
+                    .as_f64()
+                    .filter(|f| f.fract() == 0.0 && (0.0..=1e6).contains(f))
+                    .map(|f| f as u64)
+            })
+            .and_then(|n| usize::try_from(n).ok())
+            .map(TableSize)
+            .ok_or_else(|| serde::de::Error::custom("a table size is a whole number of seats"))
+    }
 }
