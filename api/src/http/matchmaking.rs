@@ -84,8 +84,8 @@ fn reader(state: &AppState, req: &HttpRequest) -> Result<Option<Tenant>, ApiErro
 ///
 /// Whoever holds the ticket's id reads it; with `X-Api-Key`, only a ticket of the key's tenant.
 #[utoipa::path(
-    get, path = "/v1/matchmaking/tickets/{id}", tag = "matchmaking",
-    params(("id" = Uuid, Path, description = "Ticket id.")),
+    get, path = "/v1/matchmaking/tickets/{ticket}", tag = "matchmaking",
+    params(("ticket" = Uuid, Path, description = "Ticket id.")),
     security((), ("api_key" = [])),
     responses(
         (status = 200, description = "The ticket.", body = TicketView),
@@ -93,7 +93,7 @@ fn reader(state: &AppState, req: &HttpRequest) -> Result<Option<Tenant>, ApiErro
         (status = 404, description = "No such ticket, or with a server key none of its tenant's (`ticket_not_found`).", body = Problem, content_type = "application/problem+json")
     )
 )]
-#[route("/v1/matchmaking/tickets/{id}", method = "GET", method = "HEAD")]
+#[route("/v1/matchmaking/tickets/{ticket}", method = "GET", method = "HEAD")]
 pub async fn get_ticket(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -106,12 +106,12 @@ pub async fn get_ticket(
 
 /// A ticket live, as server-sent events.
 ///
-/// An event `ticket` with the ticket as `GET /v1/matchmaking/tickets/{id}` shows it, now and at
+/// An event `ticket` with the ticket as `GET /v1/matchmaking/tickets/{ticket}` shows it, now and at
 /// each change of its status; the stream ends once it is matched, expired or cancelled. A
 /// comment line `: heartbeat` comes every 15 s while it waits.
 #[utoipa::path(
-    get, path = "/v1/matchmaking/tickets/{id}/events", tag = "matchmaking",
-    params(("id" = Uuid, Path, description = "Ticket id.")),
+    get, path = "/v1/matchmaking/tickets/{ticket}/events", tag = "matchmaking",
+    params(("ticket" = Uuid, Path, description = "Ticket id.")),
     security((), ("api_key" = [])),
     responses(
         (status = 200, description = "A `text/event-stream` of `ticket` events, each `data` a ticket.", body = TicketView, content_type = "text/event-stream"),
@@ -122,7 +122,7 @@ pub async fn get_ticket(
             headers(("Retry-After" = String, description = "Seconds to wait.")))
     )
 )]
-#[route("/v1/matchmaking/tickets/{id}/events", method = "GET", method = "HEAD")]
+#[route("/v1/matchmaking/tickets/{ticket}/events", method = "GET", method = "HEAD")]
 pub async fn ticket_events(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -150,8 +150,8 @@ pub async fn ticket_events(
 /// Done also for a ticket cancelled or expired before. A ticket already seated at a table stays
 /// there.
 #[utoipa::path(
-    delete, path = "/v1/matchmaking/tickets/{id}", tag = "matchmaking",
-    params(("id" = Uuid, Path, description = "Ticket id.")),
+    delete, path = "/v1/matchmaking/tickets/{ticket}", tag = "matchmaking",
+    params(("ticket" = Uuid, Path, description = "Ticket id.")),
     security((), ("api_key" = [])),
     responses(
         (status = 204, description = "Cancelled: it waits no more."),
@@ -160,7 +160,7 @@ pub async fn ticket_events(
         (status = 409, description = "The ticket is seated at a table (`ticket_matched`).", body = Problem, content_type = "application/problem+json")
     )
 )]
-#[delete("/v1/matchmaking/tickets/{id}")]
+#[delete("/v1/matchmaking/tickets/{ticket}")]
 #[tracing::instrument(skip_all, fields(ticket = %id))]
 pub async fn cancel_ticket(
     state: web::Data<AppState>,
