@@ -45,6 +45,14 @@ pub enum ApiError {
         /// What was not found.
         detail: String,
     },
+    /// The resource was there and is no more (a cancelled ticket).
+    #[error("{detail}")]
+    Gone {
+        /// Stable code.
+        code: ProblemCode,
+        /// What is gone, and what to do instead.
+        detail: String,
+    },
     /// The request clashes with the state of the resource (not your turn, no open seat).
     #[error("{detail}")]
     Conflict {
@@ -148,6 +156,14 @@ impl ApiError {
         }
     }
 
+    /// A 410 with this code.
+    pub fn gone(code: impl Into<ProblemCode>, detail: impl Into<String>) -> ApiError {
+        ApiError::Gone {
+            code: code.into(),
+            detail: detail.into(),
+        }
+    }
+
     /// A 409 with this code.
     pub fn conflict(code: impl Into<ProblemCode>, detail: impl Into<String>) -> ApiError {
         ApiError::Conflict {
@@ -197,6 +213,7 @@ impl ApiError {
         let code = match self {
             ApiError::BadRequest { code, .. }
             | ApiError::NotFound { code, .. }
+            | ApiError::Gone { code, .. }
             | ApiError::Conflict { code, .. }
             | ApiError::Unprocessable { code, .. } => return code.as_str(),
             ApiError::Unauthorized(_) => Code::Unauthorized,
@@ -512,6 +529,7 @@ impl ResponseError for ApiError {
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
+            ApiError::Gone { .. } => StatusCode::GONE,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::StaleVersion { .. } => StatusCode::PRECONDITION_FAILED,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,

@@ -72,9 +72,7 @@ impl Live {
             };
             let stop = writer.run(subscription, plan.over).await;
             if let Stop::Cannot(failure) = stop {
-                let code = failure.code();
-                let chunk = format!("event: error\ndata: {{\"code\":\"{code}\"}}\nretry: 1000\n\n");
-                let _ = writer.tx.try_send(Bytes::from(chunk));
+                let _ = writer.tx.try_send(Bytes::from(failure.message()));
             }
         });
         futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|b| (Ok(b), rx)) })

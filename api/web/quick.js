@@ -172,6 +172,8 @@ export async function openWait() {
       update(await call("GET", path));
     } catch (e) {
       const err = /** @type {any} */ (e);
+      // Cancelled elsewhere (another tab): a cancelled ticket reads 410.
+      if (err.code === "ticket_cancelled") return update({ status: "cancelled" });
       if (err.status === 404) {
         finish();
         sessionStorage.removeItem(TICKET_KEY);

@@ -11,7 +11,7 @@ use crate::server_keys::{HEADER as API_KEY, Tenant};
 use crate::service;
 use crate::state::AppState;
 use crate::store::KeyScope;
-use crate::wire::{Problem, TicketRequest, TicketResponse, TicketView};
+use crate::wire::{Problem, TicketRequest, TicketResponse, TicketStreamMessage, TicketView};
 
 /// Queues a player for a table.
 ///
@@ -83,6 +83,7 @@ fn reader(state: &AppState, req: &HttpRequest) -> Result<Option<Tenant>, ApiErro
 /// A ticket: waiting, or matched with its game, seat and seat token.
 ///
 /// Whoever holds the ticket's id reads it; with `X-Api-Key`, only a ticket of the key's tenant.
+/// A cancelled ticket is gone (`410`).
 #[utoipa::path(
     get, path = "/v1/matchmaking/tickets/{ticket}", tag = "matchmaking",
     params(("ticket" = Uuid, Path, description = "Ticket id.")),
@@ -90,7 +91,8 @@ fn reader(state: &AppState, req: &HttpRequest) -> Result<Option<Tenant>, ApiErro
     responses(
         (status = 200, description = "The ticket.", body = TicketView),
         (status = 401, description = "An `X-Api-Key` that is not valid (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such ticket, or with a server key none of its tenant's (`ticket_not_found`).", body = Problem, content_type = "application/problem+json")
+        (status = 404, description = "No such ticket, or with a server key none of its tenant's (`ticket_not_found`).", body = Problem, content_type = "application/problem+json"),
+        (status = 410, description = "The ticket was cancelled (`ticket_cancelled`): queue a new one.", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[route("/v1/matchmaking/tickets/{ticket}", method = "GET", method = "HEAD")]
@@ -114,9 +116,11 @@ pub async fn get_ticket(
     params(("ticket" = Uuid, Path, description = "Ticket id.")),
     security((), ("api_key" = [])),
     responses(
-        (status = 200, description = "A `text/event-stream` of `ticket` events, each `data` a ticket.", body = TicketView, content_type = "text/event-stream"),
+        (status = 200, description = "A `text/event-stream` of `ticket` messages, each `data` the ticket, ended by the last status or by an `error` message \
+            (the schema is one message's, as Open API 3.1 describes event streams).", body = TicketStreamMessage, content_type = "text/event-stream"),
         (status = 401, description = "An `X-Api-Key` that is not valid (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such ticket, or with a server key none of its tenant's (`ticket_not_found`).", body = Problem, content_type = "application/problem+json"),
+        (status = 410, description = "The ticket was cancelled (`ticket_cancelled`): queue a new one.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "This replica serves as many streams as it may (`too_many_streams`), or the database is unavailable.",
             body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = String, description = "Seconds to wait.")))

@@ -35,7 +35,9 @@ use crate::store::{
     KeyRef, Placement, Pool, PoolDecision, Store, StoredResponse, Subscription, TicketRow, Tickets, now_ms,
 };
 use crate::telemetry::traces;
-use crate::wire::{Code, TicketMatch, TicketResponse, TicketSpec, TicketState, TicketView, rfc3339_us};
+use crate::wire::{
+    Code, StreamFailure, TicketMatch, TicketResponse, TicketSpec, TicketState, TicketView, rfc3339_us,
+};
 
 /// How long a table may stay `placing` before any replica's pass makes its game: the replica
 /// that formed it makes it at once, unless it stopped.
@@ -136,10 +138,23 @@ pub async fn create_ticket(
 }
 
 /// Ticket `id`, as its holder reads it: of `tenant` only, when the request has a server key.
+/// A cancelled ticket is gone: only a stream that followed it saw it cancelled.
 ///
 /// # Errors
-/// `ticket_not_found`; the store's failure.
+/// `ticket_not_found`; `ticket_cancelled`; the store's failure.
 pub async fn ticket(state: &AppState, tenant: Option<&Tenant>, id: Uuid) -> Result<TicketView, ApiError> {
+    let view = current(state, tenant, id).await?;
+    if view.status == TicketState::Cancelled {
+        return Err(ApiError::gone(
+            Code::TicketCancelled,
+            format!("ticket {id} was cancelled: queue a new one to play"),
+        ));
+    }
+    Ok(view)
+}
+
+/// Ticket `id` in whatever status it is.
+async fn current(state: &AppState, tenant: Option<&Tenant>, id: Uuid) -> Result<TicketView, ApiError> {
     let row = state
         .db
         .ticket(tenant.map(Tenant::as_str), id)
@@ -260,17 +275,19 @@ pub async fn ticket_events(
                 () = heartbeat => Woken::Idle,
             };
             match woken {
-                Woken::Closing => return None,
+                Woken::Closing => {
+                    f.done = true;
+                    return Some((Ok(Bytes::from(StreamFailure::ShuttingDown.message())), f));
+                }
                 Woken::Idle => return Some((Ok(Bytes::from_static(b": heartbeat\n\n")), f)),
                 Woken::Changed => {}
             }
-            match ticket(&f.state, f.tenant.as_ref(), id).await {
+            match current(&f.state, f.tenant.as_ref(), id).await {
                 Ok(view) => f.next = Some(view),
                 Err(e) => {
                     tracing::warn!(ticket = %id, error = %e, "ticket stream cannot read the database");
                     f.done = true;
-                    let chunk = "event: error\ndata: {\"code\":\"service_unavailable\"}\nretry: 1000\n\n";
-                    return Some((Ok(Bytes::from_static(chunk.as_bytes())), f));
+                    return Some((Ok(Bytes::from(StreamFailure::Unavailable.message())), f));
                 }
             }
         }

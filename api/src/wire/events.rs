@@ -131,6 +131,14 @@ impl StreamFailure {
             StreamFailure::Unavailable => "unavailable",
         }
     }
+
+    /// The `error` message that ends a stream: its code, and when to reconnect.
+    pub fn message(self) -> String {
+        format!(
+            "event: error\ndata: {{\"code\":\"{}\"}}\nretry: 1000\n\n",
+            self.code()
+        )
+    }
 }
 
 /// Each event `type` with its schema, in the order the types declare them.
@@ -229,20 +237,15 @@ impl ToSchema for GameEvent {
 }
 
 /// The schema of a stream message whose `event` is one of `tags` and whose `data` is the JSON
-/// text of the schema named `data`.
-fn message(tags: &[String], data: Cow<'static, str>, description: &str) -> Schema {
+/// text of the schema named `data`; an `error` message has `retry`. Without an `id`: a stream
+/// of numbered messages adds it ([`numbered`]).
+pub(crate) fn message(tags: &[String], data: Cow<'static, str>, description: &str) -> ObjectBuilder {
     let data = ObjectBuilder::new()
         .schema_type(Type::String)
         .content_media_type("application/json")
         .content_schema(Some(Ref::from_schema_name(data)))
         .description(Some("The JSON text of the message."));
-    let id = ObjectBuilder::new()
-        .schema_type(Type::String)
-        .pattern(Some("^[0-9]+$"))
-        .description(Some(
-            "The event's sequence number: send it as `Last-Event-ID` to resume after it.",
-        ));
-    let mut object = ObjectBuilder::new()
+    let object = ObjectBuilder::new()
         .schema_type(Type::Object)
         .description(Some(description))
         .property(
@@ -253,10 +256,9 @@ fn message(tags: &[String], data: Cow<'static, str>, description: &str) -> Schem
         )
         .required("event")
         .property("data", data)
-        .required("data")
-        .property("id", id);
+        .required("data");
     if tags == ["error"] {
-        object = object.property(
+        object.property(
             "retry",
             ObjectBuilder::new()
                 .schema_type(Type::Integer)
@@ -264,11 +266,32 @@ fn message(tags: &[String], data: Cow<'static, str>, description: &str) -> Schem
                 .description(Some(
                     "Milliseconds to wait before reconnecting with `Last-Event-ID`.",
                 )),
-        );
+        )
     } else {
-        object = object.required("id");
+        object
     }
-    Schema::Object(object.build())
+}
+
+/// A message of a game's stream, with the `id` a reconnection resumes after: every event's
+/// has one, an `error` message may.
+fn numbered(message: ObjectBuilder, required: bool) -> Schema {
+    let id = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some("^[0-9]+$"))
+        .description(Some(
+            "The event's sequence number: send it as `Last-Event-ID` to resume after it.",
+        ));
+    let message = message.property("id", id);
+    Schema::Object(if required { message.required("id") } else { message }.build())
+}
+
+/// The schemas of the `error` message that ends a stream, of a game or of a ticket:
+/// `StreamErrorMessage` and its data, `StreamError`.
+pub(crate) fn error_schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+    let ended = "The stream cannot go on: reconnect after `retry` ms (to a game's with `Last-Event-ID`).";
+    let error = message(&["error".to_owned()], Cow::Borrowed("StreamError"), ended);
+    schemas.push(("StreamErrorMessage".to_owned(), numbered(error, false).into()));
+    schemas.push(("StreamError".to_owned(), stream_error()));
 }
 
 /// The `error` message's data: why the stream stops.
@@ -314,13 +337,8 @@ impl ToSchema for StreamMessage {
             GameEvent::name(),
             "An event of the game: `event` is its `type`.",
         );
-        schemas.push(("EventMessage".to_owned(), event.into()));
-        let ended = "The stream cannot go on: reconnect after `retry` ms with `Last-Event-ID`.";
-        schemas.push((
-            "StreamErrorMessage".to_owned(),
-            message(&["error".to_owned()], Cow::Borrowed("StreamError"), ended).into(),
-        ));
-        schemas.push(("StreamError".to_owned(), stream_error()));
+        schemas.push(("EventMessage".to_owned(), numbered(event, true).into()));
+        error_schemas(schemas);
         <GameEvent as ToSchema>::schemas(schemas);
         schemas.push((GameEvent::name().into_owned(), GameEvent::schema()));
     }

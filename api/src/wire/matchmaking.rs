@@ -1,10 +1,15 @@
 //! Quick play on the wire: a ticket asked for, and a ticket as its holder reads it.
 
+use std::borrow::Cow;
+
 use engine::{Ruleset, Variant};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::openapi::schema::{OneOfBuilder, Schema};
+use utoipa::openapi::{Ref, RefOr};
+use utoipa::{PartialSchema, ToSchema};
 use uuid::Uuid;
 
+use super::events::{error_schemas, message};
 use super::{Code, Invalid, SeatName, WebhookUrl, at_most};
 use crate::domain::{PlayerId, PlayerIdError, TableSizes, TicketError, TurnClock};
 
@@ -190,6 +195,41 @@ pub struct TicketView {
     /// Where the player sits, once matched.
     #[serde(rename = "match")]
     pub matched: Option<TicketMatch>,
+}
+
+/// One message of `GET /v1/matchmaking/tickets/{ticket}/events`: `event: ticket` with the
+/// ticket as `data`, or `error` when the stream cannot go on.
+pub struct TicketStreamMessage;
+
+impl PartialSchema for TicketStreamMessage {
+    fn schema() -> RefOr<Schema> {
+        OneOfBuilder::new()
+            .description(Some(
+                "A message of a ticket's stream: the ticket at a change of its status, or `error` \
+                 when the stream cannot go on (read the ticket again, or reconnect).",
+            ))
+            .item(Ref::from_schema_name("TicketMessage"))
+            .item(Ref::from_schema_name("StreamErrorMessage"))
+            .into()
+    }
+}
+
+impl ToSchema for TicketStreamMessage {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("TicketStreamMessage")
+    }
+
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        let ticket = message(
+            &["ticket".to_owned()],
+            TicketView::name(),
+            "The ticket, now or at a change of its status.",
+        );
+        schemas.push(("TicketMessage".to_owned(), Schema::Object(ticket.build()).into()));
+        error_schemas(schemas);
+        schemas.push((TicketView::name().into_owned(), TicketView::schema()));
+        <TicketView as ToSchema>::schemas(schemas);
+    }
 }
 
 /// `POST /v1/matchmaking/tickets` response.

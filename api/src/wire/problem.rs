@@ -42,7 +42,7 @@ pub struct Problem {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, strum::EnumIter, strum::IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
 pub enum Code {
-    // The request itself (400, 404, 405, 408, 413, 415).
+    // The request itself (400, 404, 405, 408, 410, 413, 415).
     /// The body is not JSON.
     MalformedJson,
     /// The body is JSON but not an object.
@@ -119,6 +119,8 @@ pub enum Code {
     NoWebhook,
     /// No such ticket (or not the key's tenant's).
     TicketNotFound,
+    /// The ticket was cancelled (410): queue a new one.
+    TicketCancelled,
     // The state of the game or of the request (409, 412, 422).
     /// Every seat is taken.
     NoOpenSeat,

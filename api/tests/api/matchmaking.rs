@@ -261,7 +261,12 @@ async fn a_ticket_cancelled_or_expired_waits_no_more() {
             204,
             "{backend:?}: again, done"
         );
-        assert_eq!(read(&app, None, &id).await["status"], "cancelled", "{backend:?}");
+        // Gone: read or followed again, it is 410, as a deleted resource is.
+        for path in [format!("{TICKETS}/{id}"), format!("{TICKETS}/{id}/events")] {
+            let gone = app.get(&path).await;
+            assert_eq!(gone.status.as_u16(), 410, "{backend:?} {path}: {}", gone.text());
+            assert_eq!(gone.json()["code"], "ticket_cancelled", "{backend:?} {path}");
+        }
 
         // One that accepts what the cancelled one did waits alone, then expires.
         let dee = queue(
