@@ -448,6 +448,8 @@ impl From<HostedGameError> for ApiError {
             HostedGameError::RatedNeedsPlayers(_) => {
                 ApiError::unprocessable(Code::RatedNeedsPlayers, e.to_string())
             }
+            HostedGameError::NotRated => ApiError::conflict(Code::GameNotRated, e.to_string()),
+            HostedGameError::NoDealEnded => ApiError::conflict(Code::NoDealEnded, e.to_string()),
             HostedGameError::Corrupt { .. } => ApiError::CorruptGame(e),
             HostedGameError::Unwritable(e) => ApiError::unexpected(e),
         }

@@ -115,7 +115,7 @@ export function describe(e, view) {
     case "game_ended": return `the game ended: ${e.standings.map((/** @type {any} */ x) => `${x.place}. ${s(x.seat)} (${x.total})`).join(", ")}`;
     case "game_finished": return "the game is over";
     case "game_void": return "the game was void";
-    case "called_off": return `the game was called off: ${e.reason}`;
+    case "called_off": return `the game was called off: ${e.reason}` + (e.rated ? " (rated on the deals played)" : "");
     case "matched": return `quick play seated ${e.seats.map((/** @type {any} */ x) => s(x.seat)).join(" and ") || "this table"}`;
     case "bot_seated": return `a bot (${e.level}) took ${yours(e.seat)} seat`;
     case "rematch": return "a rematch is ready: play again";

@@ -1,7 +1,7 @@
 //! What a game's event log holds: the engine's events and the table's own.
 
 use engine::bot::Level;
-use engine::{Event, Seat, Viewer};
+use engine::{Event, Seat, Standing, Viewer};
 use serde::{Deserialize, Serialize};
 
 use super::GameStatus;
@@ -51,6 +51,14 @@ pub enum TableEvent {
     CalledOff {
         /// Why, as the studio gave it.
         reason: String,
+        /// The studio ended the rated game rated: its `standings` are rated as a finished
+        /// game's, and each seat's `rating_change` follows in the view.
+        #[serde(default)]
+        rated: bool,
+        /// When `rated`: the standings as the game was called off (the totals of the deals
+        /// played to their end).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        standings: Option<Vec<Standing>>,
     },
     /// The studio put a bot in this seat: its tokens no longer open it, the bot plays it.
     BotSeated {

@@ -2,7 +2,7 @@
 //! engine's [`Game`], which exists once every seat is taken.
 
 use engine::bot::Level;
-use engine::{Action, ActionError, Game, GameConfig, Seat, Seed, SetupError, Step};
+use engine::{Action, ActionError, Game, GameConfig, Seat, Seed, SetupError, Standing, Step};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -120,6 +120,12 @@ pub enum HostedGameError {
     /// A rated game with a person's seat that names no player.
     #[error("a rated game names a player at every person's seat: seat {0} names none")]
     RatedNeedsPlayers(u8),
+    /// An end asked rated of a game its creator did not make rated.
+    #[error("this game is not rated: it can only be ended void")]
+    NotRated,
+    /// An end asked rated before the first deal ended: no standings to rate.
+    #[error("no deal of this game has ended yet: there are no standings to rate it on")]
+    NoDealEnded,
     /// A table that does not serialise (never in practice).
     #[error("the table does not serialise: {0}")]
     Unwritable(#[from] serde_json::Error),
@@ -273,6 +279,11 @@ pub struct HostedGame {
     /// order (`None` for a seat without a rating).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rating_changes: Option<Vec<Option<RatingChange>>>,
+    /// A rated game its studio ended saying it is rated (docs/ratings.md#rated-end): the
+    /// standings it is rated on, the engine's [`Game::called_off_standings`] as it was called
+    /// off (kept, as announced in its `called_off` event).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub called_off_standings: Option<Vec<Standing>>,
 }
 
 /// What a request changed in the engine: its events, the steps of the game's record they
@@ -410,6 +421,7 @@ impl HostedGame {
             bot_at: None,
             rated: false,
             rating_changes: None,
+            called_off_standings: None,
         })
     }
 
@@ -432,6 +444,20 @@ impl HostedGame {
             }
         }
         Ok(())
+    }
+
+    /// The standings a rated game is rated on once it is over (docs/ratings.md#rated-games):
+    /// its final standings, or those its studio ended it on, rated. `None` for an unrated
+    /// game, one not over, and a void one its studio did not end rated.
+    pub fn rated_standings(&self) -> Option<Vec<Standing>> {
+        if !self.rated {
+            return None;
+        }
+        match self.status() {
+            GameStatus::Finished => self.game.as_ref()?.standings().map(<[Standing]>::to_vec),
+            GameStatus::Void => self.called_off_standings.clone(),
+            GameStatus::Waiting | GameStatus::Playing | GameStatus::Suspended => None,
+        }
     }
 
     /// Who is rated for each seat: its player, or its bot level; `None` when a seat has
@@ -952,21 +978,33 @@ impl HostedGame {
     }
 
     /// A studio ends the game before it is over: a `called_off` event with its reason, then
-    /// the engine's void end (docs/rules.md#leaving).
+    /// the engine's void end (docs/rules.md#leaving). With `rated`, a rated game keeps the
+    /// standings the engine gives a game called off, to be rated on as a finished game's
+    /// (docs/ratings.md#rated-end).
     ///
     /// # Errors
-    /// [`HostedGameError::NotStarted`] before the deal; the engine's `game_over` for a game over.
-    pub fn call_off(&mut self, reason: String) -> Result<Applied, HostedGameError> {
+    /// [`HostedGameError::NotStarted`] before the deal; the engine's `game_over` for a game
+    /// over; with `rated`, [`HostedGameError::NotRated`] for an unrated game and
+    /// [`HostedGameError::NoDealEnded`] before the first deal's end.
+    pub fn call_off(&mut self, reason: String, rated: bool) -> Result<Applied, HostedGameError> {
         let game = self.game()?;
         let before = Mark::of(game);
         let (next, events) = game.call_off()?;
+        let standings = match (rated, self.rated) {
+            (false, _) => None,
+            (true, false) => return Err(HostedGameError::NotRated),
+            (true, true) => Some(game.called_off_standings().ok_or(HostedGameError::NoDealEnded)?),
+        };
         let mut applied = Applied {
             steps: vec![(0, Step::CallOff)],
             ..Applied::default()
         };
-        applied
-            .events
-            .push(Logged::Table(TableEvent::CalledOff { reason }));
+        applied.events.push(Logged::Table(TableEvent::CalledOff {
+            reason,
+            rated,
+            standings: standings.clone(),
+        }));
+        self.called_off_standings = standings;
         applied.events.extend(events.into_iter().map(Logged::Engine));
         applied.mark(Some(before), &next);
         self.game = Some(next);

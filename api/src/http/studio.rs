@@ -126,7 +126,9 @@ pub async fn get_webhook(
 ///
 /// For a reported cheat or a support request: the game becomes `void` at once, with no
 /// standings; a `called_off` event with the reason (then `game_finished`) reaches every
-/// reader's stream and the webhook.
+/// reader's stream and the webhook. A rated game ended with `"rated": true` is rated on its
+/// standings as they stand (the `called_off` event carries them), once, as a finished game
+/// is: each seat's `rating_change` appears in the view when the rating pass has run.
 #[utoipa::path(
     post, path = "/v1/games/{id}/end", tag = "studio",
     params(("id" = Uuid, Path, description = "Game id.")),
@@ -140,7 +142,8 @@ pub async fn get_webhook(
         (status = 401, description = "No valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No game of this tenant with this id (`game_not_found`: another tenant's game answers the same).",
             body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The game is already over (`game_over`) or not yet dealt (`game_not_started`).",
+        (status = 409, description = "The game is already over (`game_over`) or not yet dealt (`game_not_started`); \
+            or, with `rated`, the game is not rated (`game_not_rated`) or no deal of it has ended yet (`no_deal_ended`).",
             body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json"),
@@ -157,8 +160,9 @@ pub async fn end_game(
     body: JsonBody<EndGameRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let tenant = state.server_keys.tenant(&req)?;
+    let rated = body.value.rated;
     let reason = EndReason::try_from(body.value)?;
-    Ok(HttpResponse::Ok().json(service::end_game(&state, &tenant, id.into_inner(), reason).await?))
+    Ok(HttpResponse::Ok().json(service::end_game(&state, &tenant, id.into_inner(), reason, rated).await?))
 }
 
 /// Puts a bot in a seat.

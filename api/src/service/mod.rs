@@ -112,7 +112,7 @@ impl GameUpdate {
             deadline,
             response: None,
             bot_tables: None,
-            rated: game.rated,
+            rated: game.rated_standings().is_some(),
         })
     }
 }

@@ -1,6 +1,6 @@
 //! Ratings (docs/ratings.md): each seat's rating when it sits down, and the rating pass, which
-//! rates each finished, rated game once across replicas. The change that finishes a rated game
-//! queues it (`ratings_due`, written with the change); any replica's pass claims it under a
+//! rates each finished, rated game (or one its studio ended rated) once across replicas. The
+//! change that ends such a game queues it (`ratings_due`, written with the change); any replica's pass claims it under a
 //! lease, rates it in one transaction on the tenant's rows (`Store::rate_game`: the marker in
 //! `rated_games` makes it once), then writes the changes into the game, so that its view shows
 //! them, and takes it off the queue. A replica lost in between leaves the row to another one
@@ -10,9 +10,7 @@ use std::time::{Duration, Instant};
 
 use engine::{Ruleset, Standing};
 
-use crate::domain::{
-    GameStatus, HostedGame, Participant, RatedSeat, Rating, RatingChange, RatingModel, SeatKind,
-};
+use crate::domain::{HostedGame, Participant, RatedSeat, Rating, RatingChange, RatingModel, SeatKind};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{GameUpdate, Lock, On, Outcome, RatedRow, RatingDue, RatingWrite, Store, now_ms};
@@ -135,17 +133,8 @@ pub async fn rate(state: &AppState, due: &RatingDue) -> Result<(), ApiError> {
         return Ok(state.db.rating_done(due.game).await?);
     };
     let table = HostedGame::load(row.id, &row.state)?;
-    let standings = table
-        .game()
-        .ok()
-        .and_then(|g| g.standings())
-        .map(<[Standing]>::to_vec);
-    let (Some(participants), Some(standings), true) = (
-        table.participants(),
-        standings,
-        table.rated && table.status() == GameStatus::Finished,
-    ) else {
-        tracing::warn!(game = %due.game, "a game queued for rating is not a finished, rated game with a player at every person's seat");
+    let (Some(participants), Some(standings)) = (table.participants(), table.rated_standings()) else {
+        tracing::warn!(game = %due.game, "a game queued for rating is not a rated game over with standings and a player at every person's seat");
         return Ok(state.db.rating_done(due.game).await?);
     };
     let ruleset = table.config.ruleset.clone();

@@ -166,22 +166,24 @@ pub async fn webhook_status(state: &AppState, tenant: &Tenant, id: Uuid) -> Resu
 }
 
 /// Ends `tenant`'s game `id` before it is over: void, with a `called_off` event carrying
-/// `reason` to every reader and the webhook.
+/// `reason` to every reader and the webhook. With `rated`, a rated game is rated on its
+/// standings as they stand, queued for the rating pass in the write that ends it.
 ///
 /// # Errors
-/// A game that is not the tenant's (or none), a game not yet dealt or already over, the
-/// store's failure.
+/// A game that is not the tenant's (or none), a game not yet dealt or already over; with
+/// `rated`, an unrated game or one whose first deal has not ended; the store's failure.
 pub async fn end_game(
     state: &AppState,
     tenant: &Tenant,
     id: Uuid,
     reason: EndReason,
+    rated: bool,
 ) -> Result<StudioActionResponse, ApiError> {
     let response = state
         .db
         .transact(On::game(id).of_tenant(tenant.as_str()), Lock::Row, |row| {
             let mut table = HostedGame::load(row.id, &row.state)?;
-            let applied = table.call_off(reason.0.clone())?;
+            let applied = table.call_off(reason.0.clone(), rated)?;
             let now = now_ms();
             table.rearm(applied.turn_passed, now, state.second_ms());
             studio_update(
@@ -195,7 +197,7 @@ pub async fn end_game(
         .await?
         .ok_or(StoreError::GameNotFound(id))?;
     state.outbox.notify_one();
-    tracing::info!(game = %id, tenant = tenant.as_str(), "game ended by its studio");
+    tracing::info!(game = %id, tenant = tenant.as_str(), rated, "game ended by its studio");
     Ok(response)
 }
 

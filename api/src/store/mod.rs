@@ -269,8 +269,9 @@ pub struct GameUpdate {
     /// The change leaves the table to bots alone on a server open to anyone: written only
     /// under the limit, else [`StoreError::BotTablesFull`] and nothing written.
     pub bot_tables: Option<BotTableLimit>,
-    /// The game is rated: a change that finishes it queues it for rating (`ratings_due`), in
-    /// the same write.
+    /// The game is over and to be rated (finished, or ended rated by its studio:
+    /// `HostedGame::rated_standings`): the change that ends it queues it for rating
+    /// (`ratings_due`), in the same write.
     pub rated: bool,
 }
 

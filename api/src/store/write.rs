@@ -39,8 +39,9 @@ pub(super) struct Write<'a> {
     pub seats: Vec<SeatWrite<'a>>,
     /// The webhook deliveries of the events, when the game has a webhook.
     pub outbox: Vec<DeliveryWrite<'a>>,
-    /// When the action finishes a rated game: the time (unix ms) its row of `ratings_due`
-    /// says it is due, for the rating pass (`service/ratings.rs`) to rate it.
+    /// When the action ends a game to be rated (a rated game finished, or ended rated by its
+    /// studio): the time (unix ms) its row of `ratings_due` says it is due, for the rating
+    /// pass (`service/ratings.rs`) to rate it.
     pub rate: Option<i64>,
     /// The events as [`NewEvent`]s, for their announcement (`NOTIFY`, or the hub on SQLite).
     #[serde(skip)]
@@ -177,12 +178,9 @@ impl<'a> Write<'a> {
                 })
                 .collect(),
             outbox: outbox(&update.events, first, update.version),
-            // Only the change that finishes it: a rematch asked of the finished game later
-            // writes its row again, and queues nothing.
-            rate: (update.rated
-                && update.status == GameStatus::Finished
-                && game.status != GameStatus::Finished)
-                .then(now_ms),
+            // Only the change that ends it: a rematch asked of the finished game, or the
+            // rating pass telling it its changes, writes its row again, and queues nothing.
+            rate: (update.rated && update.status.is_over() && !game.status.is_over()).then(now_ms),
             announced: &update.events,
         }
     }

@@ -64,8 +64,8 @@ pub struct Player {
     /// level's; null for any other seat.
     #[serde(default)]
     pub rating: Option<super::RatingView>,
-    /// Once a finished, rated game has been rated: this seat's rating before and after it;
-    /// null until then, and for unrated games.
+    /// Once a finished, rated game (or one its studio ended rated) has been rated: this seat's
+    /// rating before and after it; null until then, and for unrated games.
     #[serde(default)]
     pub rating_change: Option<super::RatingChangeView>,
 }
@@ -108,7 +108,8 @@ pub struct GameView {
     pub you: Option<YouView>,
     /// Every seat.
     pub players: Vec<Player>,
-    /// Whether the game is rated when it finishes (its creator asked: `rated`).
+    /// Whether the game is rated when it finishes, or when its studio ends it rated (its
+    /// creator asked: `rated`).
     #[serde(default)]
     pub rated: bool,
     /// The next game at this table, once asked for (`POST /v1/games/{id}/rematch`).

@@ -377,7 +377,8 @@ pub struct CreateGameRequest {
     /// Rate the game when it finishes (https://github.com/continental-rummy/continental/blob/main/docs/ratings.md#rated-games):
     /// with a server key only (`422 player_needs_server_key` otherwise), and every person's
     /// seat names a `player` (`422 rated_needs_players` otherwise; an open seat, when joined).
-    /// A void game, or one a studio ended, is never rated.
+    /// A void game, or one a studio ended, is never rated, unless the studio ends it with
+    /// `"rated": true` (`POST /v1/games/{id}/end`).
     #[serde(default)]
     pub rated: bool,
 }

@@ -146,6 +146,10 @@ pub enum Code {
     PlayerSeatedTwice,
     /// A rated game with a person's seat that names no player.
     RatedNeedsPlayers,
+    /// A game ended rated that its creator did not make rated.
+    GameNotRated,
+    /// A game ended rated before its first deal ended: no standings to rate.
+    NoDealEnded,
     /// A request with this `Idempotency-Key` has just acted.
     RequestInProgress,
     /// An `Idempotency-Key` sent again with another request.

@@ -253,6 +253,13 @@ pub struct EndGameRequest {
         pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\x00-\x20\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
     )]
     pub reason: String,
+    /// Rate the game on its standings as they stand: the totals of the deals played to their
+    /// end, the deal in progress counting for nothing
+    /// (https://github.com/continental-rummy/continental/blob/main/docs/ratings.md#rated-end).
+    /// Only a rated game (`409 game_not_rated`) with a deal played to its end
+    /// (`409 no_deal_ended`). `false` when left out: the game is void and never rated.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 /// The reason a studio ends a game for, read: 1 to [`MAX_REASON`] characters, not all

@@ -115,11 +115,16 @@ const OUT_AT_ONCE: [&[&str]; 4] = [
 /// A rated one-deal `continental` game of `acme`: Ann (`u-ann`), Bob (`u-bob`) and a hard bot,
 /// seat 0 dealing so that Bob leads, with Bob's hand going out at once.
 async fn rated_table(app: &TestApp) -> Table {
+    rated_table_of(app, 1).await
+}
+
+/// [`rated_table`] of `deals` deals, the first stacked.
+async fn rated_table_of(app: &TestApp, deals: u8) -> Table {
     let hand: Vec<&str> = OUT_AT_ONCE.iter().flat_map(|m| m.iter().copied()).collect();
     let (seat, deck) = deck_with(Variant::Continental, 3, &hand);
     assert_eq!(seat.0, 1, "Bob leads");
     let deck: Vec<String> = deck.iter().map(ToString::to_string).collect();
-    let body = json!({"variant": "continental", "rated": true,
+    let body = json!({"variant": "continental", "rated": true, "options": {"deals": deals},
         "seats": [{"name": "Ann", "player": "u-ann"}, {"name": "Bob", "player": "u-bob"}, {"bot": "hard"}],
         "seed": 1, "first_dealer": 0, "stacked_decks": [deck]});
     Table::of_created(&create_with(app, ACME, &body).await)
@@ -127,13 +132,17 @@ async fn rated_table(app: &TestApp) -> Table {
 
 /// Bob goes out at once: the game is finished. Returns the finished view.
 async fn bob_goes_out(app: &TestApp, table: &Table) -> Value {
-    let body = json!({"melds": OUT_AT_ONCE.iter().map(|m| json!({"cards": m})).collect::<Vec<_>>()});
-    let out = app
-        .post_as(&format!("{}/melds", table.path()), &table.tokens[1], &body, &[])
-        .await
-        .ok("Bob goes out");
+    let out = bob_goes_out_of_the_first_deal(app, table).await;
     assert_eq!(out["status"], "finished", "{out}");
     out
+}
+
+/// Bob goes out of the first deal at once. Returns his view.
+async fn bob_goes_out_of_the_first_deal(app: &TestApp, table: &Table) -> Value {
+    let body = json!({"melds": OUT_AT_ONCE.iter().map(|m| json!({"cards": m})).collect::<Vec<_>>()});
+    app.post_as(&format!("{}/melds", table.path()), &table.tokens[1], &body, &[])
+        .await
+        .ok("Bob goes out")
 }
 
 /// The view of `table` as Ann's seat, once every seat shows its rating change.
@@ -665,6 +674,184 @@ async fn a_game_a_studio_ends_is_never_rated() {
         assert_eq!(count(app, "SELECT COUNT(*) FROM ratings").await, 0, "{backend:?}");
         let view = app.get_as(&table.path(), &table.tokens[0]).await.ok("the view");
         assert_eq!(view["players"][0]["rating_change"], Value::Null, "{backend:?}");
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn a_rated_game_its_studio_ends_rated_is_rated_once_on_the_deals_played() {
+    on_studio_backends(async |app, backend| {
+        // Arrange: a rated game of two deals; Bob goes out of the first, the second is dealt.
+        let table = rated_table_of(app, 2).await;
+        let out = bob_goes_out_of_the_first_deal(app, &table).await;
+        assert_eq!(out["status"], "playing", "{backend:?}: the second deal: {out}");
+        let end = format!("{}/end", table.path());
+
+        // Act: the studio ends it, rated.
+        let ended = app
+            .post_with_key(
+                &end,
+                ACME,
+                &json!({"reason": "a player's connection", "rated": true}),
+                &[],
+            )
+            .await
+            .ok("ended rated");
+        let version = ended["version"].as_i64().expect("a version");
+        let view = rated_view(app, &table).await;
+
+        // Assert: void, its `called_off` carrying the first deal's totals as its standings
+        // (the second deal counts for nothing), Bob first.
+        assert_eq!(ended["status"], "void", "{backend:?}: {ended}");
+        assert_eq!(view["status"], "void", "{backend:?}");
+        assert_eq!(view["rated"], true, "{backend:?}");
+        let log: Vec<Value> = app.log(&table, 0).await.into_iter().map(|e| e.event).collect();
+        let totals = log
+            .iter()
+            .find(|e| e["type"] == "deal_ended")
+            .map(|e| e["totals"].clone())
+            .expect("the first deal ended");
+        let called_off = log
+            .iter()
+            .find(|e| e["type"] == "called_off")
+            .expect("called_off");
+        assert_eq!(called_off["rated"], true, "{backend:?}: {called_off}");
+        let standings: Vec<Standing> =
+            serde_json::from_value(called_off["standings"].clone()).expect("the standings");
+        for s in &standings {
+            assert_eq!(
+                json!(s.total),
+                totals[s.seat.index()],
+                "{backend:?}: {standings:?}"
+            );
+        }
+        let places: Vec<(u8, usize)> = standings.iter().map(|s| (s.seat.0, s.place)).collect();
+        assert_eq!(
+            places,
+            [(1, 1), (0, 2), (2, 2)],
+            "{backend:?}: Bob first, the others paid him"
+        );
+
+        // Each seat's change is the model's for those standings, written as one new version.
+        let hard = bot_seed(Variant::Continental, Level::Hard);
+        let seats = [
+            RatedSeat {
+                participant: player("u-ann"),
+                rating: Rating::initial(),
+            },
+            RatedSeat {
+                participant: player("u-bob"),
+                rating: Rating::initial(),
+            },
+            RatedSeat {
+                participant: Participant::Bot(Level::Hard),
+                rating: hard,
+            },
+        ];
+        let want = RatingModel::default()
+            .rate(&Ruleset::default_for(Variant::Continental), &seats, &standings)
+            .expect("rated");
+        for (i, change) in want.seats.iter().enumerate() {
+            let got = &view["players"][i]["rating_change"];
+            assert_close(
+                rating(&got["before"]),
+                change.before,
+                &format!("{backend:?}: seat {i} before"),
+            );
+            assert_close(
+                rating(&got["after"]),
+                change.after,
+                &format!("{backend:?}: seat {i} after"),
+            );
+        }
+        assert_eq!(
+            view["version"].as_i64(),
+            Some(version + 1),
+            "{backend:?}: one new version"
+        );
+
+        // A retried end changes nothing: the game is rated once.
+        app.post_with_key(
+            &end,
+            ACME,
+            &json!({"reason": "a player's connection", "rated": true}),
+            &[],
+        )
+        .await
+        .assert_problem(409, "game_over", &format!("{backend:?}: a retried end"));
+        eventually(
+            Duration::from_secs(20),
+            "the queue emptied",
+            async || match count(app, "SELECT COUNT(*) FROM ratings_due").await {
+                0 => Ok(()),
+                n => Err(n),
+            },
+        )
+        .await;
+        assert_eq!(
+            count(app, "SELECT COUNT(*) FROM rated_games").await,
+            1,
+            "{backend:?}"
+        );
+        assert_eq!(
+            count(
+                app,
+                "SELECT COUNT(*) FROM ratings WHERE tenant = 'acme' AND games = 1"
+            )
+            .await,
+            3,
+            "{backend:?}: each participant rated once"
+        );
+        assert_eq!(
+            count(app, "SELECT COUNT(*) FROM ratings WHERE won = 1").await,
+            1,
+            "{backend:?}: one winner, Bob"
+        );
+        let again = app.get_as(&table.path(), &table.tokens[0]).await.ok("the view");
+        assert_eq!(again["version"], view["version"], "{backend:?}: no second change");
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn an_end_asked_rated_of_a_game_that_cannot_be_is_refused_and_changes_nothing() {
+    on_studio_backends(async |app, backend| {
+        let rated = json!({"reason": "support", "rated": true});
+        // An unrated game in play.
+        let body = json!({"variant": "may_i",
+            "seats": [{"name": "Ann", "player": "u-ann"}, {"name": "Bob", "player": "u-bob"}]});
+        let unrated = Table::of_created(&create_with(app, ACME, &body).await);
+        app.post_with_key(&format!("{}/end", unrated.path()), ACME, &rated, &[])
+            .await
+            .assert_problem(409, "game_not_rated", &format!("{backend:?}: an unrated game"));
+
+        // A rated game in its first deal: no standings yet.
+        let table = rated_table(app).await;
+        let before = app.get_as(&table.path(), &table.tokens[0]).await.ok("the view");
+        app.post_with_key(&format!("{}/end", table.path()), ACME, &rated, &[])
+            .await
+            .assert_problem(409, "no_deal_ended", &format!("{backend:?}: no deal ended"));
+
+        // A game not yet dealt.
+        let body =
+            json!({"variant": "may_i", "rated": true, "seats": [{"name": "Ann", "player": "u-ann"}, {"open": true}]});
+        let waiting = Table::of_created(&create_with(app, ACME, &body).await);
+        app.post_with_key(&format!("{}/end", waiting.path()), ACME, &rated, &[])
+            .await
+            .assert_problem(409, "game_not_started", &format!("{backend:?}: not dealt"));
+
+        // Nothing changed: the games play on, nothing queued.
+        for (t, status) in [(&unrated, "playing"), (&table, "playing")] {
+            let view = app.get_as(&t.path(), &t.tokens[0]).await.ok("the view");
+            assert_eq!(view["status"], status, "{backend:?}: {view}");
+        }
+        let after = app.get_as(&table.path(), &table.tokens[0]).await.ok("the view");
+        assert_eq!(after["version"], before["version"], "{backend:?}");
+        assert_eq!(
+            count(app, "SELECT COUNT(*) FROM ratings_due").await,
+            0,
+            "{backend:?}"
+        );
     })
     .await;
 }

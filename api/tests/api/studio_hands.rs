@@ -71,6 +71,8 @@ async fn a_studio_ends_a_game_void_with_its_reason() {
             .find(|e| e["type"] == "called_off")
             .expect("called_off");
         assert_eq!(called_off["reason"], "a reported cheat", "{backend:?}");
+        assert_eq!(called_off["rated"], false, "{backend:?}: ended without the flag");
+        assert!(called_off.get("standings").is_none(), "{backend:?}: {called_off}");
         let got = receiver
             .wait_for("called_off delivered", |r| {
                 r.iter().any(|d| d.json()["type"] == "called_off")

@@ -800,6 +800,7 @@ impl Game {
 
     /// Ends a game that is not over as void, by a decision outside the rules (a studio's
     /// support, a reported cheat): no standings, the seed revealed (docs/rules.md#leaving).
+    /// A caller that rates it all the same takes [`Game::called_off_standings`] first.
     ///
     /// # Errors
     /// [`ActionError::GameOver`] for a game already finished or void.

@@ -164,22 +164,49 @@ impl Game {
     }
 
     /// Ends the game: standings, or void when fewer than two players finished.
+    pub(super) fn finish(&mut self, ev: &mut Vec<Event>) {
+        self.pending.clear();
+        let Some(standings) = self.ranked() else {
+            self.status = Status::Void;
+            ev.push(Event::GameVoid {
+                seed: self.seed.to_hex(),
+            });
+            return;
+        };
+        for s in &standings {
+            self.totals[s.seat] = s.total;
+        }
+        self.standings = Some(standings.clone());
+        self.status = Status::Finished;
+        ev.push(Event::GameEnded {
+            standings,
+            seed: self.seed.to_hex(),
+        });
+    }
+
+    /// The standings of a game called off now (docs/rules.md#called-off): the totals of the
+    /// deals played to their end (the deal in progress counts for nothing), placed as at the
+    /// end of the game. `None` for a game over, one whose first deal has not ended (nothing
+    /// to stand on), or one with fewer than two players still in.
+    pub fn called_off_standings(&self) -> Option<Vec<Standing>> {
+        if matches!(self.status, Status::Finished | Status::Void) || self.deal_scores.is_empty() {
+            return None;
+        }
+        self.ranked()
+    }
+
+    /// The standings the totals make, or `None` when fewer than two players are still in.
     ///
     /// Leavers (docs/rules.md#leaving) take the sum of the two highest finishers' totals, so
     /// that leaving never beats staying where the lowest total wins. `continental` is the one
     /// variant where the highest total wins (§4), so there the rule is mirrored on purpose:
     /// the leaver takes the sum of the two *lowest* finishers' totals. Read literally, "two
     /// highest" would reward a continental leaver with a winning score.
-    pub(super) fn finish(&mut self, ev: &mut Vec<Event>) {
+    fn ranked(&self) -> Option<Vec<Standing>> {
         let n = self.players();
         let finishers: Vec<usize> = (0..n).filter(|&i| self.active[i]).collect();
-        self.pending.clear();
         if finishers.len() < 2 {
-            self.status = Status::Void;
-            ev.push(Event::GameVoid {
-                seed: self.seed.to_hex(),
-            });
-            return;
+            return None;
         }
         let highest_wins = self.rules().highest_total_wins();
         let mut sorted: Vec<i32> = finishers.iter().map(|&i| self.totals[i]).collect();
@@ -192,11 +219,13 @@ impl Game {
         } else {
             sorted[sorted.len() - 1] + sorted[sorted.len() - 2]
         };
-        for i in 0..n {
-            if !self.active[i] {
-                self.totals[i] = leaver_total;
+        let total = |i: usize| {
+            if self.active[i] {
+                self.totals[i]
+            } else {
+                leaver_total
             }
-        }
+        };
         let better = |a: i32, b: i32| if highest_wins { a > b } else { a < b };
         let mut standings = Vec::with_capacity(n);
         for group in [true, false] {
@@ -204,24 +233,16 @@ impl Game {
             let before = standings.len();
             for &i in &seats {
                 // Places after all finishers for leavers; equal totals share a place.
-                let ahead = seats
-                    .iter()
-                    .filter(|&&j| better(self.totals[j], self.totals[i]))
-                    .count();
+                let ahead = seats.iter().filter(|&&j| better(total(j), total(i))).count();
                 standings.push(Standing {
                     seat: Seat(u8::try_from(i).expect("at most 12 seats")),
                     place: before + ahead + 1,
-                    total: self.totals[i],
+                    total: total(i),
                     left: !group,
                 });
             }
         }
         standings.sort_by_key(|s| (s.place, s.seat));
-        self.standings = Some(standings.clone());
-        self.status = Status::Finished;
-        ev.push(Event::GameEnded {
-            standings,
-            seed: self.seed.to_hex(),
-        });
+        Some(standings)
     }
 }

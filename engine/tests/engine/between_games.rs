@@ -94,3 +94,61 @@ fn a_game_called_off_is_void_with_its_seed_revealed_and_takes_no_more_moves() {
     ));
     assert!(matches!(void.call_off(), Err(ActionError::GameOver)), "only once");
 }
+
+#[test]
+fn a_game_called_off_stands_on_the_deals_played_to_their_end() {
+    // Arrange: the bots play the first deal of a `may_i` game to its end, then a few moves of
+    // the second.
+    let mut game = new_game(Variant::MayI, 4, 5);
+    let mut moves_after_the_first_deal = 0;
+    while moves_after_the_first_deal < 5 {
+        if game.deal_scores().is_empty() {
+            assert_eq!(
+                game.called_off_standings(),
+                None,
+                "no deal has ended: nothing to stand on"
+            );
+        } else {
+            moves_after_the_first_deal += 1;
+        }
+        let (turn, _) = game.turn().expect("a seat in turn while playing");
+        let action = game
+            .bot_choice(turn, bot::Level::Normal)
+            .expect("the bot in turn moves");
+        game = game.apply(turn, action).expect("the bot's move is accepted").0;
+    }
+    assert_eq!(game.deal_scores().len(), 1, "the second deal is in progress");
+
+    // Act: the standings if the game were called off now.
+    let standings = game.called_off_standings().expect("a deal has ended");
+
+    // Assert: the first deal's totals alone (the deal in progress counts for nothing), the
+    // lowest first as at `may_i`'s end, equal totals sharing a place.
+    let totals = game.deal_scores()[0].clone();
+    assert_eq!(game.totals(), &totals[..]);
+    assert_eq!(standings.len(), 4);
+    for s in &standings {
+        assert_eq!(s.total, totals[s.seat.index()], "{standings:?}");
+        assert!(!s.left);
+        let ahead = totals.iter().filter(|&&t| t < s.total).count();
+        assert_eq!(s.place, ahead + 1, "{standings:?}");
+    }
+
+    // A leaver is placed after the others, with the sum of the two highest totals of those
+    // still in (docs/rules.md#leaving).
+    let (left, _) = game.apply(Seat(0), Action::Leave {}).expect("a player may leave");
+    let standings = left.called_off_standings().expect("three players still in");
+    let mut still_in: Vec<i32> = totals[1..].to_vec();
+    still_in.sort_unstable();
+    let leaver = standings
+        .iter()
+        .find(|s| s.seat == Seat(0))
+        .expect("the leaver stands");
+    assert!(leaver.left);
+    assert_eq!(leaver.place, 4, "{standings:?}");
+    assert_eq!(leaver.total, still_in[1] + still_in[2]);
+
+    // Once called off, the game is over: it has no standings to call off.
+    let (void, _) = left.call_off().expect("called off");
+    assert_eq!(void.called_off_standings(), None);
+}
