@@ -1,10 +1,10 @@
 //! Ratings (docs/ratings.md): each seat's rating when it sits down, and the rating pass, which
 //! rates each finished, rated game (or one its studio ended rated) once across replicas. The
-//! change that ends such a game queues it (`ratings_due`, written with the change); any replica's pass claims it under a
-//! lease, rates it in one transaction on the tenant's rows (`Store::rate_game`: the marker in
-//! `rated_games` makes it once), then writes the changes into the game, so that its view shows
-//! them, and takes it off the queue. A replica lost in between leaves the row to another one
-//! after the lease, which finds the marker and finishes the job.
+//! change that ends such a game queues it (`ratings_due`, written with the change); any
+//! replica's pass claims it under a lease, rates it in one transaction on the tenant's rows
+//! (`Store::rate_game`: the marker in `rated_games` makes it once), then writes the changes into
+//! the game, so that its view shows them, and takes it off the queue. A replica lost in between
+//! leaves the row to another one after the lease, which finds the marker and finishes the job.
 
 use std::time::{Duration, Instant};
 
