@@ -28,7 +28,8 @@ pub use games::{
 };
 pub use hints::HintsResponse;
 pub use matchmaking::{
-    ASYNC_TURN_SECONDS, TicketMatch, TicketRequest, TicketResponse, TicketSpec, TicketState, TicketView,
+    ASYNC_TURN_SECONDS, TicketBots, TicketMatch, TicketRequest, TicketResponse, TicketSpec, TicketState,
+    TicketView,
 };
 pub use moves::{
     ActionBody, ClaimRequest, DiscardRequest, DrawRequest, EmptyRequest, LayoffRequest, LeaveRequest,
