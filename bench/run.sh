@@ -16,12 +16,16 @@
 #   6. (PHASES with 6) game actions as in part 2 with traces exported to a collector that is
 #      down (OTEL_EXPORTER_OTLP_ENDPOINT at a closed port) vs with export off, alternating:
 #      a dead collector must cost the actions nothing (docs/operations.md#traces).
+#   7. (PHASES with 7) rating a finished game, as the rating pass does (the claim, then the
+#      rating's transaction and the changes written into the game), on SQLite and on
+#      PostgreSQL: `cargo bench -p continental --bench rating_pass` (api/benches/rating_pass.rs),
+#      GAMES finished rated games (default 200) made first, unmeasured.
 # With BEFORE_BIN naming another build of the service (say, of an older commit, built with
 # `cargo build --release` in a worktree of its own), parts 1 and 2 measure it too, in the same
 # rounds and against the same references, its turn alternating with this build's.
 # Usage: bench/run.sh   (env: PGURL=postgres://postgres@127.0.0.1:5432, STREAMS=1000, ROUNDS=2,
 #                       PHASES=123 to choose the parts, CITUS_DB for part 4, BEFORE_BIN for
-#                       parts 1 and 2, RUST_LOG for the servers' log level)
+#                       parts 1 and 2, GAMES for part 7, RUST_LOG for the servers' log level)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PGURL=${PGURL:-postgres://postgres@127.0.0.1:5432}
@@ -43,10 +47,12 @@ need psql postgresql-client
 need taskset util-linux
 
 PHASES=${PHASES:-123}
+if [[ $PHASES == *[1-6]* ]]; then
 echo "== building (release)"
 cargo build --release -q -p continental -p continental-bench
 # Copies: another build may replace the shared binaries while this runs.
 cp "$TARGET/release/continental" "$TARGET/release/continental-bench" "$WORK/"
+fi
 if [[ $PHASES == *1* ]]; then
     CARGO_TARGET_DIR="$TARGET/hello" cargo build --release -q --manifest-path bench/hello/Cargo.toml
     cp "$TARGET/hello/release/hello-ref" "$WORK/"
@@ -287,6 +293,11 @@ psql_admin "DROP DATABASE IF EXISTS continental_traced WITH (FORCE)"
 fi
 psql_admin "DROP DATABASE IF EXISTS continental_bench WITH (FORCE)"
 psql_admin "DROP DATABASE IF EXISTS continental_ref WITH (FORCE)"
+if [[ $PHASES == *7* ]]; then
+echo "== 7. rating a finished game: the claim, then rate and write, on SQLite and PostgreSQL ($(load))"
+PGURL=$PGURL cargo bench -q -p continental --bench rating_pass | tee "$WORK/rating.out"
+RATING_LINES=$(cat "$WORK/rating.out")
+fi
 
 mean() { printf '%s\n' "$@" | awk 'NF { s += $1; n++ } END { if (n) printf "%.2f", s / n; else printf "-" }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'; }
@@ -326,3 +337,7 @@ row "a person's moves/s, 3 hard bots vs full speed" "$(mean "${BOTS_RATE[@]}")" 
 row "actions/s, traces to a dead collector vs off" "$(mean "${DEAD_RPS[@]}")" "$(mean "${OFF_RPS[@]}")" "$(ratio "$(mean "${DEAD_RPS[@]}")" "$(mean "${OFF_RPS[@]}")")" ">= 0.95"
 row "action p99 ms, dead collector vs off" "$(mean "${DEAD_P99[@]}")" "$(mean "${OFF_P99[@]}")" "$(ratio "$(mean "${DEAD_P99[@]}")" "$(mean "${OFF_P99[@]}")")" ""
 row "spans dropped by the dead collector's run" "${DEAD_DROPPED:--}" "" "" ""
+if [[ -n ${RATING_LINES:-} ]]; then
+    echo "   rating a finished game (part 7):"
+    echo "$RATING_LINES"
+fi

@@ -9,7 +9,7 @@ import { openTable, seatToken, keepSeatToken, aboutGame, ratingText } from "./ta
 import { variantName } from "./cards.js";
 import { openWatch, openSpectator, serverKey, setServerKey } from "./watch.js";
 import { openReplay } from "./replay.js";
-import { quickPlay, openWait, waiting, tableSizes, sizesWords } from "./quick.js";
+import { quickPlay, openWait, waiting, tableSizes, sizesWords, levelWithRating } from "./quick.js";
 
 /** What is on screen now; closed (its stream, its timers) before the next thing opens. */
 let current = { close() {} };
@@ -182,7 +182,22 @@ async function openLobby() {
     optionsBox.append(h("p", { class: "hint" }, `${rs.min_players === rs.max_players ? rs.min_players : `${rs.min_players} to ${rs.max_players}`} players. Deals: ${deals}. `,
       h("a", { href: `${document.getElementById("rules-link")?.getAttribute("href")}#${rs.variant}`, target: "_blank", rel: "noreferrer" }, `The rules of ${variantName(rs.variant)}`)));
     drawSizes();
+    drawQuickBots();
     drawSeats();
+  }
+
+  /** Who fills quick play's empty seats: the variant's bot levels with their ratings, of which
+   * the server seats the one nearest the people's ratings. */
+  function drawQuickBots() {
+    const levels = bots.filter((/** @type {any} */ b) => b.variant === ruleset().variant);
+    const intro = "A table with whoever asks for the same game; bots fill the empty seats after a wait";
+    if (!levels.length) {
+      quickBots.replaceChildren(`${intro}.`);
+      return;
+    }
+    const listed = levels.flatMap((/** @type {any} */ b, i) =>
+      [i === 0 ? "" : i === levels.length - 1 ? " or " : ", ", levelWithRating(b)]);
+    quickBots.replaceChildren(`${intro}, of the level nearest your rating: `, ...listed, ".");
   }
 
   /** A bot level with its rating in the chosen variant ("hard · 1,640"). @param {string} level */
@@ -304,6 +319,7 @@ async function openLobby() {
   const why = h("p", { class: "hint", id: "create-why" });
   const create = h("button", { type: "submit", class: "primary", id: "create", "aria-describedby": "create-why" }, "Sit down");
   const quickWhy = h("p", { class: "hint", id: "quick-why" });
+  const quickBots = h("p", { class: "hint", id: "quick-bots" });
   const quick = h("button", { type: "button", class: "primary", id: "quick", "aria-describedby": "quick-why", onclick: startQuickPlay }, "Quick play");
   variantSelect.addEventListener("change", drawOptions);
 
@@ -320,7 +336,7 @@ async function openLobby() {
         h("div", { class: "row" }, create), why),
       h("section", { class: "way", "aria-labelledby": "quick-title" },
         h("h2", { id: "quick-title" }, "Or quick play"),
-        h("p", { class: "hint" }, "A table with whoever asks for the same game; bots fill the empty seats after a wait."),
+        quickBots,
         h("fieldset", {}, h("legend", {}, "Table sizes you accept"), sizesBox),
         quickProblem,
         h("div", { class: "row" }, quick), quickWhy)),

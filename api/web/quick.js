@@ -6,7 +6,7 @@
 
 import { call } from "./api.js";
 import { h, announce, mainArea } from "./dom.js";
-import { keepSeatToken } from "./table.js";
+import { keepSeatToken, ratingText } from "./table.js";
 import { variantName } from "./cards.js";
 import { serverKey } from "./watch.js";
 
@@ -36,6 +36,22 @@ export function sizesWords(sizes) {
   const run = sorted.every((n, i) => i === 0 || n === sorted[i - 1] + 1);
   if (run) return `${sorted[0]} to ${sorted[sorted.length - 1]} players`;
   return `${sorted.slice(0, -1).join(", ")} or ${sorted[sorted.length - 1]} players`;
+}
+
+/** A bot level with its rating, as the lobby shows it ("normal · 1,492"), the dot read as
+ * "rating". @param {{level: string, rating: {display: number}}} bot */
+export function levelWithRating(bot) {
+  return h("span", { class: "level-rating" }, bot.level, h("span", { "aria-hidden": "true" }, " · "),
+    h("span", { class: "visually-hidden" }, ", rating "), ratingText(bot.rating));
+}
+
+/** Who a waiting ticket may meet, in words: "… bots (normal · 1,492) fill the empty seats".
+ * @param {{level: string, rating: {display: number}, after_seconds: number} | null | undefined} bots
+ * @returns {(string | Node)[]} */
+export function botsWords(bots) {
+  if (!bots) return ["You sit with whoever asks for the same game: this server fills no seat with bots, so the wait is for people."];
+  return [`You sit with whoever asks for the same game; if nobody comes within ${bots.after_seconds} s, bots (`,
+    levelWithRating(bots), ") fill the empty seats."];
 }
 
 /**
@@ -87,10 +103,12 @@ export async function openWait() {
   const problem = h("p", { class: "problem", role: "alert", id: "wait-problem" });
   const cancel = h("button", { type: "button", id: "cancel-quick", class: "danger", onclick: cancelTicket }, "Cancel");
   const actions = h("div", { class: "row" }, cancel);
+  const bots = h("p", { class: "hint", id: "wait-bots" },
+    "You sit with whoever asks for the same game; when nobody comes for a while, bots fill the empty seats.");
   main.append(h("section", { class: "lobby waiting", "aria-labelledby": "wait-title" },
-    title, about, waited, h("p", { class: "hint" },
-      "You sit with whoever asks for the same game; when nobody comes for a while, bots fill the empty seats."),
-    status, problem, actions));
+    title, about, waited, bots, status, problem, actions));
+  /** Whether the bots to come are said yet: the server chooses them once, for the ticket. */
+  let botsSaid = false;
 
   /** @param {string} text */
   function say(text) {
@@ -113,6 +131,10 @@ export async function openWait() {
     if (closed || done) return;
     problem.textContent = "";
     if (ticket.status === "waiting") {
+      if (!botsSaid) {
+        botsSaid = true;
+        bots.replaceChildren(...botsWords(ticket.bots));
+      }
       waitedAt = { seconds: Number(ticket.waited_seconds) || 0, at: Date.now() };
       tick();
       return;

@@ -641,7 +641,28 @@ const seatsShown = (page) => page.$$eval(".players .player", (ps) => ps.map((p) 
   rating: p.querySelector(".rating")?.textContent.replace(/\s+/g, " ") ?? null,
 })));
 
-/** Fills the lobby for quick play of `may_i` as Ann and asks for a table. */
+/** An element's text without the parts matching `hidden`. */
+const textWithout = (page, sel, hidden) => page.$eval(sel, (el, hidden) => {
+  const copy = el.cloneNode(true);
+  copy.querySelectorAll(hidden).forEach((x) => x.remove());
+  return copy.textContent.replace(/\s+/g, " ");
+}, hidden);
+/** What an element shows to the eye: its text without the words only a screen reader hears. */
+const shown = (page, sel) => textWithout(page, sel, ".visually-hidden");
+/** What a screen reader reads of an element: its text without what is hidden from it. */
+const heard = (page, sel) => textWithout(page, sel, '[aria-hidden="true"]');
+
+/** A figure as the page writes it ("1,492"). */
+const figure = (n) => new Intl.NumberFormat("en-US").format(n);
+
+/** `may_i`'s bot levels as `GET /v1/bots` rates them at `base`'s public tenant: level -> rating. */
+async function mayIBots(base) {
+  const { bots } = await (await fetch(`${base}/v1/bots`)).json();
+  return Object.fromEntries(bots.filter((b) => b.variant === "may_i").map((b) => [b.level, b.rating.display]));
+}
+
+/** Fills the lobby for quick play of `may_i` as Ann and asks for a table. Returns the ticket
+ * made. */
 async function askQuickPlay(page, base, shot = "") {
   await page.goto(base + "/play");
   await page.waitForSelector("#quick");
@@ -652,6 +673,11 @@ async function askQuickPlay(page, base, shot = "") {
   const sizes = await page.$$eval(".sizes input", (bs) => bs.map((b) => `${b.id}:${b.checked}`));
   assert.deepEqual(sizes.filter((x) => x.endsWith("true")), ["size-2:true", "size-3:true", "size-4:true"], `2 to 4 players by default: ${sizes}`);
   assert.match(await page.textContent("#quick-why"), /table of 2 to 4 players/, "quick play says what it asks for");
+  const rated = await mayIBots(base);
+  assert.equal(await shown(page, "#quick-bots"),
+    `A table with whoever asks for the same game; bots fill the empty seats after a wait, of the level nearest your rating: easy · ${figure(rated.easy)}, normal · ${figure(rated.normal)} or hard · ${figure(rated.hard)}.`,
+    "quick play names the bot levels it may seat, with their ratings");
+  assert.match(await heard(page, "#quick-bots"), /, normal, rating \d{1,3}(,\d{3})* or hard, rating/, "a screen reader hears a rating, not a dot");
   if (shot) await page.screenshot({ path: path.join(shots, shot), fullPage: true });
   const asked = page.waitForResponse((r) => r.url().endsWith("/v1/matchmaking/tickets") && r.request().method() === "POST");
   await page.click("#quick");
@@ -660,7 +686,7 @@ async function askQuickPlay(page, base, shot = "") {
   const { ticket } = await answer.json();
   assert.deepEqual(ticket.sizes, [2, 3, 4], "the ticket accepts the sizes ticked");
   await page.waitForSelector("#waited");
-  return ticket.id;
+  return ticket;
 }
 
 /**
@@ -672,10 +698,13 @@ async function askQuickPlay(page, base, shot = "") {
 async function quickPlay(browser) {
   step("quick play: the waiting screen and Cancel");
   const waiter = await (await contextFor(browser, plain, DESKTOP)).newPage();
-  const id = await askQuickPlay(waiter, plain);
+  const { id } = await askQuickPlay(waiter, plain);
   assert.equal(new URL(waiter.url()).hash, "#/wait", "the ticket's id stays out of the address");
   await waiter.waitForFunction(() => /Waited [2-9] s/.test(document.querySelector("#waited")?.textContent || ""));
   assert.match(await waiter.textContent("#wait-status"), /Looking for a table of 2 to 4 players/, "the live region says what is awaited");
+  // A new player's rating is nearest may_i's normal level; this server's bots come after 30 s.
+  assert.match(await shown(waiter, "#wait-bots"), new RegExp(`if nobody comes within 30 s, bots \\(normal · ${figure((await mayIBots(plain)).normal)}\\) fill the empty seats`),
+    "the wait says which bots fill the table, with their rating, and when");
   await waiter.screenshot({ path: path.join(shots, "desktop-quick-wait.png") });
   await accessible(waiter, "the quick play wait");
   await waiter.setViewportSize(PHONE);
@@ -692,7 +721,8 @@ async function quickPlay(browser) {
 
   step("quick play: a ticket nobody matches expires, and Try again waits anew");
   const alone = await (await contextFor(browser, lonely, DESKTOP)).newPage();
-  const gone = await askQuickPlay(alone, lonely);
+  const { id: gone } = await askQuickPlay(alone, lonely);
+  await alone.waitForFunction(() => /fills no seat with bots/.test(document.querySelector("#wait-bots")?.textContent || ""));
   await alone.waitForSelector("#quick-again", { timeout: 30_000 });
   assert.match(await alone.textContent("#wait-title"), /Nobody came in time/, "the screen says the wait is over");
   await alone.waitForFunction(() => /expired/.test(document.querySelector("#wait-status")?.textContent || ""));
@@ -718,7 +748,9 @@ async function quickPlay(browser) {
       if (/\/v1\/matchmaking\/tickets\/[^/]+\/events$/.test(r.url())) streamed++;
       else if (/\/v1\/matchmaking\/tickets\/[^/]+$/.test(r.url()) && r.method() === "GET") asked++;
     });
-    await askQuickPlay(page, quick, `${size}-quick-lobby.png`);
+    // The bots the ticket says will come.
+    const promised = (await askQuickPlay(page, quick, `${size}-quick-lobby.png`)).bots;
+    assert.equal(promised?.after_seconds, 1, `the ticket says when bots come: ${JSON.stringify(promised)}`);
     await page.waitForSelector(".hand-panel", { timeout: 30_000 });
     assert.match(new URL(page.url()).hash, /^#\/game\/[0-9a-f-]+$/, "the table opens in the wait's place");
     assert.ok(streamed > 0, "the page opened the ticket's stream");
@@ -731,7 +763,10 @@ async function quickPlay(browser) {
     assert.ok(players.length >= 2 && players.length <= 4, `a table of 2 to 4: ${said}`);
     assert.equal(players[0].name, "Ann (you)", `Ann sits first: ${said}`);
     assert.ok(players.slice(1).every((p) => /^Bot \d \((easy|normal|hard) bot\)$/.test(p.name)), `bots fill the other seats: ${said}`);
-    for (const p of players.slice(1)) assert.match(p.rating, /^· rating \d{1,2},?\d{3}$/, `a bot shows its level's rating: ${said}`);
+    for (const p of players.slice(1)) {
+      assert.match(p.name, new RegExp(`\\(${promised.level} bot\\)$`), `the bots are of the level the wait said: ${said}`);
+      assert.equal(p.rating, `· rating ${figure(promised.rating.display)}`, `a bot shows the rating the wait said: ${said}`);
+    }
     const first = await page.$eval("#log li:last-child", (li) => li.textContent);
     assert.equal(first, "quick play seated you", "the game's first event says quick play made it");
     // A move: Ann's first draw and discard.

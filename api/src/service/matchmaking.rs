@@ -36,7 +36,8 @@ use crate::store::{
 };
 use crate::telemetry::traces;
 use crate::wire::{
-    Code, StreamFailure, TicketMatch, TicketResponse, TicketSpec, TicketState, TicketView, rfc3339_us,
+    Code, StreamFailure, TicketBots, TicketMatch, TicketResponse, TicketSpec, TicketState, TicketView,
+    rfc3339_us,
 };
 
 /// How long a table may stay `placing` before any replica's pass makes its game: the replica
@@ -186,8 +187,9 @@ fn not_found(id: Uuid) -> ApiError {
     ApiError::not_found(Code::TicketNotFound, format!("no ticket {id}"))
 }
 
-/// The view of ticket `row` at `now` (unix ms): for a matched ticket, its seat's token of the
-/// seat's current generation, read from its game.
+/// The view of ticket `row` at `now` (unix ms): for a waiting ticket, the bots its table gets
+/// if nobody comes (the level the matcher would choose for the ticket alone); for a matched
+/// ticket, its seat's token of the seat's current generation, read from its game.
 async fn view(state: &AppState, row: &TicketRow, now: i64) -> Result<TicketView, ApiError> {
     let (status, until) = match row.status {
         TicketStatus::Waiting | TicketStatus::Placing => (TicketState::Waiting, now.min(row.expires_at)),
@@ -214,6 +216,17 @@ async fn view(state: &AppState, row: &TicketRow, now: i64) -> Result<TicketView,
         _ => None,
     };
     let variant: Variant = row.variant.parse().map_err(ApiError::unexpected)?;
+    let bots = match (status, state.matchmaking.bots_after) {
+        (TicketState::Waiting, Some(after)) => bot_levels(state, &row.tenant, variant)
+            .await?
+            .nearest(variant, row.rating_mean)
+            .map(|(level, rating)| TicketBots {
+                level,
+                rating: rating.into(),
+                after_seconds: after.as_secs(),
+            }),
+        _ => None,
+    };
     let time = |ms: i64| rfc3339_us(ms.saturating_mul(1000)).unwrap_or_default();
     Ok(TicketView {
         id: row.id,
@@ -224,6 +237,7 @@ async fn view(state: &AppState, row: &TicketRow, now: i64) -> Result<TicketView,
         created_at: time(row.created_at),
         expires_at: time(row.expires_at),
         waited_seconds: (until - row.created_at).max(0) / 1000,
+        bots,
         matched,
     })
 }

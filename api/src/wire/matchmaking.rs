@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 
+use engine::bot::Level;
 use engine::{Ruleset, Variant};
 use serde::{Deserialize, Serialize};
 use utoipa::openapi::schema::{OneOfBuilder, Schema};
@@ -10,7 +11,7 @@ use utoipa::{PartialSchema, ToSchema};
 use uuid::Uuid;
 
 use super::events::{error_schemas, message};
-use super::{Code, Invalid, SeatName, WebhookUrl, at_most};
+use super::{Code, Invalid, RatingView, SeatName, WebhookUrl, at_most};
 use crate::domain::{PlayerId, PlayerIdError, TableSizes, TicketError, TurnClock};
 
 /// The turn clock of an asynchronous ticket's game when its options set none: a day a turn,
@@ -168,11 +169,26 @@ pub struct TicketMatch {
     pub token: String,
 }
 
+/// The bots a waiting ticket's table gets when nobody comes in time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct TicketBots {
+    /// The level whose rating is nearest the ticket's
+    /// (https://github.com/continental-rummy/continental/blob/main/docs/bots.md).
+    #[schema(schema_with = crate::domain::level_schema)]
+    pub level: Level,
+    /// The level's rating in the ticket's variant, at the ticket's tenant.
+    pub rating: RatingView,
+    /// After this many seconds of waiting, the ticket sits down with the people it can find
+    /// and bots of this level in the other seats.
+    pub after_seconds: u64,
+}
+
 /// A ticket as its holder reads it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({"id": "0b7e3a52-5f0c-4d7e-9a43-2f7d1c9e8b10", "status": "waiting", "variant": "may_i",
     "sizes": [2, 3, 4], "async": false, "created_at": "2026-11-28T06:00:00Z", "expires_at": "2026-11-28T06:10:00Z",
-    "waited_seconds": 12, "match": null}))]
+    "waited_seconds": 12, "bots": {"level": "normal", "rating": {"mean": 24.87, "deviation": 2.49, "display": 1492},
+    "after_seconds": 30}, "match": null}))]
 pub struct TicketView {
     /// The ticket's id: whoever holds it reads and cancels the ticket.
     pub id: Uuid,
@@ -192,6 +208,10 @@ pub struct TicketView {
     /// Whole seconds waited: until now while waiting, else until it was matched, expired or
     /// cancelled.
     pub waited_seconds: i64,
+    /// While it waits: the bots its table gets if nobody comes in time (the people it meets
+    /// by then move the level chosen, nearest their mean). `null` once it is no longer
+    /// waiting, and on a server that seats no bots at quick play.
+    pub bots: Option<TicketBots>,
     /// Where the player sits, once matched.
     #[serde(rename = "match")]
     pub matched: Option<TicketMatch>,

@@ -28,7 +28,7 @@ pub use games::{
 };
 pub use hints::HintsResponse;
 pub use matchmaking::{
-    ASYNC_TURN_SECONDS, TicketMatch, TicketRequest, TicketResponse, TicketSpec, TicketState,
+    ASYNC_TURN_SECONDS, TicketBots, TicketMatch, TicketRequest, TicketResponse, TicketSpec, TicketState,
     TicketStreamMessage, TicketView,
 };
 pub use moves::{

@@ -381,6 +381,41 @@ async fn past_the_wait_a_ticket_sits_down_with_bots() {
     }
 }
 
+/// A waiting ticket says which bots its table gets if nobody comes, and when: the level and
+/// rating its table's bot seats then have. A ticket no longer waiting, and every ticket of a
+/// server that seats no bots, says none.
+#[actix_web::test]
+async fn a_waiting_ticket_says_which_bots_fill_its_table_and_when() {
+    for backend in backends() {
+        let app = spawn(&backend, settings(Some(1), 600), false).await;
+        let body = json!({"name": "Eve", "variant": "may_i", "sizes": [2]});
+        let queued = queue(&app, None, &body).await;
+        let id = queued["id"].as_str().expect("an id");
+        // A new player's 25 is nearest may_i's normal level (docs/bots.md#ratings).
+        let bots = queued["bots"].clone();
+        assert_eq!(bots["level"], "normal", "{backend:?}: {queued}");
+        assert_eq!(bots["after_seconds"], 1, "{backend:?}: {queued}");
+        let eve = settled(&app, None, id).await;
+        assert_eq!(eve["status"], "matched", "{backend:?}: {eve}");
+        assert_eq!(eve["bots"], Value::Null, "{backend:?}: matched, no bots to come");
+        let view = seat_view(&app, &eve).await;
+        let bot = &view["players"][1];
+        assert_eq!(
+            (&bot["kind"], &bot["level"], &bot["rating"]),
+            (&json!("bot"), &bots["level"], &bots["rating"]),
+            "{backend:?}: the bots the ticket said: {view}"
+        );
+        app.clean_up().await;
+
+        let app = spawn(&backend, settings(None, 600), false).await;
+        let lonely = queue(&app, None, &body).await;
+        assert_eq!(lonely["bots"], Value::Null, "{backend:?}: no bots ever: {lonely}");
+        let read_again = read(&app, None, lonely["id"].as_str().expect("an id")).await;
+        assert_eq!(read_again["bots"], Value::Null, "{backend:?}: {read_again}");
+        app.clean_up().await;
+    }
+}
+
 /// A quick-play table shows each seat's rating as a table set by hand does: on a studio's
 /// server its person names the ticket's player (never shown) and the game is rated; on an open
 /// server only the bots have a rating and nothing is rated.
