@@ -714,8 +714,9 @@ async function quickPlay(browser) {
   await waiter.click("#cancel-quick");
   assert.equal((await cancelled).status(), 204, "Cancel cancels the ticket");
   await waiter.waitForSelector("#quick");
-  const after = await (await fetch(`${plain}/v1/matchmaking/tickets/${id}`)).json();
-  assert.equal(after.status, "cancelled", "the server holds the ticket cancelled");
+  const after = await fetch(`${plain}/v1/matchmaking/tickets/${id}`);
+  assert.equal(after.status, 410, "the server holds the ticket cancelled: gone");
+  assert.equal((await after.json()).code, "ticket_cancelled", "the server says why it is gone");
   assert.equal(await waiter.$("#back-to-wait"), null, "the lobby no longer offers the wait");
   await waiter.context().close();
 
