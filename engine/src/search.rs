@@ -161,15 +161,88 @@ impl<'a> Search<'a> {
         if self.rules.all_wild_allowed(kind) && len <= budget {
             out.push(self.all_wild(kind, len));
         }
-        // Same naturals, same holes: the same for the search.
-        let mut seen: HashSet<Vec<Card>> = HashSet::new();
+        // Same naturals, same holes: the same for the search. (The naturals as counts of
+        // each card, three bits each, 21 to a word, as `Naturals`: at most four of a card.)
+        let mut seen: HashSet<[u64; 3], std::hash::BuildHasherDefault<WordHasher>> = HashSet::default();
         out.retain(|p| {
-            let mut key: Vec<Card> = p.places.iter().flatten().copied().collect();
-            key.sort_unstable();
+            let mut key = [0u64; 3];
+            for c in p.places.iter().flatten() {
+                key[c.index() / 21] += 1 << (3 * (c.index() % 21));
+            }
             seen.insert(key)
         });
         out.sort_by_key(Plan::holes);
         out
+    }
+
+    /// A bound on the naturals that `k` melds of `kind`, `len` cards each, hold between them
+    /// in any plans of [`Search::plans`] from `counts`: never fewer, quick to reckon, and
+    /// enough to tell most hands that cannot meet a contract without searching them. A set
+    /// holds at most `len` of its rank's cards, a run one card at each of its places; the
+    /// bound adds the best `k` of those, a rank or a window counted again for its cards left
+    /// over (two packs hold two of a card), overlapping windows each with all of theirs.
+    fn most_naturals(&self, kind: MeldKind, len: usize, k: usize, counts: &Counts) -> usize {
+        if len == 0 || len > MAX_RUN || k == 0 {
+            return 0;
+        }
+        let mut each: Vec<usize> = Vec::new();
+        match kind {
+            MeldKind::Set => {
+                for rank in Rank::ALL {
+                    let mut held: usize = Suit::ALL
+                        .iter()
+                        .map(|&suit| usize::from(counts[Card::new(rank, suit).index()]))
+                        .sum();
+                    for _ in 0..k {
+                        if held == 0 {
+                            break;
+                        }
+                        each.push(held.min(len));
+                        held = held.saturating_sub(len);
+                    }
+                }
+            }
+            MeldKind::Run => {
+                let window = (1u16 << len) - 1;
+                for suit in Suit::ALL {
+                    for copy in 1..=k {
+                        // Bit `v` for each run value 1..=14 held at least `copy` times.
+                        let held = (1..=14u8)
+                            .filter(|&v| usize::from(counts[Card::in_run(v, suit).index()]) >= copy)
+                            .fold(0u16, |bits, v| bits | 1 << v);
+                        if held == 0 {
+                            break;
+                        }
+                        for low in 1..=(15 - len) as u8 {
+                            let places = (held >> low & window).count_ones() as usize;
+                            if places > 0 {
+                                each.push(places);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        each.sort_unstable_by(|a, b| b.cmp(a));
+        each.iter().take(k).sum()
+    }
+
+    /// Whether melds of `reqs` might be planned from `counts` with `owed` wilds already
+    /// promised: their places beyond [`Search::most_naturals`] are no more than the wilds
+    /// left. `false` only where no plans of theirs fit together: the search would find
+    /// nothing there.
+    fn might_hold(&self, reqs: &[Requirement], counts: &Counts, owed: usize) -> bool {
+        let mut places = 0;
+        let mut naturals = 0;
+        for (i, req) in reqs.iter().enumerate() {
+            places += req.min_len;
+            if reqs[..i].contains(req) {
+                continue;
+            }
+            let k = reqs.iter().filter(|r| *r == req).count();
+            naturals += self.most_naturals(req.kind, req.min_len, k, counts);
+        }
+        places + owed <= naturals + self.wilds_left(counts)
     }
 
     /// A meld of wilds only: sets of kings, runs of spades from the three (any will do).
@@ -241,7 +314,7 @@ impl<'a> Search<'a> {
         }
         let cards_left: usize = counts.iter().map(|&c| usize::from(c)).sum::<usize>() - owed;
         let still_needed: usize = reqs[step..].iter().map(|r| r.min_len).sum();
-        if cards_left >= still_needed {
+        if cards_left >= still_needed && self.might_hold(&reqs[step..], counts, owed) {
             let budget = self.wilds_left(counts) - owed;
             for plan in self.plans(req.kind, req.min_len, counts, budget) {
                 take(counts, &plan);
@@ -739,6 +812,13 @@ pub fn find_meld(rules: &Ruleset, hand: &[Card]) -> Option<Reading> {
     }
     kinds
         .into_iter()
+        .filter(|&kind| {
+            let req = Requirement {
+                kind,
+                min_len: rules.min_len(kind),
+            };
+            search.might_hold(&[req], &counts, 0)
+        })
         .filter_map(|kind| {
             search
                 .plans(kind, rules.min_len(kind), &counts, budget)
@@ -755,4 +835,106 @@ pub fn find_meld(rules: &Ruleset, hand: &[Card]) -> Option<Reading> {
         })
         .min_by_key(|(holes, _)| *holes)
         .map(|(_, reading)| reading)
+}
+
+/// The tests' generator.
+#[cfg(test)]
+#[path = "../tests/engine/rng.rs"]
+#[expect(dead_code, reason = "the search's tests draw without shuffling")]
+mod rng;
+
+#[cfg(test)]
+mod tests {
+    use super::rng::TestRng;
+    use super::{
+        Card, Contract, Counts, MeldKind, Rank, Requirement, Search, Suit, counts_of, give_back, take,
+    };
+    use crate::ruleset::{Ruleset, Variant};
+
+    /// A hand of `len` cards that is often nearly melds: a few ranks of two suits, and wilds.
+    fn hand(rules: &Ruleset, len: usize, rng: &mut TestRng) -> Vec<Card> {
+        let wilds = rules.wild_cards();
+        let pack = rules.pack(*rules.players().end());
+        let low = rng.range(1, 8);
+        let suits = [Suit::ALL[rng.below(4)], Suit::ALL[rng.below(4)]];
+        let mut out: Vec<Card> = Vec::new();
+        while out.len() < len {
+            let card = if rng.chance(20) {
+                wilds[rng.below(wilds.len())]
+            } else {
+                let rank =
+                    Rank::from_number(u8::try_from(rng.range(low, low + 5)).expect("small")).expect("2..=13");
+                Card::new(rank, suits[rng.below(2)])
+            };
+            // Only hands the packs can hold.
+            if out.iter().filter(|c| **c == card).count() < pack.iter().filter(|c| **c == card).count() {
+                out.push(card);
+            }
+        }
+        out
+    }
+
+    /// Whether plans of `reqs`, one after another from `counts`, leave wilds enough for their
+    /// holes: the search's space without its bound, its dead ends or its readings.
+    fn plans_fit(search: &Search, reqs: &[Requirement], counts: &mut Counts, owed: usize) -> bool {
+        let Some((req, rest)) = reqs.split_first() else {
+            return true;
+        };
+        let budget = search.wilds_left(counts).saturating_sub(owed);
+        search
+            .plans(req.kind, req.min_len, counts, budget)
+            .iter()
+            .any(|plan| {
+                take(counts, plan);
+                let owed = owed + plan.holes();
+                let fits = owed <= search.wilds_left(counts) && plans_fit(search, rest, counts, owed);
+                give_back(counts, plan);
+                fits
+            })
+    }
+
+    /// The bound refuses only hands where no plans fit: a contract's, or a single meld's.
+    #[test]
+    fn the_quick_bound_refuses_only_hands_without_plans() {
+        let mut rng = TestRng::new(42);
+        let (mut refused, mut fitted) = (0, 0);
+        for variant in [Variant::MayI, Variant::Contract7, Variant::Push] {
+            let rules = Ruleset::default_for(variant);
+            let search = Search::new(&rules);
+            for deal in 1..=rules.deals() {
+                let Contract::Melds(reqs) = rules.contract(deal) else {
+                    continue;
+                };
+                let least: usize = reqs.iter().map(|r| r.min_len).sum();
+                for _ in 0..300 {
+                    let cards = hand(&rules, least + rng.below(4), &mut rng);
+                    let mut counts = counts_of(&cards);
+                    let fits = plans_fit(&search, &reqs, &mut counts, 0);
+                    if search.might_hold(&reqs, &counts, 0) {
+                        fitted += usize::from(fits);
+                    } else {
+                        refused += 1;
+                        assert!(!fits, "{variant} deal {deal}: the bound refused {cards:?}");
+                    }
+                    for kind in [MeldKind::Run, MeldKind::Set] {
+                        let one = [Requirement {
+                            kind,
+                            min_len: rules.min_len(kind),
+                        }];
+                        if !search.might_hold(&one, &counts, 0) {
+                            assert!(
+                                !plans_fit(&search, &one, &mut counts, 0),
+                                "{variant}: the bound refused a {kind:?} in {cards:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // Both sides were seen: the test is not vacuous.
+        assert!(
+            refused > 100 && fitted > 100,
+            "refused {refused}, fitted {fitted}"
+        );
+    }
 }

@@ -31,7 +31,7 @@ fn budget(rules: &Ruleset, players: usize) -> (usize, u32) {
     match rules.variant() {
         // The estimate measures the hand the bot will draw to: the playout stops there.
         Variant::Continental => (96, 0),
-        Variant::Push => (100, 0),
+        Variant::Push => (120, 0),
         Variant::Contract7 => (if four { 40 } else { 80 }, horizon),
         Variant::MayI => (if four { 48 } else { 96 }, horizon),
     }
