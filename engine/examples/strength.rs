@@ -16,6 +16,12 @@
 //! cargo run --release -p continental-engine --example strength -- --seeds 2   # a brief run
 //! ```
 //!
+//! `ceiling` is `hard` searching the true deal, every card in view (docs/bots.md#ceiling):
+//! [`Game::ceiling_move`], which only the engine's `ceiling` feature has (turned on for the
+//! examples and tests by the engine's dev-dependency on itself, never for the service). It
+//! plays against `normal` only, to say how much of the gap from `normal` to the ceiling `hard`
+//! closes.
+//!
 //! Options: `--seeds N` (default 20), `--first N` (first seed, default 1), `--only TEXT`
 //! (run only the pairings whose label contains TEXT, e.g. `may_i` or `hard-normal`),
 //! `--no-solo` (skip the whole-table CPU rows).
@@ -29,13 +35,21 @@ use engine::{Game, GameConfig, Phase, Ruleset, Seat, Seed, Status, Variant};
 /// Actions after which a game is given up as stuck (never seen: a safeguard).
 const MAX_ACTIONS: usize = 50_000;
 
-/// One kind of match: a variant, and the levels of the seats in the first seating; the other
-/// seatings swap (two seats) or rotate (four) them.
+/// Who plays a seat: a level, as the service plays it, or the ceiling.
+#[derive(Clone, Copy)]
+enum Player {
+    Level(Level),
+    /// `hard`'s search on the true deal: the harness's ceiling.
+    Ceiling,
+}
+
+/// One kind of match: a variant, and the players of the seats in the first seating; the
+/// other seatings swap (two seats) or rotate (four) them.
 struct Pairing {
     variant: Variant,
-    /// The level under test and the one it plays against.
-    a: Level,
-    b: Level,
+    /// The player under test and the one it plays against.
+    a: Player,
+    b: Player,
     /// Seats of the first seating: `true` for `a`.
     seats: Vec<bool>,
     /// How the seatings are made.
@@ -78,11 +92,12 @@ impl Pairing {
     }
 }
 
-fn name(level: Level) -> &'static str {
-    match level {
-        Level::Easy => "easy",
-        Level::Normal => "normal",
-        Level::Hard => "hard",
+fn name(player: Player) -> &'static str {
+    match player {
+        Player::Level(Level::Easy) => "easy",
+        Player::Level(Level::Normal) => "normal",
+        Player::Level(Level::Hard) => "hard",
+        Player::Ceiling => "ceiling",
     }
 }
 
@@ -101,28 +116,31 @@ fn cpu_time() -> Duration {
 }
 
 impl Clock {
-    /// The move of a bot of `level` in `seat` (`what`: a turn's move or a claim), timed, as
-    /// the service plays it ([`Game::bot_move`]).
-    fn bot_move(&mut self, game: &Game, seat: Seat, level: Level, what: &str) -> Option<engine::Action> {
+    /// The move of `player` in `seat` (`what`: a turn's move or a claim), timed, as the
+    /// service plays a bot's ([`Game::bot_move`]; the ceiling's by [`Game::ceiling_move`]).
+    fn bot_move(&mut self, game: &Game, seat: Seat, player: Player, what: &str) -> Option<engine::Action> {
         let start = cpu_time();
-        let settled = game.bot_move(seat, level);
+        let settled = match player {
+            Player::Level(level) => game.bot_move(seat, level),
+            Player::Ceiling => game.ceiling_move(seat),
+        };
         let key = match what {
-            "turn" => name(level).to_owned(),
-            _ => format!("{}, {what}", name(level)),
+            "turn" => name(player).to_owned(),
+            _ => format!("{}, {what}", name(player)),
         };
         self.times
             .entry(key)
             .or_default()
             .push(cpu_time().saturating_sub(start));
         if settled.refused.is_some() {
-            *self.refused.entry(name(level)).or_default() += 1;
+            *self.refused.entry(name(player)).or_default() += 1;
         }
         settled.action
     }
 }
 
 /// Plays one game with `levels` at the seats; returns it finished (or stuck).
-fn play(rules: &Ruleset, levels: &[Level], seed: u64, clock: &mut Clock) -> Game {
+fn play(rules: &Ruleset, levels: &[Player], seed: u64, clock: &mut Clock) -> Game {
     let config = GameConfig::new(rules.clone(), levels.len());
     let (mut game, _) = Game::new(config, Seed::from_u64(seed)).expect("the harness's tables are legal");
     let mut polled = false;
@@ -236,9 +254,10 @@ fn percentile(sorted: &[Duration], q: f64) -> Duration {
 }
 
 fn pairings() -> Vec<Pairing> {
-    use Level::{Easy, Hard, Normal};
+    use Player::Ceiling;
+    let [easy, normal, hard] = [Level::Easy, Level::Normal, Level::Hard].map(Player::Level);
     let mut out = Vec::new();
-    let levels = [(Hard, Normal), (Normal, Easy), (Hard, Easy)];
+    let levels = [(hard, normal), (normal, easy), (hard, easy), (Ceiling, normal)];
     for variant in [Variant::MayI, Variant::Contract7, Variant::Continental] {
         for (a, b) in levels {
             out.push(Pairing {
@@ -284,6 +303,8 @@ fn main() {
     let only = value("--only");
     let solo = !args.iter().any(|a| a == "--no-solo");
     let mut clock = Clock::default();
+    // Share won and points per deal ahead, by label: for the gap the ceiling measures.
+    let mut shares: BTreeMap<String, (f64, f64)> = BTreeMap::new();
     println!(
         "seeds {first}..{} , each seating of each seed one game",
         first + seeds
@@ -300,7 +321,7 @@ fn main() {
         let mut tally = Tally::default();
         for seed in first..first + seeds {
             for seating in pairing.seatings() {
-                let levels: Vec<Level> = seating
+                let levels: Vec<Player> = seating
                     .iter()
                     .map(|&a| if a { pairing.a } else { pairing.b })
                     .collect();
@@ -310,6 +331,7 @@ fn main() {
         }
         let n = f64::from(tally.games);
         let (lo, hi) = wilson(tally.wins, n);
+        shares.insert(label.clone(), (tally.wins / n, tally.ahead_per_deal / n));
         let stuck = if tally.stuck > 0 {
             format!(" ({} stuck)", tally.stuck)
         } else {
@@ -323,6 +345,25 @@ fn main() {
             100.0 * hi,
             tally.ahead_per_deal / n
         );
+    }
+    // `normal` against itself wins half and comes out even: the gap is measured from there.
+    let gaps: Vec<String> = shares
+        .iter()
+        .filter_map(|(label, &(hard, hard_points))| {
+            let table = label.strip_suffix(" hard-normal")?;
+            let &(ceiling, ceiling_points) = shares.get(&format!("{table} ceiling-normal"))?;
+            Some(format!(
+                "| {table} | {:.0} % | {:.0} % |",
+                100.0 * (hard - 0.5) / (ceiling - 0.5),
+                100.0 * hard_points / ceiling_points
+            ))
+        })
+        .collect();
+    if !gaps.is_empty() {
+        println!();
+        println!("| variant, table | gap closed by hard, share won | gap closed, points per deal |");
+        println!("|---|---|---|");
+        gaps.iter().for_each(|row| println!("{row}"));
     }
     println!();
     println!("| level | decisions | decisions/s | mean ms | p99 ms | max ms |");
@@ -354,11 +395,11 @@ fn main() {
             let games = seeds.clamp(1, 10);
             let start = cpu_time();
             for seed in first..first + games {
-                play(&rules, &[level; 4], seed, &mut Clock::default());
+                play(&rules, &[Player::Level(level); 4], seed, &mut Clock::default());
             }
             println!(
                 "| {variant} | {} | {games} | {:.1} |",
-                name(level),
+                name(Player::Level(level)),
                 cpu_time().saturating_sub(start).as_secs_f64() * 1e3 / games as f64
             );
         }

@@ -50,7 +50,9 @@
 //! seat's hand allows, as actions `apply` accepts. Each variant's house options are declared
 //! once and listed by [`Variant::house_options`]; how variants differ is asked of the
 //! [`Ruleset`] (`goes_out_all_at_once`, `takes_back`, `wild_swap`, ...). With the feature
-//! `utoipa` the wire types derive `ToSchema`.
+//! `utoipa` the wire types derive `ToSchema`; with `ceiling`, which only the engine's own
+//! examples and tests turn on, the strength harness's `hard` that sees every card
+//! (`Game::ceiling_move`, docs/bots.md#ceiling).
 
 pub mod bot;
 mod bounded;

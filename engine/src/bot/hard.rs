@@ -65,11 +65,32 @@ pub(super) fn claim(knowledge: &Knowledge, _rng: &mut BotRng) -> Option<Action> 
 /// better half (by mean score so far) goes on to the next round. The survivors have all been
 /// played on the same deals, so the last comparison is a fair one.
 pub(super) fn choose(knowledge: &Knowledge, rng: &mut BotRng) -> Option<Action> {
+    search(knowledge, rng, |rng| knowledge.determinize(rng), None)
+}
+
+/// The strength harness's ceiling (docs/bots.md#ceiling): the same search, every one of its
+/// deals the true one (`truth`, from [`Game::true_deal`]). A playout is `normal` in every
+/// seat, which draws nothing from the stream, so on the one true deal every sample of a round
+/// scores each candidate alike: with `exact`, a round plays one sample, which ranks the
+/// candidates as the whole budget would (the same choice, at a fraction of the cost).
+#[cfg(feature = "ceiling")]
+pub(super) fn ceiling(knowledge: &Knowledge, rng: &mut BotRng, truth: &Game, exact: bool) -> Option<Action> {
+    search(knowledge, rng, |_| truth.clone(), exact.then_some(1))
+}
+
+/// [`choose`]'s search, its deals drawn by `deal`; `samples` a round, if given, in place of the
+/// budget's share.
+fn search(
+    knowledge: &Knowledge,
+    rng: &mut BotRng,
+    mut deal: impl FnMut(&mut BotRng) -> Game,
+    samples: Option<usize>,
+) -> Option<Action> {
     let seat = knowledge.seat();
     if knowledge.status() != Status::Playing || !knowledge.is_active(seat) {
         return None;
     }
-    let probe = knowledge.determinize(rng);
+    let probe = deal(rng);
     let candidates = candidates(&probe, seat);
     if candidates.len() <= 1 {
         return candidates.into_iter().next().flatten();
@@ -81,9 +102,9 @@ pub(super) fn choose(knowledge: &Knowledge, rng: &mut BotRng) -> Option<Action> 
     let mut first = Some(probe);
     let mut reckoner = Reckoner::default();
     for round in 0..rounds {
-        let samples = (playouts / rounds / alive.len()).max(MIN_SAMPLES);
+        let samples = samples.unwrap_or((playouts / rounds / alive.len()).max(MIN_SAMPLES));
         for _ in 0..samples {
-            let world = first.take().unwrap_or_else(|| knowledge.determinize(rng));
+            let world = first.take().unwrap_or_else(|| deal(rng));
             for &c in &alive {
                 let start = match &candidates[c] {
                     Some(action) => match world.apply(seat, action.clone()) {

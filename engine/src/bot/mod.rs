@@ -49,6 +49,25 @@ impl Level {
     }
 }
 
+/// The strength harness's ceiling (docs/bots.md#ceiling): what `hard` would play for the seat
+/// of `knowledge` if every deal its search samples were the true one, `truth`
+/// ([`Game::true_deal`](crate::Game::true_deal)); out of turn, `hard`'s claim. The one function
+/// of this module handed a whole game: it exists only with the `ceiling` feature, which only
+/// the engine's own tests and examples turn on, so the service cannot reach it. `exact`: one
+/// playout a candidate and round, which ranks them as the whole budget does on the one deal.
+#[cfg(feature = "ceiling")]
+pub(crate) fn ceiling(
+    knowledge: &Knowledge,
+    rng: &mut BotRng,
+    truth: &crate::Game,
+    exact: bool,
+) -> Option<Action> {
+    if knowledge.turn().is_some_and(|(turn, _)| turn != knowledge.seat()) {
+        return claim(Level::Hard, knowledge, rng);
+    }
+    hard::ceiling(knowledge, rng, truth, exact)
+}
+
 /// A bot's claim out of turn ("May I?", docs/bots.md#claims): `Some(Action::Claim {})` to ask
 /// for the discard on offer, `None` to let it go (and `None` in the seat's own turn). The one
 /// claim path: [`Level::choose`] takes it out of turn, so the service (which must answer a

@@ -55,6 +55,20 @@ impl Game {
         self.settle_bot_move(seat, self.bot_choice(seat, level))
     }
 
+    /// The strength harness's ceiling in `seat` (docs/bots.md#ceiling): `hard`'s search on
+    /// the true deal ([`crate::bot::ceiling`]), settled as any bot's move is. Only with the
+    /// `ceiling` feature, which the service's engine does not have.
+    #[cfg(feature = "ceiling")]
+    pub fn ceiling_move(&self, seat: Seat) -> BotMove {
+        let choice = crate::bot::ceiling(
+            &self.knowledge(seat),
+            &mut self.bot_stream(seat),
+            &self.true_deal(),
+            true,
+        );
+        self.settle_bot_move(seat, choice)
+    }
+
     /// What a bot in `seat` plays now, `proposed` being what its level chose: the proposal when
     /// the game accepts it; else, in the seat's turn, `normal`'s move, then the simplest legal
     /// move (a refusal, or no move at all, never makes the bot leave); out of turn, nothing.
@@ -132,6 +146,8 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(feature = "ceiling")]
+    use crate::bot::Level;
     use crate::game::{GameConfig, Seed};
     use crate::ruleset::{Ruleset, Variant};
 
@@ -154,5 +170,65 @@ mod tests {
             }
             assert!(moves > 100, "{variant}: the table played ({moves} moves)");
         }
+    }
+
+    /// Games of `normal` bots, every variant, heads-up and at four, stopped after every
+    /// `every`-th move until `moves`: the positions the ceiling's tests look at.
+    #[cfg(feature = "ceiling")]
+    fn positions(every: usize, moves: usize) -> Vec<Game> {
+        let mut out = Vec::new();
+        for variant in Variant::ALL {
+            for players in [2, 4] {
+                let config = GameConfig::new(Ruleset::default_for(variant), players);
+                let Ok((mut game, _)) = Game::new(config, Seed::from_u64(7)) else {
+                    continue;
+                };
+                for k in 1..=moves {
+                    let Some((turn, _)) = game.turn() else { break };
+                    let action = game.bot_move(turn, Level::Normal).action.expect("in turn");
+                    game = game.apply(turn, action).expect("accepted").0;
+                    if k % every == 0 {
+                        out.push(game.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[cfg(feature = "ceiling")]
+    #[test]
+    fn the_ceilings_deal_is_the_true_deal_and_agrees_with_what_each_seat_knows() {
+        let positions = positions(7, 120);
+        assert!(positions.len() > 40, "{} positions", positions.len());
+        for game in positions {
+            let truth = game.true_deal();
+            assert_eq!(truth.hands, game.hands, "every hand as dealt and drawn");
+            assert_eq!(truth.set_aside, game.set_aside);
+            assert_eq!(truth.stock, game.stock, "the stock in its order");
+            assert_eq!(truth.discard, game.discard);
+            assert_ne!(truth.seed, game.seed, "no later deal is the real one");
+            for i in 0..game.players() {
+                let seat = Game::seat_of(i);
+                // A deal the seat could be in: what it sees of it is what it sees of the game.
+                assert_eq!(truth.knowledge(seat), game.knowledge(seat));
+            }
+        }
+    }
+
+    #[cfg(feature = "ceiling")]
+    #[test]
+    fn the_ceilings_one_playout_a_round_chooses_as_its_whole_budget() {
+        let mut searched = 0;
+        for game in positions(5, 60) {
+            let Some((turn, _)) = game.turn() else { continue };
+            let knowledge = game.knowledge(turn);
+            let truth = game.true_deal();
+            let choose = |exact| crate::bot::ceiling(&knowledge, &mut game.bot_stream(turn), &truth, exact);
+            let full = choose(false);
+            assert_eq!(choose(true), full, "{:?} seat {turn:?}", game.rules().variant());
+            searched += usize::from(full.is_some());
+        }
+        assert!(searched > 20, "{searched} decisions");
     }
 }

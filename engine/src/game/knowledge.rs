@@ -157,6 +157,20 @@ impl Game {
     }
 }
 
+#[cfg(feature = "ceiling")]
+impl Game {
+    /// The strength harness's ceiling (docs/bots.md#ceiling): the deal as it truly lies, every
+    /// hand, hand set aside and the stock in its order, made as [`Knowledge::determinize`]
+    /// makes a sample (the seed and stacked decks dropped, so no later deal is the real one).
+    /// Only with the `ceiling` feature, which the service's engine does not have.
+    pub(crate) fn true_deal(&self) -> Game {
+        let mut truth = self.clone();
+        truth.seed = Seed([0; 32]);
+        truth.config.stacked_decks = None;
+        truth
+    }
+}
+
 /// The bots' own random stream (docs/bots.md#randomness): what a bot draws its chances and its
 /// samples of the hidden cards from. Only [`Game::bot_stream`] makes one, and it gives no way
 /// back to the game, its seed or its deals. Cloning one gives a second stream that draws the
