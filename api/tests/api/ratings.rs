@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use continental::config::{DatabaseSettings, Limits};
-use continental::domain::{Participant, PlayerId, RatedSeat, Rating, RatingModel, bot_seed};
+use continental::domain::{Participant, PlayerId, RatedGame, RatedSeat, Rating, RatingModel, bot_seed};
 use continental::store::{Database, Live, Store};
 use engine::bot::Level;
 use engine::{Ruleset, Standing, Variant};
@@ -199,41 +199,7 @@ async fn a_finished_rated_game_is_rated_once_with_the_models_numbers() {
         // Assert: the model's numbers for these standings, kept once.
         let standings: Vec<Standing> =
             serde_json::from_value(view["standings"].clone()).expect("the standings");
-        let seats = [
-            RatedSeat {
-                participant: player("u-ann"),
-                rating: Rating::initial(),
-            },
-            RatedSeat {
-                participant: player("u-bob"),
-                rating: Rating::initial(),
-            },
-            RatedSeat {
-                participant: Participant::Bot(Level::Hard),
-                rating: hard,
-            },
-        ];
-        let want = RatingModel::default()
-            .rate(&Ruleset::default_for(Variant::Continental), &seats, &standings)
-            .expect("rated");
-        for (i, change) in want.seats.iter().enumerate() {
-            let got = &view["players"][i]["rating_change"];
-            assert_close(
-                rating(&got["before"]),
-                change.before,
-                &format!("{backend:?}: seat {i} before"),
-            );
-            assert_close(
-                rating(&got["after"]),
-                change.after,
-                &format!("{backend:?}: seat {i} after"),
-            );
-            assert_eq!(
-                got["after"]["display"],
-                change.after.display(),
-                "{backend:?}: seat {i}"
-            );
-        }
+        let want = assert_rated_as_the_model(&view, &standings, hard, &format!("{backend:?}"));
         assert!(want.seats[1].after.mean > 25.0, "Bob won and gains");
         assert_eq!(
             view["version"].as_i64(),
@@ -293,6 +259,43 @@ async fn a_finished_rated_game_is_rated_once_with_the_models_numbers() {
         );
     })
     .await;
+}
+
+/// The view of a rated game of Ann, Bob (both new) and a hard bot rated `hard` shows each
+/// seat's change as the model makes it for `standings`; returns the model's changes.
+fn assert_rated_as_the_model(view: &Value, standings: &[Standing], hard: Rating, why: &str) -> RatedGame {
+    let seats = [
+        RatedSeat {
+            participant: player("u-ann"),
+            rating: Rating::initial(),
+        },
+        RatedSeat {
+            participant: player("u-bob"),
+            rating: Rating::initial(),
+        },
+        RatedSeat {
+            participant: Participant::Bot(Level::Hard),
+            rating: hard,
+        },
+    ];
+    let want = RatingModel::default()
+        .rate(&Ruleset::default_for(Variant::Continental), &seats, standings)
+        .expect("rated");
+    for (i, change) in want.seats.iter().enumerate() {
+        let got = &view["players"][i]["rating_change"];
+        assert_close(
+            rating(&got["before"]),
+            change.before,
+            &format!("{why}: seat {i} before"),
+        );
+        assert_close(
+            rating(&got["after"]),
+            change.after,
+            &format!("{why}: seat {i} after"),
+        );
+        assert_eq!(got["after"]["display"], change.after.display(), "{why}: seat {i}");
+    }
+    want
 }
 
 /// `got` is `want` but for the last bits a JSON text or a database's double may round.
@@ -734,36 +737,7 @@ async fn a_rated_game_its_studio_ends_rated_is_rated_once_on_the_deals_played() 
 
         // Each seat's change is the model's for those standings, written as one new version.
         let hard = bot_seed(Variant::Continental, Level::Hard);
-        let seats = [
-            RatedSeat {
-                participant: player("u-ann"),
-                rating: Rating::initial(),
-            },
-            RatedSeat {
-                participant: player("u-bob"),
-                rating: Rating::initial(),
-            },
-            RatedSeat {
-                participant: Participant::Bot(Level::Hard),
-                rating: hard,
-            },
-        ];
-        let want = RatingModel::default()
-            .rate(&Ruleset::default_for(Variant::Continental), &seats, &standings)
-            .expect("rated");
-        for (i, change) in want.seats.iter().enumerate() {
-            let got = &view["players"][i]["rating_change"];
-            assert_close(
-                rating(&got["before"]),
-                change.before,
-                &format!("{backend:?}: seat {i} before"),
-            );
-            assert_close(
-                rating(&got["after"]),
-                change.after,
-                &format!("{backend:?}: seat {i} after"),
-            );
-        }
+        assert_rated_as_the_model(&view, &standings, hard, &format!("{backend:?}"));
         assert_eq!(
             view["version"].as_i64(),
             Some(version + 1),
