@@ -223,20 +223,7 @@ async fn a_finished_rated_game_is_rated_once_with_the_models_numbers() {
             0,
             "{backend:?}: the queue is empty once the game is told"
         );
-        assert_eq!(
-            count(
-                app,
-                "SELECT COUNT(*) FROM ratings WHERE tenant = 'acme' AND games = 1"
-            )
-            .await,
-            3,
-            "{backend:?}: each participant rated once"
-        );
-        assert_eq!(
-            count(app, "SELECT COUNT(*) FROM ratings WHERE won = 1").await,
-            1,
-            "{backend:?}: one winner, Bob"
-        );
+        assert_rated_once(app, &format!("{backend:?}")).await;
 
         // The rematch is rated too, its seats showing the ratings the game left.
         let rematch = app
@@ -316,6 +303,29 @@ async fn store_of(app: &TestApp) -> Database {
     Database::connect(&app.database, None, &Limits::default(), &Live::new(8))
         .await
         .expect("the store")
+}
+
+/// One game rated, once: each of its three participants has one game, and Bob won it.
+async fn assert_rated_once(app: &TestApp, why: &str) {
+    assert_eq!(
+        count(app, "SELECT COUNT(*) FROM rated_games").await,
+        1,
+        "{why}: one game rated"
+    );
+    assert_eq!(
+        count(
+            app,
+            "SELECT COUNT(*) FROM ratings WHERE tenant = 'acme' AND games = 1"
+        )
+        .await,
+        3,
+        "{why}: each participant rated once"
+    );
+    assert_eq!(
+        count(app, "SELECT COUNT(*) FROM ratings WHERE won = 1").await,
+        1,
+        "{why}: one winner, Bob"
+    );
 }
 
 /// The number `sql` counts on `app`'s database.
@@ -762,25 +772,7 @@ async fn a_rated_game_its_studio_ends_rated_is_rated_once_on_the_deals_played() 
             },
         )
         .await;
-        assert_eq!(
-            count(app, "SELECT COUNT(*) FROM rated_games").await,
-            1,
-            "{backend:?}"
-        );
-        assert_eq!(
-            count(
-                app,
-                "SELECT COUNT(*) FROM ratings WHERE tenant = 'acme' AND games = 1"
-            )
-            .await,
-            3,
-            "{backend:?}: each participant rated once"
-        );
-        assert_eq!(
-            count(app, "SELECT COUNT(*) FROM ratings WHERE won = 1").await,
-            1,
-            "{backend:?}: one winner, Bob"
-        );
+        assert_rated_once(app, &format!("{backend:?}")).await;
         let again = app.get_as(&table.path(), &table.tokens[0]).await.ok("the view");
         assert_eq!(again["version"], view["version"], "{backend:?}: no second change");
     })
