@@ -61,7 +61,7 @@ struct Search<'a> {
     wild: [bool; DISTINCT_CARDS],
     wild_indices: Vec<usize>,
     /// States (step, counts, wilds owed, lengths left) known to lead nowhere.
-    dead: HashSet<(u8, Counts, u8, [u8; 3])>,
+    dead: HashSet<(u8, Counts, u8, [u8; 3]), std::hash::BuildHasherDefault<WordHasher>>,
 }
 
 impl<'a> Search<'a> {
@@ -75,7 +75,7 @@ impl<'a> Search<'a> {
             rules,
             wild,
             wild_indices,
-            dead: HashSet::new(),
+            dead: HashSet::default(),
         }
     }
 
@@ -640,8 +640,9 @@ impl Naturals {
 /// [`most_placed`]'s table of states already solved: naturals left and pieces used.
 type Placed = std::collections::HashMap<(Naturals, [u8; 3]), u8, std::hash::BuildHasherDefault<WordHasher>>;
 
-/// A hasher for keys made of a few words ([`Naturals`]): multiply and rotate, as rustc's own
-/// table hasher does; the keys are not chosen by anyone who could aim at collisions.
+/// A hasher for keys made of a few words ([`Naturals`], a hand's counts): multiply and rotate,
+/// as rustc's own table hasher does; the keys are not chosen by anyone who could aim at
+/// collisions, and the tables are only asked what they hold, never walked in their order.
 #[derive(Default)]
 struct WordHasher(u64);
 
@@ -650,7 +651,11 @@ impl std::hash::Hasher for WordHasher {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.write_u64(u64::from_le_bytes(word.try_into().expect("eight bytes")));
+        }
+        for &b in words.remainder() {
             self.write_u64(u64::from(b));
         }
     }
@@ -733,66 +738,81 @@ fn most_placed(counts: &mut Naturals, used: [u8; 3], memo: &mut Placed) -> usize
 /// with the resulting reading. A wild that could go to either end of a run is listed once
 /// per end. Empty in `continental`, which has no lay-offs.
 pub fn find_layoffs(rules: &Ruleset, hand: &[Card], table: &[Reading]) -> Vec<Layoff> {
-    let mut out = Vec::new();
-    if rules.goes_out_all_at_once() {
-        return out;
-    }
+    layoffs(rules, hand, table).collect()
+}
+
+/// [`find_layoffs`] one at a time, in its order: a caller that needs only the first, or only
+/// whether there is one, searches no further.
+pub(crate) fn layoffs<'a>(
+    rules: &'a Ruleset,
+    hand: &[Card],
+    table: impl IntoIterator<Item = &'a Reading>,
+) -> impl Iterator<Item = Layoff> {
     let mut cards = hand.to_vec();
     cards.sort_unstable();
     cards.dedup();
-    for (index, meld) in table.iter().enumerate() {
-        for &card in &cards {
-            let wild = rules.is_wild(card);
-            match (meld.kind(), meld.span(), meld.suit()) {
-                (MeldKind::Run, Some((low, high)), Some(suit)) => {
-                    if meld.len() >= MAX_RUN {
-                        continue;
-                    }
-                    let ends = [(low > 1).then(|| low - 1), (high < 14).then(|| high + 1)];
-                    for value in ends.into_iter().flatten() {
-                        let place = Card::in_run(value, suit);
-                        let designation;
-                        let wilds: &[Designation] = if wild {
-                            designation = [Designation {
-                                card,
-                                represents: Stands::Card(place),
-                            }];
-                            &designation
-                        } else if card == place {
-                            &[]
-                        } else {
-                            continue;
-                        };
-                        for reading in meld.lay_off(rules, &[card], wilds).readings {
-                            out.push(Layoff {
-                                meld: index,
-                                card,
-                                reading,
-                            });
-                        }
-                    }
-                }
-                (MeldKind::Set, ..) => {
-                    let fits = match meld.rank() {
-                        Some(rank) => card.rank() == Some(rank),
-                        None => rules.rankless_set() == Some(RanklessSet::RankFromFirstNatural),
-                    };
-                    if !wild && !fits {
-                        continue;
-                    }
-                    for reading in meld.lay_off(rules, &[card], &[]).readings {
-                        out.push(Layoff {
-                            meld: index,
-                            card,
-                            reading,
-                        });
-                    }
-                }
-                _ => {}
+    let cards = std::rc::Rc::new(cards);
+    let none = rules.goes_out_all_at_once();
+    table
+        .into_iter()
+        .enumerate()
+        .filter(move |_| !none)
+        .flat_map(move |(index, meld)| {
+            let cards = std::rc::Rc::clone(&cards);
+            (0..cards.len()).flat_map(move |k| {
+                let card = cards[k];
+                layoffs_on(rules, meld, card)
+                    .into_iter()
+                    .map(move |reading| Layoff {
+                        meld: index,
+                        card,
+                        reading,
+                    })
+            })
+        })
+}
+
+/// The readings of `meld` with `card` laid off on it (a wild at either end of a run gives
+/// one for each end).
+fn layoffs_on(rules: &Ruleset, meld: &Reading, card: Card) -> Vec<Reading> {
+    let wild = rules.is_wild(card);
+    match (meld.kind(), meld.span(), meld.suit()) {
+        (MeldKind::Run, Some((low, high)), Some(suit)) => {
+            let mut out = Vec::new();
+            if meld.len() >= MAX_RUN {
+                return out;
             }
+            let ends = [(low > 1).then(|| low - 1), (high < 14).then(|| high + 1)];
+            for value in ends.into_iter().flatten() {
+                let place = Card::in_run(value, suit);
+                let designation;
+                let wilds: &[Designation] = if wild {
+                    designation = [Designation {
+                        card,
+                        represents: Stands::Card(place),
+                    }];
+                    &designation
+                } else if card == place {
+                    &[]
+                } else {
+                    continue;
+                };
+                out.extend(meld.lay_off(rules, &[card], wilds).readings);
+            }
+            out
         }
+        (MeldKind::Set, ..) => {
+            let fits = match meld.rank() {
+                Some(rank) => card.rank() == Some(rank),
+                None => rules.rankless_set() == Some(RanklessSet::RankFromFirstNatural),
+            };
+            if !wild && !fits {
+                return Vec::new();
+            }
+            meld.lay_off(rules, &[card], &[]).readings
+        }
+        _ => Vec::new(),
     }
-    out
 }
 
 /// One new meld from `hand` at its variant's shortest (a set or a run), the one that needs

@@ -258,6 +258,7 @@ fn playout(mut game: Game, seat: Seat, horizon: u32, reckoner: &mut Reckoner) ->
     let mut turns = 0;
     let mut actions = 0;
     let mut polled = false;
+    let mut events = Vec::new();
     // Deciding out of turn (to claim or not), the seat has already answered for this turn.
     let mut answered = game.turn().is_some_and(|(turn, _)| turn != seat).then_some(seat);
     while game.status() == Status::Playing && game.deal_scores().len() == deals && actions < MAX_ACTIONS {
@@ -276,25 +277,16 @@ fn playout(mut game: Game, seat: Seat, horizon: u32, reckoner: &mut Reckoner) ->
                 if Some(other) == answered {
                     continue;
                 }
-                if let Some((_, next)) = normal::play(&Sample {
-                    game: &game,
-                    seat: other,
-                }) {
-                    game = next;
-                }
+                normal::play_on(&mut game, other, &mut events);
             }
             answered = None;
         }
-        let Some((_, next)) = normal::play(&Sample {
-            game: &game,
-            seat: turn,
-        }) else {
+        if !normal::play_on(&mut game, turn, &mut events) {
             break;
-        };
-        if next.turn() != Some((turn, Phase::Draw)) {
+        }
+        if game.turn() != Some((turn, Phase::Draw)) {
             polled = false;
         }
-        game = next;
         actions += 1;
     }
     let rules = game.rules();
@@ -373,10 +365,8 @@ fn estimate(rules: &Ruleset, hand: &[Card], down: bool) -> f64 {
         return 0.5 * hand.iter().map(|c| value(*c)).sum::<f64>();
     }
     let mut cost = 0.0;
-    for (k, &c) in hand.iter().enumerate() {
-        let mut others = hand.to_vec();
-        others.swap_remove(k);
-        cost += match (rules.is_wild(c), normal::fits(rules, &others, c)) {
+    for &c in hand {
+        cost += match (rules.is_wild(c), normal::fits_rest(rules, hand, c)) {
             (true, _) => 0.2 * value(c),
             (false, 0) => value(c),
             (false, _) => 0.4 * value(c),

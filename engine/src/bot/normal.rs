@@ -4,14 +4,15 @@
 //! is known to want. Simulations use it; `easy` and `hard` build on it. It reads a game
 //! through a [`SeatView`]: its seat's knowledge, or a game `hard` sampled from it.
 
-use super::view::SeatView;
+use super::view::{Sample, SeatView};
 use crate::card::Card;
 use crate::game::{
-    Action, DrawSource, Knowledge, LayoffHint, LegalAction, Phase, Seat, Status, meld_with, wild_places,
+    Action, DrawSource, Event, Game, Knowledge, LayoffHint, LegalAction, Phase, Seat, Status, meld_with,
+    wild_places,
 };
 use crate::reading::{Designation, Reading};
 use crate::ruleset::Ruleset;
-use crate::search::{find_contract, find_layoffs, find_meld};
+use crate::search::{find_contract, find_meld, layoffs};
 
 /// Claims won in a deal past which the bot stops asking: each costs a penalty card.
 const CLAIM_APPETITE: u32 = 2;
@@ -25,26 +26,42 @@ pub(super) fn choose(knowledge: &Knowledge) -> Option<Action> {
 /// `normal`'s action for the seat of `view` now and what it leaves behind (from a sample, the
 /// game after it: the search's playouts need both).
 pub(super) fn play<V: SeatView>(view: &V) -> Option<(Action, V::After)> {
-    let seat = view.seat();
-    if view.status() != Status::Playing || !view.is_active(seat) {
-        return None;
-    }
-    let legal = view.legal_actions();
-    let (turn, phase) = view.turn()?;
-    if turn != seat {
-        let wants = legal.contains(&LegalAction::Claim) && wants_claim(view);
-        return wants
-            .then(|| view.try_apply(&Action::Claim {}))
-            .flatten()
-            .map(|next| (Action::Claim {}, next));
-    }
-    let candidates = match phase {
-        Phase::Draw => draw_phase(view, &legal),
-        Phase::Play => play_phase(view, &legal),
-    };
-    candidates
+    candidates(view)
         .into_iter()
         .find_map(|a| view.try_apply(&a).map(|next| (a, next)))
+}
+
+/// [`play`] for `seat` on `game` itself, a game `hard` sampled (its playouts have no use for
+/// the game before): whether `normal` had an action to play. The same action as [`play`]'s,
+/// for a refused one leaves the game as it was ([`Game::apply_in_place`]). `events` is
+/// scratch space.
+pub(super) fn play_on(game: &mut Game, seat: Seat, events: &mut Vec<Event>) -> bool {
+    let candidates = candidates(&Sample { game, seat });
+    candidates.into_iter().any(|a| {
+        events.clear();
+        game.apply_in_place(seat, a, events).is_ok()
+    })
+}
+
+/// The actions `normal` would play for the seat of `view` now, best first: it plays the first
+/// the game accepts (out of turn, the claim it asks or nothing).
+fn candidates<V: SeatView>(view: &V) -> Vec<Action> {
+    let seat = view.seat();
+    if view.status() != Status::Playing || !view.is_active(seat) {
+        return Vec::new();
+    }
+    let legal = view.legal_actions();
+    let Some((turn, phase)) = view.turn() else {
+        return Vec::new();
+    };
+    if turn != seat {
+        let wants = legal.contains(&LegalAction::Claim) && wants_claim(view);
+        return if wants { vec![Action::Claim {}] } else { Vec::new() };
+    }
+    match phase {
+        Phase::Draw => draw_phase(view, &legal),
+        Phase::Play => play_phase(view, &legal),
+    }
 }
 
 fn draw_phase<V: SeatView>(view: &V, legal: &[LegalAction]) -> Vec<Action> {
@@ -129,8 +146,9 @@ fn play_phase<V: SeatView>(view: &V, legal: &[LegalAction]) -> Vec<Action> {
     {
         out.push(meld);
     }
+    // Every lay-off of the hints is accepted as it stands: the first is the one played.
     if legal.iter().any(|a| matches!(a, LegalAction::LayOff { .. })) {
-        out.extend(hints.layoffs.iter().map(LayoffHint::action));
+        out.extend(hints.layoffs.first().map(LayoffHint::action));
     }
     // Push, once down: every meld still in the hand goes to the table (a card left in hand
     // costs its value; one on the table costs nothing).
@@ -176,6 +194,16 @@ pub(super) fn fits(rules: &Ruleset, hand: &[Card], card: Card) -> usize {
         .count()
 }
 
+/// [`fits`] of `card`, one of the cards of `hand`, with the rest of `hand` (`hand` less one
+/// copy of `card`), without making that hand: the copy taken out fits `card` only by rank.
+pub(super) fn fits_rest(rules: &Ruleset, hand: &[Card], card: Card) -> usize {
+    if rules.is_wild(card) {
+        return hand.len().saturating_sub(1).max(1);
+    }
+    let itself = usize::from(rules.sets_allowed() && card.rank().is_some() && card.suit().is_some());
+    fits(rules, hand, card) - itself
+}
+
 /// Whether the top discard is worth taking: it can be laid off (once down, where no new meld
 /// may start), or it fits the hand and would not be the very card discarded next. The last
 /// test keeps two bots from passing one card back and forth for ever.
@@ -183,8 +211,7 @@ pub(super) fn wants_discard<V: SeatView>(view: &V, top: Card) -> bool {
     let rules = view.rules();
     let hand = view.hand();
     if view.is_down(view.seat()) && !rules.melds_after_going_down() {
-        let table: Vec<Reading> = view.table().iter().map(|m| m.reading.clone()).collect();
-        return !find_layoffs(rules, &[top], &table).is_empty();
+        return layoffs(rules, &[top], readings(view)).next().is_some();
     }
     if fits(rules, hand, top) == 0 {
         return false;
@@ -206,12 +233,13 @@ fn push_takes<V: SeatView>(view: &V, top: Card) -> bool {
     let mut after = hand.to_vec();
     after.push(top);
     let useful = if view.is_down(seat) {
-        let table: Vec<Reading> = view.table().iter().map(|m| m.reading.clone()).collect();
-        !find_layoffs(rules, &[top], &table).is_empty()
-            || (find_meld(rules, hand).is_none() && find_meld(rules, &after).is_some())
+        // The hand with the discard first: it seldom holds what the hand alone does not, and
+        // then the hand need not be searched.
+        layoffs(rules, &[top], readings(view)).next().is_some()
+            || (find_meld(rules, &after).is_some() && find_meld(rules, hand).is_none())
     } else {
-        find_contract(rules, view.deal(), hand).is_none()
-            && find_contract(rules, view.deal(), &after).is_some()
+        find_contract(rules, view.deal(), &after).is_some()
+            && find_contract(rules, view.deal(), hand).is_none()
     };
     if useful {
         return true;
@@ -234,8 +262,7 @@ fn feeds<V: SeatView>(view: &V, seat: Seat, card: Card) -> bool {
         return true;
     }
     if view.is_down(seat) && !rules.goes_out_all_at_once() {
-        let table: Vec<Reading> = view.table().iter().map(|m| m.reading.clone()).collect();
-        return !find_layoffs(rules, &[card], &table).is_empty();
+        return layoffs(rules, &[card], readings(view)).next().is_some();
     }
     false
 }
@@ -281,31 +308,52 @@ fn discard_order_of<V: SeatView>(view: &V, hand: &[Card]) -> Vec<Card> {
     cards.dedup();
     let mut keyed: Vec<_> = cards
         .into_iter()
-        .map(|c| {
-            let mut others = hand.to_vec();
-            if let Some(i) = others.iter().position(|h| *h == c) {
-                others.swap_remove(i);
-            }
-            ((rules.is_wild(c), fits(rules, &others, c)), c)
-        })
+        .map(|c| ((rules.is_wild(c), fits_rest(rules, hand, c)), c))
         .collect();
     keyed.sort_by_key(|&((wild, fit), c)| (wild, fit, std::cmp::Reverse(rules.card_value(c).unwrap_or(1))));
     // Whether a card would feed the next player is asked only of the cards that fit least
     // (the search for lay-offs is not free); the safe ones among them go first.
     let next = next_seat(view);
     let their_known = view.known(next);
-    let table: Vec<Reading> = if view.is_down(next) && !rules.goes_out_all_at_once() {
-        view.table().iter().map(|m| m.reading.clone()).collect()
-    } else {
-        Vec::new()
-    };
+    let lays_off = view.is_down(next) && !rules.goes_out_all_at_once();
     let feeds = |c: Card| {
         (!their_known.is_empty() && fits(rules, their_known, c) > 0)
-            || (!table.is_empty() && !find_layoffs(rules, &[c], &table).is_empty())
+            || (lays_off && layoffs(rules, &[c], readings(view)).next().is_some())
     };
     let least = keyed.first().map(|(key, _)| *key);
     let group = keyed.iter().take_while(|(key, _)| Some(*key) == least).count();
     let mut order: Vec<Card> = keyed.into_iter().map(|(_, c)| c).collect();
-    order[..group].sort_by_key(|c| feeds(*c));
+    order[..group].sort_by_cached_key(|c| feeds(*c));
     order
+}
+
+/// The readings of the melds on the table.
+fn readings<V: SeatView>(view: &V) -> impl Iterator<Item = &Reading> {
+    view.table().iter().map(|m| &m.reading)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ruleset::Variant;
+
+    #[test]
+    fn fits_rest_is_fits_with_the_rest_of_the_hand() {
+        let hand: Vec<Card> = ["5H", "5H", "6H", "7H", "5S", "JK", "2C", "KD", "QD", "5D"]
+            .iter()
+            .map(|c| c.parse().expect("a card"))
+            .collect();
+        for variant in Variant::ALL {
+            let rules = Ruleset::default_for(variant);
+            for (k, &card) in hand.iter().enumerate() {
+                let mut rest = hand.clone();
+                rest.remove(k);
+                assert_eq!(
+                    fits_rest(&rules, &hand, card),
+                    fits(&rules, &rest, card),
+                    "{variant}: {card}"
+                );
+            }
+        }
+    }
 }

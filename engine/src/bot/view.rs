@@ -43,7 +43,8 @@ pub(super) trait SeatView {
     fn known(&self, seat: Seat) -> &[Card];
     /// What the deciding seat may do now.
     fn legal_actions(&self) -> Vec<LegalAction>;
-    /// What the deciding seat's hand allows now.
+    /// What the deciding seat's hand allows now: [`Hints`], whose lay-offs may stop at the
+    /// first (the one `normal` plays).
     fn hints(&self) -> Hints;
     /// `action` by the deciding seat, if the game takes it, and what it leaves behind.
     fn try_apply(&self, action: &Action) -> Option<Self::After>;
@@ -161,7 +162,7 @@ impl SeatView for Sample<'_> {
         self.game.legal_actions(self.seat)
     }
     fn hints(&self) -> Hints {
-        self.game.hints(self.seat)
+        self.game.hints_up_to(self.seat, 1)
     }
     fn try_apply(&self, action: &Action) -> Option<Game> {
         self.game

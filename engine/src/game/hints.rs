@@ -9,7 +9,7 @@ use crate::card::Card;
 use crate::contract::Contract;
 use crate::reading::{Designation, Reading};
 use crate::ruleset::Ruleset;
-use crate::search::{find_contract, find_go_out, find_layoffs};
+use crate::search::{self, find_contract, find_go_out};
 
 /// What a seat's hand allows now: each suggestion, made in the play phase of the seat's
 /// turn, is accepted as it stands.
@@ -65,6 +65,12 @@ impl Game {
     /// single-card lay-offs once down. Whether it is the seat's turn is not considered: the
     /// suggestions hold in the play phase of its turn, with this hand.
     pub fn hints(&self, seat: Seat) -> Hints {
+        self.hints_up_to(seat, usize::MAX)
+    }
+
+    /// [`Game::hints`] with at most `layoffs` of its lay-offs, the first ones: the bots play
+    /// the first lay-off a hand has (each is accepted), and need not search for the rest.
+    pub(crate) fn hints_up_to(&self, seat: Seat, layoffs: usize) -> Hints {
         let rules = self.rules();
         let hand = self.hand(seat);
         let down = self.is_down(seat);
@@ -78,9 +84,7 @@ impl Game {
             check_last_card(rules, hand.len().saturating_sub(laid)).is_ok()
         });
         let layoffs = if down && check_last_card(rules, hand.len().saturating_sub(1)).is_ok() {
-            let table: Vec<Reading> = self.table.iter().map(|m| m.reading.clone()).collect();
-            find_layoffs(rules, hand, &table)
-                .into_iter()
+            search::layoffs(rules, hand, self.table.iter().map(|m| &m.reading))
                 .filter_map(|l| {
                     let meld = self.table.get(l.meld)?;
                     Some(LayoffHint {
@@ -90,6 +94,7 @@ impl Game {
                         reading: l.reading,
                     })
                 })
+                .take(layoffs)
                 .collect()
         } else {
             Vec::new()

@@ -635,17 +635,41 @@ impl Game {
         self.precheck(seat, &action)?;
         let mut next = self.clone();
         let mut events = Vec::new();
-        let deal = next.deal;
+        next.play_action(seat, action, &mut events)?;
+        Ok((next, events))
+    }
+
+    /// [`Game::apply`] on this very game, for the bots' simulations, which need neither the
+    /// game before nor a copy of it: the events go to `events` (appended), and a refused action
+    /// leaves the game as it was, for every rule refuses before it changes anything.
+    pub(crate) fn apply_in_place(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        self.precheck(seat, &action)?;
+        self.play_action(seat, action, events)
+    }
+
+    /// `action` by its rule ([`Game::precheck`] passed) and the count of the deal's actions.
+    fn play_action(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        let deal = self.deal;
         let playing = !action.is_suspension();
-        next.act(seat, action, &mut events)?;
+        self.act(seat, action, events)?;
         if playing {
             // Play went on: the moment between deals, and any asking to suspend in it, is over.
-            next.suspend_requests.clear();
-            if next.deal == deal {
-                next.deal_actions += 1;
+            self.suspend_requests.clear();
+            if self.deal == deal {
+                self.deal_actions += 1;
             }
         }
-        Ok((next, events))
+        Ok(())
     }
 
     /// The configuration the game was created with.

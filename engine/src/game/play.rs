@@ -136,7 +136,8 @@ impl Game {
 
     /// Plays `action` by its rule. [`Game::precheck`] has passed: [`Game::apply`] checks it
     /// once, and a play made again after a take back was checked when it was first made, by
-    /// the same seat in the same turn and phase.
+    /// the same seat in the same turn and phase. A refusal leaves the game as it was: every
+    /// rule checks before it changes anything ([`Game::apply_in_place`] relies on it).
     pub(super) fn act(&mut self, seat: Seat, action: Action, ev: &mut Vec<Event>) -> Result<(), ActionError> {
         match action {
             Action::Suspend {} => {
@@ -1014,5 +1015,130 @@ impl Game {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bot::Level;
+    use crate::{GameConfig, Seed, Variant};
+
+    /// Actions to try on `game`: each seat's bot move and a spread of moves the rules take or
+    /// refuse (draws, claims, every discard, lay-offs of single cards, a meld of any three).
+    fn tries(game: &Game) -> Vec<(Seat, Action)> {
+        let (turn, _) = game.turn().expect("playing");
+        let mut out = Vec::new();
+        for i in 0..game.players() {
+            let seat = Game::seat_of(i);
+            if let Some(a) = game.bot_choice(seat, Level::Normal) {
+                out.push((seat, a));
+            }
+            out.push((seat, Action::Claim {}));
+        }
+        let hand = game.hand(turn);
+        for source in [DrawSource::Stock, DrawSource::Discard] {
+            out.push((turn, Action::Draw { source }));
+        }
+        for &card in hand {
+            out.push((turn, Action::Discard { card }));
+            for m in game.table() {
+                out.push((
+                    turn,
+                    Action::LayOff {
+                        meld_id: m.id,
+                        cards: vec![card],
+                        wilds: Vec::new(),
+                    },
+                ));
+            }
+        }
+        out.push((
+            turn,
+            Action::Meld {
+                melds: vec![ProposedMeld {
+                    cards: hand.iter().take(3).copied().collect(),
+                    kind: None,
+                    wilds: Vec::new(),
+                }],
+            },
+        ));
+        out.push((turn, Action::TakeBack { play: None }));
+        out.push((turn, Action::Discard { card: Card::JOKER }));
+        out
+    }
+
+    #[test]
+    fn apply_in_place_is_apply_and_a_refusal_changes_nothing() {
+        let mut accepted = 0;
+        let mut refused = 0;
+        for variant in Variant::ALL {
+            let config = GameConfig::new(Ruleset::default_for(variant), 4);
+            let (mut game, _) = Game::new(config, Seed::from_u64(11)).expect("setup");
+            for _ in 0..150 {
+                if game.status() != Status::Playing {
+                    break;
+                }
+                let mut next = None;
+                for (seat, action) in tries(&game) {
+                    let mut in_place = game.clone();
+                    let mut events = Vec::new();
+                    let got = in_place.apply_in_place(seat, action.clone(), &mut events);
+                    match game.apply(seat, action.clone()) {
+                        Ok((after, expected)) => {
+                            assert_eq!(got, Ok(()), "{variant}: {action:?} by {seat}");
+                            assert!(
+                                in_place == after,
+                                "{variant}: {action:?} by {seat}: the same game"
+                            );
+                            assert_eq!(events, expected, "{variant}: {action:?} by {seat}");
+                            accepted += 1;
+                            next.get_or_insert(after);
+                        }
+                        Err(e) => {
+                            assert_eq!(got, Err(e), "{variant}: {action:?} by {seat}");
+                            assert!(
+                                in_place == game,
+                                "{variant}: refused {action:?} by {seat} changed the game"
+                            );
+                            refused += 1;
+                        }
+                    }
+                }
+                game = next.expect("a bot or a draw moves the game on");
+            }
+        }
+        assert!(
+            accepted > 100 && refused > 1000,
+            "{accepted} accepted, {refused} refused"
+        );
+    }
+
+    #[test]
+    fn hints_up_to_are_the_first_of_the_hints() {
+        let mut compared = 0;
+        for variant in Variant::ALL {
+            let config = GameConfig::new(Ruleset::default_for(variant), 4);
+            let (mut game, _) = Game::new(config, Seed::from_u64(12)).expect("setup");
+            while game.status() == Status::Playing {
+                for i in 0..game.players() {
+                    let seat = Game::seat_of(i);
+                    let all = game.hints(seat);
+                    let first = game.hints_up_to(seat, 1);
+                    assert_eq!(first.contract, all.contract, "{variant}");
+                    assert_eq!(first.discard, all.discard, "{variant}");
+                    assert_eq!(
+                        first.layoffs[..],
+                        all.layoffs[..all.layoffs.len().min(1)],
+                        "{variant}"
+                    );
+                    compared += usize::from(all.layoffs.len() > 1);
+                }
+                let (turn, _) = game.turn().expect("playing");
+                let action = game.bot_choice(turn, Level::Normal).expect("a bot in turn acts");
+                game = game.apply(turn, action).expect("bots play legally").0;
+            }
+        }
+        assert!(compared > 10, "hands with more than one lay-off: {compared}");
     }
 }

@@ -391,3 +391,52 @@ fn the_claim_path_is_one_whatever_the_caller() {
     }
     assert!(claims > 5, "claims were asked ({claims})");
 }
+
+/// FNV-1a of `text`: a digest that stays the same on every build and toolchain.
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[test]
+fn hards_decisions_on_fixed_deals_are_those_pinned() {
+    // `hard` in seat 0 against `normal`, each variant on one seed: its first decisions, as
+    // JSON, digested. The search is counted, never timed: any change to what it plays (its
+    // playouts, `normal`'s rules, the sampling, the bots' stream) changes a digest, and a
+    // change that only makes it faster must not. A deliberate change of play pins anew.
+    let cases = [
+        (Variant::MayI, 2, 7_136_420_176_137_832_686u64),
+        (Variant::Contract7, 2, 9_452_189_842_177_706_900),
+        (Variant::Continental, 2, 1_047_453_248_753_470_604),
+        (Variant::Push, 4, 11_747_457_867_624_628_994),
+    ];
+    let mut got = Vec::new();
+    for (variant, players, _) in cases {
+        let config = GameConfig::new(Ruleset::default_for(variant), players);
+        let (mut game, _) = Game::new(config, Seed::from_u64(3)).expect("setup");
+        let level = |s: Seat| if s == Seat(0) { Level::Hard } else { Level::Normal };
+        let mut decisions = Vec::new();
+        while game.status() == Status::Playing && decisions.len() < 24 {
+            let (turn, _) = game.turn().expect("playing");
+            let n = game.players();
+            let claim = (1..n)
+                .map(|k| Seat(((turn.index() + k) % n) as u8))
+                .find_map(|s| game.bot_choice(s, level(s)).map(|a| (s, a)));
+            let (seat, action) = claim.unwrap_or_else(|| {
+                (
+                    turn,
+                    game.bot_choice(turn, level(turn)).expect("a bot in turn acts"),
+                )
+            });
+            if seat == Seat(0) {
+                decisions.push(serde_json::to_string(&action).expect("an action serialises"));
+            }
+            game = play_checked(&game, seat, action, "hard v normal").0;
+        }
+        got.push((variant, fnv(&decisions.join("\n")), decisions));
+    }
+    let digests: Vec<u64> = got.iter().map(|(_, digest, _)| *digest).collect();
+    let pinned: Vec<u64> = cases.iter().map(|(_, _, pinned)| *pinned).collect();
+    assert_eq!(digests, pinned, "hard's decisions changed: {got:#?}");
+}
