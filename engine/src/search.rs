@@ -337,6 +337,58 @@ impl<'a> Search<'a> {
         None
     }
 
+    /// [`Search::contract`], going on past the first answer: every answer met is handed to
+    /// `found` until it says it has enough (`false`). Whether anything was met below.
+    fn contracts(
+        &mut self,
+        reqs: &[Requirement],
+        step: usize,
+        counts: &mut Counts,
+        owed: usize,
+        chosen: &mut Vec<Plan>,
+        found: &mut dyn FnMut(Vec<Reading>) -> bool,
+    ) -> Option<bool> {
+        let Some(req) = reqs.get(step) else {
+            let readings = self.realise(chosen, counts)?;
+            let readings = contract::check(self.rules, &Contract::Melds(reqs.to_vec()), &readings).ok()?;
+            return Some(found(readings));
+        };
+        let key = (step as u8, *counts, owed as u8, [0; 3]);
+        if self.dead.contains(&key) {
+            return None;
+        }
+        let mut any = false;
+        let cards_left: usize = counts.iter().map(|&c| usize::from(c)).sum::<usize>() - owed;
+        let still_needed: usize = reqs[step..].iter().map(|r| r.min_len).sum();
+        if cards_left >= still_needed && self.might_hold(&reqs[step..], counts, owed) {
+            let budget = self.wilds_left(counts) - owed;
+            for plan in self.plans(req.kind, req.min_len, counts, budget) {
+                take(counts, &plan);
+                let holes = plan.holes();
+                let affordable = owed + holes <= self.wilds_left(counts);
+                chosen.push(plan);
+                let more = if affordable {
+                    self.contracts(reqs, step + 1, counts, owed + holes, chosen, found)
+                } else {
+                    None
+                };
+                let plan = chosen.pop().expect("the plan just pushed");
+                give_back(counts, &plan);
+                match more {
+                    Some(false) => return Some(false),
+                    Some(true) => any = true,
+                    None => {}
+                }
+            }
+        }
+        if any {
+            Some(true)
+        } else {
+            self.dead.insert(key);
+            None
+        }
+    }
+
     /// Depth-first cover of `counts` by runs whose lengths make one of the patterns (`used`
     /// counts the 3-, 4- and 5-card pieces placed so far). Each step places the piece holding
     /// the first natural card left, or (once, with `may_discard`) discards it, so every cover
@@ -567,6 +619,38 @@ pub fn find_contract(rules: &Ruleset, deal: u8, hand: &[Card]) -> Option<Vec<Rea
     let mut search = Search::new(rules);
     let mut counts = counts_of(hand);
     search.contract(&reqs, 0, &mut counts, 0, &mut Vec::new())
+}
+
+/// Up to `most` ways to meet deal `deal`'s contract from `hand` that leave different cards in
+/// the hand, in the order of [`find_contract`]'s search (its answer first when there is one):
+/// what a player weighing which cards to keep looks through. Empty in `continental` and for a
+/// hand that holds no contract. Each is as [`find_contract`] describes.
+pub(crate) fn find_contracts(rules: &Ruleset, deal: u8, hand: &[Card], most: usize) -> Vec<Vec<Reading>> {
+    let Contract::Melds(reqs) = rules.contract(deal) else {
+        return Vec::new();
+    };
+    if most == 0 || hand.len() < reqs.iter().map(|r| r.min_len).sum() || hand.len() > usize::from(u8::MAX) {
+        return Vec::new();
+    }
+    let mut reqs = reqs;
+    reqs.sort_by_key(|r| (r.kind != MeldKind::Run, std::cmp::Reverse(r.min_len)));
+    let mut search = Search::new(rules);
+    let mut counts = counts_of(hand);
+    let mut out: Vec<Vec<Reading>> = Vec::new();
+    let mut kept: Vec<Counts> = Vec::new();
+    // Answers that differ only in how the same cards are grouped come often: a few times as
+    // many as wanted are looked at, no more.
+    let mut met = 0;
+    search.contracts(&reqs, 0, &mut counts, 0, &mut Vec::new(), &mut |melds| {
+        met += 1;
+        let laid = counts_of(&melds.iter().flat_map(Reading::cards).collect::<Vec<_>>());
+        if !kept.contains(&laid) {
+            kept.push(laid);
+            out.push(melds);
+        }
+        out.len() < most && met < 8 * most
+    });
+    out
 }
 
 /// `continental`: a way to lay down 15 cards of `hand` (15 or 16 cards) as a going-out
@@ -911,6 +995,52 @@ mod tests {
                 give_back(counts, plan);
                 fits
             })
+    }
+
+    /// `find_contracts` lists distinct answers, each the contract met from the hand, the
+    /// first `find_contract`'s; and hands that hold one often hold others.
+    #[test]
+    fn other_arrangements_of_the_contract_leave_other_cards() {
+        let mut rng = TestRng::new(7);
+        let mut several = 0;
+        for variant in [Variant::MayI, Variant::Contract7, Variant::Push] {
+            let rules = Ruleset::default_for(variant);
+            for deal in 1..=rules.deals() {
+                let Contract::Melds(reqs) = rules.contract(deal) else {
+                    continue;
+                };
+                let least: usize = reqs.iter().map(|r| r.min_len).sum();
+                for _ in 0..60 {
+                    let cards = hand(&rules, least + 1 + rng.below(4), &mut rng);
+                    let all = super::find_contracts(&rules, deal, &cards, 3);
+                    assert!(all.len() <= 3);
+                    assert_eq!(
+                        all.first().cloned(),
+                        super::find_contract(&rules, deal, &cards),
+                        "{variant} {deal}"
+                    );
+                    let mut laid: Vec<Vec<Card>> = Vec::new();
+                    for melds in &all {
+                        assert!(
+                            crate::contract::check(&rules, &Contract::Melds(reqs.clone()), melds).is_ok(),
+                            "{variant} {deal}: {melds:?}"
+                        );
+                        let mut these: Vec<Card> =
+                            melds.iter().flat_map(crate::reading::Reading::cards).collect();
+                        these.sort_unstable();
+                        let mut left = cards.clone();
+                        for c in &these {
+                            let k = left.iter().position(|h| h == c).expect("laid from the hand");
+                            left.swap_remove(k);
+                        }
+                        assert!(!laid.contains(&these), "{variant} {deal}: the same cards twice");
+                        laid.push(these);
+                    }
+                    several += usize::from(all.len() > 1);
+                }
+            }
+        }
+        assert!(several > 10, "only {several} hands with more than one answer");
     }
 
     /// The bound refuses only hands where no plans fit: a contract's, or a single meld's.

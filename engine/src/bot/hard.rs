@@ -11,13 +11,26 @@ use std::collections::HashMap;
 
 use crate::card::Card;
 use crate::game::{Action, BotRng, DrawSource, Game, Knowledge, LegalAction, Phase, Seat, Status};
+use crate::reading::Reading;
 use crate::ruleset::{Ruleset, Variant};
-use crate::search::go_out_shortfall;
+use crate::search::{find_contracts, find_layoffs, go_out_shortfall};
 
 /// Fewest sampled deals per candidate in a round of the halving.
 const MIN_SAMPLES: usize = 4;
 /// Discards tried: the best ones by `normal`'s order.
 const DISCARDS: usize = 5;
+/// Ways to meet the contract looked through when `normal` would go down ...
+const ARRANGEMENTS_SEEN: usize = 8;
+/// ... and the most of them tried besides `normal`'s.
+const ARRANGEMENTS: usize = 2;
+
+/// Whether going down is searched in `rules`' variant (docs/bots.md#hard-going-down): not
+/// going down yet, and other ways to meet the contract. Only in `contract_7`: `continental`
+/// goes out all at once; in `push` a playout stops at the bot's next draw, where a hand not
+/// down yet always pays the premium, and in `push` and `may_i` the search measured no better.
+fn weighs_going_down(rules: &Ruleset) -> bool {
+    rules.variant() == Variant::Contract7
+}
 
 /// The fixed budget of a decision: playouts, shared among the candidates by sequential
 /// halving ([`choose`]), and the turns of
@@ -245,9 +258,79 @@ fn candidates(game: &Game, seat: Seat) -> Vec<Option<Action>> {
             }
             out
         }
-        // Going down, going out, laying off, playing a freed wild: `normal` is right to.
+        (Phase::Play, Action::Meld { melds }) if !game.is_down(seat) && weighs_going_down(rules) => {
+            let mut out = vec![Some(thought.clone())];
+            // Not going down this turn: the discard `normal` would throw from the whole hand.
+            let wait = normal::discard_order(&view)
+                .into_iter()
+                .filter(|&card| !rules.is_wild(card))
+                .map(|card| Action::Discard { card })
+                .find(accepted);
+            out.extend(wait.map(Some));
+            let mut laid: Vec<Card> = melds.iter().flat_map(|m| m.cards.iter().copied()).collect();
+            laid.sort_unstable();
+            out.extend(
+                arrangements(game, seat, &laid)
+                    .into_iter()
+                    .map(|melds| Action::Meld {
+                        melds: melds.iter().map(|r| r.pinned(rules)).collect(),
+                    })
+                    .filter(accepted)
+                    .map(Some),
+            );
+            out
+        }
+        // Going out, laying off, playing a freed wild: `normal` is right to.
         _ => vec![Some(thought)],
     }
+}
+
+/// Other ways for `seat` to meet the contract in `game` than laying `laid` (sorted), at most
+/// [`ARRANGEMENTS`]: the one that leaves the hand worth least, then the one that leaves
+/// fewest cards, once the cards left that lay off on the table (the new melds with it) are
+/// counted out.
+fn arrangements(game: &Game, seat: Seat, laid: &[Card]) -> Vec<Vec<Reading>> {
+    let rules = game.rules();
+    let hand = game.hand(seat);
+    let table: Vec<Reading> = game.table().iter().map(|m| m.reading.clone()).collect();
+    let mut keyed: Vec<(i32, usize, Vec<Reading>)> =
+        find_contracts(rules, game.deal(), hand, ARRANGEMENTS_SEEN)
+            .into_iter()
+            .filter_map(|melds| {
+                let mut these: Vec<Card> = melds.iter().flat_map(Reading::cards).collect();
+                these.sort_unstable();
+                if these == laid {
+                    return None;
+                }
+                let mut left = hand.to_vec();
+                for c in &these {
+                    let k = left.iter().position(|h| h == c)?;
+                    left.swap_remove(k);
+                }
+                let mut after = table.clone();
+                after.extend(melds.iter().cloned());
+                let fits: Vec<Card> = find_layoffs(rules, &left, &after)
+                    .into_iter()
+                    .map(|l| l.card)
+                    .collect();
+                let stays: Vec<Card> = left.into_iter().filter(|c| !fits.contains(c)).collect();
+                let value: i32 = stays.iter().map(|&c| rules.card_value(c).unwrap_or(1)).sum();
+                Some((value, stays.len(), melds))
+            })
+            .collect();
+    let mut out: Vec<Vec<Reading>> = Vec::new();
+    keyed.sort_by_key(|&(value, cards, _)| (value, cards));
+    if let Some((_, _, melds)) = keyed.first() {
+        out.push(melds.clone());
+    }
+    keyed.sort_by_key(|&(value, cards, _)| (cards, value));
+    if let Some((_, _, melds)) = keyed.first()
+        && !out.contains(melds)
+    {
+        out.push(melds.clone());
+    }
+    out.truncate(ARRANGEMENTS);
+    out
 }
 
 /// Plays `game` on with `normal` in every seat until `seat` has had its next turns or the
@@ -451,4 +534,79 @@ fn outs(rules: &Ruleset, hand: &[Card], short: usize, unseen: &[u32]) -> u32 {
         }
     }
     total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Sample, candidates, normal};
+    use crate::game::{Action, Game, GameConfig, Phase, Seat, Seed, Status};
+    use crate::ruleset::{Ruleset, Variant};
+
+    /// The first moment of a game of `normal`s (seed `seed`) where the seat in turn would go
+    /// down, its candidates there and the game.
+    fn first_going_down(
+        variant: Variant,
+        players: usize,
+        seed: u64,
+    ) -> Option<(Game, Seat, Vec<Option<Action>>)> {
+        let config = GameConfig::new(Ruleset::default_for(variant), players);
+        let mut game = Game::new(config, Seed::from_u64(seed)).expect("setup").0;
+        while game.status() == Status::Playing {
+            let (seat, phase) = game.turn()?;
+            let (action, next) = normal::play(&Sample { game: &game, seat })?;
+            if phase == Phase::Play && !game.is_down(seat) && matches!(action, Action::Meld { .. }) {
+                return Some((game.clone(), seat, candidates(&game, seat)));
+            }
+            game = next;
+        }
+        None
+    }
+
+    /// Where `normal` would go down in `contract_7`, `hard` also weighs waiting (a discard from
+    /// the whole hand) and, where the hand meets the contract in other ways, another
+    /// arrangement; each candidate is accepted, `normal`'s meld first.
+    #[test]
+    fn going_down_is_weighed_against_waiting_and_other_arrangements() {
+        let (mut waits, mut others) = (0, 0);
+        for seed in 0..12 {
+            let Some((game, seat, cands)) = first_going_down(Variant::Contract7, 2, seed) else {
+                continue;
+            };
+            let thought = normal::play(&Sample { game: &game, seat }).map(|(a, _)| a);
+            assert_eq!(cands.first(), Some(&thought), "seed {seed}: normal's first");
+            for c in cands.iter().flatten() {
+                assert!(game.apply(seat, c.clone()).is_ok(), "seed {seed}: {c:?} refused");
+            }
+            waits += usize::from(
+                cands
+                    .iter()
+                    .flatten()
+                    .any(|c| matches!(c, Action::Discard { .. })),
+            );
+            others += usize::from(
+                cands
+                    .iter()
+                    .skip(1)
+                    .flatten()
+                    .any(|c| matches!(c, Action::Meld { .. })),
+            );
+            assert!(cands.len() <= 4, "seed {seed}: {} candidates", cands.len());
+        }
+        assert!(waits > 0, "waiting is never a candidate");
+        assert!(others > 0, "another arrangement is never a candidate");
+    }
+
+    /// `may_i` and `push` go down as `normal` does, unsearched (measured no better).
+    #[test]
+    fn may_i_and_push_go_down_unsearched() {
+        for (variant, players) in [(Variant::MayI, 2), (Variant::Push, 4)] {
+            for seed in 0..6 {
+                let Some((game, seat, cands)) = first_going_down(variant, players, seed) else {
+                    continue;
+                };
+                let thought = normal::play(&Sample { game: &game, seat }).map(|(a, _)| a);
+                assert_eq!(cands, vec![thought], "{variant} seed {seed}");
+            }
+        }
+    }
 }
