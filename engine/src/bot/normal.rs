@@ -70,6 +70,11 @@ fn draw_phase<V: SeatView>(view: &V, legal: &[LegalAction]) -> Vec<Action> {
         } else {
             wants_discard(view, top)
         })
+        // Once the stock is the turned-over pile its next card is as plain as the discard: the
+        // better of the two is drawn.
+        && view
+            .next_stock_card()
+            .is_none_or(|next| worth(view, next) <= worth(view, top))
     {
         out.push(Action::Draw {
             source: DrawSource::Discard,
@@ -194,6 +199,39 @@ pub(super) fn wants_discard<V: SeatView>(view: &V, top: Card) -> bool {
     discard_order_of(view, &after).first() != Some(&top)
 }
 
+/// What drawing `card` would do for the hand, to weigh two cards the seat can see (the top
+/// discard, and the next stock card once the stock is the turned-over pile), best greatest:
+/// whether it makes the hand whole ([`completes`]), whether it is worth keeping (it fits and
+/// would not be the very card thrown next), how many cards it goes with.
+fn worth<V: SeatView>(view: &V, card: Card) -> (bool, bool, usize) {
+    let rules = view.rules();
+    let hand = view.hand();
+    let mut after = hand.to_vec();
+    after.push(card);
+    let fit = fits(rules, hand, card);
+    let kept = fit > 0 && discard_order_of(view, &after).first() != Some(&card);
+    (completes(view, card), kept, fit)
+}
+
+/// Whether `card` makes the hand whole at once: it completes the contract (in `continental`, a
+/// way out), or once down it is laid off or, where new melds may follow, makes one.
+fn completes<V: SeatView>(view: &V, card: Card) -> bool {
+    let rules = view.rules();
+    let hand = view.hand();
+    let mut after = hand.to_vec();
+    after.push(card);
+    if view.is_down(view.seat()) {
+        let table: Vec<Reading> = view.table().iter().map(|m| m.reading.clone()).collect();
+        !find_layoffs(rules, &[card], &table).is_empty()
+            || (rules.melds_after_going_down()
+                && find_meld(rules, hand).is_none()
+                && find_meld(rules, &after).is_some())
+    } else {
+        find_contract(rules, view.deal(), hand).is_none()
+            && find_contract(rules, view.deal(), &after).is_some()
+    }
+}
+
 /// Push (docs/rules.md#push-draw): whether to take the top discard rather than draw from the
 /// stock. A stock draw pushes the top discard and a stock card to the seat on the left, two
 /// more cards against that hand: the bot pushes unless the discard does more for it than that
@@ -205,15 +243,7 @@ fn push_takes<V: SeatView>(view: &V, top: Card) -> bool {
     let hand = view.hand();
     let mut after = hand.to_vec();
     after.push(top);
-    let useful = if view.is_down(seat) {
-        let table: Vec<Reading> = view.table().iter().map(|m| m.reading.clone()).collect();
-        !find_layoffs(rules, &[top], &table).is_empty()
-            || (find_meld(rules, hand).is_none() && find_meld(rules, &after).is_some())
-    } else {
-        find_contract(rules, view.deal(), hand).is_none()
-            && find_contract(rules, view.deal(), &after).is_some()
-    };
-    if useful {
+    if completes(view, top) {
         return true;
     }
     let left = next_seat(view);

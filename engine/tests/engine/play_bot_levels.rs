@@ -376,6 +376,33 @@ fn after_a_turn_over_the_stock_is_known_in_order_and_loses_the_cards_drawn() {
 }
 
 #[test]
+fn normal_draws_a_known_stock_card_that_completes_its_contract_over_a_discard_that_only_fits() {
+    // may_i for three, seat 1 deals: seat 2 throws the 4S that completes seat 1's two sets,
+    // seat 0 turns the pile over (drawing the upcard) and throws a 7C, which fits seat 1's
+    // 7H. Seat 1 sees both: the 7C on the pile and the 4S next in the stock.
+    let rules = Ruleset::default_for(Variant::MayI);
+    let hands = ["7C", "3C 3D 3S 4C 4D 7H 9H KC QD JS 10C 6H", "4S"];
+    let deck = stacked_deck(&rules, 3, 1, 1, &hands, "8D", "5H");
+    let (game, _) = stacked_game(rules, 3, 1, vec![deck]);
+    let game = with_stock(&game, 1);
+    let stock = Action::Draw {
+        source: DrawSource::Stock,
+    };
+    let (game, _) = play_checked(&game, Seat(2), stock.clone(), "seat 2 draws the last card");
+    let (game, _) = play_checked(&game, Seat(2), Action::Discard { card: card("4S") }, "4S");
+    let (game, _) = play_checked(&game, Seat(0), stock.clone(), "seat 0 turns the pile over");
+    let (game, _) = play_checked(&game, Seat(0), Action::Discard { card: card("7C") }, "7C");
+    let seen = game.knowledge(Seat(1));
+    assert_eq!(seen.next_stock_card(), Some(card("4S")));
+    assert_eq!(seen.discard_pile().last(), Some(&card("7C")));
+    assert_eq!(
+        game.bot_choice(Seat(1), Level::Normal),
+        Some(stock),
+        "the known 4S completes the contract; the 7C only fits"
+    );
+}
+
+#[test]
 fn hard_and_easy_make_only_legal_moves_out_of_turn_only_claims() {
     for (variant, players, seed) in [
         (Variant::MayI, 3, 7u64),
