@@ -87,6 +87,11 @@ fn draw_phase<V: SeatView>(view: &V, legal: &[LegalAction]) -> Vec<Action> {
         } else {
             wants_discard(view, top)
         })
+        // Once the stock is the turned-over pile its next card is as plain as the discard: the
+        // better of the two is drawn.
+        && view
+            .next_stock_card()
+            .is_none_or(|next| worth(view, next) <= worth(view, top))
     {
         out.push(Action::Draw {
             source: DrawSource::Discard,
@@ -221,6 +226,40 @@ pub(super) fn wants_discard<V: SeatView>(view: &V, top: Card) -> bool {
     discard_order_of(view, &after).first() != Some(&top)
 }
 
+/// What drawing `card` would do for the hand, to weigh two cards the seat can see (the top
+/// discard, and the next stock card once the stock is the turned-over pile), best greatest:
+/// whether it makes the hand whole ([`completes`]), whether it is worth keeping (it fits and
+/// would not be the very card thrown next), how many cards it goes with.
+fn worth<V: SeatView>(view: &V, card: Card) -> (bool, bool, usize) {
+    let rules = view.rules();
+    let hand = view.hand();
+    let mut after = hand.to_vec();
+    after.push(card);
+    let fit = fits(rules, hand, card);
+    let kept = fit > 0 && discard_order_of(view, &after).first() != Some(&card);
+    (completes(view, card), kept, fit)
+}
+
+/// Whether `card` makes the hand whole at once: it completes the contract (in `continental`, a
+/// way out), or once down it is laid off or, where new melds may follow, makes one.
+fn completes<V: SeatView>(view: &V, card: Card) -> bool {
+    let rules = view.rules();
+    let hand = view.hand();
+    let mut after = hand.to_vec();
+    after.push(card);
+    // The hand with the card first: it seldom holds what the hand alone does not, and then
+    // the hand need not be searched.
+    if view.is_down(view.seat()) {
+        layoffs(rules, &[card], readings(view)).next().is_some()
+            || (rules.melds_after_going_down()
+                && find_meld(rules, &after).is_some()
+                && find_meld(rules, hand).is_none())
+    } else {
+        find_contract(rules, view.deal(), &after).is_some()
+            && find_contract(rules, view.deal(), hand).is_none()
+    }
+}
+
 /// Push (docs/rules.md#push-draw): whether to take the top discard rather than draw from the
 /// stock. A stock draw pushes the top discard and a stock card to the seat on the left, two
 /// more cards against that hand: the bot pushes unless the discard does more for it than that
@@ -229,21 +268,12 @@ pub(super) fn wants_discard<V: SeatView>(view: &V, top: Card) -> bool {
 fn push_takes<V: SeatView>(view: &V, top: Card) -> bool {
     let seat = view.seat();
     let rules = view.rules();
+    if completes(view, top) {
+        return true;
+    }
     let hand = view.hand();
     let mut after = hand.to_vec();
     after.push(top);
-    let useful = if view.is_down(seat) {
-        // The hand with the discard first: it seldom holds what the hand alone does not, and
-        // then the hand need not be searched.
-        layoffs(rules, &[top], readings(view)).next().is_some()
-            || (find_meld(rules, &after).is_some() && find_meld(rules, hand).is_none())
-    } else {
-        find_contract(rules, view.deal(), &after).is_some()
-            && find_contract(rules, view.deal(), hand).is_none()
-    };
-    if useful {
-        return true;
-    }
     let left = next_seat(view);
     let partner =
         rules.team_of(left.index()).is_some() && rules.team_of(left.index()) == rules.team_of(seat.index());

@@ -35,6 +35,9 @@ pub(super) trait SeatView {
     fn table(&self) -> &[TableMeld];
     /// The discard pile, bottom first.
     fn discard_pile(&self) -> &[Card];
+    /// The card the next draw from the stock takes, when every seat knows it (the stock is
+    /// the turned-over pile).
+    fn next_stock_card(&self) -> Option<Card>;
     /// Freed wilds the player in turn must still play.
     fn must_play(&self) -> &[Card];
     /// Claims won by each seat this deal.
@@ -85,6 +88,9 @@ impl SeatView for Knowledge {
     }
     fn discard_pile(&self) -> &[Card] {
         Knowledge::discard_pile(self)
+    }
+    fn next_stock_card(&self) -> Option<Card> {
+        Knowledge::next_stock_card(self)
     }
     fn must_play(&self) -> &[Card] {
         Knowledge::must_play(self)
@@ -148,6 +154,9 @@ impl SeatView for Sample<'_> {
     }
     fn discard_pile(&self) -> &[Card] {
         self.game.discard_pile()
+    }
+    fn next_stock_card(&self) -> Option<Card> {
+        self.game.public_stock().last().copied()
     }
     fn must_play(&self) -> &[Card] {
         self.game.must_play()

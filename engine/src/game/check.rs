@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use super::{Game, Repair, Seat, Status};
 use crate::card::{Card, DISTINCT_CARDS};
+use crate::ruleset::Restock;
 
 impl Game {
     /// The first thing in this game that the rules could not have made, if any. The steps:
@@ -50,6 +51,19 @@ impl Game {
         }
         if !(1..=rules.deals()).contains(&self.deal) {
             return Err(format!("deal {} of a game of {} deals", self.deal, rules.deals()));
+        }
+        // A stock turned over is known to every seat (`Game::stock_is_public`): a deal still
+        // played has turned it over no more often than the variant goes on after.
+        let most = match rules.restock() {
+            Restock::Never => 0,
+            Restock::WholePileOnce => 1,
+            Restock::AllButTop => u8::MAX,
+        };
+        if matches!(self.status, Status::Playing | Status::Suspended) && self.exhaustions > most {
+            return Err(format!(
+                "the stock ran out {} times in a deal still played, where this variant turns it over {most} times at most",
+                self.exhaustions
+            ));
         }
         Ok(())
     }
@@ -147,6 +161,21 @@ impl Game {
                     cards: names(&forgotten),
                 });
             }
+        }
+        let (wilds, among) = self.public.buried_wilds();
+        let rules = self.rules();
+        let buried_as_dealt = |wilds: &[Card]| {
+            rules.buries_wild_upcard()
+                && wilds.iter().all(|c| rules.is_wild(*c))
+                && wilds.len() <= among
+                && among >= self.stock.len()
+                && among < rules.pack(players).len()
+        };
+        if !wilds.is_empty() && !buried_as_dealt(wilds) {
+            let forgotten = self.public.forget_buried();
+            repairs.push(Repair::Buried {
+                cards: names(&forgotten),
+            });
         }
         let past = self.table.iter().map(|m| m.id.saturating_add(1)).max();
         if let Some(now) = past.filter(|&p| p > self.next_meld_id) {

@@ -439,6 +439,13 @@ pub enum Repair {
         /// Seats of the game.
         players: usize,
     },
+    /// Wilds were kept as buried in the stock where the rules could not have buried them (not
+    /// `push`, not wild, or a stock larger than it was dealt): forgotten.
+    #[error("[{cards}] were kept as buried in the stock, which the rules could not have made: forgotten")]
+    Buried {
+        /// The wilds forgotten, as written.
+        cards: String,
+    },
     /// The next meld id was not past every meld on the table: moved on.
     #[error("the next meld id was {was}, not past every meld's: now {now}")]
     NextMeldId {
@@ -962,8 +969,10 @@ impl Game {
     ) {
         let rules = self.rules();
         let mut up = deck.pop().expect("a card for the upcard");
+        let mut buried = Vec::new();
         while rules.buries_wild_upcard() && rules.is_wild(up) && !deck.is_empty() {
             events.push(Event::UpcardBuried { card: up });
+            buried.push(up);
             let place = deal::below(rng, deck.len());
             deck.insert(place, up);
             up = deck.pop().expect("the stock is not empty");
@@ -971,6 +980,7 @@ impl Game {
         let first_upcard_claims = rules.first_upcard_claims();
         self.discard.push(up);
         self.stock = deck;
+        self.public.buried(buried, self.stock.len());
         events.push(Event::Upcard {
             card: up,
             stock_count: self.stock.len(),

@@ -317,6 +317,7 @@ impl Game {
             }
             // Turned over without shuffling: the pile's bottom card becomes the stock's top.
             self.stock = turned.into_iter().rev().collect();
+            self.public.stock_turned_over();
             if self.discard.is_empty() {
                 self.offer = None;
                 self.dead = false;
@@ -327,6 +328,14 @@ impl Game {
             });
         }
         self.stock.pop()
+    }
+
+    /// `card` came off the stock to `seat`: in view of all when the stock is the turned-over
+    /// pile, whose order every seat knows.
+    fn drew_from_stock(&mut self, seat: Seat, card: Card) {
+        if self.stock_is_public() {
+            self.public.took(seat, card);
+        }
     }
 
     fn refuse_pending(&mut self, reason: &str, ev: &mut Vec<Event>) {
@@ -365,6 +374,7 @@ impl Game {
                 let to = self.next_active(seat);
                 self.hands[to].extend([top, pushed]);
                 self.public.took(to, top);
+                self.drew_from_stock(to, pushed);
                 ev.push(Event::Pushed {
                     from: seat,
                     to,
@@ -375,6 +385,7 @@ impl Game {
                     return Ok(());
                 };
                 self.hands[i].push(card);
+                self.drew_from_stock(seat, card);
                 ev.push(Event::Drew {
                     seat,
                     source,
@@ -386,6 +397,7 @@ impl Game {
                     return Ok(());
                 };
                 self.hands[i].push(card);
+                self.drew_from_stock(seat, card);
                 ev.push(Event::Drew {
                     seat,
                     source,
@@ -428,6 +440,7 @@ impl Game {
         let penalty = self.stock.pop().expect("claims are refused on an empty stock");
         self.hands[seat].extend([card, penalty]);
         self.public.took(seat, card);
+        self.drew_from_stock(seat, penalty);
         self.dead = true;
         self.offer = None;
         self.claims_won[seat] += 1;

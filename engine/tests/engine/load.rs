@@ -25,8 +25,13 @@ fn refusal(state: Value) -> String {
 
 #[test]
 fn a_game_whose_cards_or_seats_the_rules_could_not_have_made_does_not_load() {
-    let edits: [(&str, Edit, &str); 8] = [
+    let edits: [(&str, Edit, &str); 9] = [
         ("an emptied stock", |s| s["stock"] = json!([]), "missing ["),
+        (
+            "a stock run out twice in a deal still played",
+            |s| s["exhaustions"] = json!(2),
+            "the stock ran out 2 times in a deal still played, where this variant turns it over 1 times at most",
+        ),
         (
             "an emptied stock and discard pile",
             |s| {
@@ -96,12 +101,34 @@ fn a_game_saved_by_an_earlier_version_still_loads() {
     }
     let loaded: Game = serde_json::from_value(earlier).expect("an earlier save loads");
     assert_eq!(loaded.census().len(), 108, "with every card");
+    // `push` kept no buried wilds before: such a save loads with none known.
+    let buried = buried_two();
+    let mut earlier = serde_json::to_value(&buried).expect("json");
+    assert!(earlier["public"]["buried"].is_object(), "{}", earlier["public"]);
+    earlier["public"]
+        .as_object_mut()
+        .expect("public")
+        .remove("buried");
+    let (loaded, repairs) = repaired(earlier);
+    assert!(repairs.is_empty(), "{repairs:?}");
+    assert!(loaded.knowledge(engine::Seat(0)).buried_wilds().0.is_empty());
+    assert_eq!(loaded.census(), buried.census());
     let format = {
         let mut newer = now;
         newer["format"] = json!(engine::GAME_FORMAT + 1);
         refusal(newer)
     };
     assert!(format.contains("newer than this release reads"), "{format}");
+}
+
+/// A game of `push` for four whose upcard, a 2H, was buried in the stock.
+fn buried_two() -> Game {
+    let rules = engine::Ruleset::default_for(Variant::Push);
+    let deck = stacked_deck(&rules, 4, 3, 1, &[], "2H", "");
+    let (game, _) = stacked_game(rules, 4, 3, vec![deck]);
+    let seen = game.knowledge(engine::Seat(0));
+    assert_eq!(seen.buried_wilds().0, [crate::helpers::card("2H")]);
+    game
 }
 
 /// A game of `may_i` for three in which the first seat in turn took the discard: a card the
@@ -129,7 +156,13 @@ fn derived_facts_that_drifted_are_rebuilt_on_load_and_said() {
     assert!(repairs.is_empty(), "a game as the rules made it: {repairs:?}");
     let other = (seat + 1) % 3;
     let elsewhere = game.hand(engine::Seat(other as u8))[0].to_string();
-    let edits: [(&str, Edit, String); 3] = [
+    let edits: [(&str, Edit, String); 4] = [
+        (
+            "a wild buried in the stock of a variant that buries none",
+            |s| s["public"]["buried"] = json!({ "wilds": ["2H"], "among": 70 }),
+            "[2H] were kept as buried in the stock, which the rules could not have made: forgotten"
+                .to_owned(),
+        ),
         (
             "a card known in a hand that does not hold it",
             |s| {

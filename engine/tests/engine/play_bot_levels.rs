@@ -7,7 +7,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use crate::helpers::card;
-use crate::play_helpers::{play_checked, stacked_deck, stacked_game};
+use crate::play_helpers::{play_checked, stacked_deck, stacked_game, with_stock};
 use crate::rng::TestRng;
 
 /// Plays `actions` bot moves of `normal` in every seat (claims asked before each draw).
@@ -29,7 +29,8 @@ fn advance(mut game: Game, actions: usize) -> Game {
 }
 
 /// `game` with every card `seat` cannot see dealt again at random among the places it cannot
-/// see (other hands, but for the cards known to be in them, and the stock), and a seed drawn
+/// see (other hands, but for the cards known to be in them, and the stock, but for its known
+/// cards), and a seed drawn
 /// again, through the saved form: a game that agrees with `game` on everything `seat` sees,
 /// and on nothing it does not (its later deals, its bots' stream).
 fn reshuffle_unseen(game: &Game, seat: Seat, rng: &mut TestRng) -> Game {
@@ -49,7 +50,9 @@ fn reshuffle_unseen(game: &Game, seat: Seat, rng: &mut TestRng) -> Game {
             }
         }
     }
-    for k in 0..json["stock"].as_array().expect("stock").len() {
+    // The stock's known cards (the turned-over pile, bottom first) stay where they are.
+    let known_stock = game.knowledge(seat).stock_known().len();
+    for k in known_stock..json["stock"].as_array().expect("stock").len() {
         places.push((None, k));
     }
     let at = |json: &serde_json::Value, p: (Option<usize>, usize)| match p {
@@ -188,10 +191,26 @@ fn a_bot_decides_from_what_its_seat_sees_only() {
         if game.status() != Status::Playing {
             continue;
         }
+        decisions += same_knowledge_same_decisions(&game, &mut rng);
+    }
+    assert!(
+        decisions >= 10,
+        "the cases made decisions to compare ({decisions})"
+    );
+}
+
+/// Checks that `game` and a game that differs from it only in what a seat cannot see give
+/// that seat the same knowledge and every level the same decision, for the seat in turn and
+/// the next one; returns the decisions compared.
+fn same_knowledge_same_decisions(game: &Game, rng: &mut TestRng) -> usize {
+    let players = game.players();
+    let variant = game.variant();
+    let mut decisions = 0;
+    {
         let (turn, _) = game.turn().expect("playing");
         let out_of_turn = Seat(((turn.index() + 1) % players) as u8);
         for seat in [turn, out_of_turn] {
-            let other = reshuffle_unseen(&game, seat, &mut rng);
+            let other = reshuffle_unseen(game, seat, rng);
             let context = format!("{variant} {players}p seat {seat}");
             let hidden_moved = (0..players).any(|i| other.hand(Seat(i as u8)) != game.hand(Seat(i as u8)));
             assert!(
@@ -232,9 +251,154 @@ fn a_bot_decides_from_what_its_seat_sees_only() {
             }
         }
     }
+    decisions
+}
+
+/// A game of `variant` for `players` played by `normal` until its stock has been turned over
+/// (the stock cut short first, so that it runs out soon), in the draw phase.
+fn turned_over(variant: Variant, players: usize, seed: u64) -> Game {
+    let config = GameConfig::new(Ruleset::default_for(variant), players);
+    let (start, _) = Game::new(config, Seed::from_u64(seed)).expect("setup");
+    let mut game = with_stock(&start, 3);
+    for _ in 0..200 {
+        game = advance(game, 1);
+        if !game.knowledge(Seat(0)).stock_known().is_empty()
+            && game.turn().is_some_and(|(_, phase)| phase == Phase::Draw)
+        {
+            return game;
+        }
+        assert_eq!(game.status(), Status::Playing, "{variant}: the deal goes on");
+    }
+    panic!("{variant}: the stock was not turned over");
+}
+
+#[test]
+fn a_bot_decides_from_what_its_seat_sees_only_once_the_stock_is_known_or_a_wild_buried() {
+    let mut rng = TestRng::new(33);
+    let mut decisions = 0;
+    for (variant, players, seed) in [
+        (Variant::MayI, 3, 1),
+        (Variant::Contract7, 2, 2),
+        (Variant::Continental, 2, 3),
+    ] {
+        let game = turned_over(variant, players, seed);
+        decisions += same_knowledge_same_decisions(&game, &mut rng);
+    }
+    let game = advance(buried_two(), 6);
     assert!(
-        decisions >= 10,
-        "the cases made decisions to compare ({decisions})"
+        !game.knowledge(Seat(0)).buried_wilds().0.is_empty(),
+        "push: a wild is buried"
+    );
+    decisions += same_knowledge_same_decisions(&game, &mut rng);
+    assert!(decisions >= 6, "decisions compared ({decisions})");
+}
+
+/// A game of `push` for four whose upcard was a two, buried in the stock; seat 0 holds the
+/// other two of its kind, so that the buried one is the only one it cannot see.
+fn buried_two() -> Game {
+    let rules = Ruleset::default_for(Variant::Push);
+    let deck = stacked_deck(&rules, 4, 3, 1, &["2H"], "2H", "");
+    let (game, events) = stacked_game(rules, 4, 3, vec![deck]);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, engine::Event::UpcardBuried { card: c } if *c == card("2H"))),
+        "the 2H upcard is buried"
+    );
+    game
+}
+
+#[test]
+fn after_a_turn_over_the_stock_is_known_in_order_and_loses_the_cards_drawn() {
+    let rules = Ruleset::default_for(Variant::MayI);
+    let deck = stacked_deck(&rules, 2, 0, 1, &[], "KS", "");
+    let (game, _) = stacked_game(rules, 2, 0, vec![deck]);
+    let mut game = with_stock(&game, 4);
+    let seen = game.knowledge(Seat(0));
+    assert!(
+        seen.stock_known().is_empty() && seen.next_stock_card().is_none(),
+        "a stock as dealt is unseen"
+    );
+    // Draws and throws the card drawn until the stock is empty; the next draw turns the pile.
+    while game.stock_count() > 0 {
+        let (seat, _) = game.turn().expect("playing");
+        let (drew, _) = play_checked(
+            &game,
+            seat,
+            Action::Draw {
+                source: DrawSource::Stock,
+            },
+            "draw",
+        );
+        let card = *drew.hand(seat).last().expect("drawn");
+        game = play_checked(&drew, seat, Action::Discard { card }, "throw").0;
+    }
+    let pile = game.discard_pile().to_vec();
+    assert_eq!(pile.len(), 5, "the upcard and four throws");
+    let (seat, _) = game.turn().expect("playing");
+    let other = Seat(1 - seat.0);
+    let (game, _) = play_checked(
+        &game,
+        seat,
+        Action::Draw {
+            source: DrawSource::Stock,
+        },
+        "turn over",
+    );
+    // The pile turns over unshuffled: its bottom card is drawn first, its top lies at the bottom.
+    assert_eq!(game.hand(seat).last(), pile.first());
+    let seen = game.knowledge(other);
+    let expected: Vec<_> = pile[1..].iter().rev().copied().collect();
+    assert_eq!(seen.stock_known(), expected.as_slice(), "the stock, bottom first");
+    assert_eq!(seen.next_stock_card(), Some(pile[1]));
+    assert!(
+        seen.known(seat).contains(&pile[0]),
+        "the card drawn from the known stock is known to be in the drawer's hand"
+    );
+    let card = *game.hand(seat).last().expect("drawn");
+    let game = play_checked(&game, seat, Action::Discard { card }, "throw").0;
+    let (game, _) = play_checked(
+        &game,
+        other,
+        Action::Draw {
+            source: DrawSource::Stock,
+        },
+        "draw",
+    );
+    assert_eq!(game.hand(other).last(), Some(&pile[1]), "the card known next");
+    let seen = game.knowledge(seat);
+    assert_eq!(
+        seen.stock_known(),
+        &expected[..3],
+        "one card fewer, the rest in order"
+    );
+    assert_eq!(seen.next_stock_card(), Some(pile[2]));
+}
+
+#[test]
+fn normal_draws_a_known_stock_card_that_completes_its_contract_over_a_discard_that_only_fits() {
+    // may_i for three, seat 1 deals: seat 2 throws the 4S that completes seat 1's two sets,
+    // seat 0 turns the pile over (drawing the upcard) and throws a 7C, which fits seat 1's
+    // 7H. Seat 1 sees both: the 7C on the pile and the 4S next in the stock.
+    let rules = Ruleset::default_for(Variant::MayI);
+    let hands = ["7C", "3C 3D 3S 4C 4D 7H 9H KC QD JS 10C 6H", "4S"];
+    let deck = stacked_deck(&rules, 3, 1, 1, &hands, "8D", "5H");
+    let (game, _) = stacked_game(rules, 3, 1, vec![deck]);
+    let game = with_stock(&game, 1);
+    let stock = Action::Draw {
+        source: DrawSource::Stock,
+    };
+    let (game, _) = play_checked(&game, Seat(2), stock.clone(), "seat 2 draws the last card");
+    let (game, _) = play_checked(&game, Seat(2), Action::Discard { card: card("4S") }, "4S");
+    let (game, _) = play_checked(&game, Seat(0), stock.clone(), "seat 0 turns the pile over");
+    let (game, _) = play_checked(&game, Seat(0), Action::Discard { card: card("7C") }, "7C");
+    let seen = game.knowledge(Seat(1));
+    assert_eq!(seen.next_stock_card(), Some(card("4S")));
+    assert_eq!(seen.discard_pile().last(), Some(&card("7C")));
+    assert_eq!(
+        game.bot_choice(Seat(1), Level::Normal),
+        Some(stock),
+        "the known 4S completes the contract; the 7C only fits"
     );
 }
 

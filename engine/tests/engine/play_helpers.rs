@@ -61,11 +61,23 @@ pub fn assert_known_held(game: &Game, context: &str) {
         - game.discard_pile().len()
         - (0..n).map(|i| game.hand(Seat(i as u8)).len()).sum::<usize>()
         - game.table().iter().map(|m| m.reading.len()).sum::<usize>();
+    let stock_known = knowledge.stock_known();
     assert_eq!(
         knowledge.unseen().len(),
-        hidden + game.stock_count() + aside,
+        hidden + game.stock_count() - stock_known.len() + aside,
         "{context}: the unseen cards fill the unseen places"
     );
+    // The stock's known cards are its bottom cards in order (checked as often as the saved
+    // form is: it is the only way to the stock from outside).
+    if !stock_known.is_empty() && game.deal_actions() % 8 == 0 {
+        let json = serde_json::to_value(game).expect("json");
+        let stock: Vec<Card> = serde_json::from_value(json["stock"].clone()).expect("the stock");
+        assert_eq!(
+            &stock[..stock_known.len()],
+            stock_known,
+            "{context}: the stock's known cards"
+        );
+    }
 }
 
 /// Checks hand sizes after `events` took `before` to `after`.
