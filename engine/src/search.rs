@@ -295,7 +295,8 @@ impl<'a> Search<'a> {
         Some(readings)
     }
 
-    /// Depth-first over the contract's requirements; `chosen` holds the plans so far.
+    /// Depth-first over the contract's requirements; `chosen` holds the plans so far. The
+    /// first answer of [`Search::contracts`].
     fn contract(
         &mut self,
         reqs: &[Requirement],
@@ -304,41 +305,17 @@ impl<'a> Search<'a> {
         owed: usize,
         chosen: &mut Vec<Plan>,
     ) -> Option<Vec<Reading>> {
-        let Some(req) = reqs.get(step) else {
-            let readings = self.realise(chosen, counts)?;
-            return contract::check(self.rules, &Contract::Melds(reqs.to_vec()), &readings).ok();
-        };
-        let key = (step as u8, *counts, owed as u8, [0; 3]);
-        if self.dead.contains(&key) {
-            return None;
-        }
-        let cards_left: usize = counts.iter().map(|&c| usize::from(c)).sum::<usize>() - owed;
-        let still_needed: usize = reqs[step..].iter().map(|r| r.min_len).sum();
-        if cards_left >= still_needed && self.might_hold(&reqs[step..], counts, owed) {
-            let budget = self.wilds_left(counts) - owed;
-            for plan in self.plans(req.kind, req.min_len, counts, budget) {
-                take(counts, &plan);
-                let holes = plan.holes();
-                let affordable = owed + holes <= self.wilds_left(counts);
-                chosen.push(plan);
-                let found = if affordable {
-                    self.contract(reqs, step + 1, counts, owed + holes, chosen)
-                } else {
-                    None
-                };
-                let plan = chosen.pop().expect("the plan just pushed");
-                give_back(counts, &plan);
-                if found.is_some() {
-                    return found;
-                }
-            }
-        }
-        self.dead.insert(key);
-        None
+        let mut first = None;
+        self.contracts(reqs, step, counts, owed, chosen, &mut |readings| {
+            first = Some(readings);
+            false
+        });
+        first
     }
 
-    /// [`Search::contract`], going on past the first answer: every answer met is handed to
-    /// `found` until it says it has enough (`false`). Whether anything was met below.
+    /// Depth-first over the contract's requirements, every answer met handed to `found` until
+    /// it says it has enough (`false`); `chosen` holds the plans so far. Whether anything was
+    /// met below.
     fn contracts(
         &mut self,
         reqs: &[Requirement],
