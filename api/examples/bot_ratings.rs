@@ -5,10 +5,10 @@
 //! rating. Prints the file `api/src/domain/bot_ratings.json` holds.
 //!
 //! ```text
-//! nice -n 10 cargo run -p continental --example bot_ratings -- --seeds 30 > api/src/domain/bot_ratings.json
+//! nice -n 10 cargo run -p continental --example bot_ratings -- --seeds 100 > api/src/domain/bot_ratings.json
 //! ```
 //!
-//! Options: `--seeds N` (default 30: 60 games a pairing), `--first N` (first seed, default 1).
+//! Options: `--seeds N` (default 100: 200 games a pairing), `--first N` (first seed, default 1).
 //! The engine is built at `opt-level = 2` even in dev (the workspace's profile), so a dev build
 //! serves; it runs on one thread.
 
@@ -65,7 +65,7 @@ fn arg(name: &str, default: u64) -> u64 {
 
 fn main() {
     use Level::{Easy, Hard, Normal};
-    let seeds = arg("--seeds", 30);
+    let seeds = arg("--seeds", 100);
     let first = arg("--first", 1);
     let model = RatingModel::default();
     let mut rows = Vec::new();

@@ -38,14 +38,14 @@ export function sizesWords(sizes) {
   return `${sorted.slice(0, -1).join(", ")} or ${sorted[sorted.length - 1]} players`;
 }
 
-/** A bot level with its rating, as the lobby shows it ("normal · 1,492"), the dot read as
+/** A bot level with its rating, as the lobby shows it ("normal · 1,387"), the dot read as
  * "rating". @param {{level: string, rating: {display: number}}} bot */
 export function levelWithRating(bot) {
   return h("span", { class: "level-rating" }, bot.level, h("span", { "aria-hidden": "true" }, " · "),
     h("span", { class: "visually-hidden" }, ", rating "), ratingText(bot.rating));
 }
 
-/** Who a waiting ticket may meet, in words: "… bots (normal · 1,492) fill the empty seats".
+/** Who a waiting ticket may meet, in words: "… bots (normal · 1,387) fill the empty seats".
  * @param {{level: string, rating: {display: number}, after_seconds: number} | null | undefined} bots
  * @returns {(string | Node)[]} */
 export function botsWords(bots) {

@@ -652,7 +652,7 @@ const shown = (page, sel) => textWithout(page, sel, ".visually-hidden");
 /** What a screen reader reads of an element: its text without what is hidden from it. */
 const heard = (page, sel) => textWithout(page, sel, '[aria-hidden="true"]');
 
-/** A figure as the page writes it ("1,492"). */
+/** A figure as the page writes it ("1,387"). */
 const figure = (n) => new Intl.NumberFormat("en-US").format(n);
 
 /** `may_i`'s bot levels as `GET /v1/bots` rates them at `base`'s public tenant: level -> rating. */

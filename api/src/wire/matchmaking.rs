@@ -187,7 +187,7 @@ pub struct TicketBots {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({"id": "0b7e3a52-5f0c-4d7e-9a43-2f7d1c9e8b10", "status": "waiting", "variant": "may_i",
     "sizes": [2, 3, 4], "async": false, "created_at": "2026-11-28T06:00:00Z", "expires_at": "2026-11-28T06:10:00Z",
-    "waited_seconds": 12, "bots": {"level": "normal", "rating": {"mean": 24.87, "deviation": 2.49, "display": 1492},
+    "waited_seconds": 12, "bots": {"level": "normal", "rating": {"mean": 23.12, "deviation": 1.5, "display": 1387},
     "after_seconds": 30}, "match": null}))]
 pub struct TicketView {
     /// The ticket's id: whoever holds it reads and cancels the ticket.
