@@ -295,24 +295,6 @@ impl<'a> Search<'a> {
         Some(readings)
     }
 
-    /// Depth-first over the contract's requirements; `chosen` holds the plans so far. The
-    /// first answer of [`Search::contracts`].
-    fn contract(
-        &mut self,
-        reqs: &[Requirement],
-        step: usize,
-        counts: &mut Counts,
-        owed: usize,
-        chosen: &mut Vec<Plan>,
-    ) -> Option<Vec<Reading>> {
-        let mut first = None;
-        self.contracts(reqs, step, counts, owed, chosen, &mut |readings| {
-            first = Some(readings);
-            false
-        });
-        first
-    }
-
     /// Depth-first over the contract's requirements, every answer met handed to `found` until
     /// it says it has enough (`false`); `chosen` holds the plans so far. Whether anything was
     /// met below.
@@ -595,7 +577,12 @@ pub fn find_contract(rules: &Ruleset, deal: u8, hand: &[Card]) -> Option<Vec<Rea
     reqs.sort_by_key(|r| (r.kind != MeldKind::Run, std::cmp::Reverse(r.min_len)));
     let mut search = Search::new(rules);
     let mut counts = counts_of(hand);
-    search.contract(&reqs, 0, &mut counts, 0, &mut Vec::new())
+    let mut first = None;
+    search.contracts(&reqs, 0, &mut counts, 0, &mut Vec::new(), &mut |readings| {
+        first = Some(readings);
+        false
+    });
+    first
 }
 
 /// Up to `most` ways to meet deal `deal`'s contract from `hand` that leave different cards in
