@@ -554,6 +554,15 @@ impl HostedGame {
             && (0..self.seats.len()).all(|i| !matches!(self.played_by(i), "player" | "open"))
     }
 
+    /// Whether the server alone plays this table, or played it to its end: every seat a
+    /// bot's, on autopilot or left, in play or finished. What a change that leaves a table so
+    /// is counted as on an open server (docs/operations.md#bots): a table of `easy` or
+    /// `normal` bots plays to its end inside the request that leaves it to them.
+    pub fn bots_only(&self) -> bool {
+        matches!(self.status(), GameStatus::Playing | GameStatus::Finished)
+            && (0..self.seats.len()).all(|i| !matches!(self.played_by(i), "player" | "open"))
+    }
+
     /// The seed commitment clients get when the game is created.
     pub fn seed_commitment(&self) -> String {
         Game::seed_commitment(&self.seed)
@@ -577,6 +586,17 @@ impl HostedGame {
             Some(s) if s.generation != generation => Err(HostedGameError::TokenReplaced),
             Some(s) if s.kind == SeatKind::Player => Ok(()),
             _ => Err(HostedGameError::NotAPlayer),
+        }
+    }
+
+    /// The generation of `seat` whose token a quick-play ticket seated there may still have:
+    /// the seat's first, while it is a player's. Once the studio reissued its token or gave it
+    /// to a bot, the ticket's id no longer opens it (`None`), as a rematch's first token
+    /// stops opening a reissued seat ([`HostedGame::take_reserved`]).
+    pub fn ticket_generation(&self, seat: u8) -> Option<u32> {
+        match self.seats.get(usize::from(seat)) {
+            Some(s) if s.kind == SeatKind::Player && s.generation == 0 => Some(0),
+            _ => None,
         }
     }
 

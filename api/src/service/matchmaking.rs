@@ -189,7 +189,8 @@ fn not_found(id: Uuid) -> ApiError {
 
 /// The view of ticket `row` at `now` (unix ms): for a waiting ticket, the bots its table gets
 /// if nobody comes (the level the matcher would choose for the ticket alone); for a matched
-/// ticket, its seat's token of the seat's current generation, read from its game.
+/// ticket, its seat's token while the seat is still in its first generation (read from its
+/// game): none once the studio reissued it or gave the seat to a bot.
 async fn view(state: &AppState, row: &TicketRow, now: i64) -> Result<TicketView, ApiError> {
     let (status, until) = match row.status {
         TicketStatus::Waiting | TicketStatus::Placing => (TicketState::Waiting, now.min(row.expires_at)),
@@ -201,16 +202,16 @@ async fn view(state: &AppState, row: &TicketRow, now: i64) -> Result<TicketView,
         (TicketStatus::Matched, Some(game), Some(seat)) => {
             let seat = u8::try_from(seat).map_err(ApiError::unexpected)?;
             let generation = match state.db.game(game).await? {
-                Some(g) => HostedGame::load(g.id, &g.state)?
-                    .seats
-                    .get(usize::from(seat))
-                    .map_or(0, |s| s.generation),
-                None => 0,
+                Some(g) => HostedGame::load(g.id, &g.state)?.ticket_generation(seat),
+                None => None,
             };
             Some(TicketMatch {
                 game_id: game,
                 seat,
-                token: state.keys.issue(game, seat, generation)?,
+                token: generation
+                    .map(|generation| state.keys.issue(game, seat, generation))
+                    .transpose()?,
+                token_replaced: generation.is_none(),
             })
         }
         _ => None,

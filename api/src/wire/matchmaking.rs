@@ -165,8 +165,13 @@ pub struct TicketMatch {
     pub game_id: Uuid,
     /// The seat, from 0.
     pub seat: u8,
-    /// The seat's token (as `POST /v1/games` gives a named seat).
-    pub token: String,
+    /// The seat's token (as `POST /v1/games` gives a named seat), while the ticket still opens
+    /// the seat; `null` once it does not (`token_replaced`).
+    pub token: Option<String>,
+    /// `true` once the ticket's id no longer opens its seat: the studio reissued the seat's
+    /// token (`POST /v1/games/{id}/seats/{seat}/token`) or gave the seat to a bot, or the
+    /// game is gone. Only the studio's newer token opens it then.
+    pub token_replaced: bool,
 }
 
 /// The bots a waiting ticket's table gets when nobody comes in time.

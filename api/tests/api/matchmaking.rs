@@ -562,6 +562,69 @@ async fn a_studios_tickets_are_its_own_and_one_per_waiting_player() {
     }
 }
 
+/// A ticket's id opens its seat only until the studio reissues that seat's token: then the
+/// ticket, read with no key, says so and mints no token, and only the studio's token opens it.
+#[actix_web::test]
+async fn a_ticket_opens_its_seat_no_more_once_the_studio_reissued_its_token() {
+    for backend in backends() {
+        let app = spawn(&backend, settings(None, 600), true).await;
+        let ann = queue(
+            &app,
+            Some(ACME),
+            &json!({"player": "u-1", "name": "Ann", "variant": "may_i", "sizes": [2]}),
+        )
+        .await;
+        queue(
+            &app,
+            Some(ACME),
+            &json!({"player": "u-2", "name": "Bob", "variant": "may_i", "sizes": [2]}),
+        )
+        .await;
+        let id = ann["id"].as_str().expect("an id");
+        let matched = settled(&app, None, id).await;
+        assert_eq!(
+            matched["match"]["token_replaced"], false,
+            "{backend:?}: {matched}"
+        );
+        let first = matched["match"]["token"].as_str().expect("a token").to_owned();
+        let game = matched["match"]["game_id"].as_str().expect("a game").to_owned();
+        let seat = matched["match"]["seat"].as_u64().expect("a seat");
+        let view = format!("/v1/games/{game}");
+        app.get_as(&view, &first)
+            .await
+            .ok("the ticket's token opens the seat");
+
+        let reissued = app
+            .post_with_key(&format!("{view}/seats/{seat}/token"), ACME, &json!({}), &[])
+            .await
+            .ok("the studio reissues the seat's token");
+        let studios = reissued["token"].as_str().expect("a token");
+        let after = read(&app, None, id).await;
+        assert_eq!(after["status"], "matched", "{backend:?}: {after}");
+        assert_eq!(after["match"]["game_id"], game.as_str(), "{backend:?}: {after}");
+        assert_eq!(
+            after["match"]["token"],
+            Value::Null,
+            "{backend:?}: the ticket mints no token after the reissue: {after}"
+        );
+        assert_eq!(after["match"]["token_replaced"], true, "{backend:?}: {after}");
+        let followed = app.get(&format!("{TICKETS}/{id}/events")).await.text();
+        assert!(
+            followed.contains(r#""token":null"#) && followed.contains(r#""token_replaced":true"#),
+            "{backend:?}: the stream says the same: {followed}"
+        );
+        app.get_as(&view, &first)
+            .await
+            .assert_problem(401, "unauthorized", "the ticket's token, reissued");
+        assert_eq!(
+            app.get_as(&view, studios).await.ok("the studio's token")["you"]["seat"].as_u64(),
+            Some(seat),
+            "{backend:?}"
+        );
+        app.clean_up().await;
+    }
+}
+
 #[actix_web::test]
 async fn the_studios_webhook_hears_of_each_match_and_asynchronous_tables_keep_a_clock() {
     for backend in backends() {
