@@ -20,12 +20,17 @@
 #      rating's transaction and the changes written into the game), on SQLite and on
 #      PostgreSQL: `cargo bench -p continental --bench rating_pass` (api/benches/rating_pass.rs),
 #      GAMES finished rated games (default 200) made first, unmeasured.
+#   8. (PHASES with 8) leaderboards at BOARD_PLAYERS (default 1,000,000) rated players of one
+#      tenant, made by SQL: the first page, a page at depth DEEP (default 900,000) and a
+#      player's rank with the page around them, at the database (EXPLAIN ANALYZE) and through
+#      HTTP, and the same for BEFORE_BIN where it has the query (bench/board.sh).
 # With BEFORE_BIN naming another build of the service (say, of an older commit, built with
 # `cargo build --release` in a worktree of its own), parts 1 and 2 measure it too, in the same
-# rounds and against the same references, its turn alternating with this build's.
+# rounds and against the same references, its turn alternating with this build's; part 8 too.
 # Usage: bench/run.sh   (env: PGURL=postgres://postgres@127.0.0.1:5432, STREAMS=1000, ROUNDS=2,
 #                       PHASES=123 to choose the parts, CITUS_DB for part 4, BEFORE_BIN for
-#                       parts 1 and 2, GAMES for part 7, RUST_LOG for the servers' log level)
+#                       parts 1, 2 and 8, GAMES for part 7, BOARD_PLAYERS and DEEP for part 8,
+#                       RUST_LOG for the servers' log level)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PGURL=${PGURL:-postgres://postgres@127.0.0.1:5432}
@@ -47,7 +52,7 @@ need psql postgresql-client
 need taskset util-linux
 
 PHASES=${PHASES:-123}
-if [[ $PHASES == *[1-6]* ]]; then
+if [[ $PHASES == *[1-68]* ]]; then
 echo "== building (release)"
 cargo build --release -q -p continental -p continental-bench
 # Copies: another build may replace the shared binaries while this runs.
@@ -73,6 +78,7 @@ SQL_TPS=(); SQL_P99=(); ACT_RPS=(); ACT_P99=(); ACT_CPU=(); STREAM_LINE=
 OLD_VAL_RPS=(); OLD_VAL_P99=(); OLD_VAL_CPU=(); OLD_ACT_RPS=(); OLD_ACT_P99=(); OLD_ACT_CPU=()
 BOTS_P99=(); BOTS_RATE=(); PACED_P99=(); PACED_RATE=(); PEOPLE_P99=(); PEOPLE_RATE=()
 OFF_RPS=(); OFF_P99=(); DEAD_RPS=(); DEAD_P99=(); DEAD_DROPPED=
+BOARD_ROWS=()
 if [[ $PHASES == *1* ]]; then
 echo "== 1. validator vs bare framework (wrk -t2 -c64 -d5s, servers on core 0, wrk on core 1)"
 BIND=127.0.0.1:28080 taskset -c 0 "$WORK/hello-ref" & PIDS+=($!)
@@ -293,6 +299,11 @@ psql_admin "DROP DATABASE IF EXISTS continental_traced WITH (FORCE)"
 fi
 psql_admin "DROP DATABASE IF EXISTS continental_bench WITH (FORCE)"
 psql_admin "DROP DATABASE IF EXISTS continental_ref WITH (FORCE)"
+if [[ $PHASES == *8* ]]; then
+    need jq jq
+    # shellcheck source=bench/board.sh
+    source bench/board.sh
+fi
 if [[ $PHASES == *7* ]]; then
 echo "== 7. rating a finished game: the claim, then rate and write, on SQLite and PostgreSQL ($(load))"
 PGURL=$PGURL cargo bench -q -p continental --bench rating_pass | tee "$WORK/rating.out"
@@ -337,6 +348,13 @@ row "a person's moves/s, 3 hard bots vs full speed" "$(mean "${BOTS_RATE[@]}")" 
 row "actions/s, traces to a dead collector vs off" "$(mean "${DEAD_RPS[@]}")" "$(mean "${OFF_RPS[@]}")" "$(ratio "$(mean "${DEAD_RPS[@]}")" "$(mean "${OFF_RPS[@]}")")" ">= 0.95"
 row "action p99 ms, dead collector vs off" "$(mean "${DEAD_P99[@]}")" "$(mean "${OFF_P99[@]}")" "$(ratio "$(mean "${DEAD_P99[@]}")" "$(mean "${OFF_P99[@]}")")" ""
 row "spans dropped by the dead collector's run" "${DEAD_DROPPED:--}" "" "" ""
+if [[ ${#BOARD_ROWS[@]} -gt 0 ]]; then
+    echo "   leaderboards at $BOARD_PLAYERS players (part 8), ms: database first page, deep page, rank and page around; HTTP the same"
+    for line in "${BOARD_ROWS[@]}"; do
+        IFS='|' read -r label a b c d e f <<<"$line"
+        printf '   %-12s db %8s %8s %8s   http %8s %8s %8s\n' "$label" "$a" "$b" "$c" "$d" "$e" "$f"
+    done
+fi
 if [[ -n ${RATING_LINES:-} ]]; then
     echo "   rating a finished game (part 7):"
     echo "$RATING_LINES"

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::config::Secret;
+use crate::wire::CursorSeal;
 
 /// Why a request's seat token is refused. Mapped to a status in `error.rs`.
 #[derive(Debug, thiserror::Error)]
@@ -133,6 +134,7 @@ pub struct Keys {
     decoding: DecodingKey,
     validation: Validation,
     spectator_validation: Validation,
+    cursors: CursorSeal,
 }
 
 impl std::fmt::Debug for Keys {
@@ -158,7 +160,14 @@ impl Keys {
             decoding: DecodingKey::from_secret(secret.as_bytes()),
             validation: validation_for(AUDIENCE),
             spectator_validation: validation_for(SPECTATOR_AUDIENCE),
+            cursors: CursorSeal::new(secret.as_bytes()),
         }
+    }
+
+    /// The seal of the cursors of paged reads, of the same secret: a cursor one replica gave
+    /// reads on every other.
+    pub fn cursors(&self) -> &CursorSeal {
+        &self.cursors
     }
 
     /// A spectator token for `game`.

@@ -379,8 +379,9 @@ impl From<StoreError> for ApiError {
             StoreError::BotTablesFull(limit) => ApiError::conflict(
                 Code::BotTablesFull,
                 format!(
-                    "this server plays at most {limit} tables of bots alone at once, and this would make one more: \
-                     keep a person at the table, or try again when one has finished"
+                    "this server plays at most {limit} tables of bots alone at once, each holding its place for \
+                     {hold} s after it ends, and this would make one more: keep a person at the table, or try again later",
+                    hold = crate::store::BOT_TABLE_HOLD_SECS
                 ),
             ),
             // Seen only if the first request's key vanished before this one could replay it.

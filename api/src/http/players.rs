@@ -9,7 +9,7 @@ use crate::service;
 use crate::state::AppState;
 use crate::store::GameListing;
 use crate::wire::{
-    BoardQuery, BotsResponse, Code, GamesPage, LeaderboardPage, PageQuery, PlayerResponse, Problem,
+    BoardQuery, BotsResponse, Code, GamesPage, Invalid, LeaderboardPage, PageQuery, PlayerResponse, Problem,
     decode_board_cursor, decode_cursor, player_id,
 };
 
@@ -72,7 +72,11 @@ pub async fn player_games(
         status: None,
         player: None,
         limit: query.limit()?,
-        after: query.cursor.as_deref().map(decode_cursor).transpose()?,
+        after: query
+            .cursor
+            .as_deref()
+            .map(|c| decode_cursor(state.keys.cursors(), c))
+            .transpose()?,
     };
     Ok(HttpResponse::Ok().json(service::player_games(&state, &tenant, player, listing).await?))
 }
@@ -81,17 +85,22 @@ pub async fn player_games(
 ///
 /// The key's tenant's players rated in the variant, by their conservative rating (the mean
 /// less three deviations) down, equal values by player id; bots are not on the board. Pass
-/// `next_cursor` as `cursor` for the next page.
+/// `next_cursor` as `cursor` for the next page. With `around`, the page where that player
+/// stands: their `player` entry with its rank, the entries around it, and the board's size
+/// (`players`).
 #[utoipa::path(
     get, path = "/v1/leaderboards/{variant}", tag = "players",
     params(("variant" = String, Path, description = "`may_i`, `contract_7`, `continental` or `push`."), BoardQuery),
     security(("api_key" = [])),
     responses(
-        (status = 200, description = "A page of the leaderboard; `next_cursor` fetches the next.", body = LeaderboardPage),
-        (status = 400, description = "A `limit` outside 1 to 200 (`invalid_limit`), a `cursor` this leaderboard did not give \
-            (`invalid_cursor`), a bad query string (`invalid_query`).", body = Problem, content_type = "application/problem+json"),
+        (status = 200, description = "A page of the leaderboard; `next_cursor` fetches the next. With `around`, the page \
+            around the player, with their entry (`player`) and the board's size (`players`).", body = LeaderboardPage),
+        (status = 400, description = "A `limit` outside 1 to 200 (`invalid_limit`), a `cursor` this server did not give for \
+            this leaderboard (`invalid_cursor`), a bad `around` (`invalid_player`), `around` with `cursor` or a bad query \
+            string (`invalid_query`).", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such variant (`unknown_variant`).", body = Problem, content_type = "application/problem+json")
+        (status = 404, description = "No such variant (`unknown_variant`); with `around`, a player with no rating in the \
+            variant at the key's tenant (`player_not_found`).", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[get("/v1/leaderboards/{variant}")]
@@ -107,8 +116,28 @@ pub async fn leaderboard(
         .parse()
         .map_err(|e: engine::RulesetError| ApiError::not_found(Code::UnknownVariant, e.to_string()))?;
     let limit = query.limit()?;
-    let after = query.cursor.as_deref().map(decode_board_cursor).transpose()?;
-    Ok(HttpResponse::Ok().json(service::leaderboard(&state, &tenant, variant, limit, after).await?))
+    let page = match (&query.cursor, &query.around) {
+        (Some(_), Some(_)) => {
+            return Err(Invalid::new(
+                Code::InvalidQuery,
+                "`around` and `cursor` ask for different pages: send one",
+            )
+            .into());
+        }
+        (None, Some(around)) => {
+            let player = player_id(around.clone())
+                .map_err(|e| Invalid::new(Code::InvalidPlayer, format!("`around`: {}", e.detail)))?;
+            service::around(&state, &tenant, variant, limit, &player).await?
+        }
+        (cursor, None) => {
+            let after = cursor
+                .as_deref()
+                .map(|c| decode_board_cursor(state.keys.cursors(), variant, c))
+                .transpose()?;
+            service::leaderboard(&state, &tenant, variant, limit, after).await?
+        }
+    };
+    Ok(HttpResponse::Ok().json(page))
 }
 
 /// The bot levels' ratings.

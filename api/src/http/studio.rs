@@ -8,7 +8,6 @@ use super::extract::JsonBody;
 use crate::error::ApiError;
 use crate::service;
 use crate::state::AppState;
-use crate::store::GameListing;
 use crate::wire::{
     EndGameRequest, EndReason, GamesPage, ListGamesQuery, Problem, SeatBotRequest, SeatTokenResponse,
     SpectatorTokenResponse, StudioActionResponse, WebhookStatus,
@@ -38,7 +37,7 @@ pub async fn list_games(
     query: web::Query<ListGamesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let tenant = state.server_keys.tenant(&req)?;
-    let listing = GameListing::try_from(query.into_inner())?;
+    let listing = query.into_inner().listing(state.keys.cursors())?;
     Ok(HttpResponse::Ok().json(service::list_games(&state, &tenant, listing).await?))
 }
 

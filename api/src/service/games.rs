@@ -11,8 +11,7 @@ use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
 use crate::store::{
-    BotTableLimit, GameRow, GameUpdate, KeyRef, Lock, NewGame, On, Outcome, Store, StoreError,
-    StoredResponse, now_ms,
+    GameRow, GameUpdate, KeyRef, Lock, NewGame, On, Outcome, Store, StoreError, StoredResponse, now_ms,
 };
 use crate::wire::{
     CreateGameResponse, CreatedSeat, IfMatch, JoinResponse, Joining, NewGameSpec, SeatName, etag,
@@ -55,13 +54,8 @@ pub async fn create_game(
         .may_seat(seats.iter().filter_map(SeatRecord::plays_as))?;
     // A server open to anyone plays only so many tables of bots alone: each costs CPU with no
     // person to wait for (docs/operations.md#bots). Counted as the game is inserted.
-    let bot_tables =
-        (!state.server_keys.enabled() && seats.iter().all(|s| s.kind == SeatKind::Bot)).then(|| {
-            BotTableLimit {
-                tenant: tenant.as_str().to_owned(),
-                limit: state.limits.open_bot_tables,
-            }
-        });
+    let bot_tables = (!state.server_keys.enabled() && seats.iter().all(|s| s.kind == SeatKind::Bot))
+        .then(|| super::open_bot_table_limit(state, tenant));
     let webhook = webhook_url.map(|u| (u.0.to_string(), new_secret()));
     let mut table = HostedGame::new(config, seed.unwrap_or_else(random_seed), seats)?;
     table.set_clock(clock);

@@ -25,7 +25,7 @@ pub use hints::hints;
 pub use matchmaking::{cancel_ticket, create_ticket, match_pass, match_periodically, ticket, ticket_events};
 pub use moves::{act, autopilot};
 pub use pace::pace_bots;
-pub use players::{bot_ratings, leaderboard, player, player_games};
+pub use players::{around, bot_ratings, leaderboard, player, player_games};
 pub use ratings::{needs_server_key, rate, rate_due, rate_games};
 pub use rematch::{Asker, rematch};
 pub use replay::replay;
@@ -39,7 +39,7 @@ use crate::error::ApiError;
 use crate::metrics::Metrics;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
-use crate::store::{BotTableLimit, GameUpdate, NewEvent, SeatRow, Store, now_ms};
+use crate::store::{BOT_TABLE_HOLD_SECS, BotTableLimit, GameUpdate, NewEvent, SeatRow, Store, now_ms};
 
 /// The calendar year (UTC) now: the engine reads no clock, so the service gives it the year
 /// a game starts in and the year of each request to resume (docs/rules.md#suspension).
@@ -74,13 +74,20 @@ fn seats_changed(before: &[&str], table: &HostedGame) -> Vec<SeatRow> {
 }
 
 /// The limit a change must be admitted under: on a server open to anyone, one that leaves
-/// `table` to bots alone when it was not (`was_alone`) (docs/operations.md#bots).
-/// Such a server has one tenant, the default.
+/// `table` to bots alone when it was not (`was_alone`), in play or already played to its end
+/// (docs/operations.md#bots). Such a server has one tenant, the default.
 fn bot_table_limit(state: &AppState, was_alone: bool, table: &HostedGame) -> Option<BotTableLimit> {
-    (!state.server_keys.enabled() && !was_alone && table.bots_alone()).then(|| BotTableLimit {
-        tenant: Tenant::default().as_str().to_owned(),
+    (!state.server_keys.enabled() && !was_alone && table.bots_only())
+        .then(|| open_bot_table_limit(state, &Tenant::default()))
+}
+
+/// The open server's limit on tables of bots alone of `tenant`, now.
+fn open_bot_table_limit(state: &AppState, tenant: &Tenant) -> BotTableLimit {
+    BotTableLimit {
+        tenant: tenant.as_str().to_owned(),
         limit: state.limits.open_bot_tables,
-    })
+        finished_since: crate::store::now() - BOT_TABLE_HOLD_SECS,
+    }
 }
 
 /// The row of seat `seat` only: what a join or a vacated seat changes.

@@ -9,7 +9,7 @@ use crate::domain::{Participant, PlayerId};
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
-use crate::store::{BoardCursor, GameListing, Store};
+use crate::store::{BoardCursor, BoardRow, GameListing, Store};
 use crate::wire::{
     BotRatingView, BotsResponse, Code, GamesPage, LeaderboardEntry, LeaderboardPage, PlayerRatingView,
     PlayerResponse, RecordView, encode_board_cursor,
@@ -92,32 +92,109 @@ pub async fn leaderboard(
         .await?;
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
-    let mut entries = Vec::with_capacity(rows.len());
-    for (row, rank) in rows.iter().zip(ranked + 1..) {
-        let Some(Participant::Player(player)) = Participant::from_key(&row.participant) else {
-            return Err(ApiError::unexpected(format!(
-                "a leaderboard row of {}",
-                row.participant
-            )));
-        };
-        entries.push(LeaderboardEntry {
-            rank,
-            player: player.as_str().to_owned(),
-            rating: row.rating.into(),
-            conservative: row.rating.conservative_display(),
-            games: row.games,
-        });
-    }
-    let next_cursor = more.then(|| rows.last()).flatten().map(|last| {
+    let entries = entries(&rows, ranked + 1)?;
+    Ok(LeaderboardPage {
+        next_cursor: next_cursor(state, variant, more, &rows, ranked),
+        entries,
+        player: None,
+        players: None,
+    })
+}
+
+/// The page of `tenant`'s leaderboard in `variant` around `player`: `limit` entries at most,
+/// half of them (rounded down) above the player, the player, the rest below, filled from the
+/// other side where the board ends sooner; with the player's own entry and the board's size.
+///
+/// # Errors
+/// `player_not_found` for a player with no rating in the variant at the tenant; the store's
+/// failure.
+pub async fn around(
+    state: &AppState,
+    tenant: &Tenant,
+    variant: Variant,
+    limit: u32,
+    player: &PlayerId,
+) -> Result<LeaderboardPage, ApiError> {
+    let key = Participant::Player(player.clone()).key();
+    // Enough rows either side to fill the page from the other when the board ends.
+    let standing = state
+        .db
+        .standing(tenant.as_str(), variant, &key, limit - 1, limit - 1)
+        .await?
+        .ok_or_else(|| {
+            ApiError::not_found(
+                Code::PlayerNotFound,
+                format!(
+                    "player {player} has no rating in {} at this key's tenant: they are on its board once a rated game of it ends",
+                    variant.id()
+                ),
+            )
+        })?;
+    let room = limit as usize - 1;
+    let mut above = standing.above.len().min(limit as usize / 2);
+    let below = standing.below.len().min(room - above);
+    above = standing.above.len().min(room - below);
+    let more = standing.below.len() > below;
+    let first = (standing.ahead + 1).saturating_sub(above as u64).max(1);
+    let mut rows = standing.above;
+    rows.drain(..rows.len() - above);
+    rows.push(standing.own);
+    rows.extend(standing.below.into_iter().take(below));
+    let entries = entries(&rows, first)?;
+    let own = entries
+        .iter()
+        .find(|e| e.rank == standing.ahead + 1)
+        .cloned()
+        .ok_or_else(|| ApiError::unexpected("the player's own entry is on their page"))?;
+    Ok(LeaderboardPage {
+        next_cursor: next_cursor(state, variant, more, &rows, first - 1),
+        entries,
+        player: Some(own),
+        players: Some(standing.players),
+    })
+}
+
+/// Board rows as entries, the first of rank `first`.
+fn entries(rows: &[BoardRow], first: u64) -> Result<Vec<LeaderboardEntry>, ApiError> {
+    rows.iter()
+        .zip(first..)
+        .map(|(row, rank)| {
+            let Some(Participant::Player(player)) = Participant::from_key(&row.participant) else {
+                return Err(ApiError::unexpected(format!(
+                    "a leaderboard row of {}",
+                    row.participant
+                )));
+            };
+            Ok(LeaderboardEntry {
+                rank,
+                player: player.as_str().to_owned(),
+                rating: row.rating.into(),
+                conservative: row.rating.conservative_display(),
+                games: row.games,
+            })
+        })
+        .collect()
+}
+
+/// The cursor after `rows` (ranked after `ranked` rows before them), when `more` follow.
+fn next_cursor(
+    state: &AppState,
+    variant: Variant,
+    more: bool,
+    rows: &[BoardRow],
+    ranked: u64,
+) -> Option<String> {
+    more.then(|| rows.last()).flatten().map(|last| {
         encode_board_cursor(
+            state.keys.cursors(),
+            variant,
             &BoardCursor {
                 conservative: last.conservative,
                 participant: last.participant.clone(),
             },
             ranked + rows.len() as u64,
         )
-    });
-    Ok(LeaderboardPage { entries, next_cursor })
+    })
 }
 
 /// Every bot level's rating in every variant at `tenant`: its row, or its seed before any rated

@@ -31,10 +31,13 @@ pub async fn list_games(
     let more = rows.len() > listing.limit as usize;
     rows.truncate(listing.limit as usize);
     let next_cursor = more.then(|| rows.last()).flatten().map(|r| {
-        encode_cursor(&Cursor {
-            created_us: r.created_us,
-            id: r.game.id,
-        })
+        encode_cursor(
+            state.keys.cursors(),
+            &Cursor {
+                created_us: r.created_us,
+                id: r.game.id,
+            },
+        )
     });
     let games = rows
         .iter()

@@ -18,7 +18,7 @@ use super::{
 };
 use super::{
     BoardCursor, BoardRow, GameListing, Live, PlayerRecord, Pool, PoolDecision, RatingDue, RatingWrite,
-    TicketRow, Tickets,
+    Standing, TicketRow, Tickets,
 };
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
 use crate::domain::TicketStatus;
@@ -338,6 +338,16 @@ impl Store for Database {
         after: Option<&BoardCursor>,
     ) -> Result<Vec<BoardRow>, StoreError> {
         dispatch!(self, "leaderboard", s => s.leaderboard(tenant, variant, limit, after))
+    }
+    async fn standing(
+        &self,
+        tenant: &str,
+        variant: engine::Variant,
+        participant: &str,
+        above: u32,
+        below: u32,
+    ) -> Result<Option<Standing>, StoreError> {
+        dispatch!(self, "standing", s => s.standing(tenant, variant, participant, above, below))
     }
 }
 

@@ -105,16 +105,26 @@ pub struct SeatRow {
     pub player: Option<String>,
 }
 
+/// How long a table of bots alone keeps its place under the open server's limit once it is
+/// over: a table of `easy` or `normal` bots plays to its end inside the request that makes it,
+/// so that without this hold it would never count, and a loop of such requests could take
+/// every core (docs/operations.md#bots).
+pub const BOT_TABLE_HOLD_SECS: i64 = 60;
+
 /// The open server's limit on tables of bots alone (docs/operations.md#bots), which a write
 /// that leaves a table to bots alone is admitted under: only while fewer than `limit` other
-/// tables of `tenant` play with bots alone, counted under a lock that every such write takes
-/// in its own transaction, so that two at once cannot both take the last place.
+/// tables of `tenant` play with bots alone or finished so since `finished_since`, counted
+/// under a lock that every such write takes in its own transaction, so that two at once
+/// cannot both take the last place.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BotTableLimit {
     /// The tenant whose tables count.
     pub tenant: String,
     /// How many may play at once.
     pub limit: u32,
+    /// Unix seconds: a table of bots alone that finished at or after this still holds its
+    /// place.
+    pub finished_since: i64,
 }
 
 /// A game as a tenant's listing shows it.
@@ -529,6 +539,18 @@ pub trait Store {
         limit: u32,
         after: Option<&BoardCursor>,
     ) -> Result<Vec<BoardRow>, StoreError>;
+    /// Where `participant` (a player's key) stands on `tenant`'s leaderboard in `variant`: their
+    /// row, how many players are ahead of them and on the board, the `above` rows just ahead
+    /// and up to `below + 1` rows just behind, all read in one snapshot; `None` when they have
+    /// no rating in the variant.
+    async fn standing(
+        &self,
+        tenant: &str,
+        variant: engine::Variant,
+        participant: &str,
+        above: u32,
+        below: u32,
+    ) -> Result<Option<Standing>, StoreError>;
 }
 
 /// A finished, rated game claimed for rating ([`Store::claim_ratings`]).
@@ -592,6 +614,21 @@ pub struct BoardCursor {
     pub conservative: f64,
     /// Its participant key (`player:<id>`).
     pub participant: String,
+}
+
+/// Where a player stands on a leaderboard ([`Store::standing`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standing {
+    /// Their row.
+    pub own: BoardRow,
+    /// Players ahead of them: their rank less one.
+    pub ahead: u64,
+    /// Players on the board.
+    pub players: u64,
+    /// The rows just ahead of them, in the board's order.
+    pub above: Vec<BoardRow>,
+    /// The rows just behind them, in the board's order.
+    pub below: Vec<BoardRow>,
 }
 
 /// A row of a leaderboard.

@@ -21,6 +21,7 @@ use super::{
 };
 use super::{
     BoardCursor, BoardRow, GameListing, Lock, On, PlayerRating, PlayerRecord, RatingDue, RatingWrite,
+    Standing,
 };
 use crate::telemetry::traces::{POSTGRESQL, Statement as _};
 

@@ -7,6 +7,51 @@ pub(super) fn keys(participants: &[crate::domain::Participant]) -> Vec<String> {
     participants.iter().map(crate::domain::Participant::key).collect()
 }
 
+/// Buckets of a leaderboard's counts per unit of the conservative value: a power of two, so
+/// that a bucket's bounds and a value's bucket are exact in floating point, as the database
+/// compares them (about one display point a bucket).
+const BUCKETS_PER_UNIT: f64 = 64.0;
+
+/// The bucket of `board_counts` a player of conservative value `conservative` is counted in.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a conservative value is a few hundred units at most: its bucket fits"
+)]
+pub(super) fn bucket(conservative: f64) -> i64 {
+    (conservative * BUCKETS_PER_UNIT).floor() as i64
+}
+
+/// The value where bucket `bucket` ends: every value of the bucket is below it.
+#[expect(clippy::cast_precision_loss, reason = "a bucket is far below 2^53: exact")]
+pub(super) fn bucket_end(bucket: i64) -> f64 {
+    (bucket + 1) as f64 / BUCKETS_PER_UNIT
+}
+
+/// How `board_counts` changes when the players `inserted` (their rows made at their unrated
+/// value, `stored`) and the ratings `written` (each row's value before, in `stored`) land:
+/// per bucket, in the buckets' order (the order two ratings lock them in), no bucket left
+/// unchanged.
+pub(super) fn bucket_changes(
+    inserted: &[String],
+    stored: &std::collections::HashMap<String, crate::domain::Rating>,
+    written: &[(String, crate::domain::Rating)],
+) -> Vec<(i64, i64)> {
+    let on_board = |key: &str| key.starts_with("player:");
+    let mut changes = std::collections::BTreeMap::<i64, i64>::new();
+    for key in inserted.iter().filter(|k| on_board(k)) {
+        if let Some(unrated) = stored.get(key) {
+            *changes.entry(bucket(unrated.conservative())).or_default() += 1;
+        }
+    }
+    for (key, rating) in written.iter().filter(|(k, _)| on_board(k)) {
+        if let Some(before) = stored.get(key) {
+            *changes.entry(bucket(before.conservative())).or_default() -= 1;
+            *changes.entry(bucket(rating.conservative())).or_default() += 1;
+        }
+    }
+    changes.into_iter().filter(|(_, n)| *n != 0).collect()
+}
+
 /// Up to `limit` games of `due` (the table, or one of its shards) waiting to be rated and not
 /// leased at `now`, the longest waiting first.
 pub(super) fn rating_candidates_sql(due: &str, now: &str, limit: &str) -> String {
@@ -14,6 +59,10 @@ pub(super) fn rating_candidates_sql(due: &str, now: &str, limit: &str) -> String
         "SELECT game_id, tenant, due_at FROM {due} WHERE lease_until <= {now} ORDER BY due_at LIMIT {limit}"
     )
 }
+
+/// The columns of a leaderboard's row ([`BoardRow`](super::BoardRow)).
+pub(super) const BOARD_COLUMNS: &str =
+    "SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative";
 
 /// A game that may be claimed for rating.
 #[derive(serde::Deserialize)]
@@ -131,8 +180,16 @@ macro_rules! ratings_sql {
                         .push_bind(0_i64)
                         .push_bind(at);
                 });
-                insert.push(" ON CONFLICT (tenant, variant, participant) DO NOTHING");
-                insert.build().execute(&mut *tx).await.map_err(StoreError::from)?;
+                insert.push(" ON CONFLICT (tenant, variant, participant) DO NOTHING RETURNING participant");
+                let inserted = insert
+                    .build()
+                    .fetch_all(&mut *tx)
+                    .await
+                    .map_err(StoreError::from)?
+                    .iter()
+                    .map(|r| r.try_get::<String, _>("participant"))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(StoreError::from)?;
                 let mut held = sqlx::QueryBuilder::<$db>::new(
                     "SELECT participant, mean, deviation FROM ratings WHERE tenant = ",
                 );
@@ -200,6 +257,21 @@ macro_rules! ratings_sql {
                     .await
                     .map_err(StoreError::from)?;
                 }
+                // The leaderboard's counts move in the same transaction (docs/ratings.md#leaderboards).
+                let written: Vec<_> = write.rows.iter().map(|r| (r.participant.key(), r.rating)).collect();
+                let changes = super::ratings::bucket_changes(&inserted, &stored, &written);
+                if !changes.is_empty() {
+                    let mut counts = sqlx::QueryBuilder::<$db>::new(
+                        "INSERT INTO board_counts (tenant, variant, bucket, players) ",
+                    );
+                    counts.push_values(&changes, |mut row, (bucket, n)| {
+                        row.push_bind(tenant).push_bind(variant.id()).push_bind(*bucket).push_bind(*n);
+                    });
+                    counts.push(
+                        " ON CONFLICT (tenant, variant, bucket) DO UPDATE SET players = board_counts.players + excluded.players",
+                    );
+                    counts.build().execute(&mut *tx).await.map_err(StoreError::from)?;
+                }
                 tx.commit().await.map_err(StoreError::from)?;
                 Ok(write.changes)
             }
@@ -246,9 +318,11 @@ macro_rules! ratings_sql {
                 })
             }
 
-            /// [`Store::leaderboard`]: one page of the tenant's players in `variant` by keyset,
-            /// the conservative value as the database computes it (which the cursor keeps), ties
-            /// by the key's bytes ($lock's dialect names the collation that compares them so).
+            /// [`Store::leaderboard`]: one page of the tenant's players in `variant` by keyset
+            /// on the index `ratings_keyset` (the conservative value negated, so that the board's
+            /// order is the index's ascending one, then the key's bytes), the conservative value
+            /// as the database computes it (which the cursor keeps): a range of the index, however
+            /// deep the page.
             pub(super) async fn leaderboard_in(
                 &self,
                 tenant: &str,
@@ -257,41 +331,145 @@ macro_rules! ratings_sql {
                 after: Option<&BoardCursor>,
             ) -> Result<Vec<BoardRow>, StoreError> {
                 let bytes = Self::BYTE_ORDER;
-                let mut query = sqlx::QueryBuilder::<$db>::new(
-                    "SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative FROM ratings WHERE tenant = ",
-                );
+                let mut query = sqlx::QueryBuilder::<$db>::new(super::ratings::BOARD_COLUMNS);
                 query
+                    .push(" FROM ratings WHERE tenant = ")
                     .push_bind(tenant)
                     .push(" AND variant = ")
                     .push_bind(variant.id())
                     .push(" AND participant LIKE 'player:%'");
                 if let Some(after) = after {
+                    // The scalar bound is the one SQLite's planner ranges on; the row value is
+                    // the exact keyset (and PostgreSQL's range).
                     query
-                        .push(" AND ((mean - 3 * deviation) < ")
-                        .push_bind(after.conservative)
-                        .push(" OR ((mean - 3 * deviation) = ")
-                        .push_bind(after.conservative)
-                        .push(format!(" AND participant{bytes} > "))
+                        .push(" AND 3 * deviation - mean >= ")
+                        .push_bind(-after.conservative)
+                        .push(format!(" AND (3 * deviation - mean, participant{bytes}) > ("))
+                        .push_bind(-after.conservative)
+                        .push(", ")
                         .push_bind(after.participant.as_str())
-                        .push("))");
+                        .push(")");
                 }
                 query
-                    .push(format!(" ORDER BY conservative DESC, participant{bytes} LIMIT "))
+                    .push(format!(" ORDER BY 3 * deviation - mean, participant{bytes} LIMIT "))
                     .push_bind(i64::from(limit) + 1);
                 let rows = query.build().fetch_all(&self.pool).await?;
-                rows.iter()
-                    .map(|r| {
-                        Ok(BoardRow {
-                            participant: r.try_get("participant")?,
-                            rating: crate::domain::Rating {
-                                mean: r.try_get("mean")?,
-                                deviation: r.try_get("deviation")?,
-                            },
-                            games: r.try_get("games")?,
-                            conservative: r.try_get("conservative")?,
-                        })
-                    })
-                    .collect()
+                rows.iter().map(Self::board_row).collect()
+            }
+
+            /// [`Store::standing`]: the player's row read, then, in one statement (one
+            /// snapshot), their row again with the players ahead (the counts of the buckets
+            /// above theirs, and the rows of their own bucket ahead of them: a short range of
+            /// the index) and on the board, the rows just above and just below; read again if
+            /// their rating moved in between.
+            pub(super) async fn standing_in(
+                &self,
+                tenant: &str,
+                variant: engine::Variant,
+                participant: &str,
+                above: u32,
+                below: u32,
+            ) -> Result<Option<Standing>, StoreError> {
+                let bytes = Self::BYTE_ORDER;
+                let mut attempt = 0;
+                loop {
+                    attempt += 1;
+                    let Some(own) = sqlx::query(
+                        "SELECT mean, deviation FROM ratings WHERE tenant = $1 AND variant = $2 AND participant = $3",
+                    )
+                    .bind(tenant)
+                    .bind(variant.id())
+                    .bind(participant)
+                    .fetch_optional(&self.pool)
+                    .await?
+                    else {
+                        return Ok(None);
+                    };
+                    let rating = crate::domain::Rating {
+                        mean: own.try_get("mean")?,
+                        deviation: own.try_get("deviation")?,
+                    };
+                    let negated = -rating.conservative();
+                    let bucket = super::ratings::bucket(rating.conservative());
+                    let board = "FROM ratings WHERE tenant = $1 AND variant = $2 AND participant LIKE 'player:%'";
+                    let text = format!(
+                        "SELECT * FROM (SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative, \
+                           0 AS side, \
+                           CAST((SELECT COALESCE(SUM(players), 0) FROM board_counts WHERE tenant = $1 AND variant = $2 AND bucket > $5) \
+                             + (SELECT COUNT(*) {board} AND 3 * deviation - mean > $6 AND 3 * deviation - mean <= $4 \
+                                AND (3 * deviation - mean, participant{bytes}) < ($4, $3)) AS BIGINT) AS ahead, \
+                           CAST((SELECT COALESCE(SUM(players), 0) FROM board_counts WHERE tenant = $1 AND variant = $2) AS BIGINT) AS players \
+                         FROM ratings WHERE tenant = $1 AND variant = $2 AND participant = $3) AS own \
+                         UNION ALL \
+                         SELECT * FROM (SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative, \
+                           -1 AS side, CAST(0 AS BIGINT) AS ahead, CAST(0 AS BIGINT) AS players {board} \
+                           AND 3 * deviation - mean <= $4 AND (3 * deviation - mean, participant{bytes}) < ($4, $3) \
+                           ORDER BY 3 * deviation - mean DESC, participant{bytes} DESC LIMIT $7) AS above \
+                         UNION ALL \
+                         SELECT * FROM (SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative, \
+                           1 AS side, CAST(0 AS BIGINT) AS ahead, CAST(0 AS BIGINT) AS players {board} \
+                           AND 3 * deviation - mean >= $4 AND (3 * deviation - mean, participant{bytes}) > ($4, $3) \
+                           ORDER BY 3 * deviation - mean, participant{bytes} LIMIT $8) AS below"
+                    );
+                    let rows = sqlx::query(sqlx::AssertSqlSafe(text))
+                        .bind(tenant)
+                        .bind(variant.id())
+                        .bind(participant)
+                        .bind(negated)
+                        .bind(bucket)
+                        .bind(-super::ratings::bucket_end(bucket))
+                        .bind(i64::from(above))
+                        .bind(i64::from(below) + 1)
+                        .fetch_all(&self.pool)
+                        .await?;
+                    let mut standing = None;
+                    let (mut ahead_rows, mut below_rows) = (Vec::new(), Vec::new());
+                    for r in &rows {
+                        let side: i32 = r.try_get("side")?;
+                        let row = Self::board_row(r)?;
+                        match side {
+                            0 => {
+                                let count = |c: &str| -> Result<u64, StoreError> {
+                                    let n: i64 = r.try_get(c)?;
+                                    Ok(u64::try_from(n).unwrap_or(0))
+                                };
+                                standing = Some((row, count("ahead")?, count("players")?));
+                            }
+                            s if s < 0 => ahead_rows.push(row),
+                            _ => below_rows.push(row),
+                        }
+                    }
+                    let Some((own, ahead, players)) = standing else {
+                        return Ok(None);
+                    };
+                    // Rated between the two reads: read again (a third time, take what it says).
+                    if own.rating != rating && attempt < 3 {
+                        continue;
+                    }
+                    let key = |r: &BoardRow| (-r.conservative, r.participant.clone());
+                    ahead_rows.sort_by(|a, b| key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal));
+                    below_rows.sort_by(|a, b| key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal));
+                    return Ok(Some(Standing {
+                        own,
+                        ahead,
+                        players,
+                        above: ahead_rows,
+                        below: below_rows,
+                    }));
+                }
+            }
+
+            /// A row of [`BOARD_COLUMNS`](super::ratings::BOARD_COLUMNS).
+            fn board_row(r: &<$db as sqlx::Database>::Row) -> Result<BoardRow, StoreError> {
+                Ok(BoardRow {
+                    participant: r.try_get("participant")?,
+                    rating: crate::domain::Rating {
+                        mean: r.try_get("mean")?,
+                        deviation: r.try_get("deviation")?,
+                    },
+                    games: r.try_get("games")?,
+                    conservative: r.try_get("conservative")?,
+                })
             }
 
             /// The changes kept with game `game` of `tenant` once it was rated.

@@ -11,11 +11,16 @@ use super::write::{DeliveryWrite, EventWrite, KeyWrite};
 use super::{EventRow, GameListing, GameRow, StoreError};
 use crate::domain::GameStatus;
 
-/// Tables of tenant `$1` in play with bots alone, game `$2` aside: no seat is a person's or
-/// open (the seats table's `kind` says who plays each seat now, autopilot and leavers
-/// included). The open server's limit counts them (docs/operations.md#bots).
-pub(super) const BOT_TABLES_SQL: &str = "SELECT COUNT(*) AS n FROM games g WHERE g.tenant = $1 AND g.status = 'playing' \
-    AND g.id <> $2 AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind IN ('player', 'open'))";
+/// Tables of tenant `$1` in play with bots alone, or over so at or after `$3` (unix
+/// seconds), game `$2` aside: no seat is a person's or open (the seats table's `kind` says who
+/// plays each seat now, autopilot and leavers included). The open server's limit counts them
+/// (docs/operations.md#bots). The ones over are read by the
+/// partial index `games_swept` (whose condition the text repeats, as SQLite needs), on
+/// `updated_at`.
+pub(super) const BOT_TABLES_SQL: &str = "SELECT (SELECT COUNT(*) FROM games g WHERE g.tenant = $1 AND g.status = 'playing' \
+    AND g.id <> $2 AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind IN ('player', 'open'))) \
+    + (SELECT COUNT(*) FROM games g WHERE g.status IN ('finished', 'void') AND g.updated_at >= $3 AND g.tenant = $1 \
+    AND g.id <> $2 AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind IN ('player', 'open'))) AS n";
 
 /// The lock that every write making a table of bots alone takes before it counts them: the
 /// tenant's row `bot_tables:<tenant>` of `settings`, written (made if missing) so that it is
@@ -378,6 +383,17 @@ macro_rules! sql_store {
                 after: Option<&BoardCursor>,
             ) -> Result<Vec<BoardRow>, StoreError> {
                 self.leaderboard_in(tenant, variant, limit, after).await
+            }
+
+            async fn standing(
+                &self,
+                tenant: &str,
+                variant: engine::Variant,
+                participant: &str,
+                above: u32,
+                below: u32,
+            ) -> Result<Option<Standing>, StoreError> {
+                self.standing_in(tenant, variant, participant, above, below).await
             }
 
             async fn origin(&self, id: Uuid) -> Result<Option<Origin>, StoreError> {
@@ -786,7 +802,8 @@ macro_rules! sql_store {
             }
 
             /// Takes the limit's lock in `tx` (see `BOT_TABLES_LOCK_SQL`), then counts
-            /// `limit.tenant`'s tables of bots alone in play, game `id` aside: a write that would
+            /// `limit.tenant`'s tables of bots alone in play or finished since
+            /// `limit.finished_since`, game `id` aside: a write that would
             /// make one more than `limit.limit` is [`StoreError::BotTablesFull`].
             pub(super) async fn count_bot_tables(
                 tx: &mut <$db as sqlx::Database>::Connection,
@@ -800,6 +817,7 @@ macro_rules! sql_store {
                 let n: i64 = sqlx::query(BOT_TABLES_SQL)
                     .bind(&limit.tenant)
                     .bind(id)
+                    .bind(limit.finished_since)
                     .fetch_one(&mut *tx)
                     .await?
                     .try_get("n")?;

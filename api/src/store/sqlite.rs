@@ -20,6 +20,7 @@ use super::{
 };
 use super::{
     BoardCursor, BoardRow, GameListing, Lock, On, PlayerRating, PlayerRecord, RatingDue, RatingWrite,
+    Standing,
 };
 use crate::telemetry::traces::{SQLITE, Statement as _};
 

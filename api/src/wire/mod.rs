@@ -2,6 +2,7 @@
 //! `TryFrom`), response bodies and problem documents, as the OpenAPI document describes them.
 //! No I/O, and no HTTP status: a bad request is an [`Invalid`], mapped in `error.rs`.
 
+mod cursor;
 mod etag;
 mod events;
 mod game;
@@ -16,6 +17,7 @@ mod rules;
 mod studio;
 
 pub use crate::domain::GameStatus;
+pub use cursor::CursorSeal;
 pub use etag::{IfMatch, StaleVersion, etag, matches_if_none_match};
 pub use events::{
     EventsQuery, EventsResponse, GameEvent, LoggedEvent, ReplayResponse, ReplayStep, STREAM_ERRORS,

@@ -1,15 +1,13 @@
 //! Players, their ratings and leaderboards on the wire (docs/api.md#players,
 //! docs/api.md#leaderboards).
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use engine::Variant;
 use engine::bot::Level;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::studio::{DEFAULT_LIMIT, MAX_LIMIT};
-use super::{Code, Invalid};
+use super::{Code, CursorSeal, Invalid};
 use crate::domain::{Rating, RatingChange};
 use crate::store::BoardCursor;
 
@@ -129,8 +127,8 @@ pub struct PageQuery {
     pub limit: Option<u32>,
     /// The `next_cursor` of the page before.
     #[param(
-        pattern = r"^[A-Za-z0-9_-]{32}$",
-        example = "AAZg62WzvkBvHB9Tik5MOZ0MP49bDmoR"
+        pattern = r"^[A-Za-z0-9_-]{48}$",
+        example = "AAYNj1WzvkAF20uw24x2PeiYFthKHUWiTE1Bnq0Uw85rNTcR"
     )]
     pub cursor: Option<String>,
 }
@@ -143,12 +141,22 @@ pub struct BoardQuery {
     /// Entries per page, 1 to 200 (default 50).
     #[param(example = 50, minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
-    /// The `next_cursor` of the page before.
+    /// The `next_cursor` of the page before (a cursor this server gave for this variant's
+    /// board; any other text is `400 invalid_cursor`).
     #[param(
-        pattern = r"^[A-Za-z0-9_-]{22,400}$",
-        example = "QDmAAAAAAAAAAAAAAAAAAXBsYXllcjp1LTEyMw"
+        pattern = r"^[A-Za-z0-9_-]{48,730}$",
+        example = "QDmAAAAAAAAAAAAAAAAAA3BsYXllcjp1LTEyM34Nbwl65DPzfHM1ww"
     )]
     pub cursor: Option<String>,
+    /// The page around this player (the studio's id): their rank, and the entries just above
+    /// and below them (`player` and `players` in the answer). Not with `cursor`.
+    #[param(
+        example = "u-123",
+        min_length = 1,
+        max_length = 128,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*$"
+    )]
+    pub around: Option<String>,
 }
 
 impl BoardQuery {
@@ -190,12 +198,18 @@ impl PageQuery {
 pub struct LeaderboardPage {
     /// The players, by `conservative` down, equal values by player id.
     pub entries: Vec<LeaderboardEntry>,
-    /// The `cursor` of the next page; null on the last page.
+    /// The `cursor` of the next page (after the last entry); null on the last page.
     pub next_cursor: Option<String>,
+    /// With `around`: the player's own entry (also among `entries`), with their rank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<LeaderboardEntry>,
+    /// With `around`: how many players are on the board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<u64>,
 }
 
 /// One player on a leaderboard.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct LeaderboardEntry {
     /// Their place on the board, from 1.
     pub rank: u64,
@@ -209,58 +223,55 @@ pub struct LeaderboardEntry {
     pub games: i64,
 }
 
+/// What a cursor of `variant`'s leaderboard is sealed as: a cursor of one board reads on no
+/// other.
+fn board_kind(variant: Variant) -> String {
+    format!("leaderboard:{}", variant.id())
+}
+
 /// A leaderboard's cursor as the opaque text clients send back: the last row's conservative
-/// value (its IEEE bits, 8 bytes big-endian), its rank (8 bytes) and its participant key, in
-/// unpadded base64url.
-pub fn encode_board_cursor(cursor: &BoardCursor, rank: u64) -> String {
+/// value (its IEEE bits, 8 bytes big-endian), its rank (8 bytes) and its participant key,
+/// sealed ([`CursorSeal`]) for `variant`'s board.
+pub fn encode_board_cursor(seal: &CursorSeal, variant: Variant, cursor: &BoardCursor, rank: u64) -> String {
     let mut bytes = Vec::with_capacity(16 + cursor.participant.len());
     bytes.extend_from_slice(&cursor.conservative.to_bits().to_be_bytes());
     bytes.extend_from_slice(&rank.to_be_bytes());
     bytes.extend_from_slice(cursor.participant.as_bytes());
-    URL_SAFE_NO_PAD.encode(bytes)
+    seal.seal(&board_kind(variant), &bytes)
 }
 
-/// Reads a leaderboard's cursor sent back, with the rank of its row.
+/// Reads a cursor of `variant`'s leaderboard sent back, with the rank of its row.
 ///
 /// # Errors
-/// `invalid_cursor` for anything [`encode_board_cursor`] did not write.
-pub fn decode_board_cursor(text: &str) -> Result<(BoardCursor, u64), Invalid> {
+/// `invalid_cursor` for anything [`encode_board_cursor`] did not write with this seal for
+/// this variant.
+pub fn decode_board_cursor(
+    seal: &CursorSeal,
+    variant: Variant,
+    text: &str,
+) -> Result<(BoardCursor, u64), Invalid> {
     let invalid = || {
         Invalid::new(
             Code::InvalidCursor,
-            "`cursor` is not a next_cursor of this leaderboard",
+            format!(
+                "`cursor` is not a next_cursor this server gave for the {} leaderboard: start again without one",
+                variant.id()
+            ),
         )
     };
-    if text.len() < 22
-        || !text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-    {
+    let bytes = seal.open(&board_kind(variant), text).ok_or_else(invalid)?;
+    if bytes.len() < 16 {
         return Err(invalid());
     }
-    // Any text of the document's pattern reads as some place on the board, as a listing's
-    // cursor does: a made-up one gives some page, never an error.
-    let whole = &text[..text.len() - usize::from(text.len() % 4 == 1)];
-    let lenient = base64::engine::GeneralPurpose::new(
-        &base64::alphabet::URL_SAFE,
-        base64::engine::GeneralPurposeConfig::new()
-            .with_encode_padding(false)
-            .with_decode_allow_trailing_bits(true)
-            .with_decode_padding_mode(base64::engine::DecodePaddingMode::RequireNone),
-    );
-    let bytes = lenient.decode(whole).map_err(|_| invalid())?;
     let (bits, rest) = bytes.split_at(8);
     let (rank, key) = rest.split_at(8);
     let conservative = f64::from_bits(u64::from_be_bytes(bits.try_into().map_err(|_| invalid())?));
-    let rank = u64::from_be_bytes(rank.try_into().map_err(|_| invalid())?) % (1 << 53);
+    let rank = u64::from_be_bytes(rank.try_into().map_err(|_| invalid())?);
+    let participant = String::from_utf8(key.to_vec()).map_err(|_| invalid())?;
     Ok((
         BoardCursor {
-            conservative: if conservative.is_finite() {
-                conservative
-            } else {
-                f64::MIN
-            },
-            participant: String::from_utf8_lossy(key).into_owned(),
+            conservative,
+            participant,
         },
         rank,
     ))
@@ -271,18 +282,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_board_cursor_reads_back_and_any_text_of_its_pattern_is_a_place() {
+    fn a_board_cursor_reads_back_on_its_board_only() {
+        let seal = CursorSeal::new(b"the server's secret");
         let cursor = BoardCursor {
             conservative: -1.25e-3,
             participant: "player:ännä".into(),
         };
-        let text = encode_board_cursor(&cursor, 50);
-        assert_eq!(decode_board_cursor(&text).expect("its own"), (cursor, 50));
-        for bad in ["", "!!", "AAAA", "AAAAAAAAAAAAAAAAAAAA!!"] {
-            assert!(decode_board_cursor(bad).is_err(), "{bad:?}");
-        }
-        for made_up in ["A".repeat(22), "_".repeat(23), "z".repeat(25), "-".repeat(400)] {
-            assert!(decode_board_cursor(&made_up).is_ok(), "{made_up:?}");
+        let text = encode_board_cursor(&seal, Variant::MayI, &cursor, 50);
+        assert_eq!(
+            decode_board_cursor(&seal, Variant::MayI, &text).expect("its own"),
+            (cursor, 50)
+        );
+        assert!(
+            decode_board_cursor(&seal, Variant::Push, &text).is_err(),
+            "another board's"
+        );
+        for made_up in [
+            "",
+            "!!",
+            "AAAA",
+            &"A".repeat(24),
+            &"A".repeat(43),
+            &"-".repeat(400),
+        ] {
+            assert!(
+                decode_board_cursor(&seal, Variant::MayI, made_up).is_err(),
+                "{made_up:?}"
+            );
         }
     }
 }

@@ -1,15 +1,12 @@
 //! A studio's back end on the wire: listing its games, reissued seat tokens, spectator tokens.
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use engine::{TurnView, Variant};
 
-use super::{Code, Invalid};
+use super::{Code, CursorSeal, Invalid};
 use crate::domain::{GameStatus, SeatKind};
 use crate::store::{Cursor, GameListing};
 
@@ -39,55 +36,53 @@ pub struct ListGamesQuery {
     pub limit: Option<u32>,
     /// The `next_cursor` of the page before.
     #[param(
-        pattern = r"^[A-Za-z0-9_-]{32}$",
-        example = "AAZg62WzvkBvHB9Tik5MOZ0MP49bDmoR"
+        pattern = r"^[A-Za-z0-9_-]{48}$",
+        example = "AAYNj1WzvkAF20uw24x2PeiYFthKHUWiTE1Bnq0Uw85rNTcR"
     )]
     pub cursor: Option<String>,
 }
 
+/// What a listing's cursor is sealed as (docs/api.md#listing).
+const LISTING: &str = "games";
+
 /// A cursor as the opaque text clients send back: the creation time (8 bytes, big-endian) and
-/// the id (16 bytes) in unpadded base64url, always 32 characters.
-pub fn encode_cursor(cursor: &Cursor) -> String {
+/// the id (16 bytes), sealed ([`CursorSeal`]): 48 characters of unpadded base64url.
+pub fn encode_cursor(seal: &CursorSeal, cursor: &Cursor) -> String {
     let mut bytes = [0u8; 24];
     bytes[..8].copy_from_slice(&cursor.created_us.to_be_bytes());
     bytes[8..].copy_from_slice(cursor.id.as_bytes());
-    URL_SAFE_NO_PAD.encode(bytes)
+    seal.seal(LISTING, &bytes)
 }
 
 /// Reads a cursor sent back.
 ///
 /// # Errors
-/// `invalid_cursor` for anything [`encode_cursor`] did not write.
-pub fn decode_cursor(text: &str) -> Result<Cursor, Invalid> {
+/// `invalid_cursor` for anything [`encode_cursor`] did not write with this seal.
+pub fn decode_cursor(seal: &CursorSeal, text: &str) -> Result<Cursor, Invalid> {
     let invalid = || {
         Invalid::new(
             Code::InvalidCursor,
-            "`cursor` is not a next_cursor of this listing",
+            "`cursor` is not a next_cursor this server gave for a listing of games: start again without one",
         )
     };
-    // Exactly what `encode` writes (the pattern the document states), nothing looser.
-    if text.len() != 32 {
-        return Err(invalid());
-    }
-    let bytes: [u8; 24] = URL_SAFE_NO_PAD
-        .decode(text)
-        .ok()
+    let bytes: [u8; 24] = seal
+        .open(LISTING, text)
         .and_then(|b| b.try_into().ok())
         .ok_or_else(invalid)?;
     let (at, id) = bytes.split_at(8);
-    // Any 32 characters of the pattern read as some place in the listing: a made-up one
-    // only starts the page elsewhere.
-    let created_us = i64::from_be_bytes(at.try_into().map_err(|_| invalid())?);
     Ok(Cursor {
-        created_us,
+        created_us: i64::from_be_bytes(at.try_into().map_err(|_| invalid())?),
         id: Uuid::from_slice(id).map_err(|_| invalid())?,
     })
 }
 
-impl TryFrom<ListGamesQuery> for GameListing {
-    type Error = Invalid;
-    fn try_from(q: ListGamesQuery) -> Result<Self, Invalid> {
-        let limit = q.limit.unwrap_or(DEFAULT_LIMIT);
+impl ListGamesQuery {
+    /// The listing asked for, its cursor opened with `seal`.
+    ///
+    /// # Errors
+    /// `invalid_limit`, `invalid_player`, `invalid_cursor`.
+    pub fn listing(self, seal: &CursorSeal) -> Result<GameListing, Invalid> {
+        let limit = self.limit.unwrap_or(DEFAULT_LIMIT);
         if !(1..=MAX_LIMIT).contains(&limit) {
             return Err(Invalid::new(
                 Code::InvalidLimit,
@@ -95,10 +90,14 @@ impl TryFrom<ListGamesQuery> for GameListing {
             ));
         }
         Ok(GameListing {
-            status: q.status,
-            player: q.player.map(super::player_id).transpose()?,
+            status: self.status,
+            player: self.player.map(super::player_id).transpose()?,
             limit,
-            after: q.cursor.as_deref().map(decode_cursor).transpose()?,
+            after: self
+                .cursor
+                .as_deref()
+                .map(|c| decode_cursor(seal, c))
+                .transpose()?,
         })
     }
 }
@@ -149,7 +148,7 @@ pub struct ListedGame {
     "version": 4, "created_at": "2026-11-23T06:00:00.123456Z",
     "seats": [{"seat": 0, "name": "Ann", "kind": "player"}, {"seat": 1, "name": "Bob", "kind": "player"}, {"seat": 2, "name": "Bot 3", "kind": "bot", "level": "hard"}],
     "turn": {"seat": 1, "phase": "draw"}}],
-    "next_cursor": "AAZg62WzvkBvHB9Tik5MOZ0MP49bDmoR"}))]
+    "next_cursor": "AAYNj1WzvkAF20uw24x2PeiYFthKHUWiTE1Bnq0Uw85rNTcR"}))]
 pub struct GamesPage {
     /// The tenant's games, newest first.
     pub games: Vec<ListedGame>,
@@ -184,33 +183,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_cursor_round_trips_and_garbage_is_refused() {
+    fn a_cursor_round_trips_and_any_other_text_is_refused() {
+        let seal = CursorSeal::new(b"the server's secret");
         let c = Cursor {
             created_us: 1_795_414_000_123_456,
             id: Uuid::new_v4(),
         };
-        assert_eq!(decode_cursor(&encode_cursor(&c)).expect("round trip"), c);
-        let good = encode_cursor(&c);
-        let made_up = "0000000x0Ij-R0rQZvXpCEn864AG0Uov";
-        assert!(
-            decode_cursor(made_up).is_ok(),
-            "every text of the pattern is a cursor"
-        );
-        assert_eq!(good.len(), 32);
+        let good = encode_cursor(&seal, &c);
+        assert_eq!(decode_cursor(&seal, &good).expect("round trip"), c);
+        assert_eq!(good.len(), 48);
         for bad in [
             String::new(),
             "!!".into(),
             "bm9wZQ".into(),
+            "A".repeat(32),
+            "A".repeat(48),
             format!("{good}A"),
-            good[..31].to_owned(),
-            format!("{}+", &good[..31]),
-            format!("{}=", &good[..31]),
-            format!(" {}", &good[..31]),
-            format!("12.{}", c.id.simple()),
+            good[..47].to_owned(),
+            format!("{}+", &good[..47]),
+            format!(" {}", &good[..47]),
+            encode_cursor(&CursorSeal::new(b"another server's secret"), &c),
         ] {
             let bad = bad.as_str();
             assert_eq!(
-                decode_cursor(bad).expect_err(bad).code,
+                decode_cursor(&seal, bad).expect_err(bad).code,
                 Code::InvalidCursor.into(),
                 "{bad}"
             );

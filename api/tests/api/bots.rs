@@ -308,6 +308,52 @@ async fn an_open_server_plays_only_so_many_bot_tables() {
     }
 }
 
+/// Tables of `easy` and `normal` bots alone play to their end inside the request that makes
+/// them: on an open server each keeps its place under the limit for a while after it ends, so
+/// that a loop of anonymous requests cannot keep the server's cores busy; a person leaving
+/// such a table (which then ends at once) takes a place the same way.
+#[actix_web::test]
+async fn tables_of_bots_alone_that_end_at_once_still_take_a_place() {
+    for backend in backends() {
+        let app = TestApp::spawn_with(
+            &backend,
+            Spawn {
+                test_mode: true,
+                limits: Some(Limits {
+                    open_bot_tables: 2,
+                    ..Limits::default()
+                }),
+                ..Spawn::default()
+            },
+        )
+        .await;
+        for level in ["easy", "normal"] {
+            let table = created(&app, json!([{"bot": level}, {"bot": "easy"}]), level).await;
+            assert_eq!(
+                table["status"], "finished",
+                "{backend:?}: bots of {level} play to the end in the request"
+            );
+        }
+        open_table(&app, json!([{"bot": "easy"}, {"bot": "easy"}]))
+            .await
+            .assert_problem(
+                409,
+                "bot_tables_full",
+                &format!("{backend:?}: two tables just ended hold both places"),
+            );
+        let ann = json!([{"name": "Ann"}, {"bot": "easy"}, {"bot": "normal"}]);
+        let ann = Table::of_created(&created(&app, ann, "a person's table is not limited").await);
+        app.post_as(&format!("{}/leave", ann.path()), &ann.tokens[0], &json!({}), &[])
+            .await
+            .assert_problem(
+                409,
+                "bot_tables_full",
+                &format!("{backend:?}: leaving would end a table of bots at once"),
+            );
+        app.clean_up().await;
+    }
+}
+
 /// A server open to anyone (no server keys) with one table of bots alone allowed at once and
 /// no thread to think for hard bots (told that others do, so that it seats them), so that
 /// every table stays in play as it is.

@@ -659,6 +659,211 @@ async fn a_player_their_games_and_the_leaderboard_are_their_tenants_alone() {
     .await;
 }
 
+/// Cursors no page gave, on every paged read: a `400 invalid_cursor` with its reason on each
+/// backend, never a `500` (24 `A`s once read as a row whose key held NUL bytes, which
+/// PostgreSQL refuses in text); a cursor of one board is none of another's.
+#[actix_web::test]
+async fn a_cursor_the_server_did_not_give_is_refused_on_every_listing() {
+    on_studio_backends(async |app, backend| {
+        let table = rated_table(app).await;
+        bob_goes_out(app, &table).await;
+        rated_view(app, &table).await;
+        let first = app
+            .get_with_key("/v1/leaderboards/continental?limit=1", ACME)
+            .await
+            .ok("the first page");
+        let given = first["next_cursor"].as_str().expect("a second page").to_owned();
+        let second = app
+            .get_with_key(
+                &format!("/v1/leaderboards/continental?limit=1&cursor={given}"),
+                ACME,
+            )
+            .await
+            .ok("the cursor the server gave");
+        assert_eq!(second["entries"][0]["rank"], 2, "{backend:?}: {second}");
+        let games = app
+            .get_with_key("/v1/games?limit=1", ACME)
+            .await
+            .ok("the listing");
+        assert_eq!(games["next_cursor"], Value::Null, "{backend:?}: one game");
+        let mut edited = given.clone().into_bytes();
+        edited[2] = if edited[2] == b'B' { b'C' } else { b'B' };
+        let edited = String::from_utf8(edited).expect("ASCII");
+        for cursor in [
+            "A".repeat(24),
+            "A".repeat(48),
+            "_".repeat(60),
+            "AAAA".to_owned(),
+            edited,
+        ] {
+            for path in [
+                "/v1/leaderboards/continental",
+                "/v1/leaderboards/may_i",
+                "/v1/games",
+                "/v1/players/u-bob/games",
+            ] {
+                let reply = app.get_with_key(&format!("{path}?cursor={cursor}"), ACME).await;
+                reply.assert_problem(
+                    400,
+                    "invalid_cursor",
+                    &format!("{backend:?}: {path} with {cursor}"),
+                );
+                assert!(
+                    reply.json()["detail"]
+                        .as_str()
+                        .is_some_and(|d| d.contains("start again")),
+                    "{backend:?}: a reason: {}",
+                    reply.text()
+                );
+            }
+        }
+        app.get_with_key(&format!("/v1/leaderboards/may_i?cursor={given}"), ACME)
+            .await
+            .assert_problem(400, "invalid_cursor", "another board's cursor");
+        app.get_with_key(&format!("/v1/games?cursor={given}"), ACME)
+            .await
+            .assert_problem(400, "invalid_cursor", "a board's cursor in the listing");
+    })
+    .await;
+}
+
+/// The players seeded on `acme`'s `continental` board before its rated game: `(id, mean,
+/// deviation)`, with ties (equal values, ordered by id), values in one bucket of the counts,
+/// a value below zero, and Ann and Bob, whom the game then moves.
+fn seeded_board() -> Vec<(String, f64, f64)> {
+    let mut players = vec![
+        ("u-ann".to_owned(), 27.0, 3.0),
+        ("u-bob".to_owned(), 24.0, 4.0),
+        ("u-low".to_owned(), 10.0, 5.0),
+        ("u-tie-b".to_owned(), 26.0, 2.0),
+        ("u-tie-a".to_owned(), 26.0, 2.0),
+        ("u-tie-c".to_owned(), 26.0, 2.0),
+        ("u-near".to_owned(), 26.001, 2.0),
+    ];
+    for i in 0..33_u32 {
+        let i = f64::from(i);
+        players.push((
+            format!("u-{i:02}"),
+            18.0 + (i * 7.0) % 17.0,
+            1.0 + (i * 3.0) % 5.0 / 2.0,
+        ));
+    }
+    players
+}
+
+/// Where a player stands: their rank and the page around them match the board read page by
+/// page, for every player, after a rated game moved two of them (the counts move in the
+/// rating's own transaction); the board's size; and the refusals.
+#[actix_web::test]
+async fn a_player_sees_their_rank_and_the_page_around_them() {
+    on_studio_backends(async |app, backend| {
+        // Arrange: the seeded board, its counts as the migration makes them (64 buckets a
+        // unit), then Ann and Bob's rated game.
+        let board = seeded_board();
+        let rows: Vec<String> = board
+            .iter()
+            .map(|(id, mean, dev)| format!("('acme', 'continental', 'player:{id}', {mean}, {dev}, 3, 1, 0)"))
+            .collect();
+        execute(
+            &app.database,
+            &format!(
+                "INSERT INTO ratings (tenant, variant, participant, mean, deviation, games, won, updated_at) VALUES {}",
+                rows.join(", ")
+            ),
+        )
+        .await;
+        let mut buckets = std::collections::BTreeMap::<i64, i64>::new();
+        for (_, mean, dev) in &board {
+            #[expect(clippy::cast_possible_truncation, reason = "a small value")]
+            let bucket = ((mean - 3.0 * dev) * 64.0).floor() as i64;
+            *buckets.entry(bucket).or_default() += 1;
+        }
+        let counts: Vec<String> = buckets
+            .iter()
+            .map(|(b, n)| format!("('acme', 'continental', {b}, {n})"))
+            .collect();
+        execute(
+            &app.database,
+            &format!("INSERT INTO board_counts (tenant, variant, bucket, players) VALUES {}", counts.join(", ")),
+        )
+        .await;
+        let table = rated_table(app).await;
+        bob_goes_out(app, &table).await;
+        rated_view(app, &table).await;
+        assert_eq!(
+            count(app, "SELECT CAST(SUM(players) AS BIGINT) FROM board_counts WHERE tenant = 'acme' AND variant = 'continental'").await,
+            count(app, "SELECT COUNT(*) FROM ratings WHERE tenant = 'acme' AND variant = 'continental' AND participant LIKE 'player:%'").await,
+            "{backend:?}: the counts hold every player once"
+        );
+
+        // The board, page by page.
+        let mut truth: Vec<Value> = Vec::new();
+        let mut path = "/v1/leaderboards/continental?limit=7".to_owned();
+        loop {
+            let page = app.get_with_key(&path, ACME).await.ok("a page");
+            assert!(page.get("player").is_none() && page.get("players").is_none(), "{backend:?}: {page}");
+            truth.extend(page["entries"].as_array().expect("entries").iter().cloned());
+            match page["next_cursor"].as_str() {
+                Some(c) => path = format!("/v1/leaderboards/continental?limit=7&cursor={c}"),
+                None => break,
+            }
+        }
+        assert_eq!(truth.len(), board.len(), "{backend:?}: every player once");
+        let ties: Vec<&str> = truth
+            .iter()
+            .filter_map(|e| e["player"].as_str().filter(|p| p.starts_with("u-tie")))
+            .collect();
+        assert_eq!(ties, ["u-tie-a", "u-tie-b", "u-tie-c"], "{backend:?}: equal values by id");
+
+        // Act and assert: each player's page around them.
+        for limit in [5_usize, 4, 1] {
+            for (at, entry) in truth.iter().enumerate() {
+                let id = entry["player"].as_str().expect("an id");
+                let page = app
+                    .get_with_key(&format!("/v1/leaderboards/continental?around={id}&limit={limit}"), ACME)
+                    .await
+                    .ok("the page around a player");
+                assert_eq!(&page["player"], entry, "{backend:?}: {id}'s own entry, at rank {}", at + 1);
+                assert_eq!(page["players"], board.len(), "{backend:?}");
+                let start = at.saturating_sub(limit / 2).min(truth.len().saturating_sub(limit));
+                let want = &truth[start..(start + limit).min(truth.len())];
+                assert_eq!(
+                    page["entries"].as_array().map(Vec::as_slice),
+                    Some(want),
+                    "{backend:?}: around {id} (limit {limit})"
+                );
+                let next = page["next_cursor"].as_str();
+                assert_eq!(next.is_some(), start + limit < truth.len(), "{backend:?}: around {id}");
+                if let Some(next) = next {
+                    let after = app
+                        .get_with_key(&format!("/v1/leaderboards/continental?limit=1&cursor={next}"), ACME)
+                        .await
+                        .ok("the page after the one around");
+                    assert_eq!(after["entries"][0], truth[start + limit], "{backend:?}: after {id}'s page");
+                }
+            }
+        }
+
+        // The refusals.
+        app.get_with_key("/v1/leaderboards/continental?around=u-nobody", ACME)
+            .await
+            .assert_problem(404, "player_not_found", "no rating");
+        app.get_with_key("/v1/leaderboards/may_i?around=u-ann", ACME)
+            .await
+            .assert_problem(404, "player_not_found", "no rating in this variant");
+        app.get_with_key("/v1/leaderboards/continental?around=u-ann", crate::helpers::BETA)
+            .await
+            .assert_problem(404, "player_not_found", "another tenant's player");
+        app.get_with_key("/v1/leaderboards/continental?around=", ACME)
+            .await
+            .assert_problem(400, "invalid_player", "an empty id");
+        app.get_with_key("/v1/leaderboards/continental?around=u-ann&cursor=AAAA", ACME)
+            .await
+            .assert_problem(400, "invalid_query", "around and a cursor");
+    })
+    .await;
+}
+
 #[actix_web::test]
 async fn a_game_a_studio_ends_is_never_rated() {
     on_studio_backends(async |app, backend| {

@@ -1033,12 +1033,12 @@ async fn listing_defaults_as_documented() {
             .expect("parameters");
         let cursor_schema = params.iter().find(|p| p["name"] == "cursor").expect("cursor")["schema"].clone();
         assert_eq!(
-            cursor_schema["pattern"], "^[A-Za-z0-9_-]{32}$",
+            cursor_schema["pattern"], "^[A-Za-z0-9_-]{48}$",
             "{ctx}: the documented cursor"
         );
         let cursor = page["next_cursor"].as_str().expect("a next page");
         assert!(
-            cursor.len() == 32
+            cursor.len() == 48
                 && cursor
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Part 8 of bench/run.sh: leaderboards at BOARD_PLAYERS (default 1,000,000) rated players of one
+# tenant. Sourced by run.sh, which sets WORK, PGURL, ROUNDS, BEFORE and the helpers it uses.
+#
+# Each build gets a database of its own, migrated by the build itself, then filled by SQL (not
+# through games: a million rated games would take hours) with the tenant's players in `may_i`,
+# means and deviations spread as rated players' are, and, where the build has them, the board's
+# counts made as its migration makes them. Then, for each build: the database's execution time
+# (EXPLAIN ANALYZE, median of 5) of the statements the build sends for the first page, a page at
+# depth DEEP (default 900,000) and, where the build can, a player's rank with the page around
+# them at that depth; and the same asked through HTTP (curl, median of 20).
+BOARD_PLAYERS=${BOARD_PLAYERS:-1000000}
+DEEP=${DEEP:-900000}
+BOARD_KEY=bench-board-key-0123456789abcdef
+
+board_fill() { # database -> fills ratings (and board_counts where it exists)
+    psql "$PGURL/$1" -q <<SQL >/dev/null
+INSERT INTO ratings (tenant, variant, participant, mean, deviation, games, won, updated_at)
+SELECT 'bench', 'may_i', 'player:p' || i,
+       25 + 5 * (random() + random() + random() - 1.5), 0.8 + 7 * random(), 1 + (random() * 50)::int, 0, 0
+FROM generate_series(1, $BOARD_PLAYERS) i;
+DO \$\$ BEGIN
+    IF to_regclass('board_counts') IS NOT NULL THEN
+        INSERT INTO board_counts (tenant, variant, bucket, players)
+        SELECT tenant, variant, floor((mean - 3 * deviation) * 64)::BIGINT, COUNT(*)
+        FROM ratings WHERE participant LIKE 'player:%' GROUP BY 1, 2, 3;
+    END IF;
+END \$\$;
+VACUUM ANALYZE ratings;
+SQL
+}
+
+# The database's execution time of a statement, median of 5, in ms.
+explain_ms() { # database statement
+    for _ in 1 2 3 4 5; do
+        psql "$PGURL/$1" -qAt -c "EXPLAIN (ANALYZE, FORMAT JSON) $2" | jq '.[0]."Execution Time"'
+    done | sort -g | sed -n 3p
+}
+
+# The median time of 20 GETs of a URL with the bench's key, in ms.
+http_ms() { # url
+    for _ in $(seq 20); do
+        curl -s -o /dev/null -w '%{time_total}\n' -H "X-Api-Key: $BOARD_KEY" "$1"
+    done | sort -g | sed -n 10p | awk '{ printf "%.2f", $1 * 1000 }'
+}
+
+board_part() { # label binary database port new|before
+    local label=$1 bin=$2 db=$3 port=$4 kind=$5
+    psql_admin "DROP DATABASE IF EXISTS $db WITH (FORCE)"
+    psql_admin "CREATE DATABASE $db"
+    CONTINENTAL_BIND=127.0.0.1:$port DATABASE_URL="$PGURL/$db" CONTINENTAL_API_KEYS="bench:$BOARD_KEY" \
+        "$bin" >"$WORK/board-$label.log" 2>&1 & PIDS+=($!)
+    wait_port "$port"
+    local started=$SECONDS
+    board_fill "$db"
+    echo "   $label: $BOARD_PLAYERS players made in $((SECONDS - started)) s  [$(load)]"
+    local cols="SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative FROM ratings"
+    local where="WHERE tenant = 'bench' AND variant = 'may_i' AND participant LIKE 'player:%'"
+    # The row at depth DEEP, by the board's order.
+    local deep c p b
+    deep=$(psql "$PGURL/$db" -qAt -F ' ' -c "SELECT mean - 3 * deviation, participant, floor((mean - 3 * deviation) * 64)::bigint
+        FROM ratings $where ORDER BY mean - 3 * deviation DESC, participant COLLATE \"C\" OFFSET $((DEEP - 1)) LIMIT 1")
+    read -r c p b <<<"$deep"
+    local first_sql deep_sql around_sql=""
+    if [[ $kind == new ]]; then
+        first_sql="$cols $where ORDER BY 3 * deviation - mean, participant COLLATE \"C\" LIMIT 51"
+        deep_sql="$cols $where AND 3 * deviation - mean >= -($c)::float8 AND (3 * deviation - mean, participant COLLATE \"C\") > (-($c)::float8, '$p')
+            ORDER BY 3 * deviation - mean, participant COLLATE \"C\" LIMIT 51"
+        local neg="-($c)::float8" lo="-(($b + 1)::float8 / 64)"
+        around_sql="SELECT * FROM ($cols, 0 AS side,
+              CAST((SELECT COALESCE(SUM(players), 0) FROM board_counts WHERE tenant = 'bench' AND variant = 'may_i' AND bucket > $b)
+              + (SELECT COUNT(*) FROM ratings $where AND 3 * deviation - mean > $lo AND 3 * deviation - mean <= $neg
+                 AND (3 * deviation - mean, participant COLLATE \"C\") < ($neg, '$p')) AS BIGINT) AS ahead,
+              CAST((SELECT COALESCE(SUM(players), 0) FROM board_counts WHERE tenant = 'bench' AND variant = 'may_i') AS BIGINT) AS players
+            FROM ratings WHERE tenant = 'bench' AND variant = 'may_i' AND participant = '$p') AS own
+            UNION ALL SELECT * FROM ($cols, -1 AS side, CAST(0 AS BIGINT), CAST(0 AS BIGINT) $where
+              AND 3 * deviation - mean <= $neg AND (3 * deviation - mean, participant COLLATE \"C\") < ($neg, '$p')
+              ORDER BY 3 * deviation - mean DESC, participant COLLATE \"C\" DESC LIMIT 49) AS above
+            UNION ALL SELECT * FROM ($cols, 1 AS side, CAST(0 AS BIGINT), CAST(0 AS BIGINT) $where
+              AND 3 * deviation - mean >= $neg AND (3 * deviation - mean, participant COLLATE \"C\") > ($neg, '$p')
+              ORDER BY 3 * deviation - mean, participant COLLATE \"C\" LIMIT 50) AS below"
+    else
+        first_sql="$cols $where ORDER BY conservative DESC, participant COLLATE \"C\" LIMIT 51"
+        deep_sql="$cols $where AND ((mean - 3 * deviation) < $c OR ((mean - 3 * deviation) = $c AND participant COLLATE \"C\" > '$p'))
+            ORDER BY conservative DESC, participant COLLATE \"C\" LIMIT 51"
+    fi
+    local url="http://127.0.0.1:$port/v1/leaderboards/may_i"
+    local id=${p#player:} cursor
+    if [[ $kind == new ]]; then
+        # The cursors are sealed: the page around the player at depth DEEP (of one entry) gives the
+        # cursor after them.
+        cursor=$(curl -s -H "X-Api-Key: $BOARD_KEY" "$url?around=$id&limit=1" | jq -r .next_cursor)
+    else
+        # The build before read any text of its pattern: its cursor is made here.
+        cursor=$(python3 -c 'import base64, struct, sys
+print(base64.urlsafe_b64encode(struct.pack(">dQ", float(sys.argv[1]), int(sys.argv[2])) + sys.argv[3].encode()).decode().rstrip("="))' "$c" "$DEEP" "$p")
+    fi
+    BOARD_ROWS+=("$label|$(explain_ms "$db" "$first_sql")|$(explain_ms "$db" "$deep_sql")|$([[ -n $around_sql ]] && explain_ms "$db" "$around_sql" || echo -)|$(http_ms "$url?limit=50")|$(http_ms "$url?limit=50&cursor=$cursor")|$([[ $kind == new ]] && http_ms "$url?around=$id&limit=50" || echo -)")
+    if [[ $kind == new ]]; then
+        local rank
+        rank=$(curl -s -H "X-Api-Key: $BOARD_KEY" "$url?around=$id&limit=1" | jq .player.rank)
+        [[ $rank == "$DEEP" ]] || { echo "   the player at depth $DEEP answered rank $rank" >&2; exit 1; }
+    fi
+    kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true; unset 'PIDS[-1]'
+    psql_admin "DROP DATABASE IF EXISTS $db WITH (FORCE)"
+}
+
+BOARD_ROWS=()
+echo "== 8. leaderboards at $BOARD_PLAYERS players of one tenant: database (EXPLAIN ANALYZE, median of 5) and HTTP (median of 20), ms"
+board_part "this build" "$WORK/continental" continental_board 28091 new
+if [[ -n $BEFORE ]]; then board_part "before" "$BEFORE" continental_board_before 28092 before; fi
