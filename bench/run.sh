@@ -24,12 +24,18 @@
 #      tenant, made by SQL: the first page, a page at depth DEEP (default 900,000) and a
 #      player's rank with the page around them, at the database (EXPLAIN ANALYZE) and through
 #      HTTP, and the same for BEFORE_BIN where it has the query (bench/board.sh).
+#   9. (PHASES with 9) webhooks, on PostgreSQL: the bench's own receiver (a thread of the bench
+#      answering 204 at once), WEBHOOK_GAMES (1,000) two-seat games posting to it; the time from
+#      an action sent to each of its events received (p50, p99) at WEBHOOK_RATE (300) actions a
+#      second over the games for 20 s, then the rate at which WEBHOOK_BACKLOG (100) more
+#      deliveries per game, queued at once, arrive; each game's order checked. With BEFORE_BIN,
+#      the same against that build, one after the other.
 # With BEFORE_BIN naming another build of the service (say, of an older commit, built with
 # `cargo build --release` in a worktree of its own), parts 1 and 2 measure it too, in the same
 # rounds and against the same references, its turn alternating with this build's; part 8 too.
 # Usage: bench/run.sh   (env: PGURL=postgres://postgres@127.0.0.1:5432, STREAMS=1000, ROUNDS=2,
 #                       PHASES=123 to choose the parts, CITUS_DB for part 4, BEFORE_BIN for
-#                       parts 1, 2 and 8, GAMES for part 7, BOARD_PLAYERS and DEEP for part 8,
+#                       parts 1, 2, 8 and 9, GAMES for part 7, BOARD_PLAYERS and DEEP for part 8,
 #                       RUST_LOG for the servers' log level)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,7 +58,7 @@ need psql postgresql-client
 need taskset util-linux
 
 PHASES=${PHASES:-123}
-if [[ $PHASES == *[1-68]* ]]; then
+if [[ $PHASES == *[1-69]* ]]; then
 echo "== building (release)"
 cargo build --release -q -p continental -p continental-bench
 # Copies: another build may replace the shared binaries while this runs.
@@ -310,6 +316,27 @@ PGURL=$PGURL cargo bench -q -p continental --bench rating_pass | tee "$WORK/rati
 RATING_LINES=$(cat "$WORK/rating.out")
 fi
 
+HOOKS_LINE=; HOOKS_BEFORE_LINE=
+if [[ $PHASES == *9* ]]; then
+echo "== 9. webhooks to the bench's receiver: ${WEBHOOK_GAMES:-1000} games, ${WEBHOOK_RATE:-300} actions/s for 20 s, then ${WEBHOOK_BACKLOG:-100} deliveries per game at once"
+hooks_run() { # binary port database -> its RESULT line
+    psql_admin "DROP DATABASE IF EXISTS $3 WITH (FORCE)"
+    psql_admin "CREATE DATABASE $3"
+    CONTINENTAL_BIND=127.0.0.1:$2 DATABASE_URL="$PGURL/$3" CONTINENTAL_WEBHOOK_ALLOW_PRIVATE=1 "$1" >"$WORK/$3.log" 2>&1 &
+    local pid=$!
+    wait_port "$2"
+    "$WORK/continental-bench" webhooks "http://127.0.0.1:$2" "$3" "${WEBHOOK_GAMES:-1000}" 20 "${WEBHOOK_RATE:-300}" "${WEBHOOK_BACKLOG:-100}" | grep '^RESULT' || true
+    kill "$pid"; wait "$pid" 2>/dev/null || true
+    psql_admin "DROP DATABASE IF EXISTS $3 WITH (FORCE)"
+}
+HOOKS_LINE=$(hooks_run "$WORK/continental" 28091 continental_hooks)
+echo "   this build: $HOOKS_LINE  [$(load)]"
+if [[ -n $BEFORE ]]; then
+    HOOKS_BEFORE_LINE=$(hooks_run "$BEFORE" 28092 continental_hooks_before)
+    echo "   before:     $HOOKS_BEFORE_LINE  [$(load)]"
+fi
+fi
+
 mean() { printf '%s\n' "$@" | awk 'NF { s += $1; n++ } END { if (n) printf "%.2f", s / n; else printf "-" }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'; }
 field() { [[ -n $STREAM_LINE ]] && sed -E "s/.*$1=([0-9.]+).*/\1/" <<<"$STREAM_LINE" || echo -; }
@@ -355,6 +382,10 @@ if [[ ${#BOARD_ROWS[@]} -gt 0 ]]; then
         printf '   %-12s db %8s %8s %8s   http %8s %8s %8s\n' "$label" "$a" "$b" "$c" "$d" "$e" "$f"
     done
 fi
+hook() { [[ -n $2 ]] && sed -E "s/.*$1=([0-9.]+).*/\1/" <<<"$2" || echo -; }
+row "webhook deliveries/s, a backlog (before)" "$(hook deliveries_per_s "$HOOKS_LINE")" "$(hook deliveries_per_s "$HOOKS_BEFORE_LINE")" "" ">= 1500"
+row "event to receipt p99 ms (before)" "$(hook event_to_receipt_p99_ms "$HOOKS_LINE")" "$(hook event_to_receipt_p99_ms "$HOOKS_BEFORE_LINE")" "" "< 500"
+row "webhooks out of order (before)" "$(hook out_of_order "$HOOKS_LINE")" "$(hook out_of_order "$HOOKS_BEFORE_LINE")" "" "0"
 if [[ -n ${RATING_LINES:-} ]]; then
     echo "   rating a finished game (part 7):"
     echo "$RATING_LINES"

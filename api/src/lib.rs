@@ -8,6 +8,7 @@
 //! every module's error to a status.
 
 pub mod auth;
+pub mod background;
 pub mod config;
 pub mod domain;
 pub mod error;

@@ -29,6 +29,35 @@ pub struct Metrics {
     bot_moves_refused: IntCounterVec,
     /// Brought up to the process's count as it is served (`telemetry::traces`).
     spans_dropped: prometheus::IntCounter,
+    /// Each kind of background work's pieces in hand now, and what waits for it.
+    in_flight: IntGaugeVec,
+    backlog: IntGaugeVec,
+}
+
+/// A kind of background work, for `continental_background_in_flight` and
+/// `continental_background_backlog`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::EnumIter)]
+pub enum Work {
+    /// Webhook deliveries: in flight, and pending.
+    Webhooks,
+    /// Games of bots that think apart: in hand, and games whose turn is due.
+    Bots,
+    /// Paced bot moves: timers armed.
+    Paced,
+    /// Quick play: tickets waiting.
+    Tickets,
+}
+
+impl Work {
+    /// Its label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Work::Webhooks => "webhooks",
+            Work::Bots => "bots",
+            Work::Paced => "paced",
+            Work::Tickets => "tickets",
+        }
+    }
 }
 
 /// How a webhook delivery attempt ended, for `continental_webhook_deliveries_total`.
@@ -212,8 +241,26 @@ impl Metrics {
             "Spans not exported: the export queue full (a collector slow), or an export failed (a collector down) and the batches of the second after it; 0 when traces are off.",
         )
         .expect("valid metric");
+        let in_flight = IntGaugeVec::new(
+            Opts::new(
+                "continental_background_in_flight",
+                "Pieces of background work this replica has in hand now, by kind (webhooks: deliveries in flight; bots: games whose bot thinks or waits for a thread; paced: paced bot moves armed).",
+            ),
+            &["work"],
+        )
+        .expect("valid metric");
+        let backlog = IntGaugeVec::new(
+            Opts::new(
+                "continental_background_backlog",
+                "What waits for background work, as last read from the database, by kind (webhooks: deliveries pending; bots: games whose turn deadline has passed; tickets: quick play's tickets waiting).",
+            ),
+            &["work"],
+        )
+        .expect("valid metric");
         for c in [
             Box::new(requests) as Box<dyn prometheus::core::Collector>,
+            Box::new(in_flight.clone()),
+            Box::new(backlog.clone()),
             Box::new(spans_dropped.clone()),
             Box::new(bot_decisions.clone()),
             Box::new(bot_moves_refused.clone()),
@@ -251,6 +298,10 @@ impl Metrics {
         for state in ["in_use", "idle"] {
             pool.with_label_values(&[state]);
         }
+        for work in <Work as strum::IntoEnumIterator>::iter() {
+            in_flight.with_label_values(&[work.label()]);
+            backlog.with_label_values(&[work.label()]);
+        }
         Metrics {
             registry,
             latency,
@@ -265,6 +316,8 @@ impl Metrics {
             bot_decisions,
             bot_moves_refused,
             spans_dropped,
+            in_flight,
+            backlog,
         }
     }
 
@@ -288,6 +341,21 @@ impl Metrics {
             WebhookResult::GivenUp => "given_up",
         };
         self.webhooks.with_label_values(&[label]).inc();
+    }
+
+    /// Moves the count of `work`'s pieces in hand by `by`.
+    pub fn in_flight(&self, work: Work, by: i64) {
+        self.in_flight.with_label_values(&[work.label()]).add(by);
+    }
+
+    /// Sets the count of `work`'s pieces in hand.
+    pub fn set_in_flight(&self, work: Work, n: i64) {
+        self.in_flight.with_label_values(&[work.label()]).set(n);
+    }
+
+    /// Records what waits for `work`, as just read.
+    pub fn backlog(&self, work: Work, n: i64) {
+        self.backlog.with_label_values(&[work.label()]).set(n);
     }
 
     /// Counts a game set aside because its stored state does not load.

@@ -12,6 +12,7 @@ use tracing::Instrument;
 use utoipa_swagger_ui::{Config as SwaggerConfig, SwaggerUi};
 
 use crate::auth::{self, Keys};
+use crate::background::{Lane, LaneKill};
 use crate::config::{Secret, Settings};
 use crate::error;
 use crate::http;
@@ -28,10 +29,13 @@ use crate::workers;
 pub struct Application {
     port: u16,
     server: Server,
-    background: Vec<tokio::task::JoinHandle<()>>,
-    sweeper: tokio::task::JoinHandle<()>,
+    /// The threads of the background passes, stopped with the server.
+    background: Vec<Lane>,
     stopper: Stopper,
 }
+
+/// How often each replica reads what waits for its background work (the backlog metrics).
+const BACKLOG_EVERY: Duration = Duration::from_secs(5);
 
 /// Stops a running service: every event stream at once, then the server, gracefully.
 #[derive(Clone)]
@@ -112,25 +116,44 @@ impl Application {
         // work out (leases, `SKIP LOCKED`).
         let second = Duration::from_millis(u64::try_from(state.second_ms()).unwrap_or(1000));
         let poll = Duration::from_secs_f64(settings.asynchronous.webhook_retry_s.clamp(0.01, 1.0));
-        // Local tasks of the running actix system (the server's own runtime).
-        let background = vec![
-            actix_web::rt::spawn(service::deliver_webhooks(state.clone(), poll)),
-            actix_web::rt::spawn(service::play_bots(state.clone(), woken)),
-            actix_web::rt::spawn(service::pace_bots(state.clone(), armed)),
-            actix_web::rt::spawn(service::match_periodically(
-                state.clone(),
-                settings.matchmaking.interval,
-            )),
-            actix_web::rt::spawn(service::rate_games(
-                state.clone(),
-                second.min(Duration::from_secs(1)),
-            )),
-            actix_web::rt::spawn(service::sweep_deadlines(
-                state.clone(),
-                second.min(Duration::from_secs(1)),
-            )),
-        ];
-        let sweeper = tokio::spawn(sweep_periodically(state.clone().into_inner()));
+        // On threads of their own (`background.rs`), apart from the server's: deliveries on
+        // one, the passes that think and write games on the other.
+        let deliveries = Lane::new("continental-webhooks")?;
+        let passes = Lane::new("continental-passes")?;
+        deliveries.spawn({
+            let state = state.clone();
+            move || service::deliver_webhooks(state, poll)
+        });
+        passes.spawn({
+            let state = state.clone();
+            move || service::play_bots(state, woken)
+        });
+        passes.spawn({
+            let state = state.clone();
+            move || service::pace_bots(state, armed)
+        });
+        passes.spawn({
+            let state = state.clone();
+            let interval = settings.matchmaking.interval;
+            move || service::match_periodically(state, interval)
+        });
+        passes.spawn({
+            let state = state.clone();
+            move || service::rate_games(state, second.min(Duration::from_secs(1)))
+        });
+        passes.spawn({
+            let state = state.clone();
+            move || service::sweep_deadlines(state, second.min(Duration::from_secs(1)))
+        });
+        passes.spawn({
+            let state = state.clone();
+            move || sweep_periodically(state.into_inner())
+        });
+        passes.spawn({
+            let state = state.clone();
+            move || service::count_backlog(state, BACKLOG_EVERY.min(second.saturating_mul(5)))
+        });
+        let background = vec![deliveries, passes];
         let limits = &settings.limits;
         // actix caps connections per worker: no more workers than the cap, so that a small cap
         // holds (the total is the cap rounded up to a multiple of the workers).
@@ -187,7 +210,6 @@ impl Application {
         Ok(Application {
             port,
             server,
-            sweeper,
             background,
             stopper,
         })
@@ -218,18 +240,11 @@ impl Application {
             }
         });
         let result = self.server.await;
-        self.sweeper.abort();
-        // Deliveries in flight are abandoned: their leases run out and they go again.
-        for task in &self.background {
-            task.abort();
-        }
+        // Deliveries in flight are abandoned: their leases run out and they go again. Each
+        // lane's thread is joined off this runtime.
+        let background = self.background;
+        let _ = tokio::task::spawn_blocking(move || background.into_iter().for_each(Lane::stop)).await;
         signals.abort();
-        // Awaited, so that each task is dropped here, inside the runtime: a pass cut off while
-        // it holds a pooled connection gives it back as it is dropped, which needs a runtime.
-        let _ = self.sweeper.await;
-        for task in self.background {
-            let _ = task.await;
-        }
         let _ = signals.await;
         result
     }
@@ -238,7 +253,7 @@ impl Application {
     pub fn kill_switch(&self) -> KillSwitch {
         KillSwitch {
             server: self.server.handle(),
-            background: self.background.iter().map(|t| t.abort_handle()).collect(),
+            background: self.background.iter().map(Lane::kill_handle).collect(),
         }
     }
 }
@@ -351,14 +366,14 @@ fn cors(origins: &[String]) -> Cors {
 #[derive(Clone)]
 pub struct KillSwitch {
     server: actix_web::dev::ServerHandle,
-    background: Vec<tokio::task::AbortHandle>,
+    background: Vec<LaneKill>,
 }
 
 impl KillSwitch {
     /// Stops now.
     pub async fn kill(&self) {
-        for task in &self.background {
-            task.abort();
+        for lane in &self.background {
+            lane.kill();
         }
         self.server.stop(false).await;
     }

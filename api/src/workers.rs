@@ -32,6 +32,9 @@ pub struct Bots {
 }
 
 impl Bots {
+    /// Games the worker holds at once, thinking or waiting for a thread.
+    pub const IN_HAND: usize = 1024;
+
     /// A worker with `threads` threads, and the receiver `service::play_bots` takes the games from.
     /// With `elsewhere`, other replicas think when this one has no threads.
     pub fn new(threads: usize, elsewhere: bool) -> (Bots, mpsc::UnboundedReceiver<Uuid>) {
@@ -81,22 +84,33 @@ impl Bots {
     }
 
     /// Takes game `id` in hand; `false` when the worker already plays it (it then looks again
-    /// before it lets the game go).
+    /// before it lets the game go), or has [`Bots::IN_HAND`] games in hand already (the sweep
+    /// hands it over again once its turn is due).
     pub(crate) fn take(&self, id: Uuid) -> bool {
         let mut in_hand = self
             .in_hand
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let full = in_hand.len() >= Self::IN_HAND;
         match in_hand.get_mut(&id) {
             Some(again) => {
                 *again = true;
                 false
             }
+            None if full => false,
             None => {
                 in_hand.insert(id, false);
                 true
             }
         }
+    }
+
+    /// How many games the worker has in hand.
+    pub fn in_hand(&self) -> usize {
+        self.in_hand
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .len()
     }
 
     /// Lets game `id` go, unless it was woken while in hand: then `false`, and the worker

@@ -14,12 +14,22 @@
 //!   from a move sent to B to its first event on A (p99), and how long A takes to exit on
 //!   SIGTERM with the streams open.
 //!
+//! - `webhooks URL DATABASE GAMES SECONDS RATE BACKLOG`: the bench's own webhook receiver (on a
+//!   thread of its own, answering 204 at once and noting when each delivery came), GAMES
+//!   two-seat games posting to it; first RATE actions a second spread over the games for
+//!   SECONDS, each event's time from its action sent to its delivery received (p99, while the
+//!   receiver keeps up); then BACKLOG more deliveries per game queued at once in DATABASE (with
+//!   the games' heads, where the build has them), and the rate at which they arrive (from the
+//!   10th to the 90th percentile of their arrivals, at most 60 s). Every game's deliveries are
+//!   checked to arrive in seq order.
+//!
 //! Single-threaded (awc): the server, not this client, should be what is measured.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::process::Command;
 use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use awc::Client;
@@ -473,6 +483,277 @@ async fn streams(url_a: String, url_b: String, pid_a: u32, database: String, cou
     );
 }
 
+/// A delivery as the bench's receiver got it.
+struct Receipt {
+    game: String,
+    seq: i64,
+    version: i64,
+    bench: bool,
+    at: Instant,
+}
+
+/// Starts the bench's webhook receiver on a thread of its own: answers every POST 204 at once
+/// and notes it. Returns its port and what it got.
+fn receiver() -> (u16, Arc<Mutex<Vec<Receipt>>>) {
+    let got = Arc::new(Mutex::new(Vec::with_capacity(1 << 20)));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port for the receiver");
+    let port = listener.local_addr().expect("its address").port();
+    let shared = Arc::clone(&got);
+    std::thread::spawn(move || {
+        actix_rt::System::new().block_on(async move {
+            actix_web::HttpServer::new(move || {
+                let shared = Arc::clone(&shared);
+                actix_web::App::new().default_service(actix_web::web::to(
+                    move |body: actix_web::web::Bytes| {
+                        let at = Instant::now();
+                        let shared = Arc::clone(&shared);
+                        async move {
+                            if let Ok(v) = serde_json::from_slice::<Value>(&body) {
+                                let receipt = Receipt {
+                                    game: v["game_id"].as_str().unwrap_or_default().to_owned(),
+                                    seq: v["seq"].as_i64().unwrap_or_default(),
+                                    version: v["version"].as_i64().unwrap_or_default(),
+                                    bench: v["type"] == "bench",
+                                    at,
+                                };
+                                shared.lock().expect("the receipts").push(receipt);
+                            }
+                            actix_web::HttpResponse::NoContent().finish()
+                        }
+                    },
+                ))
+            })
+            .workers(1)
+            .max_connections(100_000)
+            .listen(listener)
+            .expect("the receiver listens")
+            .run()
+            .await
+            .expect("the receiver runs");
+        });
+    });
+    (port, got)
+}
+
+/// Runs `sql` on `database` with psql.
+fn psql(database: &str, sql: &str) {
+    let out = Command::new("psql")
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-U",
+            "postgres",
+            "-d",
+            database,
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-qAtc",
+        ])
+        .arg(sql)
+        .output()
+        .expect("psql runs");
+    assert!(
+        out.status.success(),
+        "psql: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `BACKLOG` more deliveries for each game with a webhook, queued in one transaction as the
+/// service queues them (and each game's head set, where the build keeps heads).
+fn queue_backlog(database: &str, per_game: u64) {
+    psql(
+        database,
+        &format!(
+            "BEGIN; \
+             INSERT INTO webhook_deliveries (id, game_id, seq, version, event, status, next_attempt_at, created_at) \
+             SELECT 'msg_bench_' || g.id || '_' || n, g.id, g.last_seq + 1000 + n, g.version, '{{\"type\":\"bench\"}}', \
+             'pending', (extract(epoch FROM clock_timestamp()) * 1000)::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint \
+             FROM games g, generate_series(1, {per_game}) n WHERE g.webhook_url IS NOT NULL; \
+             DO $$ BEGIN IF to_regclass('webhook_heads') IS NOT NULL THEN \
+             INSERT INTO webhook_heads (game_id, due_at, last_seq) SELECT game_id, min(next_attempt_at), max(seq) \
+             FROM webhook_deliveries WHERE status = 'pending' GROUP BY game_id \
+             ON CONFLICT (game_id) DO UPDATE SET last_seq = EXCLUDED.last_seq, \
+             due_at = COALESCE(webhook_heads.due_at, EXCLUDED.due_at); END IF; END $$; COMMIT;"
+        ),
+    );
+}
+
+/// A two-seat `may_i` game posting its events to `hook`, and its seat 0's view.
+async fn hooked_table(client: &Client, url: &str, hook: &str) -> Result<(Table, Value), String> {
+    let created = call(
+        client,
+        "POST",
+        &format!("{url}/v1/games"),
+        None,
+        Some(&json!({"variant": "may_i", "seats": [{"name": "P0"}, {"name": "P1"}], "webhook_url": hook})),
+        None,
+    )
+    .await?;
+    let id = created["id"].as_str().ok_or("no id")?.to_owned();
+    let tokens = created["seats"]
+        .as_array()
+        .ok_or("no seats")?
+        .iter()
+        .map(|s| s["token"].as_str().map(str::to_owned).ok_or("no token"))
+        .collect::<Result<_, _>>()?;
+    let table = Table { id, tokens };
+    let view = look(client, url, &table, 0).await?;
+    Ok((table, view))
+}
+
+async fn webhooks(url: String, database: String, games: usize, seconds: u64, rate: u64, backlog: u64) {
+    let (port, got) = receiver();
+    let hook = format!("http://127.0.0.1:{port}/hook");
+    let client = Client::builder()
+        .connector(awc::Connector::new().limit(256))
+        .timeout(Duration::from_secs(30))
+        .finish();
+    // The games, made 16 at a time.
+    let tables: Rc<RefCell<Vec<(Table, Value)>>> = Rc::default();
+    let mut makers = Vec::new();
+    for m in 0..16 {
+        let (client, url, hook, tables) = (client.clone(), url.clone(), hook.clone(), Rc::clone(&tables));
+        makers.push(actix_rt::spawn(async move {
+            for _ in (m..games).step_by(16) {
+                match hooked_table(&client, &url, &hook).await {
+                    Ok(t) => tables.borrow_mut().push(t),
+                    Err(e) => eprintln!("a game not made: {e}"),
+                }
+            }
+        }));
+    }
+    for m in makers {
+        m.await.expect("a maker");
+    }
+    let tables = std::mem::take(&mut *tables.borrow_mut());
+    let made = tables.len();
+    // Let the games' first events go out before anything is timed.
+    actix_rt::time::sleep(Duration::from_secs(3)).await;
+    // Part one: RATE actions a second, spread over the games by 32 clients, each its share of
+    // the games in turn; each action's send time kept by game and the version it made.
+    const CLIENTS: usize = 32;
+    let mut shares: Vec<Vec<(Table, Value)>> = (0..CLIENTS).map(|_| Vec::new()).collect();
+    for (i, t) in tables.into_iter().enumerate() {
+        shares[i % CLIENTS].push(t);
+    }
+    let every = Duration::from_secs_f64(CLIENTS as f64 / rate.max(1) as f64);
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(seconds);
+    let prefix = format!("{:x}", std::process::id());
+    let mut runs = Vec::new();
+    for (c, mut share) in shares.into_iter().enumerate() {
+        let (client, url, prefix) = (client.clone(), url.clone(), prefix.clone());
+        runs.push(actix_rt::spawn(async move {
+            let mut sent: Vec<(String, i64, Instant)> = Vec::new();
+            let mut errors = 0u64;
+            let mut n = 0u64;
+            let mut next = Instant::now();
+            let mut i = 0;
+            while Instant::now() < deadline && !share.is_empty() {
+                actix_rt::time::sleep_until(next.into()).await;
+                next += every;
+                i = (i + 1) % share.len();
+                let (table, view) = &mut share[i];
+                if view["status"] != "playing" {
+                    continue;
+                }
+                n += 1;
+                let at = Instant::now();
+                match act(&client, &url, table, view, &format!("{prefix}-w{c}-{n}")).await {
+                    Ok(v) => {
+                        if let Some(version) = v["version"].as_i64() {
+                            sent.push((table.id.clone(), version, at));
+                        }
+                        *view = v;
+                    }
+                    Err(e) => {
+                        errors += 1;
+                        if errors < 3 {
+                            eprintln!("action refused: {e}");
+                        }
+                    }
+                }
+            }
+            (sent, errors)
+        }));
+    }
+    let mut sent = HashMap::new();
+    let mut errors = 0;
+    for r in runs {
+        let (s, e) = r.await.expect("a client");
+        errors += e;
+        for (game, version, at) in s {
+            sent.insert((game, version), at);
+        }
+    }
+    let actions = sent.len();
+    let drove = started.elapsed().as_secs_f64();
+    // The last of them delivered (a while at most).
+    let settle = Instant::now();
+    loop {
+        let n = got.lock().expect("the receipts").len();
+        actix_rt::time::sleep(Duration::from_secs(1)).await;
+        if got.lock().expect("the receipts").len() == n || settle.elapsed() > Duration::from_secs(30) {
+            break;
+        }
+    }
+    let mut latencies: Vec<Duration> = got
+        .lock()
+        .expect("the receipts")
+        .iter()
+        .filter_map(|r| {
+            sent.get(&(r.game.clone(), r.version))
+                .map(|at| r.at.saturating_duration_since(*at))
+        })
+        .collect();
+    let matched = latencies.len();
+    let latency_p99 = ms(p99(&mut latencies));
+    let latency_p50 = latencies.get(latencies.len() / 2).map_or(0.0, |d| ms(*d));
+    // Part two: a backlog queued at once; the rate it arrives at.
+    let queued = Instant::now();
+    queue_backlog(&database, backlog);
+    let expected = made * usize::try_from(backlog).unwrap_or(0);
+    let cap = Duration::from_secs(60);
+    loop {
+        actix_rt::time::sleep(Duration::from_millis(500)).await;
+        let n = got
+            .lock()
+            .expect("the receipts")
+            .iter()
+            .filter(|r| r.bench)
+            .count();
+        if n >= expected || queued.elapsed() > cap {
+            break;
+        }
+    }
+    let receipts = got.lock().expect("the receipts");
+    let mut arrivals: Vec<Instant> = receipts.iter().filter(|r| r.bench).map(|r| r.at).collect();
+    arrivals.sort_unstable();
+    let (lo, hi) = (arrivals.len() / 10, (arrivals.len() * 9 / 10).saturating_sub(1));
+    let per_s = match (arrivals.get(lo), arrivals.get(hi)) {
+        (Some(a), Some(b)) if b > a => (hi - lo) as f64 / b.duration_since(*a).as_secs_f64(),
+        _ => 0.0,
+    };
+    // Each game's deliveries in seq order (a repeat of the one before allowed: at least once).
+    let mut last: HashMap<&str, i64> = HashMap::new();
+    let mut out_of_order = 0;
+    for r in receipts.iter() {
+        let seen = last.entry(r.game.as_str()).or_insert(0);
+        if r.seq < *seen {
+            out_of_order += 1;
+        }
+        *seen = r.seq.max(*seen);
+    }
+    println!(
+        "RESULT games={made} actions={actions} actions_per_s={:.0} errors={errors} events_matched={matched} \
+         event_to_receipt_p50_ms={latency_p50:.1} event_to_receipt_p99_ms={latency_p99:.1} \
+         backlog={expected} backlog_delivered={} deliveries_per_s={per_s:.0} out_of_order={out_of_order}",
+        actions as f64 / drove,
+        arrivals.len()
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize| args.get(i).cloned().unwrap_or_default();
@@ -494,6 +775,14 @@ fn main() {
                     .map_or(0, |ms| ms.parse().expect("paced=MS takes a number")),
             ),
         )),
+        "webhooks" => system.block_on(webhooks(
+            arg(1),
+            arg(2),
+            number(3) as usize,
+            number(4),
+            number(5),
+            number(6),
+        )),
         "streams" => system.block_on(streams(
             arg(1),
             arg(2),
@@ -503,7 +792,7 @@ fn main() {
         )),
         _ => {
             eprintln!(
-                "usage: continental-bench games URL CLIENTS SECONDS [hard-bots | paced=MS] | streams URL_A URL_B PID_A DATABASE STREAMS"
+                "usage: continental-bench games URL CLIENTS SECONDS [hard-bots | paced=MS] | streams URL_A URL_B PID_A DATABASE STREAMS | webhooks URL DATABASE GAMES SECONDS RATE BACKLOG"
             );
             std::process::exit(2);
         }

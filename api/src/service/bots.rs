@@ -17,6 +17,7 @@ use uuid::Uuid;
 use super::event_rows;
 use crate::domain::HostedGame;
 use crate::error::ApiError;
+use crate::metrics::Work;
 use crate::state::AppState;
 use crate::store::{GameUpdate, Lock, On, Outcome, Store, StoreError, now_ms};
 use crate::telemetry::traces;
@@ -33,8 +34,11 @@ pub async fn play_bots(state: actix_web::web::Data<AppState>, mut woken: mpsc::U
         if !state.bots.take(id) {
             continue;
         }
+        state
+            .metrics
+            .set_in_flight(Work::Bots, state.bots.in_hand() as i64);
         let state = state.clone();
-        actix_web::rt::spawn(async move {
+        tokio::task::spawn_local(async move {
             loop {
                 if let Err(e) = play_due(&state, id).await
                     && !super::set_aside_if_broken(&state, id, &e, "bots").await
@@ -45,6 +49,9 @@ pub async fn play_bots(state: actix_web::web::Data<AppState>, mut woken: mpsc::U
                     break;
                 }
             }
+            state
+                .metrics
+                .set_in_flight(Work::Bots, state.bots.in_hand() as i64);
         });
     }
 }

@@ -2,6 +2,7 @@
 //! the table deciding and the engine refereeing. No HTTP here but the responses kept for
 //! idempotency keys, which must be written in the same transaction as the change.
 
+mod backlog;
 mod bots;
 mod deadlines;
 mod events;
@@ -17,6 +18,7 @@ mod replay;
 mod studio;
 mod webhooks;
 
+pub use backlog::count_backlog;
 pub use bots::play_bots;
 pub use deadlines::{sweep_deadlines, time_out_due};
 pub use events::{events_for, live_events, redact};

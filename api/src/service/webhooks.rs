@@ -17,7 +17,7 @@ use tokio::sync::Semaphore;
 use tracing::Instrument;
 
 use crate::domain::WebhookError;
-use crate::metrics::WebhookResult;
+use crate::metrics::{WebhookResult, Work};
 use crate::state::AppState;
 use crate::store::{Attempt, Delivery, Store, now_ms};
 use crate::telemetry::traces;
@@ -30,11 +30,11 @@ const TIMEOUT: Duration = Duration::from_secs(5);
 const LEASE_MS: i64 = 30_000;
 /// The longest wait between two attempts.
 const MAX_BACKOFF_MS: i64 = 60 * 60 * 1000;
-/// Deliveries claimed at once.
-const BATCH: i64 = 16;
-/// Attempts in flight at once on one replica: a receiver that hangs holds one each, until
-/// [`TIMEOUT`].
-const IN_FLIGHT: usize = 64;
+/// Deliveries claimed at once, at most.
+const BATCH: usize = 128;
+/// Attempts in flight at once on one replica, one game's each: a receiver that hangs holds one
+/// per game of its, until [`TIMEOUT`].
+pub const IN_FLIGHT: usize = 256;
 /// The prefix of a Standard Webhooks secret.
 const SECRET_PREFIX: &str = "whsec_";
 
@@ -270,11 +270,13 @@ async fn send(
 }
 
 /// The worker each replica runs: claims due deliveries as it has room for them (at most
-/// [`IN_FLIGHT`] attempts at once), POSTs each in a task of its own and records its outcome;
-/// waits for an action's nudge or `poll` when there is nothing to claim. A receiver that
-/// answers slowly or not at all holds only its own attempts (each at most [`TIMEOUT`]): the
-/// worker claims the next deliveries meanwhile, and a failing receiver's retries back off
-/// alone. A slow claim is logged with what it claimed and how long it took.
+/// [`IN_FLIGHT`] attempts at once, each of another game), POSTs each in a task of its own and
+/// records its outcome, which makes the game's next delivery due at once; waits for a nudge (an
+/// action's commit, an outcome recorded) or `poll` when it claimed all there was. So different
+/// games' deliveries go in parallel and each game's one after the other, in order. A receiver
+/// that answers slowly or not at all holds only its own games' attempts (each at most
+/// [`TIMEOUT`]): the worker claims the next deliveries meanwhile, and a failing receiver's
+/// retries back off alone. A slow claim is logged with what it claimed and how long it took.
 pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Duration) {
     let settings = &state.asynchronous;
     let policy = Policy {
@@ -298,16 +300,24 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
     };
     let room = Arc::new(Semaphore::new(IN_FLIGHT));
     loop {
-        // Room for one attempt at least before claiming: a claimed delivery is attempted at once.
+        // Room for one attempt at least before claiming: a claimed delivery is attempted at
+        // once. Then as much more room as there is, up to a batch: under load, one claim takes
+        // what many recorded outcomes made due.
         let Ok(first) = Arc::clone(&room).acquire_owned().await else {
             return;
         };
-        let free = room.available_permits() + 1;
+        let mut permits = vec![first];
+        while permits.len() < BATCH {
+            match Arc::clone(&room).try_acquire_owned() {
+                Ok(p) => permits.push(p),
+                Err(_) => break,
+            }
+        }
+        let asked = permits.len();
         let started = Instant::now();
-        let limit = BATCH.min(i64::try_from(free).unwrap_or(BATCH));
         let claimed = match state
             .db
-            .claim_deliveries(now_ms(), LEASE_MS, limit)
+            .claim_deliveries(now_ms(), LEASE_MS, i64::try_from(asked).unwrap_or(1))
             .instrument(traces::pass("webhooks"))
             .await
         {
@@ -324,28 +334,21 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
                 "slow pass over the webhook outbox"
             );
         }
-        if claimed.is_empty() {
-            drop(first);
-            // Nudged by this replica's actions; other replicas' events and retries come due
-            // on the poll.
-            let _ = tokio::time::timeout(poll, state.outbox.notified()).await;
-            continue;
-        }
-        let mut first = Some(first);
-        for d in claimed {
-            let permit = match first.take() {
-                Some(p) => p,
-                // The room counted above is this worker's alone: it is there.
-                None => match Arc::clone(&room).acquire_owned().await {
-                    Ok(p) => p,
-                    Err(_) => return,
-                },
-            };
+        let drained = claimed.len() < asked;
+        for (d, permit) in claimed.into_iter().zip(permits.drain(..)) {
             let (client, state) = (client.clone(), state.clone());
-            actix_web::rt::spawn(async move {
-                let _room = permit;
+            state.metrics.in_flight(Work::Webhooks, 1);
+            tokio::spawn(async move {
                 deliver(&client, &state, &d, policy).await;
+                state.metrics.in_flight(Work::Webhooks, -1);
+                drop(permit);
             });
+        }
+        drop(permits);
+        if drained {
+            // All that was due is claimed: wait for this replica's actions or outcomes to make
+            // more due; other replicas' events and retries come due on the poll.
+            let _ = tokio::time::timeout(poll, state.outbox.notified()).await;
         }
     }
 }
@@ -367,7 +370,7 @@ async fn deliver(client: &reqwest::Client, state: &AppState, d: &Delivery, polic
         }
     });
     state.metrics.webhook(result);
-    match state.db.settle_delivery(d.game_id, &d.id, &outcome).await {
+    match state.db.settle_delivery(d, &outcome).await {
         // The game's next event may go now: the worker claims it without waiting for a poll.
         Ok(()) => state.outbox.notify_one(),
         // The lease runs out and the delivery is attempted again: at least once.

@@ -13,8 +13,9 @@ use uuid::Uuid;
 
 use super::citus::nodes::Nodes;
 use super::{
-    Attempt, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, Lock, NewGame, On, Origin,
-    Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept, WebhookCounts,
+    Attempt, Backlog, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, Lock, NewGame, On,
+    Origin, Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept,
+    WebhookCounts,
 };
 use super::{
     BoardCursor, BoardRow, GameListing, Live, PlayerRecord, Pool, PoolDecision, RatingDue, RatingWrite,
@@ -289,8 +290,11 @@ impl Store for Database {
     async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
         dispatch!(self, "claim deliveries", s => s.claim_deliveries(now, lease, limit))
     }
-    async fn settle_delivery(&self, game: Uuid, id: &str, attempt: &Attempt) -> Result<(), StoreError> {
-        dispatch!(self, "settle delivery", s => s.settle_delivery(game, id, attempt))
+    async fn backlog(&self, now: i64) -> Result<Backlog, StoreError> {
+        dispatch!(self, "count the backlog", s => s.backlog(now))
+    }
+    async fn settle_delivery(&self, d: &Delivery, attempt: &Attempt) -> Result<(), StoreError> {
+        dispatch!(self, "settle delivery", s => s.settle_delivery(d, attempt))
     }
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError> {
         dispatch!(self, s => s.webhook_counts(id))

@@ -321,6 +321,9 @@ pub struct Delivery {
     pub attempts: i64,
     /// When the event was written (unix ms): retries stop a day after.
     pub created_at: i64,
+    /// The end of this claim's lease on the game's head (unix ms): the claim's own mark, by
+    /// which its outcome is recorded on the head only while the head is still its.
+    pub lease: i64,
     /// Where to POST.
     pub url: String,
     /// The game's `whsec_` secret.
@@ -344,6 +347,18 @@ pub enum Attempt {
         /// What went wrong.
         error: String,
     },
+}
+
+/// What waits for the background passes, counted at one moment (each count read apart).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Backlog {
+    /// Webhook deliveries pending (to be attempted, retried, or in flight).
+    pub webhooks: i64,
+    /// Games whose turn deadline has passed: a timed-out turn, a bot's move (paced, or of a
+    /// bot that thinks apart) not yet played.
+    pub due: i64,
+    /// Quick play's tickets waiting for a table.
+    pub tickets: i64,
 }
 
 /// A game's webhook deliveries, counted.
@@ -488,11 +503,16 @@ pub trait Store {
     /// already (by another replica's pass, say).
     async fn set_aside(&self, id: Uuid, at: i64) -> Result<bool, StoreError>;
     /// Claims up to `limit` due deliveries for `lease` ms: of each game only the first one not
-    /// yet delivered or given up, so that a game's events go out in order. Candidates are read
-    /// without a lock; each is claimed by a conditional update of its own game's rows.
+    /// yet delivered or given up, so that a game's events go out in order. The games are found
+    /// by their heads (`webhook_heads`, one row per game, an index of those due), each leased
+    /// by a conditional update of its own row; on one PostgreSQL all in one statement.
     async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError>;
-    /// Records how an attempt at delivery `id` of game `game` ended.
-    async fn settle_delivery(&self, game: Uuid, id: &str, attempt: &Attempt) -> Result<(), StoreError>;
+    /// Records how an attempt at delivery `d` ended, and with it its game's head: due at once
+    /// when more is pending, at the retry's time after a failure, idle when it was the last.
+    async fn settle_delivery(&self, d: &Delivery, attempt: &Attempt) -> Result<(), StoreError>;
+    /// What waits for the background passes at `now` (unix ms): each count read from a
+    /// partial index (the deliveries pending, the games due, the tickets waiting).
+    async fn backlog(&self, now: i64) -> Result<Backlog, StoreError>;
     /// The counts of game `id`'s deliveries.
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError>;
     /// The rating in `variant` at `tenant` of each of `participants`, in the order asked: a

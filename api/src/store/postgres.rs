@@ -15,9 +15,9 @@ use super::ratings::ratings_sql;
 use super::sql::*;
 use super::write::{self, DeliveryWrite, EventWrite, KeyWrite, Write};
 use super::{
-    Attempt, BotTableLimit, Delivery, DueGame, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope,
-    ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
-    WebhookCounts,
+    Attempt, Backlog, BotTableLimit, Delivery, DueGame, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef,
+    KeyScope, ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError,
+    StoredResponse, Swept, WebhookCounts,
 };
 use super::{
     BoardCursor, BoardRow, GameListing, Lock, On, PlayerRating, PlayerRecord, RatingDue, RatingWrite,
@@ -278,6 +278,19 @@ fn write_statement<'w>(write: &'w Write<'w>) -> QueryBuilder<sqlx::Postgres> {
             .push("SELECT * FROM (");
         push_outbox_values(&mut sql, *id, outbox);
         sql.push(WRITTEN);
+        if let (Some(first), Some(last)) = (outbox.first(), outbox.last()) {
+            // The game's head, as `HEAD_UPSERT` writes it.
+            sql.push(", headed AS (INSERT INTO webhook_heads (game_id, due_at, last_seq) SELECT ")
+                .push_bind(*id)
+                .push(", ")
+                .push_bind(first.next_attempt_at)
+                .push(", ")
+                .push_bind(last.seq)
+                .push(
+                    " WHERE EXISTS (SELECT 1 FROM game) ON CONFLICT (game_id) DO UPDATE SET \
+                     last_seq = EXCLUDED.last_seq, due_at = COALESCE(webhook_heads.due_at, EXCLUDED.due_at))",
+                );
+        }
     }
     if let Some(due) = write.rate {
         // The tenant from the row as it was before this statement: it never changes.
@@ -295,6 +308,77 @@ fn write_statement<'w>(write: &'w Write<'w>) -> QueryBuilder<sqlx::Postgres> {
     }
     sql.push(" FROM game");
     sql
+}
+
+/// The claim of up to `$3` due games' heads, leased until `$2` if due at `$1`, skipping those
+/// another replica holds, and of each its first pending delivery and where it goes: one
+/// statement, a range scan of `webhook_heads_due`, then per game one probe of each primary key
+/// and of `webhook_deliveries`'s pending index (lateral, so that no plan scans a table). A delivery written after the statement began is not read here (the
+/// game comes back `Claimed::Empty` and is read again).
+const CLAIM_HEADS: &str = "WITH due AS (SELECT game_id FROM webhook_heads \
+    WHERE due_at IS NOT NULL AND due_at <= $1 ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED), \
+    leased AS (UPDATE webhook_heads h SET due_at = $2 WHERE h.game_id = ANY (ARRAY(SELECT game_id FROM due)) \
+        RETURNING h.game_id) \
+    SELECT l.game_id, d.id, d.seq, d.version, d.event, d.attempts, d.created_at, d.next_attempt_at, \
+    g.webhook_url, g.webhook_secret FROM leased l \
+    LEFT JOIN LATERAL (SELECT e.id, e.seq, e.version, e.event, e.attempts, e.created_at, e.next_attempt_at \
+        FROM webhook_deliveries e WHERE e.game_id = l.game_id AND e.status = 'pending' ORDER BY e.seq LIMIT 1) d ON true \
+    LEFT JOIN LATERAL (SELECT webhook_url, webhook_secret FROM games WHERE id = l.game_id) g ON true";
+
+/// The record of an attempt's outcome (`$3` the delivery's new status, `$4` the retry's time,
+/// `$5` the error) on delivery `$2` of game `$1`, and on the game's head if this claim's lease
+/// (`$6`) still holds it: at the retry's time after a failure; due at once (`$7`, now) when a
+/// later delivery was written; idle when the one settled was the last. A write that queues
+/// deliveries at the same time holds the head's row: this waits for it and then reads the
+/// head's `last_seq` as that write left it.
+const SETTLE: &str = "WITH settled AS (UPDATE webhook_deliveries SET status = $3, attempts = attempts + 1, \
+    lease_until = 0, next_attempt_at = CASE WHEN $3 = 'pending' THEN $4 ELSE next_attempt_at END, \
+    last_error = COALESCE($5, last_error) WHERE game_id = $1 AND id = $2 RETURNING seq) \
+    UPDATE webhook_heads h SET due_at = CASE WHEN $3 = 'pending' THEN $4 WHEN h.last_seq > s.seq THEN $7 ELSE NULL END \
+    FROM settled s WHERE h.game_id = $1 AND h.due_at = $6";
+
+impl PgStore {
+    /// The claim of [`Store::claim_deliveries`]: on one server, [`CLAIM_HEADS`]; on a cluster,
+    /// the due heads read shard by shard, then each leased on its game's worker.
+    async fn claim_heads(&self, now: i64, lease_until: i64, limit: i64) -> Result<Vec<Claimed>, StoreError> {
+        if self.cluster {
+            let candidates = self.delivery_candidates(now, limit).await?;
+            return self.claim_each(candidates, now, lease_until).await;
+        }
+        let rows = sqlx::query(CLAIM_HEADS)
+            .bind(now)
+            .bind(lease_until)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .traced_statement(Self::SYSTEM, "UPDATE", "webhook_heads")
+            .await?;
+        rows.iter()
+            .map(|r| Claimed::of(r.try_get("game_id")?, lease_until, now, Some(r)))
+            .collect()
+    }
+
+    /// The record of [`Store::settle_delivery`]: [`SETTLE`], one statement on the game's worker.
+    async fn settle(
+        &self,
+        d: &Delivery,
+        status: &str,
+        next: i64,
+        error: Option<&str>,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(SETTLE)
+            .bind(d.game_id)
+            .bind(&d.id)
+            .bind(status)
+            .bind(next)
+            .bind(error)
+            .bind(d.lease)
+            .bind(now)
+            .execute(self.pool_of(d.game_id).await)
+            .traced_statement(Self::SYSTEM, "UPDATE", "webhook_deliveries")
+            .await?;
+        Ok(())
+    }
 }
 
 sql_store!(PgStore, sqlx::Postgres, "BEGIN", " FOR UPDATE", PG_SKIP_LOCKED);

@@ -8,7 +8,7 @@ use sqlx::{QueryBuilder, Row};
 use uuid::Uuid;
 
 use super::write::{DeliveryWrite, EventWrite, KeyWrite};
-use super::{EventRow, GameListing, GameRow, StoreError};
+use super::{Delivery, EventRow, GameListing, GameRow, StoreError};
 use crate::domain::GameStatus;
 
 /// Tables of tenant `$1` in play with bots alone, or over so at or after `$3` (unix
@@ -170,28 +170,105 @@ pub(super) fn due_sql(games: &str, now: &str, after: Option<(&str, &str)>, limit
     )
 }
 
-/// Up to `limit` deliveries due at `now` and not leased, of each game only its first one not
-/// yet delivered or given up (so that a later one waits for it), with where they go: from
-/// `deliveries` and `games`, the tables or two co-located shards of them.
-pub(super) fn delivery_candidates_sql(deliveries: &str, games: &str, now: &str, limit: &str) -> String {
+/// Up to `limit` games of `heads` (the table `webhook_heads`, or one of its shards) whose first
+/// pending delivery is due at `now` and not leased, earliest first: a range scan of the index
+/// `webhook_heads_due`, which holds only the games with a delivery pending, so that its cost is
+/// that of the games read, however many deliveries wait behind them.
+pub(super) fn delivery_candidates_sql(heads: &str, now: &str, limit: &str) -> String {
     format!(
-        "SELECT d.game_id, d.id, g.webhook_url, g.webhook_secret, d.next_attempt_at \
-         FROM {deliveries} d JOIN {games} g ON g.id = d.game_id \
-         WHERE d.status = 'pending' AND d.next_attempt_at <= {now} AND d.lease_until <= {now} \
-         AND NOT EXISTS (SELECT 1 FROM {deliveries} e \
-            WHERE e.game_id = d.game_id AND e.status = 'pending' AND e.seq < d.seq) \
-         ORDER BY d.next_attempt_at LIMIT {limit}"
+        "SELECT game_id, due_at FROM {heads} WHERE due_at IS NOT NULL AND due_at <= {now} \
+         ORDER BY due_at LIMIT {limit}"
     )
 }
 
-/// A delivery that may be claimed, and where it goes.
+/// A game whose first pending delivery may be claimed.
 #[derive(serde::Deserialize)]
 pub(super) struct Candidate {
     pub(super) game_id: Uuid,
-    pub(super) id: String,
-    pub(super) webhook_url: Option<String>,
-    pub(super) webhook_secret: Option<String>,
-    pub(super) next_attempt_at: i64,
+    pub(super) due_at: i64,
+}
+
+/// What a write that queues webhook deliveries of game `$1` writes besides: the game's head,
+/// `$3` the seq of its last delivery queued, and, when it had nothing pending, due at `$2` (its
+/// first delivery's time). A head leased or waiting for a retry keeps its time: the new
+/// deliveries go after the one it holds. The upsert locks the head's row, so that the settling
+/// of the delivery it held, if it comes at once, sees the new `last_seq` (and a settling that
+/// came first left `due_at` null, which this fills).
+pub(super) const HEAD_UPSERT: &str = "INSERT INTO webhook_heads (game_id, due_at, last_seq) VALUES ($1, $2, $3) \
+    ON CONFLICT (game_id) DO UPDATE SET last_seq = excluded.last_seq, \
+    due_at = COALESCE(webhook_heads.due_at, excluded.due_at)";
+
+/// Leases game `$1`'s head until `$3` if it is still due at `$2`: the claim of its first pending
+/// delivery, by one conditional statement on the game's row.
+pub(super) const HEAD_LEASE: &str =
+    "UPDATE webhook_heads SET due_at = $3 WHERE game_id = $1 AND due_at IS NOT NULL AND due_at <= $2";
+
+/// Game `$1`'s first pending delivery, and where it goes.
+pub(super) const FIRST_PENDING: &str = "SELECT d.id, d.seq, d.version, d.event, d.attempts, d.created_at, \
+    d.next_attempt_at, g.webhook_url, g.webhook_secret FROM webhook_deliveries d JOIN games g ON g.id = d.game_id \
+    WHERE d.game_id = $1 AND d.status = 'pending' ORDER BY d.seq LIMIT 1";
+
+/// Gives game `$1`'s head, leased until `$2`, the time `$3` (null: nothing pending).
+pub(super) const HEAD_RELEASE: &str =
+    "UPDATE webhook_heads SET due_at = $3 WHERE game_id = $1 AND due_at = $2";
+
+/// Game `$1`'s head, leased until `$2` and found with no pending delivery: due at `$3` if one is
+/// pending after all (written since the claim read), null otherwise. Run after the head's row
+/// is locked, by a statement of its own, so that it reads what was written before the lock.
+pub(super) const HEAD_RECHECK: &str = "UPDATE webhook_heads SET due_at = CASE WHEN EXISTS \
+    (SELECT 1 FROM webhook_deliveries d WHERE d.game_id = $1 AND d.status = 'pending') THEN $3 ELSE NULL END \
+    WHERE game_id = $1 AND due_at = $2";
+
+/// What a claim found under a game's head it leased.
+pub(super) enum Claimed {
+    /// A delivery to attempt.
+    Delivery(Delivery),
+    /// The first pending delivery is not due until then (a clock ahead of this one wrote it).
+    NotYet(Uuid, i64),
+    /// Nothing pending was read, or the game has no webhook any more.
+    Empty(Uuid),
+}
+
+impl Claimed {
+    /// What a leased head's first pending delivery (`row`, if any) means, leased until `lease`.
+    pub(super) fn of<R: Row>(game_id: Uuid, lease: i64, now: i64, row: Option<&R>) -> Result<Self, StoreError>
+    where
+        for<'a> &'a str: sqlx::ColumnIndex<R>,
+        i64: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+        Option<i64>: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+        String: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+        Option<String>: for<'a> sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    {
+        let Some(row) = row else {
+            return Ok(Self::Empty(game_id));
+        };
+        let Some(id) = row.try_get::<Option<String>, _>("id")? else {
+            return Ok(Self::Empty(game_id));
+        };
+        let at: i64 = row
+            .try_get::<Option<i64>, _>("next_attempt_at")?
+            .unwrap_or_default();
+        if at > now {
+            return Ok(Self::NotYet(game_id, at));
+        }
+        let url: Option<String> = row.try_get("webhook_url")?;
+        let secret: Option<String> = row.try_get("webhook_secret")?;
+        let (Some(url), Some(secret)) = (url, secret) else {
+            return Ok(Self::Empty(game_id));
+        };
+        Ok(Self::Delivery(Delivery {
+            id,
+            game_id,
+            seq: row.try_get::<Option<i64>, _>("seq")?.unwrap_or_default(),
+            version: row.try_get::<Option<i64>, _>("version")?.unwrap_or_default(),
+            event: row.try_get::<Option<String>, _>("event")?.unwrap_or_default(),
+            attempts: row.try_get::<Option<i64>, _>("attempts")?.unwrap_or_default(),
+            created_at: row.try_get::<Option<i64>, _>("created_at")?.unwrap_or_default(),
+            lease,
+            url,
+            secret,
+        }))
+    }
 }
 
 /// How a PostgreSQL claim skips rows that another transaction holds.
@@ -550,75 +627,57 @@ macro_rules! sql_store {
             }
 
             async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
-                // Candidates, read without a lock: of each game, its first undelivered event
-                // only, so that a later one waits for it.
-                let candidates = self.delivery_candidates(now, limit).await?;
-                let mut out = Vec::with_capacity(candidates.len());
-                for c in candidates {
-                    let Candidate { game_id, id, webhook_url, webhook_secret, .. } = c;
-                    // Each claimed by one statement on its game's rows, on the same conditions
-                    // read again: a delivery another worker leased or settled meanwhile is
-                    // not taken.
-                    let claimed = sqlx::query(
-                        "UPDATE webhook_deliveries SET lease_until = $3 \
-                         WHERE game_id = $1 AND id = $2 AND status = 'pending' AND next_attempt_at <= $4 \
-                         AND lease_until <= $4 \
-                         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.game_id = $1 \
-                            AND e.status = 'pending' AND e.seq < webhook_deliveries.seq) \
-                         RETURNING seq, version, event, attempts, created_at",
-                    )
-                    .bind(game_id)
-                    .bind(&id)
-                    .bind(now.saturating_add(lease))
-                    .bind(now)
-                    .fetch_optional(&self.pool)
-                    .await;
-                    // A game whose worker was lost since it was read waits for the next pass.
-                    let claimed = match claimed {
-                        Ok(claimed) => claimed,
-                        Err(e) => {
-                            tracing::warn!(game = %game_id, error = %e, "a webhook delivery could not be claimed; trying again next pass");
+                let lease_until = now.saturating_add(lease);
+                let claimed = self.claim_heads(now, lease_until, limit).await?;
+                let mut out = Vec::with_capacity(claimed.len());
+                for c in claimed {
+                    let (game, at) = match c {
+                        Claimed::Delivery(d) => {
+                            out.push(d);
                             continue;
                         }
+                        Claimed::NotYet(game, at) => (game, Some(at)),
+                        Claimed::Empty(game) => (game, None),
                     };
-                    let Some(row) = claimed else { continue };
-                    let (Some(url), Some(secret)) = (webhook_url, webhook_secret) else {
-                        continue;
+                    // Rare: given back at once, each on its own, and logged if that fails (the
+                    // lease then runs out).
+                    let given = match at {
+                        Some(at) => sqlx::query(HEAD_RELEASE)
+                            .bind(game)
+                            .bind(lease_until)
+                            .bind(at)
+                            .execute(self.pool_of(game).await)
+                            .await
+                            .map(|_| ())
+                            .map_err(StoreError::from),
+                        None => self.recheck_head(game, lease_until, now).await,
                     };
-                    out.push(Delivery {
-                        id,
-                        game_id,
-                        seq: row.try_get("seq")?,
-                        version: row.try_get("version")?,
-                        event: row.try_get("event")?,
-                        attempts: row.try_get("attempts")?,
-                        created_at: row.try_get("created_at")?,
-                        url,
-                        secret,
-                    });
+                    if let Err(e) = given {
+                        tracing::warn!(game = %game, error = %e, "a webhook head could not be given back; its lease runs out");
+                    }
                 }
                 Ok(out)
             }
 
-            async fn settle_delivery(&self, game: Uuid, id: &str, attempt: &Attempt) -> Result<(), StoreError> {
+            async fn settle_delivery(&self, d: &Delivery, attempt: &Attempt) -> Result<(), StoreError> {
                 let (status, next, error) = match attempt {
                     Attempt::Delivered => ("delivered", 0, None),
                     Attempt::Retry { at, error } => ("pending", *at, Some(error.as_str())),
                     Attempt::GivenUp { error } => ("failed", 0, Some(error.as_str())),
                 };
-                sqlx::query(
-                    "UPDATE webhook_deliveries SET status = $3, attempts = attempts + 1, lease_until = 0, \
-                     next_attempt_at = CASE WHEN $3 = 'pending' THEN $4 ELSE next_attempt_at END, \
-                     last_error = COALESCE($5, last_error) WHERE game_id = $1 AND id = $2",
-                )
-                .bind(game)
-                .bind(id)
-                .bind(status)
-                .bind(next)
-                .bind(error)
-                .execute(&self.pool)
-                .await?;
-                Ok(())
+                self.settle(d, status, next, error, now_ms()).await
+            }
+
+            async fn backlog(&self, now: i64) -> Result<Backlog, StoreError> {
+                let count = |sql: &'static str| sqlx::query_scalar::<_, i64>(sql).fetch_one(&self.pool);
+                Ok(Backlog {
+                    webhooks: count("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'").await?,
+                    due: sqlx::query_scalar("SELECT count(*) FROM games WHERE deadline IS NOT NULL AND deadline <= $1")
+                        .bind(now)
+                        .fetch_one(&self.pool)
+                        .await?,
+                    tickets: count("SELECT count(*) FROM tickets WHERE status = 'waiting'").await?,
+                })
             }
 
             async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError> {
@@ -670,7 +729,7 @@ macro_rules! sql_store {
 
             /// The candidates of [`Store::claim_deliveries`], by one query of the whole table.
             pub(super) async fn delivery_candidates_in_one(&self, now: i64, limit: i64) -> Result<Vec<Candidate>, StoreError> {
-                let sql = delivery_candidates_sql("webhook_deliveries", "games", "$1", "$2");
+                let sql = delivery_candidates_sql("webhook_heads", "$1", "$2");
                 let rows = sqlx::query(AssertSqlSafe(sql))
                     .bind(now)
                     .bind(limit)
@@ -680,13 +739,59 @@ macro_rules! sql_store {
                     .map(|r| {
                         Ok(Candidate {
                             game_id: r.try_get("game_id")?,
-                            id: r.try_get("id")?,
-                            webhook_url: r.try_get("webhook_url")?,
-                            webhook_secret: r.try_get("webhook_secret")?,
-                            next_attempt_at: r.try_get("next_attempt_at")?,
+                            due_at: r.try_get("due_at")?,
                         })
                     })
                     .collect()
+            }
+
+            /// Claims the heads of `candidates` one by one, each by a conditional statement on
+            /// its game's row ([`HEAD_LEASE`]), and reads each one's first pending delivery: a
+            /// head another replica leased meanwhile is not taken.
+            pub(super) async fn claim_each(&self, candidates: Vec<Candidate>, now: i64, lease_until: i64) -> Result<Vec<Claimed>, StoreError> {
+                let mut out = Vec::with_capacity(candidates.len());
+                for Candidate { game_id, .. } in candidates {
+                    let pool = self.pool_of(game_id).await;
+                    let leased = sqlx::query(HEAD_LEASE)
+                        .bind(game_id)
+                        .bind(now)
+                        .bind(lease_until)
+                        .execute(pool)
+                        .await;
+                    // A game whose worker was lost since it was read waits for the next pass.
+                    match leased {
+                        Ok(done) if done.rows_affected() > 0 => {}
+                        Ok(_) => continue,
+                        Err(e) => {
+                            tracing::warn!(game = %game_id, error = %e, "a webhook delivery could not be claimed; trying again next pass");
+                            continue;
+                        }
+                    }
+                    let first = sqlx::query(FIRST_PENDING).bind(game_id).fetch_optional(pool).await?;
+                    out.push(Claimed::of(game_id, lease_until, now, first.as_ref())?);
+                }
+                Ok(out)
+            }
+
+            /// Game `game`'s head, leased until `lease_until` and found with nothing pending:
+            /// its row locked, then read again by a statement of its own ([`HEAD_RECHECK`]),
+            /// so that a write that queued deliveries meanwhile is seen (it holds the row until
+            /// it commits), and one that comes after finds the head idle and makes it due.
+            pub(super) async fn recheck_head(&self, game: Uuid, lease_until: i64, now: i64) -> Result<(), StoreError> {
+                let mut tx = self.pool_of(game).await.begin_with($begin).await?;
+                sqlx::query(concat!("SELECT game_id FROM webhook_heads WHERE game_id = $1 AND due_at = $2", $lock))
+                .bind(game)
+                .bind(lease_until)
+                .fetch_optional(&mut *tx)
+                .await?;
+                sqlx::query(HEAD_RECHECK)
+                    .bind(game)
+                    .bind(lease_until)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
             }
 
             /// Deletes the rows of `purge` whose value of the column the table is spread by is
@@ -934,6 +1039,15 @@ macro_rules! sql_store {
                         .execute(&mut *tx)
                         .traced_statement(Self::SYSTEM, "INSERT", "webhook_deliveries")
                         .await?;
+                    if let (Some(first), Some(last)) = (outbox.first(), outbox.last()) {
+                        sqlx::query(HEAD_UPSERT)
+                            .bind(game)
+                            .bind(first.next_attempt_at)
+                            .bind(last.seq)
+                            .execute(&mut *tx)
+                            .traced_statement(Self::SYSTEM, "INSERT", "webhook_heads")
+                            .await?;
+                    }
                 }
                 if let Some(key) = key {
                     let mut insert = sqlx::QueryBuilder::<$db>::new(key_insert(key.table));

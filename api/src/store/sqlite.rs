@@ -14,9 +14,9 @@ use super::ratings::ratings_sql;
 use super::sql::*;
 use super::write::{self, DeliveryWrite, EventWrite, KeyWrite, RowWrite, Write};
 use super::{
-    Attempt, BotTableLimit, Delivery, DueGame, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef, KeyScope,
-    ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError, StoredResponse, Swept,
-    WebhookCounts,
+    Attempt, Backlog, BotTableLimit, Delivery, DueGame, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef,
+    KeyScope, ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError,
+    StoredResponse, Swept, WebhookCounts,
 };
 use super::{
     BoardCursor, BoardRow, GameListing, Lock, On, PlayerRating, PlayerRecord, RatingDue, RatingWrite,
@@ -94,6 +94,54 @@ impl SqliteStore {
     /// The candidates of [`Store::claim_deliveries`]: one query.
     async fn delivery_candidates(&self, now: i64, limit: i64) -> Result<Vec<Candidate>, StoreError> {
         self.delivery_candidates_in_one(now, limit).await
+    }
+
+    /// The claim of [`Store::claim_deliveries`]: the due heads in one query, then each leased
+    /// (one writer: no other to race).
+    async fn claim_heads(&self, now: i64, lease_until: i64, limit: i64) -> Result<Vec<Claimed>, StoreError> {
+        let candidates = self.delivery_candidates(now, limit).await?;
+        self.claim_each(candidates, now, lease_until).await
+    }
+
+    /// The record of [`Store::settle_delivery`]: the delivery, then its game's head (see
+    /// `PgStore`'s `SETTLE`), in one transaction.
+    async fn settle(
+        &self,
+        d: &Delivery,
+        status: &str,
+        next: i64,
+        error: Option<&str>,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let seq: Option<i64> = sqlx::query_scalar(
+            "UPDATE webhook_deliveries SET status = $3, attempts = attempts + 1, lease_until = 0, \
+             next_attempt_at = CASE WHEN $3 = 'pending' THEN $4 ELSE next_attempt_at END, \
+             last_error = COALESCE($5, last_error) WHERE game_id = $1 AND id = $2 RETURNING seq",
+        )
+        .bind(d.game_id)
+        .bind(&d.id)
+        .bind(status)
+        .bind(next)
+        .bind(error)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(seq) = seq {
+            sqlx::query(
+                "UPDATE webhook_heads SET due_at = CASE WHEN $2 = 'pending' THEN $3 WHEN last_seq > $4 THEN $5 \
+                 ELSE NULL END WHERE game_id = $1 AND due_at = $6",
+            )
+            .bind(d.game_id)
+            .bind(status)
+            .bind(next)
+            .bind(seq)
+            .bind(now)
+            .bind(d.lease)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
     }
 
     /// The candidates of [`Store::claim_ratings`]: one query.

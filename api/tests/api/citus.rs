@@ -72,6 +72,7 @@ async fn every_game_table_is_distributed_by_game_on_one_worker_per_game() {
         "idempotency_keys",
         "webhook_deliveries",
         "ratings_due",
+        "webhook_heads",
     ] {
         let t = of(table);
         assert_eq!(

@@ -538,3 +538,67 @@ async fn a_webhook_urls_query_reaches_no_log_and_no_status() {
         drop_database(&database).await;
     }
 }
+
+/// Issue 51: many games' deliveries go out side by side, each game's in seq order and every one
+/// of them, while their games move: the game's head (its place in the outbox) written
+/// by each move and by each delivery's outcome never loses a game's next event.
+#[actix_web::test]
+async fn many_games_deliver_side_by_side_each_in_order() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let receiver = Receiver::start(204);
+        let mut tables = Vec::new();
+        for _ in 0..8 {
+            tables.push(hooked_game(app, &receiver.url).await.0);
+        }
+        // The games move one after another, turn by turn, each move while the deliveries of the
+        // moves before (its own and the other games') go out.
+        for _ in 0..3 {
+            for t in &tables {
+                play_turns(&[app], t, 1).await;
+            }
+        }
+        let mut logged = 0;
+        for t in &tables {
+            logged += app.log(t, 0).await.len();
+        }
+        let got = receiver
+            .wait_for("every event of every game", |r| r.len() >= logged)
+            .await;
+        for t in &tables {
+            let mine: Vec<Received> = got
+                .iter()
+                .filter(|r| r.json()["game_id"] == t.id.as_str())
+                .cloned()
+                .collect();
+            let events = app.log(t, 0).await.len();
+            assert_in_order(&mine, events, &format!("{backend:?}: game {}", t.id));
+        }
+    })
+    .await;
+}
+
+/// docs/operations.md#background-work: what waits for the webhook worker is in the metrics,
+/// with what it has in hand: a receiver that refuses leaves the game's deliveries pending.
+#[actix_web::test]
+async fn pending_deliveries_are_in_the_metrics() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let receiver = Receiver::start(503);
+        let (table, _) = hooked_game(app, &receiver.url).await;
+        play_turns(&[app], &table, 2).await;
+        receiver.wait_for("an attempt", |r| !r.is_empty()).await;
+        eventually(Duration::from_secs(30), "the backlog counted", async || {
+            let metrics = String::from_utf8_lossy(&app.get("/metrics").await.body).into_owned();
+            let pending = metrics
+                .lines()
+                .find_map(|l| l.strip_prefix("continental_background_backlog{work=\"webhooks\"} "))
+                .and_then(|n| n.parse::<i64>().ok())
+                .unwrap_or_default();
+            match pending > 0 && metrics.contains("continental_background_in_flight{work=\"webhooks\"}") {
+                true => Ok(()),
+                false => Err(format!("{backend:?}: {metrics}")),
+            }
+        })
+        .await;
+    })
+    .await;
+}

@@ -1,7 +1,7 @@
 //! The differential write test: the same requests on every backend (SQLite, PostgreSQL when
 //! `DATABASE_URL` names one, Citus when `CITUS_URL` does) leave the same rows, every column of
 //! every table a game's requests write (the game, its seats, events, idempotency keys, webhook
-//! outbox, the creation key), compared with SQLite's after what differs by nature is normalised:
+//! outbox and its heads, the creation key), compared with SQLite's after what differs by nature is normalised:
 //! ids, times, secrets and tokens. Each store renders what an action writes (`store::Write`) its
 //! own way; a column one of them forgets, or fills otherwise, fails here.
 
@@ -24,6 +24,7 @@ const TABLES: &[(&str, &str)] = &[
     ("events", "game_id = $1"),
     ("idempotency_keys", "game_id = $1"),
     ("webhook_deliveries", "game_id = $1"),
+    ("webhook_heads", "game_id = $1"),
     // A creation's key belongs to no game yet: the test's database holds that one.
     ("creation_keys", "$1 IS NOT NULL"),
 ];
@@ -34,6 +35,7 @@ const TIMES: &[&str] = &[
     "updated_at",
     "created_us",
     "next_attempt_at",
+    "due_at",
     "deadline",
     "set_aside_at",
 ];

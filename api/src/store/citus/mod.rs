@@ -83,8 +83,9 @@ impl PgStore {
         Ok(due)
     }
 
-    /// The candidates of [`Store::claim_deliveries`]: on a cluster, read shard by shard (the
-    /// outbox's and its games' co-located shards together).
+    /// The candidates of [`Store::claim_deliveries`] (the games whose first pending delivery
+    /// is due): on a cluster, read shard by shard, each shard by its own range scan of
+    /// `webhook_heads_due`.
     pub(super) async fn delivery_candidates(
         &self,
         now: i64,
@@ -94,12 +95,12 @@ impl PgStore {
             return self.delivery_candidates_in_one(now, limit).await;
         }
         let answers = self
-            .on_each_shard(&["webhook_deliveries", "games"], |names| {
-                delivery_candidates_sql(&names[0], &names[1], &now.to_string(), &limit.to_string())
+            .on_each_shard(&["webhook_heads"], |names| {
+                delivery_candidates_sql(&names[0], &now.to_string(), &limit.to_string())
             })
             .await?;
         let mut candidates: Vec<Candidate> = self.read_answers(answers, "webhook deliveries");
-        candidates.sort_by_key(|c| c.next_attempt_at);
+        candidates.sort_by_key(|c| c.due_at);
         candidates.truncate(usize::try_from(limit).unwrap_or(0));
         Ok(candidates)
     }
