@@ -32,7 +32,7 @@
 #      the same against that build, one after the other.
 # With BEFORE_BIN naming another build of the service (say, of an older commit, built with
 # `cargo build --release` in a worktree of its own), parts 1 and 2 measure it too, in the same
-# rounds and against the same references, its turn alternating with this build's; part 8 too.
+# rounds and against the same references, its turn alternating with this build's; parts 8 and 9 too.
 # Usage: bench/run.sh   (env: PGURL=postgres://postgres@127.0.0.1:5432, STREAMS=1000, ROUNDS=2,
 #                       PHASES=123 to choose the parts, CITUS_DB for part 4, BEFORE_BIN for
 #                       parts 1, 2, 8 and 9, GAMES for part 7, BOARD_PLAYERS and DEEP for part 8,
