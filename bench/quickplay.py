@@ -14,7 +14,8 @@ bots: the server runs without them). Once the replica has settled (the pools of 
   own, one after another; from the moment the second ticket is sent to the moment it reads
   `matched` (polled every 5 ms).
 
-Prints one line: RESULT idle_tps=... pair_p50_ms=... pair_p99_ms=... pair_max_ms=...
+Prints one line: RESULT idle_tps=... pair_p50_ms=... pair_p99_ms=... pair_max_ms=... (a pair
+not met within 60 s counts at 60 s; three such end the part early).
 Usage: quickplay.py URL DB   (env: WAITING, POOLS, PAIRS, IDLE_S; PGADMIN: a URL of another
 database of the same server, for the counters)
 """
@@ -96,9 +97,13 @@ start = time.time()
 time.sleep(IDLE_S)
 after = commits()
 idle_tps = (after - before - 1) / (time.time() - start)
+print(f"idle: {idle_tps:.1f} transactions/s with {waiting} tickets waiting in {pools} pools", file=sys.stderr)
 
 took = []
+unmet = 0
 for i in range(PAIRS):
+    if unmet >= 3:
+        break
     turn = 50_000 + i
     queue(OTHER, f"a-{i}", turn, [2])
     sent = time.perf_counter()
@@ -108,7 +113,9 @@ for i in range(PAIRS):
         if status == "matched":
             break
         if time.perf_counter() - sent > 60:
-            sys.exit(f"pair {i} never met")
+            # Counted at the cap; three such end the part.
+            unmet += 1
+            break
         time.sleep(0.005)
     took.append((time.perf_counter() - sent) * 1000)
 took.sort()
@@ -119,4 +126,5 @@ def pct(p):
 
 
 print(f"RESULT waiting={waiting} pools={pools} idle_tps={idle_tps:.1f} "
-      f"pair_p50_ms={pct(50):.0f} pair_p99_ms={pct(99):.0f} pair_max_ms={took[-1]:.0f}")
+      f"pair_p50_ms={pct(50):.0f} pair_p99_ms={pct(99):.0f} pair_max_ms={took[-1]:.0f} "
+      f"pairs={len(took)} unmet_in_60s={unmet}")
