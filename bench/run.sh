@@ -30,12 +30,16 @@
 #      second over the games for 20 s, then the rate at which WEBHOOK_BACKLOG (100) more
 #      deliveries per game, queued at once, arrive; each game's order checked. With BEFORE_BIN,
 #      the same against that build, one after the other.
+#   0. (PHASES with 0) quick play with a studio's waiting room full (bench/quickplay.py): 10,000
+#      waiting tickets in 2,000 pools on PostgreSQL, the idle replica's database transactions a
+#      second, and a new pair's time to a game (p50, p99 over 50 pairs of another studio); with
+#      BEFORE_BIN, the build before on a database of its own, one after the other.
 # With BEFORE_BIN naming another build of the service (say, of an older commit, built with
 # `cargo build --release` in a worktree of its own), parts 1 and 2 measure it too, in the same
-# rounds and against the same references, its turn alternating with this build's; parts 8 and 9 too.
+# rounds and against the same references, its turn alternating with this build's; parts 0, 8 and 9 too.
 # Usage: bench/run.sh   (env: PGURL=postgres://postgres@127.0.0.1:5432, STREAMS=1000, ROUNDS=2,
 #                       PHASES=123 to choose the parts, CITUS_DB for part 4, BEFORE_BIN for
-#                       parts 1, 2, 8 and 9, GAMES for part 7, BOARD_PLAYERS and DEEP for part 8,
+#                       parts 1, 2, 0, 8 and 9, GAMES for part 7, BOARD_PLAYERS and DEEP for part 8,
 #                       RUST_LOG for the servers' log level)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,7 +62,7 @@ need psql postgresql-client
 need taskset util-linux
 
 PHASES=${PHASES:-123}
-if [[ $PHASES == *[1-69]* ]]; then
+if [[ $PHASES == *[0-69]* ]]; then
 echo "== building (release)"
 cargo build --release -q -p continental -p continental-bench
 # Copies: another build may replace the shared binaries while this runs.
@@ -85,6 +89,7 @@ OLD_VAL_RPS=(); OLD_VAL_P99=(); OLD_VAL_CPU=(); OLD_ACT_RPS=(); OLD_ACT_P99=(); 
 BOTS_P99=(); BOTS_RATE=(); PACED_P99=(); PACED_RATE=(); PEOPLE_P99=(); PEOPLE_RATE=()
 OFF_RPS=(); OFF_P99=(); DEAD_RPS=(); DEAD_P99=(); DEAD_DROPPED=
 BOARD_ROWS=()
+MATCH_LINE=; OLD_MATCH_LINE=
 if [[ $PHASES == *1* ]]; then
 echo "== 1. validator vs bare framework (wrk -t2 -c64 -d5s, servers on core 0, wrk on core 1)"
 BIND=127.0.0.1:28080 taskset -c 0 "$WORK/hello-ref" & PIDS+=($!)
@@ -303,6 +308,27 @@ DEAD_DROPPED=$(curl -s http://127.0.0.1:28090/metrics | awk '/^continental_trace
 kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
 psql_admin "DROP DATABASE IF EXISTS continental_traced WITH (FORCE)"
 fi
+if [[ $PHASES == *0* ]]; then
+echo "== 0. quick play: 10,000 waiting tickets in 2,000 pools, the idle replica's transactions/s and a new pair's time to a game"
+quickplay_run() { # binary -> RESULT line
+    psql_admin "DROP DATABASE IF EXISTS continental_match WITH (FORCE)"
+    psql_admin "CREATE DATABASE continental_match"
+    CONTINENTAL_BIND=127.0.0.1:28091 DATABASE_URL="$PGURL/continental_match" \
+        CONTINENTAL_API_KEYS=studio:studio-secret-00000001,other:other-secret-000000001 \
+        CONTINENTAL_MATCHMAKING_BOTS_AFTER_S=none "$1" >"$WORK/match.log" 2>&1 & PIDS+=($!)
+    wait_port 28091
+    python3 bench/quickplay.py http://127.0.0.1:28091 "$PGURL/continental_match" | grep '^RESULT'
+    kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
+    echo "   slow matching passes logged: $(grep -c 'slow matching pass' "$WORK/match.log" || true)" >&2
+    psql_admin "DROP DATABASE IF EXISTS continental_match WITH (FORCE)"
+}
+MATCH_LINE=$(quickplay_run "$WORK/continental")
+echo "   this build: $MATCH_LINE  [$(load)]"
+if [[ -n $BEFORE ]]; then
+    OLD_MATCH_LINE=$(quickplay_run "$BEFORE")
+    echo "   before:     $OLD_MATCH_LINE  [$(load)]"
+fi
+fi
 psql_admin "DROP DATABASE IF EXISTS continental_bench WITH (FORCE)"
 psql_admin "DROP DATABASE IF EXISTS continental_ref WITH (FORCE)"
 if [[ $PHASES == *8* ]]; then
@@ -375,6 +401,10 @@ row "a person's moves/s, 3 hard bots vs full speed" "$(mean "${BOTS_RATE[@]}")" 
 row "actions/s, traces to a dead collector vs off" "$(mean "${DEAD_RPS[@]}")" "$(mean "${OFF_RPS[@]}")" "$(ratio "$(mean "${DEAD_RPS[@]}")" "$(mean "${OFF_RPS[@]}")")" ">= 0.95"
 row "action p99 ms, dead collector vs off" "$(mean "${DEAD_P99[@]}")" "$(mean "${OFF_P99[@]}")" "$(ratio "$(mean "${DEAD_P99[@]}")" "$(mean "${OFF_P99[@]}")")" ""
 row "spans dropped by the dead collector's run" "${DEAD_DROPPED:--}" "" "" ""
+of() { [[ -n $2 ]] && sed -E "s/.*$1=([0-9.]+).*/\1/" <<<"$2" || echo -; }
+row "quick play: idle tx/s, 10,000 tickets waiting" "$(of idle_tps "$MATCH_LINE")" "$(of idle_tps "$OLD_MATCH_LINE")" "" "<= 20"
+row "quick play: a new pair to a game p50 ms" "$(of pair_p50_ms "$MATCH_LINE")" "$(of pair_p50_ms "$OLD_MATCH_LINE")" "" ""
+row "quick play: a new pair to a game p99 ms" "$(of pair_p99_ms "$MATCH_LINE")" "$(of pair_p99_ms "$OLD_MATCH_LINE")" "" "< 1000"
 if [[ ${#BOARD_ROWS[@]} -gt 0 ]]; then
     echo "   leaderboards at $BOARD_PLAYERS players (part 8), ms: database first page, deep page, rank and page around; HTTP the same"
     for line in "${BOARD_ROWS[@]}"; do
@@ -382,10 +412,9 @@ if [[ ${#BOARD_ROWS[@]} -gt 0 ]]; then
         printf '   %-12s db %8s %8s %8s   http %8s %8s %8s\n' "$label" "$a" "$b" "$c" "$d" "$e" "$f"
     done
 fi
-hook() { [[ -n $2 ]] && sed -E "s/.*$1=([0-9.]+).*/\1/" <<<"$2" || echo -; }
-row "webhook deliveries/s, a backlog (before)" "$(hook deliveries_per_s "$HOOKS_LINE")" "$(hook deliveries_per_s "$HOOKS_BEFORE_LINE")" "" ">= 1500"
-row "event to receipt p99 ms (before)" "$(hook event_to_receipt_p99_ms "$HOOKS_LINE")" "$(hook event_to_receipt_p99_ms "$HOOKS_BEFORE_LINE")" "" "< 500"
-row "webhooks out of order (before)" "$(hook out_of_order "$HOOKS_LINE")" "$(hook out_of_order "$HOOKS_BEFORE_LINE")" "" "0"
+row "webhook deliveries/s, a backlog (before)" "$(of deliveries_per_s "$HOOKS_LINE")" "$(of deliveries_per_s "$HOOKS_BEFORE_LINE")" "" ">= 1500"
+row "event to receipt p99 ms (before)" "$(of event_to_receipt_p99_ms "$HOOKS_LINE")" "$(of event_to_receipt_p99_ms "$HOOKS_BEFORE_LINE")" "" "< 500"
+row "webhooks out of order (before)" "$(of out_of_order "$HOOKS_LINE")" "$(of out_of_order "$HOOKS_BEFORE_LINE")" "" "0"
 if [[ -n ${RATING_LINES:-} ]]; then
     echo "   rating a finished game (part 7):"
     echo "$RATING_LINES"

@@ -25,6 +25,8 @@ pub struct Metrics {
     timeouts: prometheus::IntCounter,
     /// Games set aside by a background pass (their stored state does not load).
     set_aside: prometheus::IntCounter,
+    /// Quick play's pools matched (`continental_pools_matched_total`).
+    pools_matched: prometheus::IntCounter,
     bot_decisions: HistogramVec,
     bot_moves_refused: IntCounterVec,
     /// Brought up to the process's count as it is served (`telemetry::traces`).
@@ -214,6 +216,11 @@ impl Metrics {
             "Turns the server played because their deadline passed.",
         )
         .expect("valid metric");
+        let pools_matched = prometheus::IntCounter::new(
+            "continental_pools_matched_total",
+            "Quick play's pools this replica matched, each in a transaction of its own: one when a ticket arrives or leaves, or the clock could seat a waiting one, however many wait.",
+        )
+        .expect("valid metric");
         let set_aside = prometheus::IntCounter::new(
             "continental_games_set_aside_total",
             "Games a background pass set aside because their stored state does not load.",
@@ -267,6 +274,7 @@ impl Metrics {
             Box::new(webhooks.clone()),
             Box::new(timeouts.clone()),
             Box::new(set_aside.clone()),
+            Box::new(pools_matched.clone()),
             Box::new(latency.clone()),
             Box::new(pool.clone()),
             Box::new(streams.clone()),
@@ -313,6 +321,7 @@ impl Metrics {
             webhooks,
             timeouts,
             set_aside,
+            pools_matched,
             bot_decisions,
             bot_moves_refused,
             spans_dropped,
@@ -356,6 +365,11 @@ impl Metrics {
     /// Records what waits for `work`, as just read.
     pub fn backlog(&self, work: Work, n: i64) {
         self.backlog.with_label_values(&[work.label()]).set(n);
+    }
+
+    /// Counts `n` pools of quick play matched.
+    pub fn pools_matched(&self, n: usize) {
+        self.pools_matched.inc_by(u64::try_from(n).unwrap_or(u64::MAX));
     }
 
     /// Counts a game set aside because its stored state does not load.

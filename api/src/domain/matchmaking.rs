@@ -258,6 +258,100 @@ pub fn match_tickets(
     matches
 }
 
+/// The earliest time after `now` at which [`match_tickets`] could form a table of `tickets`
+/// (which form none at `now`) only because the clock moved: a ticket's wait reaching
+/// [`MatchRules::bots_after`], or a ticket's window widening to take in the spread of two
+/// ratings around its own. `None`: the clock alone changes nothing for them, only a ticket
+/// arriving or leaving does. Never later than the true change; earlier when a crowded queue
+/// cuts the search short.
+///
+/// The tables formed depend on the clock only through those two: a group fits when the spread
+/// of its means is within every member's window, and each member lies within that spread.
+pub fn next_change(tickets: &[Ticket], rules: &MatchRules, now: OffsetDateTime) -> Option<OffsetDateTime> {
+    let mut groups: BTreeMap<(String, bool), Vec<&Ticket>> = BTreeMap::new();
+    for t in tickets {
+        let rules_key = serde_json::to_string(&t.ruleset).expect("a ruleset serialises");
+        groups.entry((rules_key, t.asynchronous)).or_default().push(t);
+    }
+    let mut soonest: Option<OffsetDateTime> = None;
+    let mut consider = |at: OffsetDateTime| {
+        let at = at.max(now + Duration::from_millis(1));
+        soonest = Some(soonest.map_or(at, |s| s.min(at)));
+    };
+    for members in groups.into_values() {
+        let mut means: Vec<f64> = members.iter().map(|t| t.rating.mean).collect();
+        means.sort_by(f64::total_cmp);
+        for t in &members {
+            if let Some(after) = rules.bots_after
+                && t.waiting_since + after > now
+            {
+                consider(t.waiting_since + after);
+            }
+            if let Some(spread) = next_spread(&means, t.rating.mean, rules, t.window_at(rules, now)) {
+                consider(t.window_reaches(rules, spread, now));
+            }
+        }
+    }
+    soonest
+}
+
+/// The smallest spread of two means of `means` (sorted) around `own` that is wider than
+/// `window` and within the widest window: the next one a ticket of mean `own` may take in as
+/// its window widens. `Some(window)` when the search is cut short (a crowded queue): a bound
+/// below the true one.
+fn next_spread(means: &[f64], own: f64, rules: &MatchRules, window: f64) -> Option<f64> {
+    if window >= rules.max_window || rules.widen_per_second <= 0.0 {
+        return None;
+    }
+    // Means at or below `own` are the low ends; the high end is at or above `own`.
+    let at = means.partition_point(|&m| m < own);
+    let above = &means[at..];
+    let mut best: Option<f64> = None;
+    // Nearest first: the means equal to `own`, then those below it.
+    let lows = above
+        .iter()
+        .take_while(|&&m| m <= own)
+        .chain(means[..at].iter().rev());
+    for (looked, &low) in lows.enumerate() {
+        if own - low > best.unwrap_or(rules.max_window) {
+            break;
+        }
+        if looked >= SCAN_LIMIT {
+            return Some(window);
+        }
+        // The nearest high end that makes the spread wider than the window.
+        let high = above.partition_point(|&m| m - low <= window);
+        if let Some(&m) = above.get(high) {
+            let spread = m - low;
+            if spread <= rules.max_window && best.is_none_or(|b| spread < b) {
+                best = Some(spread);
+            }
+        }
+    }
+    best
+}
+
+impl Ticket {
+    /// Its window at `now`.
+    fn window_at(&self, rules: &MatchRules, now: OffsetDateTime) -> f64 {
+        rules.window_after((now - self.waiting_since).try_into().unwrap_or_default())
+    }
+
+    /// The first millisecond after `now` at which its window reaches `spread`.
+    fn window_reaches(&self, rules: &MatchRules, spread: f64, now: OffsetDateTime) -> OffsetDateTime {
+        let seconds = ((spread - rules.window) / rules.widen_per_second).max(0.0);
+        let mut at = self.waiting_since + Duration::from_millis((seconds * 1000.0).ceil() as u64);
+        // The window is a float: step on until it is read as reaching the spread.
+        for _ in 0..8 {
+            if at > now && self.window_at(rules, at) >= spread {
+                break;
+            }
+            at += Duration::from_millis(1);
+        }
+        at
+    }
+}
+
 /// One group of tickets with equal rules and asynchrony, ordered by rating, with the tickets
 /// already seated taken out of the order.
 struct Queue<'t> {
@@ -801,6 +895,85 @@ mod tests {
             tickets.shuffle(&mut rng);
             assert_eq!(match_tickets(&tickets, &bots(), &rules, secs(45)), first);
         }
+    }
+
+    /// What is left of `tickets` once passes at `now` have formed every table they can.
+    fn left_after(tickets: &[Ticket], rules: &MatchRules, now: OffsetDateTime) -> Vec<Ticket> {
+        let mut left = tickets.to_vec();
+        loop {
+            let matches = match_tickets(&left, &bots(), rules, now);
+            if matches.is_empty() {
+                return left;
+            }
+            let seated: Vec<u128> = matches.iter().flat_map(people).collect();
+            left.retain(|t| !seated.contains(&t.id.as_u128()));
+        }
+    }
+
+    #[test]
+    fn no_table_forms_before_the_next_change_the_clock_brings() {
+        let spread_out = MatchRules {
+            window: 0.5,
+            widen_per_second: 0.2,
+            max_window: 12.0,
+            bots_after: Some(Duration::from_secs(45)),
+        };
+        for rules in [MatchRules::default(), spread_out] {
+            for seed in 0..20 {
+                let mut left = random_queue(30, seed);
+                let mut now = secs(60);
+                // From change to change, until the clock alone changes nothing.
+                for _ in 0..5_000 {
+                    left = left_after(&left, &rules, now);
+                    let next = next_change(&left, &rules, now);
+                    let until = next.unwrap_or(now + Duration::from_secs(3600));
+                    assert!(until > now, "seed {seed}: the next change is ahead");
+                    let span = until - now;
+                    let before = (1..=8)
+                        .map(|k| now + span * k / 9)
+                        .chain([until - Duration::from_millis(1)]);
+                    for t in before.filter(|t| *t > now) {
+                        assert!(
+                            match_tickets(&left, &bots(), &rules, t).is_empty(),
+                            "seed {seed}: a table at {t}, before the change at {until}"
+                        );
+                    }
+                    match next {
+                        Some(next) => now = next,
+                        None => break,
+                    }
+                }
+                assert!(
+                    next_change(&left, &rules, now).is_none(),
+                    "seed {seed}: the changes come to an end"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_next_change_is_a_window_reaching_a_spread_or_the_bots_time() {
+        let rules = MatchRules {
+            window: 2.0,
+            widen_per_second: 0.5,
+            max_window: 20.0,
+            bots_after: None,
+        };
+        // Means 6 apart: the first's window reaches 6 at 8 s, the second's at 10 s.
+        let tickets = [ticket(1, 22.0, &[2], secs(0)), ticket(2, 28.0, &[2], secs(2))];
+        assert_eq!(next_change(&tickets, &rules, secs(2)), Some(secs(8)));
+        assert_eq!(next_change(&tickets, &rules, secs(8)), Some(secs(10)));
+        assert_eq!(match_tickets(&tickets, &bots(), &rules, secs(10)).len(), 1);
+        // Too far apart for the widest window: nothing the clock does changes it.
+        let apart = [ticket(1, 5.0, &[2], secs(0)), ticket(2, 30.0, &[2], secs(0))];
+        assert_eq!(next_change(&apart, &rules, secs(1)), None);
+        // With bots, their time comes.
+        let bots_after = MatchRules {
+            bots_after: Some(Duration::from_secs(30)),
+            ..rules
+        };
+        assert_eq!(next_change(&apart, &bots_after, secs(1)), Some(secs(30)));
+        assert_eq!(next_change(&[], &bots_after, secs(1)), None);
     }
 
     #[test]

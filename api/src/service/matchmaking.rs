@@ -1,15 +1,20 @@
 //! Quick play (docs/api.md#matchmaking): tickets queued, read and cancelled, and the matching
-//! pass every replica runs, which forms tables from waiting tickets (`domain::match_tickets`)
+//! worker every replica runs, which forms tables from waiting tickets (`domain::match_tickets`)
 //! and makes their games.
 //!
-//! A pool (a tenant's waiting tickets of equal rules and asynchrony) is matched in one store
-//! transaction that marks each seated ticket with its planned game and seat before it commits
-//! (`Tickets::match_pool`); each game is made after, idempotently (a game whose id exists is
-//! left alone), and only then are its tickets `matched`. A replica that stops in between leaves
-//! tickets `placing`: the next pass of any replica makes their game from the plan they carry.
-//! So a ticket is in one game or none, whichever replica formed its table.
+//! A pool (a tenant's waiting tickets of equal rules and asynchrony) is matched only when it is
+//! due: when a ticket arrived or left (the ticket's own transaction marks it, and the hub wakes
+//! every replica's worker), or when the clock alone could seat someone (the time its last pass
+//! stored: a wait reaching the bots' time, a window widening, a ticket expiring;
+//! `domain::next_change`). An idle pool costs nothing. A due pool is matched in one store
+//! transaction that holds its row and marks each seated ticket with its planned game and seat
+//! before it commits (`Tickets::match_pool`); each game is made after, idempotently (a game
+//! whose id exists is left alone), and only then are its tickets `matched`. A replica that
+//! stops in between leaves tickets `placing`: the next pass of any replica makes their game
+//! from the plan they carry. So a ticket is in one game or none, whichever replica formed its
+//! table.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::convert::Infallible;
 use std::time::{Duration, Instant};
 
@@ -19,6 +24,7 @@ use engine::{GameConfig, Ruleset, Variant};
 use futures_util::{Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 use strum::IntoEnumIterator;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tracing::Instrument;
 use uuid::Uuid;
 
@@ -27,12 +33,14 @@ use super::webhooks::{check_host, new_secret};
 use crate::domain::{
     Applied, BotLevels, HostedGame, Logged, MatchRules, MatchSeat, MatchedSeat, Participant, PlayerId,
     Rating, SeatKind, SeatRecord, TableEvent, TableSizes, Ticket, TicketStatus, TurnClock, match_tickets,
+    next_change,
 };
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
 use crate::store::{
-    KeyRef, Placement, Pool, PoolDecision, Store, StoredResponse, Subscription, TicketRow, Tickets, now_ms,
+    KeyRef, POOL_BATCH, POOLS_DUE, Placement, Pool, PoolDecision, Store, StoredResponse, Subscription,
+    TicketRow, Tickets, now_ms,
 };
 use crate::telemetry::traces;
 use crate::wire::{
@@ -47,6 +55,15 @@ const PLACING_GRACE_MS: i64 = 5_000;
 /// Games a pass makes at once: enough to overlap their round trips, few enough to leave the
 /// pool's connections to the requests.
 const PLACING_AT_ONCE: usize = 4;
+
+/// Pools a pass matches at once, each in a transaction of its own: a large pool holds up one
+/// of these, not the others.
+const POOLS_AT_ONCE: usize = 4;
+
+/// Pools of one tenant a round of a pass takes, and pools in all: every tenant's soonest due
+/// before any tenant's next, so that one tenant's pools never hold up another's.
+const POOLS_PER_TENANT: i64 = 8;
+const POOLS_PER_ROUND: i64 = 64;
 
 /// A ticket's rules as stored: the ruleset and the turn clock its game gets. Tickets meet only
 /// when these are equal.
@@ -373,39 +390,83 @@ fn match_rules(state: &AppState) -> MatchRules {
     }
 }
 
-/// One matching pass: makes the games of tables left `placing` by a replica that stopped, then
-/// matches every pool with waiting tickets. Returns how many games this replica made.
-///
-/// # Errors
-/// The store's failure to list the work (a pool or a game that fails is logged and tried again
-/// next pass).
-pub async fn match_pass(state: &AppState) -> Result<usize, ApiError> {
-    let now = now_ms();
-    let mut made = 0;
-    let stale = state.db.placing(now - PLACING_GRACE_MS).await?;
-    made += place_all(state, stale).await;
-    for pool in state.db.waiting_pools().await? {
-        match match_pool(state, &pool, now).await {
-            Ok(created) => made += created,
-            Err(e) => {
-                tracing::warn!(tenant = %pool.tenant, error = %e, "a pool of tickets could not be matched; trying again next pass")
-            }
-        }
-    }
-    Ok(made)
+/// What a matching pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pass {
+    /// Games this replica made.
+    pub games: usize,
+    /// Pools this replica matched.
+    pub pools: usize,
+    /// When the soonest pool it found due later is due (unix ms), if any came due by the end of
+    /// the horizon asked for.
+    pub next_due: Option<i64>,
 }
 
-/// Matches one pool at `now` and makes the games of the tables formed.
-async fn match_pool(state: &AppState, pool: &Pool, now: i64) -> Result<usize, ApiError> {
+/// One matching pass: matches every pool due now, round after round while rounds find work
+/// (each round reading the pools due by `horizon` from now). Returns what it did.
+///
+/// # Errors
+/// The store's failure to list the pools (a pool that fails is logged and tried again when
+/// the worker next wakes).
+pub async fn match_pass(state: &AppState, horizon: Duration) -> Result<Pass, ApiError> {
+    let mut pass = Pass::default();
+    let horizon_ms = i64::try_from(horizon.as_millis()).unwrap_or(i64::MAX);
+    loop {
+        let now = now_ms();
+        let due = state
+            .db
+            .due_pools(now.saturating_add(horizon_ms), POOLS_PER_TENANT, POOLS_PER_ROUND)
+            .await?;
+        pass.next_due = due.iter().map(|p| p.due_at).filter(|&at| at > now).min();
+        let ready: Vec<Pool> = due
+            .into_iter()
+            .filter(|p| p.due_at <= now)
+            .map(|p| p.pool)
+            .collect();
+        if ready.is_empty() {
+            return Ok(pass);
+        }
+        let matched: Vec<Option<usize>> = futures_util::stream::iter(&ready)
+            .map(|pool| async move {
+                match match_pool(state, pool, now).await {
+                    Ok(made) => made,
+                    Err(e) => {
+                        tracing::warn!(tenant = %pool.tenant, error = %e, "a pool of tickets could not be matched; trying again when the worker wakes");
+                        None
+                    }
+                }
+            })
+            .buffer_unordered(POOLS_AT_ONCE)
+            .collect()
+            .await;
+        let claimed = matched.iter().flatten().count();
+        pass.pools += claimed;
+        state.metrics.pools_matched(claimed);
+        pass.games += matched.into_iter().flatten().sum::<usize>();
+        // A round that claimed nothing found only pools other replicas hold (or failing ones):
+        // theirs to finish.
+        if claimed == 0 {
+            return Ok(pass);
+        }
+    }
+}
+
+/// Matches one pool at `now` if it is still due, and makes the games of the tables formed.
+/// Returns how many games it made; `None` when another replica holds the pool or matched it.
+async fn match_pool(state: &AppState, pool: &Pool, now: i64) -> Result<Option<usize>, ApiError> {
     let rules: StoredRules = serde_json::from_str(&pool.rules)?;
     let bots = bot_levels(state, &pool.tenant, rules.ruleset.variant()).await?;
     let settings = match_rules(state);
+    let soonest =
+        now.saturating_add(i64::try_from(state.matchmaking.interval.as_millis()).unwrap_or(i64::MAX));
     let decided = state
         .db
-        .match_pool(pool, |rows| decide(rows, &rules, &bots, &settings, now))
+        .match_pool(pool, now, |rows| {
+            decide(rows, &rules, &bots, &settings, now, soonest)
+        })
         .await?;
     let Some((rows, decision)) = decided else {
-        return Ok(0);
+        return Ok(None);
     };
     if !decision.expired.is_empty() {
         tracing::info!(tenant = %pool.tenant, expired = decision.expired.len(), "tickets expired");
@@ -422,7 +483,7 @@ async fn match_pool(state: &AppState, pool: &Pool, now: i64) -> Result<usize, Ap
             Some(t)
         })
         .collect();
-    Ok(place_all(state, placed).await)
+    Ok(Some(place_all(state, placed).await))
 }
 
 /// Makes the games of the seated `tickets`, [`PLACING_AT_ONCE`] at a time. Returns how many
@@ -456,26 +517,60 @@ fn by_game(tickets: Vec<TicketRow>) -> BTreeMap<Uuid, Vec<TicketRow>> {
 }
 
 /// What a pass does with a pool's waiting tickets at `now`: those past their time expire; the
-/// others meet as `match_tickets` forms tables, each given a fresh game id.
+/// others meet as `match_tickets` forms tables, each given a fresh game id, until it forms no
+/// more; the pool is due again when the clock could seat one of those left
+/// (`domain::next_change`) or expire it, at `soonest` at the earliest, or at once when it held
+/// more tickets than a pass takes.
 fn decide(
     rows: &[TicketRow],
     rules: &StoredRules,
     bots: &BotLevels,
     settings: &MatchRules,
     now: i64,
+    soonest: i64,
 ) -> Result<PoolDecision, ApiError> {
     let mut decision = PoolDecision::default();
     let mut waiting = Vec::with_capacity(rows.len());
+    let mut expiry: Option<i64> = None;
     for row in rows {
         if row.expires_at <= now {
             decision.expired.push(row.id);
         } else {
             waiting.push(ticket_of(row, rules)?);
+            expiry = Some(expiry.map_or(row.expires_at, |e| e.min(row.expires_at)));
         }
     }
     let at = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(now) * 1_000_000)
         .map_err(ApiError::unexpected)?;
-    for table in match_tickets(&waiting, bots, settings, at) {
+    let mut tables = Vec::new();
+    loop {
+        let formed = match_tickets(&waiting, bots, settings, at);
+        if formed.is_empty() {
+            break;
+        }
+        let seated: BTreeSet<Uuid> = formed
+            .iter()
+            .flat_map(|t| &t.seats)
+            .filter_map(|s| match s {
+                MatchSeat::Person(id) => Some(*id),
+                MatchSeat::Bot { .. } => None,
+            })
+            .collect();
+        waiting.retain(|t| !seated.contains(&t.id));
+        tables.extend(formed);
+    }
+    let clock = next_change(&waiting, settings, at)
+        .map(|t| i64::try_from(t.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX));
+    decision.next_due = if rows.len() >= usize::try_from(POOL_BATCH).unwrap_or(usize::MAX) {
+        Some(now)
+    } else {
+        [clock, expiry.filter(|_| !waiting.is_empty())]
+            .into_iter()
+            .flatten()
+            .min()
+            .map(|at| at.max(soonest))
+    };
+    for table in tables {
         let game = Uuid::new_v4();
         let plan: Vec<PlanSeat> = table
             .seats
@@ -608,22 +703,59 @@ async fn place(state: &AppState, game: Uuid, tickets: &[TicketRow]) -> Result<bo
     Ok(created)
 }
 
-/// The matching pass each replica runs, every `interval`; a slow pass is logged with how many
-/// games it made and how long it took.
+/// The matching worker each replica runs: a pass whenever a pool becomes due (a ticket arrived
+/// or left on any replica, heard through the hub; or the time a pass stored comes), and every
+/// `interval` a backstop (the pools due that no wakeup announced, say those of a replica that
+/// stopped, and the tables left `placing`). Each pass finds the due pools by one indexed read:
+/// an idle replica makes two reads an interval whatever waits. A slow pass is logged with how
+/// many games it made and how long it took.
 pub async fn match_periodically(state: web::Data<AppState>, interval: Duration) {
-    let mut tick = tokio::time::interval(interval);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut wakeups = state.live.follow(POOLS_DUE);
+    let mut backstop = tokio::time::Instant::now();
     loop {
-        tick.tick().await;
         let started = Instant::now();
-        match match_pass(&state).instrument(traces::pass("matchmaking")).await {
-            Ok(games) => {
-                if let Some(took_ms) = state.slow_pass(started) {
-                    tracing::warn!(games, took_ms, "slow matching pass");
+        if tokio::time::Instant::now() >= backstop {
+            backstop = tokio::time::Instant::now() + interval;
+            match state.db.placing(now_ms() - PLACING_GRACE_MS).await {
+                Ok(stale) => {
+                    place_all(&state, stale).await;
                 }
+                Err(e) => tracing::warn!(error = %e, "tables left placing could not be read"),
+            }
+        }
+        let next_due = match match_pass(&state, interval)
+            .instrument(traces::pass("matchmaking"))
+            .await
+        {
+            Ok(pass) => {
+                if let Some(took_ms) = state.slow_pass(started) {
+                    tracing::warn!(
+                        games = pass.games,
+                        pools = pass.pools,
+                        took_ms,
+                        "slow matching pass"
+                    );
+                }
+                pass.next_due
             }
             Err(e) => {
-                tracing::warn!(error = %e, took_ms = started.elapsed().as_millis(), "matching pass failed")
+                tracing::warn!(error = %e, took_ms = started.elapsed().as_millis(), "matching pass failed");
+                None
+            }
+        };
+        let mut until = backstop;
+        if let Some(due) = next_due {
+            let wait = Duration::from_millis(u64::try_from(due - now_ms()).unwrap_or(0));
+            until = until.min(tokio::time::Instant::now() + wait);
+        }
+        tokio::select! {
+            () = tokio::time::sleep_until(until) => {}
+            heard = wakeups.recv() => {
+                if matches!(heard, Err(RecvError::Closed)) {
+                    wakeups = state.live.follow(POOLS_DUE);
+                }
+                // Whatever else came meanwhile is answered by the one pass that follows.
+                while matches!(wakeups.try_recv(), Ok(_) | Err(TryRecvError::Lagged(_))) {}
             }
         }
     }

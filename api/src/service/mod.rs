@@ -24,7 +24,9 @@ pub use deadlines::{sweep_deadlines, time_out_due};
 pub use events::{events_for, live_events, redact};
 pub use games::{create_game, exists, join_game, load_for_reader, load_for_seat};
 pub use hints::hints;
-pub use matchmaking::{cancel_ticket, create_ticket, match_pass, match_periodically, ticket, ticket_events};
+pub use matchmaking::{
+    Pass, cancel_ticket, create_ticket, match_pass, match_periodically, ticket, ticket_events,
+};
 pub use moves::{act, autopilot};
 pub use pace::pace_bots;
 pub use players::{around, bot_ratings, leaderboard, player, player_games};

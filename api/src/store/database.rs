@@ -18,8 +18,8 @@ use super::{
     WebhookCounts,
 };
 use super::{
-    BoardCursor, BoardRow, GameListing, Live, PlayerRecord, Pool, PoolDecision, RatingDue, RatingWrite,
-    Standing, TicketRow, Tickets,
+    BoardCursor, BoardRow, DuePool, GameListing, Live, PlayerRecord, Pool, PoolDecision, RatingDue,
+    RatingWrite, Standing, TicketRow, Tickets,
 };
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
 use crate::domain::TicketStatus;
@@ -373,19 +373,20 @@ impl Tickets for Database {
     ) -> Result<Option<TicketStatus>, StoreError> {
         dispatch!(self, s => s.cancel_ticket(tenant, id))
     }
-    async fn waiting_pools(&self) -> Result<Vec<Pool>, StoreError> {
-        dispatch!(self, "waiting pools", s => s.waiting_pools())
+    async fn due_pools(&self, until: i64, per_tenant: i64, limit: i64) -> Result<Vec<DuePool>, StoreError> {
+        dispatch!(self, "due pools", s => s.due_pools(until, per_tenant, limit))
     }
     async fn match_pool<E, F>(
         &self,
         pool: &Pool,
+        now: i64,
         decide: F,
     ) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
     where
         E: From<StoreError>,
         F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>,
     {
-        dispatch!(self, "match pool", s => s.match_pool(pool, decide))
+        dispatch!(self, "match pool", s => s.match_pool(pool, now, decide))
     }
     async fn placing(&self, before: i64) -> Result<Vec<TicketRow>, StoreError> {
         dispatch!(self, "placing tickets", s => s.placing(before))

@@ -174,6 +174,18 @@ impl Live {
         })
     }
 
+    /// The signals of feed `id` for one of this replica's own workers (say, the matching
+    /// worker's wakeups): no client's stream, so not counted against the cap, and never closed.
+    pub fn follow(&self, id: Uuid) -> broadcast::Receiver<Signal> {
+        self.hub
+            .feeds
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(id)
+            .or_insert_with(|| broadcast::channel(FEED_CAPACITY).0)
+            .subscribe()
+    }
+
     /// Passes committed events of `game` to its streams here (none watching: nothing to do).
     pub fn publish(&self, game: Uuid, signal: Signal) {
         let feeds = self.hub.feeds.lock().unwrap_or_else(PoisonError::into_inner);

@@ -27,7 +27,7 @@ pub use hub::{Full, Live, Signal, Subscription};
 pub use postgres::PgStore;
 pub use sql::{SweepStatement, list_sql, now, now_ms, sweep_sql};
 pub use sqlite::SqliteStore;
-pub use tickets::{POOL_BATCH, Placement, Pool, PoolDecision, TicketRow, Tickets};
+pub use tickets::{DuePool, POOL_BATCH, POOLS_DUE, Placement, Pool, PoolDecision, TicketRow, Tickets};
 
 /// Why the store failed. It knows nothing of HTTP: `error.rs` maps it to a status.
 #[derive(Debug, thiserror::Error)]

@@ -1,18 +1,25 @@
 //! Quick play's tickets in the store ([`Tickets`]): one text of SQL for PostgreSQL (one server or
 //! a Citus cluster, where `tickets` is distributed by tenant) and SQLite, like `sql.rs`.
 //!
-//! The matching pass takes a pool (a tenant's waiting tickets of equal rules and asynchrony)
-//! in one transaction: a per-pool advisory lock tried, not waited for, so that one replica
-//! matches a pool at a time; its waiting tickets locked `FOR UPDATE SKIP LOCKED`, so that a
-//! cancel in flight is passed over rather than waited on; the tables it forms written onto the
-//! tickets (`placing`, with the planned game and seat) before the transaction commits. The
-//! games are made after, each idempotently, and only then are its tickets `matched`.
+//! A pool (a tenant's waiting tickets of equal rules and asynchrony) has a row of its own in
+//! `ticket_pools`, with the time it must next be matched (`due_at`): now when a ticket arrives
+//! or leaves (written in that ticket's transaction, which announces it to every replica, see
+//! [`POOLS_DUE`]), else the next moment the clock alone could seat someone, as the pool's last
+//! pass found; none when only a ticket arriving or leaving can. The pools due are found by that
+//! time's index, whatever the number of idle ones.
+//!
+//! The matching pass takes a due pool in one transaction: the pool's row claimed `FOR UPDATE
+//! SKIP LOCKED` on condition that it is still due, so that one replica matches a pool at a time
+//! (on a Citus cluster too: the row lives on its tenant's shard, beside the tickets); its
+//! waiting tickets locked `FOR UPDATE SKIP LOCKED`; the tables it forms written onto the
+//! tickets (`placing`, with the planned game and seat) and the pool's next time written before
+//! the transaction commits. The games are made after, each idempotently, and only then are its
+//! tickets `matched`. Whatever writes a pool's row and its tickets takes the pool's row first.
 
-use sha2::{Digest, Sha256};
 use sqlx::{AssertSqlSafe, QueryBuilder, Row};
 use uuid::Uuid;
 
-use super::hub::{Signal, note};
+use super::hub::{CHANNEL, Signal, note};
 use super::sql::{PG_SKIP_LOCKED, SQLITE_SKIP_LOCKED, key_insert, key_taken, now, push_key_values};
 use super::write;
 use super::{KeyRef, PgStore, SqliteStore, StoreError, StoredResponse};
@@ -69,6 +76,11 @@ pub struct TicketRow {
     pub plan: Option<String>,
 }
 
+/// The hub's feed (a `NOTIFY` of [`CHANNEL`] on PostgreSQL, a call after the commit on
+/// SQLite) that says a pool became due: every replica's matching worker follows it. No ticket
+/// or game has this id (theirs are random, of version 4).
+pub const POOLS_DUE: Uuid = Uuid::from_u128(1);
+
 /// The tickets that may meet: one tenant's, of equal rules and asynchrony.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Pool {
@@ -80,18 +92,62 @@ pub struct Pool {
     pub asynchronous: bool,
 }
 
-impl Pool {
-    /// The advisory lock's key of this pool: one replica matches a pool at a time.
-    fn lock_key(&self) -> i64 {
-        let digest = Sha256::digest(format!(
-            "continental:matchmaking\n{}\n{}\n{}",
-            self.tenant, self.rules, self.asynchronous
-        ));
-        let mut bytes = [0u8; 8];
-        bytes.copy_from_slice(&digest[..8]);
-        i64::from_be_bytes(bytes)
-    }
+/// A pool due by a time asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuePool {
+    /// The pool.
+    pub pool: Pool,
+    /// When it is due (unix ms).
+    pub due_at: i64,
 }
+
+/// A pool as `due_pools_sql` answers it (as JSON from a cluster's shards).
+#[derive(serde::Deserialize)]
+pub(super) struct DueRow {
+    tenant: String,
+    rules: String,
+    #[serde(rename = "async")]
+    asynchronous: bool,
+    due_at: i64,
+    /// Its place among its tenant's pools due, by time, from 1.
+    turn: i64,
+}
+
+/// The pools of `table` due by `until`, at most `per_tenant` of each tenant and `limit` in all:
+/// every tenant's first before any tenant's second, so that one tenant's pools never hold up
+/// another's.
+pub(super) fn due_pools_sql(table: &str, until: i64, per_tenant: i64, limit: i64) -> String {
+    format!(
+        "SELECT tenant, rules, async, due_at, turn FROM (SELECT tenant, rules, async, due_at, \
+         row_number() OVER (PARTITION BY tenant ORDER BY due_at, rules, async) AS turn \
+         FROM {table} WHERE due_at <= {until}) d WHERE turn <= {per_tenant} ORDER BY turn, due_at LIMIT {limit}"
+    )
+}
+
+/// The pools of `rows`, in the order of `due_pools_sql` (rows merged from several shards
+/// sorted again), at most `limit`.
+pub(super) fn due_pools_of(mut rows: Vec<DueRow>, limit: i64) -> Vec<DuePool> {
+    rows.sort_by(|a, b| {
+        (a.turn, a.due_at, &a.tenant, &a.rules).cmp(&(b.turn, b.due_at, &b.tenant, &b.rules))
+    });
+    rows.truncate(usize::try_from(limit).unwrap_or(0));
+    rows.into_iter()
+        .map(|r| DuePool {
+            pool: Pool {
+                tenant: r.tenant,
+                rules: r.rules,
+                asynchronous: r.asynchronous,
+            },
+            due_at: r.due_at,
+        })
+        .collect()
+}
+
+/// Marks a pool due at `$4` (sooner only), made if it has no row: in the transaction of a
+/// ticket that arrives or leaves. It waits for a pass that holds the pool.
+const MARK_DUE: &str = "INSERT INTO ticket_pools (tenant, rules, async, due_at) VALUES ($1, $2, $3, $4) \
+    ON CONFLICT (tenant, rules, async) DO UPDATE SET due_at = excluded.due_at \
+    WHERE ticket_pools.due_at IS NULL OR ticket_pools.due_at > excluded.due_at";
 
 /// A ticket seated by the matching pass.
 #[derive(Clone, Debug, PartialEq)]
@@ -113,6 +169,9 @@ pub struct PoolDecision {
     pub expired: Vec<Uuid>,
     /// Tickets seated at the tables formed.
     pub placed: Vec<Placement>,
+    /// When the pool must be matched again though no ticket arrives or leaves (unix ms); `None`:
+    /// only when one does.
+    pub next_due: Option<i64>,
 }
 
 /// Quick play's tickets, as the service asks for them.
@@ -133,15 +192,18 @@ pub trait Tickets {
     /// seated, or expired); `None` when there is no such ticket.
     async fn cancel_ticket(&self, tenant: Option<&str>, id: Uuid)
     -> Result<Option<TicketStatus>, StoreError>;
-    /// The pools that have waiting tickets, read without a lock.
-    async fn waiting_pools(&self) -> Result<Vec<Pool>, StoreError>;
-    /// One pass over `pool`, in one transaction: its waiting tickets (those no other
-    /// transaction holds, oldest first, at most [`POOL_BATCH`]) handed to `decide`, and what it
-    /// decides written before the commit; those tickets are returned with the decision. `None`
-    /// when another replica is matching the pool.
+    /// The pools due by `until` (unix ms), read without a lock: at most `per_tenant` of each
+    /// tenant and `limit` in all, every tenant's soonest first.
+    async fn due_pools(&self, until: i64, per_tenant: i64, limit: i64) -> Result<Vec<DuePool>, StoreError>;
+    /// One pass over `pool` if it is due at `now`, in one transaction: its waiting tickets
+    /// (those no other transaction holds, oldest first, at most [`POOL_BATCH`]) handed to
+    /// `decide`, and what it decides written before the commit, the pool's next time
+    /// included; those tickets are returned with the decision. `None` when another replica is
+    /// matching the pool, or matched it since it was found due.
     async fn match_pool<E, F>(
         &self,
         pool: &Pool,
+        now: i64,
         decide: F,
     ) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
     where
@@ -153,7 +215,8 @@ pub trait Tickets {
     /// Game `game` of `tenant` exists: its tickets are `matched`.
     async fn placed(&self, tenant: &str, game: Uuid) -> Result<(), StoreError>;
     /// Deletes the tickets settled (matched, expired or cancelled) that expired or would have
-    /// expired before `before` (unix ms). Returns how many went.
+    /// expired before `before` (unix ms), and the rows of pools no ticket waits in. Returns how
+    /// many tickets went.
     async fn sweep_tickets(&self, before: i64) -> Result<u64, StoreError>;
 }
 
@@ -219,13 +282,19 @@ fn already_waiting(e: sqlx::Error) -> StoreError {
 }
 
 impl PgStore {
-    /// Tries the pool's advisory lock for the rest of `tx`; `false` when another replica holds it.
-    async fn lock_pool(tx: &mut sqlx::PgConnection, pool: &Pool) -> Result<bool, StoreError> {
-        Ok(sqlx::query_scalar("SELECT pg_try_advisory_xact_lock($1)")
-            .bind(pool.lock_key())
-            .fetch_one(&mut *tx)
-            .await?)
+    /// Announces, in `tx` (heard only if it commits), that a pool became due: every replica's
+    /// matching worker wakes.
+    async fn notify_pools(tx: &mut sqlx::PgConnection) -> Result<(), StoreError> {
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(CHANNEL)
+            .bind(note(POOLS_DUE, 0, &[]))
+            .execute(&mut *tx)
+            .await?;
+        Ok(())
     }
+
+    /// Nothing to do: `NOTIFY` in the transaction announced it on commit.
+    fn pools_changed(&self) {}
 
     /// Announces, in `tx` (heard only if it commits), that tickets `ids` changed: their
     /// streams read them again.
@@ -252,9 +321,24 @@ impl SqliteStore {
         Ok(vec![None])
     }
 
-    /// One process writes SQLite, under `BEGIN IMMEDIATE`: no other replica to keep out.
-    async fn lock_pool(_tx: &mut sqlx::SqliteConnection, _pool: &Pool) -> Result<bool, StoreError> {
-        Ok(true)
+    /// The pools due, from the one database.
+    pub(super) async fn due_pool_rows(
+        &self,
+        until: i64,
+        per_tenant: i64,
+        limit: i64,
+    ) -> Result<Vec<DueRow>, StoreError> {
+        self.due_pools_in_one(until, per_tenant, limit).await
+    }
+
+    /// Nothing in the transaction: [`SqliteStore::pools_changed`] tells after the commit.
+    async fn notify_pools(_tx: &mut sqlx::SqliteConnection) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Tells this process's matching worker that a pool became due.
+    fn pools_changed(&self) {
+        self.live.publish(POOLS_DUE, Signal::Resync);
     }
 
     /// Nothing in the transaction: [`SqliteStore::tickets_changed`] tells after the commit.
@@ -274,6 +358,26 @@ impl SqliteStore {
 /// how a claim skips rows another transaction holds.
 macro_rules! ticket_store {
     ($store:ty, $db:ty, $begin:literal, $skip_locked:expr) => {
+        impl $store {
+            /// The pools due, read from one database (one server, or SQLite) in one query.
+            pub(super) async fn due_pools_in_one(&self, until: i64, per_tenant: i64, limit: i64) -> Result<Vec<DueRow>, StoreError> {
+                let rows = sqlx::query(AssertSqlSafe(due_pools_sql("ticket_pools", until, per_tenant, limit)))
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter()
+                    .map(|r| {
+                        Ok(DueRow {
+                            tenant: r.try_get("tenant")?,
+                            rules: r.try_get("rules")?,
+                            asynchronous: r.try_get("async")?,
+                            due_at: r.try_get("due_at")?,
+                            turn: r.try_get("turn")?,
+                        })
+                    })
+                    .collect()
+            }
+        }
+
         impl Tickets for $store {
             async fn create_ticket(
                 &self,
@@ -310,7 +414,17 @@ macro_rules! ticket_store {
                     push_key_values(&mut insert, &kept);
                     insert.build().execute(&mut *tx).await.map_err(|e| key_taken(e, None))?;
                 }
+                // Last, so that the pool's row is held for the commit alone.
+                sqlx::query(MARK_DUE)
+                    .bind(&t.tenant)
+                    .bind(&t.rules)
+                    .bind(t.asynchronous)
+                    .bind(t.created_at)
+                    .execute(&mut *tx)
+                    .await?;
+                Self::notify_pools(&mut tx).await?;
                 tx.commit().await?;
+                self.pools_changed();
                 Ok(())
             }
 
@@ -334,57 +448,77 @@ macro_rules! ticket_store {
             ) -> Result<Option<TicketStatus>, StoreError> {
                 let of_tenant = if tenant.is_some() { " AND tenant = $2" } else { "" };
                 let mut tx = self.pool.begin_with($begin).await?;
-                // Waits for a matching pass that holds the ticket, then finds it seated.
-                let mut cancel = sqlx::query(AssertSqlSafe(format!(
-                    "UPDATE tickets SET status = 'cancelled' WHERE id = $1{of_tenant} AND status = 'waiting'"
+                let mut find = sqlx::query(AssertSqlSafe(format!(
+                    "SELECT tenant, rules, async FROM tickets WHERE id = $1{of_tenant} AND status = 'waiting'"
                 )))
                 .bind(id);
                 if let Some(tenant) = tenant {
-                    cancel = cancel.bind(tenant);
+                    find = find.bind(tenant);
                 }
-                let cancelled = cancel.execute(&mut *tx).await?.rows_affected() > 0;
+                let mut cancelled = false;
+                if let Some(row) = find.fetch_optional(&mut *tx).await? {
+                    let owner: String = row.try_get("tenant")?;
+                    // The pool first, as a pass takes it: this waits for a pass that holds the
+                    // pool, then finds the ticket seated, or cancels it and leaves the pool due.
+                    sqlx::query(MARK_DUE)
+                        .bind(&owner)
+                        .bind(row.try_get::<String, _>("rules")?)
+                        .bind(row.try_get::<bool, _>("async")?)
+                        .bind(super::now_ms())
+                        .execute(&mut *tx)
+                        .await?;
+                    cancelled = sqlx::query(
+                        "UPDATE tickets SET status = 'cancelled' WHERE tenant = $1 AND id = $2 AND status = 'waiting'",
+                    )
+                    .bind(&owner)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected()
+                        > 0;
+                }
                 if cancelled {
                     Self::notify_tickets(&mut tx, &[id]).await?;
+                    Self::notify_pools(&mut tx).await?;
                 }
                 tx.commit().await?;
                 if cancelled {
                     self.tickets_changed(&[id]);
+                    self.pools_changed();
                     return Ok(Some(TicketStatus::Cancelled));
                 }
                 Ok(self.ticket(tenant, id).await?.map(|t| t.status))
             }
 
-            async fn waiting_pools(&self) -> Result<Vec<Pool>, StoreError> {
-                let mut pools = Vec::new();
-                for tenant in self.ticket_tenants("status = 'waiting'").await? {
-                    let sql = format!(
-                        "SELECT DISTINCT tenant, rules, async FROM tickets WHERE status = 'waiting'{}",
-                        if tenant.is_some() { " AND tenant = $1" } else { "" }
-                    );
-                    let mut query = sqlx::query(AssertSqlSafe(sql));
-                    if let Some(tenant) = tenant {
-                        query = query.bind(tenant);
-                    }
-                    let rows = query.fetch_all(&self.pool).await?;
-                    for r in &rows {
-                        pools.push(Pool {
-                            tenant: r.try_get("tenant")?,
-                            rules: r.try_get("rules")?,
-                            asynchronous: r.try_get("async")?,
-                        });
-                    }
-                }
-                pools.sort();
-                Ok(pools)
+            async fn due_pools(&self, until: i64, per_tenant: i64, limit: i64) -> Result<Vec<DuePool>, StoreError> {
+                Ok(due_pools_of(self.due_pool_rows(until, per_tenant, limit).await?, limit))
             }
 
-            async fn match_pool<E, F>(&self, pool: &Pool, decide: F) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
+            async fn match_pool<E, F>(
+                &self,
+                pool: &Pool,
+                now: i64,
+                decide: F,
+            ) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
             where
                 E: From<StoreError>,
                 F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>,
             {
                 let mut tx = self.pool.begin_with($begin).await.map_err(StoreError::from)?;
-                if !Self::lock_pool(&mut tx, pool).await? {
+                // The pool's row, held to the commit: no other replica matches it meanwhile.
+                let claimed = sqlx::query(AssertSqlSafe(format!(
+                    "SELECT due_at FROM ticket_pools WHERE tenant = $1 AND rules = $2 AND async = $3 \
+                     AND due_at <= $4{}",
+                    $skip_locked
+                )))
+                .bind(&pool.tenant)
+                .bind(&pool.rules)
+                .bind(pool.asynchronous)
+                .bind(now)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(StoreError::from)?;
+                if claimed.is_none() {
                     return Ok(None);
                 }
                 let rows = sqlx::query(AssertSqlSafe(format!(
@@ -441,6 +575,14 @@ macro_rules! ticket_store {
                     )))
                     .into());
                 }
+                sqlx::query("UPDATE ticket_pools SET due_at = $4 WHERE tenant = $1 AND rules = $2 AND async = $3")
+                    .bind(&pool.tenant)
+                    .bind(&pool.rules)
+                    .bind(pool.asynchronous)
+                    .bind(decision.next_due)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(StoreError::from)?;
                 let changed: Vec<Uuid> = decision.expired.iter().copied().collect();
                 Self::notify_tickets(&mut tx, &changed).await?;
                 tx.commit().await.map_err(StoreError::from)?;
@@ -491,6 +633,15 @@ macro_rules! ticket_store {
                     "DELETE FROM tickets WHERE status IN ('matched', 'expired', 'cancelled') AND expires_at < $1",
                 )
                 .bind(before)
+                .execute(&self.pool)
+                .await?;
+                // A ticket that arrives marks its pool due in its own transaction: a pool due is
+                // never one of these, and one deleted is made again by the next ticket.
+                sqlx::query(
+                    "DELETE FROM ticket_pools WHERE due_at IS NULL AND NOT EXISTS (SELECT 1 FROM tickets t \
+                     WHERE t.tenant = ticket_pools.tenant AND t.status = 'waiting' \
+                     AND t.rules = ticket_pools.rules AND t.async = ticket_pools.async)",
+                )
                 .execute(&self.pool)
                 .await?;
                 Ok(swept.rows_affected())

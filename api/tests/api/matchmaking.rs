@@ -10,6 +10,9 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
+use continental::config::DatabaseSettings;
+use sqlx::Connection;
+
 use crate::helpers::{
     ACME, Api, BETA, Backend, Binary, Receiver, STUDIO_KEYS, Spawn, TestApp, backends, connect, database_url,
     drop_database, eventually, fresh_database, server_backends, verifies,
@@ -674,6 +677,56 @@ async fn the_studios_webhook_hears_of_each_match_and_asynchronous_tables_keep_a_
     }
 }
 
+/// How many pools of quick play the service has matched (`continental_pools_matched_total`).
+async fn pools_matched(api: &Api) -> u64 {
+    let text = api.get("/metrics").await.text();
+    text.lines()
+        .find_map(|l| l.strip_prefix("continental_pools_matched_total "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("the metric of pools matched: {text}"))
+}
+
+#[actix_web::test]
+async fn a_waiting_pool_is_matched_when_something_changes_not_at_every_pass() {
+    for backend in backends() {
+        // A pass every 50 ms, no bots, ten minutes to wait.
+        let app = spawn(&backend, settings(None, 600), false).await;
+        // Twenty pools of one ticket each: nobody to meet, nothing for the clock to change.
+        for i in 0..20 {
+            let body = json!({"name": format!("Idle {i}"), "variant": "may_i", "sizes": [2],
+                "options": {"turn_seconds": 60 + i}});
+            queue(&app, None, &body).await;
+        }
+        eventually(
+            SETTLED_WITHIN,
+            "each pool matched for its arrival",
+            async || match pools_matched(&app).await {
+                n if n >= 20 => Ok(n),
+                n => Err(n),
+            },
+        )
+        .await;
+        // Five pairs meet, each in a pool of its own, over passes after passes.
+        for round in 0..5 {
+            let body = json!({"name": "Pair", "variant": "may_i", "sizes": [2],
+                "options": {"turn_seconds": 200 + round}});
+            let one = queue(&app, None, &body).await;
+            let two = queue(&app, None, &body).await;
+            for t in [&one, &two] {
+                let t = settled(&app, None, t["id"].as_str().expect("an id")).await;
+                assert_eq!(t["status"], "matched", "{backend:?}: {t}");
+            }
+        }
+        // One pass per arrival at most: the idle pools were not matched again.
+        let matched = pools_matched(&app).await;
+        assert!(
+            matched <= 20 + 2 * 5,
+            "{backend:?}: {matched} pools matched for 30 arrivals"
+        );
+        app.clean_up().await;
+    }
+}
+
 /// Sizes from 2 to 4, at least one, drawn by `rng`.
 fn some_sizes(rng: &mut StdRng) -> Vec<u64> {
     let sizes: Vec<u64> = (2..=4).filter(|_| rng.random_bool(0.5)).collect();
@@ -747,9 +800,52 @@ async fn all_settled(apis: &[&Api], queued: &[Queued]) -> Vec<Value> {
     out
 }
 
+/// Every `matched` event in the database (every game quick play made, whichever replica made
+/// it): each ticket of `queued` is at exactly one seat of them.
+async fn assert_each_at_one_seat_of_all_games(database: &DatabaseSettings, queued: &[Queued]) {
+    let bodies: Vec<String> = match database {
+        DatabaseSettings::Sqlite { .. } => {
+            let mut conn = sqlx::SqliteConnection::connect(&database_url(database))
+                .await
+                .expect("the SQLite file");
+            sqlx::query_scalar("SELECT body FROM events WHERE body LIKE '%\"matched\"%'")
+                .fetch_all(&mut conn)
+                .await
+                .expect("the events")
+        }
+        DatabaseSettings::Postgres { url } => {
+            sqlx::query_scalar("SELECT body FROM events WHERE body LIKE '%\"matched\"%'")
+                .fetch_all(&mut connect(url).await)
+                .await
+                .expect("the events")
+        }
+    };
+    let mut seats: BTreeMap<String, usize> = BTreeMap::new();
+    for body in bodies {
+        let event: Value = serde_json::from_str(&body).expect("an event");
+        if event["type"] != "matched" {
+            continue;
+        }
+        for seat in event["seats"].as_array().expect("seats") {
+            *seats
+                .entry(seat["ticket"].as_str().expect("a ticket").to_owned())
+                .or_default() += 1;
+        }
+    }
+    for q in queued {
+        assert_eq!(
+            seats.get(&q.id),
+            Some(&1),
+            "ticket {} at one seat of one game",
+            q.id
+        );
+    }
+    assert_eq!(seats.len(), queued.len(), "no other ticket was seated");
+}
+
 #[actix_web::test]
 async fn two_replicas_seat_every_ticket_in_exactly_one_game() {
-    for backend in server_backends() {
+    for backend in backends() {
         let database = fresh_database(&backend).await;
         let env = [
             ("CONTINENTAL_API_KEYS", STUDIO_KEYS),
@@ -761,11 +857,12 @@ async fn two_replicas_seat_every_ticket_in_exactly_one_game() {
         let replicas = [&one.api, &two.api];
         let mut rng = StdRng::seed_from_u64(44);
         let mut queued = Vec::new();
-        // 199 players arriving over a few seconds, at either replica.
+        // 199 players arriving over a few seconds, at either replica, in three pools.
         for i in 0..199 {
             let sizes = some_sizes(&mut rng);
             let name = format!("Player {i}");
-            let body = json!({"player": format!("p-{i}"), "name": name, "variant": "may_i", "sizes": sizes});
+            let body = json!({"player": format!("p-{i}"), "name": name, "variant": "may_i", "sizes": sizes,
+                "options": {"turn_seconds": 60 + i % 3}});
             let ticket = queue(replicas[i % 2], Some(ACME), &body).await;
             queued.push(Queued {
                 id: ticket["id"].as_str().expect("an id").to_owned(),
@@ -786,6 +883,7 @@ async fn two_replicas_seat_every_ticket_in_exactly_one_game() {
         tickets.push(settled(&one, Some(ACME), &queued[199].id).await);
         let with_bots = assert_each_in_one_game(&one, &queued, &tickets).await;
         assert!(with_bots >= 1, "{backend:?}: the last ticket's table has bots");
+        assert_each_at_one_seat_of_all_games(&database, &queued).await;
         drop((one, two));
         drop_database(&database).await;
     }

@@ -127,6 +127,26 @@ impl PgStore {
         Ok(candidates)
     }
 
+    /// The pools of [`Tickets::due_pools`](super::Tickets::due_pools): on a cluster, read
+    /// shard by shard (a tenant's pools are on one shard, so each shard ranks its own tenants'),
+    /// so that a worker away holds up only the tenants it holds.
+    pub(super) async fn due_pool_rows(
+        &self,
+        until: i64,
+        per_tenant: i64,
+        limit: i64,
+    ) -> Result<Vec<super::tickets::DueRow>, StoreError> {
+        if !self.cluster {
+            return self.due_pools_in_one(until, per_tenant, limit).await;
+        }
+        let answers = self
+            .on_each_shard(&["ticket_pools"], |names| {
+                super::tickets::due_pools_sql(&names[0], until, per_tenant, limit)
+            })
+            .await?;
+        Ok(self.read_answers(answers, "quick play's pools"))
+    }
+
     /// The tenants with tickets where `condition` holds, to be read one by one (each is one
     /// shard's query on a cluster, found shard by shard, so that a worker away holds up only
     /// the tenants it holds); on one server, `[None]`: every tenant in one query.
