@@ -78,7 +78,8 @@ pub async fn validate_contract(
 ///
 /// Stateless: for each meld, in the order sent, what `POST /v1/melds/validate` answers for it
 /// in the batch's variant, or, for an item that is not a meld, why (`problem`). One bad item
-/// never fails the others. At most 1,000 melds and 512 KiB.
+/// never fails the others. At most 1,000 melds and 512 KiB, reading at most 10,000 ways in
+/// all.
 #[utoipa::path(
     post, path = "/v1/melds/validate-batch", tag = "validation",
     request_body(content = MeldBatchRequest, description = "A JSON object of at most 512 KiB, with at most 1,000 melds.", examples(
@@ -94,8 +95,9 @@ pub async fn validate_contract(
             not one of its melds.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than 512 KiB (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "More than 1,000 melds (`too_many_items`), or options the variant does not have or out of \
-            their bounds (`invalid_options`).", body = Problem, content_type = "application/problem+json",
+        (status = 422, description = "More than 1,000 melds (`too_many_items`), melds that read more than 10,000 ways in all \
+            (`too_many_readings`), or options the variant does not have or out of their bounds (`invalid_options`).",
+            body = Problem, content_type = "application/problem+json",
             example = json!({"type": "urn:continental:problem:too_many_items", "title": "Unprocessable Entity", "status": 422,
                 "detail": "a batch holds at most 1000 items, not 1001", "code": "too_many_items"}))
     )
@@ -106,12 +108,16 @@ pub async fn validate_meld_batch(
 ) -> Result<HttpResponse, ApiError> {
     let batch = body.value;
     let rules = batch_rules(batch.variant, batch.options, batch.melds.len(), MAX_MELD_BATCH)?;
-    let results = batch.melds.iter().map(|item| {
-        parse_json::<ProposedMeld>(item.get().as_bytes()).map(|meld| engine::analyse(&rules, &meld))
-    });
+    let results = batch
+        .melds
+        .iter()
+        .map(|item| {
+            parse_json::<ProposedMeld>(item.get().as_bytes()).map(|meld| engine::analyse(&rules, &meld))
+        })
+        .collect();
     Ok(HttpResponse::Ok()
         .content_type(HeaderValue::from_static("application/json"))
-        .body(MeldBatchResponse::json(results)))
+        .body(MeldBatchResponse::json(results)?))
 }
 
 /// Checks many contracts at once, each on its own.

@@ -13,6 +13,11 @@ use super::{Code, Invalid, MAX_MELDS, MeldValidationResponse, at_most};
 /// Most melds of one `POST /v1/melds/validate-batch`.
 pub const MAX_MELD_BATCH: usize = 1000;
 
+/// Most readings the answer to one `POST /v1/melds/validate-batch` lists in all: a thousand
+/// real melds list one or two each, while one of a dozen wild cards lists up to 512, which a
+/// thousand copies would make hundreds of megabytes of answer.
+pub const MAX_BATCH_READINGS: usize = 10_000;
+
 /// Most contracts of one `POST /v1/contracts/validate-batch`.
 pub const MAX_CONTRACT_BATCH: usize = 200;
 
@@ -202,10 +207,23 @@ impl MeldBatchResponse {
     /// The JSON of the response to `results` (each an analysis, or why the item was not read):
     /// the very bytes serde writes for the [`MeldBatchResponse`] of the same results (a test
     /// holds them equal), each verdict written as [`MeldValidationResponse::json`] writes it.
-    pub fn json(results: impl ExactSizeIterator<Item = Result<Analysis, Invalid>>) -> Vec<u8> {
+    ///
+    /// # Errors
+    /// `too_many_readings` (422) when the results list more than [`MAX_BATCH_READINGS`].
+    pub fn json(results: Vec<Result<Analysis, Invalid>>) -> Result<Vec<u8>, Invalid> {
+        let readings: usize = results.iter().flatten().map(|a| a.readings.len()).sum();
+        if readings > MAX_BATCH_READINGS {
+            return Err(Invalid::refused(
+                Code::TooManyReadings,
+                format!(
+                    "these melds read {readings} ways in all, and a batch answers at most \
+                     {MAX_BATCH_READINGS}: send the melds with many wilds in smaller batches"
+                ),
+            ));
+        }
         let mut out = Vec::with_capacity(16 + 512 * results.len());
         out.extend_from_slice(b"{\"results\":[");
-        for (i, result) in results.enumerate() {
+        for (i, result) in results.into_iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
@@ -218,6 +236,50 @@ impl MeldBatchResponse {
             }
         }
         out.extend_from_slice(b"]}");
-        out
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use engine::{ProposedMeld, Ruleset, Variant, analyse, parse_cards};
+
+    use super::{MeldBatchResponse, MeldBatchResult, UnreadItem, of_item};
+    use crate::wire::{Code, Invalid, MeldValidationResponse};
+
+    /// The batch's answer, written by hand, is what serde writes for the same results.
+    #[test]
+    fn the_written_batch_is_what_serde_writes() {
+        let rules = Ruleset::default_for(Variant::MayI);
+        let melds = ["8H JK 5H 6H", "5H JK JK AD", "5S 6S 7S AD", "7C 7D"];
+        let analyses = || {
+            melds.iter().map(|m| {
+                let cards = parse_cards(&m.split(' ').collect::<Vec<_>>()).expect("cards");
+                Ok(analyse(&rules, &ProposedMeld::of(&cards)))
+            })
+        };
+        let problem = || {
+            Invalid::new(
+                Code::UnknownCard,
+                "invalid request body at `cards[1]`: unknown card",
+            )
+        };
+        let mut results: Vec<Result<_, Invalid>> = analyses().collect();
+        results.insert(2, Err(problem()));
+        let written = MeldBatchResponse::json(results).expect("a few readings");
+        let mut expected: Vec<MeldBatchResult> = analyses()
+            .map(|a: Result<_, Invalid>| {
+                MeldBatchResult::Verdict(MeldValidationResponse::from(&a.expect("read")))
+            })
+            .collect();
+        expected.insert(
+            2,
+            MeldBatchResult::Unread(UnreadItem::from(of_item("melds", 2, problem()))),
+        );
+        let expected = serde_json::to_vec(&MeldBatchResponse { results: expected }).expect("JSON");
+        assert_eq!(
+            String::from_utf8_lossy(&written),
+            String::from_utf8_lossy(&expected)
+        );
     }
 }

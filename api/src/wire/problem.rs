@@ -74,6 +74,8 @@ pub enum Code {
     InvalidTableMeld,
     /// A batch of more items than it may hold.
     TooManyItems,
+    /// A batch of melds whose answer would list more readings than a batch may.
+    TooManyReadings,
     /// A swap or joker move whose fields match neither.
     InvalidSwap,
     /// A query string that cannot be read.

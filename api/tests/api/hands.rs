@@ -450,6 +450,26 @@ async fn batches_at_their_limits(app: &TestApp) {
         .await
         .ok("the largest batch");
     assert_eq!(batch["results"].as_array().map(Vec::len), Some(1000));
+    // A dozen wilds around two naturals read 512 ways: a thousand of them would answer
+    // hundreds of megabytes.
+    let wild = json!({"cards": names("7H 8H JK 2C 2D 2S JK 2H JK JK 2C 2D")});
+    let batch = app
+        .post(
+            "/v1/melds/validate-batch",
+            &json!({"variant": "push", "melds": vec![wild.clone(); 19]}),
+        )
+        .await
+        .ok("19 melds of 512 readings");
+    assert_eq!(
+        batch["results"][18]["readings"].as_array().map(Vec::len),
+        Some(512)
+    );
+    app.post(
+        "/v1/melds/validate-batch",
+        &json!({"variant": "push", "melds": vec![wild; 20]}),
+    )
+    .await
+    .assert_problem(422, "too_many_readings", "20 melds of 512 readings each");
     let run = json!({"cards": ["5H", "6H", "7H", "8H"]});
     app.post(
         "/v1/melds/validate-batch",
