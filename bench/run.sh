@@ -2,7 +2,9 @@
 # The benchmark harness: builds the service and the bare reference in release mode, then
 # measures side by side, in one run, on this machine:
 #   1. the meld validator vs the bare framework (wrk, alternating A B B A, servers pinned to
-#      core 0 and wrk to core 1);
+#      core 0 and wrk to core 1); then melds per second validated in batches of 100 and 1,000
+#      through HTTP (POST /v1/melds/validate-batch, the melds of engine/benches/melds.txt) vs
+#      the engine's own rate on the same melds in process (its criterion bench, on core 0);
 #   2. game actions through HTTP on PostgreSQL (32 clients, each its own 4-seat may_i game)
 #      vs the raw SQL of one action (pgbench -f move.sql), alternating;
 #   3. the event streams: database transactions/s with STREAMS idle streams open, delivery
@@ -83,6 +85,7 @@ load() { echo "load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 # CPU time a process has used so far (user and system, all threads), in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
+BATCH100=(); BATCH1000=(); ENGINE_RATE=()
 BARE_RPS=(); BARE_P99=(); BARE_CPU=(); VAL_RPS=(); VAL_P99=(); VAL_CPU=()
 SQL_TPS=(); SQL_P99=(); ACT_RPS=(); ACT_P99=(); ACT_CPU=(); STREAM_LINE=
 OLD_VAL_RPS=(); OLD_VAL_P99=(); OLD_VAL_CPU=(); OLD_ACT_RPS=(); OLD_ACT_P99=(); OLD_ACT_CPU=()
@@ -99,10 +102,10 @@ if [[ -n $BEFORE ]]; then
     CONTINENTAL_BIND=127.0.0.1:28087 DATABASE_URL="sqlite:$WORK/validator-before.db" taskset -c 0 "$BEFORE" >"$WORK/validator-before.log" 2>&1 & PIDS+=($!)
     wait_port 28087
 fi
-wrk_run() { # url pid -> "rps p99_ms cpu_us_per_request"
+wrk_run() { # url pid [script path connections] -> "rps p99_ms cpu_us_per_request"
     local before after
     before=$(cpu_ticks "$2")
-    taskset -c 1 wrk -t2 -c64 -d5s --latency -s bench/post.lua "$1/v1/melds/validate" >"$WORK/wrk.out"
+    taskset -c 1 wrk -t2 -c"${5:-64}" -d5s --latency -s "${3:-bench/post.lua}" "$1${4:-/v1/melds/validate}" >"$WORK/wrk.out"
     after=$(cpu_ticks "$2")
     awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" '
         /requests in/ { n = $1 }
@@ -128,6 +131,34 @@ for r in $(seq "$ROUNDS"); do
     if [[ -n $BEFORE ]]; then
         echo "            before: validator ${OLD_VAL_RPS[-1]} req/s (p99 ${OLD_VAL_P99[-1]} ms, ${OLD_VAL_CPU[-1]} us CPU/request), ratio $(awk -v a="${OLD_VAL_RPS[-1]}" -v b="${BARE_RPS[-1]}" 'BEGIN { printf "%.2f", a / b }')"
     fi
+done
+# Batches: the first 100 and all 1,000 melds of the engine's bench corpus, as one body each.
+for n in 100 1000; do
+    head -n "$n" engine/benches/melds.txt | awk -v q='"' '
+        BEGIN { printf "{\"variant\":\"may_i\",\"melds\":[" }
+        { printf "%s{\"cards\":[", (NR > 1 ? "," : ""); for (i = 1; i <= NF; i++) printf "%s%s%s%s", (i > 1 ? "," : ""), q, $i, q; printf "]}" }
+        END { printf "]}" }' >"$WORK/batch$n.json"
+done
+batch_run() { # size -> melds/s through HTTP
+    local a b c
+    read -r a b c < <(BODY="$WORK/batch$1.json" wrk_run http://127.0.0.1:28081 "${PIDS[1]}" bench/batch.lua /v1/melds/validate-batch 8)
+    awk -v r="$a" -v n="$1" 'BEGIN { printf "%.0f", r * n }'
+}
+engine_run() { # -> melds/s in process: criterion's time for the 1,000 melds, on the servers' core
+    taskset -c 0 cargo bench -q -p continental-engine --bench engine -- --warm-up-time 1 --measurement-time 4 \
+        --output-format bencher 'batch' 2>/dev/null |
+        awk '/bench:/ { gsub(",", "", $0); for (i = 1; i <= NF; i++) if ($i == "bench:") ns = $(i + 1) } END { printf "%.0f", ns ? 1000 / (ns * 1e-9) : 0 }'
+}
+echo "== 1b. melds/s validated in batches of 100 and 1,000 (wrk -t2 -c8 -d5s) vs the engine in process (criterion)"
+cargo bench -q -p continental-engine --bench engine --no-run 2>/dev/null
+BODY="$WORK/batch1000.json" taskset -c 1 wrk -t2 -c8 -d3s -s bench/batch.lua http://127.0.0.1:28081/v1/melds/validate-batch >/dev/null
+for r in $(seq "$ROUNDS"); do
+    if (( r % 2 )); then
+        BATCH100+=("$(batch_run 100)"); BATCH1000+=("$(batch_run 1000)"); ENGINE_RATE+=("$(engine_run)")
+    else
+        ENGINE_RATE+=("$(engine_run)"); BATCH1000+=("$(batch_run 1000)"); BATCH100+=("$(batch_run 100)")
+    fi
+    echo "   round $r: batches of 100 ${BATCH100[-1]} melds/s, of 1,000 ${BATCH1000[-1]} melds/s, engine in process ${ENGINE_RATE[-1]} melds/s, ratio $(awk -v a="${BATCH1000[-1]}" -v b="${ENGINE_RATE[-1]}" 'BEGIN { printf "%.2f", b ? a / b : 0 }')  [$(load)]"
 done
 kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
 fi
@@ -375,6 +406,8 @@ row figure service reference ratio target
 row "validator req/s (wrk)" "$VAL" "$BARE" "$(ratio "$VAL" "$BARE")" ">= 0.80"
 row "validator p99 ms" "$(mean "${VAL_P99[@]}")" "$(mean "${BARE_P99[@]}")" "" ""
 row "validator CPU us/request (server)" "$(mean "${VAL_CPU[@]}")" "$(mean "${BARE_CPU[@]}")" "$(ratio "$(mean "${BARE_CPU[@]}")" "$(mean "${VAL_CPU[@]}")")" ""
+row "melds/s in batches of 100 vs the engine" "$(mean "${BATCH100[@]}")" "$(mean "${ENGINE_RATE[@]}")" "$(ratio "$(mean "${BATCH100[@]}")" "$(mean "${ENGINE_RATE[@]}")")" ""
+row "melds/s in batches of 1,000 vs the engine" "$(mean "${BATCH1000[@]}")" "$(mean "${ENGINE_RATE[@]}")" "$(ratio "$(mean "${BATCH1000[@]}")" "$(mean "${ENGINE_RATE[@]}")")" ">= 0.50"
 row "actions/s at 32 clients vs move.sql tx/s" "$ACT" "$SQL" "$(ratio "$ACT" "$SQL")" ">= 0.85"
 row "action p99 ms (pgbench: per transaction)" "$(mean "${ACT_P99[@]}")" "$(mean "${SQL_P99[@]}")" "$(ratio "$(mean "${ACT_P99[@]}")" "$(mean "${SQL_P99[@]}")")" "<= 1"
 row "service CPU us/action" "$(mean "${ACT_CPU[@]}")" "" "" ""

@@ -101,6 +101,24 @@ fn read_benches(c: &mut Criterion) {
     group.finish();
 }
 
+/// The melds `bench/run.sh` sends in batches through HTTP (part 1), read here in process: the
+/// engine's own rate on the same melds, one `analyse` each.
+fn batch_bench(c: &mut Criterion) {
+    let may_i = rules(Variant::MayI);
+    let melds: Vec<ProposedMeld> = include_str!("melds.txt")
+        .lines()
+        .map(|line| ProposedMeld::of(&cards(line)))
+        .collect();
+    assert_eq!(melds.len(), 1000, "the batch's melds");
+    c.bench_function("batch: the 1000 melds of benches/melds.txt (may_i)", |b| {
+        b.iter(|| {
+            for meld in &melds {
+                black_box(analyse(black_box(&may_i), black_box(meld)));
+            }
+        })
+    });
+}
+
 /// Named hard hands: many wilds, contended naturals, and hands with no answer (the search
 /// must exhaust them).
 fn search_benches(c: &mut Criterion) {
@@ -270,6 +288,7 @@ fn corpus_percentiles() {
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     read_benches(&mut c);
+    batch_bench(&mut c);
     search_benches(&mut c);
     c.final_summary();
     // `cargo test --benches` runs this binary with `--bench` absent: skip the slow pass.

@@ -59,6 +59,7 @@ mod bounded;
 mod card;
 mod contract;
 mod game;
+mod hand;
 mod options;
 mod reading;
 mod replay;
@@ -81,6 +82,7 @@ pub use game::{
     MeldView, Phase, PlayerView, Repair, Seat, Seed, SetupError, Standing, Status, TableMeld, TurnPlayView,
     TurnView, View, Viewer, YouView, meld_with, wild_places,
 };
+pub use hand::{Arrangement, arrange};
 pub use options::{
     ContinentalOptions, Contract7Options, HouseOption, MayIOptions, OptionKind, OptionValue, PushOptions,
 };
@@ -93,4 +95,6 @@ pub use ruleset::{
     ClaimLimits, FirstDealerDraw, RanklessSet, Restock, Ruleset, RulesetError, Scoring, Variant, WildLimit,
     WildSwap,
 };
-pub use search::{GoOut, Layoff, find_contract, find_go_out, find_layoffs, find_meld, go_out_shortfall};
+pub use search::{
+    GoOut, Layoff, contract_shortfall, find_contract, find_go_out, find_layoffs, find_meld, go_out_shortfall,
+};

@@ -507,6 +507,15 @@ impl Ruleset {
         })
     }
 
+    /// Penalty points of `hand` left at the end of a deal, its cards' values added up; `None`
+    /// in `continental`, which pays the winner instead of counting hands.
+    pub fn hand_value(&self, hand: &[Card]) -> Option<i32> {
+        if matches!(self, Ruleset::Continental(_)) {
+            return None;
+        }
+        Some(hand.iter().map(|&c| self.card_value(c).unwrap_or(0)).sum())
+    }
+
     /// Whether a deal is won by laying down the whole hand at once, with no lay-offs or other
     /// table play, and before the first draw too (`continental`,
     /// docs/rules.md#continental-going-out).

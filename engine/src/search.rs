@@ -657,6 +657,179 @@ pub fn go_out_shortfall(rules: &Ruleset, hand: &[Card]) -> usize {
     GO_OUT_CARDS.saturating_sub(placed + wilds)
 }
 
+/// How many cards `hand` is short of deal `deal`'s contract, the fewest it must still draw
+/// before it could hold it, were every card it needs to come: in `continental`,
+/// [`go_out_shortfall`]; elsewhere the contract's cards (each meld at its shortest) less the
+/// most of them the hand fills, over every placement of the melds (each set's rank, or none
+/// where a set may be all wild; each run's suit and first place): its cards at the places
+/// they stand for themselves (a wild too, as docs/rules.md#wilds counts it), then its other
+/// wilds in the places left, as many to a meld as the wild limit lets it hold beside naturals
+/// (the missing cards are naturals, or wilds for an all-wild set). 0 when the hand fills
+/// every place.
+///
+/// A measure, as [`go_out_shortfall`] is, not a promise: the missing cards may be gone from
+/// the game. Its work is bounded by the contract, not the hand: at most three melds of at
+/// most 48 placements each, every placement a pass over the melds' places.
+pub fn contract_shortfall(rules: &Ruleset, deal: u8, hand: &[Card]) -> usize {
+    let reqs = match rules.contract(deal) {
+        Contract::GoOut => return go_out_shortfall(rules, hand),
+        Contract::Melds(reqs) => reqs,
+    };
+    let mut held = Held {
+        counts: counts_of(hand),
+        wild: [false; DISTINCT_CARDS],
+        wilds: 0,
+    };
+    for (i, w) in held.wild.iter_mut().enumerate() {
+        *w = rules.is_wild(Card::from_index(i));
+        if *w {
+            held.wilds += usize::from(held.counts[i]);
+        }
+    }
+    // Runs first: a run takes one card of a place, a set any card of its rank, so runs
+    // choosing first never leave less placed.
+    let mut reqs = reqs;
+    reqs.sort_by_key(|r| (r.kind != MeldKind::Run, r.min_len));
+    let places: Vec<Vec<Placement>> = reqs.iter().map(|r| placements(rules, r)).collect();
+    let need: usize = reqs.iter().map(|r| r.min_len).sum();
+    let mut chosen = Vec::with_capacity(reqs.len());
+    let best = best_placement(rules, &reqs, &places, &mut held, &mut chosen);
+    need.saturating_sub(best)
+}
+
+/// A hand as [`contract_shortfall`] places it: its counts, which cards are wild, and how many
+/// wilds it holds.
+struct Held {
+    counts: Counts,
+    wild: [bool; DISTINCT_CARDS],
+    wilds: usize,
+}
+
+/// Where a meld of a contract may lie: a set's rank, a set of wilds only, or a run's suit and
+/// first value.
+#[derive(Clone, Copy)]
+enum Placement {
+    Set(Rank),
+    AllWild,
+    Run(Suit, u8),
+}
+
+fn placements(rules: &Ruleset, req: &Requirement) -> Vec<Placement> {
+    match req.kind {
+        MeldKind::Set if !rules.sets_allowed() => Vec::new(),
+        MeldKind::Set => {
+            let mut out: Vec<Placement> = Rank::ALL.into_iter().map(Placement::Set).collect();
+            if rules.rankless_set().is_some() {
+                out.push(Placement::AllWild);
+            }
+            out
+        }
+        MeldKind::Run => {
+            // Values 1 (the ace low) to 14 (the ace high).
+            let len = u8::try_from(req.min_len.min(MAX_RUN)).unwrap_or(u8::MAX);
+            Suit::ALL
+                .into_iter()
+                .flat_map(|suit| (1..=15u8.saturating_sub(len)).map(move |low| Placement::Run(suit, low)))
+                .collect()
+        }
+    }
+}
+
+/// The most places of the melds `reqs` that the hand fills, with `chosen` (requirement,
+/// placement) placed so far. Two equal requirements take their placements in order, so that
+/// no pair is tried twice.
+fn best_placement(
+    rules: &Ruleset,
+    reqs: &[Requirement],
+    places: &[Vec<Placement>],
+    held: &mut Held,
+    chosen: &mut Vec<(usize, usize)>,
+) -> usize {
+    let step = chosen.len();
+    if step == reqs.len() {
+        return filled(rules, reqs, places, held, chosen);
+    }
+    let from = match chosen.last() {
+        Some(&(_, last)) if reqs[step - 1] == reqs[step] => last,
+        _ => 0,
+    };
+    let all: usize = reqs.iter().map(|r| r.min_len).sum();
+    let mut best = 0;
+    for at in from..places[step].len() {
+        chosen.push((step, at));
+        best = best.max(best_placement(rules, reqs, places, held, chosen));
+        chosen.pop();
+        if best == all {
+            break;
+        }
+    }
+    best
+}
+
+/// The places of one placement of every meld that the hand fills: cards at their own places
+/// run by run, then set by set (`reqs` holds the runs first; a set takes naturals before a
+/// wild of its rank), then the wilds left, up to each meld's limit.
+fn filled(
+    rules: &Ruleset,
+    reqs: &[Requirement],
+    places: &[Vec<Placement>],
+    held: &mut Held,
+    chosen: &[(usize, usize)],
+) -> usize {
+    let mut taken: Vec<usize> = Vec::with_capacity(40);
+    let mut placed = 0;
+    let mut room = 0;
+    let mut wilds_placed = 0;
+    let mut take = |held: &mut Held, i: usize, taken: &mut Vec<usize>| {
+        held.counts[i] -= 1;
+        taken.push(i);
+        if held.wild[i] {
+            wilds_placed += 1;
+        }
+    };
+    for &(step, at) in chosen {
+        let len = reqs[step].min_len;
+        let mut here = 0;
+        let all_wild = matches!(places[step][at], Placement::AllWild);
+        match places[step][at] {
+            Placement::Run(suit, low) => {
+                let len = u8::try_from(len).unwrap_or(u8::MAX);
+                for value in low..low.saturating_add(len).min(15) {
+                    let i = Card::in_run(value, suit).index();
+                    if held.counts[i] > 0 {
+                        take(held, i, &mut taken);
+                        here += 1;
+                    }
+                }
+            }
+            Placement::Set(rank) => {
+                for wild in [false, true] {
+                    for suit in Suit::ALL {
+                        let i = Card::new(rank, suit).index();
+                        while here < len && held.wild[i] == wild && held.counts[i] > 0 {
+                            take(held, i, &mut taken);
+                            here += 1;
+                        }
+                    }
+                }
+            }
+            Placement::AllWild => {}
+        }
+        let most_wilds = match rules.wild_limit() {
+            _ if all_wild => len,
+            WildLimit::NotMoreThanNaturals => len / 2,
+            WildLimit::AtLeastOneNatural => len - 1,
+            WildLimit::Any => len,
+        };
+        placed += here;
+        room += most_wilds.min(len - here);
+    }
+    for i in taken {
+        held.counts[i] += 1;
+    }
+    placed + room.min(held.wilds - wilds_placed)
+}
+
 /// The natural cards of a hand as counts of each of the 52 suited cards, three bits each
 /// (four packs at most put four of a card in a hand), 21 to a word: small to copy and to hash
 /// as a key of [`most_placed`]'s table.

@@ -20,6 +20,12 @@ use crate::wire::{Code, Invalid};
 /// Default limit on request bodies: a few KB is plenty for any move.
 pub const BODY_LIMIT: usize = 8 * 1024;
 
+/// Limit for a batch of validations: a thousand melds of a dozen cards and more.
+pub const BATCH_LIMIT: usize = 512 * 1024;
+
+/// Limit for a hand to arrange: a hand and a table of melds.
+pub const HAND_LIMIT: usize = 64 * 1024;
+
 /// Limit for creating a game, whose test-mode `stacked_decks` list whole packs per deal.
 pub const CREATE_LIMIT: usize = 256 * 1024;
 

@@ -7,6 +7,7 @@ pub(crate) mod edge;
 pub mod events;
 pub mod extract;
 pub mod games;
+pub mod hands;
 pub mod health;
 pub mod hints;
 pub mod idempotency;
@@ -69,6 +70,9 @@ endpoints!(
     health::metrics,
     rules::validate_meld,
     rules::validate_contract,
+    rules::validate_meld_batch,
+    rules::validate_contract_batch,
+    hands::arrange_hand,
     rules::rulesets,
     games::create_game,
     studio::list_games,

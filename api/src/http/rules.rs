@@ -4,11 +4,13 @@ use actix_web::http::header::HeaderValue;
 use actix_web::{HttpResponse, post, route, web};
 use engine::{ProposedMeld, Ruleset, Variant};
 
-use super::extract::JsonBody;
+use super::extract::{BATCH_LIMIT, JsonBody, parse_json};
 use crate::error::ApiError;
 use crate::wire::{
-    ContractCheck, ContractValidationRequest, ContractValidationResponse, MeldValidationRequest,
-    MeldValidationResponse, Problem, RulesetView, RulesetsResponse,
+    ContractBatchRequest, ContractBatchResponse, ContractBatchResult, ContractCheck,
+    ContractValidationRequest, ContractValidationResponse, MAX_CONTRACT_BATCH, MAX_MELD_BATCH,
+    MeldBatchRequest, MeldBatchResponse, MeldValidationRequest, MeldValidationResponse, Problem, RulesetView,
+    RulesetsResponse, batch_rules,
 };
 
 /// Checks whether cards form a legal meld in a variant.
@@ -69,23 +71,97 @@ pub async fn validate_contract(
     body: JsonBody<ContractValidationRequest>,
 ) -> Result<web::Json<ContractValidationResponse>, ApiError> {
     let ContractCheck { rules, deal, melds } = body.value.try_into()?;
-    let contract = engine::ContractView::from(&rules.contract(deal));
-    Ok(web::Json(
-        match engine::check_proposed_contract(&rules, deal, &melds) {
-            Ok(laid) => ContractValidationResponse {
-                valid: true,
-                contract,
-                melds: laid,
-                reasons: Vec::new(),
-            },
-            Err(reasons) => ContractValidationResponse {
-                valid: false,
-                contract,
-                melds: Vec::new(),
-                reasons,
-            },
-        },
-    ))
+    Ok(web::Json(ContractValidationResponse::of(&rules, deal, &melds)))
+}
+
+/// Checks many melds at once, each on its own.
+///
+/// Stateless: for each meld, in the order sent, what `POST /v1/melds/validate` answers for it
+/// in the batch's variant, or, for an item that is not a meld, why (`problem`). One bad item
+/// never fails the others. At most 1,000 melds and 512 KiB, reading at most 10,000 ways in
+/// all.
+#[utoipa::path(
+    post, path = "/v1/melds/validate-batch", tag = "validation",
+    request_body(content = MeldBatchRequest, description = "A JSON object of at most 512 KiB, with at most 1,000 melds.", examples(
+        ("three melds, one unreadable" = (value = json!({"variant": "may_i", "melds": [
+            {"cards": ["8H", "JK", "5H", "6H"]}, {"cards": ["5H", "JK", "JK", "AD"]}, {"cards": ["7H", "ZZ", "7D"]}]}))),
+        ("fixed kinds and wilds" = (value = json!({"variant": "push", "melds": [
+            {"cards": ["5H", "JK", "2C"], "kind": "set", "wilds": [{"card": "JK", "represents": "5"}, {"card": "2C", "represents": "5"}]},
+            {"cards": ["3S", "4S", "5S"], "kind": "run"}]})))
+    )),
+    responses(
+        (status = 200, description = "One result per meld, in order: a verdict, or the item's problem.", body = MeldBatchResponse),
+        (status = 400, description = "Malformed body, unknown variant, `melds` not a list (`invalid_body`): the batch itself, \
+            not one of its melds.", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than 512 KiB (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "More than 1,000 melds (`too_many_items`), melds that read more than 10,000 ways in all \
+            (`too_many_readings`), or options the variant does not have or out of their bounds (`invalid_options`).",
+            body = Problem, content_type = "application/problem+json",
+            example = json!({"type": "urn:continental:problem:too_many_items", "title": "Unprocessable Entity", "status": 422,
+                "detail": "a batch holds at most 1000 items, not 1001", "code": "too_many_items"}))
+    )
+)]
+#[post("/v1/melds/validate-batch")]
+pub async fn validate_meld_batch(
+    body: JsonBody<MeldBatchRequest, BATCH_LIMIT>,
+) -> Result<HttpResponse, ApiError> {
+    let batch = body.value;
+    let rules = batch_rules(batch.variant, batch.options, batch.melds.len(), MAX_MELD_BATCH)?;
+    let results = batch
+        .melds
+        .iter()
+        .map(|item| {
+            parse_json::<ProposedMeld>(item.get().as_bytes()).map(|meld| engine::analyse(&rules, &meld))
+        })
+        .collect();
+    Ok(HttpResponse::Ok()
+        .content_type(HeaderValue::from_static("application/json"))
+        .body(MeldBatchResponse::json(results)?))
+}
+
+/// Checks many contracts at once, each on its own.
+///
+/// Stateless: for each contract (a deal and melds laid at once), in the order sent, what
+/// `POST /v1/contracts/validate` answers for it in the batch's variant, or, for an item that
+/// is not one, why (`problem`). One bad item never fails the others. At most 200 contracts
+/// and 512 KiB.
+#[utoipa::path(
+    post, path = "/v1/contracts/validate-batch", tag = "validation",
+    request_body(content = ContractBatchRequest, description = "A JSON object of at most 512 KiB, with at most 200 contracts.", examples(
+        ("three contracts" = (value = json!({"variant": "may_i", "contracts": [
+            {"deal": 1, "melds": [{"cards": ["7H", "7S", "7D"]}, {"cards": ["QC", "QD", "JK"]}]},
+            {"deal": 1, "melds": [{"cards": ["7H", "7S", "7D"]}]},
+            {"deal": 9, "melds": []}]})))
+    )),
+    responses(
+        (status = 200, description = "One result per contract, in order: a verdict, or the item's problem.", body = ContractBatchResponse),
+        (status = 400, description = "Malformed body, unknown variant, `contracts` not a list (`invalid_body`): the batch \
+            itself, not one of its contracts.", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than 512 KiB (`body_too_large`).", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "A body that is not `application/json` (`unsupported_media_type`).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "More than 200 contracts (`too_many_items`), or options the variant does not have or out \
+            of their bounds (`invalid_options`).", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[post("/v1/contracts/validate-batch")]
+pub async fn validate_contract_batch(
+    body: JsonBody<ContractBatchRequest, BATCH_LIMIT>,
+) -> Result<web::Json<ContractBatchResponse>, ApiError> {
+    let batch = body.value;
+    let rules = batch_rules(
+        batch.variant,
+        batch.options,
+        batch.contracts.len(),
+        MAX_CONTRACT_BATCH,
+    )?;
+    let results = batch
+        .contracts
+        .iter()
+        .enumerate()
+        .map(|(i, item)| ContractBatchResult::of(&rules, parse_json(item.get().as_bytes()), i))
+        .collect();
+    Ok(web::Json(ContractBatchResponse { results }))
 }
 
 /// The variants and their rules.

@@ -2,11 +2,13 @@
 //! `TryFrom`), response bodies and problem documents, as the OpenAPI document describes them.
 //! No I/O, and no HTTP status: a bad request is an [`Invalid`], mapped in `error.rs`.
 
+mod batch;
 mod cursor;
 mod etag;
 mod events;
 mod game;
 mod games;
+mod hands;
 mod hints;
 mod matchmaking;
 mod moves;
@@ -17,6 +19,11 @@ mod rules;
 mod studio;
 
 pub use crate::domain::GameStatus;
+pub use batch::{
+    ContractBatchItem, ContractBatchRequest, ContractBatchResponse, ContractBatchResult, ItemProblem,
+    MAX_CONTRACT_BATCH, MAX_MELD_BATCH, MeldBatchRequest, MeldBatchResponse, MeldBatchResult, UnreadItem,
+    batch_rules,
+};
 pub use cursor::CursorSeal;
 pub use etag::{IfMatch, StaleVersion, etag, matches_if_none_match};
 pub use events::{
@@ -28,6 +35,7 @@ pub use games::{
     AutopilotRequest, CreateGameRequest, CreateGameResponse, CreatedSeat, JoinRequest, JoinResponse, Joining,
     NewGameSpec, SeatName, SeatSpec, UNKNOWN_LEVEL, WebhookStatus, WebhookUrl, level, level_name, player_id,
 };
+pub use hands::{ArrangeRequest, ArrangeResponse, HandQuestion, MAX_TABLE};
 pub use hints::HintsResponse;
 pub use matchmaking::{
     ASYNC_TURN_SECONDS, TicketBots, TicketMatch, TicketRequest, TicketResponse, TicketSpec, TicketState,

@@ -69,6 +69,13 @@ pub enum Code {
     InvalidReason,
     /// A deal the variant does not have.
     InvalidDeal,
+    /// A meld of the table a hand is arranged against that is not one legal meld (illegal, or
+    /// read more than one way).
+    InvalidTableMeld,
+    /// A batch of more items than it may hold.
+    TooManyItems,
+    /// A batch of melds whose answer would list more readings than a batch may.
+    TooManyReadings,
     /// A swap or joker move whose fields match neither.
     InvalidSwap,
     /// A query string that cannot be read.

@@ -78,6 +78,12 @@ impl MeldValidationResponse {
     /// instructions (docs/performance.md). The reasons, which carry sentences, go through serde.
     pub fn json(analysis: &Analysis) -> Vec<u8> {
         let mut out = Vec::with_capacity(64 + 384 * analysis.readings.len());
+        MeldValidationResponse::write(&mut out, analysis);
+        out
+    }
+
+    /// Appends [`MeldValidationResponse::json`] of `analysis` to `out`.
+    pub fn write(out: &mut Vec<u8>, analysis: &Analysis) {
         out.extend_from_slice(if analysis.is_legal() {
             b"{\"valid\":true"
         } else {
@@ -92,13 +98,12 @@ impl MeldValidationResponse {
             if i > 0 {
                 out.push(b',');
             }
-            write_reading(&mut out, reading);
+            write_reading(out, reading);
         }
         out.extend_from_slice(b"],\"reasons\":");
         // Writing into a Vec cannot fail, and a reason always serialises.
-        let _ = serde_json::to_writer(&mut out, &analysis.reasons);
+        let _ = serde_json::to_writer(&mut *out, &analysis.reasons);
         out.push(b'}');
-        out
     }
 }
 
@@ -176,6 +181,27 @@ pub struct ContractValidationResponse {
     pub melds: Vec<Reading>,
     /// Why not, when not valid.
     pub reasons: Vec<ContractReason>,
+}
+
+impl ContractValidationResponse {
+    /// The verdict on `melds` laid down at once for deal `deal` of `rules`.
+    pub fn of(rules: &Ruleset, deal: u8, melds: &[ProposedMeld]) -> ContractValidationResponse {
+        let contract = ContractView::from(&rules.contract(deal));
+        match engine::check_proposed_contract(rules, deal, melds) {
+            Ok(laid) => ContractValidationResponse {
+                valid: true,
+                contract,
+                melds: laid,
+                reasons: Vec::new(),
+            },
+            Err(reasons) => ContractValidationResponse {
+                valid: false,
+                contract,
+                melds: Vec::new(),
+                reasons,
+            },
+        }
+    }
 }
 
 /// One deal of a variant.
@@ -311,23 +337,27 @@ impl TryFrom<ContractValidationRequest> for ContractCheck {
 
     fn try_from(req: ContractValidationRequest) -> Result<Self, Invalid> {
         let (rules, _) = super::options::read(req.variant, req.options)?;
-        if req.deal == 0 || req.deal > rules.deals() {
-            return Err(Invalid::refused(
-                Code::InvalidDeal,
-                format!(
-                    "{} has deals 1 to {}, not {}",
-                    rules.variant(),
-                    rules.deals(),
-                    req.deal
-                ),
-            ));
-        }
+        check_deal(&rules, req.deal)?;
         Ok(ContractCheck {
             melds: req.melds,
             deal: req.deal,
             rules,
         })
     }
+}
+
+/// Refuses a deal the variant does not have.
+///
+/// # Errors
+/// `invalid_deal`, a 422: the document allows any deal up to 255.
+pub fn check_deal(rules: &Ruleset, deal: u8) -> Result<(), Invalid> {
+    if deal == 0 || deal > rules.deals() {
+        return Err(Invalid::refused(
+            Code::InvalidDeal,
+            format!("{} has deals 1 to {}, not {deal}", rules.variant(), rules.deals()),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

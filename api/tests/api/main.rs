@@ -12,6 +12,7 @@ mod deadlines;
 mod docs;
 mod faults;
 mod games;
+mod hands;
 mod health;
 mod helpers;
 mod hints;

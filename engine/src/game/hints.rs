@@ -40,6 +40,17 @@ pub struct LayoffHint {
 }
 
 impl LayoffHint {
+    /// The search's `layoff` onto `on`, the meld of id `meld_id`, with the wilds it lays
+    /// designated as they would lie.
+    pub(crate) fn new(rules: &Ruleset, meld_id: u32, on: &Reading, layoff: search::Layoff) -> LayoffHint {
+        LayoffHint {
+            meld_id,
+            card: layoff.card,
+            wilds: layoff.reading.added_wilds(rules, on),
+            reading: layoff.reading,
+        }
+    }
+
     /// The lay-off as an action.
     pub fn action(&self) -> Action {
         Action::LayOff {
@@ -87,12 +98,7 @@ impl Game {
             search::layoffs(rules, hand, self.table.iter().map(|m| &m.reading))
                 .filter_map(|l| {
                     let meld = self.table.get(l.meld)?;
-                    Some(LayoffHint {
-                        meld_id: meld.id,
-                        card: l.card,
-                        wilds: l.reading.added_wilds(rules, &meld.reading),
-                        reading: l.reading,
-                    })
+                    Some(LayoffHint::new(rules, meld.id, &meld.reading, l))
                 })
                 .take(layoffs)
                 .collect()

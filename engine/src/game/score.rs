@@ -42,10 +42,7 @@ pub(super) fn continental_payment(rules: &Ruleset, melds: &[&crate::reading::Rea
 
 impl Game {
     fn hand_value(&self, cards: &[Card]) -> i32 {
-        cards
-            .iter()
-            .map(|c| self.rules().card_value(*c).unwrap_or(0))
-            .sum()
+        self.rules().hand_value(cards).unwrap_or(0)
     }
 
     /// Scores the deal, then deals the next one or ends the game. The steps: the deal's scores

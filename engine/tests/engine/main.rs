@@ -4,6 +4,7 @@
 mod between_games;
 mod contracts;
 mod extending;
+mod hands;
 mod helpers;
 mod hints;
 mod load;
