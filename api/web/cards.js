@@ -25,6 +25,12 @@ export function cardName(card) {
   return `${RANK_NAMES[card[0]] || card[0]} of ${name}`;
 }
 
+/** A server's sentence with every card code in it named in words ("AC cannot be laid off"
+ * becomes "ace of clubs cannot be laid off"), through `cardName`. @param {string} text */
+export function inWords(text) {
+  return String(text).replace(/\b(JK|[2-9TJQKA][CDHS])\b/g, (code) => cardName(code));
+}
+
 /** The face: rank and suit symbol ("10♥"), and whether the suit is red. @param {string} card */
 export function face(card) {
   if (card === "JK") return { rank: "★", suit: "JK", red: false };

@@ -5,7 +5,7 @@
 // seed is checked against the commitment published when the game was created.
 
 import { allSteps, call } from "./api.js";
-import { cardElement, readingName, wildIn, variantName } from "./cards.js";
+import { cardElement, readingName, wildIn, variantName, sortHand } from "./cards.js";
 import { h, mainArea, announce } from "./dom.js";
 import { describe, seatToken } from "./table.js";
 import { spectatorToken } from "./watch.js";
@@ -45,7 +45,7 @@ export async function openReplay(id) {
       h("ul", { class: "players" }, ...then.players.map((/** @type {any} */ p) =>
         h("li", { class: "player" + (then.turn?.seat === p.seat ? " in-turn" : "") }, h("strong", {}, name(p.seat)),
           " ", h("span", { class: "mini-back", "aria-hidden": "true" }), ` ${p.hand_count} cards, ${p.total} pts`))),
-      then.you ? h("p", { class: "hand" }, "your hand: ", ...then.you.hand.map((/** @type {string} */ c) => cardElement(c, { wild: isWild(c), small: true }))) : "",
+      then.you ? h("p", { class: "hand" }, "your hand: ", ...sortHand(then.you.hand, isWild, "rank").map((c) => cardElement(c, { wild: isWild(c), small: true }))) : "",
       h("ul", { class: "melds" }, ...then.table.map((/** @type {any} */ m) => h("li", { class: "meld" },
         h("span", { class: "reading" }, `#${m.id} ${readingName(m.reading)}`),
         h("span", { class: "cards" }, ...m.reading.slots.map((/** @type {any} */ x) => cardElement(x.card, { wild: !x.natural, represents: x.represents, small: true })))))));
@@ -87,6 +87,8 @@ export async function openReplay(id) {
     slider, stage,
     h("p", { class: "hint" }, "Played again by the server from the seed and the game's record, as this reader saw it: other hands stay hidden until a deal's end shows them.")));
   show(at);
+  // Opened at its top: the controls first, whatever the page was scrolled to before.
+  window.scrollTo(0, 0);
   return {
     close() {
       if (timer) clearInterval(timer);

@@ -3,7 +3,7 @@
 // by the game's stream, and the seat's moves made by selecting cards.
 
 import { call, follow, allEvents } from "./api.js";
-import { cardElement, sortHand, wildIn, readingName, cardName, standsName, shortName, variantName, RULES_URL } from "./cards.js";
+import { cardElement, sortHand, wildIn, readingName, cardName, standsName, shortName, variantName, inWords, RULES_URL } from "./cards.js";
 import { h, announce, mainArea } from "./dom.js";
 
 const SEAT_KEY = "continental.seat.";
@@ -73,6 +73,9 @@ const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 const thousands = new Intl.NumberFormat("en-US");
 
+/** "1st", "2nd", "3rd", "4th". @param {number} n */
+const ordinal = (n) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? "th" : ["th", "st", "nd", "rd"][n % 10] || "th"}`;
+
 /** A rating as the server shows it ("1,640"). @param {{display: number}} rating */
 export const ratingText = (rating) => thousands.format(rating.display);
 
@@ -97,6 +100,7 @@ export function describe(e, view) {
     case "drew": return `${s(e.seat)} drew ${e.card ? cardName(e.card) : "a card"} from the ${e.source}`;
     case "pushed": return `${s(e.from)} pushed ${cardName(e.discard)} and a card from the stock to ${s(e.to)}` + (e.stock ? ` (${cardName(e.stock)})` : "");
     case "claim_asked": return `${s(e.seat)} asked "May I?"`;
+    case "passed": return `${s(e.seat)} passed on the discard`;
     case "claim_won": return `${s(e.seat)} took ${cardName(e.card)} with "May I?"` + (e.penalty ? ` and ${cardName(e.penalty)} as penalty` : " and a penalty card");
     case "claim_refused": return `${yours(e.seat)} "May I?" was refused (${String(e.reason).replace(/_/g, " ")})`;
     case "melded": return `${s(e.seat)} laid ${e.melds.map((/** @type {any} */ m) => readingName(m.reading)).join(" and ")}` + (e.contract ? ", going down" : "");
@@ -165,6 +169,25 @@ export async function openGame(id, token, spectator) {
   let choice = null;
   /** The lay-offs "Suggest" found, with what each wild represents. @type {any[]} */
   let layoffHints = [];
+  /** What became of this seat's "May I?", shown beside the discard pile until the seat's
+   * turn ends: won (the two cards it brought, marked in the hand) or refused, and why.
+   * @type {{text: string, kind: "won" | "refused", cards: string[]} | null} */
+  let claimNote = null;
+  /** The other seats' moves since this seat's last one, in words, shown beside the discard
+   * pile (the last few). @type {string[]} */
+  let since = [];
+  /** What the server said the selection could do (`check`): whether the staged and selected
+   * cards make a meld the seat may lay now, and which melds on the table they can be laid off
+   * on. Keyed by the view's version and the selection it was asked for.
+   * @type {{key: string, meld: boolean, fits: Set<number>}} */
+  let verdict = { key: "", meld: false, fits: new Set() };
+  /** The key of the question on its way. @type {string | null} */
+  let asking = null;
+  /** The melds on the table when the last deal ended, as this page last saw them.
+   * @type {{deal: number, melds: any[]} | null} */
+  let endTable = null;
+  /** Whether the game's end has been read out. */
+  let overSaid = false;
   let closed = false;
 
   // Focusable from script only: the page moves the focus to the table when it opens.
@@ -205,9 +228,13 @@ export async function openGame(id, token, spectator) {
     if (next.version < view.version) return;
     // A new deal: the last move's note belongs to the deal before.
     if (next.deal !== view.deal) {
+      // The melds as the ended deal left them: how it was won, shown with its end.
+      if (view.table?.length) endTable = { deal: view.deal, melds: view.table };
       message = { text: "", kind: "info" };
       choice = null;
       layoffHints = [];
+      claimNote = null;
+      since = [];
     }
     if (next.last_deal) dealEnd = { ...next.last_deal, type: "deal_ended" };
     view = next;
@@ -245,7 +272,8 @@ export async function openGame(id, token, spectator) {
   }
 
   function say(/** @type {string} */ text, /** @type {"info" | "problem"} */ kind = "info") {
-    message = { text, kind };
+    // A server's words name cards by their codes: the page names them as a person does.
+    message = { text: inWords(text), kind };
     render();
   }
 
@@ -270,6 +298,10 @@ export async function openGame(id, token, spectator) {
       target = null;
       layoffHints = [];
       busy = false;
+      // What the others did is old news once this seat moves; a claim's outcome lasts until
+      // the turn it helped ends.
+      since = [];
+      if (path === "discard") claimNote = null;
       message = { text: done, kind: "info" };
       dealEndSeen = Math.max(dealEndSeen, read);
       setView(next);
@@ -282,7 +314,7 @@ export async function openGame(id, token, spectator) {
         return;
       }
       say(err.message, "problem");
-      announce(err.message);
+      announce(message.text);
       if (err.status === 412 || err.status === 409) refresh();
     }
   }
@@ -323,16 +355,79 @@ export async function openGame(id, token, spectator) {
     };
   }
 
+  /** What `verdict` is asked for: the version, the staged melds and the selection. */
+  function selectionKey() {
+    return JSON.stringify([view.version, staged, selectedCards()]);
+  }
+
+  /**
+   * Asks the server what the selection could do, never a rule of the page's own: a contract by
+   * `POST /v1/contracts/validate`, later melds by `POST /v1/melds/validate`, a single card's
+   * lay-offs by the seat's hints, several cards' by the meld validator on each meld with them.
+   * Meld and Lay off are enabled, and melds marked, from its answer.
+   */
+  async function check() {
+    const key = selectionKey();
+    if (spectator || verdict.key === key || asking === key) return;
+    const sel = selectedCards();
+    const meldAction = legal("meld");
+    const layoff = legal("layoff");
+    const melds = [...staged, ...(sel.length ? [{ cards: sel }] : [])];
+    if ((!meldAction || !melds.length) && (!layoff || !sel.length)) {
+      verdict = { key, meld: false, fits: new Set() };
+      root.dataset.checked = "true";
+      return;
+    }
+    asking = key;
+    const out = { key, meld: false, fits: new Set() };
+    const rules = { variant: view.variant, options: view.options };
+    /** @param {any} body */
+    const validate = (body) => call("POST", "/v1/melds/validate", { body: { ...rules, ...body } });
+    try {
+      if (meldAction && melds.length) {
+        if (meldAction.contract) {
+          const r = await call("POST", "/v1/contracts/validate", { body: { ...rules, deal: view.deal, melds } });
+          out.meld = r.valid;
+        } else {
+          const rs = await Promise.all(melds.map((m) => validate({ cards: m.cards, kind: m.kind, wilds: m.wilds })));
+          out.meld = rs.every((r) => r.valid);
+        }
+      }
+      if (layoff && sel.length === 1) {
+        const hints = await call("GET", `/v1/games/${id}/hints`, { token });
+        for (const l of hints.layoffs || []) if (l.card === sel[0]) out.fits.add(l.meld_id);
+      } else if (layoff && sel.length > 1) {
+        const on = view.table.filter((/** @type {any} */ m) => layoff.meld_ids.includes(m.id));
+        const rs = await Promise.all(on.map((/** @type {any} */ m) => validate({ cards: [...m.reading.cards, ...sel], kind: m.reading.kind })));
+        on.forEach((/** @type {any} */ m, /** @type {number} */ i) => { if (rs[i].valid) out.fits.add(m.id); });
+      }
+    } catch {
+      // Unanswered: nothing is offered that the server has not said could work.
+    }
+    if (asking !== key) return;
+    asking = null;
+    verdict = out;
+    // One meld the cards fit: chosen for them, so that no scrolling to the table is needed.
+    if (target === null && out.fits.size === 1) target = [...out.fits][0];
+    if (selectionKey() === key) render();
+  }
+
   async function suggest() {
     const asked = view.version;
     try {
       const hints = await call("GET", `/v1/games/${id}/hints`, { token });
       // An answer for a hand that has changed since would stage what is no longer there.
       if (view.version !== asked) return say("The table moved on while looking: press Suggest again.", "problem");
+      /** @param {any[]} melds */
+      const words = (melds) => melds.map((m) => `${m.kind === "run" ? "a run" : "a set"} of ${m.cards.map(cardName).join(", ")}`).join("; ");
       if (hints.contract?.length) {
         staged = hints.contract;
         selected.clear();
-        say(`Suggested: ${hints.contract.map((/** @type {any} */ m) => m.cards.join(" ")).join(" | ")}. Press Meld to lay them.`);
+        say(`Suggested: ${words(hints.contract)}. Press Meld to lay them.`);
+      } else if (hints.new_meld) {
+        staged = [hints.new_meld];
+        selected.clear();
+        say(`Suggested a new meld: ${words(staged)}. Press Meld to lay it.`);
       } else if (hints.layoffs?.length) {
         const first = hints.layoffs[0];
         const key = hand().find((x) => x.card === first.card)?.key;
@@ -465,22 +560,31 @@ export async function openGame(id, token, spectator) {
     root.dataset.version = String(view.version);
     // And whether a move of this page is still on its way.
     root.dataset.busy = String(busy);
+    // And whether the server has said what the selection could do (Meld, Lay off).
+    root.dataset.checked = String(verdict.key === selectionKey());
     // A deal's end sits beside the table above the log; on a phone, where there is no beside,
     // it comes first, until the next deal needs the person (their turn): then below their hand.
     const narrow = phone.matches;
-    root.replaceChildren(header(), h("div", { class: "layout" },
+    root.replaceChildren(header(), gameOverPanel(), h("div", { class: "layout" },
       h("div", { class: "board" + (view.turn && view.turn.seat === view.you?.seat && dealEnd && view.deal > dealEnd.deal ? " needed" : "") },
         narrow ? dealEndPanel() : "", players(), piles(), you(), melds(), scores()),
       h("div", { class: "side" }, narrow ? "" : dealEndPanel(), logPanel())));
     if (keep) /** @type {HTMLElement | null} */ (root.querySelector(keep))?.focus({ preventScroll: true });
     tick();
+    check();
+  }
+
+  /** Whether the game is over: finished, or void. */
+  function over() {
+    return view.status === "finished" || view.status === "void";
   }
 
   function header() {
     const turn = view.turn ? `${who(view, view.turn.seat)} to ${view.turn.phase === "draw" ? "draw" : "play"}` : "";
     return h("div", { class: "status" },
       h("span", { class: "variant" }, variantName(view.variant)),
-      view.deal ? h("span", {}, `deal ${view.deal} of ${view.deals}`) : h("span", {}, view.status),
+      over() ? h("span", { class: "over", id: "game-over-status" }, view.status === "void" ? "game void" : `game over after ${view.deal} deals`)
+        : view.deal ? h("span", {}, `deal ${view.deal} of ${view.deals}`) : h("span", {}, view.status),
       view.contract ? h("span", { class: "contract" }, `contract: ${view.contract.description}`) : "",
       view.rated ? h("span", { class: "badge", id: "rated" }, "rated") : "",
       turn ? h("span", { class: "turn", id: "turn" }, turn) : "",
@@ -504,8 +608,9 @@ export async function openGame(id, token, spectator) {
       const bits = [
         h("strong", {}, p.name || "open seat", me ? " (you)" : "", p.kind === "bot" ? ` (${p.level || "normal"} bot)` : "",
           p.autopilot ? ` (autopilot: ${p.autopilot} bot)` : ""),
+        // Once the finished game is rated, the new rating.
         p.rating ? h("span", { class: "rating" }, h("span", { "aria-hidden": "true" }, "· "),
-          h("span", { class: "visually-hidden" }, "rating "), ratingText(p.rating)) : "",
+          h("span", { class: "visually-hidden" }, "rating "), ratingText(p.rating_change?.after || p.rating)) : "",
         p.team !== null && p.team !== undefined
           ? h("span", { class: `badge team team-${p.team}` }, partner ? `your partner, ${teamName(p.team)}` : teamName(p.team))
           : "",
@@ -554,7 +659,48 @@ export async function openGame(id, token, spectator) {
       h("div", { class: "pile" + (d.dead ? " dead" : "") }, top,
         h("span", { class: "pile-label" }, `discard (${d.count})${d.dead ? ", dead" : ""}`),
         spectator ? "" : button("act-draw-discard", "Take the discard", !fromDiscard, () => act("draw", { source: "discard" }, "Took the discard."))),
-      view.claims?.offered && !view.standings ? h("p", { class: "hint" }, `On offer for "May I?": ${cardName(view.claims.offered)}`) : "");
+      view.claims?.offered && !view.standings ? h("p", { class: "hint" }, `On offer for "May I?": ${cardName(view.claims.offered)}`) : "",
+      news());
+  }
+
+  /** Beside the discard pile, where the person looks: what became of their "May I?" and what
+   * the others did since their last move. */
+  function news() {
+    if (over() || (!claimNote && !since.length)) return "";
+    return h("div", { class: "news", id: "news" },
+      claimNote ? h("p", { class: `claim-note ${claimNote.kind}`, id: "claim-note" }, claimNote.text) : "",
+      since.length ? h("ul", { class: "since", id: "since", "aria-label": "Since your last move" },
+        ...since.slice(-4).map((t) => h("li", {}, capital(t)))) : "");
+  }
+
+  /** Words for why a claim was refused (docs/rules.md#claims). @param {string} reason */
+  function refusedWhy(reason) {
+    switch (reason) {
+      case "taken": return "the player in turn took the discard";
+      case "outranked": return "a player nearer in turn asked too, and won it";
+      case "stock_empty": return "the stock is empty, so there is no penalty card";
+      case "gone": return "the discard was gone";
+      default: return String(reason).replace(/_/g, " ");
+    }
+  }
+
+  /** Keeps what happened that the person should see beside the pile. @param {any} e */
+  function notice(e) {
+    const me = view.you?.seat;
+    if (me === undefined || me === null) return;
+    if (e.type === "claim_won" && e.seat === me) {
+      const cards = [e.card, e.penalty].filter(Boolean);
+      claimNote = { kind: "won", cards, text: `Your "May I?" won the ${cardName(e.card)}` + (e.penalty ? `, with the ${cardName(e.penalty)} as penalty: both are marked in your hand.` : ".") };
+      announce(claimNote.text);
+    } else if (e.type === "claim_refused" && e.seat === me) {
+      claimNote = { kind: "refused", cards: [], text: `Your "May I?" was refused: ${refusedWhy(e.reason)}.` };
+      announce(claimNote.text);
+    } else if (e.seat !== undefined && e.seat !== me && !["turn", "dealt", "timed_out"].includes(e.type)) {
+      since.push(describe(e, view));
+      since = since.slice(-4);
+      // The note of this seat's own last move is old news once another has moved.
+      if (message.kind === "info") message = { text: "", kind: "info" };
+    }
   }
 
   /** The stock draw; in `push` with a card on the discard pile it is the push, and says so
@@ -564,8 +710,17 @@ export async function openGame(id, token, spectator) {
     const pushTo = view.variant === "push" && top ? nextSeat(view.you?.seat) : null;
     if (pushTo === null) return button("act-draw-stock", "Draw from stock", !allowed, () => act("draw", { source: "stock" }, "Drew from the stock."));
     const to = who(view, pushTo);
-    return button("act-draw-stock", `Draw, pushing the ${shortName(top)} and a card to ${to}`, !allowed,
-      () => act("draw", { source: "stock" }, `Pushed the ${shortName(top)} and a card to ${to}, and drew from the stock.`), "", `Draw from the stock, pushing the ${cardName(top)} and a card from the stock to ${to}`);
+    const el = button("act-draw-stock", `Draw, pushing the ${shortName(top)} and a card to ${to}`, !allowed,
+      () => act("draw", { source: "stock" }, `Pushed the ${cardName(top)} and a card to ${to}, and drew from the stock.`));
+    // Its name begins with what it shows (WCAG 2.5.3), then says the card in words.
+    el.append(h("span", { class: "visually-hidden" }, ` (the ${cardName(top)} and a card from the stock)`));
+    return el;
+  }
+
+  /** Whose: "your", "Bot 2's". @param {number} seat */
+  function whose(seat) {
+    const name = who(view, seat);
+    return name === "you" ? "your" : `${name}'s`;
   }
 
   /** The player on the left of `seat`: the next seat in play order still playing. @param {number | undefined} seat */
@@ -589,15 +744,17 @@ export async function openGame(id, token, spectator) {
     for (const m of view.table) {
       const cards = h("span", { class: "cards" }, ...m.reading.slots.map((/** @type {any} */ s) =>
         cardElement(s.card, { wild: !s.natural, represents: s.represents, small: true })));
-      const label = `meld ${m.id}, ${who(view, m.owner)}'s ${readingName(m.reading)}`;
+      const label = `meld ${m.id}, ${whose(m.owner)} ${readingName(m.reading)}`;
       const canTarget = !spectator && targets.has(m.id);
       const pick = h("button", {
         type: "button", class: "meld-pick", id: `meld-${m.id}`, "aria-pressed": target === m.id ? "true" : "false",
         disabled: !canTarget, "aria-label": `Choose ${label}`,
         onclick: () => { target = target === m.id ? null : m.id; render(); },
       }, `#${m.id}`);
-      list.append(h("li", { class: "meld" + (target === m.id ? " targeted" : ""), "data-kind": m.reading.kind }, pick,
-        h("span", { class: "reading" }, `${who(view, m.owner)}: ${readingName(m.reading)}`), cards));
+      const fits = !spectator && verdict.key === selectionKey() && verdict.fits.has(m.id);
+      list.append(h("li", { class: "meld" + (target === m.id ? " targeted" : "") + (fits ? " fits" : ""), "data-kind": m.reading.kind }, pick,
+        h("span", { class: "reading" }, `${who(view, m.owner)}: ${readingName(m.reading)}`), cards,
+        fits ? h("span", { class: "badge fit" }, "your cards fit") : ""));
     }
     if (!view.table.length) list.append(h("li", { class: "hint" }, "No melds yet."));
     return h("section", { class: "panel", "aria-label": "Melds on the table" }, h("h2", {}, "Table"), list);
@@ -627,25 +784,36 @@ export async function openGame(id, token, spectator) {
     const grouped = new Map();
     staged.forEach((m, i) => m.cards.forEach((/** @type {string} */ c) => grouped.set(c, (grouped.get(c) || []).concat(i + 1))));
     const cards = h("div", { class: "hand", role: "group", "aria-label": `Your hand, ${view.you.hand.length} cards` });
+    /** The cards a won claim brought, each marked once. */
+    const won = claimNote?.kind === "won" ? [...claimNote.cards] : [];
     for (const { card, key } of hand()) {
       const el = cardElement(card, {
         wild: isWild(card), pressed: selected.has(key), id: key,
         onToggle: () => { selected.has(key) ? selected.delete(key) : selected.add(key); render(); },
       });
       if (view.you.must_play?.includes(card)) el.classList.add("must");
+      if (won.includes(card)) {
+        won.splice(won.indexOf(card), 1);
+        el.classList.add("claimed");
+        el.setAttribute("aria-description", 'won with "May I?"');
+      }
       cards.append(el);
     }
     const sel = selectedCards();
     const meldAction = legal("meld");
     const discardAction = legal("discard");
+    /** The server's verdict on this very selection, or nothing yet. */
+    const known = verdict.key === selectionKey() ? verdict : { meld: false, fits: new Set() };
     const myTurn = view.turn?.seat === view.you.seat;
-    const bar = h("div", { class: "actions", role: "toolbar", "aria-label": "Moves" },
+    const bar = over() ? "" : h("div", { class: "actions", role: "toolbar", "aria-label": "Moves" },
       claimButton(),
       button("act-suggest", "Suggest", !(meldAction || legal("layoff")), suggest),
       button("act-group", "Group", !meldAction || !sel.length, () => { staged.push({ cards: sel }); selected.clear(); render(); }, "optional"),
-      button("act-meld", meldAction?.contract ? "Meld (go down)" : "Meld", !meldAction || (!staged.length && !sel.length), meld, "primary"),
-      button("act-layoff", "Lay off", !legal("layoff") || !sel.length || target === null, layOff, "optional"),
-      button("act-swap", "Swap wild", !legal("swap") || sel.length !== 1 || target === null, swap, "optional"),
+      button("act-meld", meldAction?.contract ? "Meld (go down)" : "Meld", !meldAction || (!staged.length && !sel.length) || !known.meld, meld, "primary"),
+      // Where every deal's contract is going out at once (`contract.go_out`), nothing is ever
+      // laid off or swapped: those buttons are not drawn.
+      view.contract?.go_out ? "" : button("act-layoff", "Lay off", !legal("layoff") || !sel.length || target === null || !known.fits.has(target), layOff, "optional"),
+      view.contract?.go_out ? "" : button("act-swap", "Swap wild", !legal("swap") || sel.length !== 1 || target === null, swap, "optional"),
       legal("move_joker") ? moveJokerButton() : "",
       button("act-discard", "Discard", !discardAction || sel.length !== 1 || !discardAction.cards.includes(sel[0]), discard, "primary"),
       legal("take_back") ? button("act-take-back", "Take back", false, () => act("take_back", {}, "Took back this turn's plays.")) : "",
@@ -657,6 +825,14 @@ export async function openGame(id, token, spectator) {
       button("act-leave", "Leave", !legal("leave"), () => {
         if (confirm("Leave this game for good?")) act("leave", {}, "You left the game.");
       }, "danger optional"));
+    const fitting = view.table.filter((/** @type {any} */ m) => known.fits.has(m.id));
+    const fitsList = sel.length && fitting.length && !over()
+      ? h("p", { class: "fits", id: "fits" }, sel.length === 1 ? `${cardName(sel[0])} fits: ` : "These fit: ",
+        ...fitting.map((/** @type {any} */ m) => h("button", {
+          type: "button", class: "small fit-pick", id: `fit-${m.id}`, "aria-pressed": target === m.id ? "true" : "false",
+          onclick: () => { target = target === m.id ? null : m.id; render(); },
+        }, `#${m.id} ${whose(m.owner)} ${readingName(m.reading)}`)))
+      : "";
     const stagedList = staged.length
       ? h("p", { class: "staged", id: "staged" }, "To lay: ", ...staged.map((m, i) => h("span", { class: "group" }, `${i + 1}: ${m.cards.map(shortName).join(" ")}`)))
       : "";
@@ -668,7 +844,7 @@ export async function openGame(id, token, spectator) {
     const state = view.status === "finished" || view.status === "void" ? "" :
       myTurn ? h("p", { class: "your-turn" }, view.turn.phase === "draw" ? "Your turn: draw a card." : "Your turn: meld, lay off, then discard.") : "";
     return h("section", { class: "panel hand-panel", "aria-label": "Your hand" },
-      h("h2", {}, "Your hand"), state, msg, choices, stagedList, cards, bar);
+      h("h2", {}, "Your hand"), state, msg, choices, stagedList, cards, fitsList, jokerTargets(), bar);
   }
 
   /** `contract_7`'s joker move: the runs it may leave are the view's (`data-from`). */
@@ -678,12 +854,38 @@ export async function openGame(id, token, spectator) {
     return el;
   }
 
-  /** "May I?", counting down the time the discard stays on offer (`turn.claim_until`). */
+  /** `contract_7`: the runs a joker of the seat's may move to, as buttons by the hand that
+   * choose one (no scrolling to the table), with what to do said. */
+  function jokerTargets() {
+    const from = legal("move_joker")?.meld_ids || [];
+    if (!from.length || over()) return "";
+    const runs = view.table.filter((/** @type {any} */ m) => m.reading.kind === "run" && !(from.length === 1 && m.id === from[0]));
+    if (!runs.length) return "";
+    return h("p", { class: "fits", id: "joker-targets" }, "A joker of yours can move: choose the run it goes to, then \"Move joker here\". ",
+      ...runs.map((/** @type {any} */ m) => h("button", {
+        type: "button", class: "small fit-pick", id: `joker-to-${m.id}`, "aria-pressed": target === m.id ? "true" : "false",
+        onclick: () => { target = target === m.id ? null : m.id; render(); },
+      }, `#${m.id} ${whose(m.owner)} ${readingName(m.reading)}`)));
+  }
+
+  /** "May I?", counting down the time the discard stays on offer (`turn.claim_until`), and
+   * "No, go on" beside it, which passes on the discard: the bots then play on at once. Drawn
+   * only in the variants with claims. */
   function claimButton() {
+    if (!view.claims || !hasClaims()) return "";
     const until = view.turn?.claim_until;
     const el = button("act-claim", "May I?", !legal("claim"), () => act("claims", {}, 'Asked "May I?".'), "claim");
     if (until) el.dataset.until = until;
-    return el;
+    const pass = legal("pass")
+      ? button("act-pass", "No, go on", false, () => act("pass", {}, `Passed on the ${cardName(view.claims.offered || view.discard.top)}.`), "claim")
+      : "";
+    return h("span", { class: "claim-pair" }, el, pass);
+  }
+
+  /** Whether the game's variant has "May I?" (`may_i`, `contract_7`): the view's options
+   * carry the claim window only there. */
+  function hasClaims() {
+    return view.options && "claim_window_seconds" in view.options;
   }
 
   /**
@@ -695,23 +897,48 @@ export async function openGame(id, token, spectator) {
     if (!dealEnd || (dealEndSeen >= dealEnd.deal && !view.standings)) return "";
     const e = dealEnd;
     const how = e.end?.type === "went_out" ? `${capital(who(view, e.end.seat))} went out.` : "The stock ran out: nobody went out.";
-    const rows = view.players.map((/** @type {any} */ p) => {
+    /** A seat's row: its cards left and, unless its team's row says them, what the deal cost
+     * and its total. @param {any} p @param {boolean} teamed */
+    const row = (p, teamed) => {
       const held = e.hands[p.seat] || [];
-      return h("tr", {},
+      return h("tr", { class: teamed ? "member" : "" },
         h("th", { scope: "row" }, who(view, p.seat) === "you" ? "You" : p.name || `seat ${p.seat + 1}`),
         h("td", { class: "held" }, held.length
           ? h("span", { class: "cards" }, ...held.map((/** @type {string} */ c) => cardElement(c, { wild: isWild(c), small: true })))
           : e.end?.type === "went_out" && e.end.seat === p.seat ? "out" : "no cards"),
-        h("td", {}, String(e.scores[p.seat])),
-        h("td", {}, String(e.totals[p.seat])));
-    });
+        h("td", {}, teamed ? "" : String(e.scores[p.seat])),
+        h("td", {}, teamed ? "" : String(e.totals[p.seat])));
+    };
+    // Partnerships (`push`): a team scores its hands together, once, on its own row above its
+    // players' cards (docs/rules.md#push-scoring).
+    const teams = [...new Set(view.players.map((/** @type {any} */ p) => p.team).filter((/** @type {any} */ t) => t !== null && t !== undefined))];
+    const rows = teams.length
+      ? teams.flatMap((t) => {
+        const members = view.players.filter((/** @type {any} */ p) => p.team === t);
+        const first = members[0].seat;
+        return [h("tr", { class: "team-row" },
+          h("th", { scope: "row" }, `${capital(teamName(t))} (${members.map((/** @type {any} */ p) => who(view, p.seat)).join(" and ")})`),
+          h("td", {}, ""), h("td", {}, String(e.scores[first])), h("td", {}, String(e.totals[first]))),
+        ...members.map((/** @type {any} */ p) => row(p, true))];
+      })
+      : view.players.map((/** @type {any} */ p) => row(p, false));
     const last = e.deal >= view.deals || view.standings;
+    // The deal's melds: from the view while it still shows that deal's table (the game's last
+    // deal), else as the page saw them before the next deal was dealt.
+    const melds = view.deal === e.deal ? view.table : endTable?.deal === e.deal ? endTable.melds : [];
+    const payments = view.variant === "continental"
+      ? h("p", { class: "hint", id: "payments" }, "Payments: each other player pays the player who went out 1 for the deal, 2 for each joker and 1 for each deuce used as a wild in their melds, and any bonuses (out without drawing, no wild, one suit). A minus is what a player paid (rules §4).")
+      : "";
     return h("section", { class: "panel deal-end", id: "deal-end", "aria-labelledby": "deal-end-title" },
       h("h2", { id: "deal-end-title" }, `Deal ${e.deal} of ${view.deals} is over`),
       h("p", { class: "went-out" }, how),
+      melds.length ? h("ul", { class: "end-melds", id: "end-melds", "aria-label": "The melds on the table at the end" },
+        ...melds.map((/** @type {any} */ m) => h("li", {}, h("span", { class: "reading" }, `${capital(who(view, m.owner))}: ${readingName(m.reading)}`),
+          h("span", { class: "cards" }, ...m.reading.slots.map((/** @type {any} */ x) => cardElement(x.card, { wild: !x.natural, represents: x.represents, small: true })))))) : "",
+      payments,
       h("table", { class: "scores" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "player"), h("th", { scope: "col" }, "cards left"),
-          h("th", { scope: "col" }, "this deal"), h("th", { scope: "col" }, "total"))),
+          h("th", { scope: "col" }, view.variant === "continental" ? "paid or won" : "this deal"), h("th", { scope: "col" }, "total"))),
         h("tbody", {}, ...rows)),
       last ? "" : h("p", {}, button("act-next-deal", `On to deal ${e.deal + 1}`, false, () => {
         dealEndSeen = e.deal;
@@ -721,16 +948,6 @@ export async function openGame(id, token, spectator) {
 
   function scores() {
     const out = h("section", { class: "panel", "aria-label": "Scores" }, h("h2", {}, "Scores"));
-    if (view.status === "finished" && !spectator) {
-      out.append(h("p", {}, button("act-rematch", view.rematch ? "Join the rematch" : "Play again", false, playAgain, "primary")));
-    }
-    if (view.standings) {
-      out.append(h("ol", { class: "standings", id: "standings" }, ...view.standings.map((/** @type {any} */ s) =>
-        h("li", {}, `${s.place}. ${who(view, s.seat)}: ${s.total} points${s.left ? " (left)" : ""}`))));
-      out.append(ratingChanges());
-      if (view.seed) out.append(h("p", { class: "hint" }, "Seed revealed: ", h("code", {}, view.seed), " ",
-        h("a", { href: `#/replay/${view.id}`, id: "replay-link" }, "Replay this game")));
-    }
     if (view.scores.length) {
       const table = h("table", { class: "scores" }, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "deal"),
         ...view.players.map((/** @type {any} */ p) => h("th", { scope: "col" }, p.name || "—")))));
@@ -751,6 +968,32 @@ export async function openGame(id, token, spectator) {
       out.append(h("p", { class: "hint" }, "No deal scored yet."));
     }
     return out;
+  }
+
+  /**
+   * The game's end, first on the screen at any size: the seat's place, every player's total,
+   * the rating change of a rated game, "Play again" and "Replay".
+   */
+  function gameOverPanel() {
+    if (!over()) return "";
+    const standings = view.standings || [];
+    const mine = standings.find((/** @type {any} */ x) => x.seat === view.you?.seat);
+    const title = view.status === "void" ? "The game was void: nobody is placed"
+      : mine ? `You finished ${ordinal(mine.place)} of ${standings.length}` : "The game is over";
+    const actions = h("p", { class: "row" },
+      view.status === "finished" && !spectator ? button("act-rematch", view.rematch ? "Join the rematch" : "Play again", false, playAgain, "primary") : "",
+      view.seed ? h("a", { href: `#/replay/${view.id}`, id: "replay-link", class: "button" }, "Replay this game") : "");
+    if (!overSaid) {
+      overSaid = true;
+      announce(`${title}.`);
+    }
+    return h("section", { class: "panel game-over", id: "game-over", "aria-labelledby": "game-over-title" },
+      h("h2", { id: "game-over-title" }, title),
+      standings.length ? h("ol", { class: "standings", id: "standings" }, ...standings.map((/** @type {any} */ x) =>
+        h("li", { class: x.seat === view.you?.seat ? "me" : "" }, `${x.place}. ${capital(who(view, x.seat))}: ${x.total} points${x.left ? " (left)" : ""}`))) : "",
+      ratingChanges(),
+      actions,
+      view.seed ? h("p", { class: "hint seed" }, "Seed revealed: ", h("code", {}, view.seed)) : "");
   }
 
   /** A rated game's effect on each player's rating, once the server has rated it. */
@@ -813,6 +1056,7 @@ export async function openGame(id, token, spectator) {
     lastSeq = m.id;
     log.push({ seq: m.id, text: describe(m.data, view) });
     if (m.event === "deal_ended") dealEnd = m.data;
+    notice(m.data);
     const seat = m.data?.seat;
     // Other seats' moves are read out; one's own the player has just made.
     if (seat !== undefined && seat !== view.you?.seat && m.event !== "turn" && m.event !== "dealt") {

@@ -44,7 +44,7 @@ const refusals = [];
 
 function watchPage(page) {
   page.on("response", async (r) => {
-    const m = /\/v1\/games\/[^/]+\/(draw|melds|layoffs|swaps|discard|take_back)$/.exec(new URL(r.url()).pathname);
+    const m = /\/v1\/games\/[^/]+\/(draw|melds|layoffs|swaps|discard|take_back|pass)$/.exec(new URL(r.url()).pathname);
     if (!m || r.request().method() !== "POST" || r.ok() || r.status() === 412) return;
     const problem = await r.json().catch(() => null);
     refusals.push(`${m[1]} ${r.request().postData()} -> ${r.status()} ${problem?.code}: ${problem?.detail}`);
@@ -189,6 +189,8 @@ async function playTurn(page, stats = done) {
       console.error("hints:", hints.status(), await hints.text(), await page.$eval("#message", (m) => m.outerHTML));
       throw e;
     });
+    // Meld and Lay off wait for the server's word on the selection.
+    await page.waitForSelector('.game[data-checked="true"]', { timeout: 10_000 });
     let answer = null;
     if (await page.$("#staged")) {
       answer = await moveOrChoose(page, "#act-meld");
@@ -312,6 +314,7 @@ async function twoBrowsers(browser) {
     if (round === 1) {
       await bob.screenshot({ path: path.join(shots, "phone-table.png"), fullPage: false });
       await bob.screenshot({ path: path.join(shots, "phone-table-full.png"), fullPage: true });
+      await accessible(bob, "a phone's table");
     }
   }
   await ann.context().close();
@@ -336,6 +339,12 @@ async function spectator(browser) {
   await watcher.fill("#watch-key", key);
   await watcher.click("#list");
   await watcher.waitForSelector("a[data-game]");
+  await accessible(watcher, "the watch list");
+  await watcher.setViewportSize(PHONE);
+  const overflow = await watcher.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the watch list fits a phone's width (${overflow} px over)`);
+  await watcher.screenshot({ path: path.join(shots, "phone-watch.png"), fullPage: true });
+  await watcher.setViewportSize(DESKTOP);
   await watcher.click("a[data-game]");
   await watcher.waitForSelector("#spectating");
   // Ann moves; the spectator sees it live.
@@ -355,6 +364,7 @@ async function spectator(browser) {
   }
   assert.ok(answers.length >= 2, "the spectator read the view and the events");
   await watcher.screenshot({ path: path.join(shots, "desktop-spectator.png") });
+  await accessible(watcher, "a spectator's table");
   step("the spectator saw the game and no card of any hand");
   await ann.context().close();
   await watcher.context().close();
@@ -406,6 +416,7 @@ async function wholeGame(browser) {
   const standings = await page.$eval("#standings", (s) => s.textContent);
   assert.match(standings, /1\. .*points/, "the final standings show");
   step(`finished after ${turns} turns: ${standings}`);
+  await gameEndOnTop(page, "may_i");
   await page.screenshot({ path: path.join(shots, "desktop-finished.png"), fullPage: true });
 
   // The page shows the steps the server replays; it rebuilds nothing itself.
@@ -430,6 +441,38 @@ async function wholeGame(browser) {
   const mine = await page.textContent(".resume");
   assert.match(mine, /May I\? with Bot 2: finished/, `"Your games in this tab" names the game: ${mine}`);
   await page.context().close();
+}
+
+/**
+ * A game's end comes first on the screen at desktop and phone size: the place, the standings,
+ * "Play again" and "Replay", the header saying the game is over; axe-core finds nothing.
+ */
+async function gameEndOnTop(page, variant) {
+  for (const [viewport, size] of [[DESKTOP, "desktop"], [PHONE, "phone"]]) {
+    await page.setViewportSize(viewport);
+    await page.waitForTimeout(100);
+    const seen = await page.evaluate(() => {
+      window.scrollTo(0, 0);
+      const box = (sel) => document.querySelector(sel)?.getBoundingClientRect();
+      return {
+        title: document.querySelector("#game-over-title")?.textContent || "",
+        status: document.querySelector("#game-over-status")?.textContent || "",
+        standings: box("#standings")?.bottom ?? Infinity,
+        again: box("#act-rematch")?.bottom ?? Infinity,
+        replay: box("#replay-link")?.bottom ?? Infinity,
+        height: window.innerHeight,
+      };
+    });
+    assert.match(seen.title, /^You finished (1st|2nd|3rd|4th) of \d$/, `${variant} at ${size} size: the end says the place: ${seen.title}`);
+    assert.match(seen.status, /game over/, `${variant}: the header says the game is over: ${seen.status}`);
+    for (const what of ["standings", "again", "replay"]) {
+      assert.ok(seen[what] <= seen.height, `${variant} at ${size} size: ${what} is on the first screen (${seen[what]} of ${seen.height} px)`);
+    }
+    await page.screenshot({ path: path.join(shots, `${size}-${variant}-game-end.png`) });
+  }
+  await page.setViewportSize(DESKTOP);
+  if (!axeChecked.includes("a game's end")) await accessible(page, "a game's end");
+  step(`${variant}: the game's end is on top at both sizes`);
 }
 
 /** A game of `variant` made through the API of the test-mode server (a seed makes it the same
@@ -492,6 +535,7 @@ async function playThrough(page, variant, stats, limit, seen = () => false) {
         await page.screenshot({ path: path.join(shots, `phone-${variant}.png`) });
         await page.setViewportSize(DESKTOP);
         await page.screenshot({ path: path.join(shots, `desktop-${variant}.png`) });
+        await accessible(page, `a ${variant} table`);
         shotPhone = true;
       }
       await playTurn(page, stats);
@@ -504,6 +548,7 @@ async function playThrough(page, variant, stats, limit, seen = () => false) {
   }
   const standings = await page.$eval("#standings", (s) => s.textContent);
   step(`${variant}: finished after ${turns} turns: ${standings}`);
+  await gameEndOnTop(page, variant);
   await page.screenshot({ path: path.join(shots, `desktop-${variant}-finished.png`), fullPage: true });
 }
 
@@ -540,6 +585,45 @@ async function claimInWindow(browser) {
       assert.match(label, /May I\? \d+ s/, `"May I?" counted the window down: ${label}`);
       await logged(page, 'asked "May I?"');
       step(`"May I?" asked in the window (${label}) and accepted`);
+      // Its outcome is said beside the discard pile; a won claim's two cards are marked.
+      await page.waitForSelector("#claim-note", { timeout: 30_000 });
+      const note = await page.textContent("#claim-note");
+      assert.match(note, /won the .* of .*|was refused: /, `the claim's outcome is told where the person looks: ${note}`);
+      if (/won/.test(note)) {
+        const marked = await page.$$eval(".hand button.card.claimed", (cs) => cs.map((c) => c.dataset.card));
+        assert.equal(marked.length, 2, `the two cards won are marked in the hand: ${marked}`);
+      }
+      await page.screenshot({ path: path.join(shots, "desktop-claim-outcome.png") });
+      await page.setViewportSize(PHONE);
+      await page.screenshot({ path: path.join(shots, "phone-claim-outcome.png") });
+      await page.setViewportSize(DESKTOP);
+      await accessible(page, "a claim's outcome");
+      step(`the claim's outcome shown: ${note}`);
+      break;
+    }
+    if (await isEnabled(page, "#act-draw-stock")) {
+      await move(page, "#act-draw-stock");
+      await playTurn(page);
+    } else if (await inPlay(page)) {
+      await playTurn(page);
+    } else {
+      await page.waitForTimeout(50);
+    }
+  }
+  // "No, go on": the next window a bot's discard opens, closed at once by a pass.
+  for (;;) {
+    assert.ok(Date.now() - begun < 240_000, "a bot's discard came on offer again");
+    if (await isEnabled(page, "#act-pass")) {
+      const answer = page.waitForResponse((r) => r.url().endsWith("/pass") && r.request().method() === "POST");
+      await page.click("#act-pass", { timeout: 1000 }).catch(() => {});
+      const r = await answer.catch(() => null);
+      if (!r || r.status() !== 200) continue;
+      const after = await r.json();
+      assert.equal(after.turn?.claim_until ?? null, null, `the pass closed the window: ${JSON.stringify(after.turn)}`);
+      assert.ok(!(await isEnabled(page, "#act-claim")), '"May I?" is no longer offered after the pass');
+      await logged(page, "passed on the discard");
+      step('"No, go on" closed the claim window at once');
+      await page.screenshot({ path: path.join(shots, "desktop-pass.png") });
       break;
     }
     if (await isEnabled(page, "#act-draw-stock")) {
@@ -781,6 +865,7 @@ async function quickPlay(browser) {
     const card = await discardOne(page);
     step(`quick play at ${size} size: a table of ${players.length}, Ann drew and discarded ${card}`);
     await page.screenshot({ path: path.join(shots, `${size}-quick-table.png`) });
+    if (!axeChecked.includes("a quick play table")) await accessible(page, "a quick play table");
     await context.close();
   }
 }
@@ -829,7 +914,37 @@ async function ratedGame(browser) {
   step(`the rated game's change: ${shown}`);
   await page.screenshot({ path: path.join(shots, "desktop-rated-finished.png"), fullPage: true });
   await accessible(page, "a rated game's end");
+  await leaderboard(page, change.after.display);
   await context.close();
+}
+
+/** The studio's leaderboard, opened with its server key: Ann's row with her new rating, her
+ * page with her ratings, record and games; at both sizes, with axe-core. */
+async function leaderboard(page, rating) {
+  step("the leaderboard and a player's page");
+  await page.goto(`${studio}/play#/leaderboard`);
+  await page.fill("#board-key", key);
+  await page.click("#board-show");
+  await page.waitForSelector('#board a[data-player="browser-ann"]');
+  const row = await page.$eval('#board a[data-player="browser-ann"]', (a) => a.closest("tr").innerText);
+  assert.match(row, new RegExp(`^\\d+\\s+browser-ann\\s+${figure(rating).replace(",", "\\,")}\\s+1$`), `Ann's place, rating and games: ${row}`);
+  await page.screenshot({ path: path.join(shots, "desktop-leaderboard.png") });
+  await accessible(page, "the leaderboard");
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: path.join(shots, "phone-leaderboard.png"), fullPage: true });
+  await page.setViewportSize(DESKTOP);
+  await page.click('#board a[data-player="browser-ann"]');
+  await page.waitForSelector("#player-games tbody tr");
+  const record = await page.textContent("#record");
+  assert.match(record, /^1 game, 1 finished, [01] won\.$/, `Ann's record: ${record}`);
+  const ratings = await page.$eval("#player-ratings", (t) => t.innerText);
+  assert.ok(ratings.includes(figure(rating)), `Ann's page shows her rating: ${ratings}`);
+  await page.screenshot({ path: path.join(shots, "desktop-player.png") });
+  await accessible(page, "a player's page");
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: path.join(shots, "phone-player.png"), fullPage: true });
+  await page.setViewportSize(DESKTOP);
+  step(`the leaderboard shows Ann: ${row}`);
 }
 
 (async () => {
@@ -861,7 +976,13 @@ async function ratedGame(browser) {
   assert.deepEqual(foreign, [], "the page asks no host but the one that served it");
   assert.deepEqual(failures, [], "no script error on any page");
   assert.deepEqual(refusals, [], "the server accepted every move the page offered");
-  if (!process.env.BROWSER_ONLY) assert.deepEqual(axeChecked.length, 6, `axe-core ran on the lobby, a table, a deal's end, a replay, the quick play wait and a rated game's end: ${axeChecked}`);
+  if (!process.env.BROWSER_ONLY) {
+    for (const page of ["the lobby", "a table in play", "a deal's end", "a replay", "the quick play wait", "a rated game's end",
+      "a game's end", "a claim's outcome", "the leaderboard", "a player's page", "the watch list", "a spectator's table",
+      "a phone's table", "a quick play table"]) {
+      assert.ok(axeChecked.includes(page), `axe-core ran on ${page}: ${axeChecked}`);
+    }
+  }
   step("browser checks passed");
 })().catch((e) => {
   console.error(e);

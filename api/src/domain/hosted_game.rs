@@ -24,9 +24,13 @@ pub const CLAIM_WINDOW_SECONDS: std::ops::RangeInclusive<u32> = 0..=30;
 /// "May I?" (docs/api.md#the-claim-window-and-the-bots-pace).
 pub const DEFAULT_CLAIM_WINDOW_SECONDS: u32 = 3;
 
-/// How long a bot's move at a person's table waits after the change before it, in fifths of a
-/// second: enough for a person to see each move, short enough not to keep them waiting.
-const BOT_PACE_FIFTHS: i64 = 2;
+/// Fewest and most milliseconds the bots' pace may be (`options.bot_pace_ms`).
+pub const BOT_PACE_MS: std::ops::RangeInclusive<u32> = 0..=3000;
+
+/// How long a bot's move at a person's table waits after the change before it, where the
+/// game's options do not say (`options.bot_pace_ms`): enough for a person to see each move,
+/// short enough not to keep them waiting (docs/api.md#the-claim-window-and-the-bots-pace).
+pub const DEFAULT_BOT_PACE_MS: u32 = 400;
 
 /// The turn clock and the pace a game is created with (docs/api.md#turn-deadlines).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,6 +45,9 @@ pub struct TurnClock {
     /// `options.claim_window_seconds`: how long the discard stays on offer before a bot in
     /// turn takes its turn, where a person may claim it; `None`: the default.
     pub claim_window_seconds: Option<u32>,
+    /// `options.bot_pace_ms`: how long each bot move at a person's table waits after the change
+    /// before it; `None`: the default.
+    pub bot_pace_ms: Option<u32>,
 }
 
 /// The turn whose clock runs: its seat, and when it started (unix ms).
@@ -263,6 +270,9 @@ pub struct HostedGame {
     /// `options.claim_window_seconds`; `None`: [`DEFAULT_CLAIM_WINDOW_SECONDS`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim_window_seconds: Option<u32>,
+    /// `options.bot_pace_ms`; `None`: [`DEFAULT_BOT_PACE_MS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot_pace_ms: Option<u32>,
     /// Until when (unix ms) the discard on offer stays on offer before the bot in turn plays,
     /// while a person may claim it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -417,6 +427,7 @@ impl HostedGame {
             running: None,
             rematch: None,
             claim_window_seconds: None,
+            bot_pace_ms: None,
             claim_until: None,
             bot_at: None,
             rated: false,
@@ -889,6 +900,7 @@ impl HostedGame {
             bank_seconds: self.bank_seconds,
             autopilot_after_timeouts: self.autopilot_after_timeouts,
             claim_window_seconds: self.claim_window_seconds,
+            bot_pace_ms: self.bot_pace_ms,
         }
     }
 
@@ -898,11 +910,17 @@ impl HostedGame {
         self.bank_seconds = clock.bank_seconds;
         self.autopilot_after_timeouts = clock.autopilot_after_timeouts;
         self.claim_window_seconds = clock.claim_window_seconds;
+        self.bot_pace_ms = clock.bot_pace_ms;
     }
 
     /// The claim window in seconds: the option's, or the default.
     pub fn claim_window(&self) -> u32 {
         self.claim_window_seconds.unwrap_or(DEFAULT_CLAIM_WINDOW_SECONDS)
+    }
+
+    /// The bots' pace in milliseconds: the option's, or the default.
+    pub fn bot_pace(&self) -> u32 {
+        self.bot_pace_ms.unwrap_or(DEFAULT_BOT_PACE_MS)
     }
 
     /// The reserve `seat` has left, in thousandths of a clock second; `None` without one.
@@ -945,25 +963,39 @@ impl HostedGame {
     /// ([`HostedGame::bot_at`]): a pace after the change that gave it the move, so that a person
     /// sees each move, and not before the claim window ends. The window opens when the turn
     /// passes (a discard, or a new deal's upcard, is then on offer) if a person may claim the
-    /// discard, and closes once none may.
+    /// discard, and closes once none may. Closed by passes (every person who could claim passed,
+    /// none asked), it ends at once: the bot moves a pace after the last pass.
     fn pace(&mut self, turn_passed: bool, now: i64, second_ms: i64) {
         if self.paced_seat().is_none() {
             self.claim_until = None;
             self.bot_at = None;
             return;
         }
+        let pace = i64::from(self.bot_pace()).saturating_mul(second_ms) / 1000;
         let person_may_claim = self.person_may_claim();
+        let mut passed = false;
         if turn_passed {
             let window = i64::from(self.claim_window()).saturating_mul(second_ms);
             self.claim_until = (window > 0 && person_may_claim).then(|| now.saturating_add(window));
         } else if !person_may_claim || self.claim_until.is_some_and(|until| until <= now) {
+            passed = self.claim_until.is_some_and(|until| until > now) && !self.person_asked();
             self.claim_until = None;
         }
         let at = match self.bot_at {
-            Some(at) if !turn_passed => at,
-            _ => now.saturating_add(second_ms.saturating_mul(BOT_PACE_FIFTHS) / 5),
+            Some(at) if !turn_passed && !passed => at,
+            _ => now.saturating_add(pace),
         };
         self.bot_at = Some(self.claim_until.map_or(at, |until| at.max(until)));
+    }
+
+    /// Whether a seat a person plays has a "May I?" waiting for the stock draw.
+    fn person_asked(&self) -> bool {
+        let Some(game) = &self.game else { return false };
+        game.pending_claims().iter().any(|seat| {
+            self.seats
+                .get(seat.index())
+                .is_some_and(|s| s.kind == SeatKind::Player && s.autopilot.is_none())
+        })
     }
 
     /// Whether a seat a person plays (neither a bot nor on autopilot) may claim the discard.
@@ -1138,6 +1170,7 @@ mod tests {
             bank_seconds: Some(bank),
             autopilot_after_timeouts: None,
             claim_window_seconds: None,
+            bot_pace_ms: None,
         });
         let started = table.start_if_full(2026).expect("dealt");
         table.rearm(started.turn_passed, now, 1000);

@@ -16,8 +16,9 @@ mod webhook;
 pub use bots::thinks_apart;
 pub use events::{Logged, MatchedSeat, TableEvent, level_schema, optional_level_schema};
 pub use hosted_game::{
-    Applied, BANK_SECONDS, CLAIM_WINDOW_SECONDS, DEFAULT_CLAIM_WINDOW_SECONDS, HostedGame, HostedGameError,
-    RunningTurn, SeatKind, SeatRecord, TURN_SECONDS, TurnClock,
+    Applied, BANK_SECONDS, BOT_PACE_MS, CLAIM_WINDOW_SECONDS, DEFAULT_BOT_PACE_MS,
+    DEFAULT_CLAIM_WINDOW_SECONDS, HostedGame, HostedGameError, RunningTurn, SeatKind, SeatRecord,
+    TURN_SECONDS, TurnClock,
 };
 pub use matchmaking::{
     BotLevels, Match, MatchRules, MatchSeat, SCAN_LIMIT, TableSizes, Ticket, TicketError, TicketStatus,

@@ -17,7 +17,7 @@ use crate::state::AppState;
 use crate::store::KeyScope;
 use crate::wire::{
     ClaimRequest, DiscardRequest, DrawRequest, EmptyRequest, GameView, Invalid, LayoffRequest, LeaveRequest,
-    MeldRequest, Problem, SuspendRequest, SwapRequest, TakeBackRequest,
+    MeldRequest, PassRequest, Problem, SuspendRequest, SwapRequest, TakeBackRequest,
 };
 
 /// One move: the seat token, the body parsed into an action, the idempotency key, then the
@@ -130,6 +130,14 @@ moves! {
     ///
     /// Where the variant has claims: the claim is settled when the seat in turn draws.
     claim_discard, "/v1/games/{id}/claims", [Claim], ClaimRequest, json!({}),
+    |b| Ok(b.0);
+    /// Passes on the top discard ("No, go on"), out of turn.
+    ///
+    /// Where the variant has claims, a seat that could claim the discard on offer says it will
+    /// not: it may not claim it afterwards. Once every person who could claim has passed, the
+    /// bot in turn plays on without waiting out the claim window
+    /// ([pace](https://github.com/continental-rummy/continental/blob/main/docs/api.md#the-claim-window-and-the-bots-pace)).
+    pass_discard, "/v1/games/{id}/pass", [Pass], PassRequest, json!({}),
     |b| Ok(b.0);
     /// Lays new melds.
     ///

@@ -170,6 +170,10 @@ impl GameView {
                     o.insert(name.to_owned(), secs.into());
                 }
             }
+            o.insert(
+                super::options::BOT_PACE_MS_OPTION.to_owned(),
+                stored.bot_pace().into(),
+            );
             if rules.has_claims() {
                 o.insert(
                     super::options::CLAIM_WINDOW_SECONDS_OPTION.to_owned(),

@@ -20,6 +20,10 @@ pub struct HintsResponse {
     pub discard: Option<Card>,
     /// Single cards that can be laid off, and where.
     pub layoffs: Vec<LayoffHint>,
+    /// Once down, where the variant lets a player lay new melds (`push`): one the hand holds,
+    /// pinned as `contract`'s are: send `{"melds": [new_meld]}` to lay it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_meld: Option<ProposedMeld>,
 }
 
 impl HintsResponse {
@@ -31,6 +35,7 @@ impl HintsResponse {
                 .map(|melds| melds.iter().map(|m| m.pinned(rules)).collect()),
             discard: hints.discard,
             layoffs: hints.layoffs,
+            new_meld: hints.new_meld.map(|m| m.pinned(rules)),
         }
     }
 }
@@ -74,6 +79,7 @@ mod tests {
             contract: None,
             discard: None,
             layoffs: vec![hint.clone()],
+            new_meld: None,
         };
         let wire = serde_json::to_value(HintsResponse::of(hints, &rules)).expect("JSON");
         let shown = &wire["layoffs"][0];

@@ -43,7 +43,7 @@ pub use matchmaking::{
 };
 pub use moves::{
     ActionBody, ClaimRequest, DiscardRequest, DrawRequest, EmptyRequest, LayoffRequest, LeaveRequest,
-    MeldRequest, OfKind, SuspendRequest, SwapRequest, TakeBackRequest, kind,
+    MeldRequest, OfKind, PassRequest, SuspendRequest, SwapRequest, TakeBackRequest, kind,
 };
 pub use options::VARIANT_DEFAULTS;
 pub use players::{

@@ -49,6 +49,7 @@ macro_rules! kinds {
 kinds!(
     Draw => DrawRequest,
     Claim => ClaimRequest,
+    Pass => PassRequest,
     Meld => MeldRequest,
     LayOff => LayoffRequest,
     TakeBack => TakeBackRequest,

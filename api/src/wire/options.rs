@@ -15,7 +15,8 @@ use utoipa::{PartialSchema, ToSchema};
 
 use super::{Code, Invalid};
 use crate::domain::{
-    BANK_SECONDS, CLAIM_WINDOW_SECONDS, DEFAULT_CLAIM_WINDOW_SECONDS, TURN_SECONDS, TurnClock,
+    BANK_SECONDS, BOT_PACE_MS, CLAIM_WINDOW_SECONDS, DEFAULT_BOT_PACE_MS, DEFAULT_CLAIM_WINDOW_SECONDS,
+    TURN_SECONDS, TurnClock,
 };
 
 /// The name of the service's own option, the turn clock.
@@ -32,6 +33,9 @@ pub const BANK_SECONDS_OPTION: &str = "bank_seconds";
 
 /// The name of the service's option of the claim window, in the variants with claims.
 pub const CLAIM_WINDOW_SECONDS_OPTION: &str = "claim_window_seconds";
+
+/// The name of the service's option of the bots' pace at a person's table.
+pub const BOT_PACE_MS_OPTION: &str = "bot_pace_ms";
 
 /// The extension of each property that names the variants taking the option, each with its
 /// default there.
@@ -105,6 +109,23 @@ fn claim_window_seconds_option() -> HouseOption {
     }
 }
 
+/// The service's own option `bot_pace_ms`, in every variant: pacing, not a rule.
+fn bot_pace_ms_option() -> HouseOption {
+    HouseOption {
+        name: BOT_PACE_MS_OPTION.into(),
+        kind: OptionKind::Integer,
+        nullable: false,
+        default: Some(engine::OptionValue::Integer(i64::from(DEFAULT_BOT_PACE_MS))),
+        minimum: Some(i64::from(*BOT_PACE_MS.start())),
+        maximum: Some(i64::from(*BOT_PACE_MS.end())),
+        description:
+            "Milliseconds each move of a bot (or a seat on autopilot) waits after the change before \
+                      it, at a table where a person plays, so that the person sees each move: the bots' \
+                      pace. 0 for none. A table with no person plays at full speed."
+                .into(),
+    }
+}
+
 /// Whether `variant` has claims, and so the claim window.
 fn has_claims(variant: Variant) -> bool {
     Ruleset::default_for(variant).has_claims()
@@ -118,6 +139,7 @@ pub fn options_of(variant: Variant) -> Vec<HouseOption> {
     options.push(turn_seconds_option());
     options.push(bank_seconds_option());
     options.push(autopilot_after_timeouts_option());
+    options.push(bot_pace_ms_option());
     if has_claims(variant) {
         options.push(claim_window_seconds_option());
     }
@@ -158,14 +180,14 @@ impl PartialSchema for HouseOptions {
             .additional_properties(Some(AdditionalProperties::FreeForm(false)))
             .description(Some(
                 "House-rule options: every option of any variant, and the service's `turn_seconds`, \
-                 `bank_seconds`, `autopilot_after_timeouts` and `claim_window_seconds`. Each \
+                 `bank_seconds`, `autopilot_after_timeouts`, `bot_pace_ms` and `claim_window_seconds`. Each \
                  says which variants take it and its default in each (`x-variant-defaults`; \
                  `GET /v1/rulesets` lists them per variant). In a request, an option left out takes its \
                  default; a name not listed here, or a value of another type or out of bounds, is \
                  `400 invalid_options`; an option listed here that the variant does not take is \
                  `422 invalid_options`. A view holds every option of its variant, `turn_seconds`, \
-                 `bank_seconds` and `autopilot_after_timeouts` when the game has them, and \
-                 `claim_window_seconds` in the variants with claims.",
+                 `bank_seconds` and `autopilot_after_timeouts` when the game has them, `bot_pace_ms`, \
+                 and `claim_window_seconds` in the variants with claims.",
             ));
         for (name, takers) in DOCUMENTED.iter() {
             object = object.property(name, property(takers));
@@ -300,6 +322,7 @@ pub fn read(variant: Variant, options: Option<Value>) -> Result<(Ruleset, TurnCl
         bank_seconds: seconds(BANK_SECONDS_OPTION),
         autopilot_after_timeouts: seconds(AUTOPILOT_AFTER_TIMEOUTS_OPTION),
         claim_window_seconds: seconds(CLAIM_WINDOW_SECONDS_OPTION),
+        bot_pace_ms: seconds(BOT_PACE_MS_OPTION),
     };
     if clock.claim_window_seconds.is_some() && !has_claims(variant) {
         return Err(Invalid::refused(

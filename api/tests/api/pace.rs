@@ -331,3 +331,143 @@ on_every_backend!(
     a_deals_end_stays_in_the_view_on_every_backend,
     a_deals_end_stays_in_the_view
 );
+
+/// A server whose clock's seconds are real ones: a window of 30 s is one that a test sees
+/// whether it was waited out, with no timing of its own.
+async fn spawn_real_seconds(backend: &crate::helpers::Backend) -> TestApp {
+    TestApp::spawn_with(
+        backend,
+        crate::helpers::Spawn {
+            test_mode: true,
+            asynchronous: Some(continental::config::AsyncSettings {
+                test_second_ms: Some(1000),
+                ..crate::helpers::test_async()
+            }),
+            ..crate::helpers::Spawn::default()
+        },
+    )
+    .await
+}
+
+/// Creates a `may_i` game of `seats` with a 30 s window and no pace, seat 0 dealing; answers
+/// its id and the people's tokens by seat.
+async fn long_window(app: &TestApp, seats: Value) -> (String, Vec<Option<String>>) {
+    let body = json!({"variant": "may_i", "seats": seats, "seed": 4, "first_dealer": 0,
+        "options": {"claim_window_seconds": 30, "bot_pace_ms": 0}});
+    let created = app.post("/v1/games", &body).await;
+    assert_eq!(created.status.as_u16(), 201, "create: {}", created.text());
+    let created = created.json();
+    let tokens = created["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .map(|s| s["token"].as_str().map(str::to_owned))
+        .collect();
+    (created["id"].as_str().expect("id").to_owned(), tokens)
+}
+
+/// Waits until bot 1, in turn with the upcard on offer, has drawn: well before the 30 s
+/// window ends, or the test fails.
+async fn bot_one_draws(app: &TestApp, id: &str, token: &str) -> Value {
+    crate::helpers::eventually(Duration::from_secs(10), "bot 1 draws", async || {
+        let view = view(app, id, token).await;
+        match view["turn"]["seat"] != 1 || view["turn"]["phase"] != "draw" {
+            true => Ok(view),
+            false => Err(view),
+        }
+    })
+    .await
+}
+
+/// "No, go on": a person's pass ends the claim window at once, the bot in turn plays on, and
+/// the pass is no claim (docs/api.md#the-claim-window-and-the-bots-pace).
+#[actix_web::test]
+async fn a_pass_by_the_one_person_who_could_claim_lets_the_bot_play_at_once() {
+    for backend in crate::helpers::backends() {
+        let app = spawn_real_seconds(&backend).await;
+        let (id, tokens) = long_window(
+            &app,
+            json!([{"name": "Ann"}, {"bot": "normal"}, {"bot": "normal"}]),
+        )
+        .await;
+        let ann = tokens[0].clone().expect("Ann's token");
+        let offered = view(&app, &id, &ann).await;
+        assert_eq!(offered["turn"]["seat"], 1, "bot 1 leads: {offered}");
+        assert!(
+            offered["turn"]["claim_until"].is_string(),
+            "the window is open: {offered}"
+        );
+        let legal = offered["legal_actions"].to_string();
+        assert!(
+            legal.contains("\"claim\"") && legal.contains("\"pass\""),
+            "Ann may claim the upcard, or pass: {legal}"
+        );
+        let passed = app
+            .post_as(&format!("/v1/games/{id}/pass"), &ann, &json!({}), &[])
+            .await
+            .ok("Ann passes");
+        assert_eq!(passed["claims"]["passed"], json!([0]), "{passed}");
+        assert!(
+            passed["turn"]["claim_until"].is_null(),
+            "the window ended with the pass: {passed}"
+        );
+        let legal = passed["legal_actions"].to_string();
+        assert!(
+            !legal.contains("\"claim\"") && !legal.contains("\"pass\""),
+            "{legal}"
+        );
+        bot_one_draws(&app, &id, &ann).await;
+        let events = app
+            .get_as(&format!("/v1/games/{id}/events"), &ann)
+            .await
+            .ok("the log");
+        assert!(
+            events.to_string().contains("\"passed\""),
+            "the log says Ann passed: {events}"
+        );
+        app.clean_up().await;
+    }
+}
+
+/// With two people who could claim, one pass leaves the window open for the other; the
+/// second pass ends it.
+#[actix_web::test]
+async fn the_window_ends_when_every_person_who_could_claim_has_passed() {
+    for backend in crate::helpers::backends() {
+        let app = spawn_real_seconds(&backend).await;
+        let (id, tokens) =
+            long_window(&app, json!([{"name": "Ann"}, {"bot": "normal"}, {"name": "Bob"}])).await;
+        let (ann, bob) = (
+            tokens[0].clone().expect("Ann's token"),
+            tokens[2].clone().expect("Bob's token"),
+        );
+        let passed = app
+            .post_as(&format!("/v1/games/{id}/pass"), &ann, &json!({}), &[])
+            .await
+            .ok("Ann passes");
+        assert!(
+            passed["turn"]["claim_until"].is_string(),
+            "Bob may still claim: the window stays: {passed}"
+        );
+        assert_eq!(passed["turn"]["seat"], 1, "{passed}");
+        assert_eq!(passed["turn"]["phase"], "draw", "bot 1 waits: {passed}");
+        let claimed = app
+            .post_as(&format!("/v1/games/{id}/claims"), &ann, &json!({}), &[])
+            .await;
+        assert_eq!(
+            claimed.status.as_u16(),
+            422,
+            "Ann passed on this discard: {}",
+            claimed.text()
+        );
+        assert_eq!(claimed.json()["code"], "claim_not_allowed");
+        let passed = app
+            .post_as(&format!("/v1/games/{id}/pass"), &bob, &json!({}), &[])
+            .await
+            .ok("Bob passes");
+        assert!(passed["turn"]["claim_until"].is_null(), "{passed}");
+        assert_eq!(passed["claims"]["passed"], json!([0, 2]), "{passed}");
+        bot_one_draws(&app, &id, &ann).await;
+        app.clean_up().await;
+    }
+}

@@ -29,6 +29,11 @@ async fn the_page_and_its_files_are_served_with_their_types_and_a_strict_policy(
         ("/play/watch.js", "text/javascript; charset=utf-8", "/spectators"),
         ("/play/replay.js", "text/javascript; charset=utf-8", "seed"),
         (
+            "/play/board.js",
+            "text/javascript; charset=utf-8",
+            "/v1/leaderboards/",
+        ),
+        (
             "/play/quick.js",
             "text/javascript; charset=utf-8",
             "/v1/matchmaking/tickets",

@@ -50,6 +50,12 @@ pub enum Action {
     },
     /// "May I?": ask for the top discard out of turn (`may_i`, `contract_7`).
     Claim {},
+    /// "No, go on": say you will not claim the discard on offer (`may_i`, `contract_7`), which
+    /// then stays yours to refuse until the next discard. It changes nothing else; at a table
+    /// with bots, once every person who could claim has claimed or passed, the bot in turn
+    /// plays on without waiting out the claim window
+    /// ([claims](https://github.com/continental-rummy/continental/blob/main/docs/rules.md#claims)).
+    Pass {},
     /// Lay new melds: going down with the contract, later melds (`push`), or going out all at
     /// once (`continental`).
     Meld {
@@ -140,6 +146,12 @@ impl Action {
     /// The action's kind, whose name is its `type` in JSON.
     pub fn kind(&self) -> ActionKind {
         ActionKind::from(self)
+    }
+
+    /// Whether the action plays the deal: neither about suspending the game nor a pass, which
+    /// changes nothing of the deal (so a bot decides the same after it, docs/bots.md#randomness).
+    pub fn plays_the_deal(&self) -> bool {
+        !self.is_suspension() && !matches!(self, Action::Pass {})
     }
 
     /// Whether the action is about suspending the game rather than playing the deal.
@@ -315,6 +327,7 @@ mod tests {
                 source: DrawSource::Stock,
             },
             ActionKind::Claim => Action::Claim {},
+            ActionKind::Pass => Action::Pass {},
             ActionKind::Meld => Action::Meld { melds: Vec::new() },
             ActionKind::LayOff => Action::LayOff {
                 meld_id: 1,

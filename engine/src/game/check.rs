@@ -85,6 +85,7 @@ impl Game {
         }
         for (what, seats) in [
             ("a pending claim", &self.pending),
+            ("a pass", &self.passed),
             ("a request to suspend", &self.suspend_requests),
             ("a request to resume", &self.resume_requests),
         ] {

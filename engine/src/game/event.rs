@@ -101,6 +101,11 @@ pub enum Event {
         /// Who.
         seat: Seat,
     },
+    /// A seat passed on the discard on offer: it will not claim it.
+    Passed {
+        /// Who.
+        seat: Seat,
+    },
     /// A claim was granted: the discard plus a penalty card from the stock.
     ClaimWon {
         /// Who.
@@ -246,6 +251,7 @@ impl Event {
             Event::Dealt { seat, .. }
             | Event::Drew { seat, .. }
             | Event::ClaimAsked { seat }
+            | Event::Passed { seat }
             | Event::ClaimWon { seat, .. }
             | Event::ClaimRefused { seat, .. }
             | Event::Melded { seat, .. }
@@ -305,6 +311,7 @@ impl Event {
             | Event::UpcardBuried { .. }
             | Event::Upcard { .. }
             | Event::ClaimAsked { .. }
+            | Event::Passed { .. }
             | Event::ClaimRefused { .. }
             | Event::Melded { .. }
             | Event::LaidOff { .. }

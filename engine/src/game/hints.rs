@@ -23,6 +23,10 @@ pub struct Hints {
     pub discard: Option<Card>,
     /// Single cards that can be laid off, and where (once down).
     pub layoffs: Vec<LayoffHint>,
+    /// Once down, where the variant lets a player lay new melds (`push`): one the hand holds.
+    /// [`Hints::new_meld_action`] is the action that lays it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_meld: Option<Reading>,
 }
 
 /// One card of the hand that can be laid off on a table meld.
@@ -62,6 +66,14 @@ impl LayoffHint {
 }
 
 impl Hints {
+    /// The new meld as an action, pinned to the reading suggested.
+    pub fn new_meld_action(&self, rules: &Ruleset) -> Option<Action> {
+        let meld = self.new_meld.as_ref()?;
+        Some(Action::Meld {
+            melds: vec![meld.pinned(rules)],
+        })
+    }
+
     /// The contract as an action, every meld pinned to the reading suggested.
     pub fn meld(&self, rules: &Ruleset) -> Option<Action> {
         let melds = self.contract.as_ref()?;
@@ -76,7 +88,21 @@ impl Game {
     /// single-card lay-offs once down. Whether it is the seat's turn is not considered: the
     /// suggestions hold in the play phase of its turn, with this hand.
     pub fn hints(&self, seat: Seat) -> Hints {
-        self.hints_up_to(seat, usize::MAX)
+        let mut hints = self.hints_up_to(seat, usize::MAX);
+        hints.new_meld = self.new_meld_hint(seat);
+        hints
+    }
+
+    /// A new meld the hand of `seat`, down, may lay where the variant allows melds after going
+    /// down (docs/rules.md#push-after-down), keeping the last card where it must be discarded.
+    fn new_meld_hint(&self, seat: Seat) -> Option<Reading> {
+        let rules = self.rules();
+        if !self.is_down(seat) || !rules.melds_after_going_down() || rules.goes_out_all_at_once() {
+            return None;
+        }
+        let hand = self.hand(seat);
+        search::find_meld(rules, hand)
+            .filter(|meld| check_last_card(rules, hand.len().saturating_sub(meld.len())).is_ok())
     }
 
     /// [`Game::hints`] with at most `layoffs` of its lay-offs, the first ones: the bots play
@@ -109,6 +135,7 @@ impl Game {
             contract,
             discard,
             layoffs,
+            new_meld: None,
         }
     }
 }

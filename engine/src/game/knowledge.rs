@@ -351,9 +351,10 @@ impl Knowledge {
     pub fn legal_actions(&self) -> Vec<LegalAction> {
         self.stand_in().legal_actions(self.seat)
     }
-    /// What the seat's hand allows now, as [`Game::hints`] gives it to the seat.
+    /// What the seat's hand allows now, as [`Game::hints`] gives it to the seat (but for the
+    /// new meld, which the bots find on their own).
     pub fn hints(&self) -> Hints {
-        self.seen.hints(self.seat)
+        self.seen.hints_up_to(self.seat, usize::MAX)
     }
     /// Whether the game takes `action` from the seat now. Whether an action is legal never
     /// hangs on a card the seat cannot see, so this is [`Game::apply`]'s answer in the real

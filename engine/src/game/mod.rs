@@ -329,6 +329,9 @@ pub struct Game {
     dead: bool,
     offer: Option<Offer>,
     pending: Vec<Seat>,
+    /// Seats that passed on the discard on offer ([`Action::Pass`]), until the next discard.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    passed: Vec<Seat>,
     table: Vec<TableMeld>,
     next_meld_id: u32,
     down: BySeat<bool>,
@@ -387,6 +390,9 @@ struct StoredGame {
     dead: bool,
     offer: Option<Offer>,
     pending: Vec<Seat>,
+    /// Seats that passed on the discard on offer ([`Action::Pass`]), until the next discard.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    passed: Vec<Seat>,
     table: Vec<TableMeld>,
     next_meld_id: u32,
     down: BySeat<bool>,
@@ -492,6 +498,7 @@ impl TryFrom<StoredGame> for Game {
             dead: stored.dead,
             offer: stored.offer,
             pending: stored.pending,
+            passed: stored.passed,
             table: stored.table,
             next_meld_id: stored.next_meld_id,
             down: stored.down,
@@ -588,6 +595,7 @@ impl Game {
             dead: false,
             offer: None,
             pending: Vec::new(),
+            passed: Vec::new(),
             table: Vec::new(),
             next_meld_id: 1,
             down: BySeat::new(players, false),
@@ -667,7 +675,7 @@ impl Game {
         events: &mut Vec<Event>,
     ) -> Result<(), ActionError> {
         let deal = self.deal;
-        let playing = !action.is_suspension();
+        let playing = action.plays_the_deal();
         self.act(seat, action, events)?;
         if playing {
             // Play went on: the moment between deals, and any asking to suspend in it, is over.
@@ -754,6 +762,10 @@ impl Game {
     /// Seats whose "May I?" waits for the stock draw.
     pub fn pending_claims(&self) -> &[Seat] {
         &self.pending
+    }
+    /// Seats that passed on the discard on offer.
+    pub fn passed_claims(&self) -> &[Seat] {
+        &self.passed
     }
     /// Whether `seat` may ask "May I?" for the discard on offer now (docs/rules.md#claims).
     pub fn may_claim(&self, seat: Seat) -> bool {
@@ -842,6 +854,7 @@ impl Game {
         let mut next = self.clone();
         next.status = Status::Void;
         next.pending.clear();
+        next.passed.clear();
         next.offer = None;
         let events = vec![Event::GameVoid {
             seed: next.seed.to_hex(),
@@ -921,6 +934,7 @@ impl Game {
         self.dead = false;
         self.offer = None;
         self.pending.clear();
+        self.passed.clear();
         self.table.clear();
         self.next_meld_id = 1;
         self.down = BySeat::new(players, false);

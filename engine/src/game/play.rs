@@ -116,7 +116,7 @@ impl Game {
             Action::Suspend {} => self.check_suspend(seat),
             Action::Resume { year } => self.check_resume(seat, *year),
             Action::Leave {} => Ok(()),
-            Action::Claim {} => self.check_claim(seat),
+            Action::Claim {} | Action::Pass {} => self.check_claim(seat),
             _ if seat != self.turn => Err(ActionError::NotYourTurn),
             Action::Draw { .. } if self.phase != Phase::Draw => {
                 Err(ActionError::WrongPhase("you have already drawn this turn"))
@@ -153,6 +153,7 @@ impl Game {
                 Ok(())
             }
             Action::Claim {} => self.claim(seat, ev),
+            Action::Pass {} => self.pass(seat, ev),
             Action::Draw { source } => self.draw(seat, source, ev),
             Action::Meld { melds } => self.meld(seat, melds, ev),
             Action::LayOff {
@@ -482,6 +483,9 @@ impl Game {
         if self.pending.contains(&seat) {
             return Err(ActionError::ClaimNotAllowed("you have already asked"));
         }
+        if self.passed.contains(&seat) {
+            return Err(ActionError::ClaimNotAllowed("you have passed on this discard"));
+        }
         if max.is_some_and(|m| self.claims_won[seat] >= m) {
             return Err(ActionError::ClaimNotAllowed(
                 "you have made all the claims allowed this deal",
@@ -503,6 +507,15 @@ impl Game {
             // After the stock draw a claim is settled at once.
             Phase::Play => self.award_claim(seat, ev),
         }
+        Ok(())
+    }
+
+    /// "No, go on": `seat`, who could claim the discard on offer, says it will not; its claim
+    /// is then refused until the next discard (docs/rules.md#claims).
+    fn pass(&mut self, seat: Seat, ev: &mut Vec<Event>) -> Result<(), ActionError> {
+        self.check_claim(seat)?;
+        self.passed.push(seat);
+        ev.push(Event::Passed { seat });
         Ok(())
     }
 
@@ -986,6 +999,7 @@ impl Game {
         self.discard.push(card);
         self.dead = false;
         self.pending.clear();
+        self.passed.clear();
         self.offer = self.rules().has_claims().then_some(Offer {
             card,
             discarder: Some(seat),

@@ -163,6 +163,7 @@ impl Game {
     /// Ends the game: standings, or void when fewer than two players finished.
     pub(super) fn finish(&mut self, ev: &mut Vec<Event>) {
         self.pending.clear();
+        self.passed.clear();
         let Some(standings) = self.ranked() else {
             self.status = Status::Void;
             ev.push(Event::GameVoid {

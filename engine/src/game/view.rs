@@ -105,6 +105,9 @@ pub struct ClaimsView {
     pub offered: Option<Card>,
     /// Seats whose claim waits for the stock draw.
     pub pending: Vec<Seat>,
+    /// Seats that passed on the discard on offer ("No, go on").
+    #[serde(default)]
+    pub passed: Vec<Seat>,
 }
 
 /// How the last deal ended, as its `deal_ended` event said: every hand's cards left, revealed
@@ -136,6 +139,8 @@ pub enum LegalAction {
     },
     /// Ask for the top discard.
     Claim,
+    /// Pass on the top discard: no claim ("No, go on").
+    Pass,
     /// Lay melds: the contract (`contract: true`), later melds in `push`, or going out in
     /// `continental`.
     Meld {
@@ -180,6 +185,7 @@ impl LegalAction {
         match self {
             LegalAction::Draw { .. } => ActionKind::Draw,
             LegalAction::Claim => ActionKind::Claim,
+            LegalAction::Pass => ActionKind::Pass,
             LegalAction::Meld { .. } => ActionKind::Meld,
             LegalAction::LayOff { .. } => ActionKind::LayOff,
             LegalAction::Swap { .. } => ActionKind::Swap,
@@ -364,6 +370,7 @@ impl Game {
                 claims: ClaimsView {
                     offered: self.offer.map(|o| o.card),
                     pending: self.pending.clone(),
+                    passed: self.passed.clone(),
                 },
                 contract: Some(ContractView::from(&rules.contract(self.deal))),
                 scores: self.deal_scores.clone(),
@@ -405,6 +412,7 @@ impl Game {
         }
         if self.check_claim(seat).is_ok() {
             out.push(LegalAction::Claim);
+            out.push(LegalAction::Pass);
         }
         if seat == self.turn {
             match self.phase {
@@ -499,6 +507,7 @@ mod tests {
                 source: DrawSource::Stock,
             },
             ActionKind::Claim => LegalAction::Claim,
+            ActionKind::Pass => LegalAction::Pass,
             ActionKind::Meld => LegalAction::Meld { contract: true },
             ActionKind::LayOff => LegalAction::LayOff { meld_ids: vec![1] },
             ActionKind::Swap => LegalAction::Swap { meld_ids: vec![1] },

@@ -114,3 +114,42 @@ fn contract_7_hints_keep_the_last_card() {
         "may_i has no last-card rule: {hints:?}"
     );
 }
+
+/// `push` lets a player who went down lay new melds: the hints suggest one the hand holds
+/// (issue 52: "No meld or lay-off in this hand yet." with Q♦ Q♣ Q♦ in hand after going down),
+/// and it is accepted as it stands.
+#[test]
+fn push_hints_a_new_meld_after_going_down() {
+    let rules = crate::helpers::rules_with(Variant::Push, serde_json::json!({"ten_every_deal": true}));
+    let deck = stacked_deck(&rules, 4, 0, 1, &["", "3C 3D 3S 4C 4D 4S QD QC QD 8H"], "KS", "");
+    let (game, _) = stacked_game(rules, 4, 0, vec![deck]);
+    let (game, _) = play_all(
+        &game,
+        &[
+            (1, draw(DrawSource::Discard)),
+            (1, meld(&["3C 3D 3S", "4C 4D 4S"])),
+        ],
+    );
+    let hints = game.hints(Seat(1));
+    assert!(hints.contract.is_none(), "down: no contract to suggest");
+    let suggested = hints
+        .new_meld
+        .clone()
+        .expect("a new meld of the queens is suggested");
+    let mut cards: Vec<engine::Card> = suggested.cards().collect();
+    cards.sort();
+    let mut expected = crate::helpers::cards("QC QD QD");
+    expected.sort();
+    assert_eq!(cards, expected, "{suggested:?}");
+    let action = hints
+        .new_meld_action(game.rules())
+        .expect("the new meld as an action");
+    let (after, _) = game
+        .apply(Seat(1), action)
+        .expect("the suggested meld is accepted");
+    assert_eq!(after.table().len(), 3);
+    assert!(
+        after.hints(Seat(1)).new_meld.is_none(),
+        "no meld is left in the hand"
+    );
+}

@@ -1051,3 +1051,63 @@ fn house_option_first_upcard_claims() {
 fn rules_hand(variant: Variant) -> usize {
     Ruleset::default_for(variant).hand_size(1)
 }
+
+#[test]
+fn rules_2_a_pass_gives_up_the_discard_on_offer_until_the_next_discard() {
+    let rules = may_i();
+    let deck = stacked_deck(&rules, 3, 0, 1, &["", "6D"], "KS", "9C QD 7H 8H");
+    let (game, _) = stacked_game(rules, 3, 0, vec![deck]);
+    let legal = |game: &engine::Game, seat: u8| game.legal_actions(Seat(seat));
+    // Seat 1 is in turn; the upcard KS is on offer to seats 2 and 0.
+    assert!(
+        legal(&game, 0).contains(&engine::LegalAction::Pass),
+        "a seat that may claim may pass: {:?}",
+        legal(&game, 0)
+    );
+    assert!(
+        !legal(&game, 1).contains(&engine::LegalAction::Pass),
+        "the player in turn neither claims nor passes"
+    );
+    assert_eq!(refused(&game, 1, Action::Pass {}), "claim_not_allowed");
+    let (after, events) = play_all(&game, &[(0, Action::Pass {})]);
+    assert_eq!(events, vec![Event::Passed { seat: Seat(0) }]);
+    assert_eq!(
+        after.view(Viewer::Spectator).board.claims.passed,
+        vec![Seat(0)],
+        "the view says who passed"
+    );
+    assert_eq!(
+        refused(&after, 0, Action::Claim {}),
+        "claim_not_allowed",
+        "a seat that passed may not claim that discard"
+    );
+    assert_eq!(
+        refused(&after, 0, Action::Pass {}),
+        "claim_not_allowed",
+        "nor pass twice"
+    );
+    assert!(!after.may_claim(Seat(0)));
+    assert!(
+        !legal(&after, 0).contains(&engine::LegalAction::Claim)
+            && !legal(&after, 0).contains(&engine::LegalAction::Pass)
+    );
+    assert!(after.may_claim(Seat(2)), "another seat may still claim");
+    // Nothing else changed: the hands and the other seats' bot decisions are the same.
+    for seat in 0..3 {
+        assert_eq!(after.hand(Seat(seat)), game.hand(Seat(seat)));
+    }
+    for seat in 1..3 {
+        assert_eq!(
+            after.bot_choice(Seat(seat), engine::bot::Level::Normal),
+            game.bot_choice(Seat(seat), engine::bot::Level::Normal)
+        );
+    }
+    assert_eq!(
+        after.deal_actions(),
+        game.deal_actions(),
+        "a pass plays nothing of the deal"
+    );
+    let (after, _) = play_all(&after, &[(1, draw(DrawSource::Stock)), (1, discard("6D"))]);
+    assert!(after.may_claim(Seat(0)), "the pass lapses with the next discard");
+    assert!(after.view(Viewer::Spectator).board.claims.passed.is_empty());
+}
