@@ -44,6 +44,7 @@ fn tagged_enums_list_the_tags_serde_writes() {
             source: DrawSource::Stock,
         },
         Action::Claim {},
+        Action::Pass {},
         Action::Meld { melds: Vec::new() },
         Action::LayOff {
             meld_id: 1,
