@@ -20,7 +20,7 @@ use crate::wire::CreateGameRequest;
     // Relative: resolved against the document's own URL, so Swagger UI's "Try it out" calls the
     // server that served it, whatever its address.
     servers((url = "/", description = "The service that serves this document.")),
-    components(schemas(crate::wire::Problem, crate::wire::ContractBatchItem)),
+    components(schemas(crate::wire::Problem)),
     modifiers(&Endpoints, &Webhooks, &BearerAuth, &NotNow, &OptionalBodies),
     tags(
         (name = "games", description = "Creating, joining and playing games."),

@@ -59,7 +59,7 @@ pub struct ContractBatchRequest {
     #[serde(default)]
     #[schema(value_type = Option<super::options::HouseOptions>)]
     pub options: Option<serde_json::Value>,
-    /// At most 200 contracts, each `{"deal": 1, "melds": [...]}` (a `ContractBatchItem`) as
+    /// At most 200 contracts, each `{"deal": 1, "melds": [...]}` as
     /// `POST /v1/contracts/validate` takes it without `variant` and `options`. An item that is
     /// not one (or names a deal the variant does not have) is answered in its place with a
     /// `problem`; more items are refused whole (`422 too_many_items`).
