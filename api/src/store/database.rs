@@ -145,11 +145,17 @@ impl Database {
                 let pool = SqlitePoolOptions::new()
                     .max_connections(size)
                     .acquire_timeout(limits.db_acquire_timeout)
-                    .connect_with(options)
+                    .connect_with(options.clone())
                     .await?;
                 sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
+                // sqlx hands out a pool's connections first come, first served.
+                let writer = SqlitePoolOptions::new()
+                    .max_connections(1)
+                    .acquire_timeout(limits.db_acquire_timeout)
+                    .connect_lazy_with(options);
                 Ok(Database::Sqlite(SqliteStore {
                     pool,
+                    writer,
                     bound,
                     live: live.clone(),
                 }))
@@ -166,7 +172,10 @@ impl Database {
                 .flat_map(|nodes| nodes.pools())
                 .chain([&s.pool])
                 .fold((0, 0), |(size, idle), p| (size + p.size(), idle + p.num_idle())),
-            Database::Sqlite(s) => (s.pool.size(), s.pool.num_idle()),
+            Database::Sqlite(s) => (
+                s.pool.size() + s.writer.size(),
+                s.pool.num_idle() + s.writer.num_idle(),
+            ),
         };
         let idle = u32::try_from(idle).unwrap_or(u32::MAX);
         (size.saturating_sub(idle), idle)

@@ -80,6 +80,16 @@ impl PgStore {
         self.placed(id).await.0
     }
 
+    /// The pool a transaction begins on: the service's own.
+    pub(super) fn writer(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// The pool a transaction of game `id` begins on: its node's, as for its reads.
+    pub(super) async fn writer_of(&self, id: Uuid) -> &PgPool {
+        self.pool_of(id).await
+    }
+
     /// [`PgStore::pool_of`], and on a cluster the game's shards on that node, when known.
     async fn placed(&self, id: Uuid) -> (&PgPool, Option<Arc<GameShards>>) {
         let placed = self.nodes.as_ref().and_then(|nodes| nodes.place(id));

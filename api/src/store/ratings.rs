@@ -95,7 +95,7 @@ macro_rules! ratings_sql {
                     .bind(game)
                     .bind(now + lease)
                     .bind(now)
-                    .execute(self.pool_of(game).await)
+                    .execute(self.writer_of(game).await)
                     .await?;
                     if taken.rows_affected() == 1 {
                         claimed.push(RatingDue {
@@ -133,7 +133,7 @@ macro_rules! ratings_sql {
             pub(super) async fn rating_done_in(&self, game: Uuid) -> Result<(), StoreError> {
                 sqlx::query("DELETE FROM ratings_due WHERE game_id = $1")
                     .bind(game)
-                    .execute(self.pool_of(game).await)
+                    .execute(self.writer_of(game).await)
                     .await?;
                 Ok(())
             }
@@ -157,7 +157,7 @@ macro_rules! ratings_sql {
                 F: FnOnce(&[(crate::domain::Participant, crate::domain::Rating)]) -> Result<RatingWrite, E>,
             {
                 use crate::domain::Rating;
-                let mut tx = self.pool.begin_with($begin).await.map_err(StoreError::from)?;
+                let mut tx = self.writer().begin_with($begin).await.map_err(StoreError::from)?;
                 if let Some(changes) = Self::rated_changes(&mut tx, tenant, game).await? {
                     return Ok(changes);
                 }

@@ -352,7 +352,7 @@ macro_rules! sql_store {
             async fn jwt_secret(&self, generated: String) -> Result<String, StoreError> {
                 sqlx::query("INSERT INTO settings (name, value) VALUES ('jwt_secret', $1) ON CONFLICT (name) DO NOTHING")
                     .bind(generated)
-                    .execute(&self.pool)
+                    .execute(self.writer())
                     .await?;
                 let row = sqlx::query("SELECT value FROM settings WHERE name = 'jwt_secret'")
                     .fetch_one(&self.pool)
@@ -361,7 +361,7 @@ macro_rules! sql_store {
             }
 
             async fn create_game(&self, new: &NewGame, key: Option<(&KeyRef, &StoredResponse)>) -> Result<bool, StoreError> {
-                let mut tx = self.pool.begin_with($begin).await?;
+                let mut tx = self.writer().begin_with($begin).await?;
                 let g = &new.game;
                 let at_us = now_us();
                 let at = at_us / 1_000_000;
@@ -610,7 +610,7 @@ macro_rules! sql_store {
                 .bind(version)
                 .bind(held)
                 .bind(until)
-                .execute(self.pool_of(id).await)
+                .execute(self.writer_of(id).await)
                 .await?;
                 Ok(leased.rows_affected() > 0)
             }
@@ -621,7 +621,7 @@ macro_rules! sql_store {
                 )
                 .bind(id)
                 .bind(at)
-                .execute(self.pool_of(id).await)
+                .execute(self.writer_of(id).await)
                 .await?;
                 Ok(marked.rows_affected() > 0)
             }
@@ -646,7 +646,7 @@ macro_rules! sql_store {
                             .bind(game)
                             .bind(lease_until)
                             .bind(at)
-                            .execute(self.pool_of(game).await)
+                            .execute(self.writer_of(game).await)
                             .await
                             .map(|_| ())
                             .map_err(StoreError::from),
@@ -751,7 +751,7 @@ macro_rules! sql_store {
             pub(super) async fn claim_each(&self, candidates: Vec<Candidate>, now: i64, lease_until: i64) -> Result<Vec<Claimed>, StoreError> {
                 let mut out = Vec::with_capacity(candidates.len());
                 for Candidate { game_id, .. } in candidates {
-                    let pool = self.pool_of(game_id).await;
+                    let pool = self.writer_of(game_id).await;
                     let leased = sqlx::query(HEAD_LEASE)
                         .bind(game_id)
                         .bind(now)
@@ -778,7 +778,7 @@ macro_rules! sql_store {
             /// so that a write that queued deliveries meanwhile is seen (it holds the row until
             /// it commits), and one that comes after finds the head idle and makes it due.
             pub(super) async fn recheck_head(&self, game: Uuid, lease_until: i64, now: i64) -> Result<(), StoreError> {
-                let mut tx = self.pool_of(game).await.begin_with($begin).await?;
+                let mut tx = self.writer_of(game).await.begin_with($begin).await?;
                 sqlx::query(concat!("SELECT game_id FROM webhook_heads WHERE game_id = $1 AND due_at = $2", $lock))
                 .bind(game)
                 .bind(lease_until)
@@ -808,7 +808,7 @@ macro_rules! sql_store {
                     let done = sqlx::query(AssertSqlSafe(delete.as_str()))
                         .bind(value)
                         .bind(before)
-                        .execute(&self.pool)
+                        .execute(self.writer())
                         .await;
                     match done {
                         Ok(done) => deleted += done.rows_affected(),
@@ -871,7 +871,7 @@ macro_rules! sql_store {
                     Lock::Due { now } => (Some(now), $skip_locked),
                     Lock::Row | Lock::Optimistic => (None, $lock),
                 };
-                let mut tx = self.pool_of(on.id).await.begin_with($begin).await.map_err(StoreError::from)?;
+                let mut tx = self.writer_of(on.id).await.begin_with($begin).await.map_err(StoreError::from)?;
                 let read = Self::read_game(&mut tx, on, due, ("", row_lock), None).await?;
                 let Some((game, taken, _)) = read else {
                     return Ok(None);

@@ -28,6 +28,10 @@ use crate::telemetry::traces::{SQLITE, Statement as _};
 #[derive(Clone, Debug)]
 pub struct SqliteStore {
     pub(super) pool: SqlitePool,
+    /// The one connection that writes, apart from the readers': SQLite takes one writer at a
+    /// time, and its busy handler retries by sleeping, so that a write could lose the lock to
+    /// later ones again and again until its timeout; here writers queue in order of arrival.
+    pub(super) writer: SqlitePool,
     /// The longest one call may take (see `Database`).
     pub(super) bound: Duration,
     /// Where committed events go (SQLite has one writing process: this one).
@@ -58,6 +62,16 @@ impl SqliteStore {
     /// The pool for game `id`'s statements: the one there is.
     async fn pool_of(&self, _id: Uuid) -> &SqlitePool {
         &self.pool
+    }
+
+    /// The pool a transaction begins on: the writer's.
+    pub(super) fn writer(&self) -> &SqlitePool {
+        &self.writer
+    }
+
+    /// The pool a transaction of game `id` begins on: the writer's.
+    pub(super) async fn writer_of(&self, _id: Uuid) -> &SqlitePool {
+        &self.writer
     }
 
     /// Announces committed events to this process's streams.
@@ -113,7 +127,7 @@ impl SqliteStore {
         error: Option<&str>,
         now: i64,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         let seq: Option<i64> = sqlx::query_scalar(
             "UPDATE webhook_deliveries SET status = $3, attempts = attempts + 1, lease_until = 0, \
              next_attempt_at = CASE WHEN $3 = 'pending' THEN $4 ELSE next_attempt_at END, \

@@ -384,7 +384,7 @@ macro_rules! ticket_store {
                 t: &TicketRow,
                 key: Option<(&KeyRef, &StoredResponse)>,
             ) -> Result<(), StoreError> {
-                let mut tx = self.pool.begin_with($begin).await?;
+                let mut tx = self.writer().begin_with($begin).await?;
                 sqlx::query(
                     "INSERT INTO tickets (tenant, id, player, name, variant, rules, sizes, async, rating_mean, \
                      rating_deviation, webhook_url, webhook_secret, status, created_at, expires_at) \
@@ -447,7 +447,7 @@ macro_rules! ticket_store {
                 id: Uuid,
             ) -> Result<Option<TicketStatus>, StoreError> {
                 let of_tenant = if tenant.is_some() { " AND tenant = $2" } else { "" };
-                let mut tx = self.pool.begin_with($begin).await?;
+                let mut tx = self.writer().begin_with($begin).await?;
                 let mut find = sqlx::query(AssertSqlSafe(format!(
                     "SELECT tenant, rules, async FROM tickets WHERE id = $1{of_tenant} AND status = 'waiting'"
                 )))
@@ -504,7 +504,7 @@ macro_rules! ticket_store {
                 E: From<StoreError>,
                 F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>,
             {
-                let mut tx = self.pool.begin_with($begin).await.map_err(StoreError::from)?;
+                let mut tx = self.writer().begin_with($begin).await.map_err(StoreError::from)?;
                 // The pool's row, held to the commit: no other replica matches it meanwhile.
                 let claimed = sqlx::query(AssertSqlSafe(format!(
                     "SELECT due_at FROM ticket_pools WHERE tenant = $1 AND rules = $2 AND async = $3 \
@@ -613,7 +613,7 @@ macro_rules! ticket_store {
             }
 
             async fn placed(&self, tenant: &str, game: Uuid) -> Result<(), StoreError> {
-                let mut tx = self.pool.begin_with($begin).await?;
+                let mut tx = self.writer().begin_with($begin).await?;
                 let ids: Vec<Uuid> = sqlx::query_scalar(
                     "UPDATE tickets SET status = 'matched' WHERE tenant = $1 AND game_id = $2 \
                      AND status = 'placing' RETURNING id",
@@ -633,7 +633,7 @@ macro_rules! ticket_store {
                     "DELETE FROM tickets WHERE status IN ('matched', 'expired', 'cancelled') AND expires_at < $1",
                 )
                 .bind(before)
-                .execute(&self.pool)
+                .execute(self.writer())
                 .await?;
                 // A ticket that arrives marks its pool due in its own transaction: a pool due is
                 // never one of these, and one deleted is made again by the next ticket.
@@ -642,7 +642,7 @@ macro_rules! ticket_store {
                      WHERE t.tenant = ticket_pools.tenant AND t.status = 'waiting' \
                      AND t.rules = ticket_pools.rules AND t.async = ticket_pools.async)",
                 )
-                .execute(&self.pool)
+                .execute(self.writer())
                 .await?;
                 Ok(swept.rows_affected())
             }
