@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Backend, TestApp, document};
+use continental::config::AsyncSettings;
+
+use crate::helpers::{Backend, Spawn, TestApp, document, test_async};
 
 /// The values to try for one listed option, each with whether it must be accepted.
 fn edge_values(option: &Value) -> Vec<(Value, bool)> {
@@ -42,7 +44,21 @@ fn edge_values(option: &Value) -> Vec<(Value, bool)> {
 
 #[actix_web::test]
 async fn every_listed_option_is_checked_at_its_bounds() {
-    let app = TestApp::spawn(&Backend::Sqlite).await;
+    // Seconds of the clock's own length: the hundreds of games made here, a person waiting in
+    // each, would otherwise have their turns timed out and played every few test milliseconds
+    // (a `turn_seconds` second is 10 ms in tests) for as long as the test runs.
+    let app = TestApp::spawn_with(
+        &Backend::Sqlite,
+        Spawn {
+            test_mode: true,
+            asynchronous: Some(AsyncSettings {
+                test_second_ms: None,
+                ..test_async()
+            }),
+            ..Spawn::default()
+        },
+    )
+    .await;
     let listing = app.get("/v1/rulesets").await.json();
     let variants = listing["variants"].as_array().expect("variants");
     assert_eq!(variants.len(), 4, "every variant is listed: {listing}");
