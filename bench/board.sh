@@ -54,7 +54,8 @@ board_part() { # label binary database port new|before
     local started=$SECONDS
     board_fill "$db"
     echo "   $label: $BOARD_PLAYERS players made in $((SECONDS - started)) s  [$(load)]"
-    local cols="SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative FROM ratings"
+    local list="SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative"
+    local cols="$list FROM ratings"
     local where="WHERE tenant = 'bench' AND variant = 'may_i' AND participant LIKE 'player:%'"
     # The row at depth DEEP, by the board's order.
     local deep c p b
@@ -67,16 +68,16 @@ board_part() { # label binary database port new|before
         deep_sql="$cols $where AND 3 * deviation - mean >= -($c)::float8 AND (3 * deviation - mean, participant COLLATE \"C\") > (-($c)::float8, '$p')
             ORDER BY 3 * deviation - mean, participant COLLATE \"C\" LIMIT 51"
         local neg="-($c)::float8" lo="-(($b + 1)::float8 / 64)"
-        around_sql="SELECT * FROM ($cols, 0 AS side,
+        around_sql="SELECT * FROM ($list, 0 AS side,
               CAST((SELECT COALESCE(SUM(players), 0) FROM board_counts WHERE tenant = 'bench' AND variant = 'may_i' AND bucket > $b)
               + (SELECT COUNT(*) FROM ratings $where AND 3 * deviation - mean > $lo AND 3 * deviation - mean <= $neg
                  AND (3 * deviation - mean, participant COLLATE \"C\") < ($neg, '$p')) AS BIGINT) AS ahead,
               CAST((SELECT COALESCE(SUM(players), 0) FROM board_counts WHERE tenant = 'bench' AND variant = 'may_i') AS BIGINT) AS players
             FROM ratings WHERE tenant = 'bench' AND variant = 'may_i' AND participant = '$p') AS own
-            UNION ALL SELECT * FROM ($cols, -1 AS side, CAST(0 AS BIGINT), CAST(0 AS BIGINT) $where
+            UNION ALL SELECT * FROM ($list, -1 AS side, CAST(0 AS BIGINT), CAST(0 AS BIGINT) FROM ratings $where
               AND 3 * deviation - mean <= $neg AND (3 * deviation - mean, participant COLLATE \"C\") < ($neg, '$p')
               ORDER BY 3 * deviation - mean DESC, participant COLLATE \"C\" DESC LIMIT 49) AS above
-            UNION ALL SELECT * FROM ($cols, 1 AS side, CAST(0 AS BIGINT), CAST(0 AS BIGINT) $where
+            UNION ALL SELECT * FROM ($list, 1 AS side, CAST(0 AS BIGINT), CAST(0 AS BIGINT) FROM ratings $where
               AND 3 * deviation - mean >= $neg AND (3 * deviation - mean, participant COLLATE \"C\") > ($neg, '$p')
               ORDER BY 3 * deviation - mean, participant COLLATE \"C\" LIMIT 50) AS below"
     else

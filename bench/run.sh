@@ -64,7 +64,7 @@ need psql postgresql-client
 need taskset util-linux
 
 PHASES=${PHASES:-123}
-if [[ $PHASES == *[0-69]* ]]; then
+if [[ $PHASES == *[0-689]* ]]; then
 echo "== building (release)"
 cargo build --release -q -p continental -p continental-bench
 # Copies: another build may replace the shared binaries while this runs.
