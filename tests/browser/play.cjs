@@ -745,9 +745,9 @@ async function mayIBots(base) {
   return Object.fromEntries(bots.filter((b) => b.variant === "may_i").map((b) => [b.level, b.rating.display]));
 }
 
-/** Fills the lobby for quick play of `may_i` as Ann and asks for a table. Returns the ticket
- * made. */
-async function askQuickPlay(page, base, shot = "") {
+/** Fills the lobby for quick play of `may_i` as Ann and asks for a table, the sizes of
+ * `untick` unticked. Returns the ticket made. */
+async function askQuickPlay(page, base, shot = "", untick = []) {
   await page.goto(base + "/play");
   await page.waitForSelector("#quick");
   await page.selectOption("#variant", "may_i");
@@ -762,13 +762,16 @@ async function askQuickPlay(page, base, shot = "") {
     `A table with whoever asks for the same game; bots fill the empty seats after a wait, of the level nearest your rating: easy · ${figure(rated.easy)}, normal · ${figure(rated.normal)} or hard · ${figure(rated.hard)}.`,
     "quick play names the bot levels it may seat, with their ratings");
   assert.match(await heard(page, "#quick-bots"), /, normal, rating \d{1,3}(,\d{3})* or hard, rating/, "a screen reader hears a rating, not a dot");
+  for (const size of untick) await page.uncheck(`#size-${size}`);
+  const ticked = [2, 3, 4].filter((n) => !untick.includes(n));
+  if (untick.length) assert.match(await page.textContent("#quick-why"), new RegExp(`table of ${ticked[0]} to ${ticked[ticked.length - 1]} players`), "quick play says the sizes ticked");
   if (shot) await page.screenshot({ path: path.join(shots, shot), fullPage: true });
   const asked = page.waitForResponse((r) => r.url().endsWith("/v1/matchmaking/tickets") && r.request().method() === "POST");
   await page.click("#quick");
   const answer = await asked;
   assert.equal(answer.status(), 201, `the ticket is made: ${await answer.text()}`);
   const { ticket } = await answer.json();
-  assert.deepEqual(ticket.sizes, [2, 3, 4], "the ticket accepts the sizes ticked");
+  assert.deepEqual(ticket.sizes, ticked, "the ticket accepts the sizes ticked");
   await page.waitForSelector("#waited");
   return ticket;
 }
@@ -789,6 +792,7 @@ async function quickPlay(browser) {
   // A new player's rating is nearest may_i's normal level; this server's bots come after 30 s.
   assert.match(await shown(waiter, "#wait-bots"), new RegExp(`if nobody comes within 30 s, bots \\(normal · ${figure((await mayIBots(plain)).normal)}\\) fill the empty seats`),
     "the wait says which bots fill the table, with their rating, and when");
+  assert.equal(await waiter.textContent("#wait-count"), "Nobody else is waiting for this game right now.", "the wait says nobody else waits");
   await waiter.screenshot({ path: path.join(shots, "desktop-quick-wait.png") });
   await accessible(waiter, "the quick play wait");
   await waiter.setViewportSize(PHONE);
@@ -804,10 +808,40 @@ async function quickPlay(browser) {
   assert.equal(await waiter.$("#back-to-wait"), null, "the lobby no longer offers the wait");
   await waiter.context().close();
 
+  step("quick play: sizes 3 and 4, one other waiting, and Play with bots now");
+  // Bob asks for the same game through the API; with Ann at 3 or 4, no full table of people.
+  const bob = await (await fetch(`${plain}/v1/matchmaking/tickets`, {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "Bob", variant: "may_i", sizes: [3, 4] }),
+  })).json();
+  const eager = await (await contextFor(browser, plain, DESKTOP)).newPage();
+  await askQuickPlay(eager, plain, "desktop-quick-sizes.png", [2]);
+  await eager.waitForFunction(() => document.querySelector("#wait-count")?.textContent === "1 other person is waiting for this game.");
+  assert.equal(await eager.isVisible("#bots-now"), true, "Play with bots now is offered where bots may come");
+  await eager.screenshot({ path: path.join(shots, "desktop-quick-wait-count.png") });
+  await accessible(eager, "the quick play wait with someone else waiting");
+  await eager.setViewportSize(PHONE);
+  await eager.screenshot({ path: path.join(shots, "phone-quick-wait-count.png") });
+  const now = eager.waitForResponse((r) => r.url().endsWith("/bots") && r.request().method() === "POST");
+  await eager.click("#bots-now");
+  assert.equal((await now).status(), 200, "the server seats the ticket at once");
+  await eager.waitForSelector(".hand-panel", { timeout: 10_000 });
+  const seated = await seatsShown(eager);
+  const told = JSON.stringify(seated);
+  assert.equal(seated.length, 4, `the largest size ticked, at once: ${told}`);
+  assert.ok(seated.some((p) => p.name === "Bob"), `Bob, who waited for the same game, sits there: ${told}`);
+  assert.equal(seated.filter((p) => /\(normal bot\)$/.test(p.name)).length, 2, `bots in the other seats: ${told}`);
+  assert.equal((await (await fetch(`${plain}/v1/matchmaking/tickets/${bob.ticket.id}`)).json()).status, "matched", "Bob's ticket is matched too");
+  await eager.screenshot({ path: path.join(shots, "phone-quick-bots-now.png") });
+  await eager.setViewportSize(DESKTOP);
+  await eager.screenshot({ path: path.join(shots, "desktop-quick-bots-now.png") });
+  await eager.context().close();
+
   step("quick play: a ticket nobody matches expires, and Try again waits anew");
   const alone = await (await contextFor(browser, lonely, DESKTOP)).newPage();
   const { id: gone } = await askQuickPlay(alone, lonely);
   await alone.waitForFunction(() => /fills no seat with bots/.test(document.querySelector("#wait-bots")?.textContent || ""));
+  assert.equal(await alone.isVisible("#bots-now"), false, "no Play with bots now where no bot ever comes");
   await alone.waitForSelector("#quick-again", { timeout: 30_000 });
   assert.match(await alone.textContent("#wait-title"), /Nobody came in time/, "the screen says the wait is over");
   await alone.waitForFunction(() => /expired/.test(document.querySelector("#wait-status")?.textContent || ""));
