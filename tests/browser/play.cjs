@@ -168,11 +168,13 @@ async function discardOne(page) {
 const inPlay = async (page) => /discard/.test(await page.$eval(".your-turn", (e) => e.textContent).catch(() => ""));
 
 /** What the whole games did through the page, for the checks at the end. */
-const done = { melds: 0, layoffs: 0, jokerLayoffs: 0, jokerMoves: 0, pushes: 0, dealEnds: 0 };
+const done = { melds: 0, layoffs: 0, jokerLayoffs: 0, jokerMoves: 0, pushes: 0, dealEnds: 0, swaps: 0 };
 
 /** Plays a turn in the play phase: suggested melds and lay-offs, a joker move where one is
  * offered, then a discard. */
 async function playTurn(page, stats = done) {
+  /** The hints last read by Suggest: their `swaps` say where a card of the hand swaps in. */
+  let said = null;
   for (let tries = 0; tries < 8 && (await isEnabled(page, "#act-suggest")); tries++) {
     // A click the table's redrawing took from under the pointer is clicked again.
     let hints = null;
@@ -182,6 +184,7 @@ async function playTurn(page, stats = done) {
       hints = await asked;
     }
     if (!hints) break;
+    said = await hints.json().catch(() => null);
     await page.waitForFunction(() => {
       const m = document.querySelector("#message");
       return m && (m.classList.contains("problem") || /Suggested|fits meld|No meld/.test(m.textContent));
@@ -206,9 +209,31 @@ async function playTurn(page, stats = done) {
     if (!answer || !answer.ok()) break;
   }
   if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
+  // The wild a swap frees is played this turn: Suggest again then.
+  if (stats.swaps < 1 && said?.swaps?.length && (await page.$("#act-swap")) && (await swapWild(page, said.swaps[0], stats))) {
+    return playTurn(page, stats);
+  }
+  if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
   if (stats.jokerMoves < 2 && (await page.$("#act-move-joker"))) await moveJoker(page, stats);
   if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
   if (await inPlay(page)) await discardOne(page);
+}
+
+/** A wild swap the hints named: the card selected, the meld it swaps into is marked and
+ * chosen, "Swap wild" is enabled there only, and the server takes it. */
+async function swapWild(page, swap, stats) {
+  const hand = await page.$$eval(".hand button.card", (cs) => cs.map((c) => ({ key: c.dataset.key, card: c.dataset.card })));
+  const mine = hand.find((c) => c.card === swap.card);
+  if (!mine || !(await page.$(`#meld-${swap.meld_id}`))) return false;
+  await page.click(`.hand button.card[data-key="${mine.key}"]`);
+  await page.waitForSelector('.game[data-checked="true"]', { timeout: 10_000 });
+  await page.waitForSelector(`.meld:has(#meld-${swap.meld_id}) .swap-fit`, { timeout: 10_000 });
+  if ((await page.getAttribute(`#fit-${swap.meld_id}`, "aria-pressed")) !== "true") await page.click(`#fit-${swap.meld_id}`);
+  assert.ok(await isEnabled(page, "#act-swap"), `Swap wild is enabled on meld ${swap.meld_id}, where ${swap.card} swaps in`);
+  const answer = await moveOrChoose(page, "#act-swap");
+  if (answer?.ok()) stats.swaps++;
+  step(`swap of ${swap.card} into meld ${swap.meld_id}: ${answer ? answer.status() : "no answer"}`);
+  return Boolean(answer?.ok());
 }
 
 /** `contract_7`: moves a joker from one of this seat's runs to another run on the table, with
@@ -698,7 +723,7 @@ async function everyVariant(browser) {
   ];
   for (const g of games) {
     step(`a whole ${g.variant} game through the page`);
-    const stats = { melds: 0, layoffs: 0, jokerLayoffs: 0, jokerMoves: 0, pushes: 0, dealEnds: 0 };
+    const stats = { melds: 0, layoffs: 0, jokerLayoffs: 0, jokerMoves: 0, pushes: 0, dealEnds: 0, swaps: 0 };
     const seats = [{ name: "Ann" }, ...Array(g.seats - 1).fill({ bot: "hard" })];
     const page = await openSeeded(browser, DESKTOP, { variant: g.variant, seed: 5, first_dealer: g.seats - 1, seats, stacked_decks: g.decks });
     if (g.variant === "push") {
