@@ -15,6 +15,10 @@ const TICKET_KEY = "continental.ticket";
 /** How often the waiting screen asks for its ticket when the ticket's stream is not there. */
 const POLL_MS = 1000;
 
+/** How often the waiting screen reads its ticket again for how many wait for the same game:
+ * the ticket's stream speaks only of its own changes. */
+const COUNT_MS = 5000;
+
 /** How often a screen reader hears that the wait goes on. */
 const SAY_EVERY_S = 30;
 
@@ -52,6 +56,15 @@ export function botsWords(bots) {
   if (!bots) return ["You sit with whoever asks for the same game: this server fills no seat with bots, so the wait is for people."];
   return [`You sit with whoever asks for the same game; if nobody comes within ${bots.after_seconds} s, bots (`,
     levelWithRating(bots), ") fill the empty seats."];
+}
+
+/** How many others wait for the same game, in words, from the ticket's `waiting`.
+ * @param {number | null | undefined} others @returns {string} */
+export function waitingWords(others) {
+  if (others === null || others === undefined) return "";
+  if (others === 0) return "Nobody else is waiting for this game right now.";
+  const many = others >= 1000 ? "1,000 or more" : String(others);
+  return others === 1 ? "1 other person is waiting for this game." : `${many} others are waiting for this game.`;
 }
 
 /**
@@ -102,11 +115,16 @@ export async function openWait() {
   const status = h("p", { class: "hint", id: "wait-status", role: "status" });
   const problem = h("p", { class: "problem", role: "alert", id: "wait-problem" });
   const cancel = h("button", { type: "button", id: "cancel-quick", class: "danger", onclick: cancelTicket }, "Cancel");
-  const actions = h("div", { class: "row" }, cancel);
+  // Shown once the ticket says bots may fill its table: on a server that seats none, there is
+  // nothing to ask for.
+  const botsNow = h("button", { type: "button", id: "bots-now", class: "primary", hidden: true, onclick: playWithBotsNow },
+    "Play with bots now");
+  const actions = h("div", { class: "row" }, botsNow, cancel);
+  const count = h("p", { class: "hint", id: "wait-count" });
   const bots = h("p", { class: "hint", id: "wait-bots" },
     "You sit with whoever asks for the same game; when nobody comes for a while, bots fill the empty seats.");
   main.append(h("section", { class: "lobby waiting", "aria-labelledby": "wait-title" },
-    title, about, waited, bots, status, problem, actions));
+    title, about, waited, count, bots, status, problem, actions));
   /** Whether the bots to come are said yet: the server chooses them once, for the ticket. */
   let botsSaid = false;
 
@@ -125,6 +143,9 @@ export async function openWait() {
     }
   }
   const ticker = setInterval(tick, 250);
+  const counting = setInterval(() => {
+    if (!closed && !done) call("GET", path).then(update, () => {});
+  }, COUNT_MS);
 
   /** What the ticket says now. @param {any} ticket */
   function update(ticket) {
@@ -134,7 +155,9 @@ export async function openWait() {
       if (!botsSaid) {
         botsSaid = true;
         bots.replaceChildren(...botsWords(ticket.bots));
+        botsNow.hidden = !ticket.bots;
       }
+      count.textContent = waitingWords(ticket.waiting);
       waitedAt = { seconds: Number(ticket.waited_seconds) || 0, at: Date.now() };
       tick();
       return;
@@ -165,6 +188,7 @@ export async function openWait() {
   function finish() {
     done = true;
     clearInterval(ticker);
+    clearInterval(counting);
     source?.close();
     if (polling) clearTimeout(polling);
   }
@@ -222,6 +246,26 @@ export async function openWait() {
         update(await call("GET", path).catch(() => ({ status: "waiting" })));
         return;
       }
+      problem.textContent = err.message;
+    }
+  }
+
+  /** "Play with bots now": the server seats the ticket at once with the people it finds and
+   * bots, as when its bots' wait is reached, and answers the ticket matched. */
+  async function playWithBotsNow() {
+    botsNow.setAttribute("disabled", "");
+    say("Asking for a table with bots now…");
+    try {
+      update(await call("POST", `${path}/bots`));
+    } catch (e) {
+      const err = /** @type {any} */ (e);
+      botsNow.removeAttribute("disabled");
+      // Seated by the matching pass meanwhile: the table is there.
+      if (err.code === "ticket_matched" || err.code === "ticket_expired") {
+        update(await call("GET", path).catch(() => ({ status: "waiting" })));
+        return;
+      }
+      if (err.code === "ticket_cancelled") return update({ status: "cancelled" });
       problem.textContent = err.message;
     }
   }

@@ -177,10 +177,11 @@ export async function openGame(id, token, spectator) {
    * pile (the last few). @type {string[]} */
   let since = [];
   /** What the server said the selection could do (`check`): whether the staged and selected
-   * cards make a meld the seat may lay now, and which melds on the table they can be laid off
-   * on. Keyed by the view's version and the selection it was asked for.
-   * @type {{key: string, meld: boolean, fits: Set<number>}} */
-  let verdict = { key: "", meld: false, fits: new Set() };
+   * cards make a meld the seat may lay now, which melds on the table they can be laid off on,
+   * and which a selected card can swap a wild out of. Keyed by the view's version and the
+   * selection it was asked for.
+   * @type {{key: string, meld: boolean, fits: Set<number>, swaps: Set<number>}} */
+  let verdict = { key: "", meld: false, fits: new Set(), swaps: new Set() };
   /** The key of the question on its way. @type {string | null} */
   let asking = null;
   /** The melds on the table when the last deal ended, as this page last saw them.
@@ -363,8 +364,9 @@ export async function openGame(id, token, spectator) {
   /**
    * Asks the server what the selection could do, never a rule of the page's own: a contract by
    * `POST /v1/contracts/validate`, later melds by `POST /v1/melds/validate`, a single card's
-   * lay-offs by the seat's hints, several cards' by the meld validator on each meld with them.
-   * Meld and Lay off are enabled, and melds marked, from its answer.
+   * lay-offs and wild swaps by the seat's hints, several cards' lay-offs by the meld validator
+   * on each meld with them. Meld, Lay off and Swap wild are enabled, and melds marked, from its
+   * answer.
    */
   async function check() {
     const key = selectionKey();
@@ -372,14 +374,15 @@ export async function openGame(id, token, spectator) {
     const sel = selectedCards();
     const meldAction = legal("meld");
     const layoff = legal("layoff");
+    const swapOk = legal("swap");
     const melds = [...staged, ...(sel.length ? [{ cards: sel }] : [])];
-    if ((!meldAction || !melds.length) && (!layoff || !sel.length)) {
-      verdict = { key, meld: false, fits: new Set() };
+    if ((!meldAction || !melds.length) && (!layoff || !sel.length) && (!swapOk || sel.length !== 1)) {
+      verdict = { key, meld: false, fits: new Set(), swaps: new Set() };
       root.dataset.checked = "true";
       return;
     }
     asking = key;
-    const out = { key, meld: false, fits: new Set() };
+    const out = { key, meld: false, fits: new Set(), swaps: new Set() };
     const rules = { variant: view.variant, options: view.options };
     /** @param {any} body */
     const validate = (body) => call("POST", "/v1/melds/validate", { body: { ...rules, ...body } });
@@ -393,9 +396,10 @@ export async function openGame(id, token, spectator) {
           out.meld = rs.every((r) => r.valid);
         }
       }
-      if (layoff && sel.length === 1) {
+      if ((layoff || swapOk) && sel.length === 1) {
         const hints = await call("GET", `/v1/games/${id}/hints`, { token });
-        for (const l of hints.layoffs || []) if (l.card === sel[0]) out.fits.add(l.meld_id);
+        if (layoff) for (const l of hints.layoffs || []) if (l.card === sel[0]) out.fits.add(l.meld_id);
+        if (swapOk) for (const w of hints.swaps || []) if (w.card === sel[0]) out.swaps.add(w.meld_id);
       } else if (layoff && sel.length > 1) {
         const on = view.table.filter((/** @type {any} */ m) => layoff.meld_ids.includes(m.id));
         const rs = await Promise.all(on.map((/** @type {any} */ m) => validate({ cards: [...m.reading.cards, ...sel], kind: m.reading.kind })));
@@ -408,7 +412,8 @@ export async function openGame(id, token, spectator) {
     asking = null;
     verdict = out;
     // One meld the cards fit: chosen for them, so that no scrolling to the table is needed.
-    if (target === null && out.fits.size === 1) target = [...out.fits][0];
+    const places = new Set([...out.fits, ...out.swaps]);
+    if (target === null && places.size === 1) target = [...places][0];
     if (selectionKey() === key) render();
   }
 
@@ -751,10 +756,13 @@ export async function openGame(id, token, spectator) {
         disabled: !canTarget, "aria-label": `Choose ${label}`,
         onclick: () => { target = target === m.id ? null : m.id; render(); },
       }, `#${m.id}`);
-      const fits = !spectator && verdict.key === selectionKey() && verdict.fits.has(m.id);
-      list.append(h("li", { class: "meld" + (target === m.id ? " targeted" : "") + (fits ? " fits" : ""), "data-kind": m.reading.kind }, pick,
+      const current = !spectator && verdict.key === selectionKey();
+      const fits = current && verdict.fits.has(m.id);
+      const swaps = current && verdict.swaps.has(m.id);
+      list.append(h("li", { class: "meld" + (target === m.id ? " targeted" : "") + (fits || swaps ? " fits" : ""), "data-kind": m.reading.kind }, pick,
         h("span", { class: "reading" }, `${who(view, m.owner)}: ${readingName(m.reading)}`), cards,
-        fits ? h("span", { class: "badge fit" }, "your cards fit") : ""));
+        fits ? h("span", { class: "badge fit" }, "your cards fit") : "",
+        swaps ? h("span", { class: "badge fit swap-fit" }, "your card swaps in") : ""));
     }
     if (!view.table.length) list.append(h("li", { class: "hint" }, "No melds yet."));
     return h("section", { class: "panel", "aria-label": "Melds on the table" }, h("h2", {}, "Table"), list);
@@ -803,7 +811,7 @@ export async function openGame(id, token, spectator) {
     const meldAction = legal("meld");
     const discardAction = legal("discard");
     /** The server's verdict on this very selection, or nothing yet. */
-    const known = verdict.key === selectionKey() ? verdict : { meld: false, fits: new Set() };
+    const known = verdict.key === selectionKey() ? verdict : { meld: false, fits: new Set(), swaps: new Set() };
     const myTurn = view.turn?.seat === view.you.seat;
     const bar = over() ? "" : h("div", { class: "actions", role: "toolbar", "aria-label": "Moves" },
       claimButton(),
@@ -813,7 +821,7 @@ export async function openGame(id, token, spectator) {
       // Where every deal's contract is going out at once (`contract.go_out`), nothing is ever
       // laid off or swapped: those buttons are not drawn.
       view.contract?.go_out ? "" : button("act-layoff", "Lay off", !legal("layoff") || !sel.length || target === null || !known.fits.has(target), layOff, "optional"),
-      view.contract?.go_out ? "" : button("act-swap", "Swap wild", !legal("swap") || sel.length !== 1 || target === null, swap, "optional"),
+      view.contract?.go_out ? "" : button("act-swap", "Swap wild", !legal("swap") || sel.length !== 1 || target === null || !known.swaps.has(target), swap, "optional"),
       legal("move_joker") ? moveJokerButton() : "",
       button("act-discard", "Discard", !discardAction || sel.length !== 1 || !discardAction.cards.includes(sel[0]), discard, "primary"),
       legal("take_back") ? button("act-take-back", "Take back", false, () => act("take_back", {}, "Took back this turn's plays.")) : "",
@@ -825,13 +833,13 @@ export async function openGame(id, token, spectator) {
       button("act-leave", "Leave", !legal("leave"), () => {
         if (confirm("Leave this game for good?")) act("leave", {}, "You left the game.");
       }, "danger optional"));
-    const fitting = view.table.filter((/** @type {any} */ m) => known.fits.has(m.id));
+    const fitting = view.table.filter((/** @type {any} */ m) => known.fits.has(m.id) || known.swaps.has(m.id));
     const fitsList = sel.length && fitting.length && !over()
       ? h("p", { class: "fits", id: "fits" }, sel.length === 1 ? `${cardName(sel[0])} fits: ` : "These fit: ",
         ...fitting.map((/** @type {any} */ m) => h("button", {
           type: "button", class: "small fit-pick", id: `fit-${m.id}`, "aria-pressed": target === m.id ? "true" : "false",
           onclick: () => { target = target === m.id ? null : m.id; render(); },
-        }, `#${m.id} ${whose(m.owner)} ${readingName(m.reading)}`)))
+        }, `#${m.id} ${whose(m.owner)} ${readingName(m.reading)}`, known.fits.has(m.id) ? "" : " (swap a wild)")))
       : "";
     const stagedList = staged.length
       ? h("p", { class: "staged", id: "staged" }, "To lay: ", ...staged.map((m, i) => h("span", { class: "group" }, `${i + 1}: ${m.cards.map(shortName).join(" ")}`)))

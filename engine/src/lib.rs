@@ -79,8 +79,8 @@ pub use contract::{
 pub use game::{
     Action, ActionError, ActionKind, Board, BySeat, ClaimsView, CorruptGame, DealEnd, DiscardView,
     DrawSource, Event, GAME_FORMAT, Game, GameConfig, Hints, LaidMeld, LastDeal, LayoffHint, LegalAction,
-    MeldView, Phase, PlayerView, Repair, Seat, Seed, SetupError, Standing, Status, TableMeld, TurnPlayView,
-    TurnView, View, Viewer, YouView, meld_with, wild_places,
+    MeldView, Phase, PlayerView, Repair, Seat, Seed, SetupError, Standing, Status, SwapHint, TableMeld,
+    TurnPlayView, TurnView, View, Viewer, YouView, meld_with, wild_places,
 };
 pub use hand::{Arrangement, arrange};
 pub use options::{

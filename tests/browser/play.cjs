@@ -168,11 +168,13 @@ async function discardOne(page) {
 const inPlay = async (page) => /discard/.test(await page.$eval(".your-turn", (e) => e.textContent).catch(() => ""));
 
 /** What the whole games did through the page, for the checks at the end. */
-const done = { melds: 0, layoffs: 0, jokerLayoffs: 0, jokerMoves: 0, pushes: 0, dealEnds: 0 };
+const done = { melds: 0, layoffs: 0, jokerLayoffs: 0, jokerMoves: 0, pushes: 0, dealEnds: 0, swaps: 0 };
 
 /** Plays a turn in the play phase: suggested melds and lay-offs, a joker move where one is
  * offered, then a discard. */
 async function playTurn(page, stats = done) {
+  /** The hints last read by Suggest: their `swaps` say where a card of the hand swaps in. */
+  let said = null;
   for (let tries = 0; tries < 8 && (await isEnabled(page, "#act-suggest")); tries++) {
     // A click the table's redrawing took from under the pointer is clicked again.
     let hints = null;
@@ -182,6 +184,7 @@ async function playTurn(page, stats = done) {
       hints = await asked;
     }
     if (!hints) break;
+    said = await hints.json().catch(() => null);
     await page.waitForFunction(() => {
       const m = document.querySelector("#message");
       return m && (m.classList.contains("problem") || /Suggested|fits meld|No meld/.test(m.textContent));
@@ -206,9 +209,31 @@ async function playTurn(page, stats = done) {
     if (!answer || !answer.ok()) break;
   }
   if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
+  // The wild a swap frees is played this turn: Suggest again then.
+  if (stats.swaps < 1 && said?.swaps?.length && (await page.$("#act-swap")) && (await swapWild(page, said.swaps[0], stats))) {
+    return playTurn(page, stats);
+  }
+  if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
   if (stats.jokerMoves < 2 && (await page.$("#act-move-joker"))) await moveJoker(page, stats);
   if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
   if (await inPlay(page)) await discardOne(page);
+}
+
+/** A wild swap the hints named: the card selected, the meld it swaps into is marked and
+ * chosen, "Swap wild" is enabled there only, and the server takes it. */
+async function swapWild(page, swap, stats) {
+  const hand = await page.$$eval(".hand button.card", (cs) => cs.map((c) => ({ key: c.dataset.key, card: c.dataset.card })));
+  const mine = hand.find((c) => c.card === swap.card);
+  if (!mine || !(await page.$(`#meld-${swap.meld_id}`))) return false;
+  await page.click(`.hand button.card[data-key="${mine.key}"]`);
+  await page.waitForSelector('.game[data-checked="true"]', { timeout: 10_000 });
+  await page.waitForSelector(`.meld:has(#meld-${swap.meld_id}) .swap-fit`, { timeout: 10_000 });
+  if ((await page.getAttribute(`#fit-${swap.meld_id}`, "aria-pressed")) !== "true") await page.click(`#fit-${swap.meld_id}`);
+  assert.ok(await isEnabled(page, "#act-swap"), `Swap wild is enabled on meld ${swap.meld_id}, where ${swap.card} swaps in`);
+  const answer = await moveOrChoose(page, "#act-swap");
+  if (answer?.ok()) stats.swaps++;
+  step(`swap of ${swap.card} into meld ${swap.meld_id}: ${answer ? answer.status() : "no answer"}`);
+  return Boolean(answer?.ok());
 }
 
 /** `contract_7`: moves a joker from one of this seat's runs to another run on the table, with
@@ -698,7 +723,7 @@ async function everyVariant(browser) {
   ];
   for (const g of games) {
     step(`a whole ${g.variant} game through the page`);
-    const stats = { melds: 0, layoffs: 0, jokerLayoffs: 0, jokerMoves: 0, pushes: 0, dealEnds: 0 };
+    const stats = { melds: 0, layoffs: 0, jokerLayoffs: 0, jokerMoves: 0, pushes: 0, dealEnds: 0, swaps: 0 };
     const seats = [{ name: "Ann" }, ...Array(g.seats - 1).fill({ bot: "hard" })];
     const page = await openSeeded(browser, DESKTOP, { variant: g.variant, seed: 5, first_dealer: g.seats - 1, seats, stacked_decks: g.decks });
     if (g.variant === "push") {
@@ -745,9 +770,9 @@ async function mayIBots(base) {
   return Object.fromEntries(bots.filter((b) => b.variant === "may_i").map((b) => [b.level, b.rating.display]));
 }
 
-/** Fills the lobby for quick play of `may_i` as Ann and asks for a table. Returns the ticket
- * made. */
-async function askQuickPlay(page, base, shot = "") {
+/** Fills the lobby for quick play of `may_i` as Ann and asks for a table, the sizes of
+ * `untick` unticked. Returns the ticket made. */
+async function askQuickPlay(page, base, shot = "", untick = []) {
   await page.goto(base + "/play");
   await page.waitForSelector("#quick");
   await page.selectOption("#variant", "may_i");
@@ -762,13 +787,16 @@ async function askQuickPlay(page, base, shot = "") {
     `A table with whoever asks for the same game; bots fill the empty seats after a wait, of the level nearest your rating: easy · ${figure(rated.easy)}, normal · ${figure(rated.normal)} or hard · ${figure(rated.hard)}.`,
     "quick play names the bot levels it may seat, with their ratings");
   assert.match(await heard(page, "#quick-bots"), /, normal, rating \d{1,3}(,\d{3})* or hard, rating/, "a screen reader hears a rating, not a dot");
+  for (const size of untick) await page.uncheck(`#size-${size}`);
+  const ticked = [2, 3, 4].filter((n) => !untick.includes(n));
+  if (untick.length) assert.match(await page.textContent("#quick-why"), new RegExp(`table of ${ticked[0]} to ${ticked[ticked.length - 1]} players`), "quick play says the sizes ticked");
   if (shot) await page.screenshot({ path: path.join(shots, shot), fullPage: true });
   const asked = page.waitForResponse((r) => r.url().endsWith("/v1/matchmaking/tickets") && r.request().method() === "POST");
   await page.click("#quick");
   const answer = await asked;
   assert.equal(answer.status(), 201, `the ticket is made: ${await answer.text()}`);
   const { ticket } = await answer.json();
-  assert.deepEqual(ticket.sizes, [2, 3, 4], "the ticket accepts the sizes ticked");
+  assert.deepEqual(ticket.sizes, ticked, "the ticket accepts the sizes ticked");
   await page.waitForSelector("#waited");
   return ticket;
 }
@@ -789,6 +817,7 @@ async function quickPlay(browser) {
   // A new player's rating is nearest may_i's normal level; this server's bots come after 30 s.
   assert.match(await shown(waiter, "#wait-bots"), new RegExp(`if nobody comes within 30 s, bots \\(normal · ${figure((await mayIBots(plain)).normal)}\\) fill the empty seats`),
     "the wait says which bots fill the table, with their rating, and when");
+  assert.equal(await waiter.textContent("#wait-count"), "Nobody else is waiting for this game right now.", "the wait says nobody else waits");
   await waiter.screenshot({ path: path.join(shots, "desktop-quick-wait.png") });
   await accessible(waiter, "the quick play wait");
   await waiter.setViewportSize(PHONE);
@@ -804,10 +833,40 @@ async function quickPlay(browser) {
   assert.equal(await waiter.$("#back-to-wait"), null, "the lobby no longer offers the wait");
   await waiter.context().close();
 
+  step("quick play: sizes 3 and 4, one other waiting, and Play with bots now");
+  // Bob asks for the same game through the API; with Ann at 3 or 4, no full table of people.
+  const bob = await (await fetch(`${plain}/v1/matchmaking/tickets`, {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "Bob", variant: "may_i", sizes: [3, 4] }),
+  })).json();
+  const eager = await (await contextFor(browser, plain, DESKTOP)).newPage();
+  await askQuickPlay(eager, plain, "desktop-quick-sizes.png", [2]);
+  await eager.waitForFunction(() => document.querySelector("#wait-count")?.textContent === "1 other person is waiting for this game.");
+  assert.equal(await eager.isVisible("#bots-now"), true, "Play with bots now is offered where bots may come");
+  await eager.screenshot({ path: path.join(shots, "desktop-quick-wait-count.png") });
+  await accessible(eager, "the quick play wait with someone else waiting");
+  await eager.setViewportSize(PHONE);
+  await eager.screenshot({ path: path.join(shots, "phone-quick-wait-count.png") });
+  const now = eager.waitForResponse((r) => r.url().endsWith("/bots") && r.request().method() === "POST");
+  await eager.click("#bots-now");
+  assert.equal((await now).status(), 200, "the server seats the ticket at once");
+  await eager.waitForSelector(".hand-panel", { timeout: 10_000 });
+  const seated = await seatsShown(eager);
+  const told = JSON.stringify(seated);
+  assert.equal(seated.length, 4, `the largest size ticked, at once: ${told}`);
+  assert.ok(seated.some((p) => p.name === "Bob"), `Bob, who waited for the same game, sits there: ${told}`);
+  assert.equal(seated.filter((p) => /\(normal bot\)$/.test(p.name)).length, 2, `bots in the other seats: ${told}`);
+  assert.equal((await (await fetch(`${plain}/v1/matchmaking/tickets/${bob.ticket.id}`)).json()).status, "matched", "Bob's ticket is matched too");
+  await eager.screenshot({ path: path.join(shots, "phone-quick-bots-now.png") });
+  await eager.setViewportSize(DESKTOP);
+  await eager.screenshot({ path: path.join(shots, "desktop-quick-bots-now.png") });
+  await eager.context().close();
+
   step("quick play: a ticket nobody matches expires, and Try again waits anew");
   const alone = await (await contextFor(browser, lonely, DESKTOP)).newPage();
   const { id: gone } = await askQuickPlay(alone, lonely);
   await alone.waitForFunction(() => /fills no seat with bots/.test(document.querySelector("#wait-bots")?.textContent || ""));
+  assert.equal(await alone.isVisible("#bots-now"), false, "no Play with bots now where no bot ever comes");
   await alone.waitForSelector("#quick-again", { timeout: 30_000 });
   assert.match(await alone.textContent("#wait-title"), /Nobody came in time/, "the screen says the wait is over");
   await alone.waitForFunction(() => /expired/.test(document.querySelector("#wait-status")?.textContent || ""));

@@ -238,13 +238,40 @@ pub struct Match {
 ///
 /// The longest-waiting ticket chooses first: the largest size it accepts for which the
 /// nearest ratings around it fill the table with people. Then each ticket still waiting past
-/// [`MatchRules::bots_after`], longest first, sits down with as many people as it can find (at
-/// the size that seats most of them, the smallest on a tie) and bots for the other seats.
+/// [`MatchRules::bots_after`], longest first, sits down with as many people as it can find and
+/// bots for the other seats, at the size that seats most of those people, the largest on a tie:
+/// a person alone who accepts 2 to 4 plays at a table of four, where the claims and the play of
+/// more hands are, rather than heads-up with one bot. Bots never take a person's seat: a size
+/// that seats fewer people loses to one that seats more.
 pub fn match_tickets(
     tickets: &[Ticket],
     bots: &BotLevels,
     rules: &MatchRules,
     now: OffsetDateTime,
+) -> Vec<Match> {
+    form_tables(tickets, bots, rules, now, None)
+}
+
+/// The tables [`match_tickets`] forms at `now` when ticket `early` takes its bots now, as if
+/// it had waited [`MatchRules::bots_after`] already ("play with bots now"): the people it can
+/// find and bots for the other seats, chosen as for any ticket past the wait. It stays waiting
+/// (in none of the tables) when bots are off, or no bot level plays its variant.
+pub fn match_tickets_now(
+    tickets: &[Ticket],
+    early: Uuid,
+    bots: &BotLevels,
+    rules: &MatchRules,
+    now: OffsetDateTime,
+) -> Vec<Match> {
+    form_tables(tickets, bots, rules, now, Some(early))
+}
+
+fn form_tables(
+    tickets: &[Ticket],
+    bots: &BotLevels,
+    rules: &MatchRules,
+    now: OffsetDateTime,
+    early: Option<Uuid>,
 ) -> Vec<Match> {
     let mut groups: BTreeMap<(String, bool), Vec<usize>> = BTreeMap::new();
     for (i, t) in tickets.iter().enumerate() {
@@ -253,7 +280,7 @@ pub fn match_tickets(
     }
     let mut matches = Vec::new();
     for members in groups.into_values() {
-        Queue::new(tickets, members, rules, now).form(bots, rules, &mut matches);
+        Queue::new(tickets, members, rules, now).form(bots, rules, early, &mut matches);
     }
     matches
 }
@@ -401,8 +428,9 @@ impl<'t> Queue<'t> {
         &self.tickets[self.by_rating[pos]]
     }
 
-    /// Tables of people first, then tables with bots, each ticket choosing longest wait first.
-    fn form(mut self, bots: &BotLevels, rules: &MatchRules, out: &mut Vec<Match>) {
+    /// Tables of people first, then tables with bots, each ticket choosing longest wait first;
+    /// `early` takes its bots whatever its wait.
+    fn form(mut self, bots: &BotLevels, rules: &MatchRules, early: Option<Uuid>, out: &mut Vec<Match>) {
         let mut anchors: Vec<usize> = (0..self.by_rating.len()).collect();
         anchors.sort_by(|&a, &b| {
             let (ta, tb) = (self.ticket(a), self.ticket(b));
@@ -425,14 +453,15 @@ impl<'t> Queue<'t> {
             return;
         };
         for &anchor in &anchors {
-            if self.seated[anchor] || self.waits[anchor] < bots_after {
+            let ready = self.waits[anchor] >= bots_after || early == Some(self.ticket(anchor).id);
+            if self.seated[anchor] || !ready {
                 continue;
             }
             let sizes = self.ticket(anchor).sizes;
             let Some((size, people)) = sizes
                 .iter()
                 .map(|size| (size, self.gather(anchor, size)))
-                .max_by(|(sa, a), (sb, b)| a.len().cmp(&b.len()).then(sb.cmp(sa)))
+                .max_by(|(sa, a), (sb, b)| a.len().cmp(&b.len()).then(sa.cmp(sb)))
             else {
                 continue;
             };
@@ -818,10 +847,14 @@ mod tests {
                     ruleset: Ruleset::default_for(Variant::MayI),
                     asynchronous: false,
                     // Both people (the second has waited only 10 s: it joins the first's
-                    // table), at the smallest size that seats them, the hard bot nearest 30.5.
+                    // table), at the largest size they accept, the hard bot nearest 30.5.
                     seats: vec![
                         MatchSeat::Person(Uuid::from_u128(1)),
                         MatchSeat::Person(Uuid::from_u128(2)),
+                        MatchSeat::Bot {
+                            level: Level::Hard,
+                            rating: hard
+                        },
                         MatchSeat::Bot {
                             level: Level::Hard,
                             rating: hard
@@ -848,6 +881,85 @@ mod tests {
             ..rules
         };
         assert!(match_tickets(&tickets, &bots(), &never, secs(600)).is_empty());
+    }
+
+    #[test]
+    fn bots_fill_the_largest_table_that_seats_the_most_people() {
+        let rules = MatchRules {
+            window: 2.0,
+            widen_per_second: 0.0,
+            max_window: 2.0,
+            bots_after: Some(Duration::from_secs(30)),
+        };
+        let sizes = |m: &[Match]| m.iter().map(|m| (people(m), m.seats.len())).collect::<Vec<_>>();
+        // Alone, accepting 2 to 4: a table of four, three bots.
+        let alone = [ticket(1, 25.0, &[2, 3, 4], secs(0))];
+        assert_eq!(
+            sizes(&match_tickets(&alone, &bots(), &rules, secs(30))),
+            [(vec![1], 4)]
+        );
+        // A neighbour who takes only two: two people at a table of two beat one person at four.
+        let pair = [alone[0].clone(), ticket(2, 25.5, &[2], secs(25))];
+        assert_eq!(
+            sizes(&match_tickets(&pair, &bots(), &rules, secs(30))),
+            [(vec![1, 2], 2)]
+        );
+        // Sizes 2 and 3 with a neighbour who takes 3 only: both at three, one bot.
+        let three = [ticket(1, 25.0, &[2, 3], secs(0)), ticket(2, 25.5, &[3], secs(25))];
+        assert_eq!(
+            sizes(&match_tickets(&three, &bots(), &rules, secs(30))),
+            [(vec![1, 2], 3)]
+        );
+    }
+
+    #[test]
+    fn a_ticket_that_takes_its_bots_now_sits_down_as_past_the_wait() {
+        let rules = MatchRules {
+            window: 2.0,
+            widen_per_second: 0.0,
+            max_window: 2.0,
+            bots_after: Some(Duration::from_secs(30)),
+        };
+        let tickets = [
+            ticket(1, 25.0, &[2, 3, 4], secs(0)),
+            ticket(2, 25.5, &[3, 4], secs(2)),
+            ticket(3, 12.0, &[2], secs(1)),
+        ];
+        assert!(
+            match_tickets(&tickets, &bots(), &rules, secs(5)).is_empty(),
+            "before the wait"
+        );
+        // The second asks at 5 s: it gathers the first (near its rating), bots for the rest;
+        // the third, far away and within its wait, still waits.
+        let now = match_tickets_now(&tickets, Uuid::from_u128(2), &bots(), &rules, secs(5));
+        assert_eq!(now.len(), 1);
+        assert_eq!(people(&now[0]), [1, 2]);
+        assert_eq!(now[0].seats.len(), 4, "the largest size both accept");
+        // The same tables as a pass at the wait makes for them.
+        let later: Vec<Ticket> = tickets[..2]
+            .iter()
+            .map(|t| Ticket {
+                waiting_since: t.waiting_since - Duration::from_secs(30),
+                ..t.clone()
+            })
+            .collect();
+        assert_eq!(match_tickets(&later, &bots(), &rules, secs(5)), now);
+        // With bots off, or none for the variant, nobody sits down.
+        let never = MatchRules {
+            bots_after: None,
+            ..rules
+        };
+        assert!(match_tickets_now(&tickets, Uuid::from_u128(2), &bots(), &never, secs(5)).is_empty());
+        assert!(
+            match_tickets_now(
+                &tickets,
+                Uuid::from_u128(2),
+                &BotLevels::default(),
+                &rules,
+                secs(5)
+            )
+            .is_empty()
+        );
     }
 
     #[test]

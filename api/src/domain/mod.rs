@@ -22,7 +22,7 @@ pub use hosted_game::{
 };
 pub use matchmaking::{
     BotLevels, Match, MatchRules, MatchSeat, SCAN_LIMIT, TableSizes, Ticket, TicketError, TicketStatus,
-    match_tickets, next_change,
+    match_tickets, match_tickets_now, next_change,
 };
 pub use player::{MAX_PLAYER_ID_CHARS, PlayerId, PlayerIdError};
 pub use ratings::{

@@ -1,4 +1,4 @@
-//! Quick play: a ticket queued, read, followed and cancelled.
+//! Quick play: a ticket queued, read, followed, seated with bots at once and cancelled.
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, post, route, web};
@@ -174,4 +174,47 @@ pub async fn cancel_ticket(
     let tenant = reader(&state, &req)?;
     service::cancel_ticket(&state, tenant.as_ref(), id.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// Seats a waiting ticket now, with the people it can find and bots.
+///
+/// "Play with bots now": the ticket sits down at once as it would when its bots' wait
+/// (`bots.after_seconds`) is reached: with as many people waiting for the same game as it can
+/// meet (their ratings close, each accepting the size) and bots of the level nearest their
+/// ratings in the other seats, at the size it accepts that seats most of those people, the
+/// largest on a tie. The ticket's id is its capability; with `X-Api-Key`, only a ticket of the
+/// key's tenant. A ticket is in one game or none even when the matching pass seats it at the
+/// same moment: then this answers `409 ticket_matched`, and reading the ticket gives its seat.
+#[utoipa::path(
+    post, path = "/v1/matchmaking/tickets/{ticket}/bots", tag = "matchmaking",
+    params(("ticket" = Uuid, Path, description = "Ticket id.")),
+    security((), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Seated: the ticket, `matched`, with its game, seat and seat token (`waiting` in the rare case its \
+            game could not be made at once: the matching worker makes it, follow the ticket).", body = TicketView,
+            example = json!({"id": "0b7e3a52-5f0c-4d7e-9a43-2f7d1c9e8b10", "status": "matched", "variant": "may_i",
+                "sizes": [2, 3, 4], "async": false, "created_at": "2026-11-28T06:00:00Z", "expires_at": "2026-11-28T06:10:00Z",
+                "waited_seconds": 7, "bots": null, "waiting": null, "match": {"game_id": "5d7c1f0e-3b8a-4c2d-9e6f-1a2b3c4d5e6f",
+                "seat": 0, "token": "eyJhbGciOiJIUzI1NiJ9.eyJnYW1lIjoiNWQ3YyJ9.c2lnbmF0dXJl", "token_replaced": false}})),
+        (status = 401, description = "An `X-Api-Key` that is not valid (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such ticket, or with a server key none of its tenant's (`ticket_not_found`).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The ticket waits no more: it is seated at a table (`ticket_matched`: read it for its seat) or expired \
+            (`ticket_expired`: queue a new one); or this server seats no bots at quick play, or none that plays the ticket's variant \
+            (`no_quick_play_bots`: the ticket goes on waiting for people).", body = Problem, content_type = "application/problem+json"),
+        (status = 410, description = "The ticket was cancelled (`ticket_cancelled`): queue a new one.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The database is unavailable (`service_unavailable`): nothing was seated; try again.",
+            body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = String, description = "Seconds to wait.")))
+    )
+)]
+#[post("/v1/matchmaking/tickets/{ticket}/bots")]
+#[tracing::instrument(skip_all, fields(ticket = %id))]
+pub async fn seat_with_bots(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let tenant = reader(&state, &req)?;
+    let view = service::seat_with_bots_now(&state, tenant.as_ref(), id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(view))
 }

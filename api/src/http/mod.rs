@@ -99,6 +99,7 @@ endpoints!(
     matchmaking::get_ticket,
     matchmaking::ticket_events,
     matchmaking::cancel_ticket,
+    matchmaking::seat_with_bots,
 );
 
 /// What every read of a game starts with: the seat token's claims, checked against game `id`.

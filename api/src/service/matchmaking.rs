@@ -33,7 +33,7 @@ use super::webhooks::{check_host, new_secret};
 use crate::domain::{
     Applied, BotLevels, HostedGame, Logged, MatchRules, MatchSeat, MatchedSeat, Participant, PlayerId,
     Rating, SeatKind, SeatRecord, TableEvent, TableSizes, Ticket, TicketStatus, TurnClock, match_tickets,
-    next_change,
+    match_tickets_now, next_change,
 };
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
@@ -143,7 +143,7 @@ pub async fn create_ticket(
         status: 201,
         etag: None,
         body: serde_json::to_vec(&TicketResponse {
-            ticket: view(state, &ticket, now).await?,
+            ticket: view(state, &ticket, now, false).await?,
             webhook_secret,
         })?,
     };
@@ -178,8 +178,108 @@ async fn current(state: &AppState, tenant: Option<&Tenant>, id: Uuid) -> Result<
         .ticket(tenant.map(Tenant::as_str), id)
         .await?
         .ok_or_else(|| not_found(id))?;
-    view(state, &row, now_ms()).await
+    view(state, &row, now_ms(), true).await
 }
+
+/// Seats waiting ticket `id` (of `tenant` only, when the request has a server key) now, with
+/// the people it can find and bots for the other seats, as the matching pass seats a ticket
+/// whose bots' wait is reached, in the same transaction on the pool's row: a ticket is in one
+/// game or none whoever seats it. Returns the ticket, matched (or waiting, in the rare case
+/// its game could not be made at once: the matching worker makes it).
+///
+/// # Errors
+/// `ticket_not_found`; `ticket_cancelled`; `ticket_matched`; `ticket_expired`;
+/// `no_quick_play_bots` on a server that seats no bots at quick play or none of the variant;
+/// the store's failure.
+pub async fn seat_with_bots_now(
+    state: &AppState,
+    tenant: Option<&Tenant>,
+    id: Uuid,
+) -> Result<TicketView, ApiError> {
+    let row = state
+        .db
+        .ticket(tenant.map(Tenant::as_str), id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    still_waiting(row.status, id)?;
+    if state.matchmaking.bots_after.is_none() {
+        return Err(ApiError::conflict(
+            Code::NoQuickPlayBots,
+            "this server seats no bots at quick play: the ticket waits for people",
+        ));
+    }
+    let rules: StoredRules = serde_json::from_str(&row.rules)?;
+    let variant = rules.ruleset.variant();
+    let bots = bot_levels(state, &row.tenant, variant).await?;
+    if bots.nearest(variant, row.rating_mean).is_none() {
+        return Err(ApiError::conflict(
+            Code::NoQuickPlayBots,
+            format!("this server seats no bot that plays {variant}: the ticket waits for people"),
+        ));
+    }
+    let pool = pool_of(&row);
+    let settings = match_rules(state);
+    let now = now_ms();
+    let soonest =
+        now.saturating_add(i64::try_from(state.matchmaking.interval.as_millis()).unwrap_or(i64::MAX));
+    let decided = state
+        .db
+        .match_ticket_now(&pool, id, now, |rows| {
+            decide(rows, &rules, &bots, &settings, now, soonest, Some(id))
+        })
+        .await?;
+    let Some((rows, decision)) = decided else {
+        // A pass or a cancel settled it first.
+        let row = state
+            .db
+            .ticket(tenant.map(Tenant::as_str), id)
+            .await?
+            .ok_or_else(|| not_found(id))?;
+        still_waiting(row.status, id)?;
+        return Err(ApiError::unexpected("a waiting ticket was not found in its pool"));
+    };
+    place_all(state, placed(rows, &decision)).await;
+    let view = current(state, tenant, id).await?;
+    if view.status == TicketState::Expired {
+        return Err(expired(id));
+    }
+    Ok(view)
+}
+
+/// Refuses a ticket that no longer waits, by what became of it.
+fn still_waiting(status: TicketStatus, id: Uuid) -> Result<(), ApiError> {
+    match status {
+        TicketStatus::Waiting => Ok(()),
+        TicketStatus::Placing | TicketStatus::Matched => Err(ApiError::conflict(
+            Code::TicketMatched,
+            "this ticket is seated at a table already: read it for its seat",
+        )),
+        TicketStatus::Expired => Err(expired(id)),
+        TicketStatus::Cancelled => Err(ApiError::gone(
+            Code::TicketCancelled,
+            format!("ticket {id} was cancelled: queue a new one to play"),
+        )),
+    }
+}
+
+fn expired(id: Uuid) -> ApiError {
+    ApiError::conflict(
+        Code::TicketExpired,
+        format!("ticket {id} expired before it was seated: queue a new one to play"),
+    )
+}
+
+/// The pool a ticket waits in.
+fn pool_of(row: &TicketRow) -> Pool {
+    Pool {
+        tenant: row.tenant.clone(),
+        rules: row.rules.clone(),
+        asynchronous: row.asynchronous,
+    }
+}
+
+/// Most tickets counted in a ticket's `waiting`: a bound on the read, whatever the pool holds.
+const WAITING_COUNTED: i64 = 1_000;
 
 /// Cancels ticket `id` (of `tenant` only, when the request has a server key): done when it was
 /// waiting, and when it was cancelled or expired before.
@@ -208,7 +308,7 @@ fn not_found(id: Uuid) -> ApiError {
 /// if nobody comes (the level the matcher would choose for the ticket alone); for a matched
 /// ticket, its seat's token while the seat is still in its first generation (read from its
 /// game): none once the studio reissued it or gave the seat to a bot.
-async fn view(state: &AppState, row: &TicketRow, now: i64) -> Result<TicketView, ApiError> {
+async fn view(state: &AppState, row: &TicketRow, now: i64, stored: bool) -> Result<TicketView, ApiError> {
     let (status, until) = match row.status {
         TicketStatus::Waiting | TicketStatus::Placing => (TicketState::Waiting, now.min(row.expires_at)),
         TicketStatus::Matched => (TicketState::Matched, row.matched_at.unwrap_or(now)),
@@ -245,6 +345,18 @@ async fn view(state: &AppState, row: &TicketRow, now: i64) -> Result<TicketView,
             }),
         _ => None,
     };
+    // The others in its pool; the ticket itself is counted once stored and waiting.
+    let waiting = match status {
+        TicketState::Waiting => {
+            let own = i64::from(stored && row.status == TicketStatus::Waiting);
+            let counted = state
+                .db
+                .waiting_in_pool(&pool_of(row), WAITING_COUNTED + own)
+                .await?;
+            Some(u64::try_from(counted - own).unwrap_or(0))
+        }
+        _ => None,
+    };
     let time = |ms: i64| rfc3339_us(ms.saturating_mul(1000)).unwrap_or_default();
     Ok(TicketView {
         id: row.id,
@@ -256,6 +368,7 @@ async fn view(state: &AppState, row: &TicketRow, now: i64) -> Result<TicketView,
         expires_at: time(row.expires_at),
         waited_seconds: (until - row.created_at).max(0) / 1000,
         bots,
+        waiting,
         matched,
     })
 }
@@ -462,7 +575,7 @@ async fn match_pool(state: &AppState, pool: &Pool, now: i64) -> Result<Option<us
     let decided = state
         .db
         .match_pool(pool, now, |rows| {
-            decide(rows, &rules, &bots, &settings, now, soonest)
+            decide(rows, &rules, &bots, &settings, now, soonest, None)
         })
         .await?;
     let Some((rows, decision)) = decided else {
@@ -471,9 +584,13 @@ async fn match_pool(state: &AppState, pool: &Pool, now: i64) -> Result<Option<us
     if !decision.expired.is_empty() {
         tracing::info!(tenant = %pool.tenant, expired = decision.expired.len(), "tickets expired");
     }
+    Ok(Some(place_all(state, placed(rows, &decision)).await))
+}
+
+/// The tickets of `rows` that `decision` seated, as they are stored now.
+fn placed(rows: Vec<TicketRow>, decision: &PoolDecision) -> Vec<TicketRow> {
     let seated: BTreeMap<Uuid, &Placement> = decision.placed.iter().map(|p| (p.ticket, p)).collect();
-    let placed = rows
-        .into_iter()
+    rows.into_iter()
         .filter_map(|mut t| {
             let p = seated.get(&t.id)?;
             t.status = TicketStatus::Placing;
@@ -482,8 +599,7 @@ async fn match_pool(state: &AppState, pool: &Pool, now: i64) -> Result<Option<us
             t.plan = Some(p.plan.clone());
             Some(t)
         })
-        .collect();
-    Ok(Some(place_all(state, placed).await))
+        .collect()
 }
 
 /// Makes the games of the seated `tickets`, [`PLACING_AT_ONCE`] at a time. Returns how many
@@ -520,7 +636,8 @@ fn by_game(tickets: Vec<TicketRow>) -> BTreeMap<Uuid, Vec<TicketRow>> {
 /// others meet as `match_tickets` forms tables, each given a fresh game id, until it forms no
 /// more; the pool is due again when the clock could seat one of those left
 /// (`domain::next_change`) or expire it, at `soonest` at the earliest, or at once when it held
-/// more tickets than a pass takes.
+/// more tickets than a pass takes. Ticket `early`, if any, takes its bots now
+/// (`domain::match_tickets_now`).
 fn decide(
     rows: &[TicketRow],
     rules: &StoredRules,
@@ -528,6 +645,7 @@ fn decide(
     settings: &MatchRules,
     now: i64,
     soonest: i64,
+    early: Option<Uuid>,
 ) -> Result<PoolDecision, ApiError> {
     let mut decision = PoolDecision::default();
     let mut waiting = Vec::with_capacity(rows.len());
@@ -544,7 +662,10 @@ fn decide(
         .map_err(ApiError::unexpected)?;
     let mut tables = Vec::new();
     loop {
-        let formed = match_tickets(&waiting, bots, settings, at);
+        let formed = match early {
+            Some(early) => match_tickets_now(&waiting, early, bots, settings, at),
+            None => match_tickets(&waiting, bots, settings, at),
+        };
         if formed.is_empty() {
             break;
         }

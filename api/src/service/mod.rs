@@ -25,7 +25,8 @@ pub use events::{events_for, live_events, redact};
 pub use games::{create_game, exists, join_game, load_for_reader, load_for_seat};
 pub use hints::hints;
 pub use matchmaking::{
-    Pass, cancel_ticket, create_ticket, match_pass, match_periodically, ticket, ticket_events,
+    Pass, cancel_ticket, create_ticket, match_pass, match_periodically, seat_with_bots_now, ticket,
+    ticket_events,
 };
 pub use moves::{act, autopilot};
 pub use pace::pace_bots;

@@ -397,6 +397,22 @@ impl Tickets for Database {
     {
         dispatch!(self, "match pool", s => s.match_pool(pool, now, decide))
     }
+    async fn match_ticket_now<E, F>(
+        &self,
+        pool: &Pool,
+        id: Uuid,
+        now: i64,
+        decide: F,
+    ) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>,
+    {
+        dispatch!(self, s => s.match_ticket_now(pool, id, now, decide))
+    }
+    async fn waiting_in_pool(&self, pool: &Pool, cap: i64) -> Result<i64, StoreError> {
+        dispatch!(self, s => s.waiting_in_pool(pool, cap))
+    }
     async fn placing(&self, before: i64) -> Result<Vec<TicketRow>, StoreError> {
         dispatch!(self, "placing tickets", s => s.placing(before))
     }

@@ -14,7 +14,9 @@
 //! waiting tickets locked `FOR UPDATE SKIP LOCKED`; the tables it forms written onto the
 //! tickets (`placing`, with the planned game and seat) and the pool's next time written before
 //! the transaction commits. The games are made after, each idempotently, and only then are its
-//! tickets `matched`. Whatever writes a pool's row and its tickets takes the pool's row first.
+//! tickets `matched`. Whatever writes a pool's row and its tickets takes the pool's row first:
+//! "play with bots now" ([`Tickets::match_ticket_now`]) is the same pass, on a row it waits for
+//! instead of skipping, so that a ticket is seated by one of them only.
 
 use sqlx::{AssertSqlSafe, QueryBuilder, Row};
 use uuid::Uuid;
@@ -209,6 +211,24 @@ pub trait Tickets {
     where
         E: From<StoreError>,
         F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>;
+    /// Seats ticket `id` of `pool` now, as a pass over `pool` would ("play with bots now"), in
+    /// one transaction: the pool's row taken first and waited for (a pass or a cancel that
+    /// holds it finishes first), marked due, then its waiting tickets handed to `decide` and what
+    /// it decides written as [`Tickets::match_pool`] writes it. `None` (nothing written) when
+    /// the ticket is no longer waiting by then.
+    async fn match_ticket_now<E, F>(
+        &self,
+        pool: &Pool,
+        id: Uuid,
+        now: i64,
+        decide: F,
+    ) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>;
+    /// How many tickets wait in `pool`, counted up to `cap`: by the index of the waiting
+    /// tickets by pool, never a scan of the others.
+    async fn waiting_in_pool(&self, pool: &Pool, cap: i64) -> Result<i64, StoreError>;
     /// Tickets seated at or before `before` (unix ms) whose game is not known to exist: a
     /// replica may have stopped between the seating and the game.
     async fn placing(&self, before: i64) -> Result<Vec<TicketRow>, StoreError>;
@@ -376,6 +396,87 @@ macro_rules! ticket_store {
                     })
                     .collect()
             }
+
+            /// The waiting tickets of `pool` no other transaction holds, oldest first, at most
+            /// [`POOL_BATCH`], held by `tx`.
+            async fn pool_tickets(
+                tx: &mut sqlx::Transaction<'static, $db>,
+                pool: &Pool,
+            ) -> Result<Vec<TicketRow>, StoreError> {
+                let rows = sqlx::query(AssertSqlSafe(format!(
+                    "SELECT {TICKET_FIELDS} FROM tickets WHERE tenant = $1 AND status = 'waiting' AND rules = $2 \
+                     AND async = $3 ORDER BY created_at, id LIMIT {POOL_BATCH}{}",
+                    $skip_locked
+                )))
+                .bind(&pool.tenant)
+                .bind(&pool.rules)
+                .bind(pool.asynchronous)
+                .fetch_all(&mut **tx)
+                .await?;
+                rows.iter().map(ticket_row).collect()
+            }
+
+            /// Writes what a pass decided for `pool`'s tickets, held by `tx`, and commits.
+            async fn settle_pool(
+                &self,
+                mut tx: sqlx::Transaction<'static, $db>,
+                pool: &Pool,
+                decision: &PoolDecision,
+            ) -> Result<(), StoreError> {
+                // A statement per batch of rows, not per ticket: a pool's pass stays a few round
+                // trips however many tickets it settles.
+                let mut expired = 0;
+                for batch in decision.expired.chunks(ROWS_PER_STATEMENT) {
+                    let mut update = QueryBuilder::<$db>::new(
+                        "UPDATE tickets SET status = 'expired' WHERE status = 'waiting' AND tenant = ",
+                    );
+                    update.push_bind(&pool.tenant).push(" AND id IN (");
+                    let mut ids = update.separated(", ");
+                    for id in batch {
+                        ids.push_bind(*id);
+                    }
+                    update.push(")");
+                    expired += update.build().execute(&mut *tx).await.map_err(StoreError::from)?.rows_affected();
+                }
+                let at = super::now_ms();
+                let mut seated = 0;
+                for batch in decision.placed.chunks(ROWS_PER_STATEMENT) {
+                    let mut update = QueryBuilder::<$db>::new("UPDATE tickets SET status = 'placing', matched_at = ");
+                    update
+                        .push_bind(at)
+                        .push(", game_id = v.column2, seat = v.column3, plan = v.column4 FROM (");
+                    update.push_values(batch, |mut row, p| {
+                        row.push_bind(p.ticket).push_bind(p.game).push_bind(p.seat).push_bind(p.plan.as_str());
+                    });
+                    update
+                        .push(") AS v WHERE tickets.tenant = ")
+                        .push_bind(&pool.tenant)
+                        .push(" AND tickets.id = v.column1 AND tickets.status = 'waiting'");
+                    seated += update.build().execute(&mut *tx).await.map_err(StoreError::from)?.rows_affected();
+                }
+                // Every ticket handed to `decide` is held by this transaction: one not settled
+                // now would leave its table short, so nothing is written.
+                if expired != decision.expired.len() as u64 || seated != decision.placed.len() as u64 {
+                    return Err(StoreError::Database(sqlx::Error::Protocol(format!(
+                        "{} of {} tickets were not waiting when their tables were formed",
+                        (decision.expired.len() + decision.placed.len()) as u64 - expired - seated,
+                        decision.expired.len() + decision.placed.len(),
+                    ))));
+                }
+                sqlx::query("UPDATE ticket_pools SET due_at = $4 WHERE tenant = $1 AND rules = $2 AND async = $3")
+                    .bind(&pool.tenant)
+                    .bind(&pool.rules)
+                    .bind(pool.asynchronous)
+                    .bind(decision.next_due)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(StoreError::from)?;
+                let changed: Vec<Uuid> = decision.expired.iter().copied().collect();
+                Self::notify_tickets(&mut tx, &changed).await?;
+                tx.commit().await.map_err(StoreError::from)?;
+                self.tickets_changed(&changed);
+                Ok(())
+            }
         }
 
         impl Tickets for $store {
@@ -521,73 +622,55 @@ macro_rules! ticket_store {
                 if claimed.is_none() {
                     return Ok(None);
                 }
-                let rows = sqlx::query(AssertSqlSafe(format!(
-                    "SELECT {TICKET_FIELDS} FROM tickets WHERE tenant = $1 AND status = 'waiting' AND rules = $2 \
-                     AND async = $3 ORDER BY created_at, id LIMIT {POOL_BATCH}{}",
-                    $skip_locked
-                )))
-                .bind(&pool.tenant)
-                .bind(&pool.rules)
-                .bind(pool.asynchronous)
-                .fetch_all(&mut *tx)
-                .await
-                .map_err(StoreError::from)?;
-                let tickets = rows.iter().map(ticket_row).collect::<Result<Vec<_>, _>>()?;
+                let tickets = Self::pool_tickets(&mut tx, pool).await?;
                 let decision = decide(&tickets)?;
-                // A statement per batch of rows, not per ticket: a pool's pass stays a few round
-                // trips however many tickets it settles.
-                let mut expired = 0;
-                for batch in decision.expired.chunks(ROWS_PER_STATEMENT) {
-                    let mut update = QueryBuilder::<$db>::new(
-                        "UPDATE tickets SET status = 'expired' WHERE status = 'waiting' AND tenant = ",
-                    );
-                    update.push_bind(&pool.tenant).push(" AND id IN (");
-                    let mut ids = update.separated(", ");
-                    for id in batch {
-                        ids.push_bind(*id);
-                    }
-                    update.push(")");
-                    expired += update.build().execute(&mut *tx).await.map_err(StoreError::from)?.rows_affected();
-                }
-                let at = super::now_ms();
-                let mut seated = 0;
-                for batch in decision.placed.chunks(ROWS_PER_STATEMENT) {
-                    let mut update = QueryBuilder::<$db>::new("UPDATE tickets SET status = 'placing', matched_at = ");
-                    update
-                        .push_bind(at)
-                        .push(", game_id = v.column2, seat = v.column3, plan = v.column4 FROM (");
-                    update.push_values(batch, |mut row, p| {
-                        row.push_bind(p.ticket).push_bind(p.game).push_bind(p.seat).push_bind(p.plan.as_str());
-                    });
-                    update
-                        .push(") AS v WHERE tickets.tenant = ")
-                        .push_bind(&pool.tenant)
-                        .push(" AND tickets.id = v.column1 AND tickets.status = 'waiting'");
-                    seated += update.build().execute(&mut *tx).await.map_err(StoreError::from)?.rows_affected();
-                }
-                // Every ticket handed to `decide` is held by this transaction: one not settled
-                // now would leave its table short, so nothing is written.
-                if expired != decision.expired.len() as u64 || seated != decision.placed.len() as u64 {
-                    return Err(StoreError::Database(sqlx::Error::Protocol(format!(
-                        "{} of {} tickets were not waiting when their tables were formed",
-                        (decision.expired.len() + decision.placed.len()) as u64 - expired - seated,
-                        decision.expired.len() + decision.placed.len(),
-                    )))
-                    .into());
-                }
-                sqlx::query("UPDATE ticket_pools SET due_at = $4 WHERE tenant = $1 AND rules = $2 AND async = $3")
+                self.settle_pool(tx, pool, &decision).await?;
+                Ok(Some((tickets, decision)))
+            }
+
+            async fn match_ticket_now<E, F>(
+                &self,
+                pool: &Pool,
+                id: Uuid,
+                now: i64,
+                decide: F,
+            ) -> Result<Option<(Vec<TicketRow>, PoolDecision)>, E>
+            where
+                E: From<StoreError>,
+                F: FnOnce(&[TicketRow]) -> Result<PoolDecision, E>,
+            {
+                let mut tx = self.writer().begin_with($begin).await.map_err(StoreError::from)?;
+                // The pool's row first, as a pass takes it, but waited for: a pass that holds
+                // it commits first, and the ticket is then found seated, or still waiting here.
+                sqlx::query(MARK_DUE)
                     .bind(&pool.tenant)
                     .bind(&pool.rules)
                     .bind(pool.asynchronous)
-                    .bind(decision.next_due)
+                    .bind(now)
                     .execute(&mut *tx)
                     .await
                     .map_err(StoreError::from)?;
-                let changed: Vec<Uuid> = decision.expired.iter().copied().collect();
-                Self::notify_tickets(&mut tx, &changed).await?;
-                tx.commit().await.map_err(StoreError::from)?;
-                self.tickets_changed(&changed);
+                let tickets = Self::pool_tickets(&mut tx, pool).await?;
+                if !tickets.iter().any(|t| t.id == id) {
+                    return Ok(None);
+                }
+                let decision = decide(&tickets)?;
+                self.settle_pool(tx, pool, &decision).await?;
                 Ok(Some((tickets, decision)))
+            }
+
+            async fn waiting_in_pool(&self, pool: &Pool, cap: i64) -> Result<i64, StoreError> {
+                let count: i64 = sqlx::query_scalar(
+                    "SELECT count(*) FROM (SELECT 1 FROM tickets WHERE status = 'waiting' AND tenant = $1 \
+                     AND rules = $2 AND async = $3 LIMIT $4) w",
+                )
+                .bind(&pool.tenant)
+                .bind(&pool.rules)
+                .bind(pool.asynchronous)
+                .bind(cap)
+                .fetch_one(&self.pool)
+                .await?;
+                Ok(count)
             }
 
             async fn placing(&self, before: i64) -> Result<Vec<TicketRow>, StoreError> {

@@ -1,6 +1,6 @@
 //! Hints on the wire.
 
-use engine::{Card, Hints, LayoffHint, ProposedMeld, Ruleset};
+use engine::{Card, Hints, LayoffHint, ProposedMeld, Ruleset, SwapHint};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 #[schema(example = json!({"contract": [
     {"cards": ["7H", "7S", "7D"], "kind": "set", "wilds": []},
     {"cards": ["QC", "QD", "JK"], "kind": "set", "wilds": [{"card": "JK", "represents": "Q"}]}],
-    "layoffs": []}))]
+    "layoffs": [], "swaps": []}))]
 pub struct HintsResponse {
     /// Melds from this hand that meet the deal's contract (in `continental`: go out), if any.
     /// They are melds as `POST /v1/games/{id}/melds` takes them, with the `kind` and every
@@ -24,6 +24,10 @@ pub struct HintsResponse {
     /// pinned as `contract`'s are: send `{"melds": [new_meld]}` to lay it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new_meld: Option<ProposedMeld>,
+    /// Once down, the cards of this hand that can take a wild's place in a meld of the table
+    /// (`POST /v1/games/{id}/swaps` with the `meld_id` and `card`), where the variant has wild
+    /// swaps.
+    pub swaps: Vec<SwapHint>,
 }
 
 impl HintsResponse {
@@ -36,6 +40,7 @@ impl HintsResponse {
             discard: hints.discard,
             layoffs: hints.layoffs,
             new_meld: hints.new_meld.map(|m| m.pinned(rules)),
+            swaps: hints.swaps,
         }
     }
 }
@@ -80,6 +85,7 @@ mod tests {
             discard: None,
             layoffs: vec![hint.clone()],
             new_meld: None,
+            swaps: Vec::new(),
         };
         let wire = serde_json::to_value(HintsResponse::of(hints, &rules)).expect("JSON");
         let shown = &wire["layoffs"][0];

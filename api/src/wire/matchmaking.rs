@@ -193,7 +193,7 @@ pub struct TicketBots {
 #[schema(example = json!({"id": "0b7e3a52-5f0c-4d7e-9a43-2f7d1c9e8b10", "status": "waiting", "variant": "may_i",
     "sizes": [2, 3, 4], "async": false, "created_at": "2026-11-28T06:00:00Z", "expires_at": "2026-11-28T06:10:00Z",
     "waited_seconds": 12, "bots": {"level": "normal", "rating": {"mean": 23.12, "deviation": 1.5, "display": 1387},
-    "after_seconds": 30}, "match": null}))]
+    "after_seconds": 30}, "waiting": 2, "match": null}))]
 pub struct TicketView {
     /// The ticket's id: whoever holds it reads and cancels the ticket.
     pub id: Uuid,
@@ -217,6 +217,10 @@ pub struct TicketView {
     /// by then move the level chosen, nearest their mean). `null` once it is no longer
     /// waiting, and on a server that seats no bots at quick play.
     pub bots: Option<TicketBots>,
+    /// While it waits: how many other tickets wait for the same game (the same tenant, variant,
+    /// options, turn clock and asynchrony), counted up to 1,000; whether they meet this one
+    /// also depends on the sizes they accept and their ratings. `null` once it no longer waits.
+    pub waiting: Option<u64>,
     /// Where the player sits, once matched.
     #[serde(rename = "match")]
     pub matched: Option<TicketMatch>,

@@ -145,8 +145,13 @@ pub enum Code {
     NoRecord,
     /// A player who is already waiting for a table asked for a second ticket.
     AlreadyWaiting,
-    /// A ticket seated at a table cannot be cancelled.
+    /// A ticket seated at a table cannot be cancelled, nor seated again.
     TicketMatched,
+    /// A ticket that expired cannot be seated: queue a new one.
+    TicketExpired,
+    /// A ticket asked to sit down with bots now on a server that seats no bots at quick play,
+    /// or none that plays its variant.
+    NoQuickPlayBots,
     /// A quick-play table size the variant does not seat.
     SizeNotSeated,
     /// One player named at two seats of one game.

@@ -5,7 +5,7 @@
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-use continental::config::{AsyncSettings, DatabaseSettings, Limits};
+use continental::config::{AsyncSettings, DatabaseSettings, Limits, MatchmakingSettings};
 use continental::store::{Database, Store, now};
 use engine::DrawSource;
 use futures_util::StreamExt;
@@ -76,6 +76,78 @@ async fn behind_proxy(limits: Limits) -> Option<(Proxy, TestApp)> {
     )
     .await;
     Some((proxy, app))
+}
+
+/// "Play with bots now" while the database is gone answers 503 and seats nothing; once it is
+/// back the same call seats the ticket.
+#[actix_web::test]
+async fn play_with_bots_now_without_the_database_answers_503_and_seats_nothing() {
+    let Some(url) = postgres_url() else {
+        return;
+    };
+    let proxy = Proxy::start(upstream_of(&url)).await;
+    let DatabaseSettings::Postgres { url: direct } = fresh_database(&Backend::Postgres).await else {
+        unreachable!("a PostgreSQL database")
+    };
+    let app = TestApp::spawn_with(
+        &Backend::Postgres,
+        Spawn {
+            test_mode: true,
+            database: Some(DatabaseSettings::Postgres {
+                url: proxy.url_through(&direct),
+            }),
+            limits: Some(quick()),
+            matchmaking: Some(MatchmakingSettings {
+                ticket_ttl: Duration::from_secs(600),
+                async_ticket_ttl: Duration::from_secs(600),
+                bots_after: Some(Duration::from_secs(600)),
+                interval: Duration::from_millis(50),
+            }),
+            ..Spawn::default()
+        },
+    )
+    .await;
+    let queued = app
+        .post(
+            "/v1/matchmaking/tickets",
+            &json!({"name": "Ann", "variant": "may_i", "sizes": [2, 3, 4]}),
+        )
+        .await;
+    assert_eq!(queued.status.as_u16(), 201, "{}", queued.text());
+    let ticket = format!(
+        "/v1/matchmaking/tickets/{}",
+        queued.json()["ticket"]["id"].as_str().expect("an id")
+    );
+    let bots = format!("{ticket}/bots");
+
+    proxy.cut();
+    let refused = timed(
+        HUNG_WITHIN,
+        "play with bots now while the database is gone",
+        app.send("POST", &bots, None, &[]),
+    )
+    .await;
+    assert_unavailable(
+        &refused,
+        "service_unavailable",
+        "play with bots now, database gone",
+    );
+
+    proxy.restore();
+    ready_again(&app).await;
+    assert_eq!(
+        app.get(&ticket).await.json()["status"],
+        "waiting",
+        "nothing was seated"
+    );
+    let seated = app.send("POST", &bots, None, &[]).await;
+    assert_eq!(seated.status.as_u16(), 200, "{}", seated.text());
+    assert_eq!(
+        seated.json()["status"],
+        "matched",
+        "seated once the database is back"
+    );
+    app.clean_up().await;
 }
 
 #[actix_web::test]

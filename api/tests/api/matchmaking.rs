@@ -384,6 +384,187 @@ async fn past_the_wait_a_ticket_sits_down_with_bots() {
     }
 }
 
+/// `POST /v1/matchmaking/tickets/{id}/bots` with server key `key`, if any.
+async fn bots_now(api: &Api, key: Option<&str>, id: &str) -> crate::helpers::Reply {
+    let headers: Vec<(&str, &str)> = key.map(|k| ("x-api-key", k)).into_iter().collect();
+    api.send("POST", &format!("{TICKETS}/{id}/bots"), None, &headers)
+        .await
+}
+
+/// The kinds of a matched ticket's table, seat by seat.
+async fn table_kinds(api: &Api, ticket: &Value) -> Vec<String> {
+    seat_view(api, ticket).await["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .map(|p| p["kind"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// Past the wait, bots fill the largest table the ticket accepts, not the smallest.
+#[actix_web::test]
+async fn past_the_wait_bots_fill_the_largest_table_the_ticket_accepts() {
+    for backend in backends() {
+        let app = spawn(&backend, settings(Some(1), 600), false).await;
+        let eve = queue(
+            &app,
+            None,
+            &json!({"name": "Eve", "variant": "may_i", "sizes": [2, 3, 4]}),
+        )
+        .await;
+        let eve = settled(&app, None, eve["id"].as_str().expect("an id")).await;
+        assert_eq!(eve["status"], "matched", "{backend:?}: {eve}");
+        assert_eq!(
+            table_kinds(&app, &eve).await,
+            ["player", "bot", "bot", "bot"],
+            "{backend:?}: a table of four, three bots"
+        );
+        app.clean_up().await;
+    }
+}
+
+/// A waiting ticket says how many others wait for the same game, and sits down with them and
+/// bots at once when asked, long before its bots' wait.
+#[actix_web::test]
+async fn play_with_bots_now_seats_a_waiting_ticket_with_the_people_it_finds() {
+    for backend in backends() {
+        let app = spawn(&backend, settings(Some(600), 600), false).await;
+        let ann = queue(
+            &app,
+            None,
+            &json!({"name": "Ann", "variant": "may_i", "sizes": [2, 3, 4]}),
+        )
+        .await;
+        assert_eq!(ann["waiting"], 0, "{backend:?}: nobody else yet: {ann}");
+        let ann_id = ann["id"].as_str().expect("an id").to_owned();
+        // Bob takes three or four: with Ann alone, no full table of people.
+        let bob = queue(
+            &app,
+            None,
+            &json!({"name": "Bob", "variant": "may_i", "sizes": [3, 4]}),
+        )
+        .await;
+        assert_eq!(bob["waiting"], 1, "{backend:?}: Ann waits: {bob}");
+        let bob_id = bob["id"].as_str().expect("an id").to_owned();
+        // Another game's ticket is in another pool.
+        let cy = queue(
+            &app,
+            None,
+            &json!({"name": "Cy", "variant": "contract_7", "sizes": [2]}),
+        )
+        .await;
+        assert_eq!(cy["waiting"], 0, "{backend:?}: another game: {cy}");
+        let cy_id = cy["id"].as_str().expect("an id").to_owned();
+        assert_eq!(read(&app, None, &ann_id).await["waiting"], 1, "{backend:?}");
+
+        let seated = bots_now(&app, None, &ann_id).await;
+        assert_eq!(seated.status.as_u16(), 200, "{backend:?}: {}", seated.text());
+        let ann = seated.json();
+        assert_eq!(ann["status"], "matched", "{backend:?}: {ann}");
+        assert_eq!(ann["waiting"], Value::Null, "{backend:?}: it waits no more");
+        assert!(ann["match"]["token"].is_string(), "{backend:?}: its seat's token");
+        let bob = settled(&app, None, &bob_id).await;
+        assert_eq!(
+            bob["match"]["game_id"], ann["match"]["game_id"],
+            "{backend:?}: Bob sits with Ann"
+        );
+        assert_eq!(
+            table_kinds(&app, &ann).await,
+            ["player", "player", "bot", "bot"],
+            "{backend:?}: the largest size both accept, bots in the other seats"
+        );
+        assert_eq!(read(&app, None, &cy_id).await["status"], "waiting", "{backend:?}");
+
+        // Once only; and only a ticket that waits.
+        bots_now(&app, None, &ann_id)
+            .await
+            .assert_problem(409, "ticket_matched", "seated already");
+        delete(&app, None, &cy_id).await;
+        bots_now(&app, None, &cy_id)
+            .await
+            .assert_problem(410, "ticket_cancelled", "cancelled");
+        bots_now(&app, None, &uuid::Uuid::new_v4().to_string())
+            .await
+            .assert_problem(404, "ticket_not_found", "no such ticket");
+        app.clean_up().await;
+
+        // A server that seats no bots at quick play says so; the ticket goes on waiting.
+        let app = spawn(&backend, settings(None, 1), false).await;
+        let dan = queue(
+            &app,
+            None,
+            &json!({"name": "Dan", "variant": "may_i", "sizes": [2]}),
+        )
+        .await;
+        let dan_id = dan["id"].as_str().expect("an id");
+        bots_now(&app, None, dan_id)
+            .await
+            .assert_problem(409, "no_quick_play_bots", "no bots");
+        assert_eq!(read(&app, None, dan_id).await["status"], "waiting", "{backend:?}");
+        let dan = settled(&app, None, dan_id).await;
+        assert_eq!(dan["status"], "expired", "{backend:?}: {dan}");
+        assert_eq!(dan["waiting"], Value::Null, "{backend:?}: {dan}");
+        bots_now(&app, None, dan_id)
+            .await
+            .assert_problem(409, "ticket_expired", "expired");
+        app.clean_up().await;
+
+        // With server keys, a tenant's ticket is its own.
+        let app = spawn(&backend, settings(Some(600), 600), true).await;
+        let eve = queue(
+            &app,
+            Some(ACME),
+            &json!({"player": "u-eve", "name": "Eve", "variant": "may_i", "sizes": [2]}),
+        )
+        .await;
+        let eve_id = eve["id"].as_str().expect("an id");
+        bots_now(&app, Some(BETA), eve_id)
+            .await
+            .assert_problem(404, "ticket_not_found", "another tenant's");
+        let seated = bots_now(&app, Some(ACME), eve_id).await;
+        assert_eq!(seated.status.as_u16(), 200, "{backend:?}: {}", seated.text());
+        let eve = seated.json();
+        assert_eq!(table_kinds(&app, &eve).await, ["player", "bot"], "{backend:?}");
+        app.clean_up().await;
+    }
+}
+
+/// Tickets asked to sit down with bots now while the matching pass seats them too: each in
+/// exactly one game.
+#[actix_web::test]
+async fn play_with_bots_now_racing_the_pass_seats_each_ticket_once() {
+    for backend in backends() {
+        let app = spawn(&backend, settings(Some(1), 600), true).await;
+        let mut rng = StdRng::seed_from_u64(52);
+        let mut queued = Vec::new();
+        for i in 0..40 {
+            let sizes = some_sizes(&mut rng);
+            let name = format!("Player {i}");
+            let body = json!({"player": format!("p-{i}"), "name": name, "variant": "may_i", "sizes": sizes});
+            let ticket = queue(&app, Some(ACME), &body).await;
+            queued.push(Queued {
+                id: ticket["id"].as_str().expect("an id").to_owned(),
+                name,
+                sizes,
+            });
+        }
+        // Around the bots' wait, when the pass seats them too.
+        tokio::time::sleep(Duration::from_millis(800)).await;
+        let answers =
+            futures_util::future::join_all(queued.iter().map(|q| bots_now(&app, Some(ACME), &q.id))).await;
+        for (q, a) in queued.iter().zip(&answers) {
+            match a.status.as_u16() {
+                200 => assert_eq!(a.json()["status"], "matched", "{backend:?}: {}", q.id),
+                _ => a.assert_problem(409, "ticket_matched", "seated by the pass or another's table"),
+            }
+        }
+        let tickets = all_settled(&[&app], &queued).await;
+        assert_each_in_one_game(&app, &queued, &tickets).await;
+        assert_each_at_one_seat_of_all_games(&app.database, &queued).await;
+        app.clean_up().await;
+    }
+}
+
 /// A waiting ticket says which bots its table gets if nobody comes, and when: the level and
 /// rating its table's bot seats then have. A ticket no longer waiting, and every ticket of a
 /// server that seats no bots, says none.

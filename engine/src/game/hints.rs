@@ -7,7 +7,7 @@ use super::play::check_last_card;
 use super::{Action, Game, Seat};
 use crate::card::Card;
 use crate::contract::Contract;
-use crate::reading::{Designation, Reading};
+use crate::reading::{Designation, Reading, RunEnd};
 use crate::ruleset::Ruleset;
 use crate::search::{self, find_contract, find_go_out};
 
@@ -27,6 +27,20 @@ pub struct Hints {
     /// [`Hints::new_meld_action`] is the action that lays it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new_meld: Option<Reading>,
+    /// Once down, the cards of the hand that can take a wild's place in a meld of the table
+    /// (a wild swap, where the variant has one), and where.
+    #[serde(default)]
+    pub swaps: Vec<SwapHint>,
+}
+
+/// One card of the hand that can replace a wild in a table meld.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+pub struct SwapHint {
+    /// The table meld's id.
+    pub meld_id: u32,
+    /// The card from the hand.
+    pub card: Card,
 }
 
 /// One card of the hand that can be laid off on a table meld.
@@ -90,7 +104,38 @@ impl Game {
     pub fn hints(&self, seat: Seat) -> Hints {
         let mut hints = self.hints_up_to(seat, usize::MAX);
         hints.new_meld = self.new_meld_hint(seat);
+        hints.swaps = self.swap_hints(seat);
         hints
+    }
+
+    /// The swaps `seat`'s hand allows once down: each distinct card against each meld that
+    /// holds a wild it may replace, by the move's own test (at either end of a run where the
+    /// end matters).
+    fn swap_hints(&self, seat: Seat) -> Vec<SwapHint> {
+        if !self.is_down(seat) || self.rules().goes_out_all_at_once() {
+            return Vec::new();
+        }
+        let mut cards = self.hand(seat).to_vec();
+        cards.sort();
+        cards.dedup();
+        let mut out = Vec::new();
+        for (m, meld) in self.table.iter().enumerate() {
+            if self.swap_rule(seat, meld).is_err() || !self.holds_swappable_wild(meld) {
+                continue;
+            }
+            for &card in &cards {
+                let fits = [None, Some(RunEnd::Low), Some(RunEnd::High)]
+                    .into_iter()
+                    .any(|end| self.swapped(seat, m, card, end).is_ok());
+                if fits {
+                    out.push(SwapHint {
+                        meld_id: meld.id,
+                        card,
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// A new meld the hand of `seat`, down, may lay where the variant allows melds after going
@@ -136,6 +181,7 @@ impl Game {
             discard,
             layoffs,
             new_meld: None,
+            swaps: Vec::new(),
         }
     }
 }

@@ -23,7 +23,7 @@ use strum::IntoEnumIterator;
 pub use action::{Action, ActionError, ActionKind, DrawSource};
 pub use bots::{BotMove, Instead, Refused};
 pub use event::{DealEnd, Event, LaidMeld};
-pub use hints::{Hints, LayoffHint};
+pub use hints::{Hints, LayoffHint, SwapHint};
 pub use knowledge::{BotRng, Knowledge};
 pub use play::{meld_with, wild_places};
 pub use seats::BySeat;

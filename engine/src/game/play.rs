@@ -757,8 +757,37 @@ impl Game {
     ) -> Result<(), ActionError> {
         self.require_table_play(seat)?;
         let m = self.meld_index(meld_id)?;
-        let i = seat.index();
-        let mut hand = self.hands[i].clone();
+        let (hand, reading, freed) = self.swapped(seat, m, card, end)?;
+        self.note_table_play(seat, || Action::Swap { meld_id, card, end });
+        self.hands[seat.index()] = hand;
+        self.played_to_table(&[card]);
+        self.public.played(seat, &[card]);
+        if let Some(f) = freed {
+            self.turn_state.must_play.push(f);
+            self.public.took(seat, f);
+        }
+        self.table[m].reading = reading.clone();
+        ev.push(Event::Swapped {
+            seat,
+            meld_id,
+            card,
+            freed,
+            reading,
+        });
+        Ok(())
+    }
+
+    /// What `seat` swapping `card` of its hand into the table's meld at index `m` would leave,
+    /// whatever the turn: its hand, the meld's reading and the wild freed. The one test of a
+    /// swap, for the move and for the hints.
+    pub(super) fn swapped(
+        &self,
+        seat: Seat,
+        m: usize,
+        card: Card,
+        end: Option<RunEnd>,
+    ) -> Result<(Vec<Card>, Reading, Option<Card>), ActionError> {
+        let mut hand = self.hands[seat.index()].clone();
         take_cards(&mut hand, &[card])?;
         let rules = self.rules().clone();
         self.swap_rule(seat, &self.table[m])?;
@@ -803,23 +832,7 @@ impl Game {
             hand.push(freed);
             (r, Some(freed))
         };
-        self.note_table_play(seat, || Action::Swap { meld_id, card, end });
-        self.hands[i] = hand;
-        self.played_to_table(&[card]);
-        self.public.played(seat, &[card]);
-        if let Some(f) = freed {
-            self.turn_state.must_play.push(f);
-            self.public.took(seat, f);
-        }
-        self.table[m].reading = reading.clone();
-        ev.push(Event::Swapped {
-            seat,
-            meld_id,
-            card,
-            freed,
-            reading,
-        });
-        Ok(())
+        Ok((hand, reading, freed))
     }
 
     fn move_joker(

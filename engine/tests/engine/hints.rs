@@ -1,7 +1,7 @@
 //! Hints (issue 8): what the engine suggests to a seat is what `apply` accepts, and no
 //! suggestion breaks a rule the engine enforces (`contract_7`'s last card).
 
-use engine::{DrawSource, Game, Phase, Ruleset, Seat, Status, Variant, bot};
+use engine::{Action, DrawSource, Game, Phase, Ruleset, RunEnd, Seat, Status, Variant, bot};
 
 use crate::play_helpers::{draw, meld, new_game, play_all, stacked_deck, stacked_game};
 
@@ -37,6 +37,20 @@ fn assert_hints_accepted(game: &Game, context: &str) -> usize {
                 "{context}: the lay-off lies as hinted"
             );
         }
+        tried += 1;
+    }
+    for swap in &hints.swaps {
+        let accepted = [None, Some(RunEnd::Low), Some(RunEnd::High)]
+            .into_iter()
+            .any(|end| {
+                let action = Action::Swap {
+                    meld_id: swap.meld_id,
+                    card: swap.card,
+                    end,
+                };
+                game.apply(seat, action).is_ok()
+            });
+        assert!(accepted, "{context}: hinted {swap:?} refused");
         tried += 1;
     }
     tried

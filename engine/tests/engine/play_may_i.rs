@@ -606,6 +606,38 @@ fn rules_2_suspend_only_between_deals() {
 }
 
 #[test]
+fn rules_2_the_hints_name_the_card_that_swaps_into_a_run_and_no_set() {
+    let rules = may_i();
+    let deal2 = stacked_deck(&rules, 2, 1, 2, &["7C 7D JK 5H 6H JK 8H 7H 9D", ""], "KS", "2C");
+    let (game, _) = stacked_game(rules.clone(), 2, 0, vec![quick_out_deck(&rules, 2, 0), deal2]);
+    let (game, _) = play_all(&game, &quick_out_actions(&rules, 2, 0));
+    let (game, _) = play_all(
+        &game,
+        &[
+            (0, draw(DrawSource::Stock)),
+            (0, meld(&["7C 7D JK", "5H 6H JK 8H"])),
+        ],
+    );
+    let (set, run) = (game.table()[0].id, game.table()[1].id);
+    let swaps = game.hints(Seat(0)).swaps;
+    assert!(
+        swaps.contains(&engine::SwapHint {
+            meld_id: run,
+            card: card("7H"),
+        }),
+        "§2 7H takes the joker's place in 5H 6H JK 8H: {swaps:?}"
+    );
+    assert!(
+        swaps.iter().all(|s| s.meld_id != set && s.card != card("9D")),
+        "§2 no wild of a set is replaced, and 9D replaces none: {swaps:?}"
+    );
+    assert!(
+        game.hints(Seat(1)).swaps.is_empty(),
+        "a seat not down swaps nothing"
+    );
+}
+
+#[test]
 fn rules_2_taking_back_a_swap_returns_the_freed_wild_to_its_run() {
     let rules = may_i();
     let deal2 = stacked_deck(&rules, 2, 1, 2, &["7C 7D JK 5H 6H JK 8H 7H 9D", ""], "KS", "2C");
