@@ -87,15 +87,15 @@ async fn every_game_table_is_distributed_by_game_on_one_worker_per_game() {
         ("h", Some("key")),
         "creation keys by key"
     );
-    // A tenant's ratings, rated games and tickets together: rating a game and matching a
-    // pool are each one shard's transaction.
+    // A tenant's ratings, rated games, board counts, tickets and pools together: rating a game
+    // and matching a pool are each one shard's transaction.
     let ratings = of("ratings");
     assert_eq!(
         (ratings.1.as_str(), ratings.2.as_deref()),
         ("h", Some("tenant")),
         "ratings by tenant"
     );
-    for table in ["rated_games", "tickets"] {
+    for table in ["rated_games", "board_counts", "tickets", "ticket_pools"] {
         let t = of(table);
         assert_eq!(
             (t.1.as_str(), t.2.as_deref(), t.3),
@@ -104,7 +104,7 @@ async fn every_game_table_is_distributed_by_game_on_one_worker_per_game() {
         );
     }
     assert_eq!(of("settings").1, "n", "settings is a reference table");
-    assert_eq!(tables.len(), 11, "nothing else is distributed: {tables:?}");
+    assert_eq!(tables.len(), 13, "nothing else is distributed: {tables:?}");
     let spread: i64 = sqlx::query_scalar(
         "SELECT count(DISTINCT nodeport) FROM citus_shards WHERE table_name = 'games'::regclass",
     )
