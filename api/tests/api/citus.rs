@@ -104,7 +104,7 @@ async fn every_game_table_is_distributed_by_game_on_one_worker_per_game() {
         );
     }
     assert_eq!(of("settings").1, "n", "settings is a reference table");
-    assert_eq!(tables.len(), 13, "nothing else is distributed: {tables:?}");
+    assert_eq!(tables.len(), 14, "nothing else is distributed: {tables:?}");
     let spread: i64 = sqlx::query_scalar(
         "SELECT count(DISTINCT nodeport) FROM citus_shards WHERE table_name = 'games'::regclass",
     )
