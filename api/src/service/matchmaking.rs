@@ -196,12 +196,7 @@ pub async fn seat_with_bots_now(
     tenant: Option<&Tenant>,
     id: Uuid,
 ) -> Result<TicketView, ApiError> {
-    let row = state
-        .db
-        .ticket(tenant.map(Tenant::as_str), id)
-        .await?
-        .ok_or_else(|| not_found(id))?;
-    still_waiting(row.status, id)?;
+    let row = waiting_ticket(state, tenant, id).await?;
     if state.matchmaking.bots_after.is_none() {
         return Err(ApiError::conflict(
             Code::NoQuickPlayBots,
@@ -230,12 +225,7 @@ pub async fn seat_with_bots_now(
         .await?;
     let Some((rows, decision)) = decided else {
         // A pass or a cancel settled it first.
-        let row = state
-            .db
-            .ticket(tenant.map(Tenant::as_str), id)
-            .await?
-            .ok_or_else(|| not_found(id))?;
-        still_waiting(row.status, id)?;
+        waiting_ticket(state, tenant, id).await?;
         return Err(ApiError::unexpected("a waiting ticket was not found in its pool"));
     };
     place_all(state, placed(rows, &decision)).await;
@@ -244,6 +234,17 @@ pub async fn seat_with_bots_now(
         return Err(expired(id));
     }
     Ok(view)
+}
+
+/// Ticket `id` of `tenant`, still waiting; else refused by what became of it.
+async fn waiting_ticket(state: &AppState, tenant: Option<&Tenant>, id: Uuid) -> Result<TicketRow, ApiError> {
+    let row = state
+        .db
+        .ticket(tenant.map(Tenant::as_str), id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    still_waiting(row.status, id)?;
+    Ok(row)
 }
 
 /// Refuses a ticket that no longer waits, by what became of it.
