@@ -36,7 +36,9 @@ where
         }
 
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
-            let mut items = Vec::new();
+            // Room for a meld's cards at once, rather than growing by doubling from four: JSON
+            // does not say how long a list is before it is read.
+            let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(8).min(MAX));
             while let Some(item) = seq.next_element()? {
                 if items.len() == MAX {
                     return Err(de::Error::invalid_length(MAX + 1, &self));

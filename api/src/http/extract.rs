@@ -44,6 +44,25 @@ impl<T: DeserializeOwned + 'static, const LIMIT: usize> FromRequest for JsonBody
     type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let raw = JsonBytes::<LIMIT>::from_request(req, payload);
+        Box::pin(async move {
+            let JsonBytes(raw) = raw.await?;
+            let value = parse_json(&raw)?;
+            Ok(JsonBody { value, raw })
+        })
+    }
+}
+
+/// The bytes of a JSON body of at most `LIMIT` bytes, not yet parsed: for a handler that
+/// reads them its own way (a batch, read in one pass when it can be).
+#[derive(Debug)]
+pub struct JsonBytes<const LIMIT: usize>(pub Bytes);
+
+impl<const LIMIT: usize> FromRequest for JsonBytes<LIMIT> {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let declared = req
             .headers()
             .get(header::CONTENT_LENGTH)
@@ -75,8 +94,7 @@ impl<T: DeserializeOwned + 'static, const LIMIT: usize> FromRequest for JsonBody
             if !json_type && !raw.iter().all(u8::is_ascii_whitespace) {
                 return Err(ApiError::UnsupportedMediaType);
             }
-            let value = parse_json(&raw)?;
-            Ok(JsonBody { value, raw })
+            Ok(JsonBytes(raw))
         })
     }
 }

@@ -2,8 +2,12 @@
 //! `POST /v1/contracts/validate-batch`. Each item is read on its own, so that one that is not a
 //! meld (or a contract) is answered in its place and never fails the others.
 
+use std::fmt;
+
 use engine::{Analysis, ProposedMeld, Ruleset, Variant};
-use serde::{Deserialize, Serialize};
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
@@ -42,6 +46,69 @@ pub struct MeldBatchRequest {
     /// (`422 too_many_items`).
     #[schema(value_type = Vec<Value>, max_items = 1000)]
     pub melds: Vec<Box<RawValue>>,
+}
+
+/// A batch of melds as the validator takes it: the variant's, and each meld read or why not.
+#[derive(Debug)]
+pub struct MeldBatch {
+    /// Every meld's variant.
+    pub variant: Variant,
+    /// The variant's house-rule options, unread.
+    pub options: Option<serde_json::Value>,
+    /// Each item, in the order sent: the meld, or why it is not one.
+    pub melds: Vec<Result<ProposedMeld, Invalid>>,
+}
+
+impl MeldBatch {
+    /// The batch in `body` when it is a JSON object whose every item is a meld, read in one pass
+    /// (`None` otherwise). Reading each item apart, as [`MeldBatchRequest`] has it, costs as much
+    /// as validating the meld: a batch of good melds, nearly every batch, is read whole, and only
+    /// one with an item that is not a meld is read again item by item, to answer that item in
+    /// its place.
+    pub fn read_whole(body: &[u8]) -> Option<MeldBatch> {
+        // serde would read a struct from an array too: only an object is a batch.
+        if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            return None;
+        }
+        let whole: WholeMeldBatch = serde_json::from_slice(body).ok()?;
+        Some(MeldBatch {
+            variant: whole.variant,
+            options: whole.options,
+            melds: whole.melds.into_iter().map(|MeldObject(meld)| Ok(meld)).collect(),
+        })
+    }
+}
+
+/// [`MeldBatchRequest`] with every item a meld.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WholeMeldBatch {
+    variant: Variant,
+    #[serde(default)]
+    options: Option<serde_json::Value>,
+    melds: Vec<MeldObject>,
+}
+
+/// A meld written as a JSON object, the only form an item takes (never an array, which serde
+/// would read a struct from).
+struct MeldObject(ProposedMeld);
+
+impl<'de> Deserialize<'de> for MeldObject {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Object;
+        impl<'de> Visitor<'de> for Object {
+            type Value = ProposedMeld;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a meld object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ProposedMeld, A::Error> {
+                ProposedMeld::deserialize(MapAccessDeserializer::new(map))
+            }
+        }
+        deserializer.deserialize_map(Object).map(MeldObject)
+    }
 }
 
 /// `POST /v1/contracts/validate-batch` request.
@@ -204,31 +271,38 @@ impl ContractBatchResult {
 }
 
 impl MeldBatchResponse {
-    /// The JSON of the response to `results` (each an analysis, or why the item was not read):
-    /// the very bytes serde writes for the [`MeldBatchResponse`] of the same results (a test
-    /// holds them equal), each verdict written as [`MeldValidationResponse::json`] writes it.
+    /// The JSON of the response to `results` (each an analysis, or why the item was not read),
+    /// written as they come: the very bytes serde writes for the [`MeldBatchResponse`] of the
+    /// same results (a test holds them equal), each verdict written as
+    /// [`MeldValidationResponse::json`] writes it.
     ///
     /// # Errors
-    /// `too_many_readings` (422) when the results list more than [`MAX_BATCH_READINGS`].
-    pub fn json(results: Vec<Result<Analysis, Invalid>>) -> Result<Vec<u8>, Invalid> {
-        let readings: usize = results.iter().flatten().map(|a| a.readings.len()).sum();
-        if readings > MAX_BATCH_READINGS {
-            return Err(Invalid::refused(
-                Code::TooManyReadings,
-                format!(
-                    "these melds read {readings} ways in all, and a batch answers at most \
-                     {MAX_BATCH_READINGS}: send the melds with many wilds in smaller batches"
-                ),
-            ));
-        }
+    /// `too_many_readings` (422) once the results list more than [`MAX_BATCH_READINGS`]: the
+    /// melds after it are not analysed.
+    pub fn json(
+        results: impl ExactSizeIterator<Item = Result<Analysis, Invalid>>,
+    ) -> Result<Vec<u8>, Invalid> {
         let mut out = Vec::with_capacity(16 + 512 * results.len());
         out.extend_from_slice(b"{\"results\":[");
-        for (i, result) in results.into_iter().enumerate() {
+        let mut readings = 0;
+        for (i, result) in results.enumerate() {
             if i > 0 {
                 out.push(b',');
             }
             match result {
-                Ok(analysis) => MeldValidationResponse::write(&mut out, &analysis),
+                Ok(analysis) => {
+                    readings += analysis.readings.len();
+                    if readings > MAX_BATCH_READINGS {
+                        return Err(Invalid::refused(
+                            Code::TooManyReadings,
+                            format!(
+                                "these melds read more than {MAX_BATCH_READINGS} ways in all, the most a batch \
+                                 answers: send the melds with many wilds in smaller batches"
+                            ),
+                        ));
+                    }
+                    MeldValidationResponse::write(&mut out, &analysis);
+                }
                 Err(e) => {
                     // An item's problem always serialises, into a Vec that cannot fail.
                     let _ = serde_json::to_writer(&mut out, &UnreadItem::from(of_item("melds", i, e)));
@@ -244,8 +318,31 @@ impl MeldBatchResponse {
 mod tests {
     use engine::{ProposedMeld, Ruleset, Variant, analyse, parse_cards};
 
-    use super::{MeldBatchResponse, MeldBatchResult, UnreadItem, of_item};
+    use super::{MeldBatch, MeldBatchResponse, MeldBatchResult, UnreadItem, of_item};
     use crate::wire::{Code, Invalid, MeldValidationResponse};
+
+    /// Only a JSON object whose every item is a meld object is read whole; anything else is left
+    /// to the reading item by item, which names each item's problem.
+    #[test]
+    fn a_batch_is_read_whole_only_when_every_item_is_a_meld() {
+        let whole = MeldBatch::read_whole(
+            br#" {"variant": "may_i", "melds": [{"cards": ["7H", "7S", "7D"]}, {"cards": ["5H"], "kind": "run"}]}"#,
+        )
+        .expect("two melds");
+        assert_eq!(whole.melds.len(), 2);
+        assert!(whole.melds.iter().all(Result::is_ok));
+        for refused in [
+            r#"{"variant": "may_i", "melds": [{"cards": ["7H", "7S", "7D"]}, [["7H", "7S", "7D"]]]}"#,
+            r#"{"variant": "may_i", "melds": [{"cards": ["7H", "ZZ", "7D"]}]}"#,
+            r#"{"variant": "may_i", "melds": [{"cards": ["7H"], "colour": "red"}]}"#,
+            r#"{"variant": "may_i", "melds": [null]}"#,
+            r#"{"variant": "may_i", "melds": [], "extra": 1}"#,
+            r#"["may_i", null, [{"cards": ["7H", "7S", "7D"]}]]"#,
+            r#"{"variant": "may_i", "melds": []"#,
+        ] {
+            assert!(MeldBatch::read_whole(refused.as_bytes()).is_none(), "{refused}");
+        }
+    }
 
     /// The batch's answer, written by hand, is what serde writes for the same results.
     #[test]
@@ -266,7 +363,7 @@ mod tests {
         };
         let mut results: Vec<Result<_, Invalid>> = analyses().collect();
         results.insert(2, Err(problem()));
-        let written = MeldBatchResponse::json(results).expect("a few readings");
+        let written = MeldBatchResponse::json(results.into_iter()).expect("a few readings");
         let mut expected: Vec<MeldBatchResult> = analyses()
             .map(|a: Result<_, Invalid>| {
                 MeldBatchResult::Verdict(MeldValidationResponse::from(&a.expect("read")))

@@ -21,8 +21,8 @@ mod studio;
 pub use crate::domain::GameStatus;
 pub use batch::{
     ContractBatchItem, ContractBatchRequest, ContractBatchResponse, ContractBatchResult, ItemProblem,
-    MAX_CONTRACT_BATCH, MAX_MELD_BATCH, MeldBatchRequest, MeldBatchResponse, MeldBatchResult, UnreadItem,
-    batch_rules,
+    MAX_CONTRACT_BATCH, MAX_MELD_BATCH, MeldBatch, MeldBatchRequest, MeldBatchResponse, MeldBatchResult,
+    UnreadItem, batch_rules,
 };
 pub use cursor::CursorSeal;
 pub use etag::{IfMatch, StaleVersion, etag, matches_if_none_match};

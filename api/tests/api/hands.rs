@@ -396,6 +396,60 @@ on_every_backend!(
     a_batch_of_melds_answers_each_in_its_place
 );
 
+/// A batch whose every item is a meld (read in one pass) answers as the validator does each
+/// alone; a meld written as a list (its cards as its first item), which serde would read a struct
+/// from, is still no meld.
+async fn a_batch_of_good_melds_answers_as_the_validator(app: &TestApp) {
+    let melds = [
+        "8H JK 5H 6H",
+        "5H JK JK AD",
+        "7H 7S 7D",
+        "10C JC QC KC AC",
+        "2C 2D 2S 2H",
+        "4S 5s 6S 7S 8S 9S",
+        "KD KD KH",
+    ];
+    for variant in ["may_i", "contract_7", "continental", "push"] {
+        let items: Vec<Value> = melds.iter().map(|m| json!({"cards": names(m)})).collect();
+        let batch = app
+            .post(
+                "/v1/melds/validate-batch",
+                &json!({"variant": variant, "melds": items}),
+            )
+            .await
+            .ok(variant);
+        for (i, item) in items.iter().enumerate() {
+            let alone = app
+                .post(
+                    "/v1/melds/validate",
+                    &json!({"variant": variant, "cards": item["cards"]}),
+                )
+                .await
+                .ok("one meld");
+            assert_eq!(
+                batch["results"][i], alone,
+                "{variant} item {i}: the batch answers as the validator"
+            );
+        }
+        let listed = app
+            .post(
+                "/v1/melds/validate-batch",
+                &json!({"variant": variant, "melds": [items[2], [names(melds[2])]]}),
+            )
+            .await
+            .ok(variant);
+        assert_eq!(listed["results"][0], batch["results"][2], "{variant}: {listed}");
+        assert_eq!(
+            listed["results"][1]["problem"]["code"], "not_an_object",
+            "{variant}: a meld as a list: {listed}"
+        );
+    }
+}
+on_every_backend!(
+    a_batch_of_good_melds_answers_as_the_validator_on_every_backend,
+    a_batch_of_good_melds_answers_as_the_validator
+);
+
 /// A batch of contracts answers each in its place, a deal the variant lacks among them.
 async fn a_batch_of_contracts_answers_each_in_its_place(app: &TestApp) {
     let items = json!([
