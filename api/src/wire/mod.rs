@@ -33,7 +33,7 @@ pub use events::{
 pub use game::{GameView, Player, Turn};
 pub use games::{
     AutopilotRequest, CreateGameRequest, CreateGameResponse, CreatedSeat, JoinRequest, JoinResponse, Joining,
-    NewGameSpec, SeatName, SeatSpec, UNKNOWN_LEVEL, WebhookStatus, WebhookUrl, level, level_name, player_id,
+    NewGameSpec, SeatName, SeatSpec, UNKNOWN_LEVEL, WebhookStatus, WebhookUrl, level, player_id,
 };
 pub use hands::{ArrangeRequest, ArrangeResponse, HandQuestion, MAX_TABLE};
 pub use hints::HintsResponse;
