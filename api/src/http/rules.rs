@@ -4,13 +4,13 @@ use actix_web::http::header::HeaderValue;
 use actix_web::{HttpResponse, post, route, web};
 use engine::{ProposedMeld, Ruleset, Variant};
 
-use super::extract::{BATCH_LIMIT, JsonBody, parse_json};
+use super::extract::{BATCH_LIMIT, JsonBody};
 use crate::error::ApiError;
 use crate::wire::{
     ContractBatchRequest, ContractBatchResponse, ContractBatchResult, ContractCheck,
     ContractValidationRequest, ContractValidationResponse, MAX_CONTRACT_BATCH, MAX_MELD_BATCH,
     MeldBatchRequest, MeldBatchResponse, MeldValidationRequest, MeldValidationResponse, Problem, RulesetView,
-    RulesetsResponse, batch_rules,
+    RulesetsResponse, batch_rules, parse_json,
 };
 
 /// Checks whether cards form a legal meld in a variant.

@@ -3,6 +3,7 @@
 //! No I/O, and no HTTP status: a bad request is an [`Invalid`], mapped in `error.rs`.
 
 mod batch;
+mod body;
 mod cursor;
 mod etag;
 mod events;
@@ -24,6 +25,7 @@ pub use batch::{
     MAX_CONTRACT_BATCH, MAX_MELD_BATCH, MeldBatchRequest, MeldBatchResponse, MeldBatchResult, UnreadItem,
     batch_rules,
 };
+pub use body::parse_json;
 pub use cursor::CursorSeal;
 pub use etag::{IfMatch, StaleVersion, etag, matches_if_none_match};
 pub use events::{
