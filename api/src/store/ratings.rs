@@ -7,6 +7,17 @@ pub(super) fn keys(participants: &[crate::domain::Participant]) -> Vec<String> {
     participants.iter().map(crate::domain::Participant::key).collect()
 }
 
+/// Each of `participants`' keys with the rating its row starts from, once each, in the keys'
+/// order: the order their rows are held in.
+pub(super) fn starts(
+    participants: &[(crate::domain::Participant, crate::domain::Rating)],
+) -> Vec<(String, crate::domain::Rating)> {
+    let mut starts: Vec<_> = participants.iter().map(|(p, start)| (p.key(), *start)).collect();
+    starts.sort_by(|a, b| a.0.cmp(&b.0));
+    starts.dedup_by(|a, b| a.0 == b.0);
+    starts
+}
+
 /// Buckets of a leaderboard's counts per unit of the conservative value: a power of two, so
 /// that a bucket's bounds and a value's bucket are exact in floating point, as the database
 /// compares them (about one display point a bucket).
@@ -140,100 +151,37 @@ macro_rules! ratings_sql {
 
             /// [`Store::rate_game`]: one transaction on the tenant's rows. The marker first
             /// (a game rated already is answered with its changes); then every participant's
-            /// row, made from its unrated rating when missing and then held, in the order of
-            /// their keys (so that two games rated at once wait for each other, never deadlock);
-            /// then the marker inserted (nothing else written if another rating of the game
-            /// won the race) and the new ratings.
+            /// row, made from the rating it starts from when missing and then held, in the order
+            /// of their keys (so that two games rated at once wait for each other, never
+            /// deadlock); then the marker inserted (nothing else written if another rating of
+            /// the game won the race), the new ratings and the leaderboard's counts.
             pub(super) async fn rate_game_in<E, F>(
                 &self,
                 tenant: &str,
                 game: Uuid,
                 variant: engine::Variant,
-                participants: &[crate::domain::Participant],
+                participants: &[(crate::domain::Participant, crate::domain::Rating)],
                 decide: F,
             ) -> Result<String, E>
             where
                 E: From<StoreError>,
                 F: FnOnce(&[(crate::domain::Participant, crate::domain::Rating)]) -> Result<RatingWrite, E>,
             {
-                use crate::domain::Rating;
                 let mut tx = self.writer().begin_with($begin).await.map_err(StoreError::from)?;
                 if let Some(changes) = Self::rated_changes(&mut tx, tenant, game).await? {
                     return Ok(changes);
                 }
                 let at = now();
-                let mut keys = super::ratings::keys(participants);
-                keys.sort();
-                keys.dedup();
-                let mut insert = sqlx::QueryBuilder::<$db>::new(
-                    "INSERT INTO ratings (tenant, variant, participant, mean, deviation, games, won, updated_at) ",
-                );
-                insert.push_values(&keys, |mut row, key| {
-                    let unrated = crate::domain::Participant::from_key(key)
-                        .map_or_else(Rating::initial, |p| p.unrated(variant));
-                    row.push_bind(tenant)
-                        .push_bind(variant.id())
-                        .push_bind(key.as_str())
-                        .push_bind(unrated.mean)
-                        .push_bind(unrated.deviation)
-                        .push_bind(0_i64)
-                        .push_bind(0_i64)
-                        .push_bind(at);
-                });
-                insert.push(" ON CONFLICT (tenant, variant, participant) DO NOTHING RETURNING participant");
-                let inserted = insert
-                    .build()
-                    .fetch_all(&mut *tx)
-                    .await
-                    .map_err(StoreError::from)?
-                    .iter()
-                    .map(|r| r.try_get::<String, _>("participant"))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(StoreError::from)?;
-                let mut held = sqlx::QueryBuilder::<$db>::new(
-                    "SELECT participant, mean, deviation FROM ratings WHERE tenant = ",
-                );
-                held.push_bind(tenant)
-                    .push(" AND variant = ")
-                    .push_bind(variant.id())
-                    .push(" AND participant IN (");
-                let mut list = held.separated(", ");
-                for key in &keys {
-                    list.push_bind(key.as_str());
-                }
-                list.push_unseparated(")");
-                held.push(" ORDER BY participant").push($lock);
-                let rows = held.build().fetch_all(&mut *tx).await.map_err(StoreError::from)?;
-                let mut stored = std::collections::HashMap::with_capacity(rows.len());
-                for r in &rows {
-                    let key: String = r.try_get("participant").map_err(StoreError::from)?;
-                    let rating = Rating {
-                        mean: r.try_get("mean").map_err(StoreError::from)?,
-                        deviation: r.try_get("deviation").map_err(StoreError::from)?,
-                    };
-                    stored.insert(key, rating);
-                }
+                let starts = super::ratings::starts(participants);
+                let inserted = Self::insert_missing(&mut tx, tenant, variant, &starts, at).await?;
+                let keys: Vec<String> = starts.into_iter().map(|(key, _)| key).collect();
+                let stored = Self::hold_ratings(&mut tx, tenant, variant, &keys).await?;
                 let ratings: Vec<_> = participants
                     .iter()
-                    .map(|p| {
-                        let rating = stored.get(&p.key()).copied().unwrap_or_else(|| p.unrated(variant));
-                        (p.clone(), rating)
-                    })
+                    .map(|(p, start)| (p.clone(), stored.get(&p.key()).copied().unwrap_or(*start)))
                     .collect();
                 let write = decide(&ratings)?;
-                let marked = sqlx::query(
-                    "INSERT INTO rated_games (tenant, game_id, variant, changes, rated_at) VALUES ($1, $2, $3, $4, $5) \
-                     ON CONFLICT (tenant, game_id) DO NOTHING",
-                )
-                .bind(tenant)
-                .bind(game)
-                .bind(variant.id())
-                .bind(&write.changes)
-                .bind(at)
-                .execute(&mut *tx)
-                .await
-                .map_err(StoreError::from)?;
-                if marked.rows_affected() == 0 {
+                if !Self::mark_rated(&mut tx, tenant, game, variant, &write.changes, at).await? {
                     // Rated by another replica since the marker was read: its changes stand.
                     drop(tx);
                     let mut conn = self.pool.acquire().await.map_err(StoreError::from)?;
@@ -241,7 +189,91 @@ macro_rules! ratings_sql {
                         .await?
                         .unwrap_or(write.changes));
                 }
-                for row in &write.rows {
+                Self::write_ratings(&mut tx, tenant, variant, &write.rows, at).await?;
+                // The leaderboard's counts move in the same transaction (docs/ratings.md#leaderboards).
+                let written: Vec<_> = write.rows.iter().map(|r| (r.participant.key(), r.rating)).collect();
+                let changes = super::ratings::bucket_changes(&inserted, &stored, &written);
+                Self::move_board_counts(&mut tx, tenant, variant, &changes).await?;
+                tx.commit().await.map_err(StoreError::from)?;
+                Ok(write.changes)
+            }
+
+            /// Makes the rows of `starts` (each key with the rating its row starts from) that
+            /// `tenant` has not in `variant`, in one statement: the keys of the rows made.
+            async fn insert_missing(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                tenant: &str,
+                variant: engine::Variant,
+                starts: &[(String, crate::domain::Rating)],
+                at: i64,
+            ) -> Result<Vec<String>, StoreError> {
+                let mut insert = sqlx::QueryBuilder::<$db>::new(
+                    "INSERT INTO ratings (tenant, variant, participant, mean, deviation, games, won, updated_at) ",
+                );
+                insert.push_values(starts, |mut row, (key, start)| {
+                    row.push_bind(tenant)
+                        .push_bind(variant.id())
+                        .push_bind(key.as_str())
+                        .push_bind(start.mean)
+                        .push_bind(start.deviation)
+                        .push_bind(0_i64)
+                        .push_bind(0_i64)
+                        .push_bind(at);
+                });
+                insert.push(" ON CONFLICT (tenant, variant, participant) DO NOTHING RETURNING participant");
+                let rows = insert.build().fetch_all(&mut *conn).await?;
+                Ok(rows
+                    .iter()
+                    .map(|r| r.try_get::<String, _>("participant"))
+                    .collect::<Result<Vec<_>, _>>()?)
+            }
+
+            /// The rows of `keys` (sorted) read and held until the commit, in the keys' order.
+            async fn hold_ratings(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                tenant: &str,
+                variant: engine::Variant,
+                keys: &[String],
+            ) -> Result<std::collections::HashMap<String, crate::domain::Rating>, StoreError> {
+                let mut held = Self::rows_of(tenant, variant, keys);
+                held.push(" ORDER BY participant").push($lock);
+                let rows = held.build().fetch_all(&mut *conn).await?;
+                Self::ratings_by_key(&rows)
+            }
+
+            /// Inserts the marker that game `game` is rated, with its `changes`; `false` when
+            /// another rating of it came first (then nothing is to be written).
+            async fn mark_rated(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                tenant: &str,
+                game: Uuid,
+                variant: engine::Variant,
+                changes: &str,
+                at: i64,
+            ) -> Result<bool, StoreError> {
+                let marked = sqlx::query(
+                    "INSERT INTO rated_games (tenant, game_id, variant, changes, rated_at) VALUES ($1, $2, $3, $4, $5) \
+                     ON CONFLICT (tenant, game_id) DO NOTHING",
+                )
+                .bind(tenant)
+                .bind(game)
+                .bind(variant.id())
+                .bind(changes)
+                .bind(at)
+                .execute(&mut *conn)
+                .await?;
+                Ok(marked.rows_affected() == 1)
+            }
+
+            /// Writes each of `rows`' new rating, one game more and, for a winner, one won.
+            async fn write_ratings(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                tenant: &str,
+                variant: engine::Variant,
+                rows: &[super::RatedRow],
+                at: i64,
+            ) -> Result<(), StoreError> {
+                for row in rows {
                     sqlx::query(
                         "UPDATE ratings SET mean = $4, deviation = $5, games = games + 1, won = won + $6, updated_at = $7 \
                          WHERE tenant = $1 AND variant = $2 AND participant = $3",
@@ -253,27 +285,66 @@ macro_rules! ratings_sql {
                     .bind(row.rating.deviation)
                     .bind(i64::from(row.won))
                     .bind(at)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(StoreError::from)?;
+                    .execute(&mut *conn)
+                    .await?;
                 }
-                // The leaderboard's counts move in the same transaction (docs/ratings.md#leaderboards).
-                let written: Vec<_> = write.rows.iter().map(|r| (r.participant.key(), r.rating)).collect();
-                let changes = super::ratings::bucket_changes(&inserted, &stored, &written);
-                if !changes.is_empty() {
-                    let mut counts = sqlx::QueryBuilder::<$db>::new(
-                        "INSERT INTO board_counts (tenant, variant, bucket, players) ",
-                    );
-                    counts.push_values(&changes, |mut row, (bucket, n)| {
-                        row.push_bind(tenant).push_bind(variant.id()).push_bind(*bucket).push_bind(*n);
-                    });
-                    counts.push(
-                        " ON CONFLICT (tenant, variant, bucket) DO UPDATE SET players = board_counts.players + excluded.players",
-                    );
-                    counts.build().execute(&mut *tx).await.map_err(StoreError::from)?;
+                Ok(())
+            }
+
+            /// Adds `changes` (per bucket, players in or out) to the leaderboard's counts.
+            async fn move_board_counts(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                tenant: &str,
+                variant: engine::Variant,
+                changes: &[(i64, i64)],
+            ) -> Result<(), StoreError> {
+                if changes.is_empty() {
+                    return Ok(());
                 }
-                tx.commit().await.map_err(StoreError::from)?;
-                Ok(write.changes)
+                let mut counts = sqlx::QueryBuilder::<$db>::new(
+                    "INSERT INTO board_counts (tenant, variant, bucket, players) ",
+                );
+                counts.push_values(changes, |mut row, (bucket, n)| {
+                    row.push_bind(tenant).push_bind(variant.id()).push_bind(*bucket).push_bind(*n);
+                });
+                counts.push(
+                    " ON CONFLICT (tenant, variant, bucket) DO UPDATE SET players = board_counts.players + excluded.players",
+                );
+                counts.build().execute(&mut *conn).await?;
+                Ok(())
+            }
+
+            /// The statement that reads `tenant`'s rows in `variant` of `keys`.
+            fn rows_of(tenant: &str, variant: engine::Variant, keys: &[String]) -> sqlx::QueryBuilder<$db> {
+                let mut query = sqlx::QueryBuilder::<$db>::new(
+                    "SELECT participant, mean, deviation FROM ratings WHERE tenant = ",
+                );
+                query
+                    .push_bind(tenant)
+                    .push(" AND variant = ")
+                    .push_bind(variant.id())
+                    .push(" AND participant IN (");
+                let mut list = query.separated(", ");
+                for key in keys {
+                    list.push_bind(key.as_str());
+                }
+                list.push_unseparated(")");
+                query
+            }
+
+            /// The ratings of rows read by [`rows_of`](Self::rows_of), by participant key.
+            fn ratings_by_key(
+                rows: &[<$db as sqlx::Database>::Row],
+            ) -> Result<std::collections::HashMap<String, crate::domain::Rating>, StoreError> {
+                let mut stored = std::collections::HashMap::with_capacity(rows.len());
+                for r in rows {
+                    let rating = crate::domain::Rating {
+                        mean: r.try_get("mean")?,
+                        deviation: r.try_get("deviation")?,
+                    };
+                    stored.insert(r.try_get("participant")?, rating);
+                }
+                Ok(stored)
             }
 
             /// [`Store::player`]: the player's rows of `ratings`, then their games counted.
@@ -486,52 +557,20 @@ macro_rules! ratings_sql {
                 Ok(row.map(|r| r.try_get("changes")).transpose()?)
             }
 
-            /// [`Store::ratings`]: one read of the tenant's rows, the missing ones unrated.
+            /// [`Store::ratings`]: one read of the tenant's rows.
             pub(super) async fn ratings_of(
                 &self,
                 tenant: &str,
                 variant: engine::Variant,
                 participants: &[crate::domain::Participant],
-            ) -> Result<Vec<(crate::domain::Participant, crate::domain::Rating)>, StoreError> {
-                use crate::domain::Rating;
+            ) -> Result<Vec<Option<crate::domain::Rating>>, StoreError> {
                 if participants.is_empty() {
                     return Ok(Vec::new());
                 }
                 let keys = super::ratings::keys(participants);
-                let mut query = sqlx::QueryBuilder::<$db>::new(
-                    "SELECT participant, mean, deviation FROM ratings WHERE tenant = ",
-                );
-                query
-                    .push_bind(tenant)
-                    .push(" AND variant = ")
-                    .push_bind(variant.id())
-                    .push(" AND participant IN (");
-                let mut list = query.separated(", ");
-                for key in &keys {
-                    list.push_bind(key.as_str());
-                }
-                list.push_unseparated(")");
-                let rows = query.build().fetch_all(&self.pool).await?;
-                let mut stored = std::collections::HashMap::with_capacity(rows.len());
-                for r in &rows {
-                    let key: String = r.try_get("participant")?;
-                    let rating = Rating {
-                        mean: r.try_get("mean")?,
-                        deviation: r.try_get("deviation")?,
-                    };
-                    stored.insert(key, rating);
-                }
-                Ok(participants
-                    .iter()
-                    .zip(&keys)
-                    .map(|(p, key)| {
-                        let rating = stored
-                            .get(key)
-                            .copied()
-                            .unwrap_or_else(|| p.unrated(variant));
-                        (p.clone(), rating)
-                    })
-                    .collect())
+                let rows = Self::rows_of(tenant, variant, &keys).build().fetch_all(&self.pool).await?;
+                let stored = Self::ratings_by_key(&rows)?;
+                Ok(keys.iter().map(|key| stored.get(key).copied()).collect())
             }
         }
     };
