@@ -71,6 +71,35 @@ pub(super) fn rating_candidates_sql(due: &str, now: &str, limit: &str) -> String
     )
 }
 
+/// The statement of a player's standing ([`Store::standing`](super::Store::standing)), with
+/// `bytes` the store's byte order: `$1` tenant, `$2` variant, `$3` the player's key, `$4` their
+/// conservative value negated, `$5` its bucket, `$6` where the bucket ends, negated, `$7` and
+/// `$8` the rows wanted above and below. Their row (side 0) with the players ahead (the counts
+/// of the buckets above theirs, and the rows of their own bucket ahead of them) and on the
+/// board, then the rows just above (side -1) and just below (side 1).
+pub(super) fn standing_sql(bytes: &str) -> String {
+    let board = "FROM ratings WHERE tenant = $1 AND variant = $2 AND participant LIKE 'player:%'";
+    format!(
+        "SELECT * FROM (SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative, \
+               0 AS side, \
+               CAST((SELECT COALESCE(SUM(players), 0) FROM board_counts WHERE tenant = $1 AND variant = $2 AND bucket > $5) \
+                 + (SELECT COUNT(*) {board} AND 3 * deviation - mean > $6 AND 3 * deviation - mean <= $4 \
+                    AND (3 * deviation - mean, participant{bytes}) < ($4, $3)) AS BIGINT) AS ahead, \
+               CAST((SELECT COALESCE(SUM(players), 0) FROM board_counts WHERE tenant = $1 AND variant = $2) AS BIGINT) AS players \
+             FROM ratings WHERE tenant = $1 AND variant = $2 AND participant = $3) AS own \
+             UNION ALL \
+             SELECT * FROM (SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative, \
+               -1 AS side, CAST(0 AS BIGINT) AS ahead, CAST(0 AS BIGINT) AS players {board} \
+               AND 3 * deviation - mean <= $4 AND (3 * deviation - mean, participant{bytes}) < ($4, $3) \
+               ORDER BY 3 * deviation - mean DESC, participant{bytes} DESC LIMIT $7) AS above \
+             UNION ALL \
+             SELECT * FROM (SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative, \
+               1 AS side, CAST(0 AS BIGINT) AS ahead, CAST(0 AS BIGINT) AS players {board} \
+               AND 3 * deviation - mean >= $4 AND (3 * deviation - mean, participant{bytes}) > ($4, $3) \
+               ORDER BY 3 * deviation - mean, participant{bytes} LIMIT $8) AS below"
+    )
+}
+
 /// The columns of a leaderboard's row ([`BoardRow`](super::BoardRow)).
 pub(super) const BOARD_COLUMNS: &str =
     "SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative";
@@ -441,93 +470,104 @@ macro_rules! ratings_sql {
                 above: u32,
                 below: u32,
             ) -> Result<Option<Standing>, StoreError> {
-                let bytes = Self::BYTE_ORDER;
                 let mut attempt = 0;
                 loop {
                     attempt += 1;
-                    let Some(own) = sqlx::query(
-                        "SELECT mean, deviation FROM ratings WHERE tenant = $1 AND variant = $2 AND participant = $3",
-                    )
-                    .bind(tenant)
-                    .bind(variant.id())
-                    .bind(participant)
-                    .fetch_optional(&self.pool)
-                    .await?
+                    let Some(rating) = self.own_rating(tenant, variant, participant).await? else {
+                        return Ok(None);
+                    };
+                    let Some(standing) = self
+                        .standing_around(tenant, variant, participant, rating, above, below)
+                        .await?
                     else {
                         return Ok(None);
                     };
-                    let rating = crate::domain::Rating {
-                        mean: own.try_get("mean")?,
-                        deviation: own.try_get("deviation")?,
-                    };
-                    let negated = -rating.conservative();
-                    let bucket = super::ratings::bucket(rating.conservative());
-                    let board = "FROM ratings WHERE tenant = $1 AND variant = $2 AND participant LIKE 'player:%'";
-                    let text = format!(
-                        "SELECT * FROM (SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative, \
-                           0 AS side, \
-                           CAST((SELECT COALESCE(SUM(players), 0) FROM board_counts WHERE tenant = $1 AND variant = $2 AND bucket > $5) \
-                             + (SELECT COUNT(*) {board} AND 3 * deviation - mean > $6 AND 3 * deviation - mean <= $4 \
-                                AND (3 * deviation - mean, participant{bytes}) < ($4, $3)) AS BIGINT) AS ahead, \
-                           CAST((SELECT COALESCE(SUM(players), 0) FROM board_counts WHERE tenant = $1 AND variant = $2) AS BIGINT) AS players \
-                         FROM ratings WHERE tenant = $1 AND variant = $2 AND participant = $3) AS own \
-                         UNION ALL \
-                         SELECT * FROM (SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative, \
-                           -1 AS side, CAST(0 AS BIGINT) AS ahead, CAST(0 AS BIGINT) AS players {board} \
-                           AND 3 * deviation - mean <= $4 AND (3 * deviation - mean, participant{bytes}) < ($4, $3) \
-                           ORDER BY 3 * deviation - mean DESC, participant{bytes} DESC LIMIT $7) AS above \
-                         UNION ALL \
-                         SELECT * FROM (SELECT participant, mean, deviation, games, (mean - 3 * deviation) AS conservative, \
-                           1 AS side, CAST(0 AS BIGINT) AS ahead, CAST(0 AS BIGINT) AS players {board} \
-                           AND 3 * deviation - mean >= $4 AND (3 * deviation - mean, participant{bytes}) > ($4, $3) \
-                           ORDER BY 3 * deviation - mean, participant{bytes} LIMIT $8) AS below"
-                    );
-                    let rows = sqlx::query(sqlx::AssertSqlSafe(text))
-                        .bind(tenant)
-                        .bind(variant.id())
-                        .bind(participant)
-                        .bind(negated)
-                        .bind(bucket)
-                        .bind(-super::ratings::bucket_end(bucket))
-                        .bind(i64::from(above))
-                        .bind(i64::from(below) + 1)
-                        .fetch_all(&self.pool)
-                        .await?;
-                    let mut standing = None;
-                    let (mut ahead_rows, mut below_rows) = (Vec::new(), Vec::new());
-                    for r in &rows {
-                        let side: i32 = r.try_get("side")?;
-                        let row = Self::board_row(r)?;
-                        match side {
-                            0 => {
-                                let count = |c: &str| -> Result<u64, StoreError> {
-                                    let n: i64 = r.try_get(c)?;
-                                    Ok(u64::try_from(n).unwrap_or(0))
-                                };
-                                standing = Some((row, count("ahead")?, count("players")?));
-                            }
-                            s if s < 0 => ahead_rows.push(row),
-                            _ => below_rows.push(row),
-                        }
-                    }
-                    let Some((own, ahead, players)) = standing else {
-                        return Ok(None);
-                    };
                     // Rated between the two reads: read again (a third time, take what it says).
-                    if own.rating != rating && attempt < 3 {
+                    if standing.own.rating != rating && attempt < 3 {
                         continue;
                     }
-                    let key = |r: &BoardRow| (-r.conservative, r.participant.clone());
-                    ahead_rows.sort_by(|a, b| key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal));
-                    below_rows.sort_by(|a, b| key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal));
-                    return Ok(Some(Standing {
-                        own,
-                        ahead,
-                        players,
-                        above: ahead_rows,
-                        below: below_rows,
-                    }));
+                    return Ok(Some(standing));
                 }
+            }
+
+            /// `participant`'s rating in `variant` at `tenant`, if they have a row.
+            async fn own_rating(
+                &self,
+                tenant: &str,
+                variant: engine::Variant,
+                participant: &str,
+            ) -> Result<Option<crate::domain::Rating>, StoreError> {
+                let own = sqlx::query(
+                    "SELECT mean, deviation FROM ratings WHERE tenant = $1 AND variant = $2 AND participant = $3",
+                )
+                .bind(tenant)
+                .bind(variant.id())
+                .bind(participant)
+                .fetch_optional(&self.pool)
+                .await?;
+                let Some(own) = own else {
+                    return Ok(None);
+                };
+                Ok(Some(crate::domain::Rating {
+                    mean: own.try_get("mean")?,
+                    deviation: own.try_get("deviation")?,
+                }))
+            }
+
+            /// The one statement of [`standing_in`](Self::standing_in), for a player last read
+            /// at `rating`: their row now, the players ahead and on the board, and the rows
+            /// around theirs in the board's order; `None` when their row is gone.
+            async fn standing_around(
+                &self,
+                tenant: &str,
+                variant: engine::Variant,
+                participant: &str,
+                rating: crate::domain::Rating,
+                above: u32,
+                below: u32,
+            ) -> Result<Option<Standing>, StoreError> {
+                let bucket = super::ratings::bucket(rating.conservative());
+                let rows = sqlx::query(sqlx::AssertSqlSafe(super::ratings::standing_sql(Self::BYTE_ORDER)))
+                    .bind(tenant)
+                    .bind(variant.id())
+                    .bind(participant)
+                    .bind(-rating.conservative())
+                    .bind(bucket)
+                    .bind(-super::ratings::bucket_end(bucket))
+                    .bind(i64::from(above))
+                    .bind(i64::from(below) + 1)
+                    .fetch_all(&self.pool)
+                    .await?;
+                let mut standing = None;
+                let (mut ahead_rows, mut below_rows) = (Vec::new(), Vec::new());
+                for r in &rows {
+                    let side: i32 = r.try_get("side")?;
+                    let row = Self::board_row(r)?;
+                    match side {
+                        0 => {
+                            let count = |c: &str| -> Result<u64, StoreError> {
+                                let n: i64 = r.try_get(c)?;
+                                Ok(u64::try_from(n).unwrap_or(0))
+                            };
+                            standing = Some((row, count("ahead")?, count("players")?));
+                        }
+                        s if s < 0 => ahead_rows.push(row),
+                        _ => below_rows.push(row),
+                    }
+                }
+                let Some((own, ahead, players)) = standing else {
+                    return Ok(None);
+                };
+                let key = |r: &BoardRow| (-r.conservative, r.participant.clone());
+                ahead_rows.sort_by(|a, b| key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal));
+                below_rows.sort_by(|a, b| key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal));
+                Ok(Some(Standing {
+                    own,
+                    ahead,
+                    players,
+                    above: ahead_rows,
+                    below: below_rows,
+                }))
             }
 
             /// A row of [`BOARD_COLUMNS`](super::ratings::BOARD_COLUMNS).
