@@ -547,7 +547,7 @@ impl ResponseError for ApiError {
     }
 
     // The cause is not logged here: the request's one access line carries it
-    // (`telemetry::Seen::answered`, through `ApiError::cause`).
+    // (`http::seen::Seen::answered`, through `ApiError::cause`).
     fn error_response(&self) -> HttpResponse {
         let body = serde_json::to_vec(&self.problem()).unwrap_or_default();
         let mut response = HttpResponse::build(self.status_code());

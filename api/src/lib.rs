@@ -2,10 +2,11 @@
 //! docs/api.md promises. `main.rs` only wires [`config::Settings`] into
 //! [`startup::Application`].
 //!
-//! The layers, each a folder, each depending only on those below it (see ARCHITECTURE.md):
-//! [`http`] (handlers) → [`service`] (one function per use case) → [`domain`] (the hosted
-//! game, pure), [`store`] (the database) and [`wire`] (request and response types); [`error`] maps
-//! every module's error to a status.
+//! The layers, each depending only on those below it (ARCHITECTURE.md draws them all, and
+//! `api/tests/api/layers.rs` fails on an import against them): [`http`] (handlers) →
+//! [`service`] (one function per use case) → [`error`] (every lower module's error mapped to a
+//! status) → [`wire`] (request and response types) → [`store`] (the database) → [`domain`] (the
+//! hosted game, pure), with the settings, the log, traces and metrics below the store.
 
 pub mod auth;
 pub mod background;

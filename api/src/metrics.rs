@@ -295,7 +295,7 @@ impl Metrics {
             }
         }
         for level in <engine::bot::Level as strum::IntoEnumIterator>::iter() {
-            bot_moves_refused.with_label_values(&[crate::wire::level_name(level).as_str()]);
+            bot_moves_refused.with_label_values(&[crate::domain::level_name(level).as_str()]);
         }
         for kind in ["unavailable", "other"] {
             database_errors.with_label_values(&[kind]);

@@ -114,6 +114,14 @@ pub fn level_schema() -> utoipa::openapi::Object {
         .build()
 }
 
+/// A level's name on the wire, as in the metrics' and the spans' labels: its serde name.
+pub fn level_name(level: Level) -> String {
+    serde_json::to_value(level)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
 /// The schema of a level or `null`.
 pub fn optional_level_schema() -> utoipa::openapi::Object {
     let mut schema = level_schema();

@@ -1,5 +1,5 @@
 //! The edge every request passes: it gets its id and span, a client past the rate limit is
-//! answered `429` there, and once answered it is logged and counted (`telemetry::Seen`).
+//! answered `429` there, and once answered it is logged and counted (`seen.rs`).
 //!
 //! One middleware written out, not `from_fn` wrappers: those box the inner service's future
 //! on every request, and a limit switched off by `Condition` still adds a layer to every
@@ -17,8 +17,8 @@ use tracing::Instrument;
 use tracing::instrument::Instrumented;
 
 use super::rate_limit;
+use super::seen::Seen;
 use crate::state::AppState;
-use crate::telemetry::Seen;
 
 /// The middleware; wrap it last, so that it runs first.
 pub struct Edge;

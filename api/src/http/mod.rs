@@ -17,6 +17,7 @@ pub mod page;
 pub mod players;
 pub mod rate_limit;
 pub mod rules;
+pub(crate) mod seen;
 pub mod studio;
 
 use std::sync::LazyLock;

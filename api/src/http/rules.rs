@@ -4,13 +4,13 @@ use actix_web::http::header::HeaderValue;
 use actix_web::{HttpResponse, post, route, web};
 use engine::{ProposedMeld, Ruleset, Variant};
 
-use super::extract::{BATCH_LIMIT, JsonBody, JsonBytes, parse_json};
+use super::extract::{BATCH_LIMIT, JsonBody, JsonBytes};
 use crate::error::ApiError;
 use crate::wire::{
     ContractBatchRequest, ContractBatchResponse, ContractBatchResult, ContractCheck,
     ContractValidationRequest, ContractValidationResponse, MAX_CONTRACT_BATCH, MAX_MELD_BATCH, MeldBatch,
     MeldBatchRequest, MeldBatchResponse, MeldValidationRequest, MeldValidationResponse, Problem, RulesetView,
-    RulesetsResponse, batch_rules,
+    RulesetsResponse, batch_rules, parse_json,
 };
 
 /// Checks whether cards form a legal meld in a variant.
@@ -104,7 +104,7 @@ pub async fn validate_contract(
 )]
 #[post("/v1/melds/validate-batch")]
 pub async fn validate_meld_batch(body: JsonBytes<BATCH_LIMIT>) -> Result<HttpResponse, ApiError> {
-    let batch = read_meld_batch(&body.0)?;
+    let batch = MeldBatch::read(&body.0)?;
     let rules = batch_rules(batch.variant, batch.options, batch.melds.len(), MAX_MELD_BATCH)?;
     let results = batch
         .melds
@@ -113,24 +113,6 @@ pub async fn validate_meld_batch(body: JsonBytes<BATCH_LIMIT>) -> Result<HttpRes
     Ok(HttpResponse::Ok()
         .content_type(HeaderValue::from_static("application/json"))
         .body(MeldBatchResponse::json(results)?))
-}
-
-/// The batch of melds in `body`: read whole when every item is a meld, else item by item, each
-/// item that is not a meld answered with what `POST /v1/melds/validate` would refuse it with.
-fn read_meld_batch(body: &[u8]) -> Result<MeldBatch, ApiError> {
-    if let Some(batch) = MeldBatch::read_whole(body) {
-        return Ok(batch);
-    }
-    let batch: MeldBatchRequest = parse_json(body)?;
-    Ok(MeldBatch {
-        variant: batch.variant,
-        options: batch.options,
-        melds: batch
-            .melds
-            .iter()
-            .map(|item| parse_json::<ProposedMeld>(item.get().as_bytes()))
-            .collect(),
-    })
 }
 
 /// Checks many contracts at once, each on its own.

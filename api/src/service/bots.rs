@@ -110,7 +110,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     if !leased {
         return Ok(Played::NotDue);
     }
-    let thinking = traces::bot_thinking(&crate::wire::level_name(level));
+    let thinking = traces::bot_thinking(&crate::domain::level_name(level));
     let (chosen, took) = tokio::task::spawn_blocking(move || {
         let _thinking = thinking.entered();
         let _thread = permit;
@@ -119,7 +119,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     })
     .await
     .map_err(ApiError::unexpected)?;
-    state.metrics.bot_decided(&crate::wire::level_name(level), took);
+    state.metrics.bot_decided(&crate::domain::level_name(level), took);
     let read = row.version;
     let Some(_turn) = state.queues.enter(id, state.limits.lock_timeout).await else {
         return Ok(Played::Stale);

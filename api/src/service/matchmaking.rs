@@ -473,10 +473,13 @@ async fn player_rating(
     let Some(player) = player else {
         return Ok(Rating::initial());
     };
-    let rated = state
-        .db
-        .ratings(tenant.as_str(), variant, &[Participant::Player(player.clone())])
-        .await?;
+    let rated = super::ratings::ratings_at(
+        state,
+        tenant.as_str(),
+        variant,
+        &[Participant::Player(player.clone())],
+    )
+    .await?;
     Ok(rated.first().map_or_else(Rating::initial, |(_, r)| *r))
 }
 
@@ -487,7 +490,7 @@ async fn bot_levels(state: &AppState, tenant: &str, variant: Variant) -> Result<
         .filter(|l| state.bots.may_seat([*l]).is_ok())
         .map(Participant::Bot)
         .collect();
-    let rated = state.db.ratings(tenant, variant, &seated).await?;
+    let rated = super::ratings::ratings_at(state, tenant, variant, &seated).await?;
     Ok(BotLevels::new(rated.into_iter().filter_map(
         |(p, rating)| match p {
             Participant::Bot(level) => Some((variant, level, rating)),

@@ -134,7 +134,7 @@ impl GameUpdate {
 /// counts its refusals again: each was a proposal refused.
 fn count_refused(metrics: &Metrics, applied: &Applied) {
     for level in &applied.bots_refused {
-        metrics.bot_move_refused(&crate::wire::level_name(*level));
+        metrics.bot_move_refused(&crate::domain::level_name(*level));
     }
 }
 

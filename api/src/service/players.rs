@@ -206,7 +206,7 @@ pub async fn bot_ratings(state: &AppState, tenant: &Tenant) -> Result<BotsRespon
     let levels: Vec<Participant> = Level::iter().map(Participant::Bot).collect();
     let mut bots = Vec::with_capacity(Variant::ALL.len() * levels.len());
     for variant in Variant::ALL {
-        for (who, rating) in state.db.ratings(tenant.as_str(), variant, &levels).await? {
+        for (who, rating) in super::ratings::ratings_at(state, tenant.as_str(), variant, &levels).await? {
             let Participant::Bot(level) = who else {
                 return Err(ApiError::unexpected(format!(
                     "a bot's rating answered for {}",

@@ -60,7 +60,7 @@ pub(super) async fn rate_seats(
     }
     let participants: Vec<Participant> = asked.iter().map(|(_, p)| p.clone()).collect();
     let variant = table.config.ruleset.variant();
-    let ratings = state.db.ratings(tenant, variant, &participants).await?;
+    let ratings = ratings_at(state, tenant, variant, &participants).await?;
     for ((i, _), (_, rating)) in asked.iter().zip(ratings) {
         table.seats[*i].rating = Some(rating);
     }
@@ -79,8 +79,28 @@ pub(super) async fn rating_of(
 ) -> Result<Rating, ApiError> {
     let variant: engine::Variant = variant.parse().map_err(ApiError::unexpected)?;
     let unrated = who.unrated(variant);
-    let ratings = state.db.ratings(tenant, variant, &[who]).await?;
+    let ratings = ratings_at(state, tenant, variant, &[who]).await?;
     Ok(ratings.first().map_or(unrated, |(_, r)| *r))
+}
+
+/// The rating in `variant` at `tenant` of each of `participants`, in the order asked: its
+/// stored one, or before any rated game there its unrated one ([`Participant::unrated`]: a
+/// player's initial rating, a bot level's seed).
+///
+/// # Errors
+/// The store's failure.
+pub(super) async fn ratings_at(
+    state: &AppState,
+    tenant: &str,
+    variant: engine::Variant,
+    participants: &[Participant],
+) -> Result<Vec<(Participant, Rating)>, ApiError> {
+    let stored = state.db.ratings(tenant, variant, participants).await?;
+    Ok(participants
+        .iter()
+        .zip(stored)
+        .map(|(p, stored)| (p.clone(), stored.unwrap_or_else(|| p.unrated(variant))))
+        .collect())
 }
 
 /// The rating pass of this replica: every `interval`, rates the games due ([`rate_due`]).
@@ -138,15 +158,17 @@ pub async fn rate(state: &AppState, due: &RatingDue) -> Result<(), ApiError> {
         return Ok(state.db.rating_done(due.game).await?);
     };
     let ruleset = table.config.ruleset.clone();
+    let variant = ruleset.variant();
+    // A participant's new row starts from its unrated rating.
+    let starts: Vec<(Participant, Rating)> = participants
+        .iter()
+        .map(|p| (p.clone(), p.unrated(variant)))
+        .collect();
     let changes = state
         .db
-        .rate_game(
-            &due.tenant,
-            due.game,
-            ruleset.variant(),
-            &participants,
-            |ratings| decide(&ruleset, ratings, &standings),
-        )
+        .rate_game(&due.tenant, due.game, variant, &starts, |ratings| {
+            decide(&ruleset, ratings, &standings)
+        })
         .await?;
     let changes: Vec<Option<RatingChange>> = serde_json::from_str(&changes).map_err(ApiError::unexpected)?;
     state

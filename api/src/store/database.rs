@@ -313,7 +313,7 @@ impl Store for Database {
         tenant: &str,
         variant: engine::Variant,
         participants: &[Participant],
-    ) -> Result<Vec<(Participant, Rating)>, StoreError> {
+    ) -> Result<Vec<Option<Rating>>, StoreError> {
         dispatch!(self, "ratings", s => s.ratings(tenant, variant, participants))
     }
     async fn claim_ratings(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<RatingDue>, StoreError> {
@@ -324,7 +324,7 @@ impl Store for Database {
         tenant: &str,
         game: Uuid,
         variant: engine::Variant,
-        participants: &[Participant],
+        participants: &[(Participant, Rating)],
         decide: F,
     ) -> Result<String, E>
     where

@@ -515,28 +515,29 @@ pub trait Store {
     async fn backlog(&self, now: i64) -> Result<Backlog, StoreError>;
     /// The counts of game `id`'s deliveries.
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError>;
-    /// The rating in `variant` at `tenant` of each of `participants`, in the order asked: a
-    /// player without a row has [`Rating::initial`], a bot level without one its seed
-    /// ([`crate::domain::bot_seed`]).
+    /// The stored rating in `variant` at `tenant` of each of `participants`, in the order
+    /// asked; `None` for one without a row (what that means is the domain's:
+    /// [`Participant::unrated`]).
     async fn ratings(
         &self,
         tenant: &str,
         variant: engine::Variant,
         participants: &[Participant],
-    ) -> Result<Vec<(Participant, Rating)>, StoreError>;
+    ) -> Result<Vec<Option<Rating>>, StoreError>;
     /// Claims up to `limit` finished, rated games due for rating for `lease` ms (candidates
     /// read without a lock, each claimed by a conditional update of its row).
     async fn claim_ratings(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<RatingDue>, StoreError>;
     /// Rates game `game` of `tenant` once, in one transaction on the tenant's rows: `decide`
-    /// gets each of `participants`' rating in `variant` (held until the commit) and says what
-    /// to write. Returns the game's changes: those written now, or those of the rating that
-    /// came first (then `decide` wrote nothing, or was not called).
+    /// gets each of `participants`' rating in `variant` (held until the commit: its row's, or
+    /// for one without a row the rating given with it, which its new row starts from) and says
+    /// what to write. Returns the game's changes: those written now, or those of the rating
+    /// that came first (then `decide` wrote nothing, or was not called).
     async fn rate_game<E, F>(
         &self,
         tenant: &str,
         game: Uuid,
         variant: engine::Variant,
-        participants: &[Participant],
+        participants: &[(Participant, Rating)],
         decide: F,
     ) -> Result<String, E>
     where

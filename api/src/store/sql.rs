@@ -421,7 +421,7 @@ macro_rules! sql_store {
                 tenant: &str,
                 variant: engine::Variant,
                 participants: &[crate::domain::Participant],
-            ) -> Result<Vec<(crate::domain::Participant, crate::domain::Rating)>, StoreError> {
+            ) -> Result<Vec<Option<crate::domain::Rating>>, StoreError> {
                 self.ratings_of(tenant, variant, participants).await
             }
 
@@ -434,7 +434,7 @@ macro_rules! sql_store {
                 tenant: &str,
                 game: Uuid,
                 variant: engine::Variant,
-                participants: &[crate::domain::Participant],
+                participants: &[(crate::domain::Participant, crate::domain::Rating)],
                 decide: F,
             ) -> Result<String, E>
             where

@@ -24,12 +24,15 @@ use crate::config::LogFormat;
 /// One request's line.
 #[derive(Debug)]
 pub struct Access<'a> {
+    /// The request's id, as echoed in `X-Request-Id`.
     pub request_id: &'a str,
     /// The request's trace, when spans are exported.
     pub trace_id: Option<&'a str>,
+    /// The request's method.
     pub method: &'a str,
     /// The matched route pattern, or `unmatched`.
     pub route: &'a str,
+    /// The answer's status.
     pub status: u16,
     /// Written as `latency_ms`.
     pub latency: Duration,
@@ -40,7 +43,7 @@ pub struct Access<'a> {
 }
 
 /// Where the access lines go, in which shape, and at which levels.
-pub struct AccessLog {
+pub(super) struct AccessLog {
     writer: LogWriter,
     format: LogFormat,
     info: bool,
@@ -76,7 +79,7 @@ macro_rules! key {
 impl AccessLog {
     /// Lines to `writer` in `format`, at the levels `filter` (`RUST_LOG`'s directives) enables
     /// for the target [`ACCESS`].
-    pub fn new(writer: LogWriter, format: LogFormat, filter: EnvFilter) -> AccessLog {
+    pub(super) fn new(writer: LogWriter, format: LogFormat, filter: EnvFilter) -> AccessLog {
         // Asked of the filter alone, in a subscriber of its own, before any other is installed.
         let probe = tracing_subscriber::registry().with(filter);
         let (info, warn) = tracing::subscriber::with_default(probe, || {
@@ -132,7 +135,7 @@ impl AccessLog {
 }
 
 /// Makes `log` the process's access log; the first one installed stays.
-pub fn install(log: AccessLog) {
+pub(super) fn install(log: AccessLog) {
     let _ = LOG.set(log);
 }
 

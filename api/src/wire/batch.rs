@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
 use super::rules::{ContractValidationResponse, check_deal};
-use super::{Code, Invalid, MAX_MELDS, MeldValidationResponse, at_most};
+use super::{Code, Invalid, MAX_MELDS, MeldValidationResponse, at_most, parse_json};
 
 /// Most melds of one `POST /v1/melds/validate-batch`.
 pub const MAX_MELD_BATCH: usize = 1000;
@@ -60,6 +60,27 @@ pub struct MeldBatch {
 }
 
 impl MeldBatch {
+    /// The batch in `body`: read whole when every item is a meld, else item by item, each item
+    /// that is not a meld answered with what `POST /v1/melds/validate` would refuse it with.
+    ///
+    /// # Errors
+    /// What [`parse_json`] refuses the batch itself with.
+    pub fn read(body: &[u8]) -> Result<MeldBatch, Invalid> {
+        if let Some(batch) = MeldBatch::read_whole(body) {
+            return Ok(batch);
+        }
+        let batch: MeldBatchRequest = parse_json(body)?;
+        Ok(MeldBatch {
+            variant: batch.variant,
+            options: batch.options,
+            melds: batch
+                .melds
+                .iter()
+                .map(|item| parse_json::<ProposedMeld>(item.get().as_bytes()))
+                .collect(),
+        })
+    }
+
     /// The batch in `body` when it is a JSON object whose every item is a meld, read in one pass
     /// (`None` otherwise). Reading each item apart, as [`MeldBatchRequest`] has it, costs as much
     /// as validating the meld: a batch of good melds, nearly every batch, is read whole, and only

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{Code, Invalid, MAX_SEATS, at_most};
-use crate::domain::{GameStatus, PlayerId, SeatKind, SeatRecord, TurnClock};
+use crate::domain::{GameStatus, PlayerId, SeatKind, SeatRecord, TurnClock, level_name};
 
 /// Longest seat name.
 const MAX_NAME: usize = 40;
@@ -136,14 +136,6 @@ pub fn level(name: &str) -> Result<Level, String> {
         let names: Vec<String> = Level::iter().map(|l| format!("`{}`", level_name(l))).collect();
         format!("{UNKNOWN_LEVEL} `{name}`: a level is one of {}", names.join(", "))
     })
-}
-
-/// A level's name on the wire.
-pub fn level_name(level: Level) -> String {
-    serde_json::to_value(level)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }
 
 impl TryFrom<SeatSpec> for SeatRecord {

@@ -3,6 +3,7 @@
 //! No I/O, and no HTTP status: a bad request is an [`Invalid`], mapped in `error.rs`.
 
 mod batch;
+mod body;
 mod cursor;
 mod etag;
 mod events;
@@ -24,6 +25,7 @@ pub use batch::{
     MAX_CONTRACT_BATCH, MAX_MELD_BATCH, MeldBatch, MeldBatchRequest, MeldBatchResponse, MeldBatchResult,
     UnreadItem, batch_rules,
 };
+pub use body::parse_json;
 pub use cursor::CursorSeal;
 pub use etag::{IfMatch, StaleVersion, etag, matches_if_none_match};
 pub use events::{
@@ -33,7 +35,7 @@ pub use events::{
 pub use game::{GameView, Player, Turn};
 pub use games::{
     AutopilotRequest, CreateGameRequest, CreateGameResponse, CreatedSeat, JoinRequest, JoinResponse, Joining,
-    NewGameSpec, SeatName, SeatSpec, UNKNOWN_LEVEL, WebhookStatus, WebhookUrl, level, level_name, player_id,
+    NewGameSpec, SeatName, SeatSpec, UNKNOWN_LEVEL, WebhookStatus, WebhookUrl, level, player_id,
 };
 pub use hands::{ArrangeRequest, ArrangeResponse, HandQuestion, MAX_TABLE};
 pub use hints::HintsResponse;

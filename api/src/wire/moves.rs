@@ -288,8 +288,7 @@ mod tests {
 
     use super::kind::{Claim, Draw, Leave, Meld, Suspend, TakeBack};
     use super::{ActionBody, OfKind};
-    use crate::http::extract::parse_json;
-    use crate::wire::Invalid;
+    use crate::wire::{Invalid, parse_json};
 
     /// `body` read as the body of `K`'s endpoint.
     fn read<K: OfKind>(body: &serde_json::Value) -> Result<Action, Invalid> {

@@ -17,6 +17,7 @@ mod health;
 mod helpers;
 mod hints;
 mod http;
+mod layers;
 mod logs;
 mod matchmaking;
 mod meld_problems;
