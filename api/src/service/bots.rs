@@ -98,7 +98,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     // that one is no other replica's lease (a commit's grace, or past). A replica that loses
     // the race, or meets another's lease, leaves the bot to it: never thought twice.
     let now = now_ms();
-    let leased = match row.deadline {
+    let leased = match row.next_due {
         Some(held) if held <= now.saturating_add(state.second_ms()) => {
             state
                 .db

@@ -103,7 +103,7 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
             }
             // The row's deadline is the one the claim found due; the state must agree, or
             // another replica has already moved the game on.
-            let due = table.deadline.is_some_and(|d| d <= now) && table.deadline == row.deadline;
+            let due = table.deadline.is_some_and(|d| d <= now) && table.deadline == row.next_due;
             let before = super::played_by(&table);
             let applied = match paced {
                 true => Some(table.play_paced()?),

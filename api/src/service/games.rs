@@ -83,9 +83,9 @@ pub async fn create_game(
             token,
         });
     }
-    let deadline = table.due_at(now, state.second_ms());
+    let next_due = table.due_at(now, state.second_ms());
     super::count_refused(&state.metrics, &started);
-    let mut new = new_game(id, tenant.as_str(), &table, version, started, webhook, deadline)?;
+    let mut new = new_game(id, tenant.as_str(), &table, version, started, webhook, next_due)?;
     new.bot_tables = bot_tables;
     let response = StoredResponse {
         status: 201,
@@ -123,7 +123,7 @@ pub(super) fn new_game(
     version: i64,
     events: Applied,
     webhook: Option<(String, String)>,
-    deadline: Option<i64>,
+    next_due: Option<i64>,
 ) -> Result<NewGame, ApiError> {
     let events = event_rows(events, webhook.is_some())?;
     Ok(NewGame {
@@ -138,7 +138,7 @@ pub(super) fn new_game(
             seed: table.seed.to_hex(),
             seed_commitment: table.seed_commitment(),
             webhook_url: webhook.as_ref().map(|w| w.0.clone()),
-            deadline,
+            next_due,
         },
         seats: seat_rows(table).collect(),
         events,

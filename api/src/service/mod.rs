@@ -103,8 +103,8 @@ fn seat_row(table: &HostedGame, seat: u8) -> Vec<SeatRow> {
 impl GameUpdate {
     /// The one way to a [`GameUpdate`]: what writing `game` as it now stands changes, at
     /// `version` (the old one plus the actions accepted; the same for a change that is not a
-    /// move), with its status and state, its `events` (from [`event_rows`]) and the turn's
-    /// `deadline`. No seat rows, no response kept for a key and no limit on tables of bots:
+    /// move), with its status and state, its `events` (from [`event_rows`]) and the row's
+    /// `next_due` time ([`HostedGame::due_at`]). No seat rows, no response kept for a key and no limit on tables of bots:
     /// a change that has them sets those fields over this one (`..GameUpdate::of(..)?`).
     ///
     /// # Errors
@@ -113,7 +113,7 @@ impl GameUpdate {
         game: &HostedGame,
         version: i64,
         events: Vec<NewEvent>,
-        deadline: Option<i64>,
+        next_due: Option<i64>,
     ) -> Result<GameUpdate, ApiError> {
         Ok(GameUpdate {
             version,
@@ -121,7 +121,7 @@ impl GameUpdate {
             state: game.to_json()?,
             seats: Vec::new(),
             events,
-            deadline,
+            next_due,
             response: None,
             bot_tables: None,
             rated: game.rated_standings().is_some(),

@@ -71,7 +71,7 @@ fn mark(row: &GameRow, claims: Option<&Claims>) -> Result<Outcome<(Uuid, HostedG
         )?;
         Some(GameUpdate {
             status: row.status,
-            ..GameUpdate::of(&table, row.version + 1, events, row.deadline)?
+            ..GameUpdate::of(&table, row.version + 1, events, row.next_due)?
         })
     } else {
         None

@@ -115,7 +115,7 @@ pub async fn reissue_token(
             Ok::<_, ApiError>(Outcome {
                 update: Some(GameUpdate {
                     status: row.status,
-                    ..GameUpdate::of(&table, row.version, Vec::new(), row.deadline)?
+                    ..GameUpdate::of(&table, row.version, Vec::new(), row.next_due)?
                 }),
                 value: SeatTokenResponse { id, seat, token },
             })
@@ -268,7 +268,7 @@ fn studio_update(
     table: &HostedGame,
     applied: Applied,
     seats: Vec<SeatRow>,
-    deadline: Option<i64>,
+    next_due: Option<i64>,
 ) -> Result<Outcome<StudioActionResponse>, ApiError> {
     let version = row.version + 1 + applied.actions;
     let status = table.status();
@@ -279,7 +279,7 @@ fn studio_update(
                 table,
                 version,
                 super::event_rows(applied, row.webhook_url.is_some())?,
-                deadline,
+                next_due,
             )?
         }),
         value: StudioActionResponse {

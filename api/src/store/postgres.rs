@@ -246,7 +246,7 @@ fn write_statement<'w>(write: &'w Write<'w>) -> QueryBuilder<sqlx::Postgres> {
         .push(", updated_at = ")
         .push_bind(row.updated_at)
         .push(", deadline = ")
-        .push_bind(row.deadline)
+        .push_bind(row.next_due)
         .push(", last_seq = ")
         .push_bind(row.last_seq)
         .push(" WHERE id = ")

@@ -70,7 +70,7 @@ impl PgStore {
         if !self.cluster {
             return self.due_in_one(now, after, limit).await;
         }
-        let cursor = after.map(|a| (a.deadline.to_string(), a.id.literal()));
+        let cursor = after.map(|a| (a.next_due.to_string(), a.id.literal()));
         let answers = self
             .on_each_shard(&["games"], |names| {
                 let after = cursor.as_ref().map(|(d, id)| (d.as_str(), id.as_str()));
@@ -78,7 +78,7 @@ impl PgStore {
             })
             .await?;
         let mut due: Vec<DueGame> = self.read_answers(answers, "turn deadlines");
-        due.sort_by_key(|d| (d.deadline, d.id));
+        due.sort_by_key(|d| (d.next_due, d.id));
         due.truncate(usize::try_from(limit).unwrap_or(0));
         Ok(due)
     }
