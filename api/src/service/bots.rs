@@ -145,11 +145,11 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
             let queued = events.iter().any(|e| e.public.is_some());
             tracing::debug!(game = %row.id, version, seat = seat.0, ?level, "bot moved");
             Ok(Outcome {
-                update: Some(GameUpdate {
-                    // A seat on autopilot whose bot left.
-                    seats: super::seats_changed(&before, &table),
-                    ..GameUpdate::of(&table, version, events, table.due_at(now, grace_ms))?
-                }),
+                update: Some(
+                    GameUpdate::of(&table, version, events, table.due_at(now, grace_ms))?
+                        // A seat on autopilot whose bot left.
+                        .with_seats(super::seats_changed(&before, &table)),
+                ),
                 value: (Played::Moved, queued, table.bot_at),
             })
         })

@@ -89,10 +89,13 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
                 // A paced turn's hand-off clears `bot_at` in the stored game, so that the worker
                 // finds the bot due; any other writes nothing.
                 let update = match paced && state.bots.thinks {
-                    true => Some(GameUpdate {
-                        status: row.status,
-                        ..GameUpdate::of(&table, row.version, Vec::new(), table.due_at(now, second_ms))?
-                    }),
+                    true => Some(GameUpdate::keeping_status(
+                        row.status,
+                        &table,
+                        row.version,
+                        Vec::new(),
+                        table.due_at(now, second_ms),
+                    )?),
                     false => None,
                 };
                 let taken = state.bots.thinks;
@@ -150,12 +153,12 @@ pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiE
                 false => Due::Nothing,
             };
             Ok::<_, ApiError>(Outcome {
-                update: Some(GameUpdate {
-                    // A seat handed to autopilot after its timeouts counts among the bots; the
-                    // clock is never held up by the limit on tables of bots alone.
-                    seats: super::seats_changed(&before, &table),
-                    ..GameUpdate::of(&table, version, events, table.due_at(now, second_ms))?
-                }),
+                update: Some(
+                    GameUpdate::of(&table, version, events, table.due_at(now, second_ms))?
+                        // A seat handed to autopilot after its timeouts counts among the bots;
+                        // the clock is never held up by the limit on tables of bots alone.
+                        .with_seats(super::seats_changed(&before, &table)),
+                ),
                 value: (row.id, Some(due), table.bot_at),
             })
         })

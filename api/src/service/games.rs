@@ -222,11 +222,11 @@ pub async fn join_game(
                 })?,
             };
             Ok(Outcome {
-                update: Some(GameUpdate {
-                    seats: seat_row(&table, seat),
-                    response: key.is_some().then(|| response.clone()),
-                    ..GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
-                }),
+                update: Some(
+                    GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
+                        .with_seats(seat_row(&table, seat))
+                        .with_response(key.is_some().then(|| response.clone())),
+                ),
                 value: (response, table.bot_due().is_some(), table.bot_at),
             })
         })

@@ -99,13 +99,13 @@ pub async fn act(
                 body: serde_json::to_vec(&GameView::of(id, version, &table, seat))?,
             };
             Ok(Outcome {
-                update: Some(GameUpdate {
-                    seats,
-                    response: key.is_some().then(|| response.clone()),
-                    // The last person leaving a table of bots.
-                    bot_tables: super::bot_table_limit(state, was_alone, &table),
-                    ..GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
-                }),
+                update: Some(
+                    GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
+                        .with_seats(seats)
+                        .with_response(key.is_some().then(|| response.clone()))
+                        // The last person leaving a table of bots.
+                        .with_bot_tables(super::bot_table_limit(state, was_alone, &table)),
+                ),
                 value: response,
             })
         },
@@ -192,12 +192,12 @@ pub async fn autopilot(
             };
             let bot_due = table.bot_due().is_some();
             let update = (actions > 0).then(|| {
-                Ok::<_, ApiError>(GameUpdate {
-                    seats: super::seats_changed(&before, &table),
-                    // The last person at a table of bots hands their seat to one.
-                    bot_tables: super::bot_table_limit(state, was_alone, &table),
-                    ..GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
-                })
+                Ok::<_, ApiError>(
+                    GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
+                        .with_seats(super::seats_changed(&before, &table))
+                        // The last person at a table of bots hands their seat to one.
+                        .with_bot_tables(super::bot_table_limit(state, was_alone, &table)),
+                )
             });
             Ok::<_, ApiError>(Outcome {
                 update: update.transpose()?,

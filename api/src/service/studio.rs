@@ -113,10 +113,13 @@ pub async fn reissue_token(
             let token = state.keys.issue(id, seat, generation)?;
             // Not a move: the version (and so every view and ETag) stays.
             Ok::<_, ApiError>(Outcome {
-                update: Some(GameUpdate {
-                    status: row.status,
-                    ..GameUpdate::of(&table, row.version, Vec::new(), row.next_due)?
-                }),
+                update: Some(GameUpdate::keeping_status(
+                    row.status,
+                    &table,
+                    row.version,
+                    Vec::new(),
+                    row.next_due,
+                )?),
                 value: SeatTokenResponse { id, seat, token },
             })
         })
@@ -273,15 +276,15 @@ fn studio_update(
     let version = row.version + 1 + applied.actions;
     let status = table.status();
     Ok(Outcome {
-        update: Some(GameUpdate {
-            seats,
-            ..GameUpdate::of(
+        update: Some(
+            GameUpdate::of(
                 table,
                 version,
                 super::event_rows(applied, row.webhook_url.is_some())?,
                 next_due,
             )?
-        }),
+            .with_seats(seats),
+        ),
         value: StudioActionResponse {
             id: row.id,
             status,

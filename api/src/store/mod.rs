@@ -262,8 +262,10 @@ pub struct Origin {
     pub webhook: Option<(String, String)>,
 }
 
-/// What an accepted action changes. Made by `GameUpdate::of` (in `service`), its one
-/// constructor, which takes the status and the state from the game it writes.
+/// What an accepted action changes. Made (in `service`) by `GameUpdate::of`, which takes the
+/// status and the state from the game it writes, or by `GameUpdate::keeping_status`, which
+/// keeps the status the row was read with; the seats, the key's response and the limit on
+/// tables of bots alone are added by `with_seats`, `with_response` and `with_bot_tables`.
 #[derive(Clone, Debug)]
 pub struct GameUpdate {
     /// The new version: the old one plus the number of actions accepted.
