@@ -803,7 +803,28 @@ impl Settings {
         if given("CONTINENTAL_JWT_SECRET").is_some() && given("CONTINENTAL_JWT_SECRET_FILE").is_some() {
             return Err("set CONTINENTAL_JWT_SECRET or CONTINENTAL_JWT_SECRET_FILE, not both".into());
         }
-        let mut draft = Draft {
+        let mut draft = Draft::defaults()?;
+        // The environment first, then the flags in order: the last word wins.
+        for setting in SETTINGS {
+            if let Some(value) = env(setting.env) {
+                (setting.set)(
+                    &mut draft,
+                    Given {
+                        name: setting.env,
+                        value,
+                    },
+                )?;
+            }
+        }
+        draft.read_flags(args)?;
+        draft.resolve()
+    }
+}
+
+impl Draft {
+    /// The settings no source has given yet.
+    fn defaults() -> Result<Draft, String> {
+        Ok(Draft {
             settings: Settings {
                 database: DatabaseSettings::from_url(None)?,
                 migrations: None,
@@ -820,19 +841,12 @@ impl Settings {
             database_url: None,
             migrations_url: None,
             jwt_secret: None,
-        };
-        // The environment first, then the flags in order: the last word wins.
-        for setting in SETTINGS {
-            if let Some(value) = env(setting.env) {
-                (setting.set)(
-                    &mut draft,
-                    Given {
-                        name: setting.env,
-                        value,
-                    },
-                )?;
-            }
-        }
+        })
+    }
+
+    /// Sets what the flags `args` give, in order (`--flag value`, `--flag=value`, or a switch
+    /// alone); `-h` or `--help` gives [`usage`] as the error.
+    fn read_flags(&mut self, args: impl IntoIterator<Item = String>) -> Result<(), String> {
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
             if arg == "-h" || arg == "--help" {
@@ -850,14 +864,20 @@ impl Settings {
                 (None, None) => "1".to_owned(),
                 (None, Some(_)) => args.next().ok_or_else(|| format!("{flag} needs a value"))?,
             };
-            (setting.set)(&mut draft, Given { name: flag, value })?;
+            (setting.set)(self, Given { name: flag, value })?;
         }
+        Ok(())
+    }
+
+    /// The settings once every value is known: the databases from their URLs, the seat-token
+    /// secret read, the test second only in test mode.
+    fn resolve(self) -> Result<Settings, String> {
         let Draft {
             mut settings,
             database_url,
             migrations_url,
             jwt_secret,
-        } = draft;
+        } = self;
         settings.database = DatabaseSettings::from_url(database_url.as_deref())?;
         settings.migrations = match migrations_url.as_deref().map(str::trim) {
             None | Some("") => None,

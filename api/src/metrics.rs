@@ -147,6 +147,26 @@ impl Drop for StreamGuard {
     }
 }
 
+/// A counter named `name`, with its `help`.
+fn counter(name: &str, help: &str) -> prometheus::IntCounter {
+    prometheus::IntCounter::new(name, help).expect("valid metric")
+}
+
+/// Counters named `name`, one per value of `labels`.
+fn counters(name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
+    IntCounterVec::new(Opts::new(name, help), labels).expect("valid metric")
+}
+
+/// Gauges named `name`, one per value of `labels`.
+fn gauges(name: &str, help: &str, labels: &[&str]) -> IntGaugeVec {
+    IntGaugeVec::new(Opts::new(name, help), labels).expect("valid metric")
+}
+
+/// Histograms named `name` with `buckets` (seconds), one per value of `labels`.
+fn histograms(name: &str, help: &str, buckets: &[f64], labels: &[&str]) -> HistogramVec {
+    HistogramVec::new(HistogramOpts::new(name, help).buckets(buckets.to_vec()), labels).expect("valid metric")
+}
+
 impl Default for Metrics {
     fn default() -> Metrics {
         Metrics::new()
@@ -159,174 +179,138 @@ impl Metrics {
     /// # Panics
     /// Never: the fixed names and labels below are valid and registered once.
     pub fn new() -> Metrics {
-        let registry = Registry::new();
-        let latency = HistogramVec::new(
-            HistogramOpts::new(
+        let metrics = Metrics {
+            registry: Registry::new(),
+            latency: histograms(
                 "continental_http_request_duration_seconds",
                 "Time from a request's headers to its response, by route pattern, method and status.",
-            )
-            .buckets(vec![
-                0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
-            ]),
-            &["route", "method", "status"],
-        )
-        .expect("valid metric");
-        let requests = RequestCounts::new(latency.clone());
-        let pool = IntGaugeVec::new(
-            Opts::new(
+                &[
+                    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+                ],
+                &["route", "method", "status"],
+            ),
+            pool: gauges(
                 "continental_db_pool_connections",
                 "Database connections of the pools (on a Citus cluster, to every node), by state (in_use, idle).",
+                &["state"],
             ),
-            &["state"],
-        )
-        .expect("valid metric");
-        let streams =
-            IntGauge::new("continental_open_streams", "Event streams open now.").expect("valid metric");
-        let moves = IntCounterVec::new(
-            Opts::new(
+            streams: IntGauge::new("continental_open_streams", "Event streams open now.")
+                .expect("valid metric"),
+            moves: counters(
                 "continental_moves_total",
                 "Moves by variant, action and outcome (applied, refused, failed).",
+                &["variant", "action", "outcome"],
             ),
-            &["variant", "action", "outcome"],
-        )
-        .expect("valid metric");
-        let games_created = IntCounterVec::new(
-            Opts::new("continental_games_created_total", "Games created, by variant."),
-            &["variant"],
-        )
-        .expect("valid metric");
-        let database_errors = IntCounterVec::new(
-            Opts::new(
+            games_created: counters(
+                "continental_games_created_total",
+                "Games created, by variant.",
+                &["variant"],
+            ),
+            database_errors: counters(
                 "continental_database_errors_total",
                 "Requests failed by the database, by kind (unavailable: timed out or unreachable; other).",
+                &["kind"],
             ),
-            &["kind"],
-        )
-        .expect("valid metric");
-        let webhooks = IntCounterVec::new(
-            Opts::new(
+            webhooks: counters(
                 "continental_webhook_deliveries_total",
                 "Webhook delivery attempts by result (delivered, retried, given_up: after a day of failures).",
+                &["result"],
             ),
-            &["result"],
-        )
-        .expect("valid metric");
-        let timeouts = prometheus::IntCounter::new(
-            "continental_turns_timed_out_total",
-            "Turns the server played because their deadline passed.",
-        )
-        .expect("valid metric");
-        let pools_matched = prometheus::IntCounter::new(
-            "continental_pools_matched_total",
-            "Quick play's pools this replica matched, each in a transaction of its own: one when a ticket arrives or leaves, or the clock could seat a waiting one, however many wait.",
-        )
-        .expect("valid metric");
-        let set_aside = prometheus::IntCounter::new(
-            "continental_games_set_aside_total",
-            "Games a background pass set aside because their stored state does not load.",
-        )
-        .expect("valid metric");
-        let bot_decisions = HistogramVec::new(
-            HistogramOpts::new(
+            timeouts: counter(
+                "continental_turns_timed_out_total",
+                "Turns the server played because their deadline passed.",
+            ),
+            set_aside: counter(
+                "continental_games_set_aside_total",
+                "Games a background pass set aside because their stored state does not load.",
+            ),
+            pools_matched: counter(
+                "continental_pools_matched_total",
+                "Quick play's pools this replica matched, each in a transaction of its own: one when a ticket arrives or leaves, or the clock could seat a waiting one, however many wait.",
+            ),
+            bot_decisions: histograms(
                 "continental_bot_decision_seconds",
                 "Time a bot that thinks apart from the requests took to decide, by level.",
-            )
-            .buckets(vec![0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0]),
-            &["level"],
-        )
-        .expect("valid metric");
-        let bot_moves_refused = IntCounterVec::new(
-            Opts::new(
+                &[0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0],
+                &["level"],
+            ),
+            bot_moves_refused: counters(
                 "continental_bot_moves_refused_total",
                 "Bot proposals the game refused (or, in the bot's turn, no move found), by level: each played as normal's move or the simplest legal one instead.",
+                &["level"],
             ),
-            &["level"],
-        )
-        .expect("valid metric");
-        let spans_dropped = prometheus::IntCounter::new(
-            "continental_trace_spans_dropped_total",
-            "Spans not exported: the export queue full (a collector slow), or an export failed (a collector down) and the batches of the second after it; 0 when traces are off.",
-        )
-        .expect("valid metric");
-        let in_flight = IntGaugeVec::new(
-            Opts::new(
+            spans_dropped: counter(
+                "continental_trace_spans_dropped_total",
+                "Spans not exported: the export queue full (a collector slow), or an export failed (a collector down) and the batches of the second after it; 0 when traces are off.",
+            ),
+            in_flight: gauges(
                 "continental_background_in_flight",
                 "Pieces of background work this replica has in hand now, by kind (webhooks: deliveries in flight; bots: games whose bot thinks or waits for a thread; paced: paced bot moves armed).",
+                &["work"],
             ),
-            &["work"],
-        )
-        .expect("valid metric");
-        let backlog = IntGaugeVec::new(
-            Opts::new(
+            backlog: gauges(
                 "continental_background_backlog",
                 "What waits for background work, as last read from the database, by kind (webhooks: deliveries pending; bots: games whose turn deadline has passed; tickets: quick play's tickets waiting).",
+                &["work"],
             ),
-            &["work"],
-        )
-        .expect("valid metric");
+        };
+        metrics.register();
+        metrics.start_known_labels();
+        metrics
+    }
+
+    /// Registers every metric, and the request counts read from the latency histogram.
+    fn register(&self) {
         for c in [
-            Box::new(requests) as Box<dyn prometheus::core::Collector>,
-            Box::new(in_flight.clone()),
-            Box::new(backlog.clone()),
-            Box::new(spans_dropped.clone()),
-            Box::new(bot_decisions.clone()),
-            Box::new(bot_moves_refused.clone()),
-            Box::new(webhooks.clone()),
-            Box::new(timeouts.clone()),
-            Box::new(set_aside.clone()),
-            Box::new(pools_matched.clone()),
-            Box::new(latency.clone()),
-            Box::new(pool.clone()),
-            Box::new(streams.clone()),
-            Box::new(moves.clone()),
-            Box::new(games_created.clone()),
-            Box::new(database_errors.clone()),
+            Box::new(RequestCounts::new(self.latency.clone())) as Box<dyn prometheus::core::Collector>,
+            Box::new(self.in_flight.clone()),
+            Box::new(self.backlog.clone()),
+            Box::new(self.spans_dropped.clone()),
+            Box::new(self.bot_decisions.clone()),
+            Box::new(self.bot_moves_refused.clone()),
+            Box::new(self.webhooks.clone()),
+            Box::new(self.timeouts.clone()),
+            Box::new(self.set_aside.clone()),
+            Box::new(self.pools_matched.clone()),
+            Box::new(self.latency.clone()),
+            Box::new(self.pool.clone()),
+            Box::new(self.streams.clone()),
+            Box::new(self.moves.clone()),
+            Box::new(self.games_created.clone()),
+            Box::new(self.database_errors.clone()),
         ] {
-            registry.register(c).expect("each metric registered once");
+            self.registry.register(c).expect("each metric registered once");
         }
-        // Known labels start at zero, so that a rate over a series that has not moved yet is 0,
-        // not absent.
+    }
+
+    /// Starts the known labels at zero, so that a rate over a series that has not moved yet is
+    /// 0, not absent.
+    fn start_known_labels(&self) {
         for variant in engine::Variant::ALL.map(|v| v.id()) {
-            games_created.with_label_values(&[variant]);
+            self.games_created.with_label_values(&[variant]);
             for action in <engine::ActionKind as strum::IntoEnumIterator>::iter() {
                 for outcome in [MoveOutcome::Applied, MoveOutcome::Refused, MoveOutcome::Failed] {
-                    moves.with_label_values(&[variant, action.name(), outcome.label()]);
+                    self.moves
+                        .with_label_values(&[variant, action.name(), outcome.label()]);
                 }
             }
         }
         for level in <engine::bot::Level as strum::IntoEnumIterator>::iter() {
-            bot_moves_refused.with_label_values(&[crate::domain::level_name(level).as_str()]);
+            self.bot_moves_refused
+                .with_label_values(&[crate::domain::level_name(level).as_str()]);
         }
         for kind in ["unavailable", "other"] {
-            database_errors.with_label_values(&[kind]);
+            self.database_errors.with_label_values(&[kind]);
         }
         for result in ["delivered", "retried", "given_up"] {
-            webhooks.with_label_values(&[result]);
+            self.webhooks.with_label_values(&[result]);
         }
         for state in ["in_use", "idle"] {
-            pool.with_label_values(&[state]);
+            self.pool.with_label_values(&[state]);
         }
         for work in <Work as strum::IntoEnumIterator>::iter() {
-            in_flight.with_label_values(&[work.label()]);
-            backlog.with_label_values(&[work.label()]);
-        }
-        Metrics {
-            registry,
-            latency,
-            pool,
-            streams,
-            moves,
-            games_created,
-            database_errors,
-            webhooks,
-            timeouts,
-            set_aside,
-            pools_matched,
-            bot_decisions,
-            bot_moves_refused,
-            spans_dropped,
-            in_flight,
-            backlog,
+            self.in_flight.with_label_values(&[work.label()]);
+            self.backlog.with_label_values(&[work.label()]);
         }
     }
 

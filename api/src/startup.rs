@@ -8,8 +8,10 @@ use actix_cors::Cors;
 use actix_web::dev::{Server, ServerHandle};
 use actix_web::middleware::Condition;
 use actix_web::{App, HttpResponse, HttpServer, web};
+use tokio::sync::mpsc;
 use tracing::Instrument;
 use utoipa_swagger_ui::{Config as SwaggerConfig, SwaggerUi};
+use uuid::Uuid;
 
 use crate::auth::{self, Keys};
 use crate::background::{Lane, LaneKill};
@@ -59,7 +61,7 @@ impl Application {
     ///
     /// # Errors
     /// When the database or the address is unusable.
-    pub async fn build(settings: Settings) -> Result<Application, Box<dyn std::error::Error + Send + Sync>> {
+    pub async fn build(settings: Settings) -> Result<Application, BuildError> {
         let live = Live::new(settings.limits.max_streams);
         let db = Database::connect(
             &settings.database,
@@ -68,24 +70,7 @@ impl Application {
             &live,
         )
         .await?;
-        let secret = match &settings.jwt_secret {
-            Some(s) => s.clone(),
-            // Stored once: every replica on this database then signs with the same secret. One
-            // too short was written by hand or by another program; it is refused rather than
-            // replaced, because the replicas still running sign with it, and replacing it
-            // would end every token issued: that is the operator's decision.
-            None => Secret::new(
-                db.jwt_secret(auth::new_secret()).await?,
-                "the seat-token secret stored in the database (settings.jwt_secret)",
-            )
-            .map_err(|e| {
-                format!(
-                    "{e}; set CONTINENTAL_JWT_SECRET or CONTINENTAL_JWT_SECRET_FILE to one, or delete \
-                     it (DELETE FROM settings WHERE name = 'jwt_secret') to have one generated, which \
-                     ends every token signed with it"
-                )
-            })?,
-        };
+        let secret = token_secret(&settings, &db).await?;
         let listener = TcpListener::bind(&settings.bind)?;
         let port = listener.local_addr()?.port();
         let (bots, woken) = workers::Bots::new(
@@ -112,97 +97,8 @@ impl Application {
             bots,
             pace,
         });
-        // Every replica delivers webhooks and keeps turn deadlines; the database shares the
-        // work out (leases, `SKIP LOCKED`).
-        let second = Duration::from_millis(u64::try_from(state.second_ms()).unwrap_or(1000));
-        let poll = Duration::from_secs_f64(settings.asynchronous.webhook_retry_s.clamp(0.01, 1.0));
-        // On threads of their own (`background.rs`), apart from the server's: deliveries on
-        // one, the passes that think and write games on the other.
-        let deliveries = Lane::new("continental-webhooks")?;
-        let passes = Lane::new("continental-passes")?;
-        deliveries.spawn({
-            let state = state.clone();
-            move || service::deliver_webhooks(state, poll)
-        });
-        passes.spawn({
-            let state = state.clone();
-            move || service::play_bots(state, woken)
-        });
-        passes.spawn({
-            let state = state.clone();
-            move || service::pace_bots(state, armed)
-        });
-        passes.spawn({
-            let state = state.clone();
-            let interval = settings.matchmaking.interval;
-            move || service::match_periodically(state, interval)
-        });
-        passes.spawn({
-            let state = state.clone();
-            move || service::rate_games(state, second.min(Duration::from_secs(1)))
-        });
-        passes.spawn({
-            let state = state.clone();
-            move || service::sweep_deadlines(state, second.min(Duration::from_secs(1)))
-        });
-        passes.spawn({
-            let state = state.clone();
-            move || sweep_periodically(state.into_inner())
-        });
-        passes.spawn({
-            let state = state.clone();
-            move || service::count_backlog(state, BACKLOG_EVERY.min(second.saturating_mul(5)))
-        });
-        let background = vec![deliveries, passes];
-        let limits = &settings.limits;
-        // actix caps connections per worker: no more workers than the cap, so that a small cap
-        // holds (the total is the cap rounded up to a multiple of the workers).
-        let workers = std::thread::available_parallelism()
-            .map_or(2, usize::from)
-            .min(limits.max_connections)
-            .max(1);
-        let cors_origins = settings.cors_origins.clone();
-        let document = crate::openapi::served(settings.test_mode);
-        let server = HttpServer::new(move || {
-            App::new()
-                // CORS inside the edge: its preflight answers are still observed and limited.
-                .wrap(Condition::new(!cors_origins.is_empty(), cors(&cors_origins)))
-                // Last wrapped runs first: every request is observed, even one refused by the limit.
-                .wrap(http::edge::Edge)
-                .app_data(state.clone())
-                .app_data(web::PathConfig::default().error_handler(error::path_error))
-                .app_data(web::QueryConfig::default().error_handler(error::query_error))
-                .configure(http::configure)
-                .configure(http::page::configure)
-                .service(
-                    SwaggerUi::new("/docs/{_:.*}")
-                        .url("/api-docs/openapi.json", document.clone())
-                        // Swagger UI would send the document to validator.swagger.io otherwise.
-                        .config(SwaggerConfig::default().validator_url("none")),
-                )
-                .route(
-                    "/docs",
-                    web::get().to(|| async {
-                        HttpResponse::PermanentRedirect()
-                            .insert_header(("Location", "/docs/"))
-                            .finish()
-                    }),
-                )
-                .default_service(web::to(http::no_route))
-        })
-        .workers(workers)
-        // actix counts connections per worker.
-        .max_connections(limits.max_connections.div_ceil(workers))
-        // Headers must arrive within the request timeout (the body's own timeout is in
-        // `JsonBody`); a slow or silent client is answered 408 and closed.
-        .client_request_timeout(limits.request_timeout)
-        .client_disconnect_timeout(Duration::from_secs(1))
-        .listen(listener)?
-        // Signals are ours (run_until_stopped): the streams close first, at once. What is left
-        // is requests in flight, which take milliseconds.
-        .disable_signals()
-        .shutdown_timeout(5)
-        .run();
+        let background = start_background(&settings, &state, woken, armed)?;
+        let server = serve(&settings, state, listener)?;
         let stopper = Stopper {
             live,
             server: server.handle(),
@@ -256,6 +152,137 @@ impl Application {
             background: self.background.iter().map(Lane::kill_handle).collect(),
         }
     }
+}
+
+/// Why the service could not be built.
+type BuildError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The seat-token secret: the one set, or the one stored in the database (a fresh one stored
+/// there first if there is none). Stored once: every replica on this database then signs with the
+/// same secret. One too short was written by hand or by another program; it is refused rather
+/// than replaced, because the replicas still running sign with it, and replacing it would end
+/// every token issued: that is the operator's decision.
+async fn token_secret(settings: &Settings, db: &Database) -> Result<Secret, BuildError> {
+    if let Some(s) = &settings.jwt_secret {
+        return Ok(s.clone());
+    }
+    let stored = Secret::new(
+        db.jwt_secret(auth::new_secret()).await?,
+        "the seat-token secret stored in the database (settings.jwt_secret)",
+    )
+    .map_err(|e| {
+        format!(
+            "{e}; set CONTINENTAL_JWT_SECRET or CONTINENTAL_JWT_SECRET_FILE to one, or delete \
+             it (DELETE FROM settings WHERE name = 'jwt_secret') to have one generated, which \
+             ends every token signed with it"
+        )
+    })?;
+    Ok(stored)
+}
+
+/// Starts the background passes on threads of their own (`background.rs`), apart from the
+/// server's: deliveries on one, the passes that think and write games on the other. Every
+/// replica delivers webhooks and keeps turn deadlines; the database shares the work out
+/// (leases, `SKIP LOCKED`). `woken` and `armed` are the bot worker's and the pace timers'.
+fn start_background(
+    settings: &Settings,
+    state: &web::Data<AppState>,
+    woken: mpsc::UnboundedReceiver<Uuid>,
+    armed: mpsc::UnboundedReceiver<(Uuid, i64)>,
+) -> std::io::Result<Vec<Lane>> {
+    let second = Duration::from_millis(u64::try_from(state.second_ms()).unwrap_or(1000));
+    let each_second = second.min(Duration::from_secs(1));
+    let poll = Duration::from_secs_f64(settings.asynchronous.webhook_retry_s.clamp(0.01, 1.0));
+    let deliveries = Lane::new("continental-webhooks")?;
+    let passes = Lane::new("continental-passes")?;
+    deliveries.spawn({
+        let state = state.clone();
+        move || service::deliver_webhooks(state, poll)
+    });
+    passes.spawn({
+        let state = state.clone();
+        move || service::play_bots(state, woken)
+    });
+    passes.spawn({
+        let state = state.clone();
+        move || service::pace_bots(state, armed)
+    });
+    passes.spawn({
+        let state = state.clone();
+        let interval = settings.matchmaking.interval;
+        move || service::match_periodically(state, interval)
+    });
+    passes.spawn({
+        let state = state.clone();
+        move || service::rate_games(state, each_second)
+    });
+    passes.spawn({
+        let state = state.clone();
+        move || service::sweep_deadlines(state, each_second)
+    });
+    passes.spawn({
+        let state = state.clone();
+        move || sweep_periodically(state.into_inner())
+    });
+    passes.spawn({
+        let state = state.clone();
+        move || service::count_backlog(state, BACKLOG_EVERY.min(second.saturating_mul(5)))
+    });
+    Ok(vec![deliveries, passes])
+}
+
+/// The HTTP server on `listener`: the routes, the page and the document, behind the edge.
+fn serve(settings: &Settings, state: web::Data<AppState>, listener: TcpListener) -> std::io::Result<Server> {
+    let limits = &settings.limits;
+    // actix caps connections per worker: no more workers than the cap, so that a small cap
+    // holds (the total is the cap rounded up to a multiple of the workers).
+    let workers = std::thread::available_parallelism()
+        .map_or(2, usize::from)
+        .min(limits.max_connections)
+        .max(1);
+    let cors_origins = settings.cors_origins.clone();
+    let document = crate::openapi::served(settings.test_mode);
+    let server = HttpServer::new(move || {
+        App::new()
+            // CORS inside the edge: its preflight answers are still observed and limited.
+            .wrap(Condition::new(!cors_origins.is_empty(), cors(&cors_origins)))
+            // Last wrapped runs first: every request is observed, even one refused by the limit.
+            .wrap(http::edge::Edge)
+            .app_data(state.clone())
+            .app_data(web::PathConfig::default().error_handler(error::path_error))
+            .app_data(web::QueryConfig::default().error_handler(error::query_error))
+            .configure(http::configure)
+            .configure(http::page::configure)
+            .service(
+                SwaggerUi::new("/docs/{_:.*}")
+                    .url("/api-docs/openapi.json", document.clone())
+                    // Swagger UI would send the document to validator.swagger.io otherwise.
+                    .config(SwaggerConfig::default().validator_url("none")),
+            )
+            .route(
+                "/docs",
+                web::get().to(|| async {
+                    HttpResponse::PermanentRedirect()
+                        .insert_header(("Location", "/docs/"))
+                        .finish()
+                }),
+            )
+            .default_service(web::to(http::no_route))
+    })
+    .workers(workers)
+    // actix counts connections per worker.
+    .max_connections(limits.max_connections.div_ceil(workers))
+    // Headers must arrive within the request timeout (the body's own timeout is in
+    // `JsonBody`); a slow or silent client is answered 408 and closed.
+    .client_request_timeout(limits.request_timeout)
+    .client_disconnect_timeout(Duration::from_secs(1))
+    .listen(listener)?
+    // Signals are ours (run_until_stopped): the streams close first, at once. What is left
+    // is requests in flight, which take milliseconds.
+    .disable_signals()
+    .shutdown_timeout(5)
+    .run();
+    Ok(server)
 }
 
 /// Waits for SIGTERM or SIGINT; `false` if no signal can be watched.

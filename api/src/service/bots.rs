@@ -11,6 +11,8 @@
 
 use std::sync::Arc;
 
+use engine::bot::Level;
+use engine::{Action, Seat};
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
@@ -93,21 +95,7 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     let (Some((seat, level)), Some(game)) = (table.bot_due(), table.game) else {
         return Ok(Played::NotDue);
     };
-    // The lease, before any thinking: the row's deadline moves a lease ahead, on the condition
-    // that the game is still at the version read and its deadline is still the one read, and
-    // that one is no other replica's lease (a commit's grace, or past). A replica that loses
-    // the race, or meets another's lease, leaves the bot to it: never thought twice.
-    let now = now_ms();
-    let leased = match row.deadline {
-        Some(held) if held <= now.saturating_add(state.second_ms()) => {
-            state
-                .db
-                .lease(id, row.version, held, now.saturating_add(LEASE_MS))
-                .await?
-        }
-        _ => false,
-    };
-    if !leased {
+    if !lease_turn(state, &row).await? {
         return Ok(Played::NotDue);
     }
     let thinking = traces::bot_thinking(&crate::domain::level_name(level));
@@ -120,10 +108,40 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
     .await
     .map_err(ApiError::unexpected)?;
     state.metrics.bot_decided(&crate::domain::level_name(level), took);
-    let read = row.version;
     let Some(_turn) = state.queues.enter(id, state.limits.lock_timeout).await else {
         return Ok(Played::Stale);
     };
+    write_move(state, id, row.version, seat, level, chosen).await
+}
+
+/// Leases the bot's turn of the game read as `row` to this replica, before any thinking: the
+/// row's next due time moves a lease ahead, on the condition that the game is still at the
+/// version read and its due time is still the one read, and that one is no other replica's
+/// lease (a commit's grace, or past). A replica that loses the race, or meets another's lease,
+/// leaves the bot to it: never thought twice. Returns whether this replica holds the lease.
+async fn lease_turn(state: &AppState, row: &crate::store::GameRow) -> Result<bool, ApiError> {
+    let now = now_ms();
+    Ok(match row.next_due {
+        Some(held) if held <= now.saturating_add(state.second_ms()) => {
+            state
+                .db
+                .lease(row.id, row.version, held, now.saturating_add(LEASE_MS))
+                .await?
+        }
+        _ => false,
+    })
+}
+
+/// Writes the move `chosen` of the bot at `seat` in game `id`, if the game is still at version
+/// `read` (else [`Played::Stale`]: it thinks again), with the bots' moves it sets off.
+async fn write_move(
+    state: &AppState,
+    id: Uuid,
+    read: i64,
+    seat: Seat,
+    level: Level,
+    chosen: Option<Action>,
+) -> Result<Played, ApiError> {
     let now = now_ms();
     let (second_ms, grace_ms) = (state.second_ms(), state.second_ms());
     let (played, queued, bot_at) = state
@@ -145,11 +163,11 @@ async fn play_one(state: &AppState, id: Uuid) -> Result<Played, ApiError> {
             let queued = events.iter().any(|e| e.public.is_some());
             tracing::debug!(game = %row.id, version, seat = seat.0, ?level, "bot moved");
             Ok(Outcome {
-                update: Some(GameUpdate {
-                    // A seat on autopilot whose bot left.
-                    seats: super::seats_changed(&before, &table),
-                    ..GameUpdate::of(&table, version, events, table.due_at(now, grace_ms))?
-                }),
+                update: Some(
+                    GameUpdate::of(&table, version, events, table.due_at(now, grace_ms))?
+                        // A seat on autopilot whose bot left.
+                        .with_seats(super::seats_changed(&before, &table)),
+                ),
                 value: (Played::Moved, queued, table.bot_at),
             })
         })

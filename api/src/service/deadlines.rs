@@ -6,7 +6,7 @@
 //! replica's bot worker (`service::bots`), which leases it before it thinks; and at a person's
 //! table when the paced move of the seat the server plays in turn is due (`HostedGame::bot_at`): the
 //! replica that wrote the change before it plays it on time (`service::pace`), the sweep is the
-//! backstop.
+//! backstop. What is due on a claimed game is a [`Due`], each kind done by its own handler.
 
 use std::time::{Duration, Instant};
 
@@ -17,7 +17,7 @@ use super::event_rows;
 use crate::domain::HostedGame;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::{GameUpdate, Lock, On, Outcome, Store, now_ms};
+use crate::store::{GameRow, GameUpdate, Lock, On, Outcome, Store, now_ms};
 use crate::telemetry::traces;
 
 /// Games a sweep looks at in one batch.
@@ -64,135 +64,229 @@ pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
     }
 }
 
-/// Plays the turn of game `id` if its deadline is still past at `now` and no other replica
-/// holds it: a `timed_out` event, the seat's turn as the bot would play it, the bots after it,
-/// a fresh deadline; or, when a bot that thinks apart is in turn, hands the game to this
-/// replica's bot worker. Returns whether this replica took it.
+/// Does what is due on game `id` at `now` if it is still due and no other replica holds it
+/// ([`Due`], each kind by its own handler), then what follows the commit ([`Then::follow`]).
+/// Returns whether this replica took it.
 ///
 /// # Errors
 /// The store's failure; a stored game that does not read.
 pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiError> {
-    let second_ms = state.second_ms();
-    let played = state
+    let at = At {
+        now,
+        second_ms: state.second_ms(),
+    };
+    let then = state
         .db
         .transact(On::game(id), Lock::Due { now }, move |row| {
             let mut table = HostedGame::load(row.id, &row.state)?;
-            // At a person's table, the paced move of the seat the server plays is due.
-            let paced = table.bot_at.is_some_and(|at| at <= now);
-            if paced {
-                table.bot_at = None;
+            match Due::on(&mut table, row, now) {
+                Due::BotHandOff { paced } => hand_bot_over(state, row, &table, paced, at),
+                Due::PacedMove => play_paced_move(state, row, table, at),
+                Due::TurnClock => time_out_turn(state, row, table, at),
+                Due::Nothing => rearm_clock(row, table, at),
             }
-            // A bot that thinks apart is in turn and no replica has played it within the
-            // grace: this replica's bot worker takes it up, if it thinks, and leases it before
-            // it thinks (`service::bots`). Nothing is written here.
-            if table.bot_due().is_some() {
-                // A paced turn's hand-off clears `bot_at` in the stored game, so that the worker
-                // finds the bot due; any other writes nothing.
-                let update = match paced && state.bots.thinks {
-                    true => Some(GameUpdate {
-                        status: row.status,
-                        ..GameUpdate::of(&table, row.version, Vec::new(), table.due_at(now, second_ms))?
-                    }),
-                    false => None,
-                };
-                let taken = state.bots.thinks;
-                return Ok(Outcome {
-                    update,
-                    value: (row.id, taken.then_some(Due::Bot), None),
-                });
-            }
-            // The row's deadline is the one the claim found due; the state must agree, or
-            // another replica has already moved the game on.
-            let due = table.deadline.is_some_and(|d| d <= now) && table.deadline == row.deadline;
-            let before = super::played_by(&table);
-            let applied = match paced {
-                true => Some(table.play_paced()?),
-                false if due => table.time_out()?,
-                false => None,
-            };
-            if let Some(applied) = &applied {
-                super::count_refused(&state.metrics, applied);
-            }
-            let (version, events) = match applied {
-                Some(applied) if paced => {
-                    table.rearm(applied.turn_passed, now, second_ms);
-                    let version = row.version + applied.actions;
-                    (version, event_rows(applied, row.webhook_url.is_some())?)
-                }
-                Some(applied) => {
-                    // Whatever the bot did, the next turn (or this one, should it still be
-                    // in turn) gets a fresh deadline: an expired one would be played again.
-                    table.deadline = None;
-                    table.rearm(true, now, second_ms);
-                    // The timeout itself changes the view (`timeouts`): at least one version.
-                    let version = row.version + applied.actions.max(1);
-                    (version, event_rows(applied, row.webhook_url.is_some())?)
-                }
-                None => {
-                    table.rearm(false, now, second_ms);
-                    if table.deadline.is_some_and(|d| d <= now) {
-                        table.deadline = None;
-                        table.rearm(true, now, second_ms);
-                    }
-                    (row.version, Vec::new())
-                }
-            };
-            let played = !events.is_empty();
-            match paced {
-                true => tracing::debug!(game = %row.id, version, "paced bot moved"),
-                false => tracing::info!(game = %row.id, version, played, "turn deadline passed"),
-            }
-            let due = match played {
-                true if paced && table.bot_due().is_some() => Due::PacedThenBot,
-                true if paced => Due::Paced,
-                true if table.bot_due().is_some() => Due::TimedOutThenBot,
-                true => Due::TimedOut,
-                false => Due::Nothing,
-            };
-            Ok::<_, ApiError>(Outcome {
-                update: Some(GameUpdate {
-                    // A seat handed to autopilot after its timeouts counts among the bots; the
-                    // clock is never held up by the limit on tables of bots alone.
-                    seats: super::seats_changed(&before, &table),
-                    ..GameUpdate::of(&table, version, events, table.due_at(now, second_ms))?
-                }),
-                value: (row.id, Some(due), table.bot_at),
-            })
         })
         .await?;
-    let Some((id, due, bot_at)) = played else {
-        return Ok(false);
-    };
-    match due {
-        Some(Due::TimedOut | Due::TimedOutThenBot) => {
-            state.metrics.turn_timed_out();
-            state.outbox.notify_one();
-        }
-        Some(Due::Paced | Due::PacedThenBot) => state.outbox.notify_one(),
-        Some(Due::Bot | Due::Nothing) | None => {}
-    }
-    if matches!(due, Some(Due::Bot | Due::TimedOutThenBot | Due::PacedThenBot)) {
-        state.bots.wake(id);
-    }
-    state.pace.arm(id, bot_at);
-    Ok(due.is_some())
+    Ok(then.is_some_and(|then| then.follow(state, id)))
 }
 
-/// What the sweep did with a due game it claimed.
-#[derive(Clone, Copy)]
+/// What is due on a game the pass claimed, read from its state at the pass's time. The row's
+/// next due time ([`crate::store::GameRow::next_due`]) is the earliest of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Due {
-    /// The seat in turn timed out and the server played its turn.
-    TimedOut,
-    /// As [`Due::TimedOut`], and then a bot that thinks apart is in turn.
-    TimedOutThenBot,
-    /// A bot that thinks apart is in turn: handed to this replica's bot worker.
-    Bot,
-    /// At a person's table, the seat the server plays in turn made its paced move.
-    Paced,
-    /// As [`Due::Paced`], and then a bot that thinks apart is in turn.
-    PacedThenBot,
-    /// Nothing was due any more (another replica had moved the game on).
+    /// A bot that thinks apart is in turn and no replica has played it within the grace, or
+    /// the lease of the replica that took it ran out: this replica's bot worker takes it up,
+    /// if it thinks. `paced` when its paced move's time brought it in turn.
+    BotHandOff {
+        /// It became due by its pace time (`HostedGame::bot_at`), cleared by the hand-off.
+        paced: bool,
+    },
+    /// At a person's table, the paced move of the seat the server plays in turn.
+    PacedMove,
+    /// The seat in turn let its turn clock run out: the server plays its turn.
+    TurnClock,
+    /// Nothing any more: another replica moved the game on since it was found.
     Nothing,
+}
+
+impl Due {
+    /// What is due on `table`, stored as `row`, at `now`. A paced move's time that has come is
+    /// taken off `table`: whatever is due next is read without it.
+    fn on(table: &mut HostedGame, row: &GameRow, now: i64) -> Due {
+        let paced = table.bot_at.is_some_and(|at| at <= now);
+        if paced {
+            table.bot_at = None;
+        }
+        // The row's due time is the turn's deadline the claim found due; the state must
+        // agree, or another replica has already moved the game on.
+        let clock_ran_out = table.deadline.is_some_and(|d| d <= now) && table.deadline == row.next_due;
+        if table.bot_due().is_some() {
+            Due::BotHandOff { paced }
+        } else if paced {
+            Due::PacedMove
+        } else if clock_ran_out {
+            Due::TurnClock
+        } else {
+            Due::Nothing
+        }
+    }
+}
+
+/// The pass's time (unix ms) and how long a second lasts (1000 but in tests).
+#[derive(Clone, Copy)]
+struct At {
+    now: i64,
+    second_ms: i64,
+}
+
+/// What follows the commit of what was due.
+#[derive(Clone, Copy, Default)]
+struct Then {
+    /// The seat in turn timed out: counted.
+    timed_out: bool,
+    /// Events were written: the outbox has work.
+    played: bool,
+    /// A bot that thinks apart is in turn, for this replica's bot worker.
+    bot_due: bool,
+    /// The paced move of the seat the server plays, for this replica's timer.
+    bot_at: Option<i64>,
+    /// This replica took the game (`false`: a bot handed over with no bot worker here).
+    taken: bool,
+}
+
+impl Then {
+    /// Tells this replica's workers what the commit left them; returns whether this replica
+    /// took the game.
+    fn follow(self, state: &AppState, id: Uuid) -> bool {
+        if self.timed_out {
+            state.metrics.turn_timed_out();
+        }
+        if self.played {
+            state.outbox.notify_one();
+        }
+        if self.bot_due {
+            state.bots.wake(id);
+        }
+        state.pace.arm(id, self.bot_at);
+        self.taken
+    }
+}
+
+/// [`Due::BotHandOff`]: nothing is written, but a paced turn's hand-off clears `bot_at` in the
+/// stored game, so that the bot worker (`service::bots`), which leases the game before it
+/// thinks, finds the bot due.
+fn hand_bot_over(
+    state: &AppState,
+    row: &GameRow,
+    table: &HostedGame,
+    paced: bool,
+    at: At,
+) -> Result<Outcome<Then>, ApiError> {
+    let thinks = state.bots.thinks;
+    let update = match paced && thinks {
+        true => Some(GameUpdate::keeping_status(
+            row.status,
+            table,
+            row.version,
+            Vec::new(),
+            table.due_at(at.now, at.second_ms),
+        )?),
+        false => None,
+    };
+    Ok(Outcome {
+        update,
+        value: Then {
+            bot_due: thinks,
+            taken: thinks,
+            ..Then::default()
+        },
+    })
+}
+
+/// [`Due::PacedMove`]: the bot in turn makes its move, then the bots' claims as after any
+/// change.
+fn play_paced_move(
+    state: &AppState,
+    row: &GameRow,
+    mut table: HostedGame,
+    at: At,
+) -> Result<Outcome<Then>, ApiError> {
+    let before = super::played_by(&table);
+    let applied = table.play_paced()?;
+    super::count_refused(&state.metrics, &applied);
+    table.rearm(applied.turn_passed, at.now, at.second_ms);
+    let version = row.version + applied.actions;
+    let events = event_rows(applied, row.webhook_url.is_some())?;
+    tracing::debug!(game = %row.id, version, "paced bot moved");
+    write_played(&table, &before, version, events, at, false)
+}
+
+/// [`Due::TurnClock`]: a `timed_out` event, the seat's turn as the bot would play it, the bots
+/// after it, and a fresh deadline for the next turn.
+fn time_out_turn(
+    state: &AppState,
+    row: &GameRow,
+    mut table: HostedGame,
+    at: At,
+) -> Result<Outcome<Then>, ApiError> {
+    let before = super::played_by(&table);
+    let Some(applied) = table.time_out()? else {
+        return rearm_clock(row, table, at);
+    };
+    super::count_refused(&state.metrics, &applied);
+    // Whatever the bot did, the next turn (or this one, should it still be in turn) gets a
+    // fresh deadline: an expired one would be played again.
+    table.deadline = None;
+    table.rearm(true, at.now, at.second_ms);
+    // The timeout itself changes the view (`timeouts`): at least one version.
+    let version = row.version + applied.actions.max(1);
+    let events = event_rows(applied, row.webhook_url.is_some())?;
+    let played = !events.is_empty();
+    tracing::info!(game = %row.id, version, played, "turn deadline passed");
+    write_played(&table, &before, version, events, at, true)
+}
+
+/// [`Due::Nothing`] (or a clock with no seat in turn any more): the game's times set again
+/// from its state, an expired deadline replaced by a fresh one; no event, the same version.
+fn rearm_clock(row: &GameRow, mut table: HostedGame, at: At) -> Result<Outcome<Then>, ApiError> {
+    let before = super::played_by(&table);
+    table.rearm(false, at.now, at.second_ms);
+    if table.deadline.is_some_and(|d| d <= at.now) {
+        table.deadline = None;
+        table.rearm(true, at.now, at.second_ms);
+    }
+    tracing::info!(game = %row.id, version = row.version, played = false, "turn deadline passed");
+    write_played(&table, &before, row.version, Vec::new(), at, false)
+}
+
+/// Writes `table` at `version` with `events` (the seats whose player changed from `before`
+/// with it) and says what follows: when events were written, the outbox's work, the count of
+/// a turn timed out if `timed_out`, and a bot that thinks apart now in turn.
+fn write_played(
+    table: &HostedGame,
+    before: &[&str],
+    version: i64,
+    events: Vec<crate::store::NewEvent>,
+    at: At,
+    timed_out: bool,
+) -> Result<Outcome<Then>, ApiError> {
+    let played = !events.is_empty();
+    let then = Then {
+        timed_out: played && timed_out,
+        played,
+        bot_due: played && table.bot_due().is_some(),
+        bot_at: table.bot_at,
+        taken: true,
+    };
+    Ok(Outcome {
+        update: Some(
+            GameUpdate::of(table, version, events, table.due_at(at.now, at.second_ms))?
+                // A seat handed to autopilot after its timeouts counts among the bots; the
+                // clock is never held up by the limit on tables of bots alone.
+                .with_seats(super::seats_changed(before, table)),
+        ),
+        value: then,
+    })
 }
 
 /// The sweeper each replica runs: every `interval`, plays every game whose deadline passed;

@@ -69,23 +69,10 @@ pub async fn create_game(
     table.rearm(started.turn_passed, now, state.second_ms());
     let version = 1 + started.actions;
     let id = Uuid::new_v4();
-    let mut created = Vec::with_capacity(table.seats.len());
-    for (i, s) in table.seats.iter().enumerate() {
-        let seat = u8::try_from(i).map_err(ApiError::unexpected)?;
-        let token = match s.kind {
-            SeatKind::Player => Some(state.keys.issue(id, seat, s.generation)?),
-            _ => None,
-        };
-        created.push(CreatedSeat {
-            seat,
-            name: s.name.clone(),
-            kind: s.kind,
-            token,
-        });
-    }
-    let deadline = table.due_at(now, state.second_ms());
+    let created = created_seats(state, id, &table)?;
+    let next_due = table.due_at(now, state.second_ms());
     super::count_refused(&state.metrics, &started);
-    let mut new = new_game(id, tenant.as_str(), &table, version, started, webhook, deadline)?;
+    let mut new = new_game(id, tenant.as_str(), &table, version, started, webhook, next_due)?;
     new.bot_tables = bot_tables;
     let response = StoredResponse {
         status: 201,
@@ -111,6 +98,25 @@ pub async fn create_game(
     Ok(response)
 }
 
+/// The seats of new game `id` as its creator is told of them, each player's with its token.
+fn created_seats(state: &AppState, id: Uuid, table: &HostedGame) -> Result<Vec<CreatedSeat>, ApiError> {
+    let mut created = Vec::with_capacity(table.seats.len());
+    for (i, s) in table.seats.iter().enumerate() {
+        let seat = u8::try_from(i).map_err(ApiError::unexpected)?;
+        let token = match s.kind {
+            SeatKind::Player => Some(state.keys.issue(id, seat, s.generation)?),
+            _ => None,
+        };
+        created.push(CreatedSeat {
+            seat,
+            name: s.name.clone(),
+            kind: s.kind,
+            token,
+        });
+    }
+    Ok(created)
+}
+
 /// Game `id` of `tenant` as the store inserts it: `table` at `version`, its first `events`,
 /// its webhook's URL and secret.
 ///
@@ -123,7 +129,7 @@ pub(super) fn new_game(
     version: i64,
     events: Applied,
     webhook: Option<(String, String)>,
-    deadline: Option<i64>,
+    next_due: Option<i64>,
 ) -> Result<NewGame, ApiError> {
     let events = event_rows(events, webhook.is_some())?;
     Ok(NewGame {
@@ -138,7 +144,7 @@ pub(super) fn new_game(
             seed: table.seed.to_hex(),
             seed_commitment: table.seed_commitment(),
             webhook_url: webhook.as_ref().map(|w| w.0.clone()),
-            deadline,
+            next_due,
         },
         seats: seat_rows(table).collect(),
         events,
@@ -171,64 +177,14 @@ pub async fn join_game(
         Some(tenant) => On::game(id).of_tenant(tenant.as_str()),
         None => On::game(id),
     };
-    // The player's rating in the game's variant, read before the join's transaction (a
-    // rating changes only when a game of theirs is rated).
-    let player = match (player, tenant) {
-        (Some(player), Some(tenant)) => {
-            let row = state
-                .db
-                .game_in(tenant.as_str(), id)
-                .await?
-                .ok_or(StoreError::GameNotFound(id))?;
-            let who = Participant::Player(player.clone());
-            let rating = super::ratings::rating_of(state, tenant.as_str(), &row.variant, who).await?;
-            Some((player, rating))
-        }
-        (Some(_), None) => return Err(super::ratings::needs_server_key()),
-        (None, _) => None,
-    };
+    let player = with_rating(state, id, player, tenant).await?;
     state
         .db
         .transact(on.keyed(key), Lock::Optimistic, |row| {
             if let Some(m) = &if_match {
                 m.check(row.version)?;
             }
-            let mut table = HostedGame::load(row.id, &row.state)?;
-            let seat = table.join(name.clone(), player.clone())?;
-            let generation = table.seats.get(usize::from(seat)).map_or(0, |s| s.generation);
-            let joined = Logged::Table(TableEvent::SeatJoined {
-                seat,
-                name: name.clone(),
-            });
-            // The last seat taken: the game starts now, in this year (docs/rules.md#suspension).
-            let started = table.start_if_full(super::utc_year())?;
-            let now = now_ms();
-            table.rearm(started.turn_passed, now, state.second_ms());
-            // The join, then every bot action the deal set off.
-            let version = row.version + 1 + started.actions;
-            super::count_refused(&state.metrics, &started);
-            let events = event_rows(started.after([joined]), row.webhook_url.is_some())?;
-            let status = table.status();
-            let response = StoredResponse {
-                status: 200,
-                etag: Some(etag(version)),
-                body: serde_json::to_vec(&JoinResponse {
-                    id,
-                    seat,
-                    name: name.clone(),
-                    token: state.keys.issue(id, seat, generation)?,
-                    status,
-                    version,
-                })?,
-            };
-            Ok(Outcome {
-                update: Some(GameUpdate {
-                    seats: seat_row(&table, seat),
-                    response: key.is_some().then(|| response.clone()),
-                    ..GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
-                }),
-                value: (response, table.bot_due().is_some(), table.bot_at),
-            })
+            take_seat(state, row, &name, player.clone(), key)
         })
         .await
         .and_then(|done| done.ok_or_else(|| StoreError::GameNotFound(id).into()))
@@ -240,6 +196,81 @@ pub async fn join_game(
             state.pace.arm(id, bot_at);
             response
         })
+}
+
+/// A joining player's id, with their rating in the game's variant.
+type RatedPlayer = (crate::domain::PlayerId, crate::domain::Rating);
+
+/// The joining player with their rating in game `id`'s variant, read before the join's
+/// transaction (a rating changes only when a game of theirs is rated). A player's id needs
+/// the tenant of a server key.
+async fn with_rating(
+    state: &AppState,
+    id: Uuid,
+    player: Option<crate::domain::PlayerId>,
+    tenant: Option<&Tenant>,
+) -> Result<Option<RatedPlayer>, ApiError> {
+    match (player, tenant) {
+        (Some(player), Some(tenant)) => {
+            let row = state
+                .db
+                .game_in(tenant.as_str(), id)
+                .await?
+                .ok_or(StoreError::GameNotFound(id))?;
+            let who = Participant::Player(player.clone());
+            let rating = super::ratings::rating_of(state, tenant.as_str(), &row.variant, who).await?;
+            Ok(Some((player, rating)))
+        }
+        (Some(_), None) => Err(super::ratings::needs_server_key()),
+        (None, _) => Ok(None),
+    }
+}
+
+/// Seats `name` (and `player`, rated) at the first open seat of the game read as `row`; the
+/// game deals when it was the last. The value: the response kept for `key`, whether a bot
+/// that thinks apart is then in turn, and when the server plays a paced seat.
+fn take_seat(
+    state: &AppState,
+    row: &GameRow,
+    name: &str,
+    player: Option<RatedPlayer>,
+    key: Option<&KeyRef>,
+) -> Result<Outcome<(StoredResponse, bool, Option<i64>)>, ApiError> {
+    let mut table = HostedGame::load(row.id, &row.state)?;
+    let seat = table.join(name.to_owned(), player)?;
+    let generation = table.seats.get(usize::from(seat)).map_or(0, |s| s.generation);
+    let joined = Logged::Table(TableEvent::SeatJoined {
+        seat,
+        name: name.to_owned(),
+    });
+    // The last seat taken: the game starts now, in this year (docs/rules.md#suspension).
+    let started = table.start_if_full(super::utc_year())?;
+    let now = now_ms();
+    table.rearm(started.turn_passed, now, state.second_ms());
+    // The join, then every bot action the deal set off.
+    let version = row.version + 1 + started.actions;
+    super::count_refused(&state.metrics, &started);
+    let events = event_rows(started.after([joined]), row.webhook_url.is_some())?;
+    let response = StoredResponse {
+        status: 200,
+        etag: Some(etag(version)),
+        body: serde_json::to_vec(&JoinResponse {
+            id: row.id,
+            seat,
+            name: name.to_owned(),
+            token: state.keys.issue(row.id, seat, generation)?,
+            status: table.status(),
+            version,
+        })?,
+    };
+    Ok(Outcome {
+        update: Some(
+            GameUpdate::of(&table, version, events, table.due_at(now, state.second_ms()))?
+                .with_seats(seat_row(&table, seat))
+                .with_response(key.is_some().then(|| response.clone())),
+        ),
+        value: (response, table.bot_due().is_some(), table.bot_at),
+    })
 }
 
 /// Fails with a 404 unless game `id` exists: an idempotency key is stored with its game, so

@@ -812,8 +812,8 @@ async fn place(state: &AppState, game: Uuid, tickets: &[TicketRow]) -> Result<bo
     let version = 1 + started.actions;
     super::count_refused(&state.metrics, &started);
     let events: Applied = started.after([Logged::Table(TableEvent::Matched { seats: matched })]);
-    let deadline = table.due_at(now, state.second_ms());
-    let new = new_game(game, &tenant, &table, version, events, webhook, deadline)?;
+    let next_due = table.due_at(now, state.second_ms());
+    let new = new_game(game, &tenant, &table, version, events, webhook, next_due)?;
     let created = state.db.create_game(&new, None).await?;
     state.db.placed(&tenant, game).await?;
     if created {

@@ -101,11 +101,12 @@ fn seat_row(table: &HostedGame, seat: u8) -> Vec<SeatRow> {
 }
 
 impl GameUpdate {
-    /// The one way to a [`GameUpdate`]: what writing `game` as it now stands changes, at
-    /// `version` (the old one plus the actions accepted; the same for a change that is not a
-    /// move), with its status and state, its `events` (from [`event_rows`]) and the turn's
-    /// `deadline`. No seat rows, no response kept for a key and no limit on tables of bots:
-    /// a change that has them sets those fields over this one (`..GameUpdate::of(..)?`).
+    /// What writing `game` as it now stands changes, at `version` (the old one plus the
+    /// actions accepted; the same for a change that is not a move), with the status and state
+    /// it now has, its `events` (from [`event_rows`]) and the row's `next_due` time
+    /// ([`HostedGame::due_at`]). No seat rows, no response kept for a key and no limit on
+    /// tables of bots: a change that has them adds them ([`GameUpdate::with_seats`],
+    /// [`GameUpdate::with_response`], [`GameUpdate::with_bot_tables`]).
     ///
     /// # Errors
     /// The state cannot be written as JSON.
@@ -113,19 +114,52 @@ impl GameUpdate {
         game: &HostedGame,
         version: i64,
         events: Vec<NewEvent>,
-        deadline: Option<i64>,
+        next_due: Option<i64>,
+    ) -> Result<GameUpdate, ApiError> {
+        Self::keeping_status(game.status(), game, version, events, next_due)
+    }
+
+    /// As [`GameUpdate::of`], but the row keeps `status`, the one it was read with: for a
+    /// change beside the play (a token reissued, a rematch asked, a bot handed to its worker)
+    /// that must not move the game's status in the listings.
+    ///
+    /// # Errors
+    /// The state cannot be written as JSON.
+    pub(crate) fn keeping_status(
+        status: crate::domain::GameStatus,
+        game: &HostedGame,
+        version: i64,
+        events: Vec<NewEvent>,
+        next_due: Option<i64>,
     ) -> Result<GameUpdate, ApiError> {
         Ok(GameUpdate {
             version,
-            status: game.status(),
+            status,
             state: game.to_json()?,
             seats: Vec::new(),
             events,
-            deadline,
+            next_due,
             response: None,
             bot_tables: None,
             rated: game.rated_standings().is_some(),
         })
+    }
+
+    /// The same change, writing the rows of `seats` too (a seat joined, handed to autopilot,
+    /// left).
+    pub(crate) fn with_seats(self, seats: Vec<SeatRow>) -> GameUpdate {
+        GameUpdate { seats, ..self }
+    }
+
+    /// The same change, keeping `response` for the request's idempotency key, if it has one.
+    pub(crate) fn with_response(self, response: Option<crate::store::StoredResponse>) -> GameUpdate {
+        GameUpdate { response, ..self }
+    }
+
+    /// The same change, written only under `bot_tables`, the limit on tables of bots alone,
+    /// when it leaves the table to bots alone on an open server.
+    pub(crate) fn with_bot_tables(self, bot_tables: Option<BotTableLimit>) -> GameUpdate {
+        GameUpdate { bot_tables, ..self }
     }
 }
 

@@ -69,10 +69,13 @@ fn mark(row: &GameRow, claims: Option<&Claims>) -> Result<Outcome<(Uuid, HostedG
             Applied::table([Logged::Table(TableEvent::Rematch { id: next })]),
             row.webhook_url.is_some(),
         )?;
-        Some(GameUpdate {
-            status: row.status,
-            ..GameUpdate::of(&table, row.version + 1, events, row.deadline)?
-        })
+        Some(GameUpdate::keeping_status(
+            row.status,
+            &table,
+            row.version + 1,
+            events,
+            row.next_due,
+        )?)
     } else {
         None
     };
@@ -165,15 +168,15 @@ async fn take_seat(state: &AppState, next: Uuid, seat: u8) -> Result<RematchResp
             super::count_refused(&state.metrics, &started);
             let version = row.version + 1 + started.actions;
             Ok::<_, ApiError>(Outcome {
-                update: Some(GameUpdate {
-                    seats: seat_row(&table, seat),
-                    ..GameUpdate::of(
+                update: Some(
+                    GameUpdate::of(
                         &table,
                         version,
                         event_rows(started.after([joined]), row.webhook_url.is_some())?,
                         table.due_at(now, state.second_ms()),
                     )?
-                }),
+                    .with_seats(seat_row(&table, seat)),
+                ),
                 value: (
                     RematchResponse {
                         id: next,

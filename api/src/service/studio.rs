@@ -113,10 +113,13 @@ pub async fn reissue_token(
             let token = state.keys.issue(id, seat, generation)?;
             // Not a move: the version (and so every view and ETag) stays.
             Ok::<_, ApiError>(Outcome {
-                update: Some(GameUpdate {
-                    status: row.status,
-                    ..GameUpdate::of(&table, row.version, Vec::new(), row.deadline)?
-                }),
+                update: Some(GameUpdate::keeping_status(
+                    row.status,
+                    &table,
+                    row.version,
+                    Vec::new(),
+                    row.next_due,
+                )?),
                 value: SeatTokenResponse { id, seat, token },
             })
         })
@@ -268,20 +271,20 @@ fn studio_update(
     table: &HostedGame,
     applied: Applied,
     seats: Vec<SeatRow>,
-    deadline: Option<i64>,
+    next_due: Option<i64>,
 ) -> Result<Outcome<StudioActionResponse>, ApiError> {
     let version = row.version + 1 + applied.actions;
     let status = table.status();
     Ok(Outcome {
-        update: Some(GameUpdate {
-            seats,
-            ..GameUpdate::of(
+        update: Some(
+            GameUpdate::of(
                 table,
                 version,
                 super::event_rows(applied, row.webhook_url.is_some())?,
-                deadline,
+                next_due,
             )?
-        }),
+            .with_seats(seats),
+        ),
         value: StudioActionResponse {
             id: row.id,
             status,

@@ -26,6 +26,68 @@ use crate::domain::TicketStatus;
 use crate::domain::{Participant, Rating};
 use crate::telemetry::traces::{self, POSTGRESQL, SQLITE};
 
+/// How each PostgreSQL connection to `url` is made: every wait bounded by `limits`. Set per
+/// connection, so a move waiting on a hot game's row gives up after `lock_timeout` instead of
+/// holding its pooled connection for as long as it takes.
+fn postgres_options(url: &str, limits: &Limits) -> Result<PgConnectOptions, StoreError> {
+    Ok(PgConnectOptions::from_str(url)?.options([
+        (
+            "statement_timeout",
+            limits.statement_timeout.as_millis().to_string(),
+        ),
+        ("lock_timeout", limits.lock_timeout.as_millis().to_string()),
+        (
+            "idle_in_transaction_session_timeout",
+            limits.statement_timeout.as_millis().to_string(),
+        ),
+        // On a Citus cluster, the wait for a worker that does not answer (30 s by default) is
+        // the wait for a connection, so a game on a hung worker is a 503 as soon as one on a
+        // stopped worker; PostgreSQL alone keeps the setting unused.
+        (
+            "citus.node_connection_timeout",
+            limits.db_acquire_timeout.as_millis().to_string(),
+        ),
+    ]))
+}
+
+/// The workers of the Citus cluster that `pool` reaches, each with a listener and a pool.
+/// An action's `NOTIFY` is sent by the worker of its game: a listener on each, so that a lost
+/// worker silences only its own games. A game's statements go to its worker by a pool of each,
+/// but for the worker `options` names, if it names one: the service's own pool serves it.
+async fn cluster_nodes(
+    pool: &sqlx::PgPool,
+    options: &PgConnectOptions,
+    limits: &Limits,
+    live: &Live,
+) -> Result<Nodes, StoreError> {
+    let workers: Vec<(String, i32, i32, bool)> = sqlx::query_as(
+        "SELECT nodename::text, nodeport, groupid, \
+            groupid = (SELECT groupid FROM pg_dist_local_group) \
+         FROM pg_dist_node \
+         WHERE noderole = 'primary' AND isactive AND groupid <> 0 ORDER BY nodeid",
+    )
+    .fetch_all(pool)
+    .await?;
+    let per_worker = limits
+        .db_pool_per_worker
+        .unwrap_or_else(|| limits.db_pool.unwrap_or_else(default_db_pool));
+    let mut pools = Vec::new();
+    for (host, port, group, own) in workers {
+        let on = options
+            .clone()
+            .host(&host)
+            .port(u16::try_from(port).unwrap_or(5432));
+        let listener = PgPoolOptions::new()
+            .max_connections(1)
+            .connect_lazy_with(on.clone());
+        live.listen(listener, format!("{host}:{port}"));
+        let pool = (!own).then(|| pool_options(per_worker, limits).connect_lazy_with(on));
+        pools.push((group, pool));
+    }
+    let bound = limits.db_acquire_timeout + limits.statement_timeout;
+    Ok(Nodes::new(pool.clone(), pools, bound).await)
+}
+
 /// A pooled PostgreSQL connection idle longer than this is checked before it is used.
 const CHECKED_AFTER_IDLE: Duration = Duration::from_secs(1);
 
@@ -52,115 +114,80 @@ impl Database {
         limits: &Limits,
         live: &Live,
     ) -> Result<Database, StoreError> {
-        let size = limits.db_pool.unwrap_or_else(default_db_pool);
-        let bound = limits.db_acquire_timeout + limits.statement_timeout;
         match settings {
-            DatabaseSettings::Postgres { url } => {
-                // Set per connection, so a move waiting on a hot game's row gives up after
-                // lock_timeout instead of holding its pooled connection for as long as it takes.
-                let options = PgConnectOptions::from_str(url)?.options([
-                    (
-                        "statement_timeout",
-                        limits.statement_timeout.as_millis().to_string(),
-                    ),
-                    ("lock_timeout", limits.lock_timeout.as_millis().to_string()),
-                    (
-                        "idle_in_transaction_session_timeout",
-                        limits.statement_timeout.as_millis().to_string(),
-                    ),
-                    // On a Citus cluster, the wait for a worker that does not answer (30 s by
-                    // default) is the wait for a connection, so a game on a hung worker is a
-                    // 503 as soon as one on a stopped worker; PostgreSQL alone keeps the
-                    // setting unused.
-                    (
-                        "citus.node_connection_timeout",
-                        limits.db_acquire_timeout.as_millis().to_string(),
-                    ),
-                ]);
-                // One connection of its own: LISTEN holds it for good.
-                let listener = PgPoolOptions::new()
-                    .max_connections(1)
-                    .connect_lazy_with(options.clone());
-                let pool = pool_options(size, limits).connect_with(options.clone()).await?;
-                match migrations {
-                    // A Citus worker's replica: the migrations are the coordinator's to run.
-                    Some(DatabaseSettings::Postgres { url }) => {
-                        let mut conn = PgConnection::connect_with(&PgConnectOptions::from_str(url)?).await?;
-                        sqlx::migrate!("../migrations/postgres").run(&mut conn).await?;
-                        conn.close().await?;
-                    }
-                    _ => sqlx::migrate!("../migrations/postgres").run(&pool).await?,
-                }
-                let cluster =
-                    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')")
-                        .fetch_one(&pool)
-                        .await?;
-                live.listen(listener, "the database".to_owned());
-                let mut nodes = None;
-                if cluster {
-                    // An action's `NOTIFY` is sent by the worker of its game: a listener on
-                    // each, so that a lost worker silences only its own games. A game's
-                    // statements go to its worker by a pool of each, but for the worker `url`
-                    // names, if it names one: the service's own pool serves it.
-                    let workers: Vec<(String, i32, i32, bool)> = sqlx::query_as(
-                        "SELECT nodename::text, nodeport, groupid, \
-                            groupid = (SELECT groupid FROM pg_dist_local_group) \
-                         FROM pg_dist_node \
-                         WHERE noderole = 'primary' AND isactive AND groupid <> 0 ORDER BY nodeid",
-                    )
-                    .fetch_all(&pool)
-                    .await?;
-                    let per_worker = limits.db_pool_per_worker.unwrap_or(size);
-                    let mut pools = Vec::new();
-                    for (host, port, group, own) in workers {
-                        let on = options
-                            .clone()
-                            .host(&host)
-                            .port(u16::try_from(port).unwrap_or(5432));
-                        let listener = PgPoolOptions::new()
-                            .max_connections(1)
-                            .connect_lazy_with(on.clone());
-                        live.listen(listener, format!("{host}:{port}"));
-                        let pool = (!own).then(|| pool_options(per_worker, limits).connect_lazy_with(on));
-                        pools.push((group, pool));
-                    }
-                    nodes = Some(Arc::new(Nodes::new(pool.clone(), pools, bound).await));
-                }
-                Ok(Database::Postgres(PgStore {
-                    pool,
-                    bound,
-                    cluster,
-                    away: Default::default(),
-                    nodes,
-                }))
-            }
-            DatabaseSettings::Sqlite { path } => {
-                let options = SqliteConnectOptions::new()
-                    .filename(path)
-                    .create_if_missing(true)
-                    .journal_mode(SqliteJournalMode::Wal)
-                    // A file locked by another process answers 503 after this, not a hang.
-                    .busy_timeout(limits.lock_timeout)
-                    .foreign_keys(true);
-                let pool = SqlitePoolOptions::new()
-                    .max_connections(size)
-                    .acquire_timeout(limits.db_acquire_timeout)
-                    .connect_with(options.clone())
-                    .await?;
-                sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
-                // sqlx hands out a pool's connections first come, first served.
-                let writer = SqlitePoolOptions::new()
-                    .max_connections(1)
-                    .acquire_timeout(limits.db_acquire_timeout)
-                    .connect_lazy_with(options);
-                Ok(Database::Sqlite(SqliteStore {
-                    pool,
-                    writer,
-                    bound,
-                    live: live.clone(),
-                }))
-            }
+            DatabaseSettings::Postgres { url } => Self::connect_postgres(url, migrations, limits, live).await,
+            DatabaseSettings::Sqlite { path } => Self::connect_sqlite(path, limits, live).await,
         }
+    }
+
+    /// [`Database::connect`] to PostgreSQL at `url`, and on a Citus cluster to each worker.
+    async fn connect_postgres(
+        url: &str,
+        migrations: Option<&DatabaseSettings>,
+        limits: &Limits,
+        live: &Live,
+    ) -> Result<Database, StoreError> {
+        let options = postgres_options(url, limits)?;
+        // One connection of its own: LISTEN holds it for good.
+        let listener = PgPoolOptions::new()
+            .max_connections(1)
+            .connect_lazy_with(options.clone());
+        let size = limits.db_pool.unwrap_or_else(default_db_pool);
+        let pool = pool_options(size, limits).connect_with(options.clone()).await?;
+        match migrations {
+            // A Citus worker's replica: the migrations are the coordinator's to run.
+            Some(DatabaseSettings::Postgres { url }) => {
+                let mut conn = PgConnection::connect_with(&PgConnectOptions::from_str(url)?).await?;
+                sqlx::migrate!("../migrations/postgres").run(&mut conn).await?;
+                conn.close().await?;
+            }
+            _ => sqlx::migrate!("../migrations/postgres").run(&pool).await?,
+        }
+        let cluster =
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')")
+                .fetch_one(&pool)
+                .await?;
+        live.listen(listener, "the database".to_owned());
+        let bound = limits.db_acquire_timeout + limits.statement_timeout;
+        let nodes = match cluster {
+            true => Some(Arc::new(cluster_nodes(&pool, &options, limits, live).await?)),
+            false => None,
+        };
+        Ok(Database::Postgres(PgStore {
+            pool,
+            bound,
+            cluster,
+            away: Default::default(),
+            nodes,
+        }))
+    }
+
+    /// [`Database::connect`] to the SQLite file at `path`, created if needed.
+    async fn connect_sqlite(path: &str, limits: &Limits, live: &Live) -> Result<Database, StoreError> {
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            // A file locked by another process answers 503 after this, not a hang.
+            .busy_timeout(limits.lock_timeout)
+            .foreign_keys(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(limits.db_pool.unwrap_or_else(default_db_pool))
+            .acquire_timeout(limits.db_acquire_timeout)
+            .connect_with(options.clone())
+            .await?;
+        sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
+        // sqlx hands out a pool's connections first come, first served.
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(limits.db_acquire_timeout)
+            .connect_lazy_with(options);
+        Ok(Database::Sqlite(SqliteStore {
+            pool,
+            writer,
+            bound: limits.db_acquire_timeout + limits.statement_timeout,
+            live: live.clone(),
+        }))
     }
 
     /// The pools' connections now, on a cluster to every node: (in use, idle).

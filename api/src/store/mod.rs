@@ -86,8 +86,12 @@ pub struct GameRow {
     pub seed_commitment: String,
     /// Where its events are POSTed, if anywhere.
     pub webhook_url: Option<String>,
-    /// When the seat in turn times out (unix ms), while a turn clock runs.
-    pub deadline: Option<i64>,
+    /// When the server must next act on the game (unix ms; the column `deadline`): the turn's
+    /// deadline while a clock runs, the paced move of a bot at a person's table, at once (within
+    /// a grace) when a bot that thinks apart is in turn, or the end of the lease of the replica
+    /// thinking for it; the earliest of them (`HostedGame::due_at`). The deadline pass finds
+    /// the game by it.
+    pub next_due: Option<i64>,
 }
 
 /// A seat as stored (a mirror of the seats in the game state, for queries).
@@ -258,8 +262,10 @@ pub struct Origin {
     pub webhook: Option<(String, String)>,
 }
 
-/// What an accepted action changes. Made by `GameUpdate::of` (in `service`), its one
-/// constructor, which takes the status and the state from the game it writes.
+/// What an accepted action changes. Made (in `service`) by `GameUpdate::of`, which takes the
+/// status and the state from the game it writes, or by `GameUpdate::keeping_status`, which
+/// keeps the status the row was read with; the seats, the key's response and the limit on
+/// tables of bots alone are added by `with_seats`, `with_response` and `with_bot_tables`.
 #[derive(Clone, Debug)]
 pub struct GameUpdate {
     /// The new version: the old one plus the number of actions accepted.
@@ -272,8 +278,8 @@ pub struct GameUpdate {
     pub seats: Vec<SeatRow>,
     /// Events to append, in order.
     pub events: Vec<NewEvent>,
-    /// The turn's deadline after the change (unix ms), if a clock runs.
-    pub deadline: Option<i64>,
+    /// The row's next due time after the change (unix ms; see [`GameRow::next_due`]).
+    pub next_due: Option<i64>,
     /// The response to keep for the request's idempotency key, if it has one.
     pub response: Option<StoredResponse>,
     /// The change leaves the table to bots alone on a server open to anyone: written only
@@ -294,14 +300,15 @@ pub struct Outcome<T> {
     pub value: T,
 }
 
-/// A game whose deadline is due, and the deadline: also where the next page of due games
+/// A game whose next due time has come, and that time: also where the next page of due games
 /// starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
 pub struct DueGame {
     /// The game.
     pub id: Uuid,
-    /// Its deadline (unix ms).
-    pub deadline: i64,
+    /// Its next due time (unix ms; [`GameRow::next_due`], read from the column `deadline`).
+    #[serde(rename = "deadline")]
+    pub next_due: i64,
 }
 
 /// A webhook delivery claimed from the outbox by one worker, under a lease.

@@ -229,33 +229,13 @@ impl PgStore {
 fn write_statement<'w>(write: &'w Write<'w>) -> QueryBuilder<sqlx::Postgres> {
     let Write {
         game: id,
-        read,
-        row,
         events,
         key,
         seats,
         outbox,
         ..
     } = write;
-    let mut sql = QueryBuilder::<sqlx::Postgres>::new("WITH game AS (UPDATE games SET status = ");
-    sql.push_bind(row.status)
-        .push(", state = ")
-        .push_bind(row.state)
-        .push(", version = ")
-        .push_bind(row.version)
-        .push(", updated_at = ")
-        .push_bind(row.updated_at)
-        .push(", deadline = ")
-        .push_bind(row.deadline)
-        .push(", last_seq = ")
-        .push_bind(row.last_seq)
-        .push(" WHERE id = ")
-        .push_bind(*id);
-    if let Some(read) = read {
-        sql.push(" AND xmin::text = ").push_bind(*read);
-    }
-    sql.push(" RETURNING version)");
-    const WRITTEN: &str = ") AS v WHERE EXISTS (SELECT 1 FROM game))";
+    let mut sql = game_update(write);
     if !events.is_empty() {
         sql.push(", logged AS (")
             .push(EVENT_INSERT)
@@ -271,36 +251,10 @@ fn write_statement<'w>(write: &'w Write<'w>) -> QueryBuilder<sqlx::Postgres> {
         sql.push(WRITTEN);
     }
     if !seats.is_empty() {
-        sql.push(", seated AS (UPDATE seats SET name = c.name, kind = c.kind, player = c.player FROM (");
-        sql.push_values(seats, |mut row, s| {
-            row.push_bind(s.seat)
-                .push_bind(s.name)
-                .push_bind(s.kind)
-                .push_bind(s.player);
-        });
-        sql.push(") AS c (seat, name, kind, player) WHERE seats.game_id = ")
-            .push_bind(*id)
-            .push(" AND seats.seat = c.seat AND EXISTS (SELECT 1 FROM game))");
+        push_seats(&mut sql, *id, seats);
     }
     if !outbox.is_empty() {
-        sql.push(", queued AS (")
-            .push(OUTBOX_INSERT)
-            .push("SELECT * FROM (");
-        push_outbox_values(&mut sql, *id, outbox);
-        sql.push(WRITTEN);
-        if let (Some(first), Some(last)) = (outbox.first(), outbox.last()) {
-            // The game's head, as `HEAD_UPSERT` writes it.
-            sql.push(", headed AS (INSERT INTO webhook_heads (game_id, due_at, last_seq) SELECT ")
-                .push_bind(*id)
-                .push(", ")
-                .push_bind(first.next_attempt_at)
-                .push(", ")
-                .push_bind(last.seq)
-                .push(
-                    " WHERE EXISTS (SELECT 1 FROM game) ON CONFLICT (game_id) DO UPDATE SET \
-                     last_seq = EXCLUDED.last_seq, due_at = COALESCE(webhook_heads.due_at, EXCLUDED.due_at))",
-                );
-        }
+        push_outbox(&mut sql, *id, outbox);
     }
     if let Some(due) = write.rate {
         // The tenant from the row as it was before this statement: it never changes.
@@ -318,6 +272,72 @@ fn write_statement<'w>(write: &'w Write<'w>) -> QueryBuilder<sqlx::Postgres> {
     }
     sql.push(" FROM game");
     sql
+}
+
+/// The end of a `WITH` clause of [`write_statement`] that writes only if the game's row was
+/// written.
+const WRITTEN: &str = ") AS v WHERE EXISTS (SELECT 1 FROM game))";
+
+/// The first clause of [`write_statement`]: the update of the game's row (on the condition of
+/// its `xmin`, when read without a lock), returning its version.
+fn game_update(write: &Write<'_>) -> QueryBuilder<sqlx::Postgres> {
+    let row = &write.row;
+    let mut sql = QueryBuilder::<sqlx::Postgres>::new("WITH game AS (UPDATE games SET status = ");
+    sql.push_bind(row.status)
+        .push(", state = ")
+        .push_bind(row.state)
+        .push(", version = ")
+        .push_bind(row.version)
+        .push(", updated_at = ")
+        .push_bind(row.updated_at)
+        .push(", deadline = ")
+        .push_bind(row.next_due)
+        .push(", last_seq = ")
+        .push_bind(row.last_seq)
+        .push(" WHERE id = ")
+        .push_bind(write.game);
+    if let Some(read) = write.read {
+        sql.push(" AND xmin::text = ").push_bind(read);
+    }
+    sql.push(" RETURNING version)");
+    sql
+}
+
+/// The clause of [`write_statement`] that writes the rows of the `seats` that changed.
+fn push_seats(sql: &mut QueryBuilder<sqlx::Postgres>, id: Uuid, seats: &[write::SeatWrite<'_>]) {
+    sql.push(", seated AS (UPDATE seats SET name = c.name, kind = c.kind, player = c.player FROM (");
+    sql.push_values(seats, |mut row, s| {
+        row.push_bind(s.seat)
+            .push_bind(s.name)
+            .push_bind(s.kind)
+            .push_bind(s.player);
+    });
+    sql.push(") AS c (seat, name, kind, player) WHERE seats.game_id = ")
+        .push_bind(id)
+        .push(" AND seats.seat = c.seat AND EXISTS (SELECT 1 FROM game))");
+}
+
+/// The clauses of [`write_statement`] that queue the webhook deliveries `outbox` and move the
+/// game's head (`webhook_heads`) as `HEAD_UPSERT` writes it.
+fn push_outbox(sql: &mut QueryBuilder<sqlx::Postgres>, id: Uuid, outbox: &[DeliveryWrite<'_>]) {
+    sql.push(", queued AS (")
+        .push(OUTBOX_INSERT)
+        .push("SELECT * FROM (");
+    push_outbox_values(sql, id, outbox);
+    sql.push(WRITTEN);
+    if let (Some(first), Some(last)) = (outbox.first(), outbox.last()) {
+        // The game's head, as `HEAD_UPSERT` writes it.
+        sql.push(", headed AS (INSERT INTO webhook_heads (game_id, due_at, last_seq) SELECT ")
+            .push_bind(id)
+            .push(", ")
+            .push_bind(first.next_attempt_at)
+            .push(", ")
+            .push_bind(last.seq)
+            .push(
+                " WHERE EXISTS (SELECT 1 FROM game) ON CONFLICT (game_id) DO UPDATE SET \
+                 last_seq = EXCLUDED.last_seq, due_at = COALESCE(webhook_heads.due_at, EXCLUDED.due_at))",
+            );
+    }
 }
 
 /// The claim of up to `$3` due games' heads, leased until `$2` if due at `$1`, skipping those

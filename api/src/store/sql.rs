@@ -294,16 +294,28 @@ pub(super) fn now_us() -> i64 {
         .unwrap_or_default()
 }
 
-/// Declares the columns of a game row once, each named as its [`GameRow`] field: the column
-/// list every statement that reads a game selects, and [`game_row`], which reads them.
+/// The column a [`GameRow`] field reads: the field's own name, or the one given after `=`.
+macro_rules! game_column {
+    ($field:ident) => {
+        stringify!($field)
+    };
+    ($field:ident = $column:ident) => {
+        stringify!($column)
+    };
+}
+
+/// Declares the columns of a game row once, each named as its [`GameRow`] field unless a
+/// column is named after `=`: the column list every statement that reads a game selects, and
+/// [`game_row`], which reads them.
 macro_rules! game_columns {
-    ($first:ident $(, $column:ident)* $(,)?) => {
+    ($first:ident $(, $field:ident $(= $column:ident)?)* $(,)?) => {
         /// The columns of a game row, as [`game_row`] reads them.
-        pub(super) const GAME_FIELDS: &str = concat!(stringify!($first) $(, ", ", stringify!($column))*);
+        pub(super) const GAME_FIELDS: &str =
+            concat!(stringify!($first) $(, ", ", game_column!($field $(= $column)?))*);
 
         /// The select of a game row.
         pub(super) const GAME_COLUMNS: &str =
-            concat!("SELECT ", stringify!($first) $(, ", ", stringify!($column))*, " FROM games");
+            concat!("SELECT ", stringify!($first) $(, ", ", game_column!($field $(= $column)?))*, " FROM games");
 
         /// A game row read by the names of [`GAME_FIELDS`].
         pub(super) fn game_row<R: Row>(r: &R) -> Result<GameRow, StoreError>
@@ -318,7 +330,7 @@ macro_rules! game_columns {
         {
             Ok(GameRow {
                 $first: r.try_get(stringify!($first))?,
-                $($column: r.try_get(stringify!($column))?,)*
+                $($field: r.try_get(game_column!($field $(= $column)?))?,)*
             })
         }
     };
@@ -334,7 +346,7 @@ game_columns!(
     seed,
     seed_commitment,
     webhook_url,
-    deadline
+    next_due = deadline
 );
 
 /// The one SQL text of both stores, with what differs passed in: how a transaction that will
@@ -389,7 +401,7 @@ macro_rules! sql_store {
                 .bind(at_us)
                 .bind(webhook_url)
                 .bind(webhook_secret)
-                .bind(g.deadline)
+                .bind(g.next_due)
                 .bind(new.rated)
                 .execute(&mut *tx)
                 .await?;
@@ -714,14 +726,14 @@ macro_rules! sql_store {
                 let sql = due_sql("games", "$1", after.is_some().then_some(("$3", "$4")), "$2");
                 let mut query = sqlx::query(AssertSqlSafe(sql)).bind(now).bind(limit);
                 if let Some(after) = after {
-                    query = query.bind(after.deadline).bind(after.id);
+                    query = query.bind(after.next_due).bind(after.id);
                 }
                 let rows = query.fetch_all(&self.pool).await?;
                 rows.iter()
                     .map(|r| {
                         Ok(DueGame {
                             id: r.try_get("id")?,
-                            deadline: r.try_get("deadline")?,
+                            next_due: r.try_get("deadline")?,
                         })
                     })
                     .collect()

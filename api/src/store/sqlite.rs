@@ -208,7 +208,7 @@ impl SqliteStore {
             state,
             version,
             updated_at,
-            deadline,
+            next_due,
             last_seq,
         } = &write.row;
         sqlx::query(
@@ -219,7 +219,7 @@ impl SqliteStore {
         .bind(state)
         .bind(version)
         .bind(updated_at)
-        .bind(deadline)
+        .bind(next_due)
         .bind(last_seq)
         .execute(&mut **tx)
         .traced_statement(Self::SYSTEM, "UPDATE", "games")

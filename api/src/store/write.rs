@@ -59,8 +59,8 @@ pub(super) struct RowWrite<'a> {
     pub version: i64,
     /// When it changed (seconds since the epoch).
     pub updated_at: i64,
-    /// The turn's deadline, if a clock runs (unix ms).
-    pub deadline: Option<i64>,
+    /// The game's next due time (unix ms; [`GameRow::next_due`](super::GameRow::next_due)).
+    pub next_due: Option<i64>,
     /// The last event's sequence number.
     pub last_seq: i64,
 }
@@ -160,7 +160,7 @@ impl<'a> Write<'a> {
                 state: &update.state,
                 version: update.version,
                 updated_at: at,
-                deadline: update.deadline,
+                next_due: update.next_due,
                 last_seq: game.last_seq + update.events.len() as i64,
             },
             events: events(&update.events, first, at),

@@ -152,35 +152,6 @@ impl GameView {
     /// What `viewer` sees of `stored` at `version`: a spectator sees no hand and has no `you`.
     pub fn as_seen_by(id: Uuid, version: i64, stored: &HostedGame, viewer: Viewer) -> GameView {
         let rules = &stored.config.ruleset;
-        let mut options = match serde_json::to_value(rules) {
-            Ok(serde_json::Value::Object(mut o)) => o.remove("options").unwrap_or_default(),
-            _ => serde_json::Value::Null,
-        };
-        if let serde_json::Value::Object(o) = &mut options {
-            let clock = [
-                (super::options::TURN_SECONDS_OPTION, stored.turn_seconds),
-                (super::options::BANK_SECONDS_OPTION, stored.bank_seconds),
-                (
-                    super::options::AUTOPILOT_AFTER_TIMEOUTS_OPTION,
-                    stored.autopilot_after_timeouts,
-                ),
-            ];
-            for (name, secs) in clock {
-                if let Some(secs) = secs {
-                    o.insert(name.to_owned(), secs.into());
-                }
-            }
-            o.insert(
-                super::options::BOT_PACE_MS_OPTION.to_owned(),
-                stored.bot_pace().into(),
-            );
-            if rules.has_claims() {
-                o.insert(
-                    super::options::CLAIM_WINDOW_SECONDS_OPTION.to_owned(),
-                    stored.claim_window().into(),
-                );
-            }
-        }
         let View {
             turn,
             you,
@@ -192,7 +163,7 @@ impl GameView {
         };
         GameView {
             id,
-            options,
+            options: options_of(stored),
             status: stored.status(),
             version,
             turn: turn.map(|turn| Turn {
@@ -201,35 +172,72 @@ impl GameView {
                 claim_until: stored.claim_until.and_then(rfc3339_ms),
             }),
             you,
-            players: players
-                .into_iter()
-                .map(|view| {
-                    let record = stored.seats.get(view.seat.index());
-                    let reserve = stored.reserve_left(view.seat);
-                    let change = stored
-                        .rating_changes
-                        .as_ref()
-                        .and_then(|c| c.get(view.seat.index()).copied().flatten());
-                    Player {
-                        view,
-                        name: record.and_then(|r| r.name.clone()),
-                        kind: record.map_or(SeatKind::Open, |r| r.kind),
-                        timeouts: record.map_or(0, |r| r.timeouts),
-                        level: record
-                            .filter(|r| r.kind == SeatKind::Bot)
-                            .and_then(|r| r.plays_as()),
-                        autopilot: record.and_then(|r| r.autopilot),
-                        reserved: record.is_some_and(|r| r.reserved),
-                        // Thousandths of a second, exact in a double.
-                        bank_seconds_left: reserve.map(|ms| ms as f64 / 1000.0),
-                        rating: record.and_then(|r| r.rating).map(Into::into),
-                        rating_change: change.map(Into::into),
-                    }
-                })
-                .collect(),
+            players: players.into_iter().map(|view| player_at(stored, view)).collect(),
             rated: stored.rated,
             rematch: stored.rematch,
             board,
         }
+    }
+}
+
+/// The options of `stored` as its view shows them: the ruleset's, and the table's clock and
+/// pace (the claim window where the variant has claims).
+fn options_of(stored: &HostedGame) -> serde_json::Value {
+    let rules = &stored.config.ruleset;
+    let mut options = match serde_json::to_value(rules) {
+        Ok(serde_json::Value::Object(mut o)) => o.remove("options").unwrap_or_default(),
+        _ => serde_json::Value::Null,
+    };
+    if let serde_json::Value::Object(o) = &mut options {
+        let clock = [
+            (super::options::TURN_SECONDS_OPTION, stored.turn_seconds),
+            (super::options::BANK_SECONDS_OPTION, stored.bank_seconds),
+            (
+                super::options::AUTOPILOT_AFTER_TIMEOUTS_OPTION,
+                stored.autopilot_after_timeouts,
+            ),
+        ];
+        for (name, secs) in clock {
+            if let Some(secs) = secs {
+                o.insert(name.to_owned(), secs.into());
+            }
+        }
+        o.insert(
+            super::options::BOT_PACE_MS_OPTION.to_owned(),
+            stored.bot_pace().into(),
+        );
+        if rules.has_claims() {
+            o.insert(
+                super::options::CLAIM_WINDOW_SECONDS_OPTION.to_owned(),
+                stored.claim_window().into(),
+            );
+        }
+    }
+    options
+}
+
+/// The player at `view`'s seat of `stored`: what the engine shows of them, with who sits
+/// there, their clock and their rating.
+fn player_at(stored: &HostedGame, view: PlayerView) -> Player {
+    let record = stored.seats.get(view.seat.index());
+    let reserve = stored.reserve_left(view.seat);
+    let change = stored
+        .rating_changes
+        .as_ref()
+        .and_then(|c| c.get(view.seat.index()).copied().flatten());
+    Player {
+        view,
+        name: record.and_then(|r| r.name.clone()),
+        kind: record.map_or(SeatKind::Open, |r| r.kind),
+        timeouts: record.map_or(0, |r| r.timeouts),
+        level: record
+            .filter(|r| r.kind == SeatKind::Bot)
+            .and_then(|r| r.plays_as()),
+        autopilot: record.and_then(|r| r.autopilot),
+        reserved: record.is_some_and(|r| r.reserved),
+        // Thousandths of a second, exact in a double.
+        bank_seconds_left: reserve.map(|ms| ms as f64 / 1000.0),
+        rating: record.and_then(|r| r.rating).map(Into::into),
+        rating_change: change.map(Into::into),
     }
 }

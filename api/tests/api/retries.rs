@@ -379,7 +379,7 @@ async fn a_change_between_read_and_write_is_decided_again() {
                     public: None,
                     step: None,
                 }],
-                deadline: None,
+                next_due: None,
                 response: None,
                 bot_tables: None,
                 rated: false,
@@ -406,7 +406,7 @@ async fn a_change_between_read_and_write_is_decided_again() {
         seed: "00".into(),
         seed_commitment: "00".into(),
         webhook_url: None,
-        deadline: None,
+        next_due: None,
     };
     let new = NewGame {
         game,

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use crate::card::Card;
 use crate::game::{Action, BotRng, DrawSource, Game, Knowledge, LegalAction, Phase, Seat, Status};
-use crate::reading::Reading;
+use crate::reading::{ProposedMeld, Reading};
 use crate::ruleset::{Ruleset, Variant};
 use crate::search::{find_contracts, find_layoffs, go_out_shortfall};
 
@@ -157,132 +157,165 @@ fn candidates(game: &Game, seat: Seat) -> Vec<Option<Action>> {
     let view = Sample { game, seat };
     let thought = normal::play(&view).map(|(action, _)| action);
     let rules = game.rules();
-    let hand = game.hand(seat);
     // A discard that fits nothing in the hand is not worth a search: `normal` passes it.
-    let top_fits = game
-        .discard_pile()
-        .last()
-        .is_some_and(|&top| normal::fits(rules, hand, top) > 0 || normal::wants_discard(&view, top));
+    let top_fits = game.discard_pile().last().is_some_and(|&top| {
+        normal::fits(rules, game.hand(seat), top) > 0 || normal::wants_discard(&view, top)
+    });
     if turn != seat {
-        return if top_fits && game.legal_actions(seat).contains(&LegalAction::Claim) {
-            let claim = Some(Action::Claim {});
-            if thought == claim {
-                vec![claim, None]
-            } else {
-                vec![None, claim]
-            }
-        } else {
-            vec![None]
-        };
+        return claim_or_pass(view, thought, top_fits);
     }
     let Some(thought) = thought else {
         return Vec::new();
     };
-    let accepted = |a: &Action| game.apply(seat, a.clone()).is_ok();
     match (phase, &thought) {
-        (Phase::Draw, Action::Draw { .. }) if rules.goes_out_all_at_once() => {
-            // `continental`: the top discard is a sure card, the stock a chance of one; take
-            // the discard exactly when it brings the hand nearer to going out.
-            let take = Action::Draw {
-                source: DrawSource::Discard,
-            };
-            let nearer = game.discard_pile().last().is_some_and(|&top| {
-                let mut more = hand.to_vec();
-                more.push(top);
-                // A hand one card over is measured with its spare card thrown.
-                go_out_shortfall(rules, &more) < go_out_shortfall(rules, hand)
-            });
-            let stock = Action::Draw {
-                source: DrawSource::Stock,
-            };
-            let pick = if nearer && accepted(&take) { take } else { stock };
-            if accepted(&pick) {
-                vec![Some(pick)]
-            } else {
-                vec![Some(thought)]
-            }
-        }
-        (Phase::Draw, Action::Draw { .. }) => {
-            let mut out = vec![Some(thought.clone())];
-            for source in [DrawSource::Stock, DrawSource::Discard] {
-                let draw = Action::Draw { source };
-                if draw != thought && (top_fits || source == DrawSource::Stock) && accepted(&draw) {
-                    out.push(Some(draw));
-                }
-            }
-            out
-        }
+        (Phase::Draw, Action::Draw { .. }) if rules.goes_out_all_at_once() => nearer_draw(view, thought),
+        (Phase::Draw, Action::Draw { .. }) => draws(view, thought, top_fits),
         (Phase::Play, Action::Discard { .. }) if rules.goes_out_all_at_once() => {
-            // `continental`: the discards that leave the hand nearest to going out; among the
-            // nearest, first the hand that more unseen cards would bring nearer still; then
-            // `normal`'s order (the sorts are stable).
-            let mut order: Vec<(usize, Card)> = normal::discard_order(&view)
-                .into_iter()
-                .filter(|&card| !rules.is_wild(card))
-                .map(|card| (go_out_shortfall(rules, &without(hand, card)), card))
-                .collect();
-            order.sort_by_key(|&(short, _)| short);
-            let least = order.first().map_or(0, |&(short, _)| short);
-            let unseen = unseen_counts(game, seat);
-            let mut keyed: Vec<(usize, u32, Card)> = order
-                .into_iter()
-                .map(|(short, card)| {
-                    let outs = if short == least {
-                        outs(rules, &without(hand, card), short, &unseen)
-                    } else {
-                        0
-                    };
-                    (short, outs, card)
-                })
-                .collect();
-            keyed.sort_by_key(|&(short, outs, _)| (short, std::cmp::Reverse(outs)));
-            let out: Vec<Option<Action>> = keyed
-                .into_iter()
-                .map(|(_, _, card)| Action::Discard { card })
-                .filter(accepted)
-                .take(DISCARDS)
-                .map(Some)
-                .collect();
-            if out.is_empty() { vec![Some(thought)] } else { out }
+            nearest_discards(view, thought)
         }
-        (Phase::Play, Action::Discard { .. }) => {
-            let mut out = vec![Some(thought.clone())];
-            for card in normal::discard_order(&view) {
-                if out.len() >= DISCARDS {
-                    break;
-                }
-                let discard = Action::Discard { card };
-                if discard != thought && !game.rules().is_wild(card) && accepted(&discard) {
-                    out.push(Some(discard));
-                }
-            }
-            out
-        }
+        (Phase::Play, Action::Discard { .. }) => discards(view, thought),
         (Phase::Play, Action::Meld { melds }) if !game.is_down(seat) && weighs_going_down(rules) => {
-            let mut out = vec![Some(thought.clone())];
-            // Not going down this turn: the discard `normal` would throw from the whole hand.
-            let wait = normal::discard_order(&view)
-                .into_iter()
-                .filter(|&card| !rules.is_wild(card))
-                .map(|card| Action::Discard { card })
-                .find(accepted);
-            out.extend(wait.map(Some));
-            let mut laid: Vec<Card> = melds.iter().flat_map(|m| m.cards.iter().copied()).collect();
-            laid.sort_unstable();
-            out.extend(
-                arrangements(game, seat, &laid)
-                    .into_iter()
-                    .map(|melds| Action::Meld {
-                        melds: melds.iter().map(|r| r.pinned(rules)).collect(),
-                    })
-                    .filter(accepted)
-                    .map(Some),
-            );
-            out
+            down_or_wait(view, &thought, melds)
         }
         // Going out, laying off, playing a freed wild: `normal` is right to.
         _ => vec![Some(thought)],
     }
+}
+
+/// Whether the game of `view` accepts `action` from its seat.
+fn accepted(view: Sample<'_>, action: &Action) -> bool {
+    view.game.apply(view.seat, action.clone()).is_ok()
+}
+
+/// Out of turn: claiming the top discard, when it fits and a claim is legal, and passing;
+/// `thought` (`normal`'s choice) first.
+fn claim_or_pass(view: Sample<'_>, thought: Option<Action>, top_fits: bool) -> Vec<Option<Action>> {
+    if !(top_fits && view.game.legal_actions(view.seat).contains(&LegalAction::Claim)) {
+        return vec![None];
+    }
+    let claim = Some(Action::Claim {});
+    if thought == claim {
+        vec![claim, None]
+    } else {
+        vec![None, claim]
+    }
+}
+
+/// `continental`'s draw: the top discard is a sure card, the stock a chance of one; take the
+/// discard exactly when it brings the hand nearer to going out.
+fn nearer_draw(view: Sample<'_>, thought: Action) -> Vec<Option<Action>> {
+    let (game, rules, hand) = (view.game, view.game.rules(), view.game.hand(view.seat));
+    let take = Action::Draw {
+        source: DrawSource::Discard,
+    };
+    let nearer = game.discard_pile().last().is_some_and(|&top| {
+        let mut more = hand.to_vec();
+        more.push(top);
+        // A hand one card over is measured with its spare card thrown.
+        go_out_shortfall(rules, &more) < go_out_shortfall(rules, hand)
+    });
+    let stock = Action::Draw {
+        source: DrawSource::Stock,
+    };
+    let pick = if nearer && accepted(view, &take) {
+        take
+    } else {
+        stock
+    };
+    if accepted(view, &pick) {
+        vec![Some(pick)]
+    } else {
+        vec![Some(thought)]
+    }
+}
+
+/// The draws worth comparing: `thought` first, then the stock, and the discard when it fits.
+fn draws(view: Sample<'_>, thought: Action, top_fits: bool) -> Vec<Option<Action>> {
+    let mut out = vec![Some(thought.clone())];
+    for source in [DrawSource::Stock, DrawSource::Discard] {
+        let draw = Action::Draw { source };
+        if draw != thought && (top_fits || source == DrawSource::Stock) && accepted(view, &draw) {
+            out.push(Some(draw));
+        }
+    }
+    out
+}
+
+/// `continental`'s discards: those that leave the hand nearest to going out; among the
+/// nearest, first the hand that more unseen cards would bring nearer still; then `normal`'s
+/// order (the sorts are stable). At most [`DISCARDS`]; `thought` when none is accepted.
+fn nearest_discards(view: Sample<'_>, thought: Action) -> Vec<Option<Action>> {
+    let (game, seat, rules) = (view.game, view.seat, view.game.rules());
+    let hand = game.hand(seat);
+    let mut order: Vec<(usize, Card)> = normal::discard_order(&view)
+        .into_iter()
+        .filter(|&card| !rules.is_wild(card))
+        .map(|card| (go_out_shortfall(rules, &without(hand, card)), card))
+        .collect();
+    order.sort_by_key(|&(short, _)| short);
+    let least = order.first().map_or(0, |&(short, _)| short);
+    let unseen = unseen_counts(game, seat);
+    let mut keyed: Vec<(usize, u32, Card)> = order
+        .into_iter()
+        .map(|(short, card)| {
+            let outs = if short == least {
+                outs(rules, &without(hand, card), short, &unseen)
+            } else {
+                0
+            };
+            (short, outs, card)
+        })
+        .collect();
+    keyed.sort_by_key(|&(short, outs, _)| (short, std::cmp::Reverse(outs)));
+    let out: Vec<Option<Action>> = keyed
+        .into_iter()
+        .map(|(_, _, card)| Action::Discard { card })
+        .filter(|a| accepted(view, a))
+        .take(DISCARDS)
+        .map(Some)
+        .collect();
+    if out.is_empty() { vec![Some(thought)] } else { out }
+}
+
+/// The discards worth comparing: `thought` first, then `normal`'s order, no wild, at most
+/// [`DISCARDS`].
+fn discards(view: Sample<'_>, thought: Action) -> Vec<Option<Action>> {
+    let mut out = vec![Some(thought.clone())];
+    for card in normal::discard_order(&view) {
+        if out.len() >= DISCARDS {
+            break;
+        }
+        let discard = Action::Discard { card };
+        if discard != thought && !view.game.rules().is_wild(card) && accepted(view, &discard) {
+            out.push(Some(discard));
+        }
+    }
+    out
+}
+
+/// Going down with `melds` (`thought`), or not this turn: the discard `normal` would throw
+/// from the whole hand; then other ways to meet the contract ([`arrangements`]).
+fn down_or_wait(view: Sample<'_>, thought: &Action, melds: &[ProposedMeld]) -> Vec<Option<Action>> {
+    let rules = view.game.rules();
+    let mut out = vec![Some(thought.clone())];
+    let wait = normal::discard_order(&view)
+        .into_iter()
+        .filter(|&card| !rules.is_wild(card))
+        .map(|card| Action::Discard { card })
+        .find(|a| accepted(view, a));
+    out.extend(wait.map(Some));
+    let mut laid: Vec<Card> = melds.iter().flat_map(|m| m.cards.iter().copied()).collect();
+    laid.sort_unstable();
+    out.extend(
+        arrangements(view.game, view.seat, &laid)
+            .into_iter()
+            .map(|melds| Action::Meld {
+                melds: melds.iter().map(|r| r.pinned(rules)).collect(),
+            })
+            .filter(|a| accepted(view, a))
+            .map(Some),
+    );
+    out
 }
 
 /// Other ways for `seat` to meet the contract in `game` than laying `laid` (sorted), at most

@@ -42,6 +42,57 @@ impl Literal for String {
     }
 }
 
+/// The command `node` runs for [`PgStore::on_shards`]: `command` on each of its shards, one
+/// JSON array per node, of one JSON array of rows per shard, in order.
+fn node_command(node: &NodeShards, command: impl Fn(&[String]) -> String) -> String {
+    let each: Vec<String> = node
+        .shards
+        .iter()
+        .enumerate()
+        .map(|(i, names)| {
+            format!(
+                "SELECT {i} AS n, (SELECT coalesce(json_agg(t), '[]') FROM ({}) t) AS rows",
+                command(names)
+            )
+        })
+        .collect();
+    format!(
+        "SELECT json_agg(rows ORDER BY n)::text FROM ({}) shards",
+        each.join(" UNION ALL ")
+    )
+}
+
+/// What `node` answered (`result`, an error's text unless `success`), shard by shard, each
+/// with its shard's name; a node that failed fails for each of its shards.
+fn shard_answers(node: NodeShards, success: bool, result: Option<String>) -> Vec<(String, ShardAnswer)> {
+    let NodeShards { host, port, shards } = node;
+    let node = format!("{host}:{port}");
+    let result = result.unwrap_or_default();
+    let per_shard: Result<Vec<serde_json::Value>, String> = if success {
+        serde_json::from_str(&result).map_err(|e| e.to_string())
+    } else {
+        Err(result)
+    };
+    shards
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut names)| {
+            let answer = match &per_shard {
+                Ok(rows) => rows
+                    .get(i)
+                    .cloned()
+                    .ok_or_else(|| "no answer for a shard".to_owned()),
+                Err(e) => Err(e.clone()),
+            };
+            let answer = ShardAnswer {
+                node: node.clone(),
+                answer,
+            };
+            (names.swap_remove(0), answer)
+        })
+        .collect()
+}
+
 /// A node of the cluster and the shards it holds: of each, its name and those of the
 /// co-located shards asked for with it.
 struct NodeShards {
@@ -70,7 +121,7 @@ impl PgStore {
         if !self.cluster {
             return self.due_in_one(now, after, limit).await;
         }
-        let cursor = after.map(|a| (a.deadline.to_string(), a.id.literal()));
+        let cursor = after.map(|a| (a.next_due.to_string(), a.id.literal()));
         let answers = self
             .on_each_shard(&["games"], |names| {
                 let after = cursor.as_ref().map(|(d, id)| (d.as_str(), id.as_str()));
@@ -78,7 +129,7 @@ impl PgStore {
             })
             .await?;
         let mut due: Vec<DueGame> = self.read_answers(answers, "turn deadlines");
-        due.sort_by_key(|d| (d.deadline, d.id));
+        due.sort_by_key(|d| (d.next_due, d.id));
         due.truncate(usize::try_from(limit).unwrap_or(0));
         Ok(due)
     }
@@ -254,6 +305,35 @@ impl PgStore {
         only: Option<&[String]>,
         command: impl Fn(&[String]) -> String,
     ) -> Result<Vec<(String, ShardAnswer)>, StoreError> {
+        let nodes = self.shards_by_node(tables, only).await?;
+        if nodes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let hosts: Vec<&str> = nodes.iter().map(|n| n.host.as_str()).collect();
+        let ports: Vec<i32> = nodes.iter().map(|n| n.port).collect();
+        let commands: Vec<String> = nodes.iter().map(|node| node_command(node, &command)).collect();
+        let answers: Vec<(bool, Option<String>)> = sqlx::query_as(
+            "SELECT success, result FROM master_run_on_worker($1, $2, $3, true) WITH ORDINALITY ORDER BY ordinality",
+        )
+        .bind(&hosts)
+        .bind(&ports)
+        .bind(&commands)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(nodes
+            .into_iter()
+            .zip(answers)
+            .flat_map(|(node, (success, result))| shard_answers(node, success, result))
+            .collect())
+    }
+
+    /// The shards of `tables[0]` (those named in `only`, when given), each with the names of
+    /// its co-located shards of the other `tables`, by the node that holds them.
+    async fn shards_by_node(
+        &self,
+        tables: &[&str],
+        only: Option<&[String]>,
+    ) -> Result<Vec<NodeShards>, StoreError> {
         // Co-located shards cover the same range of hashed game ids.
         let placements: Vec<(String, i32, Vec<String>)> = sqlx::query_as(
             "SELECT n.nodename::text, n.nodeport, \
@@ -284,67 +364,7 @@ impl PgStore {
                 }),
             }
         }
-        if nodes.is_empty() {
-            return Ok(Vec::new());
-        }
-        let hosts: Vec<&str> = nodes.iter().map(|n| n.host.as_str()).collect();
-        let ports: Vec<i32> = nodes.iter().map(|n| n.port).collect();
-        // One JSON array per node, of one JSON array of rows per shard, in order.
-        let commands: Vec<String> = nodes
-            .iter()
-            .map(|node| {
-                let each: Vec<String> = node
-                    .shards
-                    .iter()
-                    .enumerate()
-                    .map(|(i, names)| {
-                        format!(
-                            "SELECT {i} AS n, (SELECT coalesce(json_agg(t), '[]') FROM ({}) t) AS rows",
-                            command(names)
-                        )
-                    })
-                    .collect();
-                format!(
-                    "SELECT json_agg(rows ORDER BY n)::text FROM ({}) shards",
-                    each.join(" UNION ALL ")
-                )
-            })
-            .collect();
-        let answers: Vec<(bool, Option<String>)> = sqlx::query_as(
-            "SELECT success, result FROM master_run_on_worker($1, $2, $3, true) WITH ORDINALITY ORDER BY ordinality",
-        )
-        .bind(&hosts)
-        .bind(&ports)
-        .bind(&commands)
-        .fetch_all(&self.pool)
-        .await?;
-        let mut out = Vec::new();
-        for (NodeShards { host, port, shards }, (success, result)) in nodes.into_iter().zip(answers) {
-            let node = format!("{host}:{port}");
-            let result = result.unwrap_or_default();
-            let per_shard: Result<Vec<serde_json::Value>, String> = if success {
-                serde_json::from_str(&result).map_err(|e| e.to_string())
-            } else {
-                Err(result)
-            };
-            for (i, mut names) in shards.into_iter().enumerate() {
-                let answer = match &per_shard {
-                    Ok(rows) => rows
-                        .get(i)
-                        .cloned()
-                        .ok_or_else(|| "no answer for a shard".to_owned()),
-                    Err(e) => Err(e.clone()),
-                };
-                out.push((
-                    names.swap_remove(0),
-                    ShardAnswer {
-                        node: node.clone(),
-                        answer,
-                    },
-                ));
-            }
-        }
-        Ok(out)
+        Ok(nodes)
     }
 
     /// The rows of the shards that answered. The nodes
