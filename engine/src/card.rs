@@ -323,9 +323,9 @@ impl CardError {
 }
 
 impl Card {
-    /// The card named exactly `name` (no spaces around it). Read as bytes: every card name is
-    /// ASCII, and cards arrive by the thousand in validations.
-    fn from_name(name: &[u8]) -> Option<Card> {
+    /// The card named exactly `name` (no spaces around it), as JSON takes it. Read as bytes:
+    /// every card name is ASCII, and cards arrive by the thousand in validations.
+    pub fn from_name(name: &[u8]) -> Option<Card> {
         match name {
             [j, k] if j.eq_ignore_ascii_case(&b'J') && k.eq_ignore_ascii_case(&b'K') => Some(Card::Joker),
             [rank @ .., suit] => Rank::from_bytes(rank)

@@ -2,12 +2,8 @@
 //! `POST /v1/contracts/validate-batch`. Each item is read on its own, so that one that is not a
 //! meld (or a contract) is answered in its place and never fails the others.
 
-use std::fmt;
-
-use engine::{Analysis, ProposedMeld, Ruleset, Variant};
-use serde::de::value::MapAccessDeserializer;
-use serde::de::{MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
+use engine::{Analysis, Card, MAX_CARDS, ProposedMeld, Ruleset, Variant};
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
@@ -60,75 +56,113 @@ pub struct MeldBatch {
 }
 
 impl MeldBatch {
-    /// The batch in `body`: read whole when every item is a meld, else item by item, each item
-    /// that is not a meld answered with what `POST /v1/melds/validate` would refuse it with.
+    /// The batch in `body`, each item read on its own: a meld, or why it is not one (what
+    /// `POST /v1/melds/validate` would refuse it with).
+    ///
+    /// The batch is read once, its items as slices of `body`. An item that is only a list of
+    /// cards, as nearly all are, is read by [`plain_meld`]; any other by serde, strictly.
     ///
     /// # Errors
     /// What [`parse_json`] refuses the batch itself with.
     pub fn read(body: &[u8]) -> Result<MeldBatch, Invalid> {
-        if let Some(batch) = MeldBatch::read_whole(body) {
-            return Ok(batch);
-        }
-        let batch: MeldBatchRequest = parse_json(body)?;
+        // serde would read a struct from an array too: only an object is a batch, and any other
+        // body is refused as `parse_json` refuses it.
+        let envelope = match body.iter().find(|b| !b.is_ascii_whitespace()) {
+            Some(b'{') => serde_json::from_slice::<Envelope<'_>>(body).ok(),
+            _ => None,
+        };
+        let Some(envelope) = envelope else {
+            let batch: MeldBatchRequest = parse_json(body)?;
+            return Ok(MeldBatch {
+                variant: batch.variant,
+                options: batch.options,
+                melds: batch.melds.iter().map(|item| read_meld(item)).collect(),
+            });
+        };
         Ok(MeldBatch {
-            variant: batch.variant,
-            options: batch.options,
-            melds: batch
-                .melds
-                .iter()
-                .map(|item| parse_json::<ProposedMeld>(item.get().as_bytes()))
-                .collect(),
-        })
-    }
-
-    /// The batch in `body` when it is a JSON object whose every item is a meld, read in one pass
-    /// (`None` otherwise). Reading each item apart, as [`MeldBatchRequest`] has it, costs as much
-    /// as validating the meld: a batch of good melds, nearly every batch, is read whole, and only
-    /// one with an item that is not a meld is read again item by item, to answer that item in
-    /// its place.
-    pub fn read_whole(body: &[u8]) -> Option<MeldBatch> {
-        // serde would read a struct from an array too: only an object is a batch.
-        if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-            return None;
-        }
-        let whole: WholeMeldBatch = serde_json::from_slice(body).ok()?;
-        Some(MeldBatch {
-            variant: whole.variant,
-            options: whole.options,
-            melds: whole.melds.into_iter().map(|MeldObject(meld)| Ok(meld)).collect(),
+            variant: envelope.variant,
+            options: envelope.options,
+            melds: envelope.melds.into_iter().map(read_meld).collect(),
         })
     }
 }
 
-/// [`MeldBatchRequest`] with every item a meld.
+/// [`MeldBatchRequest`] borrowing its items from the body.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct WholeMeldBatch {
+struct Envelope<'a> {
     variant: Variant,
     #[serde(default)]
     options: Option<serde_json::Value>,
-    melds: Vec<MeldObject>,
+    #[serde(borrow)]
+    melds: Vec<&'a RawValue>,
 }
 
-/// A meld written as a JSON object, the only form an item takes (never an array, which serde
-/// would read a struct from).
-struct MeldObject(ProposedMeld);
+/// One item of a batch: a meld, or why it is not one.
+fn read_meld(item: &RawValue) -> Result<ProposedMeld, Invalid> {
+    let item = item.get().as_bytes();
+    match plain_meld(item) {
+        Some(meld) => Ok(meld),
+        None => parse_json(item),
+    }
+}
 
-impl<'de> Deserialize<'de> for MeldObject {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Object;
-        impl<'de> Visitor<'de> for Object {
-            type Value = ProposedMeld;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a meld object")
+/// The meld `item` is when it is written as nothing but its cards, `{"cards": ["7H", ...]}`
+/// with at most [`MAX_CARDS`] names and no escapes; `None` for any other item, which serde
+/// reads. Where it answers, serde answers the same meld (a test holds them equal), at a
+/// fraction of the cost: serde's reading of the items was a sixth of a batch's time.
+fn plain_meld(item: &[u8]) -> Option<ProposedMeld> {
+    let mut rest = Plain(item);
+    rest.expect(b"{")?;
+    rest.expect(b"\"cards\"")?;
+    rest.expect(b":")?;
+    rest.expect(b"[")?;
+    let mut cards = Vec::with_capacity(8);
+    if rest.expect(b"]").is_none() {
+        loop {
+            if cards.len() == MAX_CARDS {
+                return None;
             }
-
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ProposedMeld, A::Error> {
-                ProposedMeld::deserialize(MapAccessDeserializer::new(map))
+            cards.push(rest.card()?);
+            if rest.expect(b"]").is_some() {
+                break;
             }
+            rest.expect(b",")?;
         }
-        deserializer.deserialize_map(Object).map(MeldObject)
+    }
+    rest.expect(b"}")?;
+    rest.0.iter().all(|&b| is_json_space(b)).then(|| ProposedMeld {
+        cards,
+        ..ProposedMeld::default()
+    })
+}
+
+/// Whitespace as JSON has it (not the form feed Rust's ASCII whitespace includes).
+fn is_json_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// What is left of an item for [`plain_meld`] to read.
+struct Plain<'a>(&'a [u8]);
+
+impl Plain<'_> {
+    /// Skips JSON whitespace, then `token`.
+    fn expect(&mut self, token: &[u8]) -> Option<()> {
+        let start = self.0.iter().position(|&b| !is_json_space(b))?;
+        self.0 = self.0[start..].strip_prefix(token)?;
+        Some(())
+    }
+
+    /// Skips JSON whitespace, then reads a card's name in quotes, without escapes.
+    fn card(&mut self) -> Option<Card> {
+        self.expect(b"\"")?;
+        let end = self.0.iter().position(|&b| b == b'"' || b == b'\\')?;
+        if self.0[end] != b'"' {
+            return None;
+        }
+        let card = Card::from_name(&self.0[..end])?;
+        self.0 = &self.0[end + 1..];
+        Some(card)
     }
 }
 
@@ -339,29 +373,73 @@ impl MeldBatchResponse {
 mod tests {
     use engine::{ProposedMeld, Ruleset, Variant, analyse, parse_cards};
 
-    use super::{MeldBatch, MeldBatchResponse, MeldBatchResult, UnreadItem, of_item};
-    use crate::wire::{Code, Invalid, MeldValidationResponse};
+    use super::{MeldBatch, MeldBatchResponse, MeldBatchResult, UnreadItem, of_item, plain_meld};
+    use crate::wire::{Code, Invalid, MeldValidationResponse, parse_json};
 
-    /// Only a JSON object whose every item is a meld object is read whole; anything else is left
-    /// to the reading item by item, which names each item's problem.
+    /// Where the plain reading answers, serde reads the same meld; every other item is left
+    /// to serde.
     #[test]
-    fn a_batch_is_read_whole_only_when_every_item_is_a_meld() {
-        let whole = MeldBatch::read_whole(
-            br#" {"variant": "may_i", "melds": [{"cards": ["7H", "7S", "7D"]}, {"cards": ["5H"], "kind": "run"}]}"#,
-        )
-        .expect("two melds");
-        assert_eq!(whole.melds.len(), 2);
-        assert!(whole.melds.iter().all(Result::is_ok));
+    fn a_plain_meld_is_the_meld_serde_reads() {
+        let forty = format!(r#"{{"cards":[{}]}}"#, vec![r#""7H""#; 40].join(","));
+        let plain = [
+            r#"{"cards":["7H","7S","7D"]}"#,
+            r#" { "cards" : [ "10C" , "jc","QC","KC","AC" ] } "#,
+            r#"{"cards":[]}"#,
+            "{\n\t\"cards\":\r\n[\"JK\"]}",
+            &forty,
+        ];
+        for item in plain {
+            let read = plain_meld(item.as_bytes());
+            assert!(read.is_some(), "{item}");
+            assert_eq!(read, serde_json::from_str::<ProposedMeld>(item).ok(), "{item}");
+        }
+        let forty_one = format!(r#"{{"cards":[{}]}}"#, vec![r#""7H""#; 41].join(","));
+        let left = [
+            r#"{"cards":["7H","7S","7D"],"kind":"set"}"#,
+            r#"{"kind":"set","cards":["7H","7S","7D"]}"#,
+            r#"{"cards":["7H","ZZ","7D"]}"#,
+            r#"{"cards":["7\u0048"]}"#,
+            r#"{"cards":["7H",]}"#,
+            r#"{"cards":["7H"],"cards":["7S"]}"#,
+            r#"{"cards":["7H"]} x"#,
+            r#"[["7H","7S","7D"]]"#,
+            r#"{"cards":[" 7H"]}"#,
+            r#"{"cards":"7H"}"#,
+            "{\u{c}\"cards\":[\"7H\"]}",
+            &forty_one,
+        ];
+        for item in left {
+            assert!(plain_meld(item.as_bytes()).is_none(), "{item}");
+        }
+    }
+
+    /// A batch answers each item as serde reads it alone, however it is written.
+    #[test]
+    fn a_batch_reads_each_item_as_serde_reads_it() {
+        let items = [
+            r#"{"cards": ["7H", "7S", "7D"]}"#,
+            r#"{"cards": ["7H", "ZZ", "7D"]}"#,
+            r#"[["7H", "7S", "7D"]]"#,
+            r#"{"cards": ["5H", "6H", "7H"], "kind": "run"}"#,
+            r#"{"cards": ["7\u0048", "7S", "7D"]}"#,
+            "null",
+        ];
+        let body = format!(r#"{{"variant": "may_i", "melds": [{}]}}"#, items.join(", "));
+        let batch = MeldBatch::read(body.as_bytes()).expect("a batch");
+        assert_eq!(batch.melds.len(), items.len());
+        for (item, read) in items.iter().zip(&batch.melds) {
+            let alone = parse_json::<ProposedMeld>(item.as_bytes());
+            assert_eq!(
+                read.as_ref().map_err(|e| &e.detail),
+                alone.as_ref().map_err(|e| &e.detail),
+                "{item}"
+            );
+        }
         for refused in [
-            r#"{"variant": "may_i", "melds": [{"cards": ["7H", "7S", "7D"]}, [["7H", "7S", "7D"]]]}"#,
-            r#"{"variant": "may_i", "melds": [{"cards": ["7H", "ZZ", "7D"]}]}"#,
-            r#"{"variant": "may_i", "melds": [{"cards": ["7H"], "colour": "red"}]}"#,
-            r#"{"variant": "may_i", "melds": [null]}"#,
+            r#"["may_i", null, []]"#,
             r#"{"variant": "may_i", "melds": [], "extra": 1}"#,
-            r#"["may_i", null, [{"cards": ["7H", "7S", "7D"]}]]"#,
-            r#"{"variant": "may_i", "melds": []"#,
         ] {
-            assert!(MeldBatch::read_whole(refused.as_bytes()).is_none(), "{refused}");
+            assert!(MeldBatch::read(refused.as_bytes()).is_err(), "{refused}");
         }
     }
 
