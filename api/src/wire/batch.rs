@@ -59,12 +59,16 @@ impl MeldBatch {
     /// The batch in `body`, each item read on its own: a meld, or why it is not one (what
     /// `POST /v1/melds/validate` would refuse it with).
     ///
-    /// The batch is read once, its items as slices of `body`. An item that is only a list of
-    /// cards, as nearly all are, is read by [`plain_meld`]; any other by serde, strictly.
+    /// A batch written plainly, as nearly all are, is read by [`plain_batch`] in one pass.
+    /// Any other is read by serde once, its items as slices of `body`: an item that is only a
+    /// list of cards by [`plain_meld`], any other by serde, strictly.
     ///
     /// # Errors
     /// What [`parse_json`] refuses the batch itself with.
     pub fn read(body: &[u8]) -> Result<MeldBatch, Invalid> {
+        if let Some(batch) = plain_batch(body) {
+            return Ok(batch);
+        }
         // serde would read a struct from an array too: only an object is a batch, and any other
         // body is refused as `parse_json` refuses it.
         let envelope = match body.iter().find(|b| !b.is_ascii_whitespace()) {
@@ -107,62 +111,132 @@ fn read_meld(item: &RawValue) -> Result<ProposedMeld, Invalid> {
     }
 }
 
-/// The meld `item` is when it is written as nothing but its cards, `{"cards": ["7H", ...]}`
-/// with at most [`MAX_CARDS`] names and no escapes; `None` for any other item, which serde
-/// reads. Where it answers, serde answers the same meld (a test holds them equal), at a
-/// fraction of the cost: serde's reading of the items was a sixth of a batch's time.
-fn plain_meld(item: &[u8]) -> Option<ProposedMeld> {
-    let mut rest = Plain(item);
-    rest.expect(b"{")?;
-    rest.expect(b"\"cards\"")?;
-    rest.expect(b":")?;
-    rest.expect(b"[")?;
-    let mut cards = Vec::with_capacity(8);
-    if rest.expect(b"]").is_none() {
-        loop {
-            if cards.len() == MAX_CARDS {
-                return None;
+/// The batch in `body` when it is written plainly, as nearly every batch is: an object of
+/// `variant` and `melds` only (in either order), every meld nothing but its cards (see
+/// [`plain_meld`]); `None` for any other body, which serde reads. Where it answers, serde reads
+/// the same batch (a test holds them equal), without its passes over each item.
+fn plain_batch(body: &[u8]) -> Option<MeldBatch> {
+    let mut rest = Plain(body);
+    rest.byte(b'{')?;
+    let (mut variant, mut melds) = (None, None);
+    loop {
+        match rest.quoted()? {
+            b"variant" if variant.is_none() => {
+                rest.byte(b':')?;
+                let name = rest.quoted()?;
+                variant = Some(Variant::ALL.into_iter().find(|v| v.id().as_bytes() == name)?);
             }
-            cards.push(rest.card()?);
-            if rest.expect(b"]").is_some() {
-                break;
+            b"melds" if melds.is_none() => {
+                rest.byte(b':')?;
+                melds = Some(rest.melds()?);
             }
-            rest.expect(b",")?;
+            _ => return None,
         }
+        if rest.byte(b'}').is_some() {
+            break;
+        }
+        rest.byte(b',')?;
     }
-    rest.expect(b"}")?;
-    rest.0.iter().all(|&b| is_json_space(b)).then(|| ProposedMeld {
-        cards,
-        ..ProposedMeld::default()
+    rest.end()?;
+    Some(MeldBatch {
+        variant: variant?,
+        options: None,
+        melds: melds?,
     })
 }
 
-/// Whitespace as JSON has it (not the form feed Rust's ASCII whitespace includes).
-fn is_json_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+/// The meld `item` is when it is written as nothing but its cards, `{"cards": ["7H", ...]}`
+/// with at most [`MAX_CARDS`] names and no escapes; `None` for any other item, which serde
+/// reads. Where it answers, serde reads the same meld (a test holds them equal).
+fn plain_meld(item: &[u8]) -> Option<ProposedMeld> {
+    let mut rest = Plain(item);
+    let meld = rest.meld()?;
+    rest.end()?;
+    Some(meld)
 }
 
-/// What is left of an item for [`plain_meld`] to read.
+/// What is left of a body for [`plain_batch`] or [`plain_meld`] to read: JSON of a few shapes,
+/// read a byte at a time, never a value of another shape.
 struct Plain<'a>(&'a [u8]);
 
-impl Plain<'_> {
-    /// Skips JSON whitespace, then `token`.
-    fn expect(&mut self, token: &[u8]) -> Option<()> {
-        let start = self.0.iter().position(|&b| !is_json_space(b))?;
-        self.0 = self.0[start..].strip_prefix(token)?;
-        Some(())
+impl<'a> Plain<'a> {
+    /// Skips whitespace as JSON has it (not the form feed Rust's ASCII whitespace includes).
+    fn skip_space(&mut self) {
+        while let [b' ' | b'\t' | b'\n' | b'\r', rest @ ..] = self.0 {
+            self.0 = rest;
+        }
     }
 
-    /// Skips JSON whitespace, then reads a card's name in quotes, without escapes.
-    fn card(&mut self) -> Option<Card> {
-        self.expect(b"\"")?;
-        let end = self.0.iter().position(|&b| b == b'"' || b == b'\\')?;
-        if self.0[end] != b'"' {
+    /// Skips whitespace, then the byte `token`.
+    fn byte(&mut self, token: u8) -> Option<()> {
+        self.skip_space();
+        match self.0 {
+            [first, rest @ ..] if *first == token => {
+                self.0 = rest;
+                Some(())
+            }
+            _ => None,
+        }
+    }
+
+    /// Skips whitespace, then reads a string without escapes (nor the control characters JSON
+    /// refuses in one): its bytes between the quotes.
+    fn quoted(&mut self) -> Option<&'a [u8]> {
+        self.byte(b'"')?;
+        let end = self.0.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        let (text, rest) = self.0.split_at(end);
+        self.0 = rest.strip_prefix(b"\"")?;
+        Some(text)
+    }
+
+    /// Nothing but whitespace is left.
+    fn end(&mut self) -> Option<()> {
+        self.skip_space();
+        self.0.is_empty().then_some(())
+    }
+
+    /// A list of melds, each only its cards.
+    fn melds(&mut self) -> Option<Vec<Result<ProposedMeld, Invalid>>> {
+        self.byte(b'[')?;
+        let mut melds = Vec::new();
+        if self.byte(b']').is_some() {
+            return Some(melds);
+        }
+        loop {
+            melds.push(Ok(self.meld()?));
+            if self.byte(b']').is_some() {
+                return Some(melds);
+            }
+            self.byte(b',')?;
+        }
+    }
+
+    /// `{"cards": [...]}`: at most [`MAX_CARDS`] card names.
+    fn meld(&mut self) -> Option<ProposedMeld> {
+        self.byte(b'{')?;
+        if self.quoted()? != b"cards" {
             return None;
         }
-        let card = Card::from_name(&self.0[..end])?;
-        self.0 = &self.0[end + 1..];
-        Some(card)
+        self.byte(b':')?;
+        self.byte(b'[')?;
+        let mut cards = Vec::with_capacity(8);
+        if self.byte(b']').is_none() {
+            loop {
+                if cards.len() == MAX_CARDS {
+                    return None;
+                }
+                cards.push(Card::from_name(self.quoted()?)?);
+                if self.byte(b']').is_some() {
+                    break;
+                }
+                self.byte(b',')?;
+            }
+        }
+        self.byte(b'}')?;
+        Some(ProposedMeld {
+            cards,
+            ..ProposedMeld::default()
+        })
     }
 }
 
@@ -373,7 +447,10 @@ impl MeldBatchResponse {
 mod tests {
     use engine::{ProposedMeld, Ruleset, Variant, analyse, parse_cards};
 
-    use super::{MeldBatch, MeldBatchResponse, MeldBatchResult, UnreadItem, of_item, plain_meld};
+    use super::{
+        MeldBatch, MeldBatchRequest, MeldBatchResponse, MeldBatchResult, UnreadItem, of_item, plain_batch,
+        plain_meld,
+    };
     use crate::wire::{Code, Invalid, MeldValidationResponse, parse_json};
 
     /// Where the plain reading answers, serde reads the same meld; every other item is left
@@ -410,6 +487,52 @@ mod tests {
         ];
         for item in left {
             assert!(plain_meld(item.as_bytes()).is_none(), "{item}");
+        }
+    }
+
+    /// Where the plain reading of a batch answers, serde reads the same batch; every other body
+    /// is left to serde.
+    #[test]
+    fn a_plain_batch_is_the_batch_serde_reads() {
+        let general = |body: &str| {
+            let batch: MeldBatchRequest = parse_json(body.as_bytes()).expect(body);
+            let melds: Vec<ProposedMeld> = batch
+                .melds
+                .iter()
+                .map(|item| parse_json(item.get().as_bytes()).expect("a meld"))
+                .collect();
+            (batch.variant, batch.options, melds)
+        };
+        let plain = [
+            r#"{"variant":"may_i","melds":[{"cards":["7H","7S","7D"]},{"cards":["5H","JK"]}]}"#,
+            r#" { "melds" : [ { "cards" : [ "10C" , "jc" ] } ] , "variant" : "push" } "#,
+            r#"{"variant": "continental", "melds": []}"#,
+            "{\"variant\":\r\n\"contract_7\",\t\"melds\":[{\"cards\":[]}]}",
+        ];
+        for body in plain {
+            let read = plain_batch(body.as_bytes()).expect(body);
+            let melds: Vec<ProposedMeld> = read.melds.into_iter().map(|m| m.expect("a meld")).collect();
+            assert_eq!((read.variant, read.options, melds), general(body), "{body}");
+        }
+        let left = [
+            r#"{"variant":"may_i","options":{},"melds":[]}"#,
+            r#"{"variant":"may_i","melds":[],"variant":"push"}"#,
+            r#"{"variant":"may_i"}"#,
+            r#"{"melds":[]}"#,
+            r#"{"variant":"May_I","melds":[]}"#,
+            r#"{"variant":"may\u005fi","melds":[]}"#,
+            r#"{"variant":"may_i","melds":[{"cards":["7H"],"kind":"set"}]}"#,
+            r#"{"variant":"may_i","melds":[{"cards":["ZZ"]}]}"#,
+            r#"{"variant":"may_i","melds":[null]}"#,
+            r#"{"variant":"may_i","melds":[{"cards":["7H"]},]}"#,
+            r#"{"variant":"may_i","melds":[]} []"#,
+            r#"{"variant":"may_i","melds":[]"#,
+            r#"["may_i", [{"cards":["7H"]}]]"#,
+            "{\u{c}\"variant\":\"may_i\",\"melds\":[]}",
+            "{\"variant\":\"may_i\u{1}\",\"melds\":[]}",
+        ];
+        for body in left {
+            assert!(plain_batch(body.as_bytes()).is_none(), "{body}");
         }
     }
 

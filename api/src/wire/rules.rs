@@ -1,12 +1,13 @@
 //! The rules on the wire: submitted melds, readings, reasons, contracts and rulesets.
 
 use engine::{
-    Analysis, Card, ContractReason, ContractView, Designation, HouseOption, MeldKind, ProposedMeld, Rank,
-    Reading, Reason, Ruleset, RulesetError, Stands, Variant,
+    Analysis, Card, ContractReason, ContractView, DISTINCT_CARDS, Designation, HouseOption, MeldKind,
+    ProposedMeld, Rank, Reading, Reason, Ruleset, RulesetError, Stands, Variant,
 };
 
 use super::{Code, Invalid, MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};
 use serde::{Deserialize, Serialize};
+use std::sync::LazyLock;
 use utoipa::ToSchema;
 
 /// `POST /v1/melds/validate` request.
@@ -131,7 +132,14 @@ fn write_reading(out: &mut Vec<u8>, reading: &Reading) {
     }
     out.extend_from_slice(b"],\"slots\":[");
     for (i, slot) in reading.slots().iter().enumerate() {
-        out.extend_from_slice(if i > 0 { b",{\"card\":" } else { b"{\"card\":" });
+        if i > 0 {
+            out.push(b',');
+        }
+        if slot.natural && slot.represents == Stands::Card(slot.card) {
+            out.extend_from_slice(NATURAL_SLOTS[slot.card.index()].as_bytes());
+            continue;
+        }
+        out.extend_from_slice(b"{\"card\":");
         quoted::<2>(out, slot.card.name());
         out.extend_from_slice(b",\"represents\":");
         match slot.represents {
@@ -146,6 +154,15 @@ fn write_reading(out: &mut Vec<u8>, reading: &Reading) {
     }
     out.extend_from_slice(b"]}");
 }
+
+/// Each card's slot as a natural card, `{"card":"7H","represents":"7H","natural":true}`, by
+/// [`Card::index`]: most slots of most readings are one, written as one copy.
+static NATURAL_SLOTS: LazyLock<[String; DISTINCT_CARDS]> = LazyLock::new(|| {
+    std::array::from_fn(|i| {
+        let name = Card::from_index(i).name();
+        format!("{{\"card\":\"{name}\",\"represents\":\"{name}\",\"natural\":true}}")
+    })
+});
 
 /// Appends `name` in quotes, as a copy of `N` bytes: a card's name is two letters, a rank's or
 /// a suit's and `*` one, a kind's three (a name of another length is copied as it is).
