@@ -97,12 +97,13 @@ impl PgStore {
 }
 
 impl PgStore {
-    /// [`Store::transact`](super::Store::transact) under [`Lock::Optimistic`]: the game is read without a lock, `act` decides, and one
-    /// statement that commits by itself writes the change if the row is still the one read
-    /// (its `xmin`, which every write of the row changes). Two statements where a transaction
-    /// holding the row takes four (docs/performance.md#design). When another replica wrote in
-    /// between, `act` runs once more on the new state under [`Lock::Row`], in a transaction that
-    /// holds the row and so cannot lose again; so does a change that leaves a table to bots alone.
+    /// [`Store::transact`](super::Store::transact) under [`Lock::Optimistic`]: the game is read
+    /// without a lock, `act` decides, and one statement that commits by itself writes the change if
+    /// the row is still the one read (its `xmin`, which every write of the row changes). Two
+    /// statements where a transaction holding the row takes four (docs/performance.md#design). When
+    /// another replica wrote in between, `act` runs once more on the new state under [`Lock::Row`],
+    /// in a transaction that holds the row and so cannot lose again; so does a change that leaves a
+    /// table to bots alone.
     async fn transact_optimistic<T, E, F>(&self, on: On<'_>, mut act: F) -> Result<Option<T>, E>
     where
         E: From<StoreError>,
@@ -364,8 +365,9 @@ const SETTLE: &str = "WITH settled AS (UPDATE webhook_deliveries SET status = $3
     FROM settled s WHERE h.game_id = $1 AND h.due_at = $6";
 
 impl PgStore {
-    /// The claim of [`Store::claim_deliveries`](super::Store::claim_deliveries): on one server, [`CLAIM_HEADS`]; on a cluster,
-    /// the due heads read shard by shard, then each leased on its game's worker.
+    /// The claim of [`Store::claim_deliveries`](super::Store::claim_deliveries): on one server,
+    /// [`CLAIM_HEADS`]; on a cluster, the due heads read shard by shard, then each leased on its
+    /// game's worker.
     async fn claim_heads(&self, now: i64, lease_until: i64, limit: i64) -> Result<Vec<Claimed>, StoreError> {
         if self.cluster {
             let candidates = self.delivery_candidates(now, limit).await?;
@@ -383,7 +385,8 @@ impl PgStore {
             .collect()
     }
 
-    /// The record of [`Store::settle_delivery`](super::Store::settle_delivery): [`SETTLE`], one statement on the game's worker.
+    /// The record of [`Store::settle_delivery`](super::Store::settle_delivery): [`SETTLE`], one
+    /// statement on the game's worker.
     async fn settle(
         &self,
         d: &Delivery,

@@ -74,8 +74,8 @@ impl SqliteStore {
 }
 
 impl SqliteStore {
-    /// The record of [`Store::settle_delivery`](super::Store::settle_delivery): the delivery, then its game's head (see
-    /// `PgStore`'s `SETTLE`), in one transaction.
+    /// The record of [`Store::settle_delivery`](super::Store::settle_delivery): the delivery, then
+    /// its game's head (see `PgStore`'s `SETTLE`), in one transaction.
     async fn settle(
         &self,
         d: &Delivery,
