@@ -6,7 +6,10 @@ use sqlx::{AssertSqlSafe, Postgres};
 use uuid::Uuid;
 
 use super::PgStore;
-use crate::store::sql::*;
+use crate::store::sql::{
+    Candidate, Claimed, FIRST_PENDING, HEAD_LEASE, HEAD_RECHECK, HEAD_RELEASE, PG_SKIP_LOCKED, Purge,
+    SWEEP_BATCH, batch_of, delivery_candidates_sql, due_game, due_sql, swept,
+};
 use crate::store::{DueGame, StoreError};
 
 /// Holds game `$1`'s head while it is leased until `$2`, until the transaction ends.

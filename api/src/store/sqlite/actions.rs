@@ -6,7 +6,10 @@ use sqlx::{AssertSqlSafe, QueryBuilder, Sqlite, SqliteConnection};
 use uuid::Uuid;
 
 use super::SqliteStore;
-use crate::store::sql::*;
+use crate::store::sql::{
+    BOT_TABLES_LOCK_SQL, BOT_TABLES_SQL, EVENT_INSERT, GameRead, HEAD_UPSERT, OUTBOX_INSERT, key_insert,
+    key_taken, push_event_values, push_key_values, push_outbox_values, read_row,
+};
 use crate::store::write::{DeliveryWrite, EventWrite, KeyWrite};
 use crate::store::{BotTableLimit, GameRow, KeyRef, Lock, On, Outcome, StoreError};
 use crate::telemetry::traces::Statement as _;

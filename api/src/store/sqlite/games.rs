@@ -6,7 +6,13 @@ use uuid::Uuid;
 
 use super::SqliteStore;
 use crate::domain::{Participant, PlayerId, Rating};
-use crate::store::sql::*;
+use crate::store::sql::{
+    CREATION_KEYS, Claimed, DELIVERIES_BY_STATUS, DUE_GAMES, EVENTS_AFTER, GAME_INSERT, GAMES_OVER,
+    IDEMPOTENCY_KEYS, JWT_SECRET, JWT_SECRET_INSERT, KeyRow, LAST_DELIVERY_ERROR, LEASE, ORIGIN, OriginRow,
+    PENDING_DELIVERIES, READY, RECORD, SEAT_INSERT, SET_ASIDE, StatusCount, WAITING_TICKETS, event_row,
+    game_in_sql, game_row, game_sql, key_sql, list_sql, listed_row, now_ms, now_us, recorded_event,
+    webhook_counts,
+};
 use crate::store::write;
 use crate::store::{
     Attempt, Backlog, BoardCursor, BoardRow, Delivery, DueGame, EventRow, GameListing, GameRow, KeyClaim,

@@ -6,7 +6,10 @@ use sqlx::{AssertSqlSafe, Sqlite};
 use uuid::Uuid;
 
 use super::SqliteStore;
-use crate::store::sql::*;
+use crate::store::sql::{
+    Candidate, Claimed, FIRST_PENDING, HEAD_LEASE, HEAD_RECHECK, HEAD_RELEASE, Purge, SQLITE_SKIP_LOCKED,
+    SWEEP_BATCH, batch_of, delivery_candidates_sql, due_game, due_sql, swept,
+};
 use crate::store::{DueGame, StoreError};
 
 /// Game `$1`'s head while it is leased until `$2` (`BEGIN IMMEDIATE` holds the database).
