@@ -1,28 +1,27 @@
 //! PostgreSQL: the store on one server (and, with `citus/`, on a Citus cluster). An action reads
 //! without a lock and writes by one statement on the condition that the row is unchanged
-//! (`PgStore::transact_optimistic`); every statement both dialects take comes from `sql.rs`.
+//! (`PgStore::transact_optimistic`); every statement both dialects take comes from `sql/`.
+//! [`Store`] is implemented in `postgres/games.rs`, an action that holds its row in
+//! `postgres/actions.rs`, background work in `postgres/passes.rs`.
+
+mod actions;
+mod games;
+mod passes;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sqlx::{AssertSqlSafe, PgPool, QueryBuilder, Row};
+use sqlx::{PgPool, QueryBuilder, Row};
 use uuid::Uuid;
 
 use super::citus::cluster_write;
 use super::citus::nodes::{GameShards, Nodes};
 use super::ratings::ratings_sql;
 use super::sql::*;
-use super::write::{self, DeliveryWrite, EventWrite, KeyWrite, Write};
-use super::{
-    Attempt, Backlog, BotTableLimit, Delivery, DueGame, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef,
-    KeyScope, ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError,
-    StoredResponse, Swept, WebhookCounts,
-};
-use super::{
-    BoardCursor, BoardRow, GameListing, Lock, On, PlayerRating, PlayerRecord, RatingDue, RatingWrite,
-    Standing,
-};
+use super::write::{self, DeliveryWrite, Write};
+use super::{BoardCursor, BoardRow, Lock, On, PlayerRating, PlayerRecord, RatingDue, RatingWrite, Standing};
+use super::{BotTableLimit, Delivery, GameRow, GameUpdate, KeyRef, Outcome, StoreError};
 use crate::telemetry::traces::{POSTGRESQL, Statement as _};
 
 /// PostgreSQL storage: events are announced by `NOTIFY` in the action's transaction.
@@ -48,9 +47,6 @@ impl PgStore {
 
     /// Its `db.system.name` in traces.
     const SYSTEM: &str = POSTGRESQL;
-
-    /// Nothing to do: `NOTIFY` in the transaction announced the events on commit.
-    fn announce(&self, _game: Uuid, _last: i64, _events: &[NewEvent]) {}
 
     /// Admits a write of game `id` that leaves its table to bots alone, under `limit`: the
     /// limit's lock, then the count, in the write's own transaction `tx`, so that the lock is
@@ -101,12 +97,13 @@ impl PgStore {
 }
 
 impl PgStore {
-    /// [`Store::transact`] under [`Lock::Optimistic`]: the game is read without a lock, `act` decides, and one
-    /// statement that commits by itself writes the change if the row is still the one read
-    /// (its `xmin`, which every write of the row changes). Two statements where a transaction
-    /// holding the row takes four (docs/performance.md#design). When another replica wrote in
-    /// between, `act` runs once more on the new state under [`Lock::Row`], in a transaction that
-    /// holds the row and so cannot lose again; so does a change that leaves a table to bots alone.
+    /// [`Store::transact`](super::Store::transact) under [`Lock::Optimistic`]: the game is read
+    /// without a lock, `act` decides, and one statement that commits by itself writes the change if
+    /// the row is still the one read (its `xmin`, which every write of the row changes). Two
+    /// statements where a transaction holding the row takes four (docs/performance.md#design). When
+    /// another replica wrote in between, `act` runs once more on the new state under [`Lock::Row`],
+    /// in a transaction that holds the row and so cannot lose again; so does a change that leaves a
+    /// table to bots alone.
     async fn transact_optimistic<T, E, F>(&self, on: On<'_>, mut act: F) -> Result<Option<T>, E>
     where
         E: From<StoreError>,
@@ -368,8 +365,9 @@ const SETTLE: &str = "WITH settled AS (UPDATE webhook_deliveries SET status = $3
     FROM settled s WHERE h.game_id = $1 AND h.due_at = $6";
 
 impl PgStore {
-    /// The claim of [`Store::claim_deliveries`]: on one server, [`CLAIM_HEADS`]; on a cluster,
-    /// the due heads read shard by shard, then each leased on its game's worker.
+    /// The claim of [`Store::claim_deliveries`](super::Store::claim_deliveries): on one server,
+    /// [`CLAIM_HEADS`]; on a cluster, the due heads read shard by shard, then each leased on its
+    /// game's worker.
     async fn claim_heads(&self, now: i64, lease_until: i64, limit: i64) -> Result<Vec<Claimed>, StoreError> {
         if self.cluster {
             let candidates = self.delivery_candidates(now, limit).await?;
@@ -387,7 +385,8 @@ impl PgStore {
             .collect()
     }
 
-    /// The record of [`Store::settle_delivery`]: [`SETTLE`], one statement on the game's worker.
+    /// The record of [`Store::settle_delivery`](super::Store::settle_delivery): [`SETTLE`], one
+    /// statement on the game's worker.
     async fn settle(
         &self,
         d: &Delivery,
@@ -411,5 +410,4 @@ impl PgStore {
     }
 }
 
-sql_store!(PgStore, sqlx::Postgres, "BEGIN", " FOR UPDATE", PG_SKIP_LOCKED);
 ratings_sql!(PgStore, sqlx::Postgres, "BEGIN", " FOR UPDATE");

@@ -1,27 +1,24 @@
 //! SQLite: the store of one process. `BEGIN IMMEDIATE` holds the database from an action's read
 //! to its commit; committed events are announced to this process's hub. Every statement both
-//! dialects take comes from `sql.rs`.
+//! dialects take comes from `sql/`. [`Store`] is implemented in `sqlite/games.rs`, an action's
+//! transaction in `sqlite/actions.rs`, background work in `sqlite/passes.rs`.
+
+mod actions;
+mod games;
+mod passes;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::{AssertSqlSafe, Row, SqlitePool};
+use sqlx::{Row, SqlitePool};
 use uuid::Uuid;
 
-use super::citus::nodes::GameShards;
 use super::hub::{Live, Signal};
 use super::ratings::ratings_sql;
 use super::sql::*;
-use super::write::{self, DeliveryWrite, EventWrite, KeyWrite, RowWrite, Write};
-use super::{
-    Attempt, Backlog, BotTableLimit, Delivery, DueGame, EventRow, GameRow, GameUpdate, KeyClaim, KeyRef,
-    KeyScope, ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError,
-    StoredResponse, Swept, WebhookCounts,
-};
-use super::{
-    BoardCursor, BoardRow, GameListing, Lock, On, PlayerRating, PlayerRecord, RatingDue, RatingWrite,
-    Standing,
-};
+use super::write::{RowWrite, Write};
+use super::{BoardCursor, BoardRow, PlayerRating, PlayerRecord, RatingDue, RatingWrite, Standing};
+use super::{Delivery, EventRow, GameRow, GameUpdate, KeyRef, NewEvent, StoreError};
 use crate::telemetry::traces::{SQLITE, Statement as _};
 
 /// SQLite storage: events are announced to this process's [`Live`] hub after the commit.
@@ -43,26 +40,8 @@ impl SqliteStore {
     /// compare: SQLite's own way (`BINARY`).
     const BYTE_ORDER: &str = "";
 
-    /// Admits a write of game `id` that leaves its table to bots alone, under `limit`: counted
-    /// in `tx`, which holds the database's write lock since `BEGIN IMMEDIATE`, so that no other
-    /// write comes between the count and the commit.
-    async fn admit(
-        &self,
-        tx: &mut sqlx::SqliteConnection,
-        id: Uuid,
-        limit: &BotTableLimit,
-    ) -> Result<Option<sqlx::Transaction<'static, sqlx::Sqlite>>, StoreError> {
-        Self::count_bot_tables(tx, id, limit).await?;
-        Ok(None)
-    }
-
     /// Its `db.system.name` in traces.
     const SYSTEM: &str = SQLITE;
-
-    /// The pool for game `id`'s statements: the one there is.
-    async fn pool_of(&self, _id: Uuid) -> &SqlitePool {
-        &self.pool
-    }
 
     /// The pool a transaction begins on: the writer's.
     pub(super) fn writer(&self) -> &SqlitePool {
@@ -95,30 +74,8 @@ impl SqliteStore {
 }
 
 impl SqliteStore {
-    /// [`Store::due_games`]: one query.
-    async fn due_candidates(
-        &self,
-        now: i64,
-        after: Option<DueGame>,
-        limit: i64,
-    ) -> Result<Vec<DueGame>, StoreError> {
-        self.due_in_one(now, after, limit).await
-    }
-
-    /// The candidates of [`Store::claim_deliveries`]: one query.
-    async fn delivery_candidates(&self, now: i64, limit: i64) -> Result<Vec<Candidate>, StoreError> {
-        self.delivery_candidates_in_one(now, limit).await
-    }
-
-    /// The claim of [`Store::claim_deliveries`]: the due heads in one query, then each leased
-    /// (one writer: no other to race).
-    async fn claim_heads(&self, now: i64, lease_until: i64, limit: i64) -> Result<Vec<Claimed>, StoreError> {
-        let candidates = self.delivery_candidates(now, limit).await?;
-        self.claim_each(candidates, now, lease_until).await
-    }
-
-    /// The record of [`Store::settle_delivery`]: the delivery, then its game's head (see
-    /// `PgStore`'s `SETTLE`), in one transaction.
+    /// The record of [`Store::settle_delivery`](super::Store::settle_delivery): the delivery, then
+    /// its game's head (see `PgStore`'s `SETTLE`), in one transaction.
     async fn settle(
         &self,
         d: &Delivery,
@@ -158,7 +115,7 @@ impl SqliteStore {
         Ok(())
     }
 
-    /// The candidates of [`Store::claim_ratings`]: one query.
+    /// The candidates of [`Store::claim_ratings`](super::Store::claim_ratings): one query.
     async fn rating_candidates(
         &self,
         now: i64,
@@ -166,31 +123,9 @@ impl SqliteStore {
     ) -> Result<Vec<super::ratings::RatingCandidate>, StoreError> {
         self.rating_candidates_in_one(now, limit).await
     }
-
-    /// Sweeps the expired rows of `purge` (see `purge`).
-    async fn purge_table<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
-    where
-        V: for<'r> sqlx::Decode<'r, sqlx::Sqlite>
-            + for<'q> sqlx::Encode<'q, sqlx::Sqlite>
-            + sqlx::Type<sqlx::Sqlite>,
-        V: Clone + PartialEq + Send + Sync + Unpin + 'static,
-    {
-        self.purge::<V>(purge, before).await
-    }
 }
 
 impl SqliteStore {
-    /// [`Store::transact`] under [`Lock::Optimistic`]: as under [`Lock::Row`], one transaction
-    /// that holds the database's write lock from the read on (one process owns the file, so
-    /// there is no one to race).
-    async fn transact_optimistic<T, E, F>(&self, on: On<'_>, act: F) -> Result<Option<T>, E>
-    where
-        E: From<StoreError>,
-        F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
-    {
-        self.transact_held(on, Lock::Row, act).await
-    }
-
     /// Writes an accepted action ([`Write`]) in the transaction that holds the database since
     /// its read: the game row, the events, the changed seats, the webhook deliveries and the key,
     /// one statement each. Returns the new last seq.
@@ -248,13 +183,4 @@ impl SqliteStore {
     }
 }
 
-// BEGIN IMMEDIATE takes SQLite's write lock at once, so two writers queue instead of both
-// reading the old state and one failing at commit.
-sql_store!(
-    SqliteStore,
-    sqlx::Sqlite,
-    "BEGIN IMMEDIATE",
-    "",
-    SQLITE_SKIP_LOCKED
-);
 ratings_sql!(SqliteStore, sqlx::Sqlite, "BEGIN IMMEDIATE", "");
