@@ -11,7 +11,6 @@ use uuid::Uuid;
 
 use super::citus::cluster_write;
 use super::citus::nodes::{GameShards, Nodes};
-use super::ratings::ratings_sql;
 use super::sql::*;
 use super::write::{self, DeliveryWrite, EventWrite, KeyWrite, Write};
 use super::{
@@ -19,10 +18,7 @@ use super::{
     KeyScope, ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError,
     StoredResponse, Swept, WebhookCounts,
 };
-use super::{
-    BoardCursor, BoardRow, GameListing, Lock, On, PlayerRating, PlayerRecord, RatingDue, RatingWrite,
-    Standing,
-};
+use super::{BoardCursor, BoardRow, GameListing, Lock, On, PlayerRecord, RatingDue, RatingWrite, Standing};
 use crate::telemetry::traces::{POSTGRESQL, Statement as _};
 
 /// PostgreSQL storage: events are announced by `NOTIFY` in the action's transaction.
@@ -43,9 +39,6 @@ pub struct PgStore {
 }
 
 impl PgStore {
-    /// How a statement orders and compares text by its bytes, as [`PlayerId`](crate::domain::PlayerId)s compare.
-    const BYTE_ORDER: &str = r#" COLLATE "C""#;
-
     /// Its `db.system.name` in traces.
     const SYSTEM: &str = POSTGRESQL;
 
@@ -412,4 +405,3 @@ impl PgStore {
 }
 
 sql_store!(PgStore, sqlx::Postgres, "BEGIN", " FOR UPDATE", PG_SKIP_LOCKED);
-ratings_sql!(PgStore, sqlx::Postgres, "BEGIN", " FOR UPDATE");

@@ -10,7 +10,6 @@ use uuid::Uuid;
 
 use super::citus::nodes::GameShards;
 use super::hub::{Live, Signal};
-use super::ratings::ratings_sql;
 use super::sql::*;
 use super::write::{self, DeliveryWrite, EventWrite, KeyWrite, RowWrite, Write};
 use super::{
@@ -18,10 +17,7 @@ use super::{
     KeyScope, ListedRow, NewEvent, NewGame, Origin, Outcome, RecordedEvent, Store, StoreError,
     StoredResponse, Swept, WebhookCounts,
 };
-use super::{
-    BoardCursor, BoardRow, GameListing, Lock, On, PlayerRating, PlayerRecord, RatingDue, RatingWrite,
-    Standing,
-};
+use super::{BoardCursor, BoardRow, GameListing, Lock, On, PlayerRecord, RatingDue, RatingWrite, Standing};
 use crate::telemetry::traces::{SQLITE, Statement as _};
 
 /// SQLite storage: events are announced to this process's [`Live`] hub after the commit.
@@ -39,10 +35,6 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
-    /// How a statement orders and compares text by its bytes, as [`PlayerId`](crate::domain::PlayerId)s
-    /// compare: SQLite's own way (`BINARY`).
-    const BYTE_ORDER: &str = "";
-
     /// Admits a write of game `id` that leaves its table to bots alone, under `limit`: counted
     /// in `tx`, which holds the database's write lock since `BEGIN IMMEDIATE`, so that no other
     /// write comes between the count and the commit.
@@ -158,15 +150,6 @@ impl SqliteStore {
         Ok(())
     }
 
-    /// The candidates of [`Store::claim_ratings`]: one query.
-    async fn rating_candidates(
-        &self,
-        now: i64,
-        limit: i64,
-    ) -> Result<Vec<super::ratings::RatingCandidate>, StoreError> {
-        self.rating_candidates_in_one(now, limit).await
-    }
-
     /// Sweeps the expired rows of `purge` (see `purge`).
     async fn purge_table<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
     where
@@ -257,4 +240,3 @@ sql_store!(
     "",
     SQLITE_SKIP_LOCKED
 );
-ratings_sql!(SqliteStore, sqlx::Sqlite, "BEGIN IMMEDIATE", "");
