@@ -17,11 +17,10 @@ use uuid::Uuid;
 
 use super::citus::cluster_write;
 use super::citus::nodes::{GameShards, Nodes};
-use super::ratings::ratings_sql;
 use super::sql::*;
 use super::write::{self, DeliveryWrite, Write};
-use super::{BoardCursor, BoardRow, Lock, On, PlayerRating, PlayerRecord, RatingDue, RatingWrite, Standing};
 use super::{BotTableLimit, Delivery, GameRow, GameUpdate, KeyRef, Outcome, StoreError};
+use super::{Lock, On};
 use crate::telemetry::traces::{POSTGRESQL, Statement as _};
 
 /// PostgreSQL storage: events are announced by `NOTIFY` in the action's transaction.
@@ -42,9 +41,6 @@ pub struct PgStore {
 }
 
 impl PgStore {
-    /// How a statement orders and compares text by its bytes, as [`PlayerId`](crate::domain::PlayerId)s compare.
-    const BYTE_ORDER: &str = r#" COLLATE "C""#;
-
     /// Its `db.system.name` in traces.
     const SYSTEM: &str = POSTGRESQL;
 
@@ -409,5 +405,3 @@ impl PgStore {
         Ok(())
     }
 }
-
-ratings_sql!(PgStore, sqlx::Postgres, "BEGIN", " FOR UPDATE");

@@ -10,14 +10,12 @@ mod passes;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::{Row, SqlitePool};
+use sqlx::SqlitePool;
 use uuid::Uuid;
 
 use super::hub::{Live, Signal};
-use super::ratings::ratings_sql;
 use super::sql::*;
 use super::write::{RowWrite, Write};
-use super::{BoardCursor, BoardRow, PlayerRating, PlayerRecord, RatingDue, RatingWrite, Standing};
 use super::{Delivery, EventRow, GameRow, GameUpdate, KeyRef, NewEvent, StoreError};
 use crate::telemetry::traces::{SQLITE, Statement as _};
 
@@ -36,10 +34,6 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
-    /// How a statement orders and compares text by its bytes, as [`PlayerId`](crate::domain::PlayerId)s
-    /// compare: SQLite's own way (`BINARY`).
-    const BYTE_ORDER: &str = "";
-
     /// Its `db.system.name` in traces.
     const SYSTEM: &str = SQLITE;
 
@@ -114,15 +108,6 @@ impl SqliteStore {
         tx.commit().await?;
         Ok(())
     }
-
-    /// The candidates of [`Store::claim_ratings`](super::Store::claim_ratings): one query.
-    async fn rating_candidates(
-        &self,
-        now: i64,
-        limit: i64,
-    ) -> Result<Vec<super::ratings::RatingCandidate>, StoreError> {
-        self.rating_candidates_in_one(now, limit).await
-    }
 }
 
 impl SqliteStore {
@@ -182,5 +167,3 @@ impl SqliteStore {
         Ok(write.last_seq())
     }
 }
-
-ratings_sql!(SqliteStore, sqlx::Sqlite, "BEGIN IMMEDIATE", "");
