@@ -11,6 +11,7 @@ mod matchmaking;
 mod player;
 mod ratings;
 mod status;
+mod tournament;
 mod webhook;
 
 pub use bots::thinks_apart;
@@ -30,4 +31,5 @@ pub use ratings::{
     bot_seeds, leaderboard_order, level_id,
 };
 pub use status::GameStatus;
+pub use tournament::{MAX_TABLE_SIZE, Movement, MovementError, Place, matchpoint_halves};
 pub use webhook::WebhookError;
