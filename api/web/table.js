@@ -70,7 +70,11 @@ function noVerdict(key) {
  * each kind of meld it ruled out. @param {any} answer */
 function notMeldWhy(answer) {
   const said = new Set();
-  for (const r of answer.reasons || []) said.add(inWords(r.message));
+  const suits = { C: "♣", D: "♦", H: "♥", S: "♠" };
+  for (const r of answer.reasons || []) {
+    // "a run needs one suit, not C, D, H": the suits as a card shows them.
+    said.add(inWords(r.message).replace(/\bnot ([CDHS](?:, [CDHS])*)$/, (_, list) => `not ${list.replace(/[CDHS]/g, (x) => suits[x])}`));
+  }
   return [...said].slice(0, 2).join("; ") || "not a meld";
 }
 
@@ -558,6 +562,7 @@ export async function openGame(id, token, spectator) {
       if (view.version !== asked) return;
       suggestions = { version: asked, any: Boolean(hints.contract?.length || hints.new_meld || hints.layoffs?.length) };
       if (!suggestions.any) render();
+      else root.dataset.looked = String(asked);
     } catch {
       // Unanswered: "Suggest" stays offered.
     }
@@ -666,6 +671,15 @@ export async function openGame(id, token, spectator) {
     send(hinted[0]?.wilds || []);
   }
 
+  /** "Lay off", or why not yet: the selection fits no meld, or its meld is still to choose.
+   * @param {Verdict} known */
+  function layoffLabel(known) {
+    if (verdict.key !== selectionKey()) return "Lay off";
+    if (!known.fits.size) return "Lay off: fits no meld";
+    if (target === null || !known.fits.has(target)) return "Lay off: choose a meld";
+    return "Lay off";
+  }
+
   /** Takes `card` out of staged group `group` (a suggestion's pinned reading no longer holds).
    * @param {number} group @param {string} card */
   function ungroup(group, card) {
@@ -755,13 +769,16 @@ export async function openGame(id, token, spectator) {
     root.dataset.busy = String(busy);
     // And whether the server has said what the selection could do (Meld, Lay off).
     root.dataset.checked = String(verdict.key === selectionKey());
+    // And which version's hints "Suggest" has read ahead.
+    root.dataset.looked = String(suggestions.version);
     // A deal's end sits beside the table above the log; on a phone, where there is no beside,
     // it is a sheet over the foot of the screen.
     const narrow = phone.matches;
-    const sheet = narrow ? dealEndPanel() : "";
+    // Once the game is over nothing is played: the last deal's end lies below the standings.
+    const sheet = narrow && !over() ? dealEndPanel(true) : "";
     root.classList.toggle("with-sheet", Boolean(sheet));
     root.replaceChildren(header(), gameOverPanel(), h("div", { class: "layout" },
-      h("div", { class: "board" }, players(), piles(), you(), melds(), scores()),
+      h("div", { class: "board" }, players(), piles(), you(), melds(), scores(), narrow && over() ? dealEndPanel() : ""),
       h("div", { class: "side" }, narrow ? "" : dealEndPanel(), logPanel())), sheet);
     if (keep) /** @type {HTMLElement | null} */ (root.querySelector(keep))?.focus({ preventScroll: true });
     tick();
@@ -962,11 +979,14 @@ export async function openGame(id, token, spectator) {
         cardElement(s.card, { wild: !s.natural, represents: s.represents, small: true })));
       const label = `meld ${m.id}, ${whose(m.owner)} ${readingName(m.reading)}`;
       const canTarget = !spectator && targets.has(m.id);
-      const pick = h("button", {
-        type: "button", class: "meld-pick", id: `meld-${m.id}`, "aria-pressed": target === m.id ? "true" : "false",
-        disabled: !canTarget, "aria-label": `Choose ${label}`,
-        onclick: () => { target = target === m.id ? null : m.id; render(); },
-      }, `#${m.id}`);
+      // A meld nothing can go to now is numbered, not a button.
+      const pick = canTarget
+        ? h("button", {
+          type: "button", class: "meld-pick", id: `meld-${m.id}`, "aria-pressed": target === m.id ? "true" : "false",
+          "aria-label": `Choose ${label}`,
+          onclick: () => { target = target === m.id ? null : m.id; render(); },
+        }, `#${m.id}`)
+        : h("span", { class: "meld-id", id: `meld-${m.id}` }, `#${m.id}`);
       const current = !spectator && verdict.key === selectionKey();
       const fits = current && verdict.fits.has(m.id);
       const swaps = current && verdict.swaps.has(m.id);
@@ -1047,8 +1067,10 @@ export async function openGame(id, token, spectator) {
       meldAction || layoff ? button("act-suggest", nothing ? "Suggest: nothing to lay yet" : "Suggest", nothing, suggest) : "",
       meldAction ? button("act-group", "Group", !sel.length, group) : "",
       meldAction ? button("act-meld", meldAction.contract ? "Meld (go down)" : "Meld", (!staged.length && !sel.length) || !known.meld, meld, "primary") : "",
-      layoff && !view.contract?.go_out ? button("act-layoff", "Lay off", !sel.length || target === null || !known.fits.has(target), layOff) : "",
-      swapOk && !view.contract?.go_out ? button("act-swap", "Swap wild", sel.length !== 1 || target === null || !known.swaps.has(target), swap) : "",
+      layoff && !view.contract?.go_out && sel.length
+        ? button("act-layoff", layoffLabel(known), target === null || !known.fits.has(target), layOff) : "",
+      swapOk && !view.contract?.go_out && sel.length === 1 && known.swaps.size
+        ? button("act-swap", "Swap wild", target === null || !known.swaps.has(target), swap) : "",
       legal("move_joker") ? moveJokerButton() : "",
       discardAction ? button("act-discard", sel.length === 1 || !myTurn ? "Discard" : "Discard: select one card", sel.length !== 1 || !discardAction.cards.includes(sel[0]), discard, "primary") : "",
       legal("take_back") ? button("act-take-back", "Take back", false, () => act("take_back", {}, "Took back this turn's plays.")) : "",
@@ -1143,7 +1165,7 @@ export async function openGame(id, token, spectator) {
    * every hand still held and what it cost, beside the totals. Shown until the person moves on
    * ("Next deal", or a move of theirs), and while the game is over.
    */
-  function dealEndPanel() {
+  function dealEndPanel(asSheet = false) {
     if (!dealEnd || (dealEndSeen >= dealEnd.deal && !view.standings)) return "";
     const e = dealEnd;
     const how = e.end?.type === "went_out" ? `${capital(who(view, e.end.seat))} went out.` : "The stock ran out: nobody went out.";
@@ -1182,17 +1204,17 @@ export async function openGame(id, token, spectator) {
     // On a phone it is a sheet over the foot of the screen, which never pushes the hand away;
     // once the next deal needs the person (their turn) it folds to its heading.
     const needed = view.turn && view.turn.seat === view.you?.seat && view.deal > e.deal;
-    const folded = phone.matches && (sheetFolded ?? needed);
+    const folded = asSheet && (sheetFolded ?? needed);
     const next = last ? "" : button("act-next-deal", `On to deal ${e.deal + 1}`, false, () => {
       dealEndSeen = e.deal;
       sheetFolded = null;
       render();
     }, "primary");
-    const fold = phone.matches
+    const fold = asSheet
       ? h("button", { type: "button", id: "deal-end-fold", class: "small", "aria-expanded": folded ? "false" : "true", "aria-controls": "deal-end-body",
         onclick: () => { sheetFolded = !folded; render(); } }, folded ? "Show" : "Hide")
       : "";
-    return h("section", { class: "panel deal-end" + (phone.matches ? " sheet" : ""), id: "deal-end", "aria-labelledby": "deal-end-title" },
+    return h("section", { class: "panel deal-end" + (asSheet ? " sheet" : ""), id: "deal-end", "aria-labelledby": "deal-end-title" },
       h("div", { class: "deal-end-head" },
         h("h2", { id: "deal-end-title" }, `Deal ${e.deal} of ${view.deals} is over`),
         h("p", { class: "went-out" }, how), next, fold),

@@ -213,12 +213,17 @@ const done = { melds: 0, layoffs: 0, jokerLayoffs: 0, jokerMoves: 0, pushes: 0, 
 async function playTurn(page, stats = done) {
   /** The hints last read by Suggest: their `swaps` say where a card of the hand swaps in. */
   let said = null;
+  // "Suggest" reads the hints ahead, and says when there is nothing to lay.
+  await page.waitForFunction(() => {
+    const game = document.querySelector(".game");
+    return !document.querySelector("#act-suggest") || game?.dataset.looked === game?.dataset.version;
+  }, null, { timeout: 10_000 }).catch(() => {});
   for (let tries = 0; tries < 8 && (await isEnabled(page, "#act-suggest")); tries++) {
     // A click the table's redrawing took from under the pointer is clicked again.
     let hints = null;
     for (let i = 0; i < 3 && !hints && (await isEnabled(page, "#act-suggest")); i++) {
       const asked = page.waitForResponse((r) => r.url().endsWith("/hints"), { timeout: 3000 }).catch(() => null);
-      await page.click("#act-suggest");
+      await page.click("#act-suggest", { timeout: 2000 }).catch(() => {});
       hints = await asked;
     }
     if (!hints) break;
@@ -248,7 +253,8 @@ async function playTurn(page, stats = done) {
   }
   if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
   // The wild a swap frees is played this turn: Suggest again then.
-  if (stats.swaps < 1 && said?.swaps?.length && (await page.$("#act-swap")) && (await swapWild(page, said.swaps[0], stats))) {
+  // "Swap wild" is drawn once a card that swaps in is selected.
+  if (stats.swaps < 1 && said?.swaps?.length && (await swapWild(page, said.swaps[0], stats))) {
     return playTurn(page, stats);
   }
   if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
@@ -305,13 +311,17 @@ async function selectCards(page, cards) {
  * the page's size now; then clears them. */
 async function groupSaysWhy(page, variant) {
   const hand = await page.$$eval(".hand button.card:not(.wild)", (cs) => cs.map((c) => c.dataset.card));
-  const order = "A23456789TJQK";
-  const picked = [];
-  for (const c of hand) {
-    if (picked.every((p) => p[1] !== c[1] && Math.abs(order.indexOf(p[0]) - order.indexOf(c[0])) >= 3)) picked.push(c);
-    if (picked.length === 3) break;
+  // Three naturals neither of one rank nor of one suit: no set, no run.
+  let picked = null;
+  for (let i = 0; i < hand.length && !picked; i++) {
+    for (let j = i + 1; j < hand.length && !picked; j++) {
+      for (let k = j + 1; k < hand.length && !picked; k++) {
+        const three = [hand[i], hand[j], hand[k]];
+        if (new Set(three.map((c) => c[0])).size > 1 && new Set(three.map((c) => c[1])).size > 1) picked = three;
+      }
+    }
   }
-  if (picked.length < 3) return false;
+  if (!picked) return false;
   await selectCards(page, picked);
   await page.click("#act-group");
   await page.waitForSelector("#group-why-0", { timeout: 10_000 });
@@ -662,14 +672,15 @@ async function playThrough(page, variant, stats, limit, seen = () => false, grou
       grouped = await groupSaysWhy(page, variant);
       await page.setViewportSize(DESKTOP);
     }
+    if (variant === "contract_7" && !stats.byHand && /deal 2 /.test(await page.textContent(".status"))) await meldByHand(page, stats);
     if (!phoneMelds && (await page.$("#table-melds .meld"))) {
       await phoneTurn(page, variant);
       phoneMelds = true;
     }
-    if (variant === "contract_7" && !stats.byHand && /deal 2 /.test(await page.textContent(".status"))) await meldByHand(page, stats);
   }
   while (!(await page.$("#standings"))) {
-    if (!handedOver && seen(stats) && (await isEnabled(page, "#act-autopilot"))) {
+    // The phone's view of the table is checked (once a meld is there) before "Autopilot".
+    if (!handedOver && seen(stats) && (phoneMelds || stats.dealEnds >= 3) && (await isEnabled(page, "#act-autopilot"))) {
       // A 412 (a bot's move landed first) leaves it to the next round of the loop.
       handedOver = (await move(page, "#act-autopilot"))?.ok() ?? false;
       if (handedOver) step(`${variant}: "Autopilot" plays the rest of the game`);
