@@ -214,11 +214,11 @@ async function playTurn(page, stats = done) {
   /** The hints last read by Suggest: their `swaps` say where a card of the hand swaps in. */
   let said = null;
   // "Suggest" reads the hints ahead, and says when there is nothing to lay.
-  await page.waitForFunction(() => {
+  const lookedAhead = () => page.waitForFunction(() => {
     const game = document.querySelector(".game");
     return !document.querySelector("#act-suggest") || game?.dataset.looked === game?.dataset.version;
   }, null, { timeout: 10_000 }).catch(() => {});
-  for (let tries = 0; tries < 8 && (await isEnabled(page, "#act-suggest")); tries++) {
+  for (let tries = 0; tries < 8 && (await lookedAhead(), await isEnabled(page, "#act-suggest")); tries++) {
     // A click the table's redrawing took from under the pointer is clicked again.
     let hints = null;
     for (let i = 0; i < 3 && !hints && (await isEnabled(page, "#act-suggest")); i++) {
@@ -691,7 +691,21 @@ async function playThrough(page, variant, stats, limit, seen = () => false, grou
       assert.match(end, /went out|stock ran out/, `the deal's end says how it ended: ${end}`);
       if (!shotEnd) {
         await page.screenshot({ path: path.join(shots, `desktop-${variant}-deal-end.png`) });
+        const next = await page.$eval("#act-next-deal", (b) => b.getBoundingClientRect().bottom);
+        assert.ok(next <= DESKTOP.height, `${variant}: "On to deal N" is on the first screen (${next} px)`);
         if (!axeChecked.includes("a deal's end")) await accessible(page, "a deal's end");
+        // On a phone the deal's end is a sheet over the foot of the screen: the hand stays put.
+        await page.setViewportSize(PHONE);
+        await page.waitForTimeout(100);
+        const sheet = await page.evaluate(() => ({
+          fixed: getComputedStyle(document.querySelector("#deal-end")).position,
+          next: document.querySelector("#act-next-deal")?.getBoundingClientRect().bottom ?? Infinity,
+          hand: document.querySelector(".hand")?.getBoundingClientRect().top ?? 0,
+        }));
+        assert.equal(sheet.fixed, "fixed", `${variant} on a phone: the deal's end is a sheet`);
+        assert.ok(sheet.next <= PHONE.height && sheet.hand < 400, `${variant} on a phone: "On to deal N" on screen, the hand where it was: ${JSON.stringify(sheet)}`);
+        await page.screenshot({ path: path.join(shots, `phone-${variant}-deal-end.png`) });
+        await page.setViewportSize(DESKTOP);
         shotEnd = true;
       }
       await page.click("#act-next-deal", { timeout: 2000 }).catch(() => {});
