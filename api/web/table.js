@@ -225,6 +225,7 @@ export async function openGame(id, token, spectator) {
   /** The phone's deal-end sheet folded (true) or open (false) by the person; `null` follows
    * the turn: open, folded once the next deal needs them. @type {boolean | null} */
   let sheetFolded = null;
+  let sheetDeal = 0;
   /** Whether "Leave" has been pressed and waits for its confirmation. */
   let leaving = false;
   /** The lay-offs "Suggest" found, with what each wild represents. @type {any[]} */
@@ -1203,6 +1204,11 @@ export async function openGame(id, token, spectator) {
       : "";
     // On a phone it is a sheet over the foot of the screen, which never pushes the hand away;
     // once the next deal needs the person (their turn) it folds to its heading.
+    // The person's fold or unfold holds for the deal's end they made it on.
+    if (sheetDeal !== e.deal) {
+      sheetDeal = e.deal;
+      sheetFolded = null;
+    }
     const needed = view.turn && view.turn.seat === view.you?.seat && view.deal > e.deal;
     const folded = asSheet && (sheetFolded ?? needed);
     const next = last ? "" : button("act-next-deal", `On to deal ${e.deal + 1}`, false, () => {
