@@ -246,9 +246,9 @@ impl Keys {
     /// [`AuthError`] without a valid, unexpired board token (a seat's or a spectator's is none).
     pub fn board_for(&self, req: &HttpRequest) -> Result<BoardClaims, AuthError> {
         let token = bearer(req)?;
-        let claims: BoardClaims = self
-            .decode(token, &self.board_validation)
-            .map_err(|_| AuthError::Invalid("the board token is not one this server issued, or it has expired".into()))?;
+        let claims: BoardClaims = self.decode(token, &self.board_validation).map_err(|_| {
+            AuthError::Invalid("the board token is not one this server issued, or it has expired".into())
+        })?;
         subject_matches(&claims.sub, board_subject(&claims.tenant, claims.variant))?;
         Ok(claims)
     }

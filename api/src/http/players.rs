@@ -10,8 +10,8 @@ use crate::service;
 use crate::state::AppState;
 use crate::store::GameListing;
 use crate::wire::{
-    BoardQuery, BoardTokenResponse, BotsResponse, Code, GamesPage, Invalid, LeaderboardPage, PageQuery, PlayerResponse, Problem,
-    decode_board_cursor, decode_cursor, player_id,
+    BoardQuery, BoardTokenResponse, BotsResponse, Code, GamesPage, Invalid, LeaderboardPage, PageQuery,
+    PlayerResponse, Problem, decode_board_cursor, decode_cursor, player_id,
 };
 
 /// A player's ratings and record.
@@ -158,10 +158,9 @@ fn board_reader(state: &AppState, req: &HttpRequest, variant: engine::Variant) -
             board.variant
         )));
     }
-    state
-        .server_keys
-        .tenant_named(&board.tenant)
-        .ok_or_else(|| ApiError::Unauthorized("the board token's studio has no server key here any more".into()))
+    state.server_keys.tenant_named(&board.tenant).ok_or_else(|| {
+        ApiError::Unauthorized("the board token's studio has no server key here any more".into())
+    })
 }
 
 /// A token that lets players read a leaderboard.
@@ -192,8 +191,9 @@ pub async fn board_token(
         .parse()
         .map_err(|e: engine::RulesetError| ApiError::not_found(Code::UnknownVariant, e.to_string()))?;
     let (token, exp) = state.keys.issue_board(tenant.as_str(), variant)?;
-    let expires_at = crate::wire::rfc3339_us(i64::try_from(exp).unwrap_or_default().saturating_mul(1_000_000))
-        .unwrap_or_default();
+    let expires_at =
+        crate::wire::rfc3339_us(i64::try_from(exp).unwrap_or_default().saturating_mul(1_000_000))
+            .unwrap_or_default();
     Ok(HttpResponse::Created().json(BoardTokenResponse {
         variant,
         page: format!("/play#/board/{token}"),
