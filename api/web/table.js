@@ -1066,8 +1066,9 @@ export async function openGame(id, token, spectator) {
     const bar = over() ? "" : h("div", { class: "actions", role: "toolbar", "aria-label": "Moves" },
       claimButton(),
       meldAction || layoff ? button("act-suggest", nothing ? "Suggest: nothing to lay yet" : "Suggest", nothing, suggest) : "",
-      meldAction ? button("act-group", "Group", !sel.length, group) : "",
-      meldAction ? button("act-meld", meldAction.contract ? "Meld (go down)" : "Meld", (!staged.length && !sel.length) || !known.meld, meld, "primary") : "",
+      meldAction && sel.length ? button("act-group", "Group", false, group) : "",
+      meldAction ? button("act-meld", !staged.length && !sel.length ? "Meld: select its cards" : meldAction.contract ? "Meld (go down)" : "Meld",
+        (!staged.length && !sel.length) || !known.meld, meld, "primary") : "",
       layoff && !view.contract?.go_out && sel.length
         ? button("act-layoff", layoffLabel(known), target === null || !known.fits.has(target), layOff) : "",
       swapOk && !view.contract?.go_out && sel.length === 1 && known.swaps.size
