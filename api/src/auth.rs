@@ -38,6 +38,8 @@ pub const ISSUER: &str = "continental";
 pub const AUDIENCE: &str = "continental:seat";
 /// Token audience of spectator tokens: they only read a game.
 pub const SPECTATOR_AUDIENCE: &str = "continental:spectator";
+/// Token audience of board tokens: they read one variant's leaderboard of one tenant.
+pub const BOARD_AUDIENCE: &str = "continental:board";
 /// How long a seat token lasts: long enough for a slow game.
 pub const TOKEN_LIFETIME_SECS: u64 = 30 * 24 * 3600;
 /// Clock skew tolerated on `exp`.
@@ -108,6 +110,26 @@ pub struct SpectatorClaims {
     pub game: Uuid,
 }
 
+/// What a board token says: a studio let whoever holds it read one of its leaderboards
+/// (docs/api.md#board-tokens).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardClaims {
+    /// Issuer: [`ISSUER`].
+    pub iss: String,
+    /// Audience: [`BOARD_AUDIENCE`].
+    pub aud: String,
+    /// Subject: `board/{tenant}/{variant}`.
+    pub sub: String,
+    /// Expiry, seconds since the epoch.
+    pub exp: u64,
+    /// Issued at.
+    pub iat: u64,
+    /// The tenant whose board it reads.
+    pub tenant: String,
+    /// The variant whose board it reads.
+    pub variant: engine::Variant,
+}
+
 /// Who reads a game: one of its seats, or a spectator, who sees no hand.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reader {
@@ -134,6 +156,7 @@ pub struct Keys {
     decoding: DecodingKey,
     validation: Validation,
     spectator_validation: Validation,
+    board_validation: Validation,
     cursors: CursorSeal,
 }
 
@@ -160,6 +183,7 @@ impl Keys {
             decoding: DecodingKey::from_secret(secret.as_bytes()),
             validation: validation_for(AUDIENCE),
             spectator_validation: validation_for(SPECTATOR_AUDIENCE),
+            board_validation: validation_for(BOARD_AUDIENCE),
             cursors: CursorSeal::new(secret.as_bytes()),
         }
     }
@@ -193,6 +217,39 @@ impl Keys {
     pub fn verify_spectator(&self, token: &str) -> Result<SpectatorClaims, AuthError> {
         let claims: SpectatorClaims = self.decode(token, &self.spectator_validation)?;
         subject_matches(&claims.sub, format!("game/{}/spectator", claims.game))?;
+        Ok(claims)
+    }
+
+    /// A board token: reads `variant`'s leaderboard of `tenant`, nothing else, until it
+    /// expires. Returns the token and its expiry (seconds since the epoch).
+    ///
+    /// # Errors
+    /// Only if signing fails, which HS256 does not.
+    pub fn issue_board(&self, tenant: &str, variant: engine::Variant) -> Result<(String, u64), AuthError> {
+        let iat = jsonwebtoken::get_current_timestamp();
+        let exp = iat + TOKEN_LIFETIME_SECS;
+        let token = self.sign(&BoardClaims {
+            iss: ISSUER.into(),
+            aud: BOARD_AUDIENCE.into(),
+            sub: board_subject(tenant, variant),
+            exp,
+            iat,
+            tenant: tenant.to_owned(),
+            variant,
+        })?;
+        Ok((token, exp))
+    }
+
+    /// The claims of the request's bearer token, a board token of ours.
+    ///
+    /// # Errors
+    /// [`AuthError`] without a valid, unexpired board token (a seat's or a spectator's is none).
+    pub fn board_for(&self, req: &HttpRequest) -> Result<BoardClaims, AuthError> {
+        let token = bearer(req)?;
+        let claims: BoardClaims = self.decode(token, &self.board_validation).map_err(|_| {
+            AuthError::Invalid("the board token is not one this server issued, or it has expired".into())
+        })?;
+        subject_matches(&claims.sub, board_subject(&claims.tenant, claims.variant))?;
         Ok(claims)
     }
 
@@ -258,16 +315,7 @@ impl Keys {
     /// # Errors
     /// [`AuthError`] without a valid token, or for a valid token of another game.
     pub fn reader_for(&self, req: &HttpRequest, game: Uuid) -> Result<Reader, AuthError> {
-        let value = req
-            .headers()
-            .get(header::AUTHORIZATION)
-            .ok_or(AuthError::Missing)?;
-        let token = value
-            .to_str()
-            .ok()
-            .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-            .map(str::trim)
-            .ok_or(AuthError::Malformed)?;
+        let token = bearer(req)?;
         let (token_game, reader) = match self.verify(token) {
             Ok(claims) => (claims.game, Reader::Seat(claims)),
             // Not a seat token: a spectator's, or the seat token's refusal stands.
@@ -281,6 +329,25 @@ impl Keys {
         }
         Ok(reader)
     }
+}
+
+/// The request's `Authorization: Bearer` token.
+fn bearer(req: &HttpRequest) -> Result<&str, AuthError> {
+    let value = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .ok_or(AuthError::Missing)?;
+    value
+        .to_str()
+        .ok()
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .map(str::trim)
+        .ok_or(AuthError::Malformed)
+}
+
+/// A board token's subject: the board it reads.
+fn board_subject(tenant: &str, variant: engine::Variant) -> String {
+    format!("board/{tenant}/{}", variant.id())
 }
 
 /// A token's subject must say what its other claims say.

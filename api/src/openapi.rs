@@ -122,6 +122,18 @@ impl Modify for BearerAuth {
             ),
         );
         components.add_security_scheme(
+            "board_token",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .description(Some(
+                        "A board token from POST /v1/leaderboards/{variant}/tokens: reads that variant's leaderboard of the studio that made it, and nothing else.",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
             "api_key",
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
                 "X-Api-Key",

@@ -164,6 +164,15 @@ impl ServerKeys {
         out
     }
 
+    /// The configured tenant named `name`: a token a tenant's key made (a board token) stops
+    /// working once none of its keys is configured.
+    pub fn tenant_named(&self, name: &str) -> Option<Tenant> {
+        self.keys
+            .iter()
+            .find(|k| k.tenant.as_str() == name)
+            .map(|k| k.tenant.clone())
+    }
+
     /// The tenant whose secret this is. Every configured digest is compared, in constant time,
     /// whichever matches.
     pub fn tenant_of(&self, secret: &str) -> Option<Tenant> {

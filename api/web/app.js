@@ -10,6 +10,7 @@ import { variantName } from "./cards.js";
 import { openWatch, openSpectator, serverKey, setServerKey } from "./watch.js";
 import { openReplay } from "./replay.js";
 import { openLeaderboard, openPlayer } from "./board.js";
+import { openBoardByToken } from "./results.js";
 import { quickPlay, openWait, waiting, tableSizes, sizesWords, levelWithRating } from "./quick.js";
 
 /** What is on screen now; closed (its stream, its timers) before the next thing opens. */
@@ -27,6 +28,7 @@ async function route() {
     else if (what === "watch") await openWatch();
     else if (what === "replay" && id) current = await openReplay(id);
     else if (what === "leaderboard") current = await openLeaderboard(id);
+    else if (what === "board" && id) current = await openBoardByToken(id);
     else if (what === "player" && id) current = await openPlayer(decodeURIComponent(id));
     else if (what === "wait") current = await openWait();
     else await openLobby();

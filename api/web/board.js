@@ -7,6 +7,7 @@ import { call } from "./api.js";
 import { h, mainArea } from "./dom.js";
 import { variantName } from "./cards.js";
 import { serverKey, setServerKey } from "./watch.js";
+import { ownBoard } from "./results.js";
 
 const VARIANTS = ["may_i", "contract_7", "continental", "push"];
 const thousands = new Intl.NumberFormat("en-US");
@@ -66,6 +67,8 @@ export async function openLeaderboard(variant = "may_i") {
   more.addEventListener("click", () => load(true));
   const form = keyForm("Leaderboard", [select, find], () => load(false));
   main.append(form, problem, list, more);
+  // Without a server key, the board a player can read: the page's own.
+  if (!serverKey()) main.prepend(ownBoard(variant));
   if (serverKey()) await load(false);
   return { close() {} };
 }

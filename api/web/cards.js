@@ -106,8 +106,8 @@ export function standsName(stands) {
   return `a ${RANK_NAMES[stands] || stands}`;
 }
 
-/** @param {string} stands */
-function shortStands(stands) {
+/** What a wild stands for, as a card's face is written: "5♠", "7", "any". @param {string} stands */
+export function shortStands(stands) {
   if (stands === "*") return "any";
   return stands.replace("T", "10").replace(/[CDHS]$/, (s) => SUITS[s][1]);
 }
@@ -119,6 +119,20 @@ export function readingName(reading) {
   const first = reading.slots?.[0]?.represents;
   const suit = reading.suit ? SUITS[reading.suit][0] : "";
   return `run of ${suit}` + (first ? ` from ${standsName(first)}` : "");
+}
+
+/**
+ * A reading told by what its wilds stand for, as a person chooses between readings: "joker as
+ * 5♠ (run 2♠ to 5♠)", "2♦ as A♦ (run A♦ to K♦)"; a reading without wilds by its kind and ends.
+ * @param {any} reading
+ */
+export function readingChoice(reading) {
+  const slots = reading.slots || [];
+  const wilds = slots.filter((/** @type {any} */ x) => !x.natural)
+    .map((/** @type {any} */ x) => `${shortName(x.card)} as ${shortStands(x.represents)}`);
+  const ends = slots.length ? `${shortStands(slots[0].represents)} to ${shortStands(slots[slots.length - 1].represents)}` : "";
+  const what = reading.kind === "run" ? `run ${ends}` : readingName(reading);
+  return wilds.length ? `${wilds.join(", ")} (${what})` : what;
 }
 
 /** A card as it is written on its face, "7♥", "10♠", "joker". @param {string} card */

@@ -3,8 +3,9 @@
 // by the game's stream, and the seat's moves made by selecting cards.
 
 import { call, follow, allEvents } from "./api.js";
-import { cardElement, sortHand, wildIn, readingName, cardName, standsName, shortName, variantName, inWords, RULES_URL } from "./cards.js";
+import { cardElement, sortHand, wildIn, readingName, readingChoice, cardName, standsName, shortName, variantName, inWords, RULES_URL } from "./cards.js";
 import { h, announce, mainArea } from "./dom.js";
+import { keepResult } from "./results.js";
 
 const SEAT_KEY = "continental.seat.";
 
@@ -55,6 +56,55 @@ export async function openTable(id) {
     return { close() {} };
   }
   return openGame(id, token, false);
+}
+
+/** @typedef {{key: string, meld: boolean, fits: Set<number>, swaps: Set<number>, why: string, groups: string[],
+ * readings: {at: number, options: {reading: any, done: boolean}[]} | null}} Verdict */
+
+/** Nothing said yet of a selection. @param {string} key @returns {Verdict} */
+function noVerdict(key) {
+  return { key, meld: false, fits: new Set(), swaps: new Set(), why: "", groups: [], readings: null };
+}
+
+/** Why cards are no meld, in a sentence from the validator's reasons: the first reason of
+ * each kind of meld it ruled out. @param {any} answer */
+function notMeldWhy(answer) {
+  const said = new Set();
+  const suits = { C: "♣", D: "♦", H: "♥", S: "♠" };
+  for (const r of answer.reasons || []) {
+    // "a run needs one suit, not C, D, H": the suits as a card shows them.
+    said.add(inWords(r.message).replace(/\bnot ([CDHS](?:, [CDHS])*)$/, (_, list) => `not ${list.replace(/[CDHS]/g, (x) => suits[x])}`));
+  }
+  return [...said].slice(0, 2).join("; ") || "not a meld";
+}
+
+/** Why melds miss the contract, from the contract validator's reasons. @param {any} answer */
+function contractWhy(answer) {
+  const r = (answer.reasons || [])[0];
+  if (!r) return "";
+  if (r.code === "illegal_meld" && r.meld !== undefined) return `meld ${r.meld + 1} is no meld`;
+  return inWords(r.message);
+}
+
+const PACE_KEY = "continental.pace";
+/** When the page asks the person "May I?" for a discard on offer: always, only when the card
+ * fits their hand, or never. Kept in the browser between games; the server never learns it, only
+ * the passes it sends for them. */
+const PACES = /** @type {const} */ ([
+  ["always", "always"],
+  ["fits", "only when the card fits my hand"],
+  ["never", "never: pass for me"],
+]);
+
+/** The person's pace. @returns {"always" | "fits" | "never"} */
+export function pace() {
+  const kept = localStorage.getItem(PACE_KEY);
+  return kept === "fits" || kept === "never" ? kept : "always";
+}
+
+/** @param {string} value */
+function keepPace(value) {
+  localStorage.setItem(PACE_KEY, value);
 }
 
 /** Who a seat is, for sentences. @param {any} view @param {number} seat */
@@ -167,6 +217,17 @@ export async function openGame(id, token, spectator) {
    * Every option is the server's (readings of a refusal, hints, the meld validator).
    * @type {{question: string, options: {label: string, pick: () => void}[]} | null} */
   let choice = null;
+  /** Whether the seat's hints hold anything for "Suggest" to stage, read once per version of
+   * the play phase: "Suggest" says so before it is pressed. */
+  let suggestions = { version: -1, any: true };
+  /** The version whose hints are on their way. */
+  let lookingAt = -1;
+  /** The phone's deal-end sheet folded (true) or open (false) by the person; `null` follows
+   * the turn: open, folded once the next deal needs them. @type {boolean | null} */
+  let sheetFolded = null;
+  let sheetDeal = 0;
+  /** Whether "Leave" has been pressed and waits for its confirmation. */
+  let leaving = false;
   /** The lay-offs "Suggest" found, with what each wild represents. @type {any[]} */
   let layoffHints = [];
   /** What became of this seat's "May I?", shown beside the discard pile until the seat's
@@ -179,9 +240,12 @@ export async function openGame(id, token, spectator) {
   /** What the server said the selection could do (`check`): whether the staged and selected
    * cards make a meld the seat may lay now, which melds on the table they can be laid off on,
    * and which a selected card can swap a wild out of. Keyed by the view's version and the
-   * selection it was asked for.
-   * @type {{key: string, meld: boolean, fits: Set<number>, swaps: Set<number>}} */
-  let verdict = { key: "", meld: false, fits: new Set(), swaps: new Set() };
+   * selection it was asked for. `why` says why the melds cannot be laid as they are (next to
+   * Meld); `groups` why each one alone is no meld (next to it); `readings`, a meld the server
+   * reads more than one way, the readings that lay it (`done`: the melds are then laid as they
+   * are, else another meld still asks).
+   * @type {Verdict} */
+  let verdict = noVerdict("");
   /** The key of the question on its way. @type {string | null} */
   let asking = null;
   /** The melds on the table when the last deal ended, as this page last saw them.
@@ -237,6 +301,8 @@ export async function openGame(id, token, spectator) {
       claimNote = null;
       since = [];
     }
+    // A refusal is about the turn it was made in: it goes once another seat is in turn.
+    if (message.kind === "problem" && (next.turn?.seat !== view.turn?.seat || next.deal !== view.deal)) message = { text: "", kind: "info" };
     if (next.last_deal) dealEnd = { ...next.last_deal, type: "deal_ended" };
     view = next;
     remember(view);
@@ -253,6 +319,50 @@ export async function openGame(id, token, spectator) {
     if (target !== null && !view.table.some((/** @type {any} */ m) => m.id === target)) target = null;
     render();
     awaitRating();
+    passForThem();
+  }
+
+  /** Whether the card on offer fits the hand, by the server's stateless arrangement of it
+   * (`POST /v1/hands/arrange`): not down, it brings the contract nearer (`cards_short`, or
+   * makes it); down, it lays off on the table. Asked once per view. @type {{key: string, fits: Promise<boolean>} | null} */
+  let fitsAsked = null;
+  /** @param {string} card */
+  function offerFits(card) {
+    const key = `${view.version}:${card}`;
+    if (fitsAsked?.key === key) return fitsAsked.fits;
+    const hand = view.you?.hand || [];
+    const down = view.players.find((/** @type {any} */ p) => p.seat === view.you?.seat)?.down;
+    const rules = { variant: view.variant, options: view.options, deal: view.deal };
+    /** @param {string[]} cards */
+    const arrange = (cards) => call("POST", "/v1/hands/arrange", {
+      body: { ...rules, hand: cards, ...(down ? { table: view.table.map((/** @type {any} */ m) => pinned(m.reading)) } : {}) },
+    });
+    const fits = (async () => {
+      try {
+        if (down) return (await arrange([...hand, card])).layoffs.some((/** @type {any} */ l) => l.card === card);
+        const [without, withIt] = await Promise.all([arrange(hand), arrange([...hand, card])]);
+        return (withIt.makes_contract && !without.makes_contract) || withIt.cards_short < without.cards_short;
+      } catch {
+        // Unanswered: the person is asked, as with "always".
+        return true;
+      }
+    })();
+    fitsAsked = { key, fits };
+    return fits;
+  }
+
+  /** The pace the person chose: where they would not be asked about this discard, the page
+   * passes on it for them at once ("No, go on"), so the bots move on. */
+  async function passForThem() {
+    const chosen = pace();
+    if (spectator || chosen === "always" || !legal("pass") || busy) return;
+    const card = view.claims?.offered || view.discard?.top;
+    if (!card) return;
+    const version = view.version;
+    if (chosen === "fits" && (await offerFits(card))) return;
+    if (view.version !== version || !legal("pass") || busy || closed) return;
+    const why = chosen === "never" ? "you asked never to be asked" : "it does not fit your hand";
+    act("pass", {}, `Passed on the ${cardName(card)} for you: ${why}.`);
   }
 
   let refreshing = null;
@@ -377,23 +487,47 @@ export async function openGame(id, token, spectator) {
     const swapOk = legal("swap");
     const melds = [...staged, ...(sel.length ? [{ cards: sel }] : [])];
     if ((!meldAction || !melds.length) && (!layoff || !sel.length) && (!swapOk || sel.length !== 1)) {
-      verdict = { key, meld: false, fits: new Set(), swaps: new Set() };
+      verdict = noVerdict(key);
       root.dataset.checked = "true";
       return;
     }
     asking = key;
-    const out = { key, meld: false, fits: new Set(), swaps: new Set() };
+    const out = noVerdict(key);
     const rules = { variant: view.variant, options: view.options };
     /** @param {any} body */
     const validate = (body) => call("POST", "/v1/melds/validate", { body: { ...rules, ...body } });
     try {
       if (meldAction && melds.length) {
+        // Each group read alone, as the server reads it: why one is no meld is said beside it.
+        const each = await Promise.all(melds.map((m) => validate({ cards: m.cards, kind: m.kind, wilds: m.wilds })));
+        out.groups = each.map((r) => (r.valid ? "" : notMeldWhy(r)));
+        const ambiguousAt = each.findIndex((r) => r.readings.length > 1);
         if (meldAction.contract) {
-          const r = await call("POST", "/v1/contracts/validate", { body: { ...rules, deal: view.deal, melds } });
+          /** @param {any[]} ms */
+          const contract = (ms) => call("POST", "/v1/contracts/validate", { body: { ...rules, deal: view.deal, melds: ms } });
+          const r = await contract(melds);
           out.meld = r.valid;
+          const ambiguous = !r.valid && r.reasons.some((/** @type {any} */ x) => x.code === "ambiguous_meld");
+          if (ambiguous && ambiguousAt >= 0) {
+            // Only the readings with which the contract can still be met are offered.
+            const readings = each[ambiguousAt].readings;
+            const tries = await Promise.all(readings.map((/** @type {any} */ x) => contract(melds.map((m, i) => (i === ambiguousAt ? pinned(x) : m)))));
+            const options = readings.map((/** @type {any} */ x, /** @type {number} */ i) => ({ reading: x, done: tries[i].valid }))
+              .filter((/** @type {any} */ o, /** @type {number} */ i) => o.done || tries[i].reasons.some((/** @type {any} */ y) => y.code === "ambiguous_meld"));
+            if (options.length) {
+              out.meld = true;
+              out.readings = { at: ambiguousAt, options };
+            }
+          }
+          if (!out.meld) out.why = contractWhy(r);
         } else {
-          const rs = await Promise.all(melds.map((m) => validate({ cards: m.cards, kind: m.kind, wilds: m.wilds })));
-          out.meld = rs.every((r) => r.valid);
+          out.meld = each.every((r) => r.valid);
+          if (out.meld && ambiguousAt >= 0) {
+            const others = each.filter((r, i) => i !== ambiguousAt && r.readings.length > 1).length;
+            out.readings = { at: ambiguousAt, options: each[ambiguousAt].readings.map((/** @type {any} */ x) => ({ reading: x, done: others === 0 })) };
+          }
+          const bad = out.groups.findIndex(Boolean);
+          if (bad >= 0) out.why = melds.length > 1 ? `meld ${bad + 1} is no meld` : out.groups[bad];
         }
       }
       if ((layoff || swapOk) && sel.length === 1) {
@@ -415,6 +549,33 @@ export async function openGame(id, token, spectator) {
     const places = new Set([...out.fits, ...out.swaps]);
     if (target === null && places.size === 1) target = [...places][0];
     if (selectionKey() === key) render();
+  }
+
+  /** Reads the seat's hints once a play phase's view comes, so that "Suggest" says there is
+   * nothing to lay before anyone presses it. */
+  async function lookAhead() {
+    if (spectator || over() || !(legal("meld") || legal("layoff"))) return;
+    if (suggestions.version === view.version || lookingAt === view.version) return;
+    const asked = view.version;
+    lookingAt = asked;
+    try {
+      const hints = await call("GET", `/v1/games/${id}/hints`, { token });
+      if (view.version !== asked) return;
+      suggestions = { version: asked, any: Boolean(hints.contract?.length || hints.new_meld || hints.layoffs?.length) };
+      if (!suggestions.any) render();
+      else root.dataset.looked = String(asked);
+    } catch {
+      // Unanswered: "Suggest" stays offered.
+    }
+  }
+
+  /** Stages the selected cards as a meld to lay; the server then says whether it is one. */
+  function group() {
+    const sel = selectedCards();
+    if (!sel.length) return;
+    staged.push({ cards: sel });
+    selected.clear();
+    render();
   }
 
   async function suggest() {
@@ -453,6 +614,29 @@ export async function openGame(id, token, spectator) {
     const rest = selectedCards();
     if (rest.length) melds.push({ cards: rest });
     if (!melds.length) return say("Select the cards of a meld first, or press Suggest.", "problem");
+    const readings = verdict.key === selectionKey() ? verdict.readings : null;
+    if (readings) {
+      // A meld the server reads more than one way: the person says which, in words; the melds
+      // then go with that one pinned (or, when another still reads two ways, it asks next).
+      const at = readings.at;
+      choice = {
+        question: `Meld ${at + 1} (${melds[at].cards.map(shortName).join(" ")}) can be read ${readings.options.length} ways: which one?`,
+        options: readings.options.map((o) => ({
+          label: readingChoice(o.reading),
+          pick: () => {
+            const next = melds.map((m, i) => (i === at ? pinned(o.reading) : m));
+            if (o.done) return sendMelds(next);
+            staged = next;
+            selected.clear();
+            choice = null;
+            render();
+          },
+        })),
+      };
+      render();
+      announce(choice.question);
+      return;
+    }
     sendMelds(melds);
   }
 
@@ -462,7 +646,7 @@ export async function openGame(id, token, spectator) {
       const at = Number(problem.meld ?? 0);
       askReading(`Meld ${at + 1} (${melds[at].cards.map(cardName).join(", ")}) can be read ${problem.readings.length} ways: which one?`,
         problem.readings, (r) => sendMelds(melds.map((m, i) => (i === at ? pinned(r) : m))),
-        (r) => [readingName(r), wildWords(pinned(r).wilds)].filter(Boolean).join(": "));
+        readingChoice);
       return true;
     });
   }
@@ -486,6 +670,25 @@ export async function openGame(id, token, spectator) {
       return render();
     }
     send(hinted[0]?.wilds || []);
+  }
+
+  /** "Lay off", or why not yet: the selection fits no meld, or its meld is still to choose.
+   * @param {Verdict} known */
+  function layoffLabel(known) {
+    if (verdict.key !== selectionKey()) return "Lay off";
+    if (!known.fits.size) return "Lay off: fits no meld";
+    if (target === null || !known.fits.has(target)) return "Lay off: choose a meld";
+    return "Lay off";
+  }
+
+  /** Takes `card` out of staged group `group` (a suggestion's pinned reading no longer holds).
+   * @param {number} group @param {string} card */
+  function ungroup(group, card) {
+    const cards = [...staged[group].cards];
+    cards.splice(cards.indexOf(card), 1);
+    staged = staged.map((m, i) => (i === group ? { cards } : m)).filter((m) => m.cards.length);
+    choice = null;
+    render();
   }
 
   function swap() {
@@ -567,16 +770,21 @@ export async function openGame(id, token, spectator) {
     root.dataset.busy = String(busy);
     // And whether the server has said what the selection could do (Meld, Lay off).
     root.dataset.checked = String(verdict.key === selectionKey());
+    // And which version's hints "Suggest" has read ahead.
+    root.dataset.looked = String(suggestions.version);
     // A deal's end sits beside the table above the log; on a phone, where there is no beside,
-    // it comes first, until the next deal needs the person (their turn): then below their hand.
+    // it is a sheet over the foot of the screen.
     const narrow = phone.matches;
+    // Once the game is over nothing is played: the last deal's end lies below the standings.
+    const sheet = narrow && !over() ? dealEndPanel(true) : "";
+    root.classList.toggle("with-sheet", Boolean(sheet));
     root.replaceChildren(header(), gameOverPanel(), h("div", { class: "layout" },
-      h("div", { class: "board" + (view.turn && view.turn.seat === view.you?.seat && dealEnd && view.deal > dealEnd.deal ? " needed" : "") },
-        narrow ? dealEndPanel() : "", players(), piles(), you(), melds(), scores()),
-      h("div", { class: "side" }, narrow ? "" : dealEndPanel(), logPanel())));
+      h("div", { class: "board" }, players(), piles(), you(), melds(), scores(), narrow && over() ? dealEndPanel() : ""),
+      h("div", { class: "side" }, narrow ? "" : dealEndPanel(), logPanel())), sheet);
     if (keep) /** @type {HTMLElement | null} */ (root.querySelector(keep))?.focus({ preventScroll: true });
     tick();
     check();
+    lookAhead();
   }
 
   /** Whether the game is over: finished, or void. */
@@ -588,13 +796,14 @@ export async function openGame(id, token, spectator) {
     const turn = view.turn ? `${who(view, view.turn.seat)} to ${view.turn.phase === "draw" ? "draw" : "play"}` : "";
     return h("div", { class: "status" },
       h("span", { class: "variant" }, variantName(view.variant)),
-      over() ? h("span", { class: "over", id: "game-over-status" }, view.status === "void" ? "game void" : `game over after ${view.deal} deals`)
+      over() ? h("span", { class: "over", id: "game-over-status" }, view.status === "void" ? "game void" : `game over after ${view.deal} ${view.deal === 1 ? "deal" : "deals"}`)
         : view.deal ? h("span", {}, `deal ${view.deal} of ${view.deals}`) : h("span", {}, view.status),
-      view.contract ? h("span", { class: "contract" }, `contract: ${view.contract.description}`) : "",
+      view.contract && !over() ? h("span", { class: "contract" }, `contract: ${view.contract.description}`) : "",
       view.rated ? h("span", { class: "badge", id: "rated" }, "rated") : "",
       turn ? h("span", { class: "turn", id: "turn" }, turn) : "",
       view.turn?.deadline ? h("span", { class: "deadline", id: "deadline", "data-deadline": view.turn.deadline }) : "",
-      h("span", { class: `live stream-${live}`, title: "the game's live stream" }, live === "live" ? "live" : live === "ended" ? "stream ended" : live),
+      // Once the game is over, there is nothing live to follow.
+      over() ? "" : h("span", { class: `live stream-${live}`, title: "the game's live stream" }, live === "live" ? "live" : live === "ended" ? "stream ended" : live),
       h("a", { href: `${RULES_URL}#${view.variant}`, target: "_blank", rel: "noreferrer" }, "rules"));
   }
 
@@ -640,7 +849,25 @@ export async function openGame(id, token, spectator) {
       }
       list.append(li);
     }
-    return h("section", { class: "panel" }, h("h2", {}, "Players"), list);
+    return h("section", { class: "panel players-panel" }, h("h2", {}, "Players"), list, seatActions());
+  }
+
+  /** What concerns the seat rather than the turn, away from the moves: the pace, "Autopilot",
+   * and "Leave" behind a confirmation. */
+  function seatActions() {
+    if (spectator || !view.you || over()) return "";
+    const leave = legal("leave");
+    const confirmLeave = leaving && leave
+      ? h("div", { class: "confirm", id: "leave-confirm", role: "group", "aria-labelledby": "leave-question" },
+        h("p", { id: "leave-question" }, "Leave this game for good? Your seat will not come back."),
+        button("act-leave-yes", "Yes, leave", false, () => { leaving = false; act("leave", {}, "You left the game."); }, "danger"),
+        button("act-leave-no", "Stay", false, () => { leaving = false; render(); }))
+      : "";
+    return h("div", { class: "seat-actions", id: "seat-actions" },
+      paceSetting(),
+      h("div", { class: "row" }, autopilotButton(),
+        leave && !leaving ? button("act-leave", "Leave…", false, () => { leaving = true; render(); }, "danger") : ""),
+      confirmLeave);
   }
 
   async function copy(/** @type {string} */ text) {
@@ -660,11 +887,13 @@ export async function openGame(id, token, spectator) {
     return h("section", { class: "panel piles", "aria-label": "Stock and discard pile" },
       h("div", { class: "pile" }, h("span", { class: "card back", role: "img", "aria-label": `stock, ${view.stock_count} cards` }, String(view.stock_count)),
         h("span", { class: "pile-label" }, "stock"),
-        spectator ? "" : drawStock(fromStock, d.top)),
+        spectator || !fromStock ? "" : drawStock(fromStock, d.top)),
       h("div", { class: "pile" + (d.dead ? " dead" : "") }, top,
         h("span", { class: "pile-label" }, `discard (${d.count})${d.dead ? ", dead" : ""}`),
-        spectator ? "" : button("act-draw-discard", "Take the discard", !fromDiscard, () => act("draw", { source: "discard" }, "Took the discard."))),
-      view.claims?.offered && !view.standings ? h("p", { class: "hint" }, `On offer for "May I?": ${cardName(view.claims.offered)}`) : "",
+        spectator || !fromDiscard ? "" : button("act-draw-discard", "Take the discard", false, () => act("draw", { source: "discard" }, "Took the discard."))),
+      // Said to those who may ask for it: not to the player in turn, who takes it or not.
+      view.claims?.offered && !over() && view.turn?.seat !== view.you?.seat
+        ? h("p", { class: "hint", id: "on-offer" }, `On offer for "May I?": ${cardName(view.claims.offered)}`) : "",
       news());
   }
 
@@ -751,11 +980,14 @@ export async function openGame(id, token, spectator) {
         cardElement(s.card, { wild: !s.natural, represents: s.represents, small: true })));
       const label = `meld ${m.id}, ${whose(m.owner)} ${readingName(m.reading)}`;
       const canTarget = !spectator && targets.has(m.id);
-      const pick = h("button", {
-        type: "button", class: "meld-pick", id: `meld-${m.id}`, "aria-pressed": target === m.id ? "true" : "false",
-        disabled: !canTarget, "aria-label": `Choose ${label}`,
-        onclick: () => { target = target === m.id ? null : m.id; render(); },
-      }, `#${m.id}`);
+      // A meld nothing can go to now is numbered, not a button.
+      const pick = canTarget
+        ? h("button", {
+          type: "button", class: "meld-pick", id: `meld-${m.id}`, "aria-pressed": target === m.id ? "true" : "false",
+          "aria-label": `Choose ${label}`,
+          onclick: () => { target = target === m.id ? null : m.id; render(); },
+        }, `#${m.id}`)
+        : h("span", { class: "meld-id", id: `meld-${m.id}` }, `#${m.id}`);
       const current = !spectator && verdict.key === selectionKey();
       const fits = current && verdict.fits.has(m.id);
       const swaps = current && verdict.swaps.has(m.id);
@@ -765,7 +997,7 @@ export async function openGame(id, token, spectator) {
         swaps ? h("span", { class: "badge fit swap-fit" }, "your card swaps in") : ""));
     }
     if (!view.table.length) list.append(h("li", { class: "hint" }, "No melds yet."));
-    return h("section", { class: "panel", "aria-label": "Melds on the table" }, h("h2", {}, "Table"), list);
+    return h("section", { class: "panel melds-panel", id: "table-melds", "aria-label": "Melds on the table" }, h("h2", {}, "Table"), list);
   }
 
   /** Hands the seat to a bot (docs/api.md#autopilot), or takes it back. */
@@ -789,16 +1021,28 @@ export async function openGame(id, token, spectator) {
       return h("section", { class: "panel hand-panel", "aria-label": "Hands" },
         h("p", { class: "hint", id: "spectating" }, "Watching as a spectator: every hand is hidden."), msg);
     }
+    /** Which group each copy of a card is in: the first copies in the hand's order. */
     const grouped = new Map();
-    staged.forEach((m, i) => m.cards.forEach((/** @type {string} */ c) => grouped.set(c, (grouped.get(c) || []).concat(i + 1))));
+    staged.forEach((m, i) => m.cards.forEach((/** @type {string} */ c) => grouped.set(c, (grouped.get(c) || []).concat(i))));
     const cards = h("div", { class: "hand", role: "group", "aria-label": `Your hand, ${view.you.hand.length} cards` });
     /** The cards a won claim brought, each marked once. */
     const won = claimNote?.kind === "won" ? [...claimNote.cards] : [];
     for (const { card, key } of hand()) {
+      const group = grouped.get(card)?.shift();
       const el = cardElement(card, {
         wild: isWild(card), pressed: selected.has(key), id: key,
-        onToggle: () => { selected.has(key) ? selected.delete(key) : selected.add(key); render(); },
+        // A grouped card is pressed again to take it out of its group.
+        onToggle: group === undefined
+          ? () => { selected.has(key) ? selected.delete(key) : selected.add(key); render(); }
+          : () => ungroup(group, card),
       });
+      if (group !== undefined) {
+        el.classList.add("grouped");
+        el.dataset.group = String(group + 1);
+        const mark = h("span", { class: "group-mark", "aria-hidden": "true" }, `M${group + 1}`);
+        el.append(mark);
+        el.setAttribute("aria-description", `in meld ${group + 1} to lay; press to take it out`);
+      }
       if (view.you.must_play?.includes(card)) el.classList.add("must");
       if (won.includes(card)) {
         won.splice(won.indexOf(card), 1);
@@ -811,28 +1055,33 @@ export async function openGame(id, token, spectator) {
     const meldAction = legal("meld");
     const discardAction = legal("discard");
     /** The server's verdict on this very selection, or nothing yet. */
-    const known = verdict.key === selectionKey() ? verdict : { meld: false, fits: new Set(), swaps: new Set() };
+    const known = verdict.key === selectionKey() ? verdict : noVerdict("");
     const myTurn = view.turn?.seat === view.you.seat;
+    const layoff = legal("layoff");
+    const swapOk = legal("swap");
+    const nothing = suggestions.version === view.version && !suggestions.any;
+    // Only the moves that can be made now are drawn; one drawn but not yet possible says why.
+    // Where every deal's contract is going out at once (`contract.go_out`), nothing is ever
+    // laid off or swapped.
     const bar = over() ? "" : h("div", { class: "actions", role: "toolbar", "aria-label": "Moves" },
       claimButton(),
-      button("act-suggest", "Suggest", !(meldAction || legal("layoff")), suggest),
-      button("act-group", "Group", !meldAction || !sel.length, () => { staged.push({ cards: sel }); selected.clear(); render(); }, "optional"),
-      button("act-meld", meldAction?.contract ? "Meld (go down)" : "Meld", !meldAction || (!staged.length && !sel.length) || !known.meld, meld, "primary"),
-      // Where every deal's contract is going out at once (`contract.go_out`), nothing is ever
-      // laid off or swapped: those buttons are not drawn.
-      view.contract?.go_out ? "" : button("act-layoff", "Lay off", !legal("layoff") || !sel.length || target === null || !known.fits.has(target), layOff, "optional"),
-      view.contract?.go_out ? "" : button("act-swap", "Swap wild", !legal("swap") || sel.length !== 1 || target === null || !known.swaps.has(target), swap, "optional"),
+      meldAction || layoff ? button("act-suggest", nothing ? "Suggest: nothing to lay yet" : "Suggest", nothing, suggest) : "",
+      meldAction && sel.length ? button("act-group", "Group", false, group) : "",
+      meldAction ? button("act-meld", !staged.length && !sel.length ? "Meld: select its cards" : meldAction.contract ? "Meld (go down)" : "Meld",
+        (!staged.length && !sel.length) || !known.meld, meld, "primary") : "",
+      layoff && !view.contract?.go_out && sel.length
+        ? button("act-layoff", layoffLabel(known), target === null || !known.fits.has(target), layOff) : "",
+      swapOk && !view.contract?.go_out && sel.length === 1 && known.swaps.size
+        ? button("act-swap", "Swap wild", target === null || !known.swaps.has(target), swap) : "",
       legal("move_joker") ? moveJokerButton() : "",
-      button("act-discard", "Discard", !discardAction || sel.length !== 1 || !discardAction.cards.includes(sel[0]), discard, "primary"),
+      discardAction ? button("act-discard", sel.length === 1 || !myTurn ? "Discard" : "Discard: select one card", sel.length !== 1 || !discardAction.cards.includes(sel[0]), discard, "primary") : "",
       legal("take_back") ? button("act-take-back", "Take back", false, () => act("take_back", {}, "Took back this turn's plays.")) : "",
       legal("suspend") ? button("act-suspend", "Suspend", false, () => act("suspend", {}, "Asked to suspend.")) : "",
       legal("resume") ? button("act-resume", "Resume", false, () => act("resume", {}, "Asked to resume.")) : "",
-      autopilotButton(),
-      button("act-sort", `Sort by ${sortBy === "rank" ? "suit" : "rank"}`, false, () => { sortBy = sortBy === "rank" ? "suit" : "rank"; render(); }),
-      button("act-clear", "Clear", !sel.length && !staged.length && target === null && !choice, () => { selected.clear(); staged = []; target = null; choice = null; layoffHints = []; render(); }, "optional"),
-      button("act-leave", "Leave", !legal("leave"), () => {
-        if (confirm("Leave this game for good?")) act("leave", {}, "You left the game.");
-      }, "danger optional"));
+      view.you.hand.length > 1 ? button("act-sort", `Sort by ${sortBy === "rank" ? "suit" : "rank"}`, false, () => { sortBy = sortBy === "rank" ? "suit" : "rank"; render(); }) : "",
+      sel.length || staged.length || target !== null || choice
+        ? button("act-clear", "Clear", false, () => { selected.clear(); staged = []; target = null; choice = null; layoffHints = []; render(); })
+        : "");
     const fitting = view.table.filter((/** @type {any} */ m) => known.fits.has(m.id) || known.swaps.has(m.id));
     const fitsList = sel.length && fitting.length && !over()
       ? h("p", { class: "fits", id: "fits" }, sel.length === 1 ? `${cardName(sel[0])} fits: ` : "These fit: ",
@@ -841,9 +1090,16 @@ export async function openGame(id, token, spectator) {
           onclick: () => { target = target === m.id ? null : m.id; render(); },
         }, `#${m.id} ${whose(m.owner)} ${readingName(m.reading)}`, known.fits.has(m.id) ? "" : " (swap a wild)")))
       : "";
+    // Each group to lay, and beside it why it is no meld when the server says so; beside
+    // Meld, why the melds cannot be laid as they are.
     const stagedList = staged.length
-      ? h("p", { class: "staged", id: "staged" }, "To lay: ", ...staged.map((m, i) => h("span", { class: "group" }, `${i + 1}: ${m.cards.map(shortName).join(" ")}`)))
+      ? h("ul", { class: "staged", id: "staged", "aria-label": "Melds to lay" }, ...staged.map((m, i) => h("li", { class: "group" + (known.groups[i] ? " bad" : "") },
+        h("span", { class: "group-cards" }, `M${i + 1}: ${m.cards.map(shortName).join(" ")}`),
+        known.groups[i] ? h("span", { class: "group-why", id: `group-why-${i}` }, ` not a meld: ${known.groups[i]}`) : "")))
       : "";
+    const meldWhy = meldAction && !known.meld && known.why && (staged.length || sel.length >= 3)
+      ? h("p", { class: "meld-why", id: "meld-why" }, `Meld: ${known.why}.`)
+      : known.readings ? h("p", { class: "meld-why", id: "meld-why" }, `Meld ${known.readings.at + 1} reads ${known.readings.options.length} ways: Meld asks which.`) : "";
     const choices = choice
       ? h("div", { class: "choices", id: "choices", role: "group", "aria-labelledby": "choice-question" },
         h("p", { id: "choice-question" }, choice.question),
@@ -852,7 +1108,7 @@ export async function openGame(id, token, spectator) {
     const state = view.status === "finished" || view.status === "void" ? "" :
       myTurn ? h("p", { class: "your-turn" }, view.turn.phase === "draw" ? "Your turn: draw a card." : "Your turn: meld, lay off, then discard.") : "";
     return h("section", { class: "panel hand-panel", "aria-label": "Your hand" },
-      h("h2", {}, "Your hand"), state, msg, choices, stagedList, cards, fitsList, jokerTargets(), bar);
+      h("h2", {}, "Your hand"), state, msg, choices, stagedList, meldWhy, cards, fitsList, jokerTargets(), bar);
   }
 
   /** `contract_7`'s joker move: the runs it may leave are the view's (`data-from`). */
@@ -884,10 +1140,20 @@ export async function openGame(id, token, spectator) {
     const until = view.turn?.claim_until;
     const el = button("act-claim", "May I?", !legal("claim"), () => act("claims", {}, 'Asked "May I?".'), "claim");
     if (until) el.dataset.until = until;
+    if (!legal("claim") && !legal("pass")) return "";
     const pass = legal("pass")
       ? button("act-pass", "No, go on", false, () => act("pass", {}, `Passed on the ${cardName(view.claims.offered || view.discard.top)}.`), "claim")
       : "";
     return h("span", { class: "claim-pair" }, el, pass);
+  }
+
+  /** The pace setting: when to be asked "May I?" (variants with claims only). */
+  function paceSetting() {
+    if (!hasClaims() || spectator) return "";
+    const select = h("select", {
+      id: "pace", onchange: (/** @type {Event} */ ev) => { keepPace(/** @type {HTMLSelectElement} */ (ev.target).value); render(); passForThem(); },
+    }, ...PACES.map(([value, words]) => h("option", { value, selected: pace() === value }, words)));
+    return h("label", { class: "pace", for: "pace" }, 'Ask me "May I?": ', select);
   }
 
   /** Whether the game's variant has "May I?" (`may_i`, `contract_7`): the view's options
@@ -901,7 +1167,7 @@ export async function openGame(id, token, spectator) {
    * every hand still held and what it cost, beside the totals. Shown until the person moves on
    * ("Next deal", or a move of theirs), and while the game is over.
    */
-  function dealEndPanel() {
+  function dealEndPanel(asSheet = false) {
     if (!dealEnd || (dealEndSeen >= dealEnd.deal && !view.standings)) return "";
     const e = dealEnd;
     const how = e.end?.type === "went_out" ? `${capital(who(view, e.end.seat))} went out.` : "The stock ran out: nobody went out.";
@@ -937,9 +1203,35 @@ export async function openGame(id, token, spectator) {
     const payments = view.variant === "continental"
       ? h("p", { class: "hint", id: "payments" }, "Payments: each other player pays the player who went out 1 for the deal, 2 for each joker and 1 for each deuce used as a wild in their melds, and any bonuses (out without drawing, no wild, one suit). A minus is what a player paid (rules §4).")
       : "";
-    return h("section", { class: "panel deal-end", id: "deal-end", "aria-labelledby": "deal-end-title" },
-      h("h2", { id: "deal-end-title" }, `Deal ${e.deal} of ${view.deals} is over`),
-      h("p", { class: "went-out" }, how),
+    // On a phone it is a sheet over the foot of the screen, which never pushes the hand away;
+    // once the next deal needs the person (their turn) it folds to its heading.
+    // The person's fold or unfold holds for the deal's end they made it on.
+    if (sheetDeal !== e.deal) {
+      sheetDeal = e.deal;
+      sheetFolded = null;
+    }
+    const needed = view.turn && view.turn.seat === view.you?.seat && view.deal > e.deal;
+    const folded = asSheet && (sheetFolded ?? needed);
+    const next = last ? "" : button("act-next-deal", `On to deal ${e.deal + 1}`, false, () => {
+      dealEndSeen = e.deal;
+      sheetFolded = null;
+      render();
+    }, "primary");
+    const fold = asSheet
+      ? h("button", { type: "button", id: "deal-end-fold", class: "small", "aria-expanded": folded ? "false" : "true", "aria-controls": "deal-end-body",
+        onclick: () => { sheetFolded = !folded; render(); } }, folded ? "Show" : "Hide")
+      : "";
+    return h("section", { class: "panel deal-end" + (asSheet ? " sheet" : ""), id: "deal-end", "aria-labelledby": "deal-end-title" },
+      h("div", { class: "deal-end-head" },
+        h("h2", { id: "deal-end-title" }, `Deal ${e.deal} of ${view.deals} is over`),
+        h("p", { class: "went-out" }, how), next, fold),
+      h("div", { class: "deal-end-body", id: "deal-end-body", hidden: folded }, dealEndBody(e, melds, payments, rows)));
+  }
+
+  /** The deal's end in full: its melds, what each hand held and cost, the totals.
+   * @param {any} e @param {any[]} melds @param {any} payments @param {any[]} rows */
+  function dealEndBody(e, melds, payments, rows) {
+    return h("div", {},
       melds.length ? h("ul", { class: "end-melds", id: "end-melds", "aria-label": "The melds on the table at the end" },
         ...melds.map((/** @type {any} */ m) => h("li", {}, h("span", { class: "reading" }, `${capital(who(view, m.owner))}: ${readingName(m.reading)}`),
           h("span", { class: "cards" }, ...m.reading.slots.map((/** @type {any} */ x) => cardElement(x.card, { wild: !x.natural, represents: x.represents, small: true })))))) : "",
@@ -947,15 +1239,11 @@ export async function openGame(id, token, spectator) {
       h("table", { class: "scores" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "player"), h("th", { scope: "col" }, "cards left"),
           h("th", { scope: "col" }, view.variant === "continental" ? "paid or won" : "this deal"), h("th", { scope: "col" }, "total"))),
-        h("tbody", {}, ...rows)),
-      last ? "" : h("p", {}, button("act-next-deal", `On to deal ${e.deal + 1}`, false, () => {
-        dealEndSeen = e.deal;
-        render();
-      }, "primary")));
+        h("tbody", {}, ...rows)));
   }
 
   function scores() {
-    const out = h("section", { class: "panel", "aria-label": "Scores" }, h("h2", {}, "Scores"));
+    const out = h("section", { class: "panel scores-panel", "aria-label": "Scores" }, h("h2", {}, "Scores"));
     if (view.scores.length) {
       const table = h("table", { class: "scores" }, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "deal"),
         ...view.players.map((/** @type {any} */ p) => h("th", { scope: "col" }, p.name || "—")))));
@@ -995,6 +1283,8 @@ export async function openGame(id, token, spectator) {
       overSaid = true;
       announce(`${title}.`);
     }
+    // The page's own board (results.js) counts it, once.
+    if (!spectator) keepResult(view);
     return h("section", { class: "panel game-over", id: "game-over", "aria-labelledby": "game-over-title" },
       h("h2", { id: "game-over-title" }, title),
       standings.length ? h("ol", { class: "standings", id: "standings" }, ...standings.map((/** @type {any} */ x) =>

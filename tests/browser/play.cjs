@@ -84,6 +84,44 @@ async function oneScreen(page) {
   });
 }
 
+/** Every button of the table on screen is a tap target of at least 44 px each way. */
+async function tapTargets(page) {
+  return page.$$eval(".game button", (bs) => bs
+    .filter((b) => b.offsetParent !== null)
+    .map((b) => ({ id: b.id || b.dataset.key || b.textContent.trim().slice(0, 20), ...b.getBoundingClientRect().toJSON() }))
+    .filter((r) => r.height < 43.5 || r.width < 43.5)
+    .map((r) => `${r.id} ${Math.round(r.width)}x${Math.round(r.height)}`));
+}
+
+/**
+ * At a phone's size during the person's turn: the table's first meld is within the first
+ * screen, every button is a 44 px tap target, "Leave" is not among the moves; a screenshot.
+ */
+async function phoneTurn(page, variant) {
+  await page.setViewportSize(PHONE);
+  await page.waitForTimeout(100);
+  const seen = await page.evaluate(() => {
+    window.scrollTo(0, 0);
+    return {
+      meld: document.querySelector("#table-melds .meld")?.getBoundingClientRect().top ?? Infinity,
+      height: window.innerHeight,
+      leaveInMoves: Boolean(document.querySelector(".actions #act-leave")),
+    };
+  });
+  assert.ok(seen.meld < seen.height - 40, `${variant} on a phone: the table's first meld is on the first screen (${seen.meld} of ${seen.height} px)`);
+  assert.equal(seen.leaveInMoves, false, `${variant}: "Leave" is not among the moves`);
+  assert.deepEqual(await tapTargets(page), [], `${variant} on a phone: every button is at least 44 px`);
+  await page.screenshot({ path: path.join(shots, `phone-${variant}-turn.png`) });
+  // "Leave" asks first; "Stay" keeps the seat.
+  await page.click("#act-leave");
+  await page.waitForSelector("#leave-confirm");
+  await page.screenshot({ path: path.join(shots, `phone-${variant}-leave.png`) });
+  await page.click("#act-leave-no");
+  assert.equal(await page.$("#leave-confirm"), null, `${variant}: "Stay" keeps the seat`);
+  await page.setViewportSize(DESKTOP);
+  step(`${variant} on a phone: the table's first meld at ${Math.round(seen.meld)} px of ${seen.height}, tap targets of 44 px`);
+}
+
 /** Waits for the table to show a version newer than `before`, with no move of its own still
  * on its way (the live stream may show the new version before the move's answer lands). */
 const settled = (page, before) =>
@@ -175,12 +213,17 @@ const done = { melds: 0, layoffs: 0, jokerLayoffs: 0, jokerMoves: 0, pushes: 0, 
 async function playTurn(page, stats = done) {
   /** The hints last read by Suggest: their `swaps` say where a card of the hand swaps in. */
   let said = null;
-  for (let tries = 0; tries < 8 && (await isEnabled(page, "#act-suggest")); tries++) {
+  // "Suggest" reads the hints ahead, and says when there is nothing to lay.
+  const lookedAhead = () => page.waitForFunction(() => {
+    const game = document.querySelector(".game");
+    return !document.querySelector("#act-suggest") || game?.dataset.looked === game?.dataset.version;
+  }, null, { timeout: 10_000 }).catch(() => {});
+  for (let tries = 0; tries < 8 && (await lookedAhead(), await isEnabled(page, "#act-suggest")); tries++) {
     // A click the table's redrawing took from under the pointer is clicked again.
     let hints = null;
     for (let i = 0; i < 3 && !hints && (await isEnabled(page, "#act-suggest")); i++) {
       const asked = page.waitForResponse((r) => r.url().endsWith("/hints"), { timeout: 3000 }).catch(() => null);
-      await page.click("#act-suggest");
+      await page.click("#act-suggest", { timeout: 2000 }).catch(() => {});
       hints = await asked;
     }
     if (!hints) break;
@@ -210,7 +253,8 @@ async function playTurn(page, stats = done) {
   }
   if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
   // The wild a swap frees is played this turn: Suggest again then.
-  if (stats.swaps < 1 && said?.swaps?.length && (await page.$("#act-swap")) && (await swapWild(page, said.swaps[0], stats))) {
+  // "Swap wild" is drawn once a card that swaps in is selected.
+  if (stats.swaps < 1 && said?.swaps?.length && (await swapWild(page, said.swaps[0], stats))) {
     return playTurn(page, stats);
   }
   if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
@@ -253,6 +297,82 @@ async function moveJoker(page, stats) {
     step(`no joker move to meld ${run}: ${answer ? answer.status() : await page.textContent("#message")}`);
     if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
   }
+}
+
+/** Presses the cards of the hand named, each a copy not yet selected nor grouped. */
+async function selectCards(page, cards) {
+  for (const card of cards) {
+    await page.click(`.hand button.card[data-card="${card}"][aria-pressed="false"]:not(.grouped)`);
+  }
+}
+
+/** Groups three cards of the hand that make no meld (naturals of three suits, ranks apart)
+ * and checks that the page says why beside the group and marks the cards in the hand, at
+ * the page's size now; then clears them. */
+async function groupSaysWhy(page, variant) {
+  const hand = await page.$$eval(".hand button.card:not(.wild)", (cs) => cs.map((c) => c.dataset.card));
+  // Three naturals neither of one rank nor of one suit: no set, no run.
+  let picked = null;
+  for (let i = 0; i < hand.length && !picked; i++) {
+    for (let j = i + 1; j < hand.length && !picked; j++) {
+      for (let k = j + 1; k < hand.length && !picked; k++) {
+        const three = [hand[i], hand[j], hand[k]];
+        if (new Set(three.map((c) => c[0])).size > 1 && new Set(three.map((c) => c[1])).size > 1) picked = three;
+      }
+    }
+  }
+  if (!picked) return false;
+  await selectCards(page, picked);
+  await page.click("#act-group");
+  await page.waitForSelector("#group-why-0", { timeout: 10_000 });
+  const why = await page.textContent("#group-why-0");
+  assert.match(why, /not a meld: \S/, `${variant}: a group that is no meld says why: ${why}`);
+  const marked = await page.$$eval(".hand button.card.grouped", (cs) => cs.map((c) => c.dataset.card).sort());
+  assert.deepEqual(marked, [...picked].sort(), `${variant}: the grouped cards are marked in the hand`);
+  assert.equal(await isEnabled(page, "#act-meld"), false, `${variant}: Meld is not offered for a group that is no meld`);
+  const size = page.viewportSize()?.width === PHONE.width ? "phone" : "desktop";
+  await page.screenshot({ path: path.join(shots, `${size}-${variant}-group-why.png`) });
+  await accessible(page, `a group that is no meld (${variant})`);
+  await page.click("#act-clear");
+  step(`${variant} at ${size} size: the group ${picked.join(" ")} says why: ${why.trim()}`);
+  return true;
+}
+
+/**
+ * `contract_7`'s second deal, by hand: 5♥ 6♥ 7♥ and the joker grouped, then the queens; the
+ * run reads two ways (the joker as 4♥ or 8♥), so Meld asks which, in words, and lays it with
+ * the reading chosen.
+ */
+async function meldByHand(page, stats) {
+  const hand = await page.$$eval(".hand button.card", (cs) => cs.map((c) => c.dataset.card));
+  const groups = [["5H", "6H", "7H", "JK"], ["QC", "QS", "QD"]];
+  if (!groups.flat().every((c) => hand.includes(c))) return;
+  for (const cards of groups) {
+    await selectCards(page, cards);
+    await page.click("#act-group");
+  }
+  await page.waitForSelector('.game[data-checked="true"]', { timeout: 10_000 });
+  await page.waitForSelector("#meld-why");
+  assert.match(await page.textContent("#meld-why"), /reads 2 ways/, "the page says the run reads two ways");
+  assert.ok(await isEnabled(page, "#act-meld"), "Meld is offered for a contract that reads two ways");
+  await page.click("#act-meld");
+  await page.waitForSelector("#choices");
+  const labels = await page.$$eval("#choices button", (bs) => bs.map((b) => b.textContent));
+  assert.deepEqual(labels.map((l) => l.replace(/ \(.*/, "")).sort(), ["joker as 4♥", "joker as 8♥"], `the readings in words: ${labels}`);
+  await page.screenshot({ path: path.join(shots, "desktop-contract_7-readings.png") });
+  await accessible(page, "a meld's readings to choose from");
+  const pick = labels.findIndex((l) => l.startsWith("joker as 8♥"));
+  const before = await page.$eval(".game", (g) => g.dataset.version);
+  const answer = page.waitForResponse((r) => r.url().endsWith("/melds") && r.request().method() === "POST");
+  await page.click(`#choice-${pick}`);
+  const r = await answer;
+  assert.equal(r.status(), 200, `the meld built by hand is laid as chosen: ${await r.text()}`);
+  await settled(page, before);
+  const laid = await page.$eval("#table-melds", (t) => t.innerText);
+  assert.match(laid, /=8♥/, `the joker stands for the 8♥ on the table: ${laid}`);
+  stats.melds++;
+  stats.byHand++;
+  step("contract_7: a run built by hand read two ways, laid with the joker as 8♥ through its choice");
 }
 
 /** Whether one of the first lines of the event log says `text`. */
@@ -428,6 +548,7 @@ async function wholeGame(browser) {
         await page.screenshot({ path: path.join(shots, "desktop-table.png") });
         if (await isEnabled(page, "#act-clear")) await page.click("#act-clear");
         await accessible(page, "a table in play");
+        await phoneTurn(page, "may_i");
         shot = true;
       }
       await playTurn(page);
@@ -465,6 +586,18 @@ async function wholeGame(browser) {
   await page.goto(`${plain}/play#/`);
   const mine = await page.textContent(".resume");
   assert.match(mine, /May I\? with Bot 2: finished/, `"Your games in this tab" names the game: ${mine}`);
+  // The leaderboard on an open server: the page's own board, with the game just finished.
+  await page.click('nav a[href="#/leaderboard"]');
+  await page.waitForSelector("#own-board tbody tr");
+  const rows = await page.$$eval("#own-board tbody tr", (rs) => rs.map((r) => r.innerText.replace(/\s+/g, " ")));
+  assert.ok(rows.length >= 2 && rows.some((r) => /^\d You 1 [01] /.test(r)) && rows.some((r) => /normal bot 1 /.test(r)),
+    `the leaderboard shows a player on an open server where they stand: ${JSON.stringify(rows)}`);
+  assert.equal(await page.$eval("main", (m) => m.querySelector(".problem")?.textContent || ""), "", "no red bar asks a player for a server key");
+  await page.screenshot({ path: path.join(shots, "desktop-own-board.png") });
+  await accessible(page, "the page's own board");
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: path.join(shots, "phone-own-board.png"), fullPage: true });
+  step(`the open server's leaderboard: ${rows.join("; ")}`);
   await page.context().close();
 }
 
@@ -522,14 +655,32 @@ async function openSeeded(browser, viewport, body) {
 /** Plays the page's seat to the end of the game through its controls alone; once `seen` says
  * the game has shown what it is there for, "Autopilot" plays the rest (the same bot's moves at
  * full speed: CI's time is counted). */
-async function playThrough(page, variant, stats, limit, seen = () => false) {
+async function playThrough(page, variant, stats, limit, seen = () => false, groupSize = DESKTOP) {
   const begun = Date.now();
   let turns = 0;
   let shotEnd = false;
   let shotPhone = false;
+  let phoneMelds = false;
+  let grouped = false;
   let handedOver = false;
+  /** What a turn in the play phase checks by hand before playing on through "Suggest": a
+   * group that is no meld (once, at `groupSize`), the table's first meld on a phone's first
+   * screen (once there is one), `contract_7`'s run built by hand. */
+  async function byHand() {
+    if (!grouped) {
+      await page.setViewportSize(groupSize);
+      grouped = await groupSaysWhy(page, variant);
+      await page.setViewportSize(DESKTOP);
+    }
+    if (variant === "contract_7" && !stats.byHand && /deal 2 /.test(await page.textContent(".status"))) await meldByHand(page, stats);
+    if (!phoneMelds && (await page.$("#table-melds .meld"))) {
+      await phoneTurn(page, variant);
+      phoneMelds = true;
+    }
+  }
   while (!(await page.$("#standings"))) {
-    if (!handedOver && seen(stats) && (await isEnabled(page, "#act-autopilot"))) {
+    // The phone's view of the table is checked (once a meld is there) before "Autopilot".
+    if (!handedOver && seen(stats) && (phoneMelds || stats.dealEnds >= 3) && (await isEnabled(page, "#act-autopilot"))) {
       // A 412 (a bot's move landed first) leaves it to the next round of the loop.
       handedOver = (await move(page, "#act-autopilot"))?.ok() ?? false;
       if (handedOver) step(`${variant}: "Autopilot" plays the rest of the game`);
@@ -540,7 +691,21 @@ async function playThrough(page, variant, stats, limit, seen = () => false) {
       assert.match(end, /went out|stock ran out/, `the deal's end says how it ended: ${end}`);
       if (!shotEnd) {
         await page.screenshot({ path: path.join(shots, `desktop-${variant}-deal-end.png`) });
+        const next = await page.$eval("#act-next-deal", (b) => b.getBoundingClientRect().bottom);
+        assert.ok(next <= DESKTOP.height, `${variant}: "On to deal N" is on the first screen (${next} px)`);
         if (!axeChecked.includes("a deal's end")) await accessible(page, "a deal's end");
+        // On a phone the deal's end is a sheet over the foot of the screen: the hand stays put.
+        await page.setViewportSize(PHONE);
+        await page.waitForTimeout(100);
+        const sheet = await page.evaluate(() => ({
+          fixed: getComputedStyle(document.querySelector("#deal-end")).position,
+          next: document.querySelector("#act-next-deal")?.getBoundingClientRect().bottom ?? Infinity,
+          hand: document.querySelector(".hand")?.getBoundingClientRect().top ?? 0,
+        }));
+        assert.equal(sheet.fixed, "fixed", `${variant} on a phone: the deal's end is a sheet`);
+        assert.ok(sheet.next <= PHONE.height && sheet.hand < 400, `${variant} on a phone: "On to deal N" on screen, the hand where it was: ${JSON.stringify(sheet)}`);
+        await page.screenshot({ path: path.join(shots, `phone-${variant}-deal-end.png`) });
+        await page.setViewportSize(DESKTOP);
         shotEnd = true;
       }
       await page.click("#act-next-deal", { timeout: 2000 }).catch(() => {});
@@ -563,14 +728,17 @@ async function playThrough(page, variant, stats, limit, seen = () => false) {
         await accessible(page, `a ${variant} table`);
         shotPhone = true;
       }
+      await byHand();
       await playTurn(page, stats);
     } else if (await inPlay(page)) {
+      await byHand();
       await playTurn(page, stats);
     } else {
       await page.waitForTimeout(50);
     }
     assert.ok(Date.now() - begun < limit, `the ${variant} game finishes in time`);
   }
+  assert.ok(grouped, `${variant}: a group that is no meld was tried`);
   const standings = await page.$eval("#standings", (s) => s.textContent);
   step(`${variant}: finished after ${turns} turns: ${standings}`);
   await gameEndOnTop(page, variant);
@@ -660,7 +828,43 @@ async function claimInWindow(browser) {
       await page.waitForTimeout(50);
     }
   }
+  // The pace the person chooses: the seconds from the end of Ann's turn to the start of her
+  // next, at this table of two normal bots, with each setting.
+  const paces = {};
+  for (const chosen of ["always", "fits", "never"]) {
+    await page.selectOption("#pace", chosen);
+    paces[chosen] = await secondsBetweenTurns(page, 3, begun);
+  }
+  step(`seconds between Ann's turns (median of 3): ${JSON.stringify(paces)}`);
+  assert.ok(paces.fits <= 2.8, `with "ask only when it fits" a round of two normal bots takes at most 2.8 s: ${paces.fits}`);
+  assert.ok(paces.never <= paces.always, `passing for the person never slows the table: ${JSON.stringify(paces)}`);
   await page.context().close();
+}
+
+/** The median of `rounds` times from the end of the page's seat's turn (its discard
+ * answered) to the start of its next (its draw offered), in seconds; "May I?" is never
+ * pressed by hand. */
+async function secondsBetweenTurns(page, rounds, begun) {
+  const gaps = [];
+  let ended = null;
+  while (gaps.length < rounds) {
+    assert.ok(Date.now() - begun < 360_000, "the rounds of the pace come in time");
+    if (await isEnabled(page, "#act-draw-stock")) {
+      if (ended !== null) gaps.push((Date.now() - ended) / 1000);
+      await move(page, "#act-draw-stock");
+      await playTurn(page);
+      ended = Date.now();
+    } else if (await inPlay(page)) {
+      await playTurn(page);
+      ended = Date.now();
+    } else if (await page.$("#standings")) {
+      break;
+    } else {
+      await page.waitForTimeout(25);
+    }
+  }
+  gaps.sort((a, b) => a - b);
+  return gaps.length ? Number(gaps[Math.floor(gaps.length / 2)].toFixed(2)) : Infinity;
 }
 
 /** Every suited card, once; a game's pack is `packs` of them and its jokers. */
@@ -696,23 +900,23 @@ async function everyVariant(browser) {
   const bots = ["5D", "8S", "JD", "KH", "3D", "QC", "6S", "AC", "TD", "4H", "KS", "8D", "QH", "3S", "9H", "5C", "JC", "AH"];
   const games = [
     {
-      variant: "contract_7", seats: 2, seen: (x) => (x.jokerMoves > 0 && x.dealEnds > 0) || x.dealEnds >= 3,
+      variant: "contract_7", seats: 2, seen: (x) => (x.jokerMoves > 0 && x.dealEnds > 0 && x.byHand > 0) || x.dealEnds >= 3, groupSize: DESKTOP,
       // Ann goes out in the first two deals at her first turn or so; in the third she goes down, then lays a joker off at an end of her run and moves
       // it to her other run.
       decks: [
         stack({ packs: 2, jokers: 2, hands: [["7H", "7S", "7D", "9C", "9S", "9D", "KC"], bots.slice(0, 7)], upcard: "4C", stock: ["7C"] }),
-        // Ann deals the second deal: Bot 2 is dealt and plays first.
-        stack({ packs: 2, jokers: 2, hands: [bots.slice(0, 8), ["5H", "6H", "7H", "8H", "9H", "QC", "QS", "QD"]], upcard: "4C", stock: ["KD", "2S"] }),
+        // Ann deals the second deal: Bot 2 is dealt and plays first. Ann's run reads two ways.
+        stack({ packs: 2, jokers: 2, hands: [bots.slice(0, 8), ["5H", "6H", "7H", "JK", "9H", "QC", "QS", "QD"]], upcard: "4C", stock: ["KD", "2S"] }),
         stack({ packs: 2, jokers: 2, hands: [["4H", "5H", "6H", "7H", "JK", "9S", "TS", "JS", "QS"], ["2C", "5D", "8S", "JD", "KH", "3D", "QC", "6S", "AC"]], upcard: "4C", stock: ["KD", "2S", "6C"] }),
       ],
     },
     {
-      variant: "push", seats: 4, seen: (x) => (x.jokerLayoffs > 0 && x.dealEnds > 0 && x.pushes > 0) || x.dealEnds >= 3,
+      variant: "push", seats: 4, seen: (x) => (x.jokerLayoffs > 0 && x.dealEnds > 0 && x.pushes > 0) || x.dealEnds >= 3, groupSize: PHONE,
       // Ann's stock draw pushes the upcard and the KD to Bot 2 and brings her the joker.
       decks: [stack({ packs: 2, jokers: 4, hands: [["7H", "7S", "7D", "9C", "9S", "9D"], bots.slice(0, 6), bots.slice(6, 12), bots.slice(12, 18)], upcard: "4C", stock: ["KD", "JK"] })],
     },
     {
-      variant: "continental", seats: 3,
+      variant: "continental", seats: 3, groupSize: PHONE,
       decks: [stack({
         packs: 2, jokers: 2, packet: 3, upcard: "8H", stock: ["2S"],
         hands: [["AH", "3H", "4H", "4S", "5S", "6S", "7C", "8C", "9C", "TD", "JD", "QD", "5H", "6H", "7H"],
@@ -723,14 +927,14 @@ async function everyVariant(browser) {
   ];
   for (const g of games) {
     step(`a whole ${g.variant} game through the page`);
-    const stats = { melds: 0, layoffs: 0, jokerLayoffs: 0, jokerMoves: 0, pushes: 0, dealEnds: 0, swaps: 0 };
+    const stats = { melds: 0, layoffs: 0, jokerLayoffs: 0, jokerMoves: 0, pushes: 0, dealEnds: 0, swaps: 0, byHand: 0 };
     const seats = [{ name: "Ann" }, ...Array(g.seats - 1).fill({ bot: "hard" })];
     const page = await openSeeded(browser, DESKTOP, { variant: g.variant, seed: 5, first_dealer: g.seats - 1, seats, stacked_decks: g.decks });
     if (g.variant === "push") {
       const players = await page.$eval(".players", (p) => p.innerText);
       assert.match(players, /your partner, team 1/, `push marks the partner: ${players}`);
     }
-    await playThrough(page, g.variant, stats, 240_000, g.seen);
+    await playThrough(page, g.variant, stats, 240_000, g.seen, g.groupSize);
     step(`${g.variant}: ${JSON.stringify(stats)}`);
     assert.ok(stats.melds > 0, `${g.variant}: a suggested meld was laid`);
     if (g.variant === "push") {
@@ -738,7 +942,10 @@ async function everyVariant(browser) {
       assert.ok(stats.jokerLayoffs > 0, "push: a joker was laid off through Suggest");
       assert.match(await page.textContent("#team-totals"), /Team 1 \(you and .*\): -?\d+ points/, "push shows team totals");
     }
-    if (g.variant === "contract_7") assert.ok(stats.jokerMoves > 0, "contract_7: a joker was moved through the page");
+    if (g.variant === "contract_7") {
+      assert.ok(stats.jokerMoves > 0, "contract_7: a joker was moved through the page");
+      assert.ok(stats.byHand > 0, "contract_7: a run built by hand was laid through its reading's choice");
+    }
     if (g.variant !== "continental") assert.ok(stats.dealEnds > 0, `${g.variant}: a deal's end was shown`);
     await page.context().close();
   }
@@ -1004,6 +1211,18 @@ async function leaderboard(page, rating) {
   await page.screenshot({ path: path.join(shots, "phone-player.png"), fullPage: true });
   await page.setViewportSize(DESKTOP);
   step(`the leaderboard shows Ann: ${row}`);
+
+  // A player without the key: the studio's board token, as the studio links it.
+  const made = await (await fetch(`${studio}/v1/leaderboards/may_i/tokens`, { method: "POST", headers: { "x-api-key": key } })).json();
+  const player = await (await contextFor(page.context().browser(), studio, PHONE)).newPage();
+  await player.goto(`${studio}${made.page}`);
+  await player.waitForSelector('#board td[data-player="browser-ann"]');
+  const seen = await player.$eval('#board td[data-player="browser-ann"]', (td) => td.closest("tr").innerText.replace(/\s+/g, " "));
+  assert.match(seen, new RegExp(`browser-ann ${figure(rating)} 1$`), `a player reads the studio's board by its token: ${seen}`);
+  await player.screenshot({ path: path.join(shots, "phone-board-token.png"), fullPage: true });
+  await accessible(player, "a studio's board read by its token");
+  await player.context().close();
+  step(`a board token shows the studio's board to a player: ${seen}`);
 }
 
 (async () => {
@@ -1038,7 +1257,8 @@ async function leaderboard(page, rating) {
   if (!process.env.BROWSER_ONLY) {
     for (const page of ["the lobby", "a table in play", "a deal's end", "a replay", "the quick play wait", "a rated game's end",
       "a game's end", "a claim's outcome", "the leaderboard", "a player's page", "the watch list", "a spectator's table",
-      "a phone's table", "a quick play table"]) {
+      "a phone's table", "a quick play table", "the page's own board", "a studio's board read by its token",
+      "a meld's readings to choose from", "a group that is no meld (push)"]) {
       assert.ok(axeChecked.includes(page), `axe-core ran on ${page}: ${axeChecked}`);
     }
   }

@@ -78,6 +78,7 @@ endpoints!(
     games::create_game,
     studio::list_games,
     players::leaderboard,
+    players::board_token,
     players::bots,
     matchmaking::create_ticket;
     moves;

@@ -49,8 +49,9 @@ pub use moves::{
 };
 pub use options::VARIANT_DEFAULTS;
 pub use players::{
-    BoardQuery, BotRatingView, BotsResponse, LeaderboardEntry, LeaderboardPage, PageQuery, PlayerRatingView,
-    PlayerResponse, RatingChangeView, RatingView, RecordView, decode_board_cursor, encode_board_cursor,
+    BoardQuery, BoardTokenResponse, BotRatingView, BotsResponse, LeaderboardEntry, LeaderboardPage,
+    PageQuery, PlayerRatingView, PlayerResponse, RatingChangeView, RatingView, RecordView,
+    decode_board_cursor, encode_board_cursor,
 };
 pub use problem::{Code, Extensions, Problem, ProblemCode, ProblemReason, problem_codes};
 pub use rules::{

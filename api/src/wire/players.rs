@@ -190,6 +190,24 @@ impl PageQuery {
     }
 }
 
+/// `POST /v1/leaderboards/{variant}/tokens` response: a token that reads one board.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"variant": "may_i", "token": "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9…",
+    "expires_at": "2026-12-31T12:00:00Z", "page": "/play#/board/eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9…"}))]
+pub struct BoardTokenResponse {
+    /// The board it reads: this variant's, at the key's tenant.
+    pub variant: Variant,
+    /// `Authorization: Bearer <token>` on `GET /v1/leaderboards/{variant}` reads that board and
+    /// nothing else, with no server key, until it expires.
+    pub token: String,
+    /// When the token stops working (RFC 3339, UTC); removing every key of the tenant stops it
+    /// sooner.
+    pub expires_at: String,
+    /// The board in the browser (`/play`), for the studio to link its players to: the token
+    /// rides in the address's fragment, which a browser never sends to a server.
+    pub page: String,
+}
+
 /// `GET /v1/leaderboards/{variant}` response: a page of the tenant's players.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({"entries": [{"rank": 1, "player": "u-123",

@@ -34,6 +34,11 @@ async fn the_page_and_its_files_are_served_with_their_types_and_a_strict_policy(
             "/v1/leaderboards/",
         ),
         (
+            "/play/results.js",
+            "text/javascript; charset=utf-8",
+            "localStorage",
+        ),
+        (
             "/play/quick.js",
             "text/javascript; charset=utf-8",
             "/v1/matchmaking/tickets",

@@ -657,6 +657,67 @@ async fn a_player_their_games_and_the_leaderboard_are_their_tenants_alone() {
     .await;
 }
 
+/// A studio's board token lets its players read that one board with no server key: not the
+/// board of another variant, nor another tenant's, nor a player's record or the games; an
+/// altered token, and a token asked for without a key, are refused.
+#[actix_web::test]
+async fn a_board_token_reads_its_studios_board_of_its_variant_alone() {
+    on_studio_backends(async |app, backend| {
+        // Arrange: players of acme's and beta's may_i boards, and of acme's push board.
+        execute(
+            &app.database,
+            "INSERT INTO ratings (tenant, variant, participant, mean, deviation, games, won, updated_at) VALUES \
+             ('acme', 'may_i', 'player:u-ann', 30.0, 1.0, 3, 2, 0), \
+             ('acme', 'may_i', 'player:u-bob', 25.0, 1.0, 3, 1, 0), \
+             ('acme', 'push', 'player:u-cid', 30.0, 1.0, 1, 1, 0), \
+             ('beta', 'may_i', 'player:u-zed', 40.0, 1.0, 9, 9, 0)",
+        )
+        .await;
+
+        // Act: acme asks for a token of its may_i board.
+        let made = app.post_with_key("/v1/leaderboards/may_i/tokens", ACME, &json!({}), &[]).await;
+        assert_eq!(made.status.as_u16(), 201, "{backend:?}: {}", made.text());
+        let made = made.json();
+        let token = made["token"].as_str().expect("a token").to_owned();
+        assert_eq!(made["variant"], "may_i", "{backend:?}");
+        assert_eq!(made["page"], format!("/play#/board/{token}"), "{backend:?}: the board in the browser");
+        assert!(made["expires_at"].as_str().is_some_and(|t| t.ends_with('Z')), "{backend:?}: {made}");
+
+        // Assert: the token reads acme's may_i board, no key needed.
+        let board = app.get_as("/v1/leaderboards/may_i", &token).await.ok("the board by its token");
+        let players: Vec<&str> = board["entries"].as_array().expect("entries").iter().map(|e| e["player"].as_str().expect("an id")).collect();
+        assert_eq!(players, ["u-ann", "u-bob"], "{backend:?}: acme's may_i players alone");
+        let with_key = app.get_with_key("/v1/leaderboards/may_i", ACME).await.ok("the board by the key");
+        assert_eq!(board["entries"], with_key["entries"], "{backend:?}: the same board as the key reads");
+        // And nothing else.
+        app.get_as("/v1/leaderboards/push", &token)
+            .await
+            .assert_problem(403, "forbidden", &format!("{backend:?}: another variant's board"));
+        for path in ["/v1/players/u-ann", "/v1/players/u-ann/games", "/v1/games"] {
+            app.get_as(path, &token)
+                .await
+                .assert_problem(401, "unauthorized", &format!("{backend:?}: {path} with a board token"));
+        }
+        let beta = app.post_with_key("/v1/leaderboards/may_i/tokens", BETA, &json!({}), &[]).await.json();
+        let beta_board = app.get_as("/v1/leaderboards/may_i", beta["token"].as_str().expect("beta's token")).await.ok("beta's");
+        assert_eq!(beta_board["entries"].as_array().map(Vec::len), Some(1), "{backend:?}: {beta_board}");
+        assert_eq!(beta_board["entries"][0]["player"], "u-zed", "{backend:?}: beta's token reads beta's board");
+        let mut altered = token.clone();
+        let last = altered.pop().expect("a character");
+        altered.push(if last == 'A' { 'B' } else { 'A' });
+        app.get_as("/v1/leaderboards/may_i", &altered)
+            .await
+            .assert_problem(401, "unauthorized", &format!("{backend:?}: an altered token"));
+        app.post("/v1/leaderboards/may_i/tokens", &json!({}))
+            .await
+            .assert_problem(401, "unauthorized", &format!("{backend:?}: a token needs a server key"));
+        app.post_with_key("/v1/leaderboards/poker/tokens", ACME, &json!({}), &[])
+            .await
+            .assert_problem(404, "unknown_variant", &format!("{backend:?}: no such board"));
+    })
+    .await;
+}
+
 /// Cursors no page gave, on every paged read: a `400 invalid_cursor` with its reason on each
 /// backend, never a `500` (24 `A`s once read as a row whose key held NUL bytes, which
 /// PostgreSQL refuses in text); a cursor of one board is none of another's.
