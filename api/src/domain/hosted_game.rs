@@ -1214,6 +1214,66 @@ mod tests {
         table
     }
 
+    /// A dealt two-seat `may_i` table of Ann (seat 0, first to play) and a `normal` bot, with 5 s
+    /// turns and a bot taking Ann's seat at her first timeout, at 0.
+    fn ann_and_a_bot_on_the_clock() -> HostedGame {
+        let mut config = GameConfig::new(Ruleset::default_for(Variant::MayI), 2);
+        config.first_dealer = Some(Seat(1));
+        let seats = vec![
+            SeatRecord::taken(SeatKind::Player, Some("Ann".into()), None, None),
+            SeatRecord::taken(SeatKind::Bot, None, Some(Level::Normal), None),
+        ];
+        let mut table = HostedGame::new(config, Seed::from_u64(3), seats).expect("a table");
+        table.set_clock(TurnClock {
+            turn_seconds: Some(5),
+            autopilot_after_timeouts: Some(1),
+            ..TurnClock::default()
+        });
+        let started = table.start_if_full(2026).expect("dealt");
+        table.rearm(started.turn_passed, 0, 1000);
+        assert_eq!(table.clocked_seat(), Some(Seat(0)), "Ann leads");
+        table
+    }
+
+    #[test]
+    fn the_last_persons_timeout_only_hands_the_seat_over_and_the_table_is_played_out_apart() {
+        let mut table = ann_and_a_bot_on_the_clock();
+        let applied = table.time_out().expect("timed out").expect("Ann in turn");
+        let kinds: Vec<_> = applied.events.iter().map(|e| format!("{e:?}")).collect();
+        assert_eq!(applied.actions, 0, "no move inside the timeout: {kinds:?}");
+        assert_eq!(kinds.len(), 2, "timed_out, autopilot_on: {kinds:?}");
+        assert!(table.bots_alone() && table.play_out_due());
+        table.deadline = None;
+        table.rearm(true, 5_000, 1000);
+        assert_eq!(
+            (table.clocked_seat(), table.deadline, table.due_at(5_000, 1000)),
+            (None, None, Some(5_000)),
+            "no clock on the bots: due at once, to be played out"
+        );
+        let played = table.play_out().expect("played out");
+        assert!(played.actions > 0);
+        assert_eq!(table.status(), GameStatus::Finished);
+        assert!(!table.play_out_due());
+    }
+
+    #[test]
+    fn an_abandoned_table_is_called_off_with_its_timeout_first() {
+        let mut table = ann_and_a_bot_on_the_clock();
+        let applied = table.abandon().expect("called off").expect("Ann in turn");
+        assert!(matches!(
+            applied.events.first(),
+            Some(Logged::Table(TableEvent::TimedOut { seat: 0 }))
+        ));
+        assert!(matches!(
+            applied.events.get(1),
+            Some(Logged::Table(TableEvent::CalledOff { reason, rated: false, .. })) if reason == ABANDONED
+        ));
+        assert_eq!(table.status(), GameStatus::Void);
+        assert_eq!(table.seats[0].autopilot, None, "nobody was handed the seat");
+        assert_eq!(table.seats[0].timeouts, 1);
+        assert_eq!(table.clocked_seat(), None);
+    }
+
     /// Plays `seat`'s turn (draw, discard its first card) at `now`.
     fn play_turn(table: &mut HostedGame, now: i64) -> Seat {
         let seat = table.clocked_seat().expect("a seat in turn");
