@@ -36,12 +36,23 @@
 #      waiting tickets in 2,000 pools on PostgreSQL, the idle replica's database transactions a
 #      second, and a new pair's time to a game (p50, p99 over 50 pairs of another studio); with
 #      BEFORE_BIN, the build before on a database of its own, one after the other.
+#   a. (PHASES with a) an open server's CPU with abandoned tables (bench/abandoned.py), on
+#      PostgreSQL: a server without server keys, ABANDONED_TABLES (400) tables made at once
+#      (`contract_7`, one person and three bots, `turn_seconds` 5, `autopilot_after_timeouts` 1,
+#      nobody plays), then over 70 s the server's CPU (user and system, /proc/<pid>/stat) and
+#      the lateness of another table's 5 s turn clock (a person's table whose every turn times
+#      out: from each deadline to its `timed_out` event), ABANDONED_ROUNDS (2) rounds; with
+#      BEFORE_BIN, the build before in the same rounds, each on a database of its own.
 # With BEFORE_BIN naming another build of the service (say, of an older commit, built with
 # `cargo build --release` in a worktree of its own), parts 1 and 2 measure it too, in the same
-# rounds and against the same references, its turn alternating with this build's; parts 0, 8 and 9 too.
+# rounds and against the same references, its turn alternating with this build's; parts 0, 8, 9
+# and a too. With SERVICE_BIN naming a build of the service (a debug one, say, to try a part
+# quickly), parts 0 and a measure it instead of building the release one.
 # Usage: bench/run.sh   (env: PGURL=postgres://postgres@127.0.0.1:5432, STREAMS=1000, ROUNDS=2,
 #                       PHASES=123 to choose the parts, CITUS_DB for part 4, BEFORE_BIN for
-#                       parts 1, 2, 0, 8 and 9, GAMES for part 7, BOARD_PLAYERS and DEEP for part 8,
+#                       parts 1, 2, 0, 8, 9 and a, SERVICE_BIN for parts 0 and a, GAMES for
+#                       part 7, BOARD_PLAYERS and DEEP for part 8, ABANDONED_TABLES and
+#                       ABANDONED_ROUNDS for part a,
 #                       RUST_LOG for the servers' log level)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,7 +75,9 @@ need psql postgresql-client
 need taskset util-linux
 
 PHASES=${PHASES:-123}
-if [[ $PHASES == *[0-689]* ]]; then
+if [[ -n ${SERVICE_BIN:-} ]]; then
+    cp "$SERVICE_BIN" "$WORK/continental"
+elif [[ $PHASES == *[0-689a]* ]]; then
 echo "== building (release)"
 cargo build --release -q -p continental -p continental-bench
 # Copies: another build may replace the shared binaries while this runs.
@@ -360,6 +373,30 @@ if [[ -n $BEFORE ]]; then
     echo "   before:     $OLD_MATCH_LINE  [$(load)]"
 fi
 fi
+ABANDONED_LINES=(); ABANDONED_BEFORE_LINES=()
+if [[ $PHASES == *a* ]]; then
+echo "== a. an open server's CPU over 70 s after ${ABANDONED_TABLES:-400} abandoned tables, and another table's 5 s clock"
+abandoned_run() { # binary port database -> its RESULT line
+    psql_admin "DROP DATABASE IF EXISTS $3 WITH (FORCE)"
+    psql_admin "CREATE DATABASE $3"
+    # Open to anyone: no server keys, the default limit on tables of bots alone.
+    CONTINENTAL_BIND=127.0.0.1:$2 DATABASE_URL="$PGURL/$3" "$1" >"$WORK/$3.log" 2>&1 &
+    local pid=$!
+    wait_port "$2"
+    TABLES=${ABANDONED_TABLES:-400} python3 bench/abandoned.py "http://127.0.0.1:$2" "$pid" "$PGURL/$3" | grep '^RESULT' || true
+    kill "$pid"; wait "$pid" 2>/dev/null || true
+    echo "   slow passes logged: $(grep -c 'slow pass' "$WORK/$3.log" || true)" >&2
+    psql_admin "DROP DATABASE IF EXISTS $3 WITH (FORCE)"
+}
+for r in $(seq "${ABANDONED_ROUNDS:-2}"); do
+    ABANDONED_LINES+=("$(abandoned_run "$WORK/continental" 28093 continental_abandoned)")
+    echo "   round $r, this build: ${ABANDONED_LINES[-1]}  [$(load)]"
+    if [[ -n $BEFORE ]]; then
+        ABANDONED_BEFORE_LINES+=("$(abandoned_run "$BEFORE" 28094 continental_abandoned_before)")
+        echo "            before:     ${ABANDONED_BEFORE_LINES[-1]}  [$(load)]"
+    fi
+done
+fi
 psql_admin "DROP DATABASE IF EXISTS continental_bench WITH (FORCE)"
 psql_admin "DROP DATABASE IF EXISTS continental_ref WITH (FORCE)"
 if [[ $PHASES == *8* ]]; then
@@ -448,6 +485,12 @@ fi
 row "webhook deliveries/s, a backlog (before)" "$(of deliveries_per_s "$HOOKS_LINE")" "$(of deliveries_per_s "$HOOKS_BEFORE_LINE")" "" ">= 1500"
 row "event to receipt p99 ms (before)" "$(of event_to_receipt_p99_ms "$HOOKS_LINE")" "$(of event_to_receipt_p99_ms "$HOOKS_BEFORE_LINE")" "" "< 500"
 row "webhooks out of order (before)" "$(of out_of_order "$HOOKS_LINE")" "$(of out_of_order "$HOOKS_BEFORE_LINE")" "" "0"
+# Part a: the worst round of each build.
+worst() { local f=$1; shift; for l in "$@"; do of "$f" "$l"; done | sort -g | tail -n1 | grep . || echo -; }
+if [[ ${#ABANDONED_LINES[@]} -gt 0 ]]; then
+    row "abandoned tables: server CPU s in 70 s (before)" "$(worst cpu_s "${ABANDONED_LINES[@]}")" "$(worst cpu_s "${ABANDONED_BEFORE_LINES[@]}")" "" "<= 10"
+    row "another table's clock late, max ms (before)" "$(worst clock_late_max_ms "${ABANDONED_LINES[@]}")" "$(worst clock_late_max_ms "${ABANDONED_BEFORE_LINES[@]}")" "" "<= 1500"
+fi
 if [[ -n ${RATING_LINES:-} ]]; then
     echo "   rating a finished game (part 7):"
     echo "$RATING_LINES"

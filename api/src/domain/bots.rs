@@ -215,6 +215,32 @@ impl HostedGame {
         self.run_bots(&mut applied, None);
         Ok(applied)
     }
+
+    /// Whether the server is to play this table out: no person is left at it, and a bot that
+    /// plays within a change (not one that thinks apart) is in turn. Only the timeout that
+    /// handed the last person's seat to a bot leaves a table so ([`HostedGame::time_out`]):
+    /// any other change lets such bots play on at once.
+    pub fn play_out_due(&self) -> bool {
+        let Some((turn, _)) = self.game.as_ref().and_then(Game::turn) else {
+            return false;
+        };
+        self.bots_alone()
+            && self
+                .played_by_server(None)
+                .any(|(seat, level)| seat == turn && !thinks_apart(level))
+    }
+
+    /// Plays the table out ([`HostedGame::play_out_due`]): the bots play until the game ends,
+    /// or a bot that thinks apart is in turn.
+    ///
+    /// # Errors
+    /// [`HostedGameError::NotStarted`] when there is no game.
+    pub fn play_out(&mut self) -> Result<Applied, HostedGameError> {
+        self.game()?;
+        let mut applied = Applied::default();
+        self.run_bots(&mut applied, None);
+        Ok(applied)
+    }
 }
 
 /// What bot `seat` of `level` does out of turn: its claim, by the engine's one claim path

@@ -46,10 +46,12 @@ pub enum TableEvent {
         /// The seat.
         seat: u8,
     },
-    /// The studio called the game off before it was over (a `game_finished` as `void`
-    /// follows).
+    /// The game was called off before it was over (a `game_finished` as `void` follows): by
+    /// its studio, or by a server open to anyone when its last person abandoned it with no
+    /// room for one more table of bots alone
+    /// (https://github.com/continental-rummy/continental/blob/main/docs/operations.md#abandoned).
     CalledOff {
-        /// Why, as the studio gave it.
+        /// Why: as the studio gave it, or the server's reason, beginning `abandoned:`.
         reason: String,
         /// The studio ended the rated game rated: its `standings` are rated as a finished
         /// game's, and each seat's `rating_change` follows in the view.

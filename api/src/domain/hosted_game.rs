@@ -32,6 +32,12 @@ pub const BOT_PACE_MS: std::ops::RangeInclusive<u32> = 0..=3000;
 /// short enough not to keep them waiting (docs/api.md#the-claim-window-and-the-bots-pace).
 pub const DEFAULT_BOT_PACE_MS: u32 = 400;
 
+/// The reason of the `called_off` event that ends a table its last person abandoned (their
+/// turn timed out into autopilot) while the open server played as many tables of bots alone as
+/// it may (docs/operations.md#bots).
+pub const ABANDONED: &str =
+    "abandoned: no person is left at the table, and this server plays no more tables of bots alone now";
+
 /// The turn clock and the pace a game is created with (docs/api.md#turn-deadlines).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TurnClock {
@@ -787,9 +793,12 @@ impl HostedGame {
 
     /// When the server must act next on this table, for the row's `deadline` (unix ms): at
     /// once (within `grace_ms` of `now`, by which any replica takes it up; the replica that
-    /// wrote it starts at once) when a bot that thinks apart is in turn, else the turn's
-    /// deadline.
+    /// wrote it starts at once) when a bot that thinks apart is in turn, `now` when the table
+    /// is to be played out ([`HostedGame::play_out_due`]), else the turn's deadline.
     pub fn due_at(&self, now: i64, grace_ms: i64) -> Option<i64> {
+        if self.play_out_due() {
+            return Some(now);
+        }
         match (self.bot_due(), self.deadline, self.bot_at) {
             (Some(_), _, _) => Some(now.saturating_add(grace_ms)),
             (None, Some(deadline), Some(at)) => Some(deadline.min(at)),
@@ -886,8 +895,9 @@ impl HostedGame {
         if game.status() != engine::Status::Playing {
             return None;
         }
-        // A paced bot waits for the claim window, which may outlast a turn: it never times out.
-        if self.paced_seat().is_some() {
+        // A paced bot waits for the claim window, which may outlast a turn: it never times out;
+        // nor does a table the server is to play out, due at once.
+        if self.paced_seat().is_some() || self.play_out_due() {
             return None;
         }
         game.turn().map(|(s, _)| s)
@@ -1112,6 +1122,7 @@ impl HostedGame {
         let Some(seat) = self.clocked_seat() else {
             return Ok(None);
         };
+        let was_alone = self.bots_alone();
         let mut applied = Applied::default();
         applied
             .events
@@ -1128,8 +1139,34 @@ impl HostedGame {
                     .push(Logged::Table(TableEvent::AutopilotOn { seat: seat.0, level }));
             }
         }
+        // The last person's seat handed to a bot: nobody waits for the bots now, and their
+        // whole game is played as a change of its own ([`HostedGame::play_out`]), which the
+        // deadline pass bounds, not inside the timeout.
+        if !was_alone && self.bots_alone() {
+            return Ok(Some(applied));
+        }
         self.stand_in(seat, &mut applied);
         self.run_bots(&mut applied, None);
+        Ok(Some(applied))
+    }
+
+    /// The seat in turn let its deadline pass, and handing it to a bot would leave the table to
+    /// bots alone where the server plays no more such tables now (an open server's limit,
+    /// docs/operations.md#bots): a `timed_out` event, then the game called off with
+    /// [`ABANDONED`] as its reason, unrated, so that no bot plays a game nobody is at.
+    ///
+    /// # Errors
+    /// [`HostedGameError::NotStarted`] when there is no game; nothing happens (and `None` comes
+    /// back) when no clocked seat is in turn.
+    pub fn abandon(&mut self) -> Result<Option<Applied>, HostedGameError> {
+        let Some(seat) = self.clocked_seat() else {
+            return Ok(None);
+        };
+        if let Some(record) = self.seats.get_mut(seat.index()) {
+            record.timeouts += 1;
+        }
+        let mut applied = Applied::table([Logged::Table(TableEvent::TimedOut { seat: seat.0 })]);
+        applied.append(self.call_off(ABANDONED.to_owned(), false)?);
         Ok(Some(applied))
     }
 }
@@ -1175,6 +1212,66 @@ mod tests {
         let started = table.start_if_full(2026).expect("dealt");
         table.rearm(started.turn_passed, now, 1000);
         table
+    }
+
+    /// A dealt two-seat `may_i` table of Ann (seat 0, first to play) and a `normal` bot, with 5 s
+    /// turns and a bot taking Ann's seat at her first timeout, at 0.
+    fn ann_and_a_bot_on_the_clock() -> HostedGame {
+        let mut config = GameConfig::new(Ruleset::default_for(Variant::MayI), 2);
+        config.first_dealer = Some(Seat(1));
+        let seats = vec![
+            SeatRecord::taken(SeatKind::Player, Some("Ann".into()), None, None),
+            SeatRecord::taken(SeatKind::Bot, None, Some(Level::Normal), None),
+        ];
+        let mut table = HostedGame::new(config, Seed::from_u64(3), seats).expect("a table");
+        table.set_clock(TurnClock {
+            turn_seconds: Some(5),
+            autopilot_after_timeouts: Some(1),
+            ..TurnClock::default()
+        });
+        let started = table.start_if_full(2026).expect("dealt");
+        table.rearm(started.turn_passed, 0, 1000);
+        assert_eq!(table.clocked_seat(), Some(Seat(0)), "Ann leads");
+        table
+    }
+
+    #[test]
+    fn the_last_persons_timeout_only_hands_the_seat_over_and_the_table_is_played_out_apart() {
+        let mut table = ann_and_a_bot_on_the_clock();
+        let applied = table.time_out().expect("timed out").expect("Ann in turn");
+        let kinds: Vec<_> = applied.events.iter().map(|e| format!("{e:?}")).collect();
+        assert_eq!(applied.actions, 0, "no move inside the timeout: {kinds:?}");
+        assert_eq!(kinds.len(), 2, "timed_out, autopilot_on: {kinds:?}");
+        assert!(table.bots_alone() && table.play_out_due());
+        table.deadline = None;
+        table.rearm(true, 5_000, 1000);
+        assert_eq!(
+            (table.clocked_seat(), table.deadline, table.due_at(5_000, 1000)),
+            (None, None, Some(5_000)),
+            "no clock on the bots: due at once, to be played out"
+        );
+        let played = table.play_out().expect("played out");
+        assert!(played.actions > 0);
+        assert_eq!(table.status(), GameStatus::Finished);
+        assert!(!table.play_out_due());
+    }
+
+    #[test]
+    fn an_abandoned_table_is_called_off_with_its_timeout_first() {
+        let mut table = ann_and_a_bot_on_the_clock();
+        let applied = table.abandon().expect("called off").expect("Ann in turn");
+        assert!(matches!(
+            applied.events.first(),
+            Some(Logged::Table(TableEvent::TimedOut { seat: 0 }))
+        ));
+        assert!(matches!(
+            applied.events.get(1),
+            Some(Logged::Table(TableEvent::CalledOff { reason, rated: false, .. })) if reason == ABANDONED
+        ));
+        assert_eq!(table.status(), GameStatus::Void);
+        assert_eq!(table.seats[0].autopilot, None, "nobody was handed the seat");
+        assert_eq!(table.seats[0].timeouts, 1);
+        assert_eq!(table.clocked_seat(), None);
     }
 
     /// Plays `seat`'s turn (draw, discard its first card) at `now`.

@@ -17,7 +17,7 @@ mod webhook;
 pub use bots::thinks_apart;
 pub use events::{Logged, MatchedSeat, TableEvent, level_name, level_schema, optional_level_schema};
 pub use hosted_game::{
-    Applied, BANK_SECONDS, BOT_PACE_MS, CLAIM_WINDOW_SECONDS, DEFAULT_BOT_PACE_MS,
+    ABANDONED, Applied, BANK_SECONDS, BOT_PACE_MS, CLAIM_WINDOW_SECONDS, DEFAULT_BOT_PACE_MS,
     DEFAULT_CLAIM_WINDOW_SECONDS, HostedGame, HostedGameError, RunningTurn, SeatKind, SeatRecord,
     TURN_SECONDS, TurnClock,
 };

@@ -7,6 +7,12 @@
 //! table when the paced move of the seat the server plays in turn is due (`HostedGame::bot_at`): the
 //! replica that wrote the change before it plays it on time (`service::pace`), the sweep is the
 //! backstop. What is due on a claimed game is a [`Due`], each kind done by its own handler.
+//!
+//! A timeout that hands the last person's seat to a bot leaves the table to bots alone: on a
+//! server open to anyone it is admitted under the limit on such tables, and where none is free
+//! the game is called off as abandoned instead (docs/operations.md#bots). Such a table's bots
+//! then play its whole game in a change of its own ([`Due::PlayOut`]), at most
+//! [`PLAY_OUTS_PER_PASS`] a pass, so that no turn clock waits behind many of them.
 
 use std::time::{Duration, Instant};
 
@@ -17,11 +23,16 @@ use super::event_rows;
 use crate::domain::HostedGame;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::{GameRow, GameUpdate, Lock, On, Outcome, Store, now_ms};
+use crate::store::{GameRow, GameUpdate, Lock, On, Outcome, Store, StoreError, now_ms};
 use crate::telemetry::traces;
 
 /// Games a sweep looks at in one batch.
 const DUE_BATCH: i64 = 32;
+
+/// Tables of bots alone a pass plays out at most ([`Due::PlayOut`]): each is its whole game's
+/// CPU at once (tens of milliseconds, docs/operations.md#bot-table-cpu), which a turn clock due
+/// behind it would wait for; the others wait for the next pass, nobody being at their tables.
+const PLAY_OUTS_PER_PASS: usize = 1;
 
 /// Plays the turn of every game whose deadline has passed (see [`time_out`]), page after page
 /// of due games found without a lock, so that a game this replica cannot take (another
@@ -33,6 +44,7 @@ const DUE_BATCH: i64 = 32;
 /// else logged and left to the next pass).
 pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
     let mut played = 0;
+    let mut play_outs = PLAY_OUTS_PER_PASS;
     let mut after = None;
     let now = now_ms();
     loop {
@@ -43,12 +55,16 @@ pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
             if state.bots.holds(game.id) {
                 continue;
             }
-            match time_out(state, game.id, now)
+            match time_out(state, game.id, now, play_outs > 0)
                 .instrument(traces::pass("deadlines"))
                 .await
             {
-                Ok(true) => played += 1,
-                Ok(false) => {}
+                Ok(Took::Game) => played += 1,
+                Ok(Took::PlayedOut) => {
+                    played += 1;
+                    play_outs -= 1;
+                }
+                Ok(Took::Nothing) => {}
                 Err(e) if super::set_aside_if_broken(state, game.id, &e, "turn deadlines").await => {}
                 // Its worker lost since it was found, on a cluster, say: tried again next pass.
                 Err(e) => {
@@ -64,30 +80,102 @@ pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
     }
 }
 
+/// What a claim did with its game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Took {
+    /// Nothing: another replica holds it, it is no longer due, or it waits for a later pass.
+    Nothing,
+    /// What was due is done.
+    Game,
+    /// A table of bots alone was played out ([`Due::PlayOut`]).
+    PlayedOut,
+}
+
 /// Does what is due on game `id` at `now` if it is still due and no other replica holds it
 /// ([`Due`], each kind by its own handler), then what follows the commit ([`Then::follow`]).
-/// Returns whether this replica took it.
+/// A table of bots alone due to be played out is played only if `may_play_out`, else left
+/// due. A timeout that would leave a table to bots alone where the open server's limit is
+/// full calls the game off instead, in a second claim ([`OnFull::CallOff`]).
 ///
 /// # Errors
 /// The store's failure; a stored game that does not read.
-pub async fn time_out(state: &AppState, id: Uuid, now: i64) -> Result<bool, ApiError> {
+pub async fn time_out(state: &AppState, id: Uuid, now: i64, may_play_out: bool) -> Result<Took, ApiError> {
     let at = At {
         now,
         second_ms: state.second_ms(),
     };
-    let then = state
-        .db
-        .transact(On::game(id), Lock::Due { now }, move |row| {
-            let mut table = HostedGame::load(row.id, &row.state)?;
-            match Due::on(&mut table, row, now) {
-                Due::BotHandOff { paced } => hand_bot_over(state, row, &table, paced, at),
-                Due::PacedMove => play_paced_move(state, row, table, at),
-                Due::TurnClock => time_out_turn(state, row, table, at),
-                Due::Nothing => rearm_clock(row, table, at),
-            }
+    let claim = |on_full: OnFull| {
+        state.db.transact(On::game(id), Lock::Due { now }, move |row| {
+            decide(state, row, at, may_play_out, on_full).map_err(Refused::Other)
         })
-        .await?;
-    Ok(then.is_some_and(|then| then.follow(state, id)))
+    };
+    let then = match claim(OnFull::Refuse).await {
+        // Nothing was written: decided again, calling the game off.
+        Err(Refused::Full(_)) => claim(OnFull::CallOff).await,
+        claimed => claimed,
+    }
+    .map_err(ApiError::from)?;
+    Ok(then.map_or(Took::Nothing, |then| then.follow(state, id)))
+}
+
+/// Does what is due on the game read as `row` (see [`time_out`]).
+fn decide(
+    state: &AppState,
+    row: &GameRow,
+    at: At,
+    may_play_out: bool,
+    on_full: OnFull,
+) -> Result<Outcome<Then>, ApiError> {
+    let mut table = HostedGame::load(row.id, &row.state)?;
+    match Due::on(&mut table, row, at.now) {
+        Due::BotHandOff { paced } => hand_bot_over(state, row, &table, paced, at),
+        Due::PlayOut if may_play_out => play_out(state, row, table, at),
+        // Left due for a later pass: nothing written.
+        Due::PlayOut => Ok(Outcome {
+            update: None,
+            value: Then::default(),
+        }),
+        Due::PacedMove => play_paced_move(state, row, table, at),
+        Due::TurnClock => time_out_turn(state, row, table, at, on_full),
+        Due::Nothing => rearm_clock(row, table, at),
+    }
+}
+
+/// What a timeout that would leave its table to bots alone does when the open server's limit
+/// on such tables is full (docs/operations.md#bots).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OnFull {
+    /// The write is refused ([`Refused::Full`]), and nothing written.
+    Refuse,
+    /// The game is called off as abandoned ([`HostedGame::abandon`]).
+    CallOff,
+}
+
+/// Why a claim failed: the open server's limit on tables of bots alone was full, or anything
+/// else.
+enum Refused {
+    /// [`StoreError::BotTablesFull`].
+    Full(u32),
+    /// Any other failure.
+    Other(ApiError),
+}
+
+impl From<StoreError> for Refused {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::BotTablesFull(limit) => Refused::Full(limit),
+            e => Refused::Other(e.into()),
+        }
+    }
+}
+
+impl From<Refused> for ApiError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::Full(limit) => StoreError::BotTablesFull(limit).into(),
+            Refused::Other(e) => e,
+        }
+    }
 }
 
 /// What is due on a game the pass claimed, read from its state at the pass's time. The row's
@@ -103,6 +191,9 @@ enum Due {
     },
     /// At a person's table, the paced move of the seat the server plays in turn.
     PacedMove,
+    /// No person is left at the table, and a bot that plays within a change is in turn: the
+    /// bots play the game out ([`HostedGame::play_out_due`]).
+    PlayOut,
     /// The seat in turn let its turn clock run out: the server plays its turn.
     TurnClock,
     /// Nothing any more: another replica moved the game on since it was found.
@@ -122,6 +213,8 @@ impl Due {
         let clock_ran_out = table.deadline.is_some_and(|d| d <= now) && table.deadline == row.next_due;
         if table.bot_due().is_some() {
             Due::BotHandOff { paced }
+        } else if table.play_out_due() {
+            Due::PlayOut
         } else if paced {
             Due::PacedMove
         } else if clock_ran_out {
@@ -150,14 +243,16 @@ struct Then {
     bot_due: bool,
     /// The paced move of the seat the server plays, for this replica's timer.
     bot_at: Option<i64>,
-    /// This replica took the game (`false`: a bot handed over with no bot worker here).
+    /// This replica took the game (`false`: a bot handed over with no bot worker here, or a
+    /// table to play out left for a later pass).
     taken: bool,
+    /// The table of bots alone was played out.
+    played_out: bool,
 }
 
 impl Then {
-    /// Tells this replica's workers what the commit left them; returns whether this replica
-    /// took the game.
-    fn follow(self, state: &AppState, id: Uuid) -> bool {
+    /// Tells this replica's workers what the commit left them; returns what this replica did.
+    fn follow(self, state: &AppState, id: Uuid) -> Took {
         if self.timed_out {
             state.metrics.turn_timed_out();
         }
@@ -168,7 +263,11 @@ impl Then {
             state.bots.wake(id);
         }
         state.pace.arm(id, self.bot_at);
-        self.taken
+        match (self.taken, self.played_out) {
+            (false, _) => Took::Nothing,
+            (true, false) => Took::Game,
+            (true, true) => Took::PlayedOut,
+        }
     }
 }
 
@@ -221,18 +320,46 @@ fn play_paced_move(
     write_played(&table, &before, version, events, at, false)
 }
 
-/// [`Due::TurnClock`]: a `timed_out` event, the seat's turn as the bot would play it, the bots
-/// after it, and a fresh deadline for the next turn.
-fn time_out_turn(
+/// [`Due::PlayOut`]: the bots play the table's game out, in one change.
+fn play_out(
     state: &AppState,
     row: &GameRow,
     mut table: HostedGame,
     at: At,
 ) -> Result<Outcome<Then>, ApiError> {
     let before = super::played_by(&table);
+    let applied = table.play_out()?;
+    super::count_refused(&state.metrics, &applied);
+    table.rearm(applied.turn_passed, at.now, at.second_ms);
+    let version = row.version + applied.actions.max(1);
+    let events = event_rows(applied, row.webhook_url.is_some())?;
+    tracing::info!(game = %row.id, version, "a table of bots alone played out");
+    let mut outcome = write_played(&table, &before, version, events, at, false)?;
+    outcome.value.played_out = true;
+    Ok(outcome)
+}
+
+/// [`Due::TurnClock`]: a `timed_out` event, the seat's turn as the bot would play it, the bots
+/// after it, and a fresh deadline for the next turn. When the seat was the last person's and
+/// goes to a bot, the bots do not play here ([`Due::PlayOut`] follows); on an open server the
+/// write is then admitted under the limit on tables of bots alone, and where that is full the
+/// game is called off instead (`on_full`).
+fn time_out_turn(
+    state: &AppState,
+    row: &GameRow,
+    mut table: HostedGame,
+    at: At,
+    on_full: OnFull,
+) -> Result<Outcome<Then>, ApiError> {
+    let before = super::played_by(&table);
+    let was_alone = table.bots_alone();
     let Some(applied) = table.time_out()? else {
         return rearm_clock(row, table, at);
     };
+    let limit = super::bot_table_limit(state, was_alone, &table);
+    if limit.is_some() && on_full == OnFull::CallOff {
+        return call_off_abandoned(row, at);
+    }
     super::count_refused(&state.metrics, &applied);
     // Whatever the bot did, the next turn (or this one, should it still be in turn) gets a
     // fresh deadline: an expired one would be played again.
@@ -243,6 +370,24 @@ fn time_out_turn(
     let events = event_rows(applied, row.webhook_url.is_some())?;
     let played = !events.is_empty();
     tracing::info!(game = %row.id, version, played, "turn deadline passed");
+    let mut outcome = write_played(&table, &before, version, events, at, true)?;
+    outcome.update = outcome.update.map(|update| update.with_bot_tables(limit));
+    Ok(outcome)
+}
+
+/// [`Due::TurnClock`] where the timeout would leave the table to bots alone and the open
+/// server plays as many as it may: a `timed_out` event, then the game called off as abandoned
+/// ([`HostedGame::abandon`]), read again from `row` as it was before the timeout was tried.
+fn call_off_abandoned(row: &GameRow, at: At) -> Result<Outcome<Then>, ApiError> {
+    let mut table = HostedGame::load(row.id, &row.state)?;
+    let before = super::played_by(&table);
+    let Some(applied) = table.abandon()? else {
+        return rearm_clock(row, table, at);
+    };
+    table.rearm(applied.turn_passed, at.now, at.second_ms);
+    let version = row.version + applied.actions.max(1);
+    let events = event_rows(applied, row.webhook_url.is_some())?;
+    tracing::info!(game = %row.id, version, "turn deadline passed: the table abandoned to the bots, called off");
     write_played(&table, &before, version, events, at, true)
 }
 
@@ -277,12 +422,12 @@ fn write_played(
         bot_due: played && table.bot_due().is_some(),
         bot_at: table.bot_at,
         taken: true,
+        played_out: false,
     };
     Ok(Outcome {
         update: Some(
             GameUpdate::of(table, version, events, table.due_at(at.now, at.second_ms))?
-                // A seat handed to autopilot after its timeouts counts among the bots; the
-                // clock is never held up by the limit on tables of bots alone.
+                // A seat handed to autopilot after its timeouts counts among the bots.
                 .with_seats(super::seats_changed(before, table)),
         ),
         value: then,

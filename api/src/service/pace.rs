@@ -3,7 +3,9 @@
 //! the game like the turn clock's deadline and played by the same exactly-once path
 //! (`deadlines::time_out`). The replica that committed the change before it keeps a timer for
 //! that moment here, so that the move comes on time rather than at the next sweep; the sweep
-//! still plays it if this replica stops first. No request or thread waits for it.
+//! still plays it if this replica stops first. No request or thread waits for it. A table of
+//! bots alone to be played out is the sweep's ([`super::deadlines::time_out`]'s budget), never
+//! a timer's.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -67,7 +69,7 @@ pub async fn pace_bots(
                     }
                     times.remove(&id);
                     let state = &state;
-                    running.push(async move { (id, time_out(state, id, now_ms()).await) });
+                    running.push(async move { (id, time_out(state, id, now_ms(), false).await) });
                 }
             }
             Some((id, result)) = running.next(), if !running.is_empty() => {

@@ -509,6 +509,190 @@ async fn two_autopilots_at_once_take_the_last_place_once() {
     }
 }
 
+/// An open server's table of Ann and a bot whose turn clock hands her seat to a bot at her
+/// first timeout (`turn_seconds` 5, `autopilot_after_timeouts` 1), Ann first to play.
+async fn abandoned_table(app: &TestApp, backend: &Backend) -> Table {
+    let body = json!({"variant": "may_i", "seats": [{"name": "Ann"}, {"bot": "easy"}], "seed": 3,
+        "first_dealer": 1, "options": {"turn_seconds": 5, "autopilot_after_timeouts": 1}});
+    let reply = app.post("/v1/games", &body).await;
+    assert_eq!(reply.status.as_u16(), 201, "{backend:?}: {}", reply.text());
+    Table::of_created(&reply.json())
+}
+
+/// Waits until the game of `table` is over; answers its status and its log as Ann sees it.
+async fn over(app: &TestApp, table: &Table) -> (String, Vec<Value>) {
+    eventually(Duration::from_secs(60), "the game is over", async || {
+        let view = app.view(table, 0).await.ok("Ann's view");
+        match view["status"].as_str() {
+            Some(status @ ("finished" | "void")) => Ok((status.to_owned(), log(app, table, 0).await)),
+            _ => Err(view["status"].clone()),
+        }
+    })
+    .await
+}
+
+/// The types of `events`, in order.
+fn types(events: &[Value]) -> Vec<&str> {
+    events.iter().filter_map(|e| e["type"].as_str()).collect()
+}
+
+/// The last person at a table timing out into autopilot leaves it to bots alone: on an open
+/// server whose tables of bots alone are all in play (here, one that just ended holds the one
+/// place), the game is called off as abandoned rather than played by the bots, with a
+/// `timed_out` event and then `called_off` saying why; nothing of the autopilot is written,
+/// and the place stays as it was.
+#[actix_web::test]
+async fn a_turn_timed_out_into_autopilot_at_the_open_limit_calls_the_game_off() {
+    for backend in backends() {
+        let app = TestApp::spawn_with(
+            &backend,
+            Spawn {
+                test_mode: true,
+                limits: Some(Limits {
+                    open_bot_tables: 1,
+                    ..Limits::default()
+                }),
+                ..Spawn::default()
+            },
+        )
+        .await;
+        let bots = created(
+            &app,
+            json!([{"bot": "easy"}, {"bot": "easy"}]),
+            "the one table of bots",
+        )
+        .await;
+        assert_eq!(bots["status"], "finished", "{backend:?}: played in its creation");
+        let table = abandoned_table(&app, &backend).await;
+        let (status, events) = over(&app, &table).await;
+        let kinds = types(&events);
+        assert_eq!(
+            status, "void",
+            "{backend:?}: called off, not played out by bots: {kinds:?}"
+        );
+        assert!(!kinds.contains(&"autopilot_on"), "{backend:?}: {kinds:?}");
+        let at = kinds
+            .iter()
+            .position(|k| *k == "called_off")
+            .unwrap_or_else(|| panic!("{backend:?}: called off: {kinds:?}"));
+        assert_eq!(kinds[at - 1], "timed_out", "{backend:?}: {kinds:?}");
+        assert_eq!(events[at - 1]["seat"], 0, "{backend:?}: Ann's turn timed out");
+        assert!(
+            events[at]["reason"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("abandoned")),
+            "{backend:?}: the reason says why: {}",
+            events[at]
+        );
+        assert_eq!(kinds.last(), Some(&"game_finished"), "{backend:?}: {kinds:?}");
+        assert_eq!(
+            kinds.iter().filter(|k| **k == "timed_out").count(),
+            1,
+            "{backend:?}: {kinds:?}"
+        );
+        let replay = app
+            .get_as(&format!("{}/replay", table.path()), &table.tokens[0])
+            .await;
+        assert_eq!(
+            replay.status.as_u16(),
+            200,
+            "{backend:?}: its record replays: {}",
+            replay.text()
+        );
+        open_table(&app, json!([{"bot": "easy"}, {"bot": "easy"}]))
+            .await
+            .assert_problem(
+                409,
+                "bot_tables_full",
+                &format!("{backend:?}: the place is still the first table's"),
+            );
+        app.clean_up().await;
+    }
+}
+
+/// Two tables whose last person walks away, with one place for a table of bots alone: one is
+/// handed to the bots, which play it to its end (a change of its own after the timeout), and
+/// takes the place; the other is called off as abandoned. Never both played.
+#[actix_web::test]
+async fn two_tables_abandoned_with_one_place_play_one_and_call_the_other_off() {
+    for backend in backends() {
+        let app = TestApp::spawn_with(
+            &backend,
+            Spawn {
+                test_mode: true,
+                limits: Some(Limits {
+                    open_bot_tables: 1,
+                    ..Limits::default()
+                }),
+                ..Spawn::default()
+            },
+        )
+        .await;
+        let first = abandoned_table(&app, &backend).await;
+        let second = abandoned_table(&app, &backend).await;
+        let mut outcomes = Vec::new();
+        for table in [&first, &second] {
+            let (status, events) = over(&app, table).await;
+            let kinds = types(&events);
+            match status.as_str() {
+                "finished" => {
+                    let on = kinds.iter().position(|k| *k == "autopilot_on");
+                    assert!(
+                        on.is_some_and(|on| kinds[on - 1] == "timed_out"),
+                        "{backend:?}: handed to a bot at the timeout: {kinds:?}"
+                    );
+                    assert!(!kinds.contains(&"called_off"), "{backend:?}: {kinds:?}");
+                }
+                _ => assert!(
+                    kinds.contains(&"called_off") && !kinds.contains(&"autopilot_on"),
+                    "{backend:?}: called off, never handed to a bot: {kinds:?}"
+                ),
+            }
+            outcomes.push(status);
+        }
+        outcomes.sort();
+        assert_eq!(
+            outcomes,
+            ["finished", "void"],
+            "{backend:?}: one place, one table played"
+        );
+        open_table(&app, json!([{"bot": "easy"}, {"bot": "easy"}]))
+            .await
+            .assert_problem(
+                409,
+                "bot_tables_full",
+                &format!("{backend:?}: the table played out holds the place"),
+            );
+        app.clean_up().await;
+    }
+}
+
+/// A person leaving before the deal opens their seat again: the table waits for someone to
+/// take it, so even an open server with no place left lets them go, and no bot plays.
+#[actix_web::test]
+async fn leaving_before_the_deal_leaves_no_table_to_bots() {
+    for backend in backends() {
+        let app = open_with_one_bot_table(&backend).await;
+        created(
+            &app,
+            json!([{"bot": "hard"}, {"bot": "hard"}]),
+            "the one table of bots",
+        )
+        .await;
+        let ann = json!([{"name": "Ann"}, {"bot": "easy"}, {"open": true}]);
+        let ann = Table::of_created(&created(&app, ann, "a table waiting for a player").await);
+        let left = app
+            .post_as(&format!("{}/leave", ann.path()), &ann.tokens[0], &json!({}), &[])
+            .await
+            .ok("Ann leaves before the deal");
+        assert_eq!(left["status"], "waiting", "{backend:?}: {left}");
+        open_table(&app, json!([{"bot": "hard"}, {"bot": "hard"}]))
+            .await
+            .assert_problem(409, "bot_tables_full", &format!("{backend:?}: still one"));
+        app.clean_up().await;
+    }
+}
+
 #[actix_web::test]
 async fn autopilot_on_off_and_a_move_of_ones_own() {
     for backend in backends() {
