@@ -3,7 +3,7 @@
 //! card values of docs/rules.md#scoring, the lay-offs a game's hints give, hostile sizes and
 //! malformed items.
 
-use engine::{DrawSource, Variant};
+use engine::{Card, DrawSource, Rank, Suit, Variant};
 use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, create, deck_with, draw, meld};
@@ -105,14 +105,70 @@ on_every_backend!(
     hands_make_their_contract_or_say_how_far
 );
 
-/// docs/rules.md#scoring's table, read from the page: each variant's value of a card of each
-/// row (`2`, `3 to 9`, `T, J, Q, K`, `ace`, `joker`), `None` where the page counts no hands.
-fn card_values_of_the_rules() -> Vec<(String, Vec<Option<i32>>)> {
+/// The ranks of each card row of docs/rules.md#scoring's table, by the row's name: the card
+/// values the page states, each of which the engine's catalogue (`Ruleset::card_value`) must
+/// give every card of the row.
+fn card_rows() -> [(&'static str, Vec<Card>); 5] {
+    let of = |ranks: &[Rank]| ranks.iter().map(|&r| Card::new(r, Suit::Clubs)).collect();
+    [
+        ("2", of(&[Rank::Two])),
+        (
+            "3 to 9",
+            of(&[
+                Rank::Three,
+                Rank::Four,
+                Rank::Five,
+                Rank::Six,
+                Rank::Seven,
+                Rank::Eight,
+                Rank::Nine,
+            ]),
+        ),
+        ("T, J, Q, K", of(&[Rank::Ten, Rank::Jack, Rank::Queen, Rank::King])),
+        ("ace", of(&[Rank::Ace])),
+        ("joker", vec![Card::JOKER]),
+    ]
+}
+
+/// What a cell of docs/rules.md#scoring's card rows says a card costs left in hand.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stated {
+    /// A number of points.
+    Points(i32),
+    /// The card's face value (`face value`).
+    FaceValue,
+}
+
+impl Stated {
+    /// The cell's value, or `None` when it states none (prose, as `continental`'s, whose
+    /// hands are not counted).
+    fn read(cell: &str) -> Option<Stated> {
+        match cell {
+            "face value" => Some(Stated::FaceValue),
+            _ => cell.parse().ok().map(Stated::Points),
+        }
+    }
+
+    /// The value of `card` as stated.
+    fn of(self, card: Card) -> i32 {
+        match (self, card.rank()) {
+            (Stated::Points(points), _) => points,
+            (Stated::FaceValue, Some(rank)) => i32::from(rank.number()),
+            (Stated::FaceValue, None) => panic!("a joker has no face value"),
+        }
+    }
+}
+
+/// docs/rules.md#scoring's table, read from the page: its header's variants, and each row's
+/// cells by the row's name. Panics on a page whose table is not there, or not whole.
+fn scoring_table_of_the_rules() -> (Vec<String>, Vec<(String, Vec<String>)>) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("the repository");
     let page = std::fs::read_to_string(root.join("docs/rules.md")).expect("docs/rules.md");
-    let at = page.find("## 6. Scoring at a glance").expect("the scoring table");
+    let at = page
+        .find("## 6. Scoring at a glance")
+        .expect("docs/rules.md has its scoring table");
     let rows: Vec<Vec<String>> = page[at..]
         .lines()
         .skip_while(|l| !l.starts_with('|'))
@@ -124,54 +180,84 @@ fn card_values_of_the_rules() -> Vec<(String, Vec<Option<i32>>)> {
                 .collect()
         })
         .collect();
-    let variants: Vec<String> = rows[0][1..]
+    let (header, rows) = rows.split_first().expect("the scoring table has a header");
+    let variants: Vec<String> = header[1..].iter().map(|v| v.trim_matches('`').to_owned()).collect();
+    let rows = rows
         .iter()
-        .map(|v| v.trim_matches('`').to_owned())
-        .collect();
-    let wanted = ["2", "3 to 9", "T, J, Q, K", "ace", "joker"];
-    variants
-        .iter()
-        .enumerate()
-        .map(|(k, variant)| {
-            let values = wanted
-                .iter()
-                .map(|name| {
-                    let row = rows.iter().find(|r| r[0] == *name).expect("a row of the table");
-                    row[k + 1].parse::<i32>().ok()
-                })
-                .collect();
-            (variant.clone(), values)
+        .filter(|r| !r[0].starts_with("---"))
+        .map(|r| {
+            assert_eq!(
+                r.len(),
+                header.len(),
+                "docs/rules.md#scoring: the row {r:?} has a cell per variant"
+            );
+            (r[0].clone(), r[1..].to_vec())
         })
-        .collect()
+        .collect();
+    (variants, rows)
 }
 
-/// docs/rules.md#scoring: a hand's penalty points are its cards' values as the page gives
-/// them, in every variant that counts hands; `continental` counts none.
-async fn penalty_points_are_the_rules_card_values(app: &TestApp) {
-    let table = card_values_of_the_rules();
-    assert_eq!(table.len(), 4, "{table:?}");
-    // One card of each row: 2, 7 (3 to 9), K (T to K), an ace, a joker.
-    let hand = "2C 7D KH AS JK";
-    for (variant, values) in table {
-        let answer = arrange(app, &variant, 1, hand, json!([])).await;
-        let got = &answer["penalty_points"];
-        if values.iter().any(Option::is_none) && variant == "continental" {
-            assert!(got.is_null(), "{variant}: the page counts no hands: {answer}");
-            continue;
+/// docs/rules.md#scoring's card values are the engine's: every card of every row, in every
+/// variant, costs what the page states; `face value` is the card's number; and a variant that
+/// counts no hands (`continental`) states no value at all. A cell that states no value where
+/// the engine counts the card fails, as does a missing row or variant: the page is read, never
+/// guessed.
+#[test]
+fn the_scoring_tables_card_values_are_the_engines() {
+    let (variants, rows) = scoring_table_of_the_rules();
+    let ids: Vec<&str> = Variant::ALL.iter().map(|v| v.id()).collect();
+    assert_eq!(variants, ids, "docs/rules.md#scoring: a column per variant");
+    for (name, cards) in card_rows() {
+        let (_, cells) = rows
+            .iter()
+            .find(|(row, _)| row == name)
+            .unwrap_or_else(|| panic!("docs/rules.md#scoring has the row `{name}`"));
+        for (variant, cell) in Variant::ALL.into_iter().zip(cells) {
+            let rules = engine::Ruleset::default_for(variant);
+            let stated = Stated::read(cell);
+            for &card in &cards {
+                let engine = rules.card_value(card);
+                let page = match (stated, engine) {
+                    (Some(stated), _) => Some(stated.of(card)),
+                    (None, Some(_)) => panic!(
+                        "docs/rules.md#scoring: `{cell}` (row `{name}`, {variant}) is no card value: \
+                         a number or `face value`"
+                    ),
+                    (None, None) => None,
+                };
+                assert_eq!(
+                    page, engine,
+                    "docs/rules.md#scoring: {card} in {variant} (row `{name}`, `{cell}`)"
+                );
+            }
         }
-        // contract_7's 3 to 9 count their face value: the 7 counts 7.
-        let seven = values[1].unwrap_or(7);
-        let expected: i32 = values[0].expect("2")
-            + seven
-            + values[2].expect("K")
-            + values[3].expect("ace")
-            + values[4].expect("joker");
-        assert_eq!(got, &json!(expected), "{variant}: {answer}");
+    }
+}
+
+/// A hand's penalty points are its cards' values in the engine's catalogue
+/// (`Ruleset::card_value`, which docs/rules.md#scoring states, see above), card by card and
+/// added up, in every variant that counts hands; `continental` counts none.
+async fn penalty_points_are_the_card_values(app: &TestApp) {
+    let every_row: Vec<Card> = card_rows().into_iter().flat_map(|(_, cards)| cards).collect();
+    for variant in Variant::ALL {
+        let rules = engine::Ruleset::default_for(variant);
+        let mut hands: Vec<Vec<Card>> = every_row.iter().map(|&c| vec![c]).collect();
+        hands.push(every_row.clone());
+        for hand in hands {
+            let names: Vec<String> = hand.iter().map(ToString::to_string).collect();
+            let expected = rules.hand_value(&hand).map(|_| {
+                hand.iter()
+                    .map(|&c| rules.card_value(c).expect("a counted card has a value"))
+                    .sum::<i32>()
+            });
+            let answer = arrange(app, variant.id(), 1, &names.join(" "), json!([])).await;
+            assert_eq!(answer["penalty_points"], json!(expected), "{variant} {names:?}: {answer}");
+        }
     }
 }
 on_every_backend!(
-    penalty_points_are_the_rules_card_values_on_every_backend,
-    penalty_points_are_the_rules_card_values
+    penalty_points_are_the_card_values_on_every_backend,
+    penalty_points_are_the_card_values
 );
 
 /// The lay-offs of a hand onto a table are those a game's hints give the seat with the same
