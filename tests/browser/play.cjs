@@ -831,13 +831,20 @@ async function claimInWindow(browser) {
   // The pace the person chooses: the seconds from the end of Ann's turn to the start of her
   // next, at this table of two normal bots, with each setting.
   const paces = {};
+  let passedForHer = 0;
+  page.on("response", (r) => {
+    if (r.url().endsWith("/pass") && r.ok()) passedForHer++;
+  });
   for (const chosen of ["always", "fits", "never"]) {
     await page.selectOption("#pace", chosen);
     paces[chosen] = await secondsBetweenTurns(page, 3, begun);
   }
+  // The seconds are printed, not held to a bound (a loaded machine stretches them all): the
+  // settings that pass for the person are compared with the one that asks, measured alike.
   step(`seconds between Ann's turns (median of 3): ${JSON.stringify(paces)}`);
-  assert.ok(paces.fits <= 2.8, `with "ask only when it fits" a round of two normal bots takes at most 2.8 s: ${paces.fits}`);
-  assert.ok(paces.never <= paces.always, `passing for the person never slows the table: ${JSON.stringify(paces)}`);
+  assert.ok(paces.fits < paces.always, `"ask only when it fits" is quicker than "always": ${JSON.stringify(paces)}`);
+  assert.ok(paces.never < paces.always, `"never" is quicker than "always": ${JSON.stringify(paces)}`);
+  assert.ok(passedForHer > 0, `the page passed for the person (${passedForHer} times)`);
   await page.context().close();
 }
 
