@@ -8,7 +8,9 @@
 #   2. game actions through HTTP on PostgreSQL (32 clients, each its own 4-seat may_i game)
 #      vs the raw SQL of one action (pgbench -f move.sql), alternating;
 #   3. the event streams: database transactions/s with STREAMS idle streams open, delivery
-#      from one replica to streams on another (p99), SIGTERM time and memory with them open.
+#      from one replica to streams on another (p99), SIGTERM time and memory with them open;
+#      then one replica alone with nothing to do: its database's transactions/s with no stream
+#      and with STREAMS idle streams (30 s each), and the same for BEFORE_BIN.
 #   4. (PHASES with 4, and CITUS_DB naming an empty database of a Citus cluster on this machine,
 #      with pg_stat_statements) game actions on the cluster vs on one PostgreSQL, alternating:
 #      the statements the coordinator relays per action, and each node's CPU per action.
@@ -45,14 +47,14 @@
 #      BEFORE_BIN, the build before in the same rounds, each on a database of its own.
 # With BEFORE_BIN naming another build of the service (say, of an older commit, built with
 # `cargo build --release` in a worktree of its own), parts 1 and 2 measure it too, in the same
-# rounds and against the same references, its turn alternating with this build's; parts 0, 8, 9
-# and a too. With SERVICE_BIN naming a build of the service (a debug one, say, to try a part
-# quickly), parts 0 and a measure it instead of building the release one.
+# rounds and against the same references, its turn alternating with this build's; parts 0, 3's
+# idle replica, 8, 9 and a too. With SERVICE_BIN naming a build of the service (a debug one, say,
+# to try a part quickly), parts 0 and a measure it instead of building the release one.
 # Usage: bench/run.sh   (env: PGURL=postgres://postgres@127.0.0.1:5432, STREAMS=1000, ROUNDS=2,
 #                       PHASES=123 to choose the parts, CITUS_DB for part 4, BEFORE_BIN for
-#                       parts 1, 2, 0, 8, 9 and a, SERVICE_BIN for parts 0 and a, GAMES for
-#                       part 7, BOARD_PLAYERS and DEEP for part 8, ABANDONED_TABLES and
-#                       ABANDONED_ROUNDS for part a,
+#                       parts 1, 2, 3 (the idle replica), 0, 8, 9 and a, SERVICE_BIN for parts 0
+#                       and a, GAMES for part 7, BOARD_PLAYERS and DEEP for part 8,
+#                       ABANDONED_TABLES and ABANDONED_ROUNDS for part a,
 #                       RUST_LOG for the servers' log level)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -105,7 +107,7 @@ OLD_VAL_RPS=(); OLD_VAL_P99=(); OLD_VAL_CPU=(); OLD_ACT_RPS=(); OLD_ACT_P99=(); 
 BOTS_P99=(); BOTS_RATE=(); PACED_P99=(); PACED_RATE=(); PEOPLE_P99=(); PEOPLE_RATE=()
 OFF_RPS=(); OFF_P99=(); DEAD_RPS=(); DEAD_P99=(); DEAD_DROPPED=
 BOARD_ROWS=()
-MATCH_LINE=; OLD_MATCH_LINE=
+MATCH_LINE=; OLD_MATCH_LINE=; IDLE_LINE=; OLD_IDLE_LINE=
 if [[ $PHASES == *1* ]]; then
 echo "== 1. validator vs bare framework (wrk -t2 -c64 -d5s, servers on core 0, wrk on core 1)"
 BIND=127.0.0.1:28080 taskset -c 0 "$WORK/hello-ref" & PIDS+=($!)
@@ -238,6 +240,22 @@ STREAM_LINE=$("$WORK/continental-bench" streams http://127.0.0.1:28082 http://12
 wait "$A" 2>/dev/null || true
 echo "   $STREAM_LINE"
 kill "${PIDS[@]}" 2>/dev/null || true; wait 2>/dev/null || true; PIDS=()
+idle_run() { # binary -> RESULT line: one replica alone, nothing to do, 0 then STREAMS streams
+    psql_admin "DROP DATABASE IF EXISTS continental_idle WITH (FORCE)"
+    psql_admin "CREATE DATABASE continental_idle"
+    CONTINENTAL_BIND=127.0.0.1:28084 DATABASE_URL="$PGURL/continental_idle" "$1" >"$WORK/idle.log" 2>&1 & PIDS+=($!)
+    wait_port 28084
+    "$WORK/continental-bench" idle http://127.0.0.1:28084 continental_idle "$STREAMS" | grep '^RESULT'
+    kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
+    psql_admin "DROP DATABASE IF EXISTS continental_idle WITH (FORCE)"
+}
+echo "== 3b. an idle replica: its database's transactions/s with no stream and with $STREAMS idle streams"
+IDLE_LINE=$(idle_run "$WORK/continental")
+echo "   this build: $IDLE_LINE  [$(load)]"
+if [[ -n $BEFORE ]]; then
+    OLD_IDLE_LINE=$(idle_run "$BEFORE")
+    echo "   before:     $OLD_IDLE_LINE  [$(load)]"
+fi
 fi
 CITUS_RPS=(); CITUS_P99=(); SINGLE_RPS=(); SINGLE_P99=(); CITUS_STMTS=(); COORD_CPU=(); WORKER_CPU=(); CITUS_SVC_CPU=()
 if [[ $PHASES == *4* ]]; then
@@ -457,7 +475,7 @@ if [[ -n $BEFORE ]]; then
     row "action p99 ms, before" "$(mean "${OLD_ACT_P99[@]}")" "$(mean "${SQL_P99[@]}")" "$(ratio "$(mean "${OLD_ACT_P99[@]}")" "$(mean "${SQL_P99[@]}")")" "<= 1"
     row "service CPU us/action, before" "$(mean "${OLD_ACT_CPU[@]}")" "" "" ""
 fi
-row "idle db transactions/s, $(field streams) streams" "$(field idle_db_tps)" "" "" "< 20"
+row "idle db transactions/s, two replicas, $(field streams) streams" "$(field idle_db_tps)" "" "" "<= 4"
 row "delivery across replicas p99 ms" "$(field delivery_p99_ms)" "" "" "< 250"
 row "SIGTERM to exit, streams open, s" "$(field sigterm_s)" "" "" "< 3"
 row "actions/s at 32 clients, Citus vs one PostgreSQL" "$(mean "${CITUS_RPS[@]}")" "$(mean "${SINGLE_RPS[@]}")" "$(ratio "$(mean "${CITUS_RPS[@]}")" "$(mean "${SINGLE_RPS[@]}")")" ">= 0.60"
@@ -472,6 +490,8 @@ row "actions/s, traces to a dead collector vs off" "$(mean "${DEAD_RPS[@]}")" "$
 row "action p99 ms, dead collector vs off" "$(mean "${DEAD_P99[@]}")" "$(mean "${OFF_P99[@]}")" "$(ratio "$(mean "${DEAD_P99[@]}")" "$(mean "${OFF_P99[@]}")")" ""
 row "spans dropped by the dead collector's run" "${DEAD_DROPPED:--}" "" "" ""
 of() { [[ -n $2 ]] && sed -E "s/.*$1=([0-9.]+).*/\1/" <<<"$2" || echo -; }
+row "idle replica tx/s, no stream (before)" "$(of idle_tps "$IDLE_LINE")" "$(of idle_tps "$OLD_IDLE_LINE")" "" "<= 2"
+row "idle replica tx/s, $STREAMS streams (before)" "$(of streams_idle_tps "$IDLE_LINE")" "$(of streams_idle_tps "$OLD_IDLE_LINE")" "" "<= 2"
 row "quick play: idle tx/s, 10,000 tickets waiting" "$(of idle_tps "$MATCH_LINE")" "$(of idle_tps "$OLD_MATCH_LINE")" "" "<= 20"
 row "quick play: a new pair to a game p50 ms" "$(of pair_p50_ms "$MATCH_LINE")" "$(of pair_p50_ms "$OLD_MATCH_LINE")" "" ""
 row "quick play: a new pair to a game p99 ms" "$(of pair_p99_ms "$MATCH_LINE")" "$(of pair_p99_ms "$OLD_MATCH_LINE")" "" "< 1000"

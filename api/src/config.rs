@@ -196,8 +196,8 @@ pub struct MatchmakingSettings {
     /// After this wait a ticket with no full table of people sits down with bots
     /// (`CONTINENTAL_MATCHMAKING_BOTS_AFTER_S`); `None`: never.
     pub bots_after: Option<Duration>,
-    /// How often each replica looks for due pools no wakeup announced, and the soonest a pool is
-    /// matched again for its clock alone (`CONTINENTAL_MATCHMAKING_INTERVAL_MS`).
+    /// The soonest a pool is matched again for its clock alone, and the least time between two
+    /// of a replica's matching backstops (`CONTINENTAL_MATCHMAKING_INTERVAL_MS`).
     pub interval: Duration,
 }
 
@@ -720,7 +720,7 @@ const SETTINGS: &[Setting] = &[
         env: "CONTINENTAL_MATCHMAKING_INTERVAL_MS",
         flag: Some("--matchmaking-interval-ms"),
         takes: Some("N"),
-        help: "how often each replica looks for quick-play pools due that no wakeup announced (the backstop)",
+        help: "the soonest a quick-play pool is matched again for its clock alone, and the least time between two matching backstops",
         default: Some("500"),
         set: |d, g| {
             d.settings.matchmaking.interval = Duration::from_millis(g.number()?.max(10));

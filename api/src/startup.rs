@@ -37,7 +37,12 @@ pub struct Application {
 }
 
 /// How often each replica reads what waits for its background work (the backlog metrics).
-const BACKLOG_EVERY: Duration = Duration::from_secs(5);
+const BACKLOG_EVERY: Duration = Duration::from_secs(15);
+
+/// The longest a background pass waits with nothing announced: the bound on picking up work
+/// that no commit announces (a stopped replica's leases, the due times it stored), in seconds
+/// of the turn clock (shorter in tests).
+const BACKSTOP_SECONDS: u32 = 10;
 
 /// Stops a running service: every event stream at once, then the server, gracefully.
 #[derive(Clone)]
@@ -192,12 +197,14 @@ fn start_background(
 ) -> std::io::Result<Vec<Lane>> {
     let second = Duration::from_millis(u64::try_from(state.second_ms()).unwrap_or(1000));
     let each_second = second.min(Duration::from_secs(1));
-    let poll = Duration::from_secs_f64(settings.asynchronous.webhook_retry_s.clamp(0.01, 1.0));
+    let backstop = each_second.saturating_mul(BACKSTOP_SECONDS);
+    // Deliveries another replica announced, claimed at most this often.
+    let heard_every = Duration::from_secs_f64(settings.asynchronous.webhook_retry_s.clamp(0.01, 1.0));
     let deliveries = Lane::new("continental-webhooks")?;
     let passes = Lane::new("continental-passes")?;
     deliveries.spawn({
         let state = state.clone();
-        move || service::deliver_webhooks(state, poll)
+        move || service::deliver_webhooks(state, heard_every, backstop)
     });
     passes.spawn({
         let state = state.clone();
@@ -210,15 +217,15 @@ fn start_background(
     passes.spawn({
         let state = state.clone();
         let interval = settings.matchmaking.interval;
-        move || service::match_periodically(state, interval)
+        move || service::match_periodically(state, interval, backstop)
     });
     passes.spawn({
         let state = state.clone();
-        move || service::rate_games(state, each_second)
+        move || service::rate_games(state, each_second, backstop)
     });
     passes.spawn({
         let state = state.clone();
-        move || service::sweep_deadlines(state, each_second)
+        move || service::sweep_deadlines(state, each_second, backstop)
     });
     passes.spawn({
         let state = state.clone();
@@ -226,7 +233,7 @@ fn start_background(
     });
     passes.spawn({
         let state = state.clone();
-        move || service::count_backlog(state, BACKLOG_EVERY.min(second.saturating_mul(5)))
+        move || service::count_backlog(state, BACKLOG_EVERY.min(second.saturating_mul(15)))
     });
     Ok(vec![deliveries, passes])
 }

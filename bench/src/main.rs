@@ -14,6 +14,10 @@
 //!   from a move sent to B to its first event on A (p99), and how long A takes to exit on
 //!   SIGTERM with the streams open.
 //!
+//! - `idle URL DATABASE STREAMS`: one replica alone on DATABASE, nothing to do: the database's
+//!   transactions a second (`xact_commit + xact_rollback`) over 30 s, then again with STREAMS
+//!   streams open on games nobody plays (made first, unmeasured).
+//!
 //! - `webhooks URL DATABASE GAMES SECONDS RATE BACKLOG`: the bench's own webhook receiver (on a
 //!   thread of its own, answering 204 at once and noting when each delivery came), GAMES
 //!   two-seat games posting to it; first RATE actions a second spread over the games for
@@ -308,13 +312,13 @@ async fn games(url: String, clients: usize, seconds: u64, hard_bots: bool, pace:
     );
 }
 
-/// Committed transactions of `database` so far (read from the `postgres` database, so that
-/// reading does not count).
+/// Transactions of `database` so far, committed and rolled back (read from the `postgres`
+/// database, so that reading does not count).
 fn xact_commit(database: &str) -> i64 {
     let out = Command::new("psql")
         .args(["-h", "127.0.0.1", "-U", "postgres", "-d", "postgres", "-Atc"])
         .arg(format!(
-            "SELECT xact_commit FROM pg_stat_database WHERE datname = '{database}'"
+            "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '{database}'"
         ))
         .output()
         .expect("psql runs");
@@ -343,6 +347,46 @@ fn exited(pid: u32) -> bool {
                 .is_some_and(|rest| rest.trim_start().starts_with('Z'))
         })
         .unwrap_or(true)
+}
+
+/// The transactions a second of `database` over `window`, once what came before is counted
+/// (PostgreSQL counts a backend's transactions up to 10 s late once it idles).
+async fn idle_rate(database: &str, window: Duration) -> f64 {
+    actix_rt::time::sleep(Duration::from_secs(12)).await;
+    let before = xact_commit(database);
+    actix_rt::time::sleep(window).await;
+    (xact_commit(database) - before) as f64 / window.as_secs_f64()
+}
+
+/// One replica with nothing to do: its database's transactions a second, then the same with
+/// `count` streams open on games nobody plays.
+async fn idle(url: String, database: String, count: usize) {
+    let window = Duration::from_secs(30);
+    let alone = idle_rate(&database, window).await;
+    let client = Client::builder().timeout(Duration::from_secs(30)).finish();
+    let streamer = Client::builder()
+        .connector(awc::Connector::new().limit(0))
+        .timeout(Duration::from_secs(3600))
+        .finish();
+    let mut open = Vec::new();
+    while open.len() < count {
+        let table = new_table(&client, &url, false).await.expect("a game");
+        for token in table.tokens.iter().take(count - open.len()) {
+            let res = streamer
+                .get(format!("{url}/v1/games/{}/stream", table.id))
+                .insert_header(("authorization", format!("Bearer {token}")))
+                .send()
+                .await
+                .expect("a stream opens");
+            assert!(res.status().is_success(), "stream: {}", res.status());
+            open.push(res);
+        }
+    }
+    let with_streams = idle_rate(&database, window).await;
+    println!(
+        "RESULT idle_tps={alone:.2} streams={} streams_idle_tps={with_streams:.2}",
+        open.len()
+    );
 }
 
 /// What the streams of each game saw: arrival time of each sequence number (seat 0's stream).
@@ -783,6 +827,7 @@ fn main() {
             number(5),
             number(6),
         )),
+        "idle" => system.block_on(idle(arg(1), arg(2), number(3) as usize)),
         "streams" => system.block_on(streams(
             arg(1),
             arg(2),
@@ -792,7 +837,7 @@ fn main() {
         )),
         _ => {
             eprintln!(
-                "usage: continental-bench games URL CLIENTS SECONDS [hard-bots | paced=MS] | streams URL_A URL_B PID_A DATABASE STREAMS | webhooks URL DATABASE GAMES SECONDS RATE BACKLOG"
+                "usage: continental-bench games URL CLIENTS SECONDS [hard-bots | paced=MS] | streams URL_A URL_B PID_A DATABASE STREAMS | idle URL DATABASE STREAMS | webhooks URL DATABASE GAMES SECONDS RATE BACKLOG"
             );
             std::process::exit(2);
         }

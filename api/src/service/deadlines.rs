@@ -20,6 +20,7 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use super::event_rows;
+use super::waits::Schedule;
 use crate::domain::HostedGame;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -434,23 +435,51 @@ fn write_played(
     })
 }
 
-/// The sweeper each replica runs: every `interval`, plays every game whose deadline passed;
-/// a slow pass is logged with how many turns it played and how long it took.
-pub async fn sweep_deadlines(state: actix_web::web::Data<AppState>, interval: Duration) {
-    let mut tick = tokio::time::interval(interval);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+/// The sweeper each replica runs: plays every game whose deadline passed when the soonest
+/// due time it knows comes (its own last read of the earliest deadline, or one a commit
+/// announced), at most once a `floor` (a second) and at least once a `backstop`; a slow
+/// pass is logged with how many turns it played and how long it took. Due times only move
+/// later without an announcement (a lease, a clock set again), which its next read finds.
+pub async fn sweep_deadlines(state: actix_web::web::Data<AppState>, floor: Duration, backstop: Duration) {
+    let wakes = state.live.wakes();
+    let mut schedule = Schedule::new(floor, backstop);
     loop {
-        tick.tick().await;
+        tokio::select! {
+            () = tokio::time::sleep_until(schedule.next()) => {}
+            () = wakes.due_heard() => {
+                schedule.due_at(wakes.take_due());
+                continue;
+            }
+        }
+        schedule.ran();
         let started = Instant::now();
-        match time_out_due(&state).await {
-            Ok(turns) => {
+        match sweep_once(&state).await {
+            Ok((turns, next)) => {
+                schedule.due_at(next);
                 if let Some(took_ms) = state.slow_pass(started) {
                     tracing::warn!(turns, took_ms, "slow pass over turn deadlines");
                 }
             }
             Err(e) => {
+                schedule.due_now();
                 tracing::warn!(error = %e, took_ms = started.elapsed().as_millis(), "turn deadline sweep failed")
             }
         }
+        schedule.due_at(wakes.take_due());
     }
+}
+
+/// One run of the sweep: when the earliest deadline has passed, every due game played
+/// ([`time_out_due`]). Returns the turns played and the earliest deadline left (unix ms).
+async fn sweep_once(state: &AppState) -> Result<(usize, Option<i64>), ApiError> {
+    let earliest = async || -> Result<Option<i64>, ApiError> {
+        let first = state.db.due_games(i64::MAX, None, 1).await?;
+        Ok(first.first().map(|g| g.next_due))
+    };
+    match earliest().await? {
+        Some(at) if at <= now_ms() => {}
+        later => return Ok((0, later)),
+    }
+    let turns = time_out_due(state).await?;
+    Ok((turns, earliest().await?))
 }

@@ -829,18 +829,21 @@ async fn place(state: &AppState, game: Uuid, tickets: &[TicketRow]) -> Result<bo
 }
 
 /// The matching worker each replica runs: a pass whenever a pool becomes due (a ticket arrived
-/// or left on any replica, heard through the hub; or the time a pass stored comes), and every
-/// `interval` a backstop (the pools due that no wakeup announced, say those of a replica that
-/// stopped, and the tables left `placing`). Each pass finds the due pools by one indexed read:
-/// an idle replica makes two reads an interval whatever waits. A slow pass is logged with how
-/// many games it made and how long it took.
-pub async fn match_periodically(state: web::Data<AppState>, interval: Duration) {
+/// or left on any replica, heard through the hub; or the soonest due time of a pool it read
+/// comes), and every `backstop` (at least `interval`) one more (the pools due that no wakeup
+/// announced, say those of a replica that stopped, and the tables left `placing`). Each pass
+/// finds the pools due within `interval` by one indexed read, and when none is, the soonest
+/// one's time by another: an idle replica makes three reads a backstop whatever waits. A slow
+/// pass is logged with how many games it made and how long it took.
+pub async fn match_periodically(state: web::Data<AppState>, interval: Duration, backstop: Duration) {
+    let backstop_every = backstop.max(interval);
+    let interval_ms = i64::try_from(interval.as_millis()).unwrap_or(i64::MAX);
     let mut wakeups = state.live.follow(POOLS_DUE);
     let mut backstop = tokio::time::Instant::now();
     loop {
         let started = Instant::now();
         if tokio::time::Instant::now() >= backstop {
-            backstop = tokio::time::Instant::now() + interval;
+            backstop = tokio::time::Instant::now() + backstop_every;
             match state.db.placing(now_ms() - PLACING_GRACE_MS).await {
                 Ok(stale) => {
                     place_all(&state, stale).await;
@@ -867,6 +870,19 @@ pub async fn match_periodically(state: web::Data<AppState>, interval: Duration) 
                 tracing::warn!(error = %e, took_ms = started.elapsed().as_millis(), "matching pass failed");
                 None
             }
+        };
+        // Nothing due within the interval: the soonest pool's time, stored by a pass of any
+        // replica, so that it is matched on time without a read each interval. One due now
+        // that this pass left (another replica holds it) is looked at again an interval on.
+        let next_due = match next_due {
+            Some(at) => Some(at),
+            None => match state.db.next_pool_due().await {
+                Ok(at) => at.map(|at| at.max(now_ms().saturating_add(interval_ms))),
+                Err(e) => {
+                    tracing::debug!(error = %e, "the soonest pool due could not be read");
+                    None
+                }
+            },
         };
         let mut until = backstop;
         if let Some(due) = next_due {

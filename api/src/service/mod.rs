@@ -18,6 +18,7 @@ mod ratings;
 mod rematch;
 mod replay;
 mod studio;
+mod waits;
 mod webhooks;
 
 pub use backlog::count_backlog;

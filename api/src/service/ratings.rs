@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use engine::{Ruleset, Standing};
 
+use super::waits::Schedule;
 use crate::domain::{HostedGame, Participant, RatedSeat, Rating, RatingChange, RatingModel, SeatKind};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -103,42 +104,60 @@ pub(super) async fn ratings_at(
         .collect())
 }
 
-/// The rating pass of this replica: every `interval`, rates the games due ([`rate_due`]).
-pub async fn rate_games(state: actix_web::web::Data<AppState>, interval: Duration) {
-    let mut tick = tokio::time::interval(interval);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+/// The rating pass of this replica: rates the games due ([`rate_due`]) when a commit announces
+/// one queued, when a lease of one it could not rate runs out, at most once a `floor` (a
+/// second) and at least once a `backstop`, which finds what a stopped replica left under its
+/// lease.
+pub async fn rate_games(state: actix_web::web::Data<AppState>, floor: Duration, backstop: Duration) {
+    let wakes = state.live.wakes();
+    let mut schedule = Schedule::new(floor, backstop);
     loop {
-        tick.tick().await;
+        tokio::select! {
+            () = tokio::time::sleep_until(schedule.next()) => {}
+            () = wakes.rate_heard() => {
+                schedule.due_now();
+                continue;
+            }
+        }
+        schedule.ran();
         let started = Instant::now();
         match rate_due(&state).await {
-            Ok(games) => {
+            Ok((games, next)) => {
+                schedule.due_at(next);
                 if let Some(took_ms) = state.slow_pass(started) {
                     tracing::warn!(games, took_ms, "slow pass over rated games");
                 }
             }
-            Err(e) => tracing::warn!(error = %e, "the rating pass failed"),
+            Err(e) => {
+                schedule.due_now();
+                tracing::warn!(error = %e, "the rating pass failed");
+            }
         }
     }
 }
 
 /// Claims the finished, rated games due and rates each ([`rate`]). Returns how many this
-/// replica rated.
+/// replica rated, and when it should look again (unix ms): at once after a full batch, when
+/// the lease of one that failed runs out.
 ///
 /// # Errors
 /// The store's failure to claim (a game that fails is logged and tried again once its lease
 /// runs out).
-pub async fn rate_due(state: &AppState) -> Result<usize, ApiError> {
-    let due = state.db.claim_ratings(now_ms(), LEASE_MS, BATCH).await?;
+pub async fn rate_due(state: &AppState) -> Result<(usize, Option<i64>), ApiError> {
+    let now = now_ms();
+    let due = state.db.claim_ratings(now, LEASE_MS, BATCH).await?;
     let mut rated = 0;
+    let mut next = (due.len() as i64 >= BATCH).then_some(now);
     for game in &due {
         match rate(state, game).await {
             Ok(()) => rated += 1,
             Err(e) => {
+                next = next.or(Some(now.saturating_add(LEASE_MS)));
                 tracing::warn!(game = %game.game, error = %e, "a finished game could not be rated; trying again after its lease")
             }
         }
     }
-    Ok(rated)
+    Ok((rated, next))
 }
 
 /// Rates one claimed game: its seats' ratings once (`Store::rate_game`), then the changes

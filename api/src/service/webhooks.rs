@@ -7,6 +7,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -271,13 +272,21 @@ async fn send(
 
 /// The worker each replica runs: claims due deliveries as it has room for them (at most
 /// [`IN_FLIGHT`] attempts at once, each of another game), POSTs each in a task of its own and
-/// records its outcome, which makes the game's next delivery due at once; waits for a nudge (an
-/// action's commit, an outcome recorded) or `poll` when it claimed all there was. So different
-/// games' deliveries go in parallel and each game's one after the other, in order. A receiver
-/// that answers slowly or not at all holds only its own games' attempts (each at most
-/// [`TIMEOUT`]): the worker claims the next deliveries meanwhile, and a failing receiver's
-/// retries back off alone. A slow claim is logged with what it claimed and how long it took.
-pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Duration) {
+/// records its outcome, which makes the game's next delivery due at once. When it claimed all
+/// there was, it waits: for a nudge (an action's commit here, an outcome recorded), for the
+/// soonest retry or lapsed lease it recorded, for deliveries another replica's commit announced
+/// (claimed at most once a `heard_every`, so that a busy cluster's announcements cost one claim
+/// that often), and at most a `backstop`, which finds what nothing announces (another
+/// replica's retries and leases once it stopped). So different games' deliveries go in
+/// parallel and each game's one after the other, in order. A receiver that answers slowly or
+/// not at all holds only its own games' attempts (each at most [`TIMEOUT`]): the worker claims
+/// the next deliveries meanwhile, and a failing receiver's retries back off alone. A slow claim
+/// is logged with what it claimed and how long it took.
+pub async fn deliver_webhooks(
+    state: actix_web::web::Data<AppState>,
+    heard_every: Duration,
+    backstop: Duration,
+) {
     let settings = &state.asynchronous;
     let policy = Policy {
         allow_private: settings.webhook_allow_private,
@@ -299,6 +308,9 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
         }
     };
     let room = Arc::new(Semaphore::new(IN_FLIGHT));
+    // The soonest retry or lapsed lease the attempts recorded (unix ms), and the one known.
+    let recorded = Arc::new(AtomicI64::new(i64::MAX));
+    let mut known = i64::MAX;
     loop {
         // Room for one attempt at least before claiming: a claimed delivery is attempted at
         // once. Then as much more room as there is, up to a batch: under load, one claim takes
@@ -315,9 +327,10 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
         }
         let asked = permits.len();
         let started = Instant::now();
+        let claimed_at = now_ms();
         let claimed = match state
             .db
-            .claim_deliveries(now_ms(), LEASE_MS, i64::try_from(asked).unwrap_or(1))
+            .claim_deliveries(claimed_at, LEASE_MS, i64::try_from(asked).unwrap_or(1))
             .instrument(traces::pass("webhooks"))
             .await
         {
@@ -336,25 +349,62 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
         }
         let drained = claimed.len() < asked;
         for (d, permit) in claimed.into_iter().zip(permits.drain(..)) {
-            let (client, state) = (client.clone(), state.clone());
+            let (client, state, recorded) = (client.clone(), state.clone(), recorded.clone());
             state.metrics.in_flight(Work::Webhooks, 1);
             tokio::spawn(async move {
-                deliver(&client, &state, &d, policy).await;
+                if let Some(at) = deliver(&client, &state, &d, policy).await {
+                    recorded.fetch_min(at, Ordering::AcqRel);
+                }
+                // The game's next event may go now: the worker claims it without waiting.
+                state.outbox.notify_one();
                 state.metrics.in_flight(Work::Webhooks, -1);
                 drop(permit);
             });
         }
         drop(permits);
         if drained {
-            // All that was due is claimed: wait for this replica's actions or outcomes to make
-            // more due; other replicas' events and retries come due on the poll.
-            let _ = tokio::time::timeout(poll, state.outbox.notified()).await;
+            // All that was due is claimed, what the claim found due with it.
+            if known <= claimed_at {
+                known = i64::MAX;
+            }
+            wait_for_deliveries(&state, &recorded, &mut known, heard_every, backstop).await;
         }
     }
 }
 
-/// One attempt at delivery `d`, its outcome counted, logged and recorded.
-async fn deliver(client: &reqwest::Client, state: &AppState, d: &Delivery, policy: Policy) {
+/// Waits, once the worker claimed all that was due, for more to come due: a nudge of this
+/// replica's (a commit, an outcome recorded), the soonest retry or lapsed lease `known` (with
+/// those `recorded` since), deliveries another replica announced (at most once a
+/// `heard_every`), or the `backstop`.
+async fn wait_for_deliveries(
+    state: &AppState,
+    recorded: &AtomicI64,
+    known: &mut i64,
+    heard_every: Duration,
+    backstop: Duration,
+) {
+    let claimed = tokio::time::Instant::now();
+    let mut heard = false;
+    loop {
+        *known = (*known).min(recorded.swap(i64::MAX, Ordering::AcqRel));
+        let retry = Duration::from_millis(u64::try_from(known.saturating_sub(now_ms())).unwrap_or(0));
+        let mut until = tokio::time::Instant::now() + retry.min(backstop);
+        until = until.min(claimed + backstop);
+        if heard {
+            until = until.min(claimed + heard_every);
+        }
+        tokio::select! {
+            () = state.outbox.notified() => return,
+            () = state.live.wakes().deliveries_heard(), if !heard => heard = true,
+            () = tokio::time::sleep_until(until) => return,
+        }
+    }
+}
+
+/// One attempt at delivery `d`, its outcome counted, logged and recorded. Returns when the
+/// delivery is due again, if it is (unix ms): its retry's time, or its lease's end when the
+/// outcome was not recorded.
+async fn deliver(client: &reqwest::Client, state: &AppState, d: &Delivery, policy: Policy) -> Option<i64> {
     // The delivery's span, also around the lines that say how it went.
     let span = traces::delivery(d.game_id, d.version, &d.url);
     let outcome = attempt(client, d, policy, &span).await;
@@ -371,10 +421,15 @@ async fn deliver(client: &reqwest::Client, state: &AppState, d: &Delivery, polic
     });
     state.metrics.webhook(result);
     match state.db.settle_delivery(d, &outcome).await {
-        // The game's next event may go now: the worker claims it without waiting for a poll.
-        Ok(()) => state.outbox.notify_one(),
+        Ok(()) => match outcome {
+            Attempt::Retry { at, .. } => Some(at),
+            Attempt::Delivered | Attempt::GivenUp { .. } => None,
+        },
         // The lease runs out and the delivery is attempted again: at least once.
-        Err(e) => tracing::warn!(game = %d.game_id, error = %e, "webhook outcome not recorded"),
+        Err(e) => {
+            tracing::warn!(game = %d.game_id, error = %e, "webhook outcome not recorded");
+            Some(now_ms().saturating_add(LEASE_MS))
+        }
     }
 }
 

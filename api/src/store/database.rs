@@ -412,6 +412,9 @@ impl Tickets for Database {
     async fn due_pools(&self, until: i64, per_tenant: i64, limit: i64) -> Result<Vec<DuePool>, StoreError> {
         dispatch!(self, "due pools", s => s.due_pools(until, per_tenant, limit))
     }
+    async fn next_pool_due(&self) -> Result<Option<i64>, StoreError> {
+        dispatch!(self, "next pool due", s => s.next_pool_due())
+    }
     async fn match_pool<E, F>(
         &self,
         pool: &Pool,

@@ -4,18 +4,21 @@
 //! inside the transaction (so only a commit is heard), on SQLite by a call after the commit
 //! (one process owns the file). Each replica keeps one [`Live`] hub: one `LISTEN` connection
 //! ([`Live::listen`]) that reconnects by itself, and per watched game a bounded broadcast to
-//! that game's streams ([`Signal::Resync`] when announcements may have been missed). It lives
-//! beside the store because it is the store's own announcement of what it committed.
+//! that game's streams ([`Signal::Resync`] when announcements may have been missed). The same
+//! announcement says what the commit made due for the background passes ([`Work`]: a game's
+//! next due time, a game to rate, deliveries to make), which wakes every replica's passes
+//! ([`Wakes`]) instead of each polling the database. It lives beside the store because it is the
+//! store's own announcement of what it committed.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
 use sqlx::postgres::PgListener;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::{Notify, broadcast, watch};
 use uuid::Uuid;
 
 use super::{EventRow, NewEvent};
@@ -45,27 +48,123 @@ pub enum Signal {
     Resync,
 }
 
+/// What a commit makes due for the background passes, announced with its events so that each
+/// replica's passes wait for work rather than poll for it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Work {
+    /// The game's next due time (unix ms): a turn clock, a paced move, a bot's grace or lease.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub due: Option<i64>,
+    /// A finished game was queued for rating.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rate: bool,
+    /// Webhook deliveries were queued.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deliver: bool,
+}
+
+impl Work {
+    /// Nothing for any pass.
+    pub fn is_none(&self) -> bool {
+        *self == Work::default()
+    }
+}
+
 /// An announcement as sent through `NOTIFY`: the game, its last seq and, if they fit, the bodies
-/// of the events that end there.
+/// of the events that end there; and the work it made due.
 #[derive(Debug, Serialize, Deserialize)]
 struct Note {
     game: Uuid,
     last: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     events: Option<Vec<String>>,
+    #[serde(flatten)]
+    work: Work,
 }
 
-/// The `NOTIFY` payload announcing `events`, the last of which has seq `last`.
-pub fn note(game: Uuid, last: i64, events: &[NewEvent]) -> String {
+/// The `NOTIFY` payload announcing `events`, the last of which has seq `last`, and `work`.
+pub fn note(game: Uuid, last: i64, events: &[NewEvent], work: Work) -> String {
     let full = Note {
         game,
         last,
         events: Some(events.iter().map(|e| e.body.clone()).collect()),
+        work,
     };
     match serde_json::to_string(&full) {
         Ok(text) if text.len() <= MAX_NOTE => text,
         // Too long for NOTIFY: the streams read the events from the table.
-        _ => format!(r#"{{"game":"{game}","last":{last}}}"#),
+        _ => serde_json::to_string(&Note {
+            events: None,
+            ..full
+        })
+        .unwrap_or_else(|_| format!(r#"{{"game":"{game}","last":{last}}}"#)),
+    }
+}
+
+/// What this replica heard was made due for its background passes ([`Work`]), each pass
+/// waiting on its own part. A wake-up heard while its pass runs is kept for its next wait.
+#[derive(Debug)]
+pub struct Wakes {
+    /// The soonest due time heard and not yet taken (unix ms; `i64::MAX`: none).
+    due: AtomicI64,
+    due_heard: Notify,
+    rate: Notify,
+    deliver: Notify,
+}
+
+impl Default for Wakes {
+    fn default() -> Wakes {
+        Wakes {
+            due: AtomicI64::new(i64::MAX),
+            due_heard: Notify::new(),
+            rate: Notify::new(),
+            deliver: Notify::new(),
+        }
+    }
+}
+
+impl Wakes {
+    /// Passes `work` on to the passes it concerns.
+    fn hear(&self, work: Work) {
+        if let Some(at) = work.due {
+            self.due.fetch_min(at, Ordering::AcqRel);
+            self.due_heard.notify_one();
+        }
+        if work.rate {
+            self.rate.notify_one();
+        }
+        if work.deliver {
+            self.deliver.notify_one();
+        }
+    }
+
+    /// Wakes every pass at once: announcements may have been missed.
+    fn all(&self) {
+        self.hear(Work {
+            due: Some(i64::MIN),
+            rate: true,
+            deliver: true,
+        });
+    }
+
+    /// Waits until a game's due time is heard (perhaps before this call).
+    pub async fn due_heard(&self) {
+        self.due_heard.notified().await;
+    }
+
+    /// The soonest due time heard since the last call (unix ms), if any.
+    pub fn take_due(&self) -> Option<i64> {
+        Some(self.due.swap(i64::MAX, Ordering::AcqRel)).filter(|&at| at != i64::MAX)
+    }
+
+    /// Waits until a game queued for rating is heard of (perhaps before this call).
+    pub async fn rate_heard(&self) {
+        self.rate.notified().await;
+    }
+
+    /// Waits until webhook deliveries queued are heard of (perhaps before this call).
+    pub async fn deliveries_heard(&self) {
+        self.deliver.notified().await;
     }
 }
 
@@ -91,6 +190,7 @@ struct Hub {
     open: AtomicUsize,
     max: usize,
     closing: watch::Sender<bool>,
+    wakes: Wakes,
 }
 
 /// Too many streams are open on this replica.
@@ -134,6 +234,7 @@ impl Live {
                 open: AtomicUsize::new(0),
                 max: max_streams,
                 closing: watch::Sender::new(false),
+                wakes: Wakes::default(),
             }),
         }
     }
@@ -195,22 +296,39 @@ impl Live {
         }
     }
 
+    /// What this replica heard was made due for its background passes.
+    pub fn wakes(&self) -> &Wakes {
+        &self.hub.wakes
+    }
+
+    /// Tells this replica's passes of `work` committed here without a `NOTIFY` (SQLite has one
+    /// process: this one).
+    pub fn wake(&self, work: Work) {
+        self.hub.wakes.hear(work);
+    }
+
     /// Passes a `NOTIFY` payload on; one that does not parse is logged and dropped.
     fn hear(&self, payload: &str) {
         match serde_json::from_str::<Note>(payload) {
-            Ok(n) => self.publish(
-                n.game,
-                Signal::Events {
-                    last: n.last,
-                    events: n.events.map(|b| carried(n.last, b)),
-                },
-            ),
+            Ok(n) => {
+                self.hub.wakes.hear(n.work);
+                // A write with no event (a clock set again, say) leaves `last` where the
+                // streams are: they read nothing.
+                self.publish(
+                    n.game,
+                    Signal::Events {
+                        last: n.last,
+                        events: n.events.map(|b| carried(n.last, b)),
+                    },
+                );
+            }
             Err(e) => tracing::warn!(error = %e, "unreadable event announcement"),
         }
     }
 
-    /// Tells every stream to catch up from the database.
+    /// Tells every stream to catch up from the database, and every pass to look again.
     fn resync_all(&self) {
+        self.hub.wakes.all();
         let feeds = self.hub.feeds.lock().unwrap_or_else(PoisonError::into_inner);
         for feed in feeds.values() {
             let _ = feed.send(Signal::Resync);
@@ -310,7 +428,12 @@ mod tests {
     #[test]
     fn a_note_carries_its_events_numbered_up_to_last() {
         let game = Uuid::new_v4();
-        let text = note(game, 7, &[event(r#"{"type":"a"}"#), event(r#"{"type":"b"}"#)]);
+        let text = note(
+            game,
+            7,
+            &[event(r#"{"type":"a"}"#), event(r#"{"type":"b"}"#)],
+            Work::default(),
+        );
         let n: Note = serde_json::from_str(&text).expect("a note");
         assert_eq!((n.game, n.last), (game, 7));
         let rows = carried(n.last, n.events.expect("small events are carried"));
@@ -322,10 +445,35 @@ mod tests {
     #[test]
     fn a_note_too_long_for_notify_names_only_the_last_seq() {
         let big = format!(r#"{{"type":"a","pad":"{}"}}"#, "x".repeat(MAX_NOTE));
-        let text = note(Uuid::nil(), 3, &[event(&big)]);
-        assert!(text.len() < 100, "{text}");
+        let work = Work {
+            due: Some(1_700_000_000_000),
+            rate: true,
+            deliver: true,
+        };
+        let text = note(Uuid::nil(), 3, &[event(&big)], work);
+        assert!(text.len() < 200, "{text}");
         let n: Note = serde_json::from_str(&text).expect("a note");
         assert!(n.events.is_none());
+        assert_eq!(n.work, work, "the work is kept: {text}");
+    }
+
+    #[tokio::test]
+    async fn a_note_wakes_the_passes_it_concerns_once_each() {
+        let live = Live::new(1);
+        let due = Work {
+            due: Some(2_000),
+            ..Work::default()
+        };
+        live.hear(&note(Uuid::new_v4(), 1, &[], due));
+        live.hear(&note(Uuid::new_v4(), 1, &[], Work { due: Some(1_000), ..due }));
+        live.wakes().due_heard().await;
+        assert_eq!(live.wakes().take_due(), Some(1_000), "the soonest heard");
+        assert_eq!(live.wakes().take_due(), None, "taken");
+        live.hear(&note(Uuid::new_v4(), 1, &[], Work { rate: true, ..Work::default() }));
+        live.wakes().rate_heard().await;
+        live.resync_all();
+        live.wakes().deliveries_heard().await;
+        assert_eq!(live.wakes().take_due(), Some(i64::MIN), "a resync looks again at once");
     }
 
     #[tokio::test]

@@ -23,7 +23,7 @@ use uuid::Uuid;
 use crate::domain::{GameStatus, Participant, Rating};
 
 pub use database::Database;
-pub use hub::{Full, Live, Signal, Subscription};
+pub use hub::{Full, Live, Signal, Subscription, Wakes, Work};
 pub use postgres::PgStore;
 pub use sql::{SweepStatement, list_sql, now, now_ms, sweep_sql};
 pub use sqlite::SqliteStore;

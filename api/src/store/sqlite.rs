@@ -13,7 +13,7 @@ use std::time::Duration;
 use sqlx::SqlitePool;
 use uuid::Uuid;
 
-use super::hub::{Live, Signal};
+use super::hub::{Live, Signal, Work};
 use super::sql::*;
 use super::write::{RowWrite, Write};
 use super::{Delivery, EventRow, GameRow, GameUpdate, KeyRef, NewEvent, StoreError};
@@ -120,7 +120,7 @@ impl SqliteStore {
         game: &GameRow,
         key: Option<&KeyRef>,
         update: &GameUpdate,
-    ) -> Result<i64, StoreError> {
+    ) -> Result<(i64, Work), StoreError> {
         // The write lock held since BEGIN IMMEDIATE keeps the numbers in order: no condition.
         let write = Write::of(game, None, key, update);
         let RowWrite {
@@ -164,6 +164,6 @@ impl SqliteStore {
                 .await?;
         }
         Self::insert_rows(tx, write.game, &write.events, &write.outbox, write.key.as_ref()).await?;
-        Ok(write.last_seq())
+        Ok((write.last_seq(), write.work()))
     }
 }

@@ -190,9 +190,31 @@ impl<'a> Write<'a> {
         self.row.last_seq
     }
 
-    /// The `NOTIFY` payload announcing the events, if there are any.
+    /// What the write makes due for the background passes: the game's next due time, a game
+    /// to rate, deliveries to make.
+    pub fn work(&self) -> hub::Work {
+        hub::Work {
+            due: self.row.next_due,
+            rate: self.rate.is_some(),
+            deliver: !self.outbox.is_empty(),
+        }
+    }
+
+    /// The `NOTIFY` payload announcing the events and the work, if there are any.
     pub fn note(&self) -> Option<String> {
-        (!self.announced.is_empty()).then(|| hub::note(self.game, self.row.last_seq, self.announced))
+        let work = self.work();
+        (!self.announced.is_empty() || !work.is_none())
+            .then(|| hub::note(self.game, self.row.last_seq, self.announced, work))
+    }
+}
+
+/// What a new game `game` makes due for the background passes: its first due time, and the
+/// deliveries `outbox` of its first events.
+pub(super) fn created_work(game: &GameRow, outbox: &[DeliveryWrite<'_>]) -> hub::Work {
+    hub::Work {
+        due: game.next_due,
+        rate: false,
+        deliver: !outbox.is_empty(),
     }
 }
 

@@ -16,6 +16,7 @@ mod hands;
 mod health;
 mod helpers;
 mod hints;
+mod idle;
 mod http;
 mod layers;
 mod logs;

@@ -13,7 +13,8 @@ use crate::store::sql::{
     game_in_sql, game_row, game_sql, key_sql, list_sql, listed_row, now_ms, now_us, recorded_event,
     webhook_counts,
 };
-use crate::store::write;
+use crate::store::hub::{self, CHANNEL};
+use crate::store::write::{self, created_work};
 use crate::store::{
     Attempt, Backlog, BoardCursor, BoardRow, Delivery, DueGame, EventRow, GameListing, GameRow, KeyClaim,
     KeyRef, KeyScope, ListedRow, Lock, NewGame, On, Origin, Outcome, PlayerRecord, RatingDue, RatingWrite,
@@ -84,6 +85,15 @@ impl Store for PgStore {
         let outbox = write::outbox(&new.events, 1, g.version);
         let kept = key.map(|(key, response)| write::kept(key, response, at));
         Self::insert_rows(&mut tx, g.id, &events, &outbox, kept.as_ref()).await?;
+        let work = created_work(g, &outbox);
+        if !work.is_none() {
+            // Heard on commit by every replica's passes, this one's too.
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(CHANNEL)
+                .bind(hub::note(g.id, 0, &[], work))
+                .execute(&mut *tx)
+                .await?;
+        }
         tx.commit().await?;
         Self::release(guard).await;
         Ok(true)

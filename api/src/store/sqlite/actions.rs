@@ -58,15 +58,17 @@ impl SqliteStore {
         if let Some(limit) = &update.bot_tables {
             Self::count_bot_tables(&mut tx, on.id, limit).await?;
         }
-        let last = self.write_update(&mut tx, &game, on.key, &update).await?;
+        let (last, work) = self.write_update(&mut tx, &game, on.key, &update).await?;
         tx.commit()
             .traced_statement(Self::SYSTEM, "COMMIT", "")
             .await
             .map_err(StoreError::from)?;
-        // Streams hear of every change, a timed-out turn's as a move's.
+        // Streams hear of every change, a timed-out turn's as a move's; the passes of what
+        // it made due.
         if !update.events.is_empty() {
             self.announce(on.id, last, &update.events);
         }
+        self.live.wake(work);
         Ok(Some(value))
     }
 

@@ -13,7 +13,7 @@ use crate::store::sql::{
     game_in_sql, game_row, game_sql, key_sql, list_sql, listed_row, now_ms, now_us, recorded_event,
     webhook_counts,
 };
-use crate::store::write;
+use crate::store::write::{self, created_work};
 use crate::store::{
     Attempt, Backlog, BoardCursor, BoardRow, Delivery, DueGame, EventRow, GameListing, GameRow, KeyClaim,
     KeyRef, ListedRow, Lock, NewGame, On, Origin, Outcome, PlayerRecord, RatingDue, RatingWrite,
@@ -84,6 +84,7 @@ impl Store for SqliteStore {
         let kept = key.map(|(key, response)| write::kept(key, response, at));
         Self::insert_rows(&mut tx, g.id, &events, &outbox, kept.as_ref()).await?;
         tx.commit().await?;
+        self.live.wake(created_work(g, &outbox));
         Ok(true)
     }
 

@@ -147,6 +147,9 @@ fn due_pools_of(mut rows: Vec<DueRow>, limit: i64) -> Vec<DuePool> {
         .collect()
 }
 
+/// When the soonest pool is due (`ticket_pools_due`).
+const NEXT_POOL_DUE: &str = "SELECT min(due_at) FROM ticket_pools WHERE due_at IS NOT NULL";
+
 /// Marks a pool due at `$4` (sooner only), made if it has no row: in the transaction of a
 /// ticket that arrives or leaves. It waits for a pass that holds the pool.
 const MARK_DUE: &str = "INSERT INTO ticket_pools (tenant, rules, async, due_at) VALUES ($1, $2, $3, $4) \
@@ -199,6 +202,9 @@ pub trait Tickets {
     /// The pools due by `until` (unix ms), read without a lock: at most `per_tenant` of each
     /// tenant and `limit` in all, every tenant's soonest first.
     async fn due_pools(&self, until: i64, per_tenant: i64, limit: i64) -> Result<Vec<DuePool>, StoreError>;
+    /// When the soonest pool is due (unix ms), if any is: one read of the index of pools by
+    /// due time.
+    async fn next_pool_due(&self) -> Result<Option<i64>, StoreError>;
     /// One pass over `pool` if it is due at `now`, in one transaction: its waiting tickets
     /// (those no other transaction holds, oldest first, at most [`POOL_BATCH`]) handed to
     /// `decide`, and what it decides written before the commit, the pool's next time

@@ -4,12 +4,12 @@
 use sqlx::{AssertSqlSafe, PgConnection, Postgres, QueryBuilder, Row, Transaction};
 use uuid::Uuid;
 
-use super::super::hub::{CHANNEL, note};
+use super::super::hub::{CHANNEL, Work, note};
 use super::super::sql::{PG_SKIP_LOCKED, key_insert, key_taken, now, push_key_values};
 use super::super::write;
 use super::super::{KeyRef, PgStore, StoreError, StoredResponse};
 use super::{
-    CANCEL, DuePool, DueRow, INSERT_TICKET, MARK_DUE, PLACED, POOL_NEXT_DUE, POOLS_DUE, Pool, PoolDecision,
+    CANCEL, DuePool, DueRow, INSERT_TICKET, MARK_DUE, NEXT_POOL_DUE, PLACED, POOL_NEXT_DUE, POOLS_DUE, Pool, PoolDecision,
     ROWS_PER_STATEMENT, SWEEP_POOLS, SWEEP_TICKETS, TicketRow, Tickets, WAITING_IN_POOL, all_settled,
     already_waiting, claim_pool_sql, due_pools_of, due_pools_sql, due_row, expire_statement, oldest_placing,
     placing_condition, placing_sql, pool_tickets_sql, seat_statement, ticket_row, ticket_sql,
@@ -23,7 +23,7 @@ impl PgStore {
     async fn notify_pools(tx: &mut PgConnection) -> Result<(), StoreError> {
         sqlx::query("SELECT pg_notify($1, $2)")
             .bind(CHANNEL)
-            .bind(note(POOLS_DUE, 0, &[]))
+            .bind(note(POOLS_DUE, 0, &[], Work::default()))
             .execute(&mut *tx)
             .await?;
         Ok(())
@@ -35,7 +35,7 @@ impl PgStore {
         if ids.is_empty() {
             return Ok(());
         }
-        let notes: Vec<String> = ids.iter().map(|id| note(*id, 0, &[])).collect();
+        let notes: Vec<String> = ids.iter().map(|id| note(*id, 0, &[], Work::default())).collect();
         sqlx::query("SELECT pg_notify('continental_events', n) FROM unnest($1::text[]) AS n")
             .bind(notes)
             .execute(&mut *tx)
@@ -205,6 +205,10 @@ impl Tickets for PgStore {
             return Ok(Some(TicketStatus::Cancelled));
         }
         Ok(self.ticket(tenant, id).await?.map(|t| t.status))
+    }
+
+    async fn next_pool_due(&self) -> Result<Option<i64>, StoreError> {
+        Ok(sqlx::query_scalar(NEXT_POOL_DUE).fetch_one(&self.pool).await?)
     }
 
     async fn due_pools(&self, until: i64, per_tenant: i64, limit: i64) -> Result<Vec<DuePool>, StoreError> {

@@ -10,7 +10,7 @@ use super::super::sql::{SQLITE_SKIP_LOCKED, key_insert, key_taken, now, push_key
 use super::super::write;
 use super::super::{KeyRef, SqliteStore, StoreError, StoredResponse};
 use super::{
-    CANCEL, DuePool, INSERT_TICKET, MARK_DUE, PLACED, POOL_NEXT_DUE, POOLS_DUE, Pool, PoolDecision,
+    CANCEL, DuePool, INSERT_TICKET, MARK_DUE, NEXT_POOL_DUE, PLACED, POOL_NEXT_DUE, POOLS_DUE, Pool, PoolDecision,
     ROWS_PER_STATEMENT, SWEEP_POOLS, SWEEP_TICKETS, TicketRow, Tickets, WAITING_IN_POOL, all_settled,
     already_waiting, claim_pool_sql, due_pools_of, due_pools_sql, due_row, expire_statement, oldest_placing,
     placing_sql, pool_tickets_sql, seat_statement, ticket_row, ticket_sql, waiting_pool_sql,
@@ -173,6 +173,10 @@ impl Tickets for SqliteStore {
             return Ok(Some(TicketStatus::Cancelled));
         }
         Ok(self.ticket(tenant, id).await?.map(|t| t.status))
+    }
+
+    async fn next_pool_due(&self) -> Result<Option<i64>, StoreError> {
+        Ok(sqlx::query_scalar(NEXT_POOL_DUE).fetch_one(&self.pool).await?)
     }
 
     async fn due_pools(&self, until: i64, per_tenant: i64, limit: i64) -> Result<Vec<DuePool>, StoreError> {
