@@ -19,14 +19,14 @@ use tracing::Instrument;
 use crate::domain::WebhookError;
 use crate::metrics::{WebhookResult, Work};
 use crate::state::AppState;
-use crate::store::{Attempt, Delivery, Store, now_ms};
+use crate::store::{Attempt, Delivery, Settled, Store, now_ms};
 use crate::telemetry::traces;
 use crate::wire::WebhookDelivery;
 
 /// Longest a receiver may take to answer.
 const TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a claimed delivery is this worker's before another may take it (well past
-/// [`TIMEOUT`]).
+/// [`TIMEOUT`]; shorter only in tests, `CONTINENTAL_TEST_WEBHOOK_LEASE_MS`).
 const LEASE_MS: i64 = 30_000;
 /// The longest wait between two attempts.
 const MAX_BACKOFF_MS: i64 = 60 * 60 * 1000;
@@ -284,6 +284,9 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
         retry_s: settings.webhook_retry_s,
         give_up_ms: i64::try_from(settings.webhook_give_up_s.saturating_mul(1000)).unwrap_or(i64::MAX),
     };
+    let lease_ms = settings
+        .test_webhook_lease_ms
+        .map_or(LEASE_MS, |ms| i64::try_from(ms).unwrap_or(LEASE_MS));
     let allow_private = policy.allow_private;
     let client = match reqwest::Client::builder()
         .timeout(TIMEOUT)
@@ -317,7 +320,7 @@ pub async fn deliver_webhooks(state: actix_web::web::Data<AppState>, poll: Durat
         let started = Instant::now();
         let claimed = match state
             .db
-            .claim_deliveries(now_ms(), LEASE_MS, i64::try_from(asked).unwrap_or(1))
+            .claim_deliveries(now_ms(), lease_ms, i64::try_from(asked).unwrap_or(1))
             .instrument(traces::pass("webhooks"))
             .await
         {
@@ -369,12 +372,25 @@ async fn deliver(client: &reqwest::Client, state: &AppState, d: &Delivery, polic
             WebhookResult::GivenUp
         }
     });
-    state.metrics.webhook(result);
     match state.db.settle_delivery(d, &outcome).await {
         // The game's next event may go now: the worker claims it without waiting for a poll.
-        Ok(()) => state.outbox.notify_one(),
+        Ok(Settled::Recorded) => {
+            state.metrics.webhook(result);
+            state.outbox.notify_one();
+        }
+        // This attempt outlived its lease, and another claim took the delivery (and has
+        // delivered it, or attempts it now): recording this outcome would undo that one.
+        Ok(Settled::Late) => {
+            state.metrics.webhook(WebhookResult::Late);
+            span.in_scope(|| {
+                tracing::warn!(game = %d.game_id, seq = d.seq, "webhook outcome came after its lease was taken; not recorded");
+            });
+        }
         // The lease runs out and the delivery is attempted again: at least once.
-        Err(e) => tracing::warn!(game = %d.game_id, error = %e, "webhook outcome not recorded"),
+        Err(e) => {
+            state.metrics.webhook(result);
+            tracing::warn!(game = %d.game_id, error = %e, "webhook outcome not recorded");
+        }
     }
 }
 

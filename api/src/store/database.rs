@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::citus::nodes::Nodes;
 use super::{
     Attempt, Backlog, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, Lock, NewGame, On,
-    Origin, Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept,
+    Origin, Outcome, PgStore, RecordedEvent, Settled, SqliteStore, Store, StoreError, StoredResponse, Swept,
     WebhookCounts,
 };
 use super::{
@@ -329,7 +329,7 @@ impl Store for Database {
     async fn backlog(&self, now: i64) -> Result<Backlog, StoreError> {
         dispatch!(self, "count the backlog", s => s.backlog(now))
     }
-    async fn settle_delivery(&self, d: &Delivery, attempt: &Attempt) -> Result<(), StoreError> {
+    async fn settle_delivery(&self, d: &Delivery, attempt: &Attempt) -> Result<Settled, StoreError> {
         dispatch!(self, "settle delivery", s => s.settle_delivery(d, attempt))
     }
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError> {
