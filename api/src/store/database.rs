@@ -12,6 +12,7 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use super::citus::nodes::Nodes;
+use super::postgres::ADMISSION_CONNECTIONS;
 use super::{
     Attempt, Backlog, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, Lock, NewGame, On,
     Origin, Outcome, PgStore, RecordedEvent, Settled, SqliteStore, Store, StoreError, StoredResponse, Swept,
@@ -153,12 +154,15 @@ impl Database {
             true => Some(Arc::new(cluster_nodes(&pool, &options, limits, live).await?)),
             false => None,
         };
+        let admission =
+            cluster.then(|| pool_options(ADMISSION_CONNECTIONS, limits).connect_lazy_with(options));
         Ok(Database::Postgres(PgStore {
             pool,
             bound,
             cluster,
             away: Default::default(),
             nodes,
+            admission,
         }))
     }
 
@@ -198,6 +202,7 @@ impl Database {
                 .iter()
                 .flat_map(|nodes| nodes.pools())
                 .chain([&s.pool])
+                .chain(&s.admission)
                 .fold((0, 0), |(size, idle), p| (size + p.size(), idle + p.num_idle())),
             Database::Sqlite(s) => (
                 s.pool.size() + s.writer.size(),

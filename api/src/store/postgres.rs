@@ -38,7 +38,16 @@ pub struct PgStore {
     pub(super) away: Arc<Mutex<BTreeSet<String>>>,
     /// On a cluster, the nodes that hold games: a game's reads and actions go to its own node.
     pub(super) nodes: Option<Arc<Nodes>>,
+    /// On a cluster, a small pool of the service's own node for the limit on tables of bots
+    /// alone (`PgStore::admit`), taken while the write's connection is held: apart from every
+    /// pool a write takes its connection from, so that no caller holds a connection while it
+    /// waits for another of the same pool.
+    pub(super) admission: Option<PgPool>,
 }
+
+/// Connections of [`PgStore::admission`]: admissions wait for each other on the limit's lock
+/// anyway (one tenant's at a time), so a second only lets another tenant's go on meanwhile.
+pub(super) const ADMISSION_CONNECTIONS: u32 = 2;
 
 impl PgStore {
     /// Its `db.system.name` in traces.
@@ -50,15 +59,17 @@ impl PgStore {
     /// transaction stays on its one game's shards: the lock (a row of a reference table, the
     /// same on every node) and the count (a distributed query, as a listing's) are taken in a
     /// transaction of their own on the service's node, returned to be ended once the write
-    /// has committed.
+    /// has committed. Its connection comes from [`PgStore::admission`], never from the pool
+    /// `tx` came from: a caller holding the last connection of a pool and waiting for another
+    /// of it would wait for itself.
     async fn admit(
         &self,
         tx: &mut sqlx::PgConnection,
         id: Uuid,
         limit: &BotTableLimit,
     ) -> Result<Option<sqlx::Transaction<'static, sqlx::Postgres>>, StoreError> {
-        if self.cluster {
-            let mut guard = self.pool.begin().await?;
+        if let Some(admission) = &self.admission {
+            let mut guard = admission.begin().await?;
             Self::count_bot_tables(&mut guard, id, limit).await?;
             return Ok(Some(guard));
         }
