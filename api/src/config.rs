@@ -228,6 +228,10 @@ pub struct AsyncSettings {
     /// Test only (`CONTINENTAL_TEST_SECOND_MS`, honoured in test mode alone): how many
     /// milliseconds a second of `turn_seconds` lasts, so tests need not wait whole seconds.
     pub test_second_ms: Option<u64>,
+    /// Test only (`CONTINENTAL_TEST_WEBHOOK_LEASE_MS`, honoured in test mode alone): how long a
+    /// claimed webhook delivery is its replica's (30 s otherwise), so that tests of a lease
+    /// running out need not wait for one.
+    pub test_webhook_lease_ms: Option<u64>,
 }
 
 impl Default for AsyncSettings {
@@ -237,6 +241,7 @@ impl Default for AsyncSettings {
             webhook_retry_s: 2.0,
             webhook_give_up_s: 24 * 3600,
             test_second_ms: None,
+            test_webhook_lease_ms: None,
         }
     }
 }
@@ -745,6 +750,24 @@ const SETTINGS: &[Setting] = &[
             Ok(())
         },
     },
+    Setting {
+        env: "CONTINENTAL_TEST_WEBHOOK_LEASE_MS",
+        flag: None,
+        takes: None,
+        help: "test only, in test mode: a claimed webhook delivery is its replica's for that many ms (default: 30 s)",
+        default: None,
+        set: |d, g| {
+            let ms = g
+                .value
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|ms| (1..=30_000).contains(ms))
+                .ok_or("CONTINENTAL_TEST_WEBHOOK_LEASE_MS must be 1 to 30000")?;
+            d.settings.asynchronous.test_webhook_lease_ms = Some(ms);
+            Ok(())
+        },
+    },
 ];
 
 /// What `--help` prints: every setting of [`SETTINGS`], its flag and its variable.
@@ -898,6 +921,7 @@ impl Draft {
             .transpose()?;
         if !settings.test_mode {
             settings.asynchronous.test_second_ms = None;
+            settings.asynchronous.test_webhook_lease_ms = None;
         }
         Ok(settings)
     }
@@ -1095,6 +1119,7 @@ mod tests {
             ("CONTINENTAL_WEBHOOK_RETRY_S", "0.05"),
             ("CONTINENTAL_WEBHOOK_GIVE_UP_S", "60"),
             ("CONTINENTAL_TEST_SECOND_MS", "20"),
+            ("CONTINENTAL_TEST_WEBHOOK_LEASE_MS", "300"),
         ]);
         let s = Settings::from_sources(["--test-mode".to_owned()], env).expect("settings");
         assert!(s.asynchronous.webhook_allow_private);
@@ -1113,6 +1138,13 @@ mod tests {
         let outside = Settings::from_sources(Vec::new(), env_of(&[("CONTINENTAL_TEST_SECOND_MS", "20")]))
             .expect("settings");
         assert_eq!(outside.asynchronous.test_second_ms, None, "test mode only");
+        assert_eq!(s.asynchronous.test_webhook_lease_ms, Some(300));
+        let outside = Settings::from_sources(
+            Vec::new(),
+            env_of(&[("CONTINENTAL_TEST_WEBHOOK_LEASE_MS", "300")]),
+        )
+        .expect("settings");
+        assert_eq!(outside.asynchronous.test_webhook_lease_ms, None, "test mode only");
         for bad in ["0", "-1", "soon"] {
             let env = move |k: &str| (k == "CONTINENTAL_WEBHOOK_RETRY_S").then(|| bad.to_owned());
             assert!(Settings::from_sources(Vec::new(), env).is_err(), "retry {bad}");

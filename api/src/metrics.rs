@@ -71,6 +71,9 @@ pub enum WebhookResult {
     Retried,
     /// Failed for the last time, after a day: given up.
     GivenUp,
+    /// Ended after its claim's lease was taken by another claim: not recorded, whatever it
+    /// was (the other claim's outcome stands).
+    Late,
 }
 
 /// What a move came to, for `continental_moves_total`.
@@ -213,7 +216,7 @@ impl Metrics {
             ),
             webhooks: counters(
                 "continental_webhook_deliveries_total",
-                "Webhook delivery attempts by result (delivered, retried, given_up: after a day of failures).",
+                "Webhook delivery attempts by result (delivered, retried, given_up: after a day of failures; late: ended after another claim took its lease, not recorded).",
                 &["result"],
             ),
             timeouts: counter(
@@ -302,7 +305,7 @@ impl Metrics {
         for kind in ["unavailable", "other"] {
             self.database_errors.with_label_values(&[kind]);
         }
-        for result in ["delivered", "retried", "given_up"] {
+        for result in ["delivered", "retried", "given_up", "late"] {
             self.webhooks.with_label_values(&[result]);
         }
         for state in ["in_use", "idle"] {
@@ -332,6 +335,7 @@ impl Metrics {
             WebhookResult::Delivered => "delivered",
             WebhookResult::Retried => "retried",
             WebhookResult::GivenUp => "given_up",
+            WebhookResult::Late => "late",
         };
         self.webhooks.with_label_values(&[label]).inc();
     }

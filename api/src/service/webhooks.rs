@@ -20,14 +20,14 @@ use tracing::Instrument;
 use crate::domain::WebhookError;
 use crate::metrics::{WebhookResult, Work};
 use crate::state::AppState;
-use crate::store::{Attempt, Delivery, Store, now_ms};
+use crate::store::{Attempt, Delivery, Settled, Store, now_ms};
 use crate::telemetry::traces;
 use crate::wire::WebhookDelivery;
 
 /// Longest a receiver may take to answer.
 const TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a claimed delivery is this worker's before another may take it (well past
-/// [`TIMEOUT`]).
+/// [`TIMEOUT`]; shorter only in tests, `CONTINENTAL_TEST_WEBHOOK_LEASE_MS`).
 const LEASE_MS: i64 = 30_000;
 /// The longest wait between two attempts.
 const MAX_BACKOFF_MS: i64 = 60 * 60 * 1000;
@@ -178,6 +178,8 @@ struct Policy {
     retry_s: f64,
     /// A failure this long after the event gives the delivery up.
     give_up_ms: i64,
+    /// How long a claim holds a delivery before another may take it.
+    lease_ms: i64,
 }
 
 /// One attempt at one delivery.
@@ -292,6 +294,9 @@ pub async fn deliver_webhooks(
         allow_private: settings.webhook_allow_private,
         retry_s: settings.webhook_retry_s,
         give_up_ms: i64::try_from(settings.webhook_give_up_s.saturating_mul(1000)).unwrap_or(i64::MAX),
+        lease_ms: settings
+            .test_webhook_lease_ms
+            .map_or(LEASE_MS, |ms| i64::try_from(ms).unwrap_or(LEASE_MS)),
     };
     let allow_private = policy.allow_private;
     let client = match reqwest::Client::builder()
@@ -330,7 +335,7 @@ pub async fn deliver_webhooks(
         let claimed_at = now_ms();
         let claimed = match state
             .db
-            .claim_deliveries(claimed_at, LEASE_MS, i64::try_from(asked).unwrap_or(1))
+            .claim_deliveries(claimed_at, policy.lease_ms, i64::try_from(asked).unwrap_or(1))
             .instrument(traces::pass("webhooks"))
             .await
         {
@@ -419,16 +424,28 @@ async fn deliver(client: &reqwest::Client, state: &AppState, d: &Delivery, polic
             WebhookResult::GivenUp
         }
     });
-    state.metrics.webhook(result);
     match state.db.settle_delivery(d, &outcome).await {
-        Ok(()) => match outcome {
-            Attempt::Retry { at, .. } => Some(at),
-            Attempt::Delivered | Attempt::GivenUp { .. } => None,
-        },
+        Ok(Settled::Recorded) => {
+            state.metrics.webhook(result);
+            match outcome {
+                Attempt::Retry { at, .. } => Some(at),
+                Attempt::Delivered | Attempt::GivenUp { .. } => None,
+            }
+        }
+        // This attempt outlived its lease, and another claim took the delivery (and has
+        // delivered it, or attempts it now): recording this outcome would undo that one.
+        Ok(Settled::Late) => {
+            state.metrics.webhook(WebhookResult::Late);
+            span.in_scope(|| {
+                tracing::warn!(game = %d.game_id, seq = d.seq, "webhook outcome came after its lease was taken; not recorded");
+            });
+            None
+        }
         // The lease runs out and the delivery is attempted again: at least once.
         Err(e) => {
+            state.metrics.webhook(result);
             tracing::warn!(game = %d.game_id, error = %e, "webhook outcome not recorded");
-            Some(now_ms().saturating_add(LEASE_MS))
+            Some(now_ms().saturating_add(policy.lease_ms))
         }
     }
 }

@@ -12,9 +12,10 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use super::citus::nodes::Nodes;
+use super::postgres::ADMISSION_CONNECTIONS;
 use super::{
     Attempt, Backlog, Delivery, DueGame, EventRow, GameRow, KeyClaim, KeyRef, ListedRow, Lock, NewGame, On,
-    Origin, Outcome, PgStore, RecordedEvent, SqliteStore, Store, StoreError, StoredResponse, Swept,
+    Origin, Outcome, PgStore, RecordedEvent, Settled, SqliteStore, Store, StoreError, StoredResponse, Swept,
     WebhookCounts,
 };
 use super::{
@@ -153,12 +154,15 @@ impl Database {
             true => Some(Arc::new(cluster_nodes(&pool, &options, limits, live).await?)),
             false => None,
         };
+        let admission =
+            cluster.then(|| pool_options(ADMISSION_CONNECTIONS, limits).connect_lazy_with(options));
         Ok(Database::Postgres(PgStore {
             pool,
             bound,
             cluster,
             away: Default::default(),
             nodes,
+            admission,
         }))
     }
 
@@ -198,6 +202,7 @@ impl Database {
                 .iter()
                 .flat_map(|nodes| nodes.pools())
                 .chain([&s.pool])
+                .chain(&s.admission)
                 .fold((0, 0), |(size, idle), p| (size + p.size(), idle + p.num_idle())),
             Database::Sqlite(s) => (
                 s.pool.size() + s.writer.size(),
@@ -329,7 +334,7 @@ impl Store for Database {
     async fn backlog(&self, now: i64) -> Result<Backlog, StoreError> {
         dispatch!(self, "count the backlog", s => s.backlog(now))
     }
-    async fn settle_delivery(&self, d: &Delivery, attempt: &Attempt) -> Result<(), StoreError> {
+    async fn settle_delivery(&self, d: &Delivery, attempt: &Attempt) -> Result<Settled, StoreError> {
         dispatch!(self, "settle delivery", s => s.settle_delivery(d, attempt))
     }
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError> {

@@ -337,6 +337,16 @@ pub struct Delivery {
     pub secret: String,
 }
 
+/// What became of an attempt's outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settled {
+    /// Recorded on the delivery and its game's head.
+    Recorded,
+    /// Not recorded: the claim's lease had been taken by another claim (which attempts the
+    /// delivery itself), or the delivery was no longer pending.
+    Late,
+}
+
 /// How a delivery attempt ended.
 #[derive(Clone, Debug)]
 pub enum Attempt {
@@ -516,7 +526,10 @@ pub trait Store {
     async fn claim_deliveries(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<Delivery>, StoreError>;
     /// Records how an attempt at delivery `d` ended, and with it its game's head: due at once
     /// when more is pending, at the retry's time after a failure, idle when it was the last.
-    async fn settle_delivery(&self, d: &Delivery, attempt: &Attempt) -> Result<(), StoreError>;
+    /// Only while the delivery is still pending and its head still carries `d`'s lease: an
+    /// outcome that comes after another claim took the head changes nothing
+    /// ([`Settled::Late`]).
+    async fn settle_delivery(&self, d: &Delivery, attempt: &Attempt) -> Result<Settled, StoreError>;
     /// What waits for the background passes at `now` (unix ms): each count read from a
     /// partial index (the deliveries pending, the games due, the tickets waiting).
     async fn backlog(&self, now: i64) -> Result<Backlog, StoreError>;

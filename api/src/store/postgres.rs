@@ -19,7 +19,7 @@ use super::citus::cluster_write;
 use super::citus::nodes::{GameShards, Nodes};
 use super::sql::*;
 use super::write::{self, DeliveryWrite, Write};
-use super::{BotTableLimit, Delivery, GameRow, GameUpdate, KeyRef, Outcome, StoreError};
+use super::{BotTableLimit, Delivery, GameRow, GameUpdate, KeyRef, Outcome, Settled, StoreError};
 use super::{Lock, On};
 use crate::telemetry::traces::{POSTGRESQL, Statement as _};
 
@@ -38,7 +38,16 @@ pub struct PgStore {
     pub(super) away: Arc<Mutex<BTreeSet<String>>>,
     /// On a cluster, the nodes that hold games: a game's reads and actions go to its own node.
     pub(super) nodes: Option<Arc<Nodes>>,
+    /// On a cluster, a small pool of the service's own node for the limit on tables of bots
+    /// alone (`PgStore::admit`), taken while the write's connection is held: apart from every
+    /// pool a write takes its connection from, so that no caller holds a connection while it
+    /// waits for another of the same pool.
+    pub(super) admission: Option<PgPool>,
 }
+
+/// Connections of [`PgStore::admission`]: admissions wait for each other on the limit's lock
+/// anyway (one tenant's at a time), so a second only lets another tenant's go on meanwhile.
+pub(super) const ADMISSION_CONNECTIONS: u32 = 2;
 
 impl PgStore {
     /// Its `db.system.name` in traces.
@@ -50,15 +59,17 @@ impl PgStore {
     /// transaction stays on its one game's shards: the lock (a row of a reference table, the
     /// same on every node) and the count (a distributed query, as a listing's) are taken in a
     /// transaction of their own on the service's node, returned to be ended once the write
-    /// has committed.
+    /// has committed. Its connection comes from [`PgStore::admission`], never from the pool
+    /// `tx` came from: a caller holding the last connection of a pool and waiting for another
+    /// of it would wait for itself.
     async fn admit(
         &self,
         tx: &mut sqlx::PgConnection,
         id: Uuid,
         limit: &BotTableLimit,
     ) -> Result<Option<sqlx::Transaction<'static, sqlx::Postgres>>, StoreError> {
-        if self.cluster {
-            let mut guard = self.pool.begin().await?;
+        if let Some(admission) = &self.admission {
+            let mut guard = admission.begin().await?;
             Self::count_bot_tables(&mut guard, id, limit).await?;
             return Ok(Some(guard));
         }
@@ -348,18 +359,6 @@ const CLAIM_HEADS: &str = "WITH due AS (SELECT game_id FROM webhook_heads \
         FROM webhook_deliveries e WHERE e.game_id = l.game_id AND e.status = 'pending' ORDER BY e.seq LIMIT 1) d ON true \
     LEFT JOIN LATERAL (SELECT webhook_url, webhook_secret FROM games WHERE id = l.game_id) g ON true";
 
-/// The record of an attempt's outcome (`$3` the delivery's new status, `$4` the retry's time,
-/// `$5` the error) on delivery `$2` of game `$1`, and on the game's head if this claim's lease
-/// (`$6`) still holds it: at the retry's time after a failure; due at once (`$7`, now) when a
-/// later delivery was written; idle when the one settled was the last. A write that queues
-/// deliveries at the same time holds the head's row: this waits for it and then reads the
-/// head's `last_seq` as that write left it.
-const SETTLE: &str = "WITH settled AS (UPDATE webhook_deliveries SET status = $3, attempts = attempts + 1, \
-    lease_until = 0, next_attempt_at = CASE WHEN $3 = 'pending' THEN $4 ELSE next_attempt_at END, \
-    last_error = COALESCE($5, last_error) WHERE game_id = $1 AND id = $2 RETURNING seq) \
-    UPDATE webhook_heads h SET due_at = CASE WHEN $3 = 'pending' THEN $4 WHEN h.last_seq > s.seq THEN $7 ELSE NULL END \
-    FROM settled s WHERE h.game_id = $1 AND h.due_at = $6";
-
 impl PgStore {
     /// The claim of [`Store::claim_deliveries`](super::Store::claim_deliveries): on one server,
     /// [`CLAIM_HEADS`]; on a cluster, the due heads read shard by shard, then each leased on its
@@ -381,8 +380,8 @@ impl PgStore {
             .collect()
     }
 
-    /// The record of [`Store::settle_delivery`](super::Store::settle_delivery): [`SETTLE`], one
-    /// statement on the game's worker.
+    /// The record of [`Store::settle_delivery`](super::Store::settle_delivery): [`PG_SETTLE`],
+    /// one statement on the game's worker.
     async fn settle(
         &self,
         d: &Delivery,
@@ -390,8 +389,8 @@ impl PgStore {
         next: i64,
         error: Option<&str>,
         now: i64,
-    ) -> Result<(), StoreError> {
-        sqlx::query(SETTLE)
+    ) -> Result<Settled, StoreError> {
+        let recorded = sqlx::query(PG_SETTLE)
             .bind(d.game_id)
             .bind(&d.id)
             .bind(status)
@@ -399,9 +398,12 @@ impl PgStore {
             .bind(error)
             .bind(d.lease)
             .bind(now)
-            .execute(self.pool_of(d.game_id).await)
+            .fetch_optional(self.pool_of(d.game_id).await)
             .traced_statement(Self::SYSTEM, "UPDATE", "webhook_deliveries")
             .await?;
-        Ok(())
+        Ok(match recorded {
+            Some(_) => Settled::Recorded,
+            None => Settled::Late,
+        })
     }
 }

@@ -16,7 +16,7 @@ use uuid::Uuid;
 use super::hub::{Live, Signal, Work};
 use super::sql::*;
 use super::write::{RowWrite, Write};
-use super::{Delivery, EventRow, GameRow, GameUpdate, KeyRef, NewEvent, StoreError};
+use super::{Delivery, EventRow, GameRow, GameUpdate, KeyRef, NewEvent, Settled, StoreError};
 use crate::telemetry::traces::{SQLITE, Statement as _};
 
 /// SQLite storage: events are announced to this process's [`Live`] hub after the commit.
@@ -68,8 +68,9 @@ impl SqliteStore {
 }
 
 impl SqliteStore {
-    /// The record of [`Store::settle_delivery`](super::Store::settle_delivery): the delivery, then
-    /// its game's head (see `PgStore`'s `SETTLE`), in one transaction.
+    /// The record of [`Store::settle_delivery`](super::Store::settle_delivery): the delivery
+    /// ([`SQLITE_SETTLE_DELIVERY`]), then its game's head ([`SQLITE_SETTLE_HEAD`]), in one
+    /// transaction that holds the database.
     async fn settle(
         &self,
         d: &Delivery,
@@ -77,36 +78,33 @@ impl SqliteStore {
         next: i64,
         error: Option<&str>,
         now: i64,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Settled, StoreError> {
         let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        let seq: Option<i64> = sqlx::query_scalar(
-            "UPDATE webhook_deliveries SET status = $3, attempts = attempts + 1, lease_until = 0, \
-             next_attempt_at = CASE WHEN $3 = 'pending' THEN $4 ELSE next_attempt_at END, \
-             last_error = COALESCE($5, last_error) WHERE game_id = $1 AND id = $2 RETURNING seq",
-        )
-        .bind(d.game_id)
-        .bind(&d.id)
-        .bind(status)
-        .bind(next)
-        .bind(error)
-        .fetch_optional(&mut *tx)
-        .await?;
-        if let Some(seq) = seq {
-            sqlx::query(
-                "UPDATE webhook_heads SET due_at = CASE WHEN $2 = 'pending' THEN $3 WHEN last_seq > $4 THEN $5 \
-                 ELSE NULL END WHERE game_id = $1 AND due_at = $6",
-            )
+        let seq: Option<i64> = sqlx::query_scalar(SQLITE_SETTLE_DELIVERY)
             .bind(d.game_id)
+            .bind(&d.id)
             .bind(status)
             .bind(next)
-            .bind(seq)
-            .bind(now)
+            .bind(error)
             .bind(d.lease)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(seq) = seq else {
+            return Ok(Settled::Late);
+        };
+        sqlx::query(SQLITE_SETTLE_HEAD)
+            .bind(d.game_id)
+            .bind(&d.id)
+            .bind(status)
+            .bind(next)
+            .bind(error)
+            .bind(d.lease)
+            .bind(now)
+            .bind(seq)
             .execute(&mut *tx)
             .await?;
-        }
         tx.commit().await?;
-        Ok(())
+        Ok(Settled::Recorded)
     }
 }
 

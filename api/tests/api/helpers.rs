@@ -379,6 +379,7 @@ pub fn test_async() -> AsyncSettings {
         webhook_retry_s: 0.05,
         webhook_give_up_s: 24 * 3600,
         test_second_ms: Some(10),
+        test_webhook_lease_ms: None,
     }
 }
 

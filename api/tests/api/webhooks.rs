@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use continental::config::AsyncSettings;
+
 use crate::helpers::{
     ACME, ACME_ROTATED, BETA, Backend, Received, Receiver, Reply, STUDIO_KEYS, Spawn, Table, TestApp,
     backends, create_with, eventually, on_studio_backends, play_turns, test_async, verified_by_the_library,
@@ -222,7 +224,7 @@ async fn webhook_urls_are_checked() {
             &backend,
             Spawn {
                 test_mode: true,
-                asynchronous: Some(continental::config::AsyncSettings {
+                asynchronous: Some(AsyncSettings {
                     webhook_allow_private: false,
                     ..test_async()
                 }),
@@ -408,7 +410,7 @@ async fn a_delivery_that_keeps_failing_is_given_up_and_later_events_go_on() {
             Spawn {
                 test_mode: true,
                 api_keys: STUDIO_KEYS.into(),
-                asynchronous: Some(continental::config::AsyncSettings {
+                asynchronous: Some(AsyncSettings {
                     webhook_give_up_s: 2,
                     ..test_async()
                 }),
@@ -575,6 +577,94 @@ async fn many_games_deliver_side_by_side_each_in_order() {
         }
     })
     .await;
+}
+
+/// The lease of a claimed delivery in [`a_late_outcome_does_not_undo_a_delivery`]: long enough
+/// that no attempt but the stalled one outlives it, well short of the 5 s a receiver may take.
+const SHORT_LEASE_MS: u64 = 1_000;
+
+/// Issue 58: an attempt that outlives its lease cannot undo what another claim delivered
+/// meanwhile. Replica `one` claims the game's first delivery and stalls past its lease (the
+/// receiver holds the request open); once the lease runs out the head is claimed again and the
+/// game's events are delivered; then the stalled attempt fails (a 500) and its outcome comes
+/// late. It is not recorded: no event reaches the receiver twice, the game's later events
+/// follow in order, and the delivered rows stay delivered.
+#[actix_web::test]
+async fn a_late_outcome_does_not_undo_a_delivery() {
+    for backend in backends() {
+        let asynchronous = AsyncSettings {
+            test_webhook_lease_ms: Some(SHORT_LEASE_MS),
+            ..test_async()
+        };
+        let receiver = Receiver::start(200);
+        receiver.hold_next(500);
+        let one = TestApp::spawn_with(
+            &backend,
+            Spawn {
+                test_mode: true,
+                api_keys: STUDIO_KEYS.into(),
+                asynchronous: Some(asynchronous.clone()),
+                ..Spawn::default()
+            },
+        )
+        .await;
+        let (table, _) = hooked_game(&one, &receiver.url).await;
+        receiver
+            .wait_for("replica one's first attempt, held", |r| !r.is_empty())
+            .await;
+        let two = one.replica(asynchronous).await;
+        let created = one.log(&table, 0).await.len();
+        receiver
+            .wait_for("the game's events delivered past the stalled attempt", |_| {
+                receiver.accepted().len() >= created
+            })
+            .await;
+        receiver.release();
+        // The stalled attempt's outcome is in: counted late by its replica, or recorded.
+        let late = "continental_webhook_deliveries_total{result=\"late\"}";
+        eventually(
+            Duration::from_secs(10),
+            "the stalled attempt's outcome",
+            async || {
+                let counted = one.metric(late).await.unwrap_or_default();
+                let status = delivery_status(&one, &table).await;
+                match counted >= 1.0 || !status["last_error"].is_null() {
+                    true => Ok(()),
+                    false => Err(status),
+                }
+            },
+        )
+        .await;
+        play_turns(&[&one, &two], &table, 2).await;
+        let events = one.log(&table, 0).await.len();
+        let last = i64::try_from(events).expect("a count");
+        let got = receiver
+            .wait_for("the game's later events", |_| {
+                receiver.accepted().iter().any(|r| r.seq() == last)
+            })
+            .await;
+        let accepted: Vec<Received> = got.into_iter().filter(|r| r.answered == 200).collect();
+        let mut ids = std::collections::BTreeSet::new();
+        for r in &accepted {
+            assert!(
+                ids.insert(r.id.clone()),
+                "{backend:?}: event {} delivered twice, the second after later events: {:?}",
+                r.seq(),
+                accepted.iter().map(Received::seq).collect::<Vec<_>>()
+            );
+        }
+        assert_in_order(&accepted, events, &format!("{backend:?}"));
+        let status = wait_for_status(&one, &table, "every delivery recorded", |s| {
+            s["pending"] == 0 && s["delivered"] == json!(last)
+        })
+        .await;
+        assert_eq!(status["failed"], 0, "{backend:?}: {status}");
+        assert!(
+            status["last_error"].is_null(),
+            "{backend:?}: the late failure is no delivery's error: {status}"
+        );
+        one.clean_up().await;
+    }
 }
 
 /// docs/operations.md#background-work: what waits for the webhook worker is in the metrics,

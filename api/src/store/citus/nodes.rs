@@ -104,7 +104,7 @@ impl Nodes {
             reading: tokio::sync::Mutex::new(()),
             refreshing: AtomicBool::new(false),
         };
-        nodes.read_placements(None).await;
+        nodes.read_placements().await;
         nodes
     }
 
@@ -132,7 +132,7 @@ impl Nodes {
             tokio::spawn(async move {
                 let _one = nodes.reading.lock().await;
                 if nodes.current().stale() {
-                    nodes.read_placements(None).await;
+                    nodes.read_placements().await;
                 }
                 nodes.refreshing.store(false, Ordering::Release);
             });
@@ -146,9 +146,12 @@ impl Nodes {
     }
 
     /// Game `id` was not on the node its placement `seen` named, but that node, by `via`,
-    /// found it in the cluster: its shard moved. The placements are read again now (by `via`
-    /// first, which has just answered, so that a coordinator away costs nothing), unless
-    /// another caller did since, so that the game's next statements go straight to its new node.
+    /// found it in the cluster: its shard moved. The placements are read again now by `via`,
+    /// which has just answered (so that a coordinator away costs nothing), unless another
+    /// caller did since, so that the game's next statements go straight to its new node. By
+    /// `via` alone: its caller holds it, and would wait for another connection of its pool
+    /// while holding one. When it does not answer, the placements are read again by the next
+    /// look-up ([`Nodes::place`]), in the background.
     pub async fn moved(&self, id: Uuid, seen: &Arc<GameShards>, via: &mut PgConnection) {
         let _one = self.reading.lock().await;
         let still = self
@@ -156,25 +159,36 @@ impl Nodes {
             .of(uuid_hash(id))
             .is_some_and(|s| Arc::ptr_eq(&s.shards, seen));
         if still {
-            self.read_placements(Some(via)).await;
+            match self.bounded(Self::placements_on(via)).await {
+                Some(read) => self.keep(Some(read)),
+                None => {
+                    let mut placements = self.placements.lock().unwrap_or_else(PoisonError::into_inner);
+                    *placements = Arc::new(Placements {
+                        shards: placements.shards.clone(),
+                        read_at: None,
+                    });
+                }
+            }
         }
     }
 
-    /// Reads the placements by `first` when given, else (or when it does not answer) from the
-    /// service's own node, then from each other node in turn (every node keeps the cluster's
-    /// metadata), and keeps them. When none answers, the placements known are kept, and tried
-    /// again when next stale.
-    async fn read_placements(&self, first: Option<&mut PgConnection>) {
-        let mut read = match first {
-            Some(conn) => self.bounded(Self::placements_on(conn)).await,
-            None => None,
-        };
+    /// Reads the placements from the service's own node, then from each other node in turn
+    /// (every node keeps the cluster's metadata), and keeps them. When none answers, the
+    /// placements known are kept, and tried again when next stale.
+    async fn read_placements(&self) {
+        let mut read = None;
         for pool in std::iter::once(&self.own).chain(self.pools()) {
             if read.is_some() {
                 break;
             }
             read = self.bounded(Self::placements_on(pool)).await;
         }
+        self.keep(read);
+    }
+
+    /// Keeps the placements `read`, as read now; none read: those known, tried again when next
+    /// stale.
+    fn keep(&self, read: Option<Vec<(i32, i32, i32, GameShards)>>) {
         let mut placements = self.placements.lock().unwrap_or_else(PoisonError::into_inner);
         let shards = match read {
             Some(read) => read

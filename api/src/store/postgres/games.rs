@@ -18,7 +18,7 @@ use crate::store::write::{self, created_work};
 use crate::store::{
     Attempt, Backlog, BoardCursor, BoardRow, Delivery, DueGame, EventRow, GameListing, GameRow, KeyClaim,
     KeyRef, KeyScope, ListedRow, Lock, NewGame, On, Origin, Outcome, PlayerRecord, RatingDue, RatingWrite,
-    RecordedEvent, Standing, Store, StoreError, StoredResponse, Swept, WebhookCounts,
+    RecordedEvent, Settled, Standing, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
 
 impl Store for PgStore {
@@ -244,7 +244,7 @@ impl Store for PgStore {
         Ok(out)
     }
 
-    async fn settle_delivery(&self, d: &Delivery, attempt: &Attempt) -> Result<(), StoreError> {
+    async fn settle_delivery(&self, d: &Delivery, attempt: &Attempt) -> Result<Settled, StoreError> {
         let (status, next, error) = attempt.outcome();
         self.settle(d, status, next, error, now_ms()).await
     }

@@ -25,7 +25,7 @@ pub(super) use games::{
 };
 pub(super) use outbox::{
     Candidate, Claimed, FIRST_PENDING, HEAD_LEASE, HEAD_RECHECK, HEAD_RELEASE, HEAD_UPSERT, OUTBOX_INSERT,
-    delivery_candidates_sql, push_outbox_values,
+    PG_SETTLE, SQLITE_SETTLE_DELIVERY, SQLITE_SETTLE_HEAD, delivery_candidates_sql, push_outbox_values,
 };
 pub(super) use sweep::{
     CREATION_KEYS, GAMES_OVER, IDEMPOTENCY_KEYS, PG_SKIP_LOCKED, Purge, SQLITE_SKIP_LOCKED, SWEEP_BATCH,

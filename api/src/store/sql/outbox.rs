@@ -84,6 +84,62 @@ pub(in crate::store) const HEAD_RECHECK: &str = "UPDATE webhook_heads SET due_at
     (SELECT 1 FROM webhook_deliveries d WHERE d.game_id = $1 AND d.status = 'pending') THEN $3 ELSE NULL END \
     WHERE game_id = $1 AND due_at = $2";
 
+/// The record of a claim's outcome on its delivery, the text both dialects share: `$1` the
+/// game, `$2` the delivery, `$3` its new status, `$4` the retry's time, `$5` the error, `$6`
+/// the end of the claim's lease. It changes the delivery only while it is still pending and
+/// its game's head (in `$heads`: the table, or on PostgreSQL the head's row the statement
+/// holds) still carries this claim's lease, so that an outcome that comes after another claim
+/// took the head (a stalled replica's, say, once another has delivered) changes nothing.
+/// Returns the delivery's seq.
+macro_rules! settle_delivery {
+    ($heads:literal) => {
+        concat!(
+            "UPDATE webhook_deliveries SET status = $3, attempts = attempts + 1, lease_until = 0, \
+             next_attempt_at = CASE WHEN $3 = 'pending' THEN $4 ELSE next_attempt_at END, \
+             last_error = COALESCE($5, last_error) WHERE game_id = $1 AND id = $2 AND status = 'pending' \
+             AND EXISTS (SELECT 1 FROM ",
+            $heads,
+            " WHERE game_id = $1 AND due_at = $6) RETURNING seq"
+        )
+    };
+}
+
+/// The record of a claim's outcome on its game's head (`$1`), still leased until `$6`: at the
+/// retry's time (`$4`) after a failure (`$3` pending); due at once (`$7`, now) when a later
+/// delivery was written than the one settled (of seq `$seq`); idle when that was the last.
+macro_rules! settle_head {
+    ($seq:literal) => {
+        concat!(
+            "UPDATE webhook_heads SET due_at = CASE WHEN $3 = 'pending' THEN $4 WHEN last_seq > ",
+            $seq,
+            " THEN $7 ELSE NULL END WHERE game_id = $1 AND due_at = $6"
+        )
+    };
+}
+
+/// The record of an attempt's outcome on PostgreSQL, one statement: the head's row held first
+/// (`FOR UPDATE`), so that a claim that takes it meanwhile is waited for and its lease seen;
+/// then the delivery and the head as `settle_delivery!` and `settle_head!` write them.
+/// Returns a row when the outcome was recorded, none when it came too late. A write that
+/// queues deliveries at the same time holds the head's row too: this waits for it and then
+/// reads the head's `last_seq` as that write left it.
+pub(in crate::store) const PG_SETTLE: &str = concat!(
+    "WITH held AS (SELECT game_id, due_at FROM webhook_heads WHERE game_id = $1 AND due_at = $6 FOR UPDATE), \
+     settled AS (",
+    settle_delivery!("held"),
+    ") ",
+    settle_head!("(SELECT seq FROM settled)"),
+    " AND EXISTS (SELECT 1 FROM settled) RETURNING game_id"
+);
+
+/// The record of an attempt's outcome on its delivery on SQLite, in a transaction that holds
+/// the database (`BEGIN IMMEDIATE`); returns its seq, none when the outcome came too late.
+pub(in crate::store) const SQLITE_SETTLE_DELIVERY: &str = settle_delivery!("webhook_heads");
+
+/// The record of an attempt's outcome on its game's head on SQLite, after
+/// [`SQLITE_SETTLE_DELIVERY`] in the same transaction, `$8` the seq it returned.
+pub(in crate::store) const SQLITE_SETTLE_HEAD: &str = settle_head!("$8");
+
 impl Attempt {
     /// How the attempt is recorded: the delivery's new status, the retry's time (0: none) and
     /// the error, if any.

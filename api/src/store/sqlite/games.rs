@@ -17,7 +17,7 @@ use crate::store::write::{self, created_work};
 use crate::store::{
     Attempt, Backlog, BoardCursor, BoardRow, Delivery, DueGame, EventRow, GameListing, GameRow, KeyClaim,
     KeyRef, ListedRow, Lock, NewGame, On, Origin, Outcome, PlayerRecord, RatingDue, RatingWrite,
-    RecordedEvent, Standing, Store, StoreError, StoredResponse, Swept, WebhookCounts,
+    RecordedEvent, Settled, Standing, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
 
 impl Store for SqliteStore {
@@ -227,7 +227,7 @@ impl Store for SqliteStore {
         Ok(out)
     }
 
-    async fn settle_delivery(&self, d: &Delivery, attempt: &Attempt) -> Result<(), StoreError> {
+    async fn settle_delivery(&self, d: &Delivery, attempt: &Attempt) -> Result<Settled, StoreError> {
         let (status, next, error) = attempt.outcome();
         self.settle(d, status, next, error, now_ms()).await
     }

@@ -1,5 +1,6 @@
 //! A webhook receiver for tests: an HTTP server on port 0 that keeps every delivery and
-//! answers with the status the test sets; and the checks of a delivery's signature.
+//! answers with the status the test sets (or holds one request open until released); and the
+//! checks of a delivery's signature.
 
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Mutex};
@@ -49,6 +50,10 @@ impl Received {
 struct Shared {
     received: Mutex<Vec<Received>>,
     status: AtomicU16,
+    /// The status the next request is answered with once released, if it is to be held.
+    hold_next: Mutex<Option<u16>>,
+    /// Releases the request held.
+    release: tokio::sync::Notify,
 }
 
 /// A running receiver.
@@ -66,7 +71,8 @@ async fn receive(req: HttpRequest, body: web::Bytes, shared: web::Data<Arc<Share
             .unwrap_or_default()
             .to_owned()
     };
-    let answered = shared.status.load(Ordering::SeqCst);
+    let held = shared.hold_next.lock().expect("the lock").take();
+    let answered = held.unwrap_or_else(|| shared.status.load(Ordering::SeqCst));
     shared.received.lock().expect("the lock").push(Received {
         id: header("webhook-id"),
         timestamp: header("webhook-timestamp"),
@@ -76,6 +82,9 @@ async fn receive(req: HttpRequest, body: web::Bytes, shared: web::Data<Arc<Share
         answered,
         traceparent: header("traceparent"),
     });
+    if held.is_some() {
+        shared.release.notified().await;
+    }
     HttpResponse::build(actix_web::http::StatusCode::from_u16(answered).expect("a status")).finish()
 }
 
@@ -105,6 +114,17 @@ impl Receiver {
     /// Answers `status` from now on.
     pub fn answer(&self, status: u16) {
         self.shared.status.store(status, Ordering::SeqCst);
+    }
+
+    /// Holds the next request open (kept as received at once) until [`Receiver::release`],
+    /// then answers it `status`: a sender that stalls mid-attempt.
+    pub fn hold_next(&self, status: u16) {
+        *self.shared.hold_next.lock().expect("the lock") = Some(status);
+    }
+
+    /// Answers the request held by [`Receiver::hold_next`].
+    pub fn release(&self) {
+        self.shared.release.notify_one();
     }
 
     /// Every delivery attempt so far, in arrival order.
