@@ -15,7 +15,7 @@ use crate::store::sql::{
 };
 use crate::store::write;
 use crate::store::{
-    Attempt, Backlog, BoardCursor, BoardRow, Delivery, DueGame, EventRow, GameListing, GameRow, KeyClaim,
+    Attempt, Backlog, BoardCursor, BoardPage, Delivery, DueGame, EventRow, GameListing, GameRow, KeyClaim,
     KeyRef, KeyScope, ListedRow, Lock, NewGame, On, Origin, Outcome, PlayerRecord, RatingDue, RatingWrite,
     RecordedEvent, Standing, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
@@ -307,7 +307,7 @@ impl Store for PgStore {
         variant: engine::Variant,
         limit: u32,
         after: Option<&BoardCursor>,
-    ) -> Result<Vec<BoardRow>, StoreError> {
+    ) -> Result<BoardPage, StoreError> {
         self.leaderboard_in(tenant, variant, limit, after).await
     }
 
