@@ -27,7 +27,8 @@
 #   8. (PHASES with 8) leaderboards at BOARD_PLAYERS (default 1,000,000) rated players of one
 #      tenant, made by SQL: the first page, a page at depth DEEP (default 900,000) and a
 #      player's rank with the page around them, at the database (EXPLAIN ANALYZE) and through
-#      HTTP, and the same for BEFORE_BIN where it has the query (bench/board.sh).
+#      HTTP, and the same for BEFORE_BIN where it has the query; then a player's reads (their
+#      profile, their games) at BOARD_GAMES (500,000) games, the same two ways (bench/board.sh).
 #   9. (PHASES with 9) webhooks, on PostgreSQL: the bench's own receiver (a thread of the bench
 #      answering 204 at once), WEBHOOK_GAMES (1,000) two-seat games posting to it; the time from
 #      an action sent to each of its events received (p50, p99) at WEBHOOK_RATE (300) actions a
@@ -500,6 +501,11 @@ if [[ ${#BOARD_ROWS[@]} -gt 0 ]]; then
     for line in "${BOARD_ROWS[@]}"; do
         IFS='|' read -r label a b c d e f <<<"$line"
         printf '   %-12s db %8s %8s %8s   http %8s %8s %8s\n' "$label" "$a" "$b" "$c" "$d" "$e" "$f"
+    done
+    echo "   a player's reads at $BOARD_PLAYERS players (part 8), ms: database their ratings, their games counted, a page of their games; HTTP the profile, their games"
+    for line in "${PLAYER_ROWS[@]}"; do
+        IFS='|' read -r label a b c d e <<<"$line"
+        printf '   %-12s db %8s %8s %8s   http %8s %8s\n' "$label" "$a" "$b" "$c" "$d" "$e"
     done
 fi
 row "webhook deliveries/s, a backlog (before)" "$(of deliveries_per_s "$HOOKS_LINE")" "$(of deliveries_per_s "$HOOKS_BEFORE_LINE")" "" ">= 1500"

@@ -38,15 +38,25 @@ export async function openLeaderboard(variant = "may_i") {
   const problem = h("p", { class: "problem", role: "alert" });
   const list = h("div", { id: "board" });
   const more = h("button", { type: "button", id: "board-more", hidden: true }, "More");
-  /** @type {string | null} */
-  let cursor = null;
+  /** The next page's cursor, and the board it was given for: the server reads a cursor only
+   * on that board (the key's tenant's, in its variant).
+   * @type {{ cursor: string, board: string } | null} */
+  let next = null;
+  const boardOf = (/** @type {string} */ v) => JSON.stringify([serverKey(), v]);
+  /** The board changed (another variant chosen): its "More" would be another board's. */
+  function forget() {
+    next = null;
+    /** @type {HTMLButtonElement} */ (more).hidden = true;
+  }
 
   async function load(/** @type {boolean} */ again) {
     problem.textContent = "";
     const v = /** @type {HTMLSelectElement} */ (select).value;
+    const board = boardOf(v);
     const q = new URLSearchParams({ limit: "50" });
     const around = /** @type {HTMLInputElement} */ (find).value.trim();
-    if (again && cursor) q.set("cursor", cursor);
+    if (again && next?.board !== board) again = false;
+    if (again && next) q.set("cursor", next.cursor);
     else if (around) q.set("around", around);
     try {
       const page = await call("GET", `/v1/leaderboards/${v}?${q}`, { key: serverKey() || undefined });
@@ -57,14 +67,15 @@ export async function openLeaderboard(variant = "may_i") {
       if (page.players !== undefined && !again) {
         list.prepend(h("p", { class: "hint", id: "board-count" }, `${thousands.format(page.players)} players on this board.`));
       }
-      cursor = page.next_cursor;
-      /** @type {HTMLButtonElement} */ (more).hidden = !cursor;
+      next = page.next_cursor ? { cursor: page.next_cursor, board } : null;
+      /** @type {HTMLButtonElement} */ (more).hidden = !next;
     } catch (e) {
       problem.textContent = /** @type {Error} */ (e).message;
     }
   }
 
   more.addEventListener("click", () => load(true));
+  select.addEventListener("change", forget);
   const form = keyForm("Leaderboard", [select, find], () => load(false));
   main.append(form, problem, list, more);
   // Without a server key, the board a player can read: the page's own.

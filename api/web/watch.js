@@ -41,23 +41,27 @@ export async function openWatch() {
   const problem = h("p", { class: "problem", role: "alert" });
   const list = h("div", { id: "games" });
   const more = h("button", { type: "button", id: "more", hidden: true }, "More");
-  /** @type {string | null} */
-  let cursor = null;
+  /** The next page's cursor, and the listing it was given for: the server reads a cursor only
+   * on that listing (the key's tenant's, with its filter).
+   * @type {{ cursor: string, listing: string } | null} */
+  let next = null;
 
   async function load(/** @type {boolean} */ again) {
     problem.textContent = "";
     const q = new URLSearchParams({ limit: "50" });
     const s = /** @type {HTMLSelectElement} */ (status).value;
     if (s) q.set("status", s);
-    if (again && cursor) q.set("cursor", cursor);
+    const listing = JSON.stringify([key, s]);
+    if (again && next?.listing !== listing) again = false;
+    if (again && next) q.set("cursor", next.cursor);
     try {
       const page = await call("GET", `/v1/games?${q}`, { key: key || undefined });
       if (!again) list.replaceChildren(table());
       const body = /** @type {HTMLElement} */ (list.querySelector("tbody"));
       for (const g of page.games) body.append(row(g));
       if (!page.games.length && !again) body.append(h("tr", {}, h("td", { colspan: 5 }, "No games.")));
-      cursor = page.next_cursor;
-      more.hidden = !cursor;
+      next = page.next_cursor ? { cursor: page.next_cursor, listing } : null;
+      more.hidden = !next;
     } catch (e) {
       problem.textContent = /** @type {Error} */ (e).message;
     }
@@ -74,6 +78,11 @@ export async function openWatch() {
     load(false);
   });
   more.addEventListener("click", () => load(true));
+  // Another filter is another listing: its "More" would be the old one's.
+  status.addEventListener("change", () => {
+    next = null;
+    more.hidden = true;
+  });
   main.append(form, list, more);
   if (key) load(false);
 }

@@ -1232,6 +1232,53 @@ async function leaderboard(page, rating) {
   step(`a board token shows the studio's board to a player: ${seen}`);
 }
 
+/**
+ * The pagers drop their cursor when what they page changes: the leaderboard's "More" once
+ * another variant is chosen, the watch list's once another status is (the server reads a cursor
+ * only on the board or listing it gave it for, and answers another's with a 400).
+ */
+async function pagers(browser) {
+  step("the pagers: a cursor dropped when the board or the listing changes");
+  const page = await (await contextFor(browser, studio, DESKTOP)).newPage();
+  await page.goto(`${studio}/play#/leaderboard/contract_7`);
+  await page.fill("#board-key", key);
+  await page.click("#board-show");
+  await page.waitForSelector("#board-more:not([hidden])");
+  await page.click("#board-more");
+  await page.waitForFunction(() => document.querySelectorAll("#board tbody tr").length === 60);
+  assert.equal(await page.isHidden("#board-more"), true, "the board's last page has no More");
+  await page.click("#board-show");
+  await page.waitForSelector("#board-more:not([hidden])");
+  await page.selectOption("#board-variant", "may_i");
+  assert.equal(await page.isHidden("#board-more"), true, "another variant's board: contract_7's More is gone");
+  await page.click("#board-show");
+  await page.waitForSelector("#board caption");
+  assert.match(await page.textContent("#board caption"), /May I/, "may_i's board shown");
+  assert.equal(await page.textContent(".problem"), "", "no refusal on the way");
+
+  for (let i = 0; i < 51; i++) {
+    const res = await fetch(`${studio}/v1/games`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: JSON.stringify({ variant: "may_i", seats: [{ name: "Ann" }, { open: true }] }),
+    });
+    assert.equal(res.status, 201, `a waiting game: ${await res.clone().text()}`);
+  }
+  await page.goto(`${studio}/play#/watch`);
+  await page.fill("#watch-key", key);
+  await page.click("#list");
+  await page.waitForSelector("#more:not([hidden])");
+  await page.selectOption("#watch-status", "finished");
+  assert.equal(await page.isHidden("#more"), true, "another status is another listing: its More is gone");
+  await page.selectOption("#watch-status", "waiting");
+  await page.click("#list");
+  await page.waitForSelector("#more:not([hidden])");
+  await page.click("#more");
+  await page.waitForFunction(() => document.querySelectorAll("#games tbody tr").length > 50);
+  assert.equal(await page.textContent(".problem"), "", "no refusal on the way");
+  await page.context().close();
+}
+
 (async () => {
   const browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
@@ -1248,6 +1295,7 @@ async function leaderboard(page, rating) {
     if (!only || only === "claim") await claimInWindow(browser);
     if (!only || only === "quick") await quickPlay(browser);
     if (!only || only === "rated") await ratedGame(browser);
+    if (!only || only === "pagers") await pagers(browser);
   } catch (e) {
     // What each open page showed when it failed.
     let n = 0;

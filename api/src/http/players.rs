@@ -54,7 +54,7 @@ pub async fn get_player(
     responses(
         (status = 200, description = "A page of the player's games, newest first; `next_cursor` fetches the next.", body = GamesPage),
         (status = 400, description = "A bad id (`invalid_player`), a `limit` outside 1 to 200 (`invalid_limit`), \
-            a `cursor` this listing did not give (`invalid_cursor`), a bad query string (`invalid_query`).",
+            a `cursor` this listing did not give the key's tenant (`invalid_cursor`), a bad query string (`invalid_query`).",
             body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json")
     )
@@ -69,17 +69,19 @@ pub async fn player_games(
 ) -> Result<HttpResponse, ApiError> {
     let tenant = state.server_keys.tenant(&req)?;
     let player = player_id(id.into_inner())?;
-    let listing = GameListing {
+    let mut listing = GameListing {
         status: None,
-        player: None,
+        player: Some(player),
         limit: query.limit()?,
-        after: query
-            .cursor
-            .as_deref()
-            .map(|c| decode_cursor(state.keys.cursors(), c))
-            .transpose()?,
+        after: None,
     };
-    Ok(HttpResponse::Ok().json(service::player_games(&state, &tenant, player, listing).await?))
+    // The listing with `player`: its cursors read on `GET /v1/games?player=` too.
+    listing.after = query
+        .cursor
+        .as_deref()
+        .map(|c| decode_cursor(state.keys.cursors(), tenant.as_str(), &listing, c))
+        .transpose()?;
+    Ok(HttpResponse::Ok().json(service::player_games(&state, &tenant, listing).await?))
 }
 
 /// A variant's leaderboard.
@@ -97,8 +99,8 @@ pub async fn player_games(
     responses(
         (status = 200, description = "A page of the leaderboard; `next_cursor` fetches the next. With `around`, the page \
             around the player, with their entry (`player`) and the board's size (`players`).", body = LeaderboardPage),
-        (status = 400, description = "A `limit` outside 1 to 200 (`invalid_limit`), a `cursor` this server did not give for \
-            this leaderboard (`invalid_cursor`), a bad `around` (`invalid_player`), `around` with `cursor` or a bad query \
+        (status = 400, description = "A `limit` outside 1 to 200 (`invalid_limit`), a `cursor` this server did not give the \
+            key's tenant for this leaderboard (`invalid_cursor`), a bad `around` (`invalid_player`), `around` with `cursor` or a bad query \
             string (`invalid_query`).", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid `X-Api-Key` and no valid board token (`unauthorized`).", body = Problem,
             content_type = "application/problem+json"),
@@ -137,7 +139,7 @@ pub async fn leaderboard(
         (cursor, None) => {
             let after = cursor
                 .as_deref()
-                .map(|c| decode_board_cursor(state.keys.cursors(), variant, c))
+                .map(|c| decode_board_cursor(state.keys.cursors(), tenant.as_str(), variant, c))
                 .transpose()?;
             service::leaderboard(&state, &tenant, variant, limit, after).await?
         }

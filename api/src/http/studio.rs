@@ -24,7 +24,7 @@ use crate::wire::{
     responses(
         (status = 200, description = "A page of the key's tenant's games, newest first; `next_cursor` fetches the next.", body = GamesPage),
         (status = 400, description = "A `limit` outside 1 to 200 (`invalid_limit`), an unknown `status` (`invalid_status`), \
-            a `cursor` this listing did not give (`invalid_cursor`), a bad query string (`invalid_query`).",
+            a `cursor` this listing did not give the key's tenant (`invalid_cursor`), a bad query string (`invalid_query`).",
             body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json")
     )
@@ -37,7 +37,9 @@ pub async fn list_games(
     query: web::Query<ListGamesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let tenant = state.server_keys.tenant(&req)?;
-    let listing = query.into_inner().listing(state.keys.cursors())?;
+    let listing = query
+        .into_inner()
+        .listing(state.keys.cursors(), tenant.as_str())?;
     Ok(HttpResponse::Ok().json(service::list_games(&state, &tenant, listing).await?))
 }
 

@@ -56,25 +56,22 @@ pub async fn player(
     })
 }
 
-/// A page of `player`'s games at `tenant`, newest first: the tenant's listing of their games.
+/// A page of a player's games at `tenant`, newest first: the tenant's listing of the games of
+/// `listing`'s player.
 ///
 /// # Errors
 /// The store's failure.
 pub async fn player_games(
     state: &AppState,
     tenant: &Tenant,
-    player: PlayerId,
     listing: GameListing,
 ) -> Result<GamesPage, ApiError> {
-    let listing = GameListing {
-        player: Some(player),
-        ..listing
-    };
+    debug_assert!(listing.player.is_some(), "a player's listing names them");
     super::list_games(state, tenant, listing).await
 }
 
-/// A page of `tenant`'s leaderboard in `variant`, after `after` (the cursor of the page before
-/// and the rank of its last row).
+/// A page of `tenant`'s leaderboard in `variant`, after `after` (the place of the last row of
+/// the page before): the board as it stands now, each entry at its rank now.
 ///
 /// # Errors
 /// The store's failure.
@@ -83,18 +80,18 @@ pub async fn leaderboard(
     tenant: &Tenant,
     variant: Variant,
     limit: u32,
-    after: Option<(BoardCursor, u64)>,
+    after: Option<BoardCursor>,
 ) -> Result<LeaderboardPage, ApiError> {
-    let (cursor, ranked) = after.map_or((None, 0), |(c, r)| (Some(c), r));
-    let mut rows = state
+    let page = state
         .db
-        .leaderboard(tenant.as_str(), variant, limit, cursor.as_ref())
+        .leaderboard(tenant.as_str(), variant, limit, after.as_ref())
         .await?;
+    let mut rows = page.rows;
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
-    let entries = entries(&rows, ranked + 1)?;
+    let entries = entries(&rows, page.ahead + 1)?;
     Ok(LeaderboardPage {
-        next_cursor: next_cursor(state, variant, more, &rows, ranked),
+        next_cursor: next_cursor(state, tenant, variant, more, &rows),
         entries,
         player: None,
         players: None,
@@ -147,7 +144,7 @@ pub async fn around(
         .cloned()
         .ok_or_else(|| ApiError::unexpected("the player's own entry is on their page"))?;
     Ok(LeaderboardPage {
-        next_cursor: next_cursor(state, variant, more, &rows, first - 1),
+        next_cursor: next_cursor(state, tenant, variant, more, &rows),
         entries,
         player: Some(own),
         players: Some(standing.players),
@@ -176,23 +173,23 @@ fn entries(rows: &[BoardRow], first: u64) -> Result<Vec<LeaderboardEntry>, ApiEr
         .collect()
 }
 
-/// The cursor after `rows` (ranked after `ranked` rows before them), when `more` follow.
+/// The cursor after `rows` of `tenant`'s board in `variant`, when `more` follow.
 fn next_cursor(
     state: &AppState,
+    tenant: &Tenant,
     variant: Variant,
     more: bool,
     rows: &[BoardRow],
-    ranked: u64,
 ) -> Option<String> {
     more.then(|| rows.last()).flatten().map(|last| {
         encode_board_cursor(
             state.keys.cursors(),
+            tenant.as_str(),
             variant,
             &BoardCursor {
                 conservative: last.conservative,
                 participant: last.participant.clone(),
             },
-            ranked + rows.len() as u64,
         )
     })
 }

@@ -33,6 +33,8 @@ pub async fn list_games(
     let next_cursor = more.then(|| rows.last()).flatten().map(|r| {
         encode_cursor(
             state.keys.cursors(),
+            tenant.as_str(),
+            &listing,
             &Cursor {
                 created_us: r.created_us,
                 id: r.game.id,

@@ -19,7 +19,7 @@ use super::{
     WebhookCounts,
 };
 use super::{
-    BoardCursor, BoardRow, DuePool, GameListing, Live, PlayerRecord, Pool, PoolDecision, RatingDue,
+    BoardCursor, BoardPage, DuePool, GameListing, Live, PlayerRecord, Pool, PoolDecision, RatingDue,
     RatingWrite, Standing, TicketRow, Tickets,
 };
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
@@ -381,7 +381,7 @@ impl Store for Database {
         variant: engine::Variant,
         limit: u32,
         after: Option<&BoardCursor>,
-    ) -> Result<Vec<BoardRow>, StoreError> {
+    ) -> Result<BoardPage, StoreError> {
         dispatch!(self, "leaderboard", s => s.leaderboard(tenant, variant, limit, after))
     }
     async fn standing(

@@ -25,6 +25,7 @@ use crate::domain::{GameStatus, Participant, Rating};
 pub use database::Database;
 pub use hub::{Full, Live, Signal, Subscription, Wakes, Work};
 pub use postgres::PgStore;
+pub use ratings::{PlayerStatement, player_sql};
 pub use sql::{SweepStatement, list_sql, now, now_ms, sweep_sql};
 pub use sqlite::SqliteStore;
 pub use tickets::{DuePool, POOL_BATCH, POOLS_DUE, Placement, Pool, PoolDecision, TicketRow, Tickets};
@@ -572,14 +573,16 @@ pub trait Store {
         player: &crate::domain::PlayerId,
     ) -> Result<PlayerRecord, StoreError>;
     /// A page of `tenant`'s leaderboard in `variant` (players only): at most `limit + 1` rows,
-    /// by the conservative value down, then the participant key's bytes, after `after`.
+    /// by the conservative value down, then the participant key's bytes, after `after` (a
+    /// keyset: the board as it stands now, wherever that place's row went), with how many
+    /// players are ahead of the first, read in the same snapshot.
     async fn leaderboard(
         &self,
         tenant: &str,
         variant: engine::Variant,
         limit: u32,
         after: Option<&BoardCursor>,
-    ) -> Result<Vec<BoardRow>, StoreError>;
+    ) -> Result<BoardPage, StoreError>;
     /// Where `participant` (a player's key) stands on `tenant`'s leaderboard in `variant`: their
     /// row, how many players are ahead of them and on the board, the `above` rows just ahead
     /// and up to `below + 1` rows just behind, all read in one snapshot; `None` when they have
@@ -655,6 +658,15 @@ pub struct BoardCursor {
     pub conservative: f64,
     /// Its participant key (`player:<id>`).
     pub participant: String,
+}
+
+/// A page of a leaderboard ([`Store::leaderboard`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoardPage {
+    /// The rows, in the board's order.
+    pub rows: Vec<BoardRow>,
+    /// Players ahead of the first row: its rank less one.
+    pub ahead: u64,
 }
 
 /// Where a player stands on a leaderboard ([`Store::standing`]).

@@ -26,7 +26,7 @@ pub use batch::{
     UnreadItem, batch_rules,
 };
 pub use body::parse_json;
-pub use cursor::CursorSeal;
+pub use cursor::{Bound, CursorSeal, Unopened};
 pub use etag::{IfMatch, StaleVersion, etag, matches_if_none_match};
 pub use events::{
     EventsQuery, EventsResponse, GameEvent, LoggedEvent, ReplayResponse, ReplayStep, STREAM_ERRORS,

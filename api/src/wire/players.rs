@@ -6,6 +6,8 @@ use engine::bot::Level;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::cursor::{Bound, Unopened};
+use super::studio::cursor_refused;
 use super::studio::{DEFAULT_LIMIT, MAX_LIMIT};
 use super::{Code, CursorSeal, Invalid};
 use crate::domain::{Rating, RatingChange};
@@ -127,8 +129,8 @@ pub struct PageQuery {
     pub limit: Option<u32>,
     /// The `next_cursor` of the page before.
     #[param(
-        pattern = r"^[A-Za-z0-9_-]{48}$",
-        example = "AAYNj1WzvkAF20uw24x2PeiYFthKHUWiTE1Bnq0Uw85rNTcR"
+        pattern = r"^[A-Za-z0-9_-]{64}$",
+        example = "AAZg62WzvkBvHB9Tik5MOZ0MP49bDmoRLXEWQrcmsEQBYnyp-6wy9chTD7GQPMTb"
     )]
     pub cursor: Option<String>,
 }
@@ -141,11 +143,11 @@ pub struct BoardQuery {
     /// Entries per page, 1 to 200 (default 50).
     #[param(example = 50, minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
-    /// The `next_cursor` of the page before (a cursor this server gave for this variant's
-    /// board; any other text is `400 invalid_cursor`).
+    /// The `next_cursor` of the page before (a cursor this server gave the key's tenant for
+    /// this variant's board; any other text is `400 invalid_cursor`).
     #[param(
-        pattern = r"^[A-Za-z0-9_-]{48,730}$",
-        example = "QDmAAAAAAAAAAAAAAAAAA3BsYXllcjp1LTEyM34Nbwl65DPzfHM1ww"
+        pattern = r"^[A-Za-z0-9_-]{54,735}$",
+        example = "QDkAAAAAAABwbGF5ZXI6dS0xMjOh_OQ2OFT_iIz_S454ddYAwmgjkEEqjPc"
     )]
     pub cursor: Option<String>,
     /// The page around this player (the studio's id): their rank, and the entries just above
@@ -241,58 +243,66 @@ pub struct LeaderboardEntry {
     pub games: i64,
 }
 
-/// What a cursor of `variant`'s leaderboard is sealed as: a cursor of one board reads on no
-/// other.
-fn board_kind(variant: Variant) -> String {
-    format!("leaderboard:{}", variant.id())
-}
+/// What a leaderboard's cursor is sealed as (docs/api.md#cursors): bound to its tenant and
+/// its variant's board.
+const LEADERBOARD: &str = "leaderboard";
 
 /// A leaderboard's cursor as the opaque text clients send back: the last row's conservative
-/// value (its IEEE bits, 8 bytes big-endian), its rank (8 bytes) and its participant key,
-/// sealed ([`CursorSeal`]) for `variant`'s board.
-pub fn encode_board_cursor(seal: &CursorSeal, variant: Variant, cursor: &BoardCursor, rank: u64) -> String {
-    let mut bytes = Vec::with_capacity(16 + cursor.participant.len());
+/// value (its IEEE bits, 8 bytes big-endian) and its participant key, a pure keyset, bound to
+/// `tenant` and `variant`'s board and sealed ([`CursorSeal`]).
+pub fn encode_board_cursor(
+    seal: &CursorSeal,
+    tenant: &str,
+    variant: Variant,
+    cursor: &BoardCursor,
+) -> String {
+    let mut bytes = Vec::with_capacity(8 + cursor.participant.len());
     bytes.extend_from_slice(&cursor.conservative.to_bits().to_be_bytes());
-    bytes.extend_from_slice(&rank.to_be_bytes());
     bytes.extend_from_slice(cursor.participant.as_bytes());
-    seal.seal(&board_kind(variant), &bytes)
+    let bound = Bound {
+        tenant,
+        board: variant.id(),
+    };
+    seal.seal(LEADERBOARD, bound, &bytes)
 }
 
-/// Reads a cursor of `variant`'s leaderboard sent back, with the rank of its row.
+/// Reads a cursor of `tenant`'s leaderboard in `variant` sent back.
 ///
 /// # Errors
-/// `invalid_cursor` for anything [`encode_board_cursor`] did not write with this seal for
-/// this variant.
+/// `invalid_cursor` for anything [`encode_board_cursor`] did not write with this seal for this
+/// tenant and variant, saying which (the variant it was given for, when it was another).
 pub fn decode_board_cursor(
     seal: &CursorSeal,
+    tenant: &str,
     variant: Variant,
     text: &str,
-) -> Result<(BoardCursor, u64), Invalid> {
-    let invalid = || {
-        Invalid::new(
-            Code::InvalidCursor,
-            format!(
-                "`cursor` is not a next_cursor this server gave for the {} leaderboard: start again without one",
-                variant.id()
-            ),
-        )
+) -> Result<BoardCursor, Invalid> {
+    let reads = format!("the {} leaderboard", variant.id());
+    let bound = |v: Variant| Bound {
+        tenant,
+        board: v.id(),
     };
-    let bytes = seal.open(&board_kind(variant), text).ok_or_else(invalid)?;
-    if bytes.len() < 16 {
+    let bytes = seal.open(LEADERBOARD, bound(variant), text).map_err(|why| {
+        let given = Variant::ALL
+            .into_iter()
+            .find(|v| seal.open(LEADERBOARD, bound(*v), text).is_ok())
+            .map_or_else(
+                || "of another leaderboard".to_owned(),
+                |v| format!("of the {} leaderboard", v.id()),
+            );
+        cursor_refused(why, &reads, &given)
+    })?;
+    let invalid = || cursor_refused(Unopened::NotGiven, &reads, "");
+    if bytes.len() < 8 {
         return Err(invalid());
     }
-    let (bits, rest) = bytes.split_at(8);
-    let (rank, key) = rest.split_at(8);
+    let (bits, key) = bytes.split_at(8);
     let conservative = f64::from_bits(u64::from_be_bytes(bits.try_into().map_err(|_| invalid())?));
-    let rank = u64::from_be_bytes(rank.try_into().map_err(|_| invalid())?);
     let participant = String::from_utf8(key.to_vec()).map_err(|_| invalid())?;
-    Ok((
-        BoardCursor {
-            conservative,
-            participant,
-        },
-        rank,
-    ))
+    Ok(BoardCursor {
+        conservative,
+        participant,
+    })
 }
 
 #[cfg(test)]
@@ -300,21 +310,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_board_cursor_reads_back_on_its_board_only() {
+    fn a_board_cursor_reads_back_on_its_tenants_board_only() {
         let seal = CursorSeal::new(b"the server's secret");
         let cursor = BoardCursor {
             conservative: -1.25e-3,
             participant: "player:ännä".into(),
         };
-        let text = encode_board_cursor(&seal, Variant::MayI, &cursor, 50);
+        let text = encode_board_cursor(&seal, "acme", Variant::MayI, &cursor);
         assert_eq!(
-            decode_board_cursor(&seal, Variant::MayI, &text).expect("its own"),
-            (cursor, 50)
+            decode_board_cursor(&seal, "acme", Variant::MayI, &text).expect("its own"),
+            cursor
         );
+        let detail = |tenant: &str, variant: Variant, text: &str| {
+            decode_board_cursor(&seal, tenant, variant, text)
+                .expect_err(text)
+                .detail
+        };
         assert!(
-            decode_board_cursor(&seal, Variant::Push, &text).is_err(),
-            "another board's"
+            detail("acme", Variant::Push, &text)
+                .contains("of the may_i leaderboard, not for the push leaderboard")
         );
+        assert!(detail("beta", Variant::MayI, &text).contains("another tenant"));
         for made_up in [
             "",
             "!!",
@@ -324,7 +340,7 @@ mod tests {
             &"-".repeat(400),
         ] {
             assert!(
-                decode_board_cursor(&seal, Variant::MayI, made_up).is_err(),
+                detail("acme", Variant::MayI, made_up).contains("not a next_cursor"),
                 "{made_up:?}"
             );
         }

@@ -6,8 +6,9 @@ use uuid::Uuid;
 
 use engine::{TurnView, Variant};
 
+use super::cursor::{Bound, Unopened};
 use super::{Code, CursorSeal, Invalid};
-use crate::domain::{GameStatus, SeatKind};
+use crate::domain::{GameStatus, PlayerId, SeatKind};
 use crate::store::{Cursor, GameListing};
 
 /// Games on a page when `limit` is not given.
@@ -36,39 +37,81 @@ pub struct ListGamesQuery {
     pub limit: Option<u32>,
     /// The `next_cursor` of the page before.
     #[param(
-        pattern = r"^[A-Za-z0-9_-]{48}$",
-        example = "AAYNj1WzvkAF20uw24x2PeiYFthKHUWiTE1Bnq0Uw85rNTcR"
+        pattern = r"^[A-Za-z0-9_-]{64}$",
+        example = "AAZg62WzvkBvHB9Tik5MOZ0MP49bDmoRLXEWQrcmsEQBYnyp-6wy9chTD7GQPMTb"
     )]
     pub cursor: Option<String>,
 }
 
-/// What a listing's cursor is sealed as (docs/api.md#listing).
+/// What a listing's cursor is sealed as (docs/api.md#cursors).
 const LISTING: &str = "games";
 
+/// The board a listing's cursor is bound to besides its tenant: the listing's filters (a
+/// player's id holds no control character, so the line break parts the two).
+fn listing_board(listing: &GameListing) -> String {
+    format!(
+        "{}\n{}",
+        listing.status.map_or("", GameStatus::as_str),
+        listing.player.as_ref().map_or("", PlayerId::as_str)
+    )
+}
+
+/// The reason a cursor refused by [`CursorSeal::open`] is given, for `reads` (what the request
+/// reads) and `other_board` (what a cursor of another board of the tenant is).
+pub(super) fn cursor_refused(why: Unopened, reads: &str, other_board: &str) -> Invalid {
+    let detail = match why {
+        Unopened::NotGiven => format!("`cursor` is not a next_cursor this server gave for {reads}"),
+        Unopened::OtherTenant => {
+            "`cursor` is a next_cursor this server gave another tenant: a cursor reads only with a key of the tenant it was given to".to_owned()
+        }
+        Unopened::OtherBoard => format!("`cursor` is a next_cursor {other_board}, not for {reads}"),
+    };
+    Invalid::new(Code::InvalidCursor, format!("{detail}: start again without one"))
+}
+
 /// A cursor as the opaque text clients send back: the creation time (8 bytes, big-endian) and
-/// the id (16 bytes), sealed ([`CursorSeal`]): 48 characters of unpadded base64url.
-pub fn encode_cursor(seal: &CursorSeal, cursor: &Cursor) -> String {
+/// the id (16 bytes), bound to `tenant` and the listing's filters and sealed ([`CursorSeal`]):
+/// 64 characters of unpadded base64url.
+pub fn encode_cursor(seal: &CursorSeal, tenant: &str, listing: &GameListing, cursor: &Cursor) -> String {
     let mut bytes = [0u8; 24];
     bytes[..8].copy_from_slice(&cursor.created_us.to_be_bytes());
     bytes[8..].copy_from_slice(cursor.id.as_bytes());
-    seal.seal(LISTING, &bytes)
+    let board = listing_board(listing);
+    seal.seal(
+        LISTING,
+        Bound {
+            tenant,
+            board: &board,
+        },
+        &bytes,
+    )
 }
 
-/// Reads a cursor sent back.
+/// Reads a cursor sent back for `tenant`'s `listing` (its filters; its own cursor aside).
 ///
 /// # Errors
-/// `invalid_cursor` for anything [`encode_cursor`] did not write with this seal.
-pub fn decode_cursor(seal: &CursorSeal, text: &str) -> Result<Cursor, Invalid> {
-    let invalid = || {
-        Invalid::new(
-            Code::InvalidCursor,
-            "`cursor` is not a next_cursor this server gave for a listing of games: start again without one",
+/// `invalid_cursor` for anything [`encode_cursor`] did not write with this seal for this
+/// tenant and these filters, saying which.
+pub fn decode_cursor(
+    seal: &CursorSeal,
+    tenant: &str,
+    listing: &GameListing,
+    text: &str,
+) -> Result<Cursor, Invalid> {
+    let board = listing_board(listing);
+    let reads = "this listing of games";
+    let bytes = seal
+        .open(
+            LISTING,
+            Bound {
+                tenant,
+                board: &board,
+            },
+            text,
         )
-    };
-    let bytes: [u8; 24] = seal
-        .open(LISTING, text)
-        .and_then(|b| b.try_into().ok())
-        .ok_or_else(invalid)?;
+        .map_err(|why| cursor_refused(why, reads, "of a listing with other filters (`status`, `player`)"))?;
+    let invalid = || cursor_refused(Unopened::NotGiven, reads, "");
+    let bytes: [u8; 24] = bytes.try_into().map_err(|_| invalid())?;
     let (at, id) = bytes.split_at(8);
     Ok(Cursor {
         created_us: i64::from_be_bytes(at.try_into().map_err(|_| invalid())?),
@@ -77,11 +120,11 @@ pub fn decode_cursor(seal: &CursorSeal, text: &str) -> Result<Cursor, Invalid> {
 }
 
 impl ListGamesQuery {
-    /// The listing asked for, its cursor opened with `seal`.
+    /// The listing `tenant` asked for, its cursor opened with `seal`.
     ///
     /// # Errors
     /// `invalid_limit`, `invalid_player`, `invalid_cursor`.
-    pub fn listing(self, seal: &CursorSeal) -> Result<GameListing, Invalid> {
+    pub fn listing(self, seal: &CursorSeal, tenant: &str) -> Result<GameListing, Invalid> {
         let limit = self.limit.unwrap_or(DEFAULT_LIMIT);
         if !(1..=MAX_LIMIT).contains(&limit) {
             return Err(Invalid::new(
@@ -89,16 +132,18 @@ impl ListGamesQuery {
                 format!("`limit` is 1 to {MAX_LIMIT}"),
             ));
         }
-        Ok(GameListing {
+        let mut listing = GameListing {
             status: self.status,
             player: self.player.map(super::player_id).transpose()?,
             limit,
-            after: self
-                .cursor
-                .as_deref()
-                .map(|c| decode_cursor(seal, c))
-                .transpose()?,
-        })
+            after: None,
+        };
+        listing.after = self
+            .cursor
+            .as_deref()
+            .map(|c| decode_cursor(seal, tenant, &listing, c))
+            .transpose()?;
+        Ok(listing)
     }
 }
 
@@ -148,7 +193,7 @@ pub struct ListedGame {
     "version": 4, "created_at": "2026-11-23T06:00:00.123456Z",
     "seats": [{"seat": 0, "name": "Ann", "kind": "player"}, {"seat": 1, "name": "Bob", "kind": "player"}, {"seat": 2, "name": "Bot 3", "kind": "bot", "level": "hard"}],
     "turn": {"seat": 1, "phase": "draw"}}],
-    "next_cursor": "AAYNj1WzvkAF20uw24x2PeiYFthKHUWiTE1Bnq0Uw85rNTcR"}))]
+    "next_cursor": "AAZg62WzvkBvHB9Tik5MOZ0MP49bDmoRLXEWQrcmsEQBYnyp-6wy9chTD7GQPMTb"}))]
 pub struct GamesPage {
     /// The tenant's games, newest first.
     pub games: Vec<ListedGame>,
@@ -183,31 +228,63 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_cursor_round_trips_and_any_other_text_is_refused() {
+    fn a_cursor_round_trips_on_its_listing_and_any_other_text_is_refused() {
         let seal = CursorSeal::new(b"the server's secret");
         let c = Cursor {
             created_us: 1_795_414_000_123_456,
             id: Uuid::new_v4(),
         };
-        let good = encode_cursor(&seal, &c);
-        assert_eq!(decode_cursor(&seal, &good).expect("round trip"), c);
-        assert_eq!(good.len(), 48);
+        let listing = GameListing {
+            status: Some(GameStatus::Playing),
+            player: Some(PlayerId::try_from("u-123").expect("an id")),
+            limit: 50,
+            after: None,
+        };
+        let good = encode_cursor(&seal, "acme", &listing, &c);
+        assert_eq!(
+            decode_cursor(&seal, "acme", &listing, &good).expect("round trip"),
+            c
+        );
+        assert_eq!(good.len(), 64);
+        let refused = |tenant: &str, listing: &GameListing, text: &str| {
+            let invalid = decode_cursor(&seal, tenant, listing, text).expect_err(text);
+            assert_eq!(invalid.code, Code::InvalidCursor.into(), "{text}");
+            invalid.detail
+        };
+        assert!(refused("beta", &listing, &good).contains("another tenant"));
+        for other in [
+            GameListing {
+                status: None,
+                ..listing.clone()
+            },
+            GameListing {
+                player: None,
+                ..listing.clone()
+            },
+            GameListing {
+                player: Some(PlayerId::try_from("u-124").expect("an id")),
+                ..listing.clone()
+            },
+        ] {
+            assert!(
+                refused("acme", &other, &good).contains("other filters"),
+                "{other:?}"
+            );
+        }
         for bad in [
             String::new(),
             "!!".into(),
             "bm9wZQ".into(),
             "A".repeat(32),
-            "A".repeat(48),
+            "A".repeat(64),
             format!("{good}A"),
-            good[..47].to_owned(),
-            format!("{}+", &good[..47]),
-            format!(" {}", &good[..47]),
-            encode_cursor(&CursorSeal::new(b"another server's secret"), &c),
+            good[..63].to_owned(),
+            format!("{}+", &good[..63]),
+            format!(" {}", &good[..63]),
+            encode_cursor(&CursorSeal::new(b"another server's secret"), "acme", &listing, &c),
         ] {
-            let bad = bad.as_str();
-            assert_eq!(
-                decode_cursor(&seal, bad).expect_err(bad).code,
-                Code::InvalidCursor.into(),
+            assert!(
+                refused("acme", &listing, &bad).contains("not a next_cursor"),
                 "{bad}"
             );
         }

@@ -810,6 +810,229 @@ fn seeded_board() -> Vec<(String, f64, f64)> {
     players
 }
 
+/// The bucket of the board's counts a conservative value is counted in (64 a unit).
+fn bucket_of(mean: f64, deviation: f64) -> i64 {
+    #[expect(clippy::cast_possible_truncation, reason = "a small value")]
+    let bucket = ((mean - 3.0 * deviation) * 64.0).floor() as i64;
+    bucket
+}
+
+/// Puts `board`'s players (`(id, mean, deviation)`) on `tenant`'s board of `variant`, with
+/// the board's counts as the migration makes them.
+async fn seed_board(app: &TestApp, tenant: &str, variant: &str, board: &[(String, f64, f64)]) {
+    let rows: Vec<String> = board
+        .iter()
+        .map(|(id, mean, dev)| format!("('{tenant}', '{variant}', 'player:{id}', {mean}, {dev}, 3, 1, 0)"))
+        .collect();
+    execute(
+        &app.database,
+        &format!(
+            "INSERT INTO ratings (tenant, variant, participant, mean, deviation, games, won, updated_at) VALUES {}",
+            rows.join(", ")
+        ),
+    )
+    .await;
+    let mut buckets = std::collections::BTreeMap::<i64, i64>::new();
+    for (_, mean, dev) in board {
+        *buckets.entry(bucket_of(*mean, *dev)).or_default() += 1;
+    }
+    let counts: Vec<String> = buckets
+        .iter()
+        .map(|(b, n)| format!("('{tenant}', '{variant}', {b}, {n})"))
+        .collect();
+    execute(
+        &app.database,
+        &format!(
+            "INSERT INTO board_counts (tenant, variant, bucket, players) VALUES {}",
+            counts.join(", ")
+        ),
+    )
+    .await;
+}
+
+/// Moves `id`'s rating on `acme`'s `continental` board from `from` to `to` (mean, deviation),
+/// the counts with it, as a rated game would.
+async fn move_player(app: &TestApp, id: &str, from: (f64, f64), to: (f64, f64)) {
+    execute(
+        &app.database,
+        &format!(
+            "UPDATE ratings SET mean = {}, deviation = {} WHERE tenant = 'acme' AND variant = 'continental' \
+             AND participant = 'player:{id}'",
+            to.0, to.1
+        ),
+    )
+    .await;
+    for (bucket, change) in [(bucket_of(from.0, from.1), -1), (bucket_of(to.0, to.1), 1)] {
+        execute(
+            &app.database,
+            &format!(
+                "INSERT INTO board_counts (tenant, variant, bucket, players) VALUES ('acme', 'continental', {bucket}, {change}) \
+                 ON CONFLICT (tenant, variant, bucket) DO UPDATE SET players = board_counts.players + excluded.players"
+            ),
+        )
+        .await;
+    }
+}
+
+/// `board` in the board's order (the conservative value down, then the id's bytes), each with
+/// its rank: what every page must show.
+fn ranked(board: &[(String, f64, f64)]) -> Vec<(u64, String, f64)> {
+    let mut rows: Vec<(String, f64)> = board.iter().map(|(id, m, d)| (id.clone(), m - 3.0 * d)).collect();
+    rows.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| a.0.as_bytes().cmp(b.0.as_bytes()))
+    });
+    rows.into_iter()
+        .zip(1..)
+        .map(|((id, c), rank)| (rank, id, c))
+        .collect()
+}
+
+/// The `(rank, player)` of each entry of a leaderboard's page.
+fn ranks_of(page: &Value) -> Vec<(u64, String)> {
+    page["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            (
+                e["rank"].as_u64().expect("a rank"),
+                e["player"].as_str().expect("an id").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// docs/api.md#cursors: a leaderboard's cursor is a pure keyset. Between two pages the board
+/// moves (two players above the cursor fall to its bottom, one below it rises to the top): the
+/// next page goes on from the cursor's key, each entry at the rank the board now gives it; the
+/// players who fell are met again where they now stand, the one who rose is not, and every
+/// player who did not move is listed once.
+#[actix_web::test]
+async fn a_board_cursor_goes_on_from_its_key_as_the_board_moves() {
+    on_studio_backends(async |app, backend| {
+        // Arrange: the seeded board and its first page of five.
+        let mut board = seeded_board();
+        seed_board(app, "acme", "continental", &board).await;
+        let before = ranked(&board);
+        let first = app
+            .get_with_key("/v1/leaderboards/continental?limit=5", ACME)
+            .await
+            .ok("the first page");
+        let want: Vec<(u64, String)> = before[..5].iter().map(|(r, p, _)| (*r, p.clone())).collect();
+        assert_eq!(ranks_of(&first), want, "{backend:?}: the first page");
+        let cursor = first["next_cursor"].as_str().expect("a next page").to_owned();
+        let (_, last_id, last_value) = before[4].clone();
+
+        // Act: the board moves, then the walk goes on from the cursor.
+        let fall = [before[0].1.clone(), before[2].1.clone()];
+        let rise = before[11].1.clone();
+        for (id, to) in [
+            (&fall[0], (2.0, 6.0)),
+            (&fall[1], (2.5, 6.0)),
+            (&rise, (90.0, 1.0)),
+        ] {
+            let row = board.iter_mut().find(|(p, _, _)| p == id).expect("on the board");
+            move_player(app, id, (row.1, row.2), to).await;
+            (row.1, row.2) = to;
+        }
+        let after = ranked(&board);
+        let mut walked = Vec::new();
+        let mut path = format!("/v1/leaderboards/continental?limit=5&cursor={cursor}");
+        loop {
+            let page = app
+                .get_with_key(&path, ACME)
+                .await
+                .ok("a page after the board moved");
+            walked.extend(ranks_of(&page));
+            match page["next_cursor"].as_str() {
+                Some(c) => path = format!("/v1/leaderboards/continental?limit=5&cursor={c}"),
+                None => break,
+            }
+        }
+
+        // Assert: the rest of the board as it now stands, after the cursor's key, at its ranks.
+        let rest: Vec<(u64, String)> = after
+            .iter()
+            .filter(|(_, p, c)| *c < last_value || (*c == last_value && p.as_bytes() > last_id.as_bytes()))
+            .map(|(r, p, _)| (*r, p.clone()))
+            .collect();
+        assert_eq!(
+            walked, rest,
+            "{backend:?}: the walk goes on from the cursor's key, each at its rank now"
+        );
+        assert_eq!(
+            walked[0].0, 5,
+            "{backend:?}: of the five up to the cursor two fell behind it, one rose ahead: {walked:?}"
+        );
+        for id in &fall {
+            assert!(
+                walked.iter().any(|(_, p)| p == id),
+                "{backend:?}: {id} fell past the cursor and is met again"
+            );
+        }
+        assert!(
+            !walked.iter().any(|(_, p)| *p == rise),
+            "{backend:?}: {rise} rose past the cursor: not met again"
+        );
+        let mut seen: Vec<&String> = want.iter().chain(walked.iter()).map(|(_, p)| p).collect();
+        seen.retain(|p| !fall.contains(p) && **p != rise);
+        let unmoved = seen.len();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(
+            (seen.len(), unmoved),
+            (board.len() - 3, board.len() - 3),
+            "{backend:?}: every other player once"
+        );
+    })
+    .await;
+}
+
+/// docs/api.md#cursors: a leaderboard's cursor reads only on the board it was given for, its
+/// tenant's in its variant: another tenant's cursor, or another variant's, is `400
+/// invalid_cursor` saying which, even where that board has a place for it.
+#[actix_web::test]
+async fn a_board_cursor_of_another_tenant_or_variant_is_refused_saying_which() {
+    on_studio_backends(async |app, backend| {
+        let board = seeded_board();
+        for (tenant, variant) in [
+            ("acme", "continental"),
+            ("acme", "may_i"),
+            ("beta", "continental"),
+        ] {
+            seed_board(app, tenant, variant, &board).await;
+        }
+        let first = app
+            .get_with_key("/v1/leaderboards/continental?limit=5", ACME)
+            .await
+            .ok("acme's first page");
+        let cursor = first["next_cursor"].as_str().expect("a next page");
+        let path = format!("/v1/leaderboards/continental?limit=5&cursor={cursor}");
+        let second = app.get_with_key(&path, ACME).await.ok("acme's own cursor");
+        assert_eq!(second["entries"][0]["rank"], 6, "{backend:?}: {second}");
+
+        for (path, key, why, says) in [
+            (path.clone(), BETA, "acme's cursor sent by beta", "another tenant"),
+            (
+                format!("/v1/leaderboards/may_i?limit=5&cursor={cursor}"),
+                ACME,
+                "continental's cursor on may_i's board",
+                "of the continental leaderboard",
+            ),
+        ] {
+            let reply = app.get_with_key(&path, key).await;
+            reply.assert_problem(400, "invalid_cursor", &format!("{backend:?}: {why}"));
+            let detail = reply.json()["detail"].as_str().unwrap_or_default().to_owned();
+            assert!(
+                detail.contains(says) && detail.contains("start again"),
+                "{backend:?}: {why}: the reason says `{says}`: {detail}"
+            );
+        }
+    })
+    .await;
+}
+
 /// Where a player stands: their rank and the page around them match the board read page by
 /// page, for every player, after a rated game moved two of them (the counts move in the
 /// rating's own transaction); the board's size; and the refusals.
@@ -819,33 +1042,7 @@ async fn a_player_sees_their_rank_and_the_page_around_them() {
         // Arrange: the seeded board, its counts as the migration makes them (64 buckets a
         // unit), then Ann and Bob's rated game.
         let board = seeded_board();
-        let rows: Vec<String> = board
-            .iter()
-            .map(|(id, mean, dev)| format!("('acme', 'continental', 'player:{id}', {mean}, {dev}, 3, 1, 0)"))
-            .collect();
-        execute(
-            &app.database,
-            &format!(
-                "INSERT INTO ratings (tenant, variant, participant, mean, deviation, games, won, updated_at) VALUES {}",
-                rows.join(", ")
-            ),
-        )
-        .await;
-        let mut buckets = std::collections::BTreeMap::<i64, i64>::new();
-        for (_, mean, dev) in &board {
-            #[expect(clippy::cast_possible_truncation, reason = "a small value")]
-            let bucket = ((mean - 3.0 * dev) * 64.0).floor() as i64;
-            *buckets.entry(bucket).or_default() += 1;
-        }
-        let counts: Vec<String> = buckets
-            .iter()
-            .map(|(b, n)| format!("('acme', 'continental', {b}, {n})"))
-            .collect();
-        execute(
-            &app.database,
-            &format!("INSERT INTO board_counts (tenant, variant, bucket, players) VALUES {}", counts.join(", ")),
-        )
-        .await;
+        seed_board(app, "acme", "continental", &board).await;
         let table = rated_table(app).await;
         bob_goes_out(app, &table).await;
         rated_view(app, &table).await;
@@ -1181,4 +1378,218 @@ async fn the_bots_levels_show_their_seed_until_a_rated_game_moves_their_tenants(
             .assert_problem(401, "unauthorized", "a bad key");
     })
     .await;
+}
+
+/// Rows a player's reads meet on a database in use, with their statistics: `acme`'s 20,000
+/// rated players (`player:p1` …) in two variants, 5,000 of its games of four seats each naming a
+/// player (each player at one game), and `beta`'s players beside them.
+async fn rows_of_players(database: &DatabaseSettings) {
+    let postgres = matches!(database, DatabaseSettings::Postgres { .. });
+    let numbers = |n: u32| {
+        if postgres {
+            format!("SELECT i FROM generate_series(1, {n}) AS i")
+        } else {
+            format!(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {n}) SELECT i FROM n"
+            )
+        }
+    };
+    let id = if postgres {
+        "gen_random_uuid()"
+    } else {
+        "randomblob(16)"
+    };
+    for sql in [
+        format!(
+            "INSERT INTO ratings (tenant, variant, participant, mean, deviation, games, won, updated_at) \
+             SELECT t.tenant, v.variant, 'player:p' || i, 25 + (i % 17), 1 + (i % 7), 1, 0, 0 \
+             FROM ({}) AS n, (SELECT 'acme' AS tenant UNION ALL SELECT 'beta') AS t, \
+             (SELECT 'may_i' AS variant UNION ALL SELECT 'continental') AS v",
+            numbers(20_000)
+        ),
+        format!(
+            "INSERT INTO games (id, variant, status, state, version, seed, seed_commitment, created_at, updated_at, tenant, created_us) \
+             SELECT {id}, 'may_i', 'finished', '{{}}', 1, 's', 'c', i, i, 'acme', i FROM ({}) AS n",
+            numbers(5_000)
+        ),
+        "INSERT INTO seats (game_id, seat, name, kind, player) \
+         SELECT g.id, s.seat, 'p', 'player', 'p' || (4 * g.created_us + s.seat - 3) \
+         FROM games AS g, (SELECT 0 AS seat UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) AS s"
+            .to_owned(),
+        "ANALYZE".to_owned(),
+    ] {
+        execute(database, &sql).await;
+    }
+}
+
+/// The plans PostgreSQL gives `sql` (of parameters `values`, in order): the generic plan a
+/// prepared statement is given for any values, and the plan for these values.
+async fn postgres_plans(conn: &mut sqlx::PgConnection, sql: &str, values: &[&str]) -> Vec<String> {
+    use sqlx::Row;
+    let mut plans = Vec::new();
+    for mode in ["force_generic_plan", "force_custom_plan"] {
+        for s in [
+            "BEGIN".to_owned(),
+            format!("SET LOCAL plan_cache_mode = {mode}"),
+            format!("PREPARE read_of_player AS {sql}"),
+        ] {
+            sqlx::query(sqlx::AssertSqlSafe(s.as_str()))
+                .execute(&mut *conn)
+                .await
+                .unwrap_or_else(|e| panic!("{s}: {e}"));
+        }
+        let explain = format!("EXPLAIN EXECUTE read_of_player({})", values.join(", "));
+        let plan = sqlx::query(sqlx::AssertSqlSafe(explain.as_str()))
+            .fetch_all(&mut *conn)
+            .await
+            .unwrap_or_else(|e| panic!("{explain}: {e}"))
+            .iter()
+            .map(|r| r.get::<String, _>(0))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for s in ["DEALLOCATE read_of_player", "ROLLBACK"] {
+            sqlx::query(s)
+                .execute(&mut *conn)
+                .await
+                .expect("the plan put away");
+        }
+        plans.push(format!("{mode}:\n{plan}"));
+    }
+    plans
+}
+
+/// The columns of PostgreSQL's index `name`, in order (an expression as `(expression)`).
+async fn index_columns(conn: &mut sqlx::PgConnection, name: &str) -> Vec<String> {
+    sqlx::query_scalar(
+        "SELECT COALESCE(a.attname::text, '(expression)') FROM pg_index i \
+         JOIN pg_class c ON c.oid = i.indexrelid \
+         CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, n) \
+         LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum \
+         WHERE c.relname = $1 ORDER BY k.n",
+    )
+    .bind(name)
+    .fetch_all(&mut *conn)
+    .await
+    .unwrap_or_else(|e| panic!("the columns of {name}: {e}"))
+}
+
+/// The plan SQLite gives `sql`, its parameters bound to `values`.
+async fn sqlite_plan(path: &str, sql: &str, values: &[&str]) -> String {
+    use sqlx::Row;
+    let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite:{path}"))
+        .await
+        .expect("connect");
+    let explain = format!("EXPLAIN QUERY PLAN {sql}");
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(explain.as_str()));
+    for value in values {
+        query = query.bind(value.trim_matches('\'').to_owned());
+    }
+    query
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("{explain}: {e}"))
+        .iter()
+        .map(|r| r.get::<String, _>("detail"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// docs/performance.md#player-reads: every statement of a player's reads (the profile's, a
+/// page of their games, first and after a cursor), as the store sends it, finds the player's
+/// rows by an index on the player. On tables with rows and statistics, in the plan PostgreSQL
+/// gives it for any values (a prepared statement's generic plan) and for a player's values, the
+/// player is an index condition (`Index Cond`), never a filter over the tenant's rows (the
+/// primary key of `ratings` leads with the tenant and the variant: ranged by the tenant alone it
+/// is an index scan too, which is why the condition is read, not the scan's name); in SQLite's
+/// plan the index is searched by the player.
+#[actix_web::test]
+async fn every_player_read_is_served_by_an_index_on_the_player() {
+    use crate::helpers::Backend;
+    use continental::store::player_sql;
+    for backend in backends().into_iter().filter(|b| *b != Backend::Citus) {
+        let app = TestApp::spawn(&backend).await;
+        rows_of_players(&app.database).await;
+        for statement in player_sql() {
+            let (sql, by) = (&statement.sql, statement.by);
+            let player = if by == "participant" {
+                "'player:p4242'"
+            } else {
+                "'p4242'"
+            };
+            let values: Vec<&str> = [
+                "'acme'",
+                player,
+                "9000000000",
+                "'00000000-0000-0000-0000-000000000000'",
+                "51",
+            ]
+            .into_iter()
+            .enumerate()
+            .filter(|(n, _)| sql.contains(&format!("${}", n + 1)))
+            .map(|(_, v)| v)
+            .collect();
+            let ctx = format!("{backend:?}: {sql}");
+            match &app.database {
+                DatabaseSettings::Postgres { url } => {
+                    let mut conn = sqlx::PgConnection::connect(url).await.expect("connect");
+                    for plan in postgres_plans(&mut conn, sql, &values).await {
+                        // Each index read, by the index's columns, with its condition.
+                        let mut reads = Vec::new();
+                        let mut index = None;
+                        for line in plan.lines() {
+                            if let Some((_, rest)) = line.split_once(" using ") {
+                                index = rest.split_whitespace().next().map(str::to_owned);
+                            }
+                            if let (Some(name), Some((_, condition))) =
+                                (&index, line.split_once("Index Cond: "))
+                            {
+                                reads.push((index_columns(&mut conn, name).await, condition.to_owned()));
+                            }
+                        }
+                        // The player is a search key: every column of the index before theirs
+                        // is held equal (a condition on a later column alone, as the primary
+                        // key of `ratings` would take it, walks the range of the earlier ones).
+                        let searched = reads.iter().any(|(columns, condition)| {
+                            columns.iter().position(|c| c == by).is_some_and(|at| {
+                                columns[..=at]
+                                    .iter()
+                                    .all(|c| condition.contains(&format!("({c} = ")))
+                            })
+                        });
+                        assert!(
+                            searched,
+                            "{ctx}: an index searched by the player ({by}), each column before it held equal:\n{plan}\n{reads:?}"
+                        );
+                        assert!(
+                            !plan
+                                .lines()
+                                .any(|l| l.contains("Filter: ") && l.contains(&format!("{by} ="))),
+                            "{ctx}: the player is no filter:\n{plan}"
+                        );
+                        assert!(!plan.contains("Seq Scan"), "{ctx}: no scan of a table:\n{plan}");
+                    }
+                }
+                DatabaseSettings::Sqlite { path } => {
+                    let plan = sqlite_plan(path, sql, &values).await;
+                    let table = if by == "participant" { "ratings" } else { "seats" };
+                    // Searched by the player after columns held equal, not after a skip of
+                    // every value of one (`ANY(variant)`, as the primary key of `ratings`
+                    // would be read).
+                    assert!(
+                        plan.lines()
+                            .any(|l| l.starts_with(&format!("SEARCH {table} USING"))
+                                && l.contains(" INDEX ")
+                                && l.contains(&format!("{by}=?"))
+                                && !l.contains("ANY(")),
+                        "{ctx}: {table} searched by an index on the player ({by}):\n{plan}"
+                    );
+                    assert!(
+                        !plan.lines().any(|l| l.starts_with("SCAN ")),
+                        "{ctx}: no scan of a table:\n{plan}"
+                    );
+                }
+            }
+        }
+        app.clean_up().await;
+    }
 }

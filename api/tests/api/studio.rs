@@ -123,6 +123,70 @@ fn ids(games: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// docs/api.md#cursors: a listing's cursor reads only on the listing it was given for: its
+/// tenant's, with its filters (`status`, `player`; a player's games are the listing with
+/// `player`). Another tenant's cursor, or one of other filters, is `400 invalid_cursor` saying
+/// which, even where that listing has a place for it.
+#[actix_web::test]
+async fn a_listing_cursor_reads_only_on_its_tenants_listing_with_its_filters() {
+    on_studio_backends(async |app: &TestApp, backend: &Backend| {
+        let ctx = format!("{backend:?}");
+        let waiting = json!({"variant": "may_i", "seats": [{"name": "Ann", "player": "u-a"}, {"open": true}, {"bot": true}]});
+        let playing = json!({"variant": "may_i", "seats": [{"name": "Ann", "player": "u-a"}, {"name": "Bob", "player": "u-b"}, {"bot": true}]});
+        for key in [ACME, BETA] {
+            for body in [&waiting, &playing, &waiting, &playing] {
+                create_with(app, key, body).await;
+            }
+        }
+        let cursor_of = async |path: &str| -> String {
+            let page = app.get_with_key(path, ACME).await;
+            assert_eq!(status(&page), 200, "{ctx}: {path}: {}", page.text());
+            page.json()["next_cursor"].as_str().expect("a next page").to_owned()
+        };
+        let all = cursor_of("/v1/games?limit=1").await;
+        let playing_only = cursor_of("/v1/games?status=playing&limit=1").await;
+        let anns = cursor_of("/v1/players/u-a/games?limit=1").await;
+
+        // Its own listing reads it; a player's games are the listing with `player`.
+        for path in [
+            format!("/v1/games?limit=1&cursor={all}"),
+            format!("/v1/games?status=playing&limit=1&cursor={playing_only}"),
+            format!("/v1/players/u-a/games?limit=1&cursor={anns}"),
+            format!("/v1/games?player=u-a&limit=1&cursor={anns}"),
+        ] {
+            let reply = app.get_with_key(&path, ACME).await;
+            assert_eq!(status(&reply), 200, "{ctx}: {path}: {}", reply.text());
+        }
+        for (path, key, why, says) in [
+            (format!("/v1/games?limit=1&cursor={all}"), BETA, "acme's cursor sent by beta", "another tenant"),
+            (
+                format!("/v1/players/u-a/games?limit=1&cursor={anns}"),
+                BETA,
+                "acme's player's cursor sent by beta",
+                "another tenant",
+            ),
+            (format!("/v1/games?limit=1&cursor={playing_only}"), ACME, "a status's cursor unfiltered", "other filters"),
+            (
+                format!("/v1/games?status=waiting&limit=1&cursor={playing_only}"),
+                ACME,
+                "a status's cursor on another status",
+                "other filters",
+            ),
+            (format!("/v1/games?status=playing&limit=1&cursor={all}"), ACME, "an unfiltered cursor filtered", "other filters"),
+            (format!("/v1/players/u-b/games?limit=1&cursor={anns}"), ACME, "Ann's games' cursor on Bob's", "other filters"),
+        ] {
+            let reply = app.get_with_key(&path, key).await;
+            reply.assert_problem(400, "invalid_cursor", &format!("{ctx}: {why}"));
+            let detail = reply.json()["detail"].as_str().unwrap_or_default().to_owned();
+            assert!(
+                detail.contains(says) && detail.contains("start again"),
+                "{ctx}: {why}: the reason says `{says}`: {detail}"
+            );
+        }
+    })
+    .await;
+}
+
 /// The listing holds only the key's tenant's games, newest first, each with its fields;
 /// `limit` and `cursor` page through it, `status` filters it, bad parameters are 400s.
 #[actix_web::test]
@@ -1033,12 +1097,12 @@ async fn listing_defaults_as_documented() {
             .expect("parameters");
         let cursor_schema = params.iter().find(|p| p["name"] == "cursor").expect("cursor")["schema"].clone();
         assert_eq!(
-            cursor_schema["pattern"], "^[A-Za-z0-9_-]{48}$",
+            cursor_schema["pattern"], "^[A-Za-z0-9_-]{64}$",
             "{ctx}: the documented cursor"
         );
         let cursor = page["next_cursor"].as_str().expect("a next page");
         assert!(
-            cursor.len() == 48
+            cursor.len() == 64
                 && cursor
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),

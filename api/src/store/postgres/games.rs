@@ -16,7 +16,7 @@ use crate::store::sql::{
 use crate::store::hub::{self, CHANNEL};
 use crate::store::write::{self, created_work};
 use crate::store::{
-    Attempt, Backlog, BoardCursor, BoardRow, Delivery, DueGame, EventRow, GameListing, GameRow, KeyClaim,
+    Attempt, Backlog, BoardCursor, BoardPage, Delivery, DueGame, EventRow, GameListing, GameRow, KeyClaim,
     KeyRef, KeyScope, ListedRow, Lock, NewGame, On, Origin, Outcome, PlayerRecord, RatingDue, RatingWrite,
     RecordedEvent, Settled, Standing, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
@@ -317,7 +317,7 @@ impl Store for PgStore {
         variant: engine::Variant,
         limit: u32,
         after: Option<&BoardCursor>,
-    ) -> Result<Vec<BoardRow>, StoreError> {
+    ) -> Result<BoardPage, StoreError> {
         self.leaderboard_in(tenant, variant, limit, after).await
     }
 

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use sqlx::{ColumnIndex, Database, Decode, Encode, QueryBuilder, Row, Type};
 
-use super::{BoardCursor, BoardRow, PlayerRating, Standing, StoreError};
+use super::{BoardCursor, BoardPage, BoardRow, PlayerRating, Standing, StoreError};
 use crate::domain::Rating;
 
 /// The stored text of each of `participants`' keys, for an `IN` list.
@@ -143,7 +143,7 @@ const MARK_RATED: &str = "INSERT INTO rated_games (tenant, game_id, variant, cha
 const WRITE_RATING: &str = "UPDATE ratings SET mean = $4, deviation = $5, games = games + 1, won = won + $6, \
     updated_at = $7 WHERE tenant = $1 AND variant = $2 AND participant = $3";
 
-/// Player `$2`'s rows of tenant `$1`, by variant.
+/// Player `$2`'s rows of tenant `$1`, by variant: a range of `ratings_by_participant`.
 const PLAYER_RATINGS: &str = "SELECT variant, mean, deviation, games, won FROM ratings \
     WHERE tenant = $1 AND participant = $2 ORDER BY variant";
 
@@ -151,6 +151,50 @@ const PLAYER_RATINGS: &str = "SELECT variant, mean, deviation, games, won FROM r
 const PLAYER_GAMES: &str = "SELECT COUNT(*) AS games, \
     COALESCE(SUM(CASE WHEN status = 'finished' THEN 1 ELSE 0 END), 0) AS finished \
     FROM games WHERE tenant = $1 AND id IN (SELECT game_id FROM seats WHERE player = $2)";
+
+/// One statement of a player's reads, and the column an index must find its rows by.
+#[derive(Clone, Debug)]
+pub struct PlayerStatement {
+    /// The SQL text, as the store sends it: `$1` the tenant, `$2` the player (their key for
+    /// `ratings`, their id for `seats`), then a listing's cursor and limit where it has them.
+    pub sql: String,
+    /// The column an index must find the player's rows by (`participant`, `player`).
+    pub by: &'static str,
+}
+
+/// Every statement a player's reads run (docs/performance.md#player-reads), for tests of their
+/// plans: the profile's two (their ratings, their games counted), and a page of their games,
+/// the first and one after a cursor.
+pub fn player_sql() -> Vec<PlayerStatement> {
+    let page = |after: Option<super::Cursor>| super::GameListing {
+        status: None,
+        player: Some(crate::domain::PlayerId::try_from("any").expect("an id")),
+        limit: 1,
+        after,
+    };
+    let cursor = super::Cursor {
+        created_us: 0,
+        id: uuid::Uuid::nil(),
+    };
+    vec![
+        PlayerStatement {
+            sql: PLAYER_RATINGS.to_owned(),
+            by: "participant",
+        },
+        PlayerStatement {
+            sql: PLAYER_GAMES.to_owned(),
+            by: "player",
+        },
+        PlayerStatement {
+            sql: super::list_sql(&page(None)),
+            by: "player",
+        },
+        PlayerStatement {
+            sql: super::list_sql(&page(Some(cursor))),
+            by: "player",
+        },
+    ]
+}
 
 /// Participant `$3`'s rating in variant `$2` of tenant `$1`.
 const OWN_RATING: &str =
@@ -244,7 +288,13 @@ where
 
 /// One page of `tenant`'s players in `variant` after `after`, at most `limit` and one more, by
 /// keyset on the index `ratings_keyset` (the conservative value negated, then the key compared
-/// by its bytes as `bytes` says).
+/// by its bytes as `bytes` says), each row with the players ahead of the page (`ahead`).
+///
+/// The players ahead are counted as a standing counts them ([`standing_sql`]), up to and with
+/// the cursor's place: the counts of the buckets above its bucket, and the rows of its own
+/// bucket up to it, a short range of the same index. One statement, so the page and its ranks
+/// are of one snapshot, and ranks are the board's as it is now, however it moved since the
+/// cursor was given.
 fn leaderboard_statement<DB: Database>(
     bytes: &str,
     tenant: &str,
@@ -259,6 +309,34 @@ where
     for<'a, 't> &'a str: Encode<'t, DB> + Type<DB>,
 {
     let mut query = QueryBuilder::<DB>::new(BOARD_COLUMNS);
+    match after {
+        Some(after) => {
+            let bucket = bucket(after.conservative);
+            query
+                .push(", CAST((SELECT COALESCE(SUM(players), 0) FROM board_counts WHERE tenant = ")
+                .push_bind(tenant)
+                .push(" AND variant = ")
+                .push_bind(variant.id())
+                .push(" AND bucket > ")
+                .push_bind(bucket)
+                .push(") + (SELECT COUNT(*) FROM ratings WHERE tenant = ")
+                .push_bind(tenant)
+                .push(" AND variant = ")
+                .push_bind(variant.id())
+                .push(" AND participant LIKE 'player:%' AND 3 * deviation - mean > ")
+                .push_bind(-bucket_end(bucket))
+                .push(" AND 3 * deviation - mean <= ")
+                .push_bind(-after.conservative)
+                .push(format!(" AND (3 * deviation - mean, participant{bytes}) <= ("))
+                .push_bind(-after.conservative)
+                .push(", ")
+                .push_bind(after.participant.as_str())
+                .push(")) AS BIGINT) AS ahead");
+        }
+        None => {
+            query.push(", CAST(0 AS BIGINT) AS ahead");
+        }
+    }
     query
         .push(" FROM ratings WHERE tenant = ")
         .push_bind(tenant)
@@ -283,6 +361,24 @@ where
         ))
         .push_bind(i64::from(limit) + 1);
     query
+}
+
+/// A page from the rows of [`leaderboard_statement`].
+fn board_page<R: Row>(rows: &[R]) -> Result<BoardPage, StoreError>
+where
+    for<'a> &'a str: ColumnIndex<R>,
+    f64: for<'a> Decode<'a, R::Database> + Type<R::Database>,
+    i64: for<'a> Decode<'a, R::Database> + Type<R::Database>,
+    String: for<'a> Decode<'a, R::Database> + Type<R::Database>,
+{
+    let ahead = match rows.first() {
+        Some(r) => u64::try_from(r.try_get::<i64, _>("ahead")?).unwrap_or(0),
+        None => 0,
+    };
+    Ok(BoardPage {
+        rows: rows.iter().map(board_row).collect::<Result<_, _>>()?,
+        ahead,
+    })
 }
 
 /// The rating of a row with `mean` and `deviation`.

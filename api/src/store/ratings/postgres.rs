@@ -8,13 +8,15 @@ use sqlx::{AssertSqlSafe, PgConnection, Postgres, Row};
 use uuid::Uuid;
 
 use super::super::{
-    BoardCursor, BoardRow, PgStore, PlayerRecord, RatedRow, RatingDue, RatingWrite, Standing, StoreError, now,
+    BoardCursor, BoardPage, PgStore, PlayerRecord, RatedRow, RatingDue, RatingWrite, Standing, StoreError,
+    now,
 };
 use super::{
     CLAIM_RATING, MARK_RATED, OWN_RATING, PLAYER_GAMES, PLAYER_RATINGS, RATED_CHANGES, RATING_DONE,
-    RatingCandidate, STANDING_READS, WRITE_RATING, board_counts_statement, board_row, bucket, bucket_changes,
-    bucket_end, candidate_row, insert_missing_statement, keys, leaderboard_statement, player_rating,
-    rating_candidates_sql, rating_of, ratings_by_key, rows_of, standing_of, standing_sql, starts,
+    RatingCandidate, STANDING_READS, WRITE_RATING, board_counts_statement, board_page, bucket,
+    bucket_changes, bucket_end, candidate_row, insert_missing_statement, keys, leaderboard_statement,
+    player_rating, rating_candidates_sql, rating_of, ratings_by_key, rows_of, standing_of, standing_sql,
+    starts,
 };
 use crate::domain::{Participant, PlayerId, Rating};
 
@@ -287,10 +289,10 @@ impl PgStore {
         variant: engine::Variant,
         limit: u32,
         after: Option<&BoardCursor>,
-    ) -> Result<Vec<BoardRow>, StoreError> {
+    ) -> Result<BoardPage, StoreError> {
         let mut query = leaderboard_statement::<Postgres>(BYTE_ORDER, tenant, variant, limit, after);
         let rows = query.build().fetch_all(&self.pool).await?;
-        rows.iter().map(board_row).collect()
+        board_page(&rows)
     }
 
     /// [`Store::standing`](super::super::Store::standing): the player's row read, then, in one

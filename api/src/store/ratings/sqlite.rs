@@ -8,14 +8,15 @@ use sqlx::{AssertSqlSafe, Row, Sqlite, SqliteConnection};
 use uuid::Uuid;
 
 use super::super::{
-    BoardCursor, BoardRow, PlayerRecord, RatedRow, RatingDue, RatingWrite, SqliteStore, Standing, StoreError,
-    now,
+    BoardCursor, BoardPage, PlayerRecord, RatedRow, RatingDue, RatingWrite, SqliteStore, Standing,
+    StoreError, now,
 };
 use super::{
     CLAIM_RATING, MARK_RATED, OWN_RATING, PLAYER_GAMES, PLAYER_RATINGS, RATED_CHANGES, RATING_DONE,
-    RatingCandidate, STANDING_READS, WRITE_RATING, board_counts_statement, board_row, bucket, bucket_changes,
-    bucket_end, candidate_row, insert_missing_statement, keys, leaderboard_statement, player_rating,
-    rating_candidates_sql, rating_of, ratings_by_key, rows_of, standing_of, standing_sql, starts,
+    RatingCandidate, STANDING_READS, WRITE_RATING, board_counts_statement, board_page, bucket,
+    bucket_changes, bucket_end, candidate_row, insert_missing_statement, keys, leaderboard_statement,
+    player_rating, rating_candidates_sql, rating_of, ratings_by_key, rows_of, standing_of, standing_sql,
+    starts,
 };
 use crate::domain::{Participant, PlayerId, Rating};
 
@@ -293,10 +294,10 @@ impl SqliteStore {
         variant: engine::Variant,
         limit: u32,
         after: Option<&BoardCursor>,
-    ) -> Result<Vec<BoardRow>, StoreError> {
+    ) -> Result<BoardPage, StoreError> {
         let mut query = leaderboard_statement::<Sqlite>(BYTE_ORDER, tenant, variant, limit, after);
         let rows = query.build().fetch_all(&self.pool).await?;
-        rows.iter().map(board_row).collect()
+        board_page(&rows)
     }
 
     /// [`Store::standing`](super::super::Store::standing): the player's row read, then, in one

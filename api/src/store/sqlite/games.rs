@@ -15,7 +15,7 @@ use crate::store::sql::{
 };
 use crate::store::write::{self, created_work};
 use crate::store::{
-    Attempt, Backlog, BoardCursor, BoardRow, Delivery, DueGame, EventRow, GameListing, GameRow, KeyClaim,
+    Attempt, Backlog, BoardCursor, BoardPage, Delivery, DueGame, EventRow, GameListing, GameRow, KeyClaim,
     KeyRef, ListedRow, Lock, NewGame, On, Origin, Outcome, PlayerRecord, RatingDue, RatingWrite,
     RecordedEvent, Settled, Standing, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
@@ -299,7 +299,7 @@ impl Store for SqliteStore {
         variant: engine::Variant,
         limit: u32,
         after: Option<&BoardCursor>,
-    ) -> Result<Vec<BoardRow>, StoreError> {
+    ) -> Result<BoardPage, StoreError> {
         self.leaderboard_in(tenant, variant, limit, after).await
     }
 
