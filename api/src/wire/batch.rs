@@ -444,6 +444,9 @@ impl MeldBatchResponse {
 }
 
 #[cfg(test)]
+mod fuzz;
+
+#[cfg(test)]
 mod tests {
     use engine::{ProposedMeld, Ruleset, Variant, analyse, parse_cards};
 
