@@ -10,6 +10,8 @@ mod games;
 mod hints;
 mod matchmaking;
 mod moves;
+#[cfg(test)]
+mod non_interference;
 mod pace;
 mod players;
 mod ratings;
