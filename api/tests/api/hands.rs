@@ -124,7 +124,10 @@ fn card_rows() -> [(&'static str, Vec<Card>); 5] {
                 Rank::Nine,
             ]),
         ),
-        ("T, J, Q, K", of(&[Rank::Ten, Rank::Jack, Rank::Queen, Rank::King])),
+        (
+            "T, J, Q, K",
+            of(&[Rank::Ten, Rank::Jack, Rank::Queen, Rank::King]),
+        ),
         ("ace", of(&[Rank::Ace])),
         ("joker", vec![Card::JOKER]),
     ]
@@ -181,7 +184,10 @@ fn scoring_table_of_the_rules() -> (Vec<String>, Vec<(String, Vec<String>)>) {
         })
         .collect();
     let (header, rows) = rows.split_first().expect("the scoring table has a header");
-    let variants: Vec<String> = header[1..].iter().map(|v| v.trim_matches('`').to_owned()).collect();
+    let variants: Vec<String> = header[1..]
+        .iter()
+        .map(|v| v.trim_matches('`').to_owned())
+        .collect();
     let rows = rows
         .iter()
         .filter(|r| !r[0].starts_with("---"))
@@ -251,7 +257,11 @@ async fn penalty_points_are_the_card_values(app: &TestApp) {
                     .sum::<i32>()
             });
             let answer = arrange(app, variant.id(), 1, &names.join(" "), json!([])).await;
-            assert_eq!(answer["penalty_points"], json!(expected), "{variant} {names:?}: {answer}");
+            assert_eq!(
+                answer["penalty_points"],
+                json!(expected),
+                "{variant} {names:?}: {answer}"
+            );
         }
     }
 }
