@@ -30,22 +30,25 @@ use crate::telemetry::traces;
 /// Games a sweep looks at in one batch.
 const DUE_BATCH: i64 = 32;
 
-/// Tables of bots alone a pass plays out at most ([`Due::PlayOut`]): each is its whole game's
-/// CPU at once (tens of milliseconds, docs/operations.md#bot-table-cpu), which a turn clock due
-/// behind it would wait for; the others wait for the next pass, nobody being at their tables.
+/// Tables of bots alone a pass plays out at most ([`Due::PlayOut`]), after every other game
+/// due: each is its whole game's CPU at once (tens of milliseconds,
+/// docs/operations.md#bot-table-cpu), which a turn clock due next would wait for; the others
+/// wait for the next pass, nobody being at their tables.
 const PLAY_OUTS_PER_PASS: usize = 1;
 
 /// Plays the turn of every game whose deadline has passed (see [`time_out`]), page after page
 /// of due games found without a lock, so that a game this replica cannot take (another
 /// replica holds it, its bot is not this replica's to think for, it does not load) never holds
-/// up the ones behind it. Returns how many this replica played.
+/// up the ones behind it; then plays out at most [`PLAY_OUTS_PER_PASS`] of the tables of bots
+/// alone it met, after every other game due. Returns how many this replica played.
 ///
 /// # Errors
 /// The store's failure to find due games (a game that fails is set aside if it does not load,
 /// else logged and left to the next pass).
 pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
     let mut played = 0;
-    let mut play_outs = PLAY_OUTS_PER_PASS;
+    // Tables to play out, met on the way: played last, so that no clock due waits for them.
+    let mut play_outs = Vec::new();
     let mut after = None;
     let now = now_ms();
     loop {
@@ -56,27 +59,39 @@ pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
             if state.bots.holds(game.id) {
                 continue;
             }
-            match time_out(state, game.id, now, play_outs > 0)
-                .instrument(traces::pass("deadlines"))
-                .await
-            {
-                Ok(Took::Game) => played += 1,
-                Ok(Took::PlayedOut) => {
-                    played += 1;
-                    play_outs -= 1;
-                }
-                Ok(Took::Nothing) => {}
-                Err(e) if super::set_aside_if_broken(state, game.id, &e, "turn deadlines").await => {}
-                // Its worker lost since it was found, on a cluster, say: tried again next pass.
-                Err(e) => {
-                    tracing::warn!(game = %game.id, error = %e, "a due turn could not be played; trying again next pass")
-                }
+            match time_out_one(state, game.id, now, false).await {
+                Took::Game | Took::PlayedOut => played += 1,
+                Took::PlayOutDue if play_outs.len() < PLAY_OUTS_PER_PASS => play_outs.push(game.id),
+                Took::PlayOutDue | Took::Nothing => {}
             }
         }
         // A short page was the last.
         match due.last() {
             Some(&last) if due.len() as i64 == DUE_BATCH => after = Some(last),
-            _ => return Ok(played),
+            _ => break,
+        }
+    }
+    for id in play_outs {
+        if time_out_one(state, id, now, true).await == Took::PlayedOut {
+            played += 1;
+        }
+    }
+    Ok(played)
+}
+
+/// [`time_out`] for the pass: a game that fails is set aside if it does not load, else logged
+/// and left to the next pass ([`Took::Nothing`]).
+async fn time_out_one(state: &AppState, id: Uuid, now: i64, may_play_out: bool) -> Took {
+    match time_out(state, id, now, may_play_out)
+        .instrument(traces::pass("deadlines"))
+        .await
+    {
+        Ok(took) => took,
+        Err(e) if super::set_aside_if_broken(state, id, &e, "turn deadlines").await => Took::Nothing,
+        // Its worker lost since it was found, on a cluster, say: tried again next pass.
+        Err(e) => {
+            tracing::warn!(game = %id, error = %e, "a due turn could not be played; trying again next pass");
+            Took::Nothing
         }
     }
 }
@@ -84,8 +99,10 @@ pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
 /// What a claim did with its game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Took {
-    /// Nothing: another replica holds it, it is no longer due, or it waits for a later pass.
+    /// Nothing: another replica holds it, or it is no longer due.
     Nothing,
+    /// A table of bots alone is due to be played out, and was left so ([`Due::PlayOut`]).
+    PlayOutDue,
     /// What was due is done.
     Game,
     /// A table of bots alone was played out ([`Due::PlayOut`]).
@@ -131,10 +148,13 @@ fn decide(
     match Due::on(&mut table, row, at.now) {
         Due::BotHandOff { paced } => hand_bot_over(state, row, &table, paced, at),
         Due::PlayOut if may_play_out => play_out(state, row, table, at),
-        // Left due for a later pass: nothing written.
+        // Left due, for the end of the pass or a later one: nothing written.
         Due::PlayOut => Ok(Outcome {
             update: None,
-            value: Then::default(),
+            value: Then {
+                play_out_due: true,
+                ..Then::default()
+            },
         }),
         Due::PacedMove => play_paced_move(state, row, table, at),
         Due::TurnClock => time_out_turn(state, row, table, at, on_full),
@@ -249,6 +269,8 @@ struct Then {
     taken: bool,
     /// The table of bots alone was played out.
     played_out: bool,
+    /// The table of bots alone is due to be played out, and was left so.
+    play_out_due: bool,
 }
 
 impl Then {
@@ -265,6 +287,7 @@ impl Then {
         }
         state.pace.arm(id, self.bot_at);
         match (self.taken, self.played_out) {
+            _ if self.play_out_due => Took::PlayOutDue,
             (false, _) => Took::Nothing,
             (true, false) => Took::Game,
             (true, true) => Took::PlayedOut,
@@ -424,6 +447,7 @@ fn write_played(
         bot_at: table.bot_at,
         taken: true,
         played_out: false,
+        play_out_due: false,
     };
     Ok(Outcome {
         update: Some(

@@ -59,7 +59,15 @@ impl PgStore {
             return Ok(Some(value));
         };
         let guard = match &update.bot_tables {
-            Some(limit) => self.admit(&mut tx, on.id, limit).await?,
+            Some(limit) => match self.admit(&mut tx, on.id, limit).await {
+                Ok(guard) => guard,
+                Err(e) => {
+                    // Rolled back before answering, so that the row is free at once: a refused
+                    // timeout is decided again by a claim that skips locked rows.
+                    let _ = tx.rollback().await;
+                    return Err(e.into());
+                }
+            },
             None => None,
         };
         self.write_update(&mut tx, &game, on.key, &update).await?;
