@@ -20,7 +20,8 @@ use crate::wire::{
 /// name them, finished, and won. Only the key's tenant's players.
 #[utoipa::path(
     get, path = "/v1/players/{id}", tag = "players",
-    params(("id" = String, Path, description = "The studio's id of the player (1 to 128 characters).")),
+    params(("id" = String, Path, min_length = 1, max_length = 128, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$",
+        description = "The studio's id of the player (1 to 128 characters, no control character).")),
     security(("api_key" = [])),
     responses(
         (status = 200, description = "The player's ratings per variant and their record.", body = PlayerResponse),
@@ -49,7 +50,8 @@ pub async fn get_player(
 /// pass `next_cursor` as `cursor` for the next page.
 #[utoipa::path(
     get, path = "/v1/players/{id}/games", tag = "players",
-    params(("id" = String, Path, description = "The studio's id of the player (1 to 128 characters)."), PageQuery),
+    params(("id" = String, Path, min_length = 1, max_length = 128, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$",
+        description = "The studio's id of the player (1 to 128 characters, no control character)."), PageQuery),
     security(("api_key" = [])),
     responses(
         (status = 200, description = "A page of the player's games, newest first; `next_cursor` fetches the next.", body = GamesPage),
@@ -94,7 +96,7 @@ pub async fn player_games(
 /// (`POST /v1/leaderboards/{variant}/tokens`), which a studio hands its players.
 #[utoipa::path(
     get, path = "/v1/leaderboards/{variant}", tag = "players",
-    params(("variant" = String, Path, description = "`may_i`, `contract_7`, `continental` or `push`."), BoardQuery),
+    params(("variant" = engine::Variant, Path, description = "`may_i`, `contract_7`, `continental` or `push`."), BoardQuery),
     security(("api_key" = []), ("board_token" = [])),
     responses(
         (status = 200, description = "A page of the leaderboard; `next_cursor` fetches the next. With `around`, the page \

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, create, document};
+use crate::helpers::{ACME, Backend, TestApp, backends, create, document};
 use crate::on_every_backend;
 
 /// The `maxItems` the document states for `field` of `schema`.
@@ -235,3 +235,119 @@ on_every_backend!(
     documented_events_on_every_backend,
     every_logged_event_is_a_documented_event
 );
+
+/// `text` as one segment of a path: every byte but the unreserved ones percent-encoded.
+fn path_segment(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => char::from(b).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The schema of the parameter `name` of `method path` in `doc`.
+fn parameter<'a>(doc: &'a Value, method: &str, path: &str, name: &str) -> &'a Value {
+    doc["paths"][path][method]["parameters"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["name"] == name))
+        .map(|p| &p["schema"])
+        .unwrap_or_else(|| panic!("{method} {path} documents `{name}`"))
+}
+
+/// A studio's player id is stated alike wherever a request carries it, in a path as in a query,
+/// and the server reads it as stated: an id the document allows is never refused `400` (the
+/// contract's schemathesis run sends such ids to every operation that takes a server key, and
+/// fails on any `400` but a made-up cursor's).
+#[actix_web::test]
+async fn a_player_id_is_read_as_the_document_states_it_in_a_path_as_in_a_query() {
+    for backend in backends() {
+        let app = TestApp::spawn_studio(&backend, None).await;
+        let doc = app.get("/api-docs/openapi.json").await.ok("the document");
+        let stated = json!({
+            "type": "string", "minLength": 1, "maxLength": 128, "pattern": r"^[^\x00-\x1f\x7f-\x9f]*$"
+        });
+        for (method, path, name) in [
+            ("get", "/v1/players/{id}", "id"),
+            ("get", "/v1/players/{id}/games", "id"),
+            ("get", "/v1/games", "player"),
+            ("get", "/v1/leaderboards/{variant}", "around"),
+        ] {
+            assert_eq!(
+                parameter(&doc, method, path, name),
+                &stated,
+                "{method} {path}: `{name}`"
+            );
+        }
+        // Each id with what the stated schema says of it: its length in characters, and the
+        // control characters (C0, DEL and C1) its pattern leaves out.
+        let widest = "é".repeat(128);
+        let long = "u".repeat(129);
+        for (id, allowed, why) in [
+            (widest.as_str(), true, "128 characters of two bytes each"),
+            (
+                "u\u{a0}1",
+                true,
+                "a no-break space, which is no control character",
+            ),
+            ("u-1 ~ 2", true, "spaces and marks"),
+            (long.as_str(), false, "129 characters"),
+            ("u\u{85}1", false, "a C1 control character"),
+            ("u\u{7f}1", false, "DEL"),
+        ] {
+            for page in ["", "/games"] {
+                let reply = app
+                    .get_with_key(&format!("/v1/players/{}{page}", path_segment(id)), ACME)
+                    .await;
+                if allowed {
+                    assert_ne!(
+                        reply.status.as_u16(),
+                        400,
+                        "{backend:?}: {why} ({page}): {}",
+                        reply.text()
+                    );
+                } else {
+                    reply.assert_problem(400, "invalid_player", &format!("{backend:?}: {why} ({page})"));
+                }
+            }
+        }
+        app.clean_up().await;
+    }
+}
+
+/// A leaderboard's `{variant}` is stated as the variants are, so that a client (and the
+/// contract's schemathesis run) reads boards rather than guessing names: each variant's board
+/// answers, any other name is `404 unknown_variant`.
+#[actix_web::test]
+async fn a_leaderboards_variant_is_one_the_document_names() {
+    let app = TestApp::spawn_studio(&Backend::Sqlite, None).await;
+    let doc = app.get("/api-docs/openapi.json").await.ok("the document");
+    assert_eq!(
+        parameter(&doc, "get", "/v1/leaderboards/{variant}", "variant"),
+        &json!({"$ref": "#/components/schemas/Variant"}),
+        "the board's variant"
+    );
+    let variants = doc["components"]["schemas"]["Variant"]["enum"]
+        .as_array()
+        .expect("the variants");
+    assert_eq!(
+        variants.len(),
+        engine::Variant::ALL.len(),
+        "every variant: {variants:?}"
+    );
+    for variant in variants {
+        let variant = variant.as_str().expect("a name");
+        let board = app
+            .get_with_key(&format!("/v1/leaderboards/{variant}"), ACME)
+            .await;
+        assert_eq!(
+            board.ok(variant)["entries"],
+            json!([]),
+            "{variant}: no one rated yet"
+        );
+    }
+    app.get_with_key("/v1/leaderboards/rummy", ACME)
+        .await
+        .assert_problem(404, "unknown_variant", "a game the rules do not describe");
+    app.clean_up().await;
+}
