@@ -37,12 +37,12 @@ pub struct Application {
 }
 
 /// How often each replica reads what waits for its background work (the backlog metrics).
-const BACKLOG_EVERY: Duration = Duration::from_secs(15);
+const BACKLOG_EVERY: Duration = Duration::from_secs(30);
 
 /// The longest a background pass waits with nothing announced: the bound on picking up work
 /// that no commit announces (a stopped replica's leases, the due times it stored), in seconds
 /// of the turn clock (shorter in tests).
-const BACKSTOP_SECONDS: u32 = 10;
+const BACKSTOP_SECONDS: u32 = 15;
 
 /// Stops a running service: every event stream at once, then the server, gracefully.
 #[derive(Clone)]
@@ -233,7 +233,7 @@ fn start_background(
     });
     passes.spawn({
         let state = state.clone();
-        move || service::count_backlog(state, BACKLOG_EVERY.min(second.saturating_mul(15)))
+        move || service::count_backlog(state, BACKLOG_EVERY.min(second.saturating_mul(30)))
     });
     Ok(vec![deliveries, passes])
 }

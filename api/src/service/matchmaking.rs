@@ -833,15 +833,29 @@ async fn place(state: &AppState, game: Uuid, tickets: &[TicketRow]) -> Result<bo
 /// comes), and every `backstop` (at least `interval`) one more (the pools due that no wakeup
 /// announced, say those of a replica that stopped, and the tables left `placing`). Each pass
 /// finds the pools due within `interval` by one indexed read, and when none is, the soonest
-/// one's time by another: an idle replica makes three reads a backstop whatever waits. A slow
-/// pass is logged with how many games it made and how long it took.
+/// one's time by another; woken by a time, it reads the soonest first and passes only when one
+/// is due: an idle replica makes two reads a backstop whatever waits. A slow pass is logged
+/// with how many games it made and how long it took.
 pub async fn match_periodically(state: web::Data<AppState>, interval: Duration, backstop: Duration) {
     let backstop_every = backstop.max(interval);
     let interval_ms = i64::try_from(interval.as_millis()).unwrap_or(i64::MAX);
     let mut wakeups = state.live.follow(POOLS_DUE);
     let mut backstop = tokio::time::Instant::now();
+    // Woken by a ticket's announcement (or starting): a pass at once. Else by a time: a pass
+    // only when the soonest pool stored is due within the interval.
+    let mut announced = true;
     loop {
         let started = Instant::now();
+        let soonest = match announced {
+            true => None,
+            false => match state.db.next_pool_due().await {
+                Ok(at) => Some(at),
+                Err(e) => {
+                    tracing::debug!(error = %e, "the soonest pool due could not be read");
+                    None
+                }
+            },
+        };
         if tokio::time::Instant::now() >= backstop {
             backstop = tokio::time::Instant::now() + backstop_every;
             match state.db.placing(now_ms() - PLACING_GRACE_MS).await {
@@ -851,10 +865,19 @@ pub async fn match_periodically(state: web::Data<AppState>, interval: Duration, 
                 Err(e) => tracing::warn!(error = %e, "tables left placing could not be read"),
             }
         }
-        let next_due = match match_pass(&state, interval)
-            .instrument(traces::pass("matchmaking"))
-            .await
-        {
+        let next_due = match soonest {
+            // Nothing due within the interval: no pass.
+            Some(at) if at.is_none_or(|at| at > now_ms().saturating_add(interval_ms)) => Ok(Pass {
+                next_due: at,
+                ..Pass::default()
+            }),
+            _ => {
+                match_pass(&state, interval)
+                    .instrument(traces::pass("matchmaking"))
+                    .await
+            }
+        };
+        let next_due = match next_due {
             Ok(pass) => {
                 if let Some(took_ms) = state.slow_pass(started) {
                     tracing::warn!(
@@ -874,9 +897,10 @@ pub async fn match_periodically(state: web::Data<AppState>, interval: Duration, 
         // Nothing due within the interval: the soonest pool's time, stored by a pass of any
         // replica, so that it is matched on time without a read each interval. One due now
         // that this pass left (another replica holds it) is looked at again an interval on.
-        let next_due = match next_due {
-            Some(at) => Some(at),
-            None => match state.db.next_pool_due().await {
+        let next_due = match (next_due, soonest) {
+            (Some(at), _) => Some(at),
+            (None, Some(_)) => None,
+            (None, None) => match state.db.next_pool_due().await {
                 Ok(at) => at.map(|at| at.max(now_ms().saturating_add(interval_ms))),
                 Err(e) => {
                     tracing::debug!(error = %e, "the soonest pool due could not be read");
@@ -890,8 +914,9 @@ pub async fn match_periodically(state: web::Data<AppState>, interval: Duration, 
             until = until.min(tokio::time::Instant::now() + wait);
         }
         tokio::select! {
-            () = tokio::time::sleep_until(until) => {}
+            () = tokio::time::sleep_until(until) => announced = false,
             heard = wakeups.recv() => {
+                announced = true;
                 if matches!(heard, Err(RecvError::Closed)) {
                     wakeups = state.live.follow(POOLS_DUE);
                 }

@@ -17,7 +17,7 @@ use crate::helpers::{
 /// The span counted.
 const SPAN: Duration = Duration::from_secs(6);
 
-/// Statements an idle replica may send in [`SPAN`]: two a second. A pass's backstop (10 s)
+/// Statements an idle replica may send in [`SPAN`]: two a second. A pass's backstop (15 s)
 /// comes once in the span at most, each with a read or three; polling sends one a second or
 /// more per pass.
 const AT_MOST: u64 = 12;
