@@ -53,8 +53,7 @@ impl Schedule {
         let due = self.due.map(|at| {
             Instant::now() + Duration::from_millis(u64::try_from(at.saturating_sub(now_ms())).unwrap_or(0))
         });
-        due.map_or(latest, |due| due.min(latest))
-            .max(last + self.floor)
+        due.map_or(latest, |due| due.min(latest)).max(last + self.floor)
     }
 
     /// A run starts now: what is due is its to find, and what it leaves due it says by
@@ -71,7 +70,10 @@ mod tests {
 
     /// `at` is `from` plus `ms`, give or take the test's own running time.
     fn about(at: Instant, from: Instant, ms: u64) -> bool {
-        let off = at.saturating_duration_since(from).as_millis().abs_diff(u128::from(ms));
+        let off = at
+            .saturating_duration_since(from)
+            .as_millis()
+            .abs_diff(u128::from(ms));
         off < 200
     }
 
@@ -86,9 +88,15 @@ mod tests {
         schedule.due_at(Some(now_ms() + 4_000));
         assert!(about(schedule.next(), start, 4_000), "when due");
         schedule.due_now();
-        assert!(about(schedule.next(), start, 1_000), "never sooner than the floor");
+        assert!(
+            about(schedule.next(), start, 1_000),
+            "never sooner than the floor"
+        );
         schedule.due_at(None);
-        assert!(about(schedule.next(), start, 1_000), "nothing new: what was known");
+        assert!(
+            about(schedule.next(), start, 1_000),
+            "nothing new: what was known"
+        );
         schedule.ran();
         assert!(about(schedule.next(), start, 10_000), "a run takes what was due");
     }

@@ -93,11 +93,8 @@ pub fn note(game: Uuid, last: i64, events: &[NewEvent], work: Work) -> String {
     match serde_json::to_string(&full) {
         Ok(text) if text.len() <= MAX_NOTE => text,
         // Too long for NOTIFY: the streams read the events from the table.
-        _ => serde_json::to_string(&Note {
-            events: None,
-            ..full
-        })
-        .unwrap_or_else(|_| format!(r#"{{"game":"{game}","last":{last}}}"#)),
+        _ => serde_json::to_string(&Note { events: None, ..full })
+            .unwrap_or_else(|_| format!(r#"{{"game":"{game}","last":{last}}}"#)),
     }
 }
 
@@ -465,15 +462,35 @@ mod tests {
             ..Work::default()
         };
         live.hear(&note(Uuid::new_v4(), 1, &[], due));
-        live.hear(&note(Uuid::new_v4(), 1, &[], Work { due: Some(1_000), ..due }));
+        live.hear(&note(
+            Uuid::new_v4(),
+            1,
+            &[],
+            Work {
+                due: Some(1_000),
+                ..due
+            },
+        ));
         live.wakes().due_heard().await;
         assert_eq!(live.wakes().take_due(), Some(1_000), "the soonest heard");
         assert_eq!(live.wakes().take_due(), None, "taken");
-        live.hear(&note(Uuid::new_v4(), 1, &[], Work { rate: true, ..Work::default() }));
+        live.hear(&note(
+            Uuid::new_v4(),
+            1,
+            &[],
+            Work {
+                rate: true,
+                ..Work::default()
+            },
+        ));
         live.wakes().rate_heard().await;
         live.resync_all();
         live.wakes().deliveries_heard().await;
-        assert_eq!(live.wakes().take_due(), Some(i64::MIN), "a resync looks again at once");
+        assert_eq!(
+            live.wakes().take_due(),
+            Some(i64::MIN),
+            "a resync looks again at once"
+        );
     }
 
     #[tokio::test]

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use continental::config::{AsyncSettings, DatabaseSettings};
 use serde_json::json;
 
-use crate::helpers::{Backend, Proxy, Spawn, TestApp, create, fresh_database, postgres_url, test_async, upstream_of};
+use crate::helpers::{
+    Backend, Proxy, Spawn, TestApp, create, fresh_database, postgres_url, test_async, upstream_of,
+};
 
 /// The span counted.
 const SPAN: Duration = Duration::from_secs(6);

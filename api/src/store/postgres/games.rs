@@ -6,6 +6,7 @@ use uuid::Uuid;
 
 use super::PgStore;
 use crate::domain::{Participant, PlayerId, Rating};
+use crate::store::hub::{self, CHANNEL};
 use crate::store::sql::{
     CREATION_KEYS, Claimed, DELIVERIES_BY_STATUS, DUE_GAMES, EVENTS_AFTER, GAME_INSERT, GAMES_OVER,
     IDEMPOTENCY_KEYS, JWT_SECRET, JWT_SECRET_INSERT, KeyRow, LAST_DELIVERY_ERROR, LEASE, ORIGIN, OriginRow,
@@ -13,7 +14,6 @@ use crate::store::sql::{
     game_in_sql, game_row, game_sql, key_sql, list_sql, listed_row, now_ms, now_us, recorded_event,
     webhook_counts,
 };
-use crate::store::hub::{self, CHANNEL};
 use crate::store::write::{self, created_work};
 use crate::store::{
     Attempt, Backlog, BoardCursor, BoardRow, Delivery, DueGame, EventRow, GameListing, GameRow, KeyClaim,

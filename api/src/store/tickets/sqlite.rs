@@ -10,10 +10,10 @@ use super::super::sql::{SQLITE_SKIP_LOCKED, key_insert, key_taken, now, push_key
 use super::super::write;
 use super::super::{KeyRef, SqliteStore, StoreError, StoredResponse};
 use super::{
-    CANCEL, DuePool, INSERT_TICKET, MARK_DUE, NEXT_POOL_DUE, PLACED, POOL_NEXT_DUE, POOLS_DUE, Pool, PoolDecision,
-    ROWS_PER_STATEMENT, SWEEP_POOLS, SWEEP_TICKETS, TicketRow, Tickets, WAITING_IN_POOL, all_settled,
-    already_waiting, claim_pool_sql, due_pools_of, due_pools_sql, due_row, expire_statement, oldest_placing,
-    placing_sql, pool_tickets_sql, seat_statement, ticket_row, ticket_sql, waiting_pool_sql,
+    CANCEL, DuePool, INSERT_TICKET, MARK_DUE, NEXT_POOL_DUE, PLACED, POOL_NEXT_DUE, POOLS_DUE, Pool,
+    PoolDecision, ROWS_PER_STATEMENT, SWEEP_POOLS, SWEEP_TICKETS, TicketRow, Tickets, WAITING_IN_POOL,
+    all_settled, already_waiting, claim_pool_sql, due_pools_of, due_pools_sql, due_row, expire_statement,
+    oldest_placing, placing_sql, pool_tickets_sql, seat_statement, ticket_row, ticket_sql, waiting_pool_sql,
 };
 use crate::domain::TicketStatus;
 

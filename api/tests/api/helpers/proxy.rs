@@ -160,9 +160,7 @@ impl Messages {
             if self.head.len() < want {
                 break;
             }
-            let int = |at: usize| {
-                i32::from_be_bytes(self.head[at..at + 4].try_into().expect("four bytes"))
-            };
+            let int = |at: usize| i32::from_be_bytes(self.head[at..at + 4].try_into().expect("four bytes"));
             if self.started {
                 statements += u64::from(matches!(self.head[0], b'Q' | b'E'));
                 self.rest = usize::try_from(int(1) - 4).unwrap_or(0);
