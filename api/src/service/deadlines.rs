@@ -16,6 +16,7 @@
 
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt;
 use tracing::Instrument;
 use uuid::Uuid;
 
@@ -30,6 +31,11 @@ use crate::telemetry::traces;
 /// Games a sweep looks at in one batch.
 const DUE_BATCH: i64 = 32;
 
+/// Due games of a batch claimed at once, each in a transaction of its own: a burst of tables
+/// due together (hundreds called off at one moment) passes in a fraction of the time, so a
+/// clock due just after them is not late by their sum.
+const DUE_AT_ONCE: usize = 4;
+
 /// Tables of bots alone a pass plays out at most ([`Due::PlayOut`]), after every other game
 /// due: each is its whole game's CPU at once (tens of milliseconds,
 /// docs/operations.md#bot-table-cpu), which a turn clock due next would wait for; the others
@@ -37,7 +43,7 @@ const DUE_BATCH: i64 = 32;
 const PLAY_OUTS_PER_PASS: usize = 1;
 
 /// Plays the turn of every game whose deadline has passed (see [`time_out`]), page after page
-/// of due games found without a lock, so that a game this replica cannot take (another
+/// of due games found without a lock, [`DUE_AT_ONCE`] of a page claimed at once, so that a game this replica cannot take (another
 /// replica holds it, its bot is not this replica's to think for, it does not load) never holds
 /// up the ones behind it; then plays out at most [`PLAY_OUTS_PER_PASS`] of the tables of bots
 /// alone it met, after every other game due. Returns how many this replica played.
@@ -53,15 +59,18 @@ pub async fn time_out_due(state: &AppState) -> Result<usize, ApiError> {
     let now = now_ms();
     loop {
         let due = state.db.due_games(now, after, DUE_BATCH).await?;
-        for game in &due {
-            // This replica's bot worker has the game in hand already: nothing to do, and
-            // nothing written while it waits for a thread.
-            if state.bots.holds(game.id) {
-                continue;
-            }
-            match time_out_one(state, game.id, now, false).await {
+        // This replica's bot worker has the game in hand already: nothing to do, and nothing
+        // written while it waits for a thread.
+        let took: Vec<(Uuid, Took)> =
+            futures_util::stream::iter(due.iter().filter(|g| !state.bots.holds(g.id)))
+                .map(|game| async move { (game.id, time_out_one(state, game.id, now, false).await) })
+                .buffer_unordered(DUE_AT_ONCE)
+                .collect()
+                .await;
+        for (id, took) in took {
+            match took {
                 Took::Game | Took::PlayedOut => played += 1,
-                Took::PlayOutDue if play_outs.len() < PLAY_OUTS_PER_PASS => play_outs.push(game.id),
+                Took::PlayOutDue if play_outs.len() < PLAY_OUTS_PER_PASS => play_outs.push(id),
                 Took::PlayOutDue | Took::Nothing => {}
             }
         }
