@@ -364,7 +364,7 @@ impl Applied {
     }
 
     /// Adds what `more` changed after this.
-    fn append(&mut self, more: Applied) {
+    pub fn append(&mut self, more: Applied) {
         let shift = self.events.len();
         self.events.extend(more.events);
         self.steps
