@@ -32,7 +32,7 @@ fn located(response: crate::store::StoredResponse, path: Option<String>) -> Http
 ///
 /// A tournament of the key's tenant: its rounds start by themselves at `starts_at`, every table
 /// a game of the variant, its seats named by the entrants' players (not rated) and bots of
-/// `bot_level` in the places the field leaves over (docs/tournaments.md).
+/// `bot_level` in the places the field leaves over ([tournaments](https://github.com/continental-rummy/continental/blob/main/docs/tournaments.md)).
 #[utoipa::path(
     post, path = "/v1/tournaments", tag = "tournaments",
     params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 200, pattern = "^[!-~]{1,200}$", description = "1 to 200 visible ASCII characters. A retry with the same key and body returns the first response (the same tournament) and makes no second one.")),
