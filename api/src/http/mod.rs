@@ -110,6 +110,8 @@ endpoints!(
     tournaments::enter,
     tournaments::get_entry,
     tournaments::withdraw,
+    tournaments::standings,
+    tournaments::entry_deals,
 );
 
 /// What every read of a game starts with: the seat token's claims, checked against game `id`.

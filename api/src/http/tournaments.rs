@@ -13,8 +13,9 @@ use crate::service;
 use crate::state::AppState;
 use crate::store::{KeyScope, now_ms};
 use crate::wire::{
-    EntryRequest, EntryView, PageQuery, Problem, TournamentRequest, TournamentResponse, TournamentView,
-    TournamentsPage, decode_tournament_cursor,
+    EntryDeals, EntryRequest, EntryView, PageQuery, Problem, StandingsPage, StandingsQuery,
+    TournamentRequest, TournamentResponse, TournamentView, TournamentsPage, decode_tournament_cursor,
+    player_id,
 };
 
 /// `response` with a `Location` of `path` when it is a 201.
@@ -273,4 +274,77 @@ pub async fn withdraw(
     let (id, entry) = path.into_inner();
     service::withdraw(&state, tenant.as_ref(), id, entry).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// A tournament's standings.
+///
+/// After its rounds that are over (every table of the round finished): in `duplicate` each
+/// entrant's matchpoints (each deal compared with the same seat at the other tables, 1 for each
+/// beaten, ½ for each tie), in `points` the variant's scores added up (lower is better). Bots
+/// sit in the comparison as seats but are not listed. Pass `next_cursor` as `cursor` for the
+/// next page; with `player`, the page where that player stands and their entry.
+#[utoipa::path(
+    get, path = "/v1/tournaments/{id}/standings", tag = "tournaments",
+    params(("id" = Uuid, Path, description = "Tournament id."), StandingsQuery),
+    security(("api_key" = [])),
+    responses(
+        (status = 200, description = "A page of the standings.", body = StandingsPage),
+        (status = 400, description = "A `limit` outside 1 to 200 (`invalid_limit`), a `cursor` not given for these standings \
+            (`invalid_cursor`: another tournament's, or given before a round ended), a bad `player` (`invalid_player`), a bad query \
+            string (`invalid_query`).", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament, or none of the key's tenant (`tournament_not_found`); with `player`, one who \
+            has not entered (`player_not_found`).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "No server keys configured (`player_needs_server_key`).", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[get("/v1/tournaments/{id}/standings")]
+#[tracing::instrument(skip_all)]
+pub async fn standings(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<Uuid>,
+    query: web::Query<StandingsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let tenant = state.server_keys.creator(&req)?;
+    let limit = query.limit()?;
+    let player = query.player.clone().map(player_id).transpose()?;
+    let page = service::standings(
+        &state,
+        &tenant,
+        id.into_inner(),
+        limit,
+        query.cursor.as_deref(),
+        player.as_ref(),
+    )
+    .await?;
+    Ok(HttpResponse::Ok().json(page))
+}
+
+/// An entrant's deals.
+///
+/// Each deal of the rounds that are over: the entrant's score, and in `duplicate` the same
+/// seat's score at the other tables (the same cards). A round's deals show only once every
+/// table of it has finished. Whoever holds the entry's id reads it; with `X-Api-Key`, only an
+/// entry of the key's tenant.
+#[utoipa::path(
+    get, path = "/v1/tournaments/{id}/entries/{entry}/deals", tag = "tournaments",
+    params(("id" = Uuid, Path, description = "Tournament id."), ("entry" = Uuid, Path, description = "Entry id.")),
+    security((), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The entrant's deals.", body = EntryDeals),
+        (status = 401, description = "An `X-Api-Key` that is not valid (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament (`tournament_not_found`) or entry (`entry_not_found`).", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[get("/v1/tournaments/{id}/entries/{entry}/deals")]
+#[tracing::instrument(skip_all)]
+pub async fn entry_deals(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    path: web::Path<(Uuid, Uuid)>,
+) -> Result<HttpResponse, ApiError> {
+    let tenant = reader(&state, &req)?;
+    let (id, entry) = path.into_inner();
+    Ok(HttpResponse::Ok().json(service::entry_deals(&state, tenant.as_ref(), id, entry).await?))
 }

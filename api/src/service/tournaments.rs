@@ -9,6 +9,7 @@
 //! marked made. A replica that stops in between leaves tables not made: the next pass of any
 //! replica makes them from the plan.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use actix_web::web;
@@ -22,8 +23,8 @@ use uuid::Uuid;
 use super::games::{new_game, random_seed};
 use super::webhooks::{check_host, new_secret};
 use crate::domain::{
-    Applied, Format, HostedGame, Movement, Place, PlayerId, SeatKind, SeatRecord, TurnClock, level_name,
-    round_seed,
+    Applied, Format, HostedGame, Logged, Movement, Place, PlayerId, SeatKind, SeatRecord, TurnClock,
+    level_name, round_results, round_seed,
 };
 use crate::error::ApiError;
 use crate::server_keys::Tenant;
@@ -33,8 +34,9 @@ use crate::store::{
     TournamentRow, Tournaments, now_ms,
 };
 use crate::wire::{
-    Code, EntryState, EntryTable, EntryView, TournamentResponse, TournamentSpec, TournamentState,
-    TournamentView, TournamentsPage, encode_tournament_cursor, rfc3339_us,
+    Code, DealResult, EntryDeals, EntryState, EntryTable, EntryView, StandingView, StandingsPage,
+    TournamentResponse, TournamentSpec, TournamentState, TournamentView, TournamentsPage,
+    decode_standings_cursor, encode_standings_cursor, encode_tournament_cursor, rfc3339_us,
 };
 
 /// A tournament's rules as stored: every table's ruleset and turn clock.
@@ -738,4 +740,229 @@ pub async fn run_tournaments(state: web::Data<AppState>, backstop: Duration) {
             }
         }
     }
+}
+
+/// Each deal's score of every seat of game `game` (`seats` seats), from its own event log:
+/// the scores of each `deal_ended` event, `None` for a deal not scored (a game called off).
+async fn deal_scores(state: &AppState, game: Uuid, seats: usize) -> Result<Vec<Vec<Option<i32>>>, ApiError> {
+    let mut scores: Vec<Vec<Option<i32>>> = vec![Vec::new(); seats];
+    for row in state.db.events_after(game, 0, i64::from(u32::MAX)).await? {
+        let logged: Logged = serde_json::from_str(&row.body)?;
+        if let Logged::Engine(engine::Event::DealEnded {
+            deal,
+            scores: of_deal,
+            ..
+        }) = logged
+        {
+            let at = usize::from(deal).saturating_sub(1);
+            for (seat, score) in of_deal.into_iter().enumerate().take(seats) {
+                if scores[seat].len() <= at {
+                    scores[seat].resize(at + 1, None);
+                }
+                scores[seat][at] = Some(score);
+            }
+        }
+    }
+    Ok(scores)
+}
+
+/// A round that is over: each table with who sat where and its scores, seat by seat, deal by
+/// deal.
+struct RoundOver {
+    tables: Vec<(TableRow, Vec<Option<i64>>)>,
+    scores: Vec<Vec<Vec<Option<i32>>>>,
+}
+
+/// The rounds of tournament `t` whose every table is over, each with its tables and scores.
+/// The round being played is not among them until its last table is over: nothing of its
+/// deals is shown while a table still plays them.
+async fn rounds_over(state: &AppState, t: &TournamentRow) -> Result<Vec<RoundOver>, ApiError> {
+    let mut rounds = Vec::new();
+    for round in 1..=t.round {
+        if round == t.round && t.status != "finished" && !round_over(state, t).await? {
+            break;
+        }
+        let mut over = RoundOver {
+            tables: Vec::new(),
+            scores: Vec::new(),
+        };
+        for table in state.db.round_tables(t.id, round).await? {
+            let places: Vec<Option<i64>> = serde_json::from_str(&table.seats)?;
+            over.scores
+                .push(deal_scores(state, table.game_id, places.len()).await?);
+            over.tables.push((table, places));
+        }
+        rounds.push(over);
+    }
+    Ok(rounds)
+}
+
+/// Each entrant's standing in tournament `t` after its rounds that are over, best first.
+async fn standings_of(state: &AppState, t: &TournamentRow) -> Result<(u32, Vec<StandingView>), ApiError> {
+    let format = Format::named(&t.format).ok_or_else(|| ApiError::unexpected("an unknown format"))?;
+    let entrants = state.db.entrants(t.id).await?;
+    let rounds = rounds_over(state, t).await?;
+    let mut totals: BTreeMap<i64, i64> = BTreeMap::new();
+    for round in &rounds {
+        let results = round_results(format, &round.scores);
+        for ((_, places), seats) in round.tables.iter().zip(results) {
+            for (place, result) in places.iter().zip(seats) {
+                if let Some(place) = place {
+                    *totals.entry(*place).or_default() += result;
+                }
+            }
+        }
+    }
+    let mut rows: Vec<(i64, &EntryRow)> = entrants
+        .iter()
+        .filter_map(|e| Some((totals.get(&e.place?).copied().unwrap_or(0), e)))
+        .collect();
+    // Duplicate: more matchpoints first; points: fewer points first; then by place.
+    rows.sort_by_key(|(total, e)| {
+        (
+            if format == Format::Duplicate {
+                -total
+            } else {
+                *total
+            },
+            e.place,
+        )
+    });
+    let mut standings = Vec::with_capacity(rows.len());
+    for (n, (total, e)) in rows.iter().enumerate() {
+        let rank = match n.checked_sub(1).map(|m| rows[m].0) {
+            Some(before) if before == *total => standings.last().map_or(1, |s: &StandingView| s.rank),
+            _ => u32::try_from(n + 1).map_err(ApiError::unexpected)?,
+        };
+        #[expect(clippy::cast_precision_loss, reason = "matchpoints stay far below 2^52")]
+        let score = match format {
+            Format::Duplicate => *total as f64 / 2.0,
+            Format::Points => *total as f64,
+        };
+        standings.push(StandingView {
+            rank,
+            player: e.player.clone(),
+            name: e.name.clone(),
+            score,
+        });
+    }
+    Ok((
+        u32::try_from(rounds.len()).map_err(ApiError::unexpected)?,
+        standings,
+    ))
+}
+
+/// A page of `tenant`'s tournament `id`'s standings: from `cursor`, or the page around
+/// `player`.
+///
+/// # Errors
+/// `tournament_not_found`; `invalid_cursor`; `player_not_found` for a `player` who has not
+/// entered; the store's failure.
+pub async fn standings(
+    state: &AppState,
+    tenant: &Tenant,
+    id: Uuid,
+    limit: u32,
+    cursor: Option<&str>,
+    player: Option<&PlayerId>,
+) -> Result<StandingsPage, ApiError> {
+    keyed(state)?;
+    let t = state
+        .db
+        .tournament(Some(tenant.as_str()), id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    let (rounds, all) = standings_of(state, &t).await?;
+    let board = format!("{id}:{rounds}");
+    let seal = state.keys.cursors();
+    let limit = usize::try_from(limit).map_err(ApiError::unexpected)?;
+    let (from, own) = match (cursor, player) {
+        (Some(c), _) => (
+            usize::try_from(decode_standings_cursor(seal, tenant.as_str(), &board, c)?)
+                .map_err(ApiError::unexpected)?,
+            None,
+        ),
+        (None, Some(p)) => {
+            let at = all.iter().position(|s| s.player == p.as_str()).ok_or_else(|| {
+                ApiError::not_found(Code::PlayerNotFound, "this player has not entered the tournament")
+            })?;
+            (at.saturating_sub(limit / 2), Some(all[at].clone()))
+        }
+        (None, None) => (0, None),
+    };
+    let page: Vec<StandingView> = all.iter().skip(from).take(limit).cloned().collect();
+    let next = from + page.len();
+    let next_cursor = (next < all.len())
+        .then(|| u32::try_from(next).ok())
+        .flatten()
+        .map(|n| encode_standings_cursor(seal, tenant.as_str(), &board, n));
+    Ok(StandingsPage {
+        format: Format::named(&t.format).ok_or_else(|| ApiError::unexpected("an unknown format"))?,
+        rounds,
+        entrants: u32::try_from(all.len()).map_err(ApiError::unexpected)?,
+        standings: page,
+        next_cursor,
+        player: own,
+    })
+}
+
+/// Entry `entry`'s deals of tournament `id`'s rounds that are over: its score on each, and in
+/// duplicate the same seat's at the other tables.
+///
+/// # Errors
+/// `tournament_not_found`; `entry_not_found`; the store's failure.
+pub async fn entry_deals(
+    state: &AppState,
+    tenant: Option<&Tenant>,
+    id: Uuid,
+    entry: Uuid,
+) -> Result<EntryDeals, ApiError> {
+    let t = state
+        .db
+        .tournament(tenant.map(Tenant::as_str), id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    let row = state.db.entry(id, entry).await?.ok_or_else(|| {
+        ApiError::not_found(
+            Code::EntryNotFound,
+            format!("no entry {entry} of tournament {id}"),
+        )
+    })?;
+    let duplicate = t.format == Format::Duplicate.as_str();
+    let mut deals = Vec::new();
+    let Some(place) = row.place else {
+        return Ok(EntryDeals { deals });
+    };
+    for (n, round) in rounds_over(state, &t).await?.iter().enumerate() {
+        let Some((at, seat)) = round.tables.iter().enumerate().find_map(|(at, (_, places))| {
+            places
+                .iter()
+                .position(|p| *p == Some(place))
+                .map(|seat| (at, seat))
+        }) else {
+            continue;
+        };
+        for (deal, score) in round.scores[at][seat].iter().enumerate() {
+            let Some(score) = score else { continue };
+            let others = match duplicate {
+                true => round
+                    .scores
+                    .iter()
+                    .enumerate()
+                    .filter(|(other, _)| *other != at)
+                    .filter_map(|(_, seats)| seats.get(seat)?.get(deal).copied().flatten())
+                    .collect(),
+                false => Vec::new(),
+            };
+            deals.push(DealResult {
+                round: u32::try_from(n + 1).map_err(ApiError::unexpected)?,
+                deal: u32::try_from(deal + 1).map_err(ApiError::unexpected)?,
+                table: u32::try_from(round.tables[at].0.table_no).map_err(ApiError::unexpected)?,
+                seat: u8::try_from(seat).map_err(ApiError::unexpected)?,
+                score: *score,
+                others,
+            });
+        }
+    }
+    Ok(EntryDeals { deals })
 }

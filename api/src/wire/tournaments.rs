@@ -371,3 +371,121 @@ pub struct EntryView {
     /// The entrant's table in the round being played, once its game is made.
     pub table: Option<EntryTable>,
 }
+
+/// `GET /v1/tournaments/{id}/standings` query.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct StandingsQuery {
+    /// Entrants per page, 1 to 200 (default 50).
+    #[param(example = 50, minimum = 1, maximum = 200)]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the page before.
+    pub cursor: Option<String>,
+    /// A player: the page where they stand, with their entry as `player`.
+    #[param(example = "u-123", min_length = 1, max_length = 128)]
+    pub player: Option<String>,
+}
+
+impl StandingsQuery {
+    /// The page's size.
+    ///
+    /// # Errors
+    /// `invalid_limit` outside 1 to 200.
+    pub fn limit(&self) -> Result<u32, Invalid> {
+        super::PageQuery {
+            limit: self.limit,
+            cursor: None,
+        }
+        .limit()
+    }
+}
+
+/// An entrant's standing.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct StandingView {
+    /// 1 for the best; entrants with equal results share a rank.
+    pub rank: u32,
+    /// The studio's player.
+    pub player: String,
+    /// The name the tables showed.
+    pub name: String,
+    /// In `duplicate`, the matchpoints (halves for ties); in `points`, the scores added up
+    /// (lower is better).
+    pub score: f64,
+}
+
+/// A tournament's standings after its rounds that are over.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct StandingsPage {
+    /// How it is scored.
+    pub format: Format,
+    /// The rounds counted: those whose every table is over.
+    pub rounds: u32,
+    /// Entrants in all.
+    pub entrants: u32,
+    /// A page of standings, best first.
+    pub standings: Vec<StandingView>,
+    /// Pass as `cursor` for the next page; absent on the last.
+    pub next_cursor: Option<String>,
+    /// With `player`, their standing.
+    pub player: Option<StandingView>,
+}
+
+/// A cursor of a tournament's standings: the index of the next entry, sealed for `tenant`
+/// and this tournament after `rounds` rounds (a page of other rounds' standings is refused).
+pub fn encode_standings_cursor(seal: &CursorSeal, tenant: &str, board: &str, next: u32) -> String {
+    seal.seal("standings", Bound { tenant, board }, &next.to_be_bytes())
+}
+
+/// Reads a standings cursor sent back.
+///
+/// # Errors
+/// `invalid_cursor` for anything [`encode_standings_cursor`] did not write for this tenant and
+/// these standings.
+pub fn decode_standings_cursor(
+    seal: &CursorSeal,
+    tenant: &str,
+    board: &str,
+    text: &str,
+) -> Result<u32, Invalid> {
+    let reads = "these standings";
+    let bytes = seal
+        .open("standings", Bound { tenant, board }, text)
+        .map_err(|why| {
+            cursor_refused(
+                why,
+                reads,
+                "of other standings (another tournament, or before a round ended)",
+            )
+        })?;
+    let at: [u8; 4] = bytes
+        .try_into()
+        .map_err(|_| cursor_refused(super::Unopened::NotGiven, reads, ""))?;
+    Ok(u32::from_be_bytes(at))
+}
+
+/// One deal of an entrant's, once its round is over.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct DealResult {
+    /// The round, from 1.
+    pub round: u32,
+    /// The deal, from 1.
+    pub deal: u32,
+    /// The entrant's table.
+    pub table: u32,
+    /// The entrant's seat.
+    pub seat: u8,
+    /// The entrant's score (penalty points).
+    pub score: i32,
+    /// In `duplicate`, the same seat's score at each other table of the round that scored the
+    /// deal (the same cards); empty in `points`.
+    pub others: Vec<i32>,
+}
+
+/// `GET /v1/tournaments/{id}/entries/{entry}/deals` response.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct EntryDeals {
+    /// The entrant's deals of the rounds that are over, in order.
+    pub deals: Vec<DealResult>,
+}

@@ -379,8 +379,29 @@ async fn plays_a_small_event(app: &TestApp, field: usize) {
     }
     let tables = field.div_ceil(4);
     let mut commitments = Vec::new();
+    let mut rounds = Vec::new();
     for round in 1..=2u64 {
         let games = round_of(app, &id, &entries, round).await;
+        if round == 1 {
+            // Nothing of a round's deals shows while its tables play them.
+            let deals = app
+                .get(&format!(
+                    "{TOURNAMENTS}/{id}/entries/{}/deals",
+                    entries[0]["id"].as_str().expect("an id")
+                ))
+                .await
+                .json();
+            assert_eq!(
+                deals["deals"],
+                json!([]),
+                "no deal before the round is over: {deals}"
+            );
+            let board = app
+                .get_with_key(&format!("{TOURNAMENTS}/{id}/standings"), ACME)
+                .await
+                .json();
+            assert_eq!(board["rounds"], 0, "no round counted while it plays: {board}");
+        }
         assert_eq!(
             games.len(),
             tables,
@@ -425,6 +446,7 @@ async fn plays_a_small_event(app: &TestApp, field: usize) {
             "round {round}: each seat holds the same hand at every table: {hands:?}"
         );
         commitments.extend(seen);
+        rounds.push(games);
         // Nobody moves: the round's deadline hands every seat to autopilot, which plays the
         // tables out, and the next round starts.
     }
@@ -444,6 +466,166 @@ async fn plays_a_small_event(app: &TestApp, field: usize) {
     })
     .await;
     assert_eq!(done["round"], 2, "{done}");
+    the_standings_are_a_recount_of_the_games(app, &id, &entries, &rounds).await;
+}
+
+/// Every `deal_ended` event's scores of game `game`, read by a seat's `token`: by deal.
+async fn scores_of(app: &TestApp, game: &str, token: &str) -> Vec<Vec<i64>> {
+    let mut scores = Vec::new();
+    let mut after = 0;
+    loop {
+        let page = app
+            .get_as(&format!("/v1/games/{game}/events?after={after}"), token)
+            .await
+            .json();
+        let events = page["events"].as_array().expect("events");
+        if events.is_empty() {
+            return scores;
+        }
+        for e in events {
+            if e["event"]["type"] == "deal_ended" {
+                let of_deal = e["event"]["scores"].as_array().expect("scores");
+                scores.push(of_deal.iter().map(|s| s.as_i64().expect("a score")).collect());
+            }
+        }
+        after = page["last_seq"].as_i64().expect("a last seq");
+    }
+}
+
+/// The standings recounted here from each game's own `deal_ended` events: each seat's score on
+/// a deal against the same seat's at the round's other tables, 2 halves for each beaten, 1 for
+/// each tie; and an entrant's deals beside the other tables'.
+async fn the_standings_are_a_recount_of_the_games(
+    app: &TestApp,
+    id: &str,
+    entries: &[Value],
+    rounds: &[BTreeMap<String, Vec<(u64, String, String)>>],
+) {
+    let mut halves: BTreeMap<String, i64> = BTreeMap::new();
+    for games in rounds {
+        let mut scores: BTreeMap<&String, Vec<Vec<i64>>> = BTreeMap::new();
+        for (game, seats) in games {
+            scores.insert(game, scores_of(app, game, &seats[0].2).await);
+        }
+        for (game, seats) in games {
+            assert_eq!(
+                scores[game].len(),
+                7,
+                "every deal of {game} was played out: {:?}",
+                scores[game]
+            );
+            for (seat, player, _) in seats {
+                let seat = usize::try_from(*seat).expect("a seat");
+                let mine = halves.entry(player.clone()).or_default();
+                for (deal, of_deal) in scores[game].iter().enumerate() {
+                    for (other, theirs) in &scores {
+                        if *other == game {
+                            continue;
+                        }
+                        *mine += match of_deal[seat].cmp(&theirs[deal][seat]) {
+                            std::cmp::Ordering::Less => 2,
+                            std::cmp::Ordering::Equal => 1,
+                            std::cmp::Ordering::Greater => 0,
+                        };
+                    }
+                }
+            }
+        }
+    }
+    let board = app
+        .get_with_key(&format!("{TOURNAMENTS}/{id}/standings?limit=200"), ACME)
+        .await
+        .json();
+    assert_eq!(board["rounds"], 2, "{board}");
+    let listed: BTreeMap<String, f64> = board["standings"]
+        .as_array()
+        .expect("standings")
+        .iter()
+        .map(|s| {
+            (
+                s["player"].as_str().expect("a player").to_owned(),
+                s["score"].as_f64().expect("a score"),
+            )
+        })
+        .collect();
+    let recounted: BTreeMap<String, f64> = halves
+        .iter()
+        .map(|(p, h)| (p.clone(), f64::from(i32::try_from(*h).expect("small")) / 2.0))
+        .collect();
+    assert_eq!(
+        listed, recounted,
+        "the standings are the recount, bots not listed: {board}"
+    );
+    let scores: Vec<f64> = board["standings"]
+        .as_array()
+        .expect("standings")
+        .iter()
+        .map(|s| s["score"].as_f64().expect("a score"))
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "best first: {scores:?}");
+
+    // A page of three, and the page around the last player.
+    let page = app
+        .get_with_key(&format!("{TOURNAMENTS}/{id}/standings?limit=3"), ACME)
+        .await
+        .json();
+    assert_eq!(
+        page["standings"],
+        json!(board["standings"].as_array().expect("standings")[..3]),
+        "{page}"
+    );
+    let cursor = page["next_cursor"].as_str().expect("a next page");
+    let next = app
+        .get_with_key(
+            &format!("{TOURNAMENTS}/{id}/standings?limit=3&cursor={cursor}"),
+            ACME,
+        )
+        .await
+        .json();
+    assert_eq!(
+        next["standings"],
+        json!(board["standings"].as_array().expect("standings")[3..6]),
+        "{next}"
+    );
+    let last = board["standings"]
+        .as_array()
+        .expect("standings")
+        .last()
+        .expect("an entrant")
+        .clone();
+    let around = app
+        .get_with_key(
+            &format!(
+                "{TOURNAMENTS}/{id}/standings?limit=3&player={}",
+                last["player"].as_str().expect("a player")
+            ),
+            ACME,
+        )
+        .await
+        .json();
+    assert_eq!(around["player"], last, "{around}");
+    assert!(
+        around["standings"].as_array().expect("a page").contains(&last),
+        "{around}"
+    );
+
+    // An entrant's deals: fourteen, each beside the same seat at the other tables.
+    let tables = rounds[0].len();
+    let deals = app
+        .get(&format!(
+            "{TOURNAMENTS}/{id}/entries/{}/deals",
+            entries[0]["id"].as_str().expect("an id")
+        ))
+        .await
+        .json();
+    let deals = deals["deals"].as_array().expect("deals");
+    assert_eq!(deals.len(), 14, "{deals:?}");
+    assert!(
+        deals
+            .iter()
+            .all(|d| d["others"].as_array().is_some_and(|o| o.len() == tables - 1)),
+        "{deals:?}"
+    );
 }
 
 #[actix_web::test]
