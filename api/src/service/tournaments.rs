@@ -266,6 +266,15 @@ pub async fn enter(
     }
 }
 
+/// A tournament table's record or spectators asked for before every table of its round is
+/// over.
+pub(super) fn round_not_over() -> ApiError {
+    ApiError::conflict(
+        Code::RoundNotOver,
+        "a tournament table's record and spectators open once every table of its round is over",
+    )
+}
+
 fn cancelled(id: Uuid) -> ApiError {
     ApiError::conflict(
         Code::TournamentCancelled,
@@ -499,6 +508,7 @@ async fn make_table(
     game.set_clock(rules.clock);
     // Tournament games are not rated (docs/tournaments.md#scoring).
     game.rated = false;
+    game.sealed = true;
     game.check_players()?;
     super::ratings::rate_seats(state, &t.tenant, &mut game).await?;
     let started = game.start_if_full(super::utc_year())?;
@@ -583,6 +593,37 @@ async fn round_over(state: &AppState, t: &TournamentRow) -> Result<bool, ApiErro
     Ok(true)
 }
 
+/// Opens the games of tournament `t`'s round that is over: each one's seed, record and
+/// spectators, closed while other tables played the same deals.
+async fn unseal(state: &AppState, t: &TournamentRow) -> Result<(), ApiError> {
+    for table in state.db.round_tables(t.id, t.round).await? {
+        state
+            .db
+            .transact(On::game(table.game_id), Lock::Row, |row| {
+                let mut game = HostedGame::load(row.id, &row.state)?;
+                if !game.sealed {
+                    return Ok::<_, ApiError>(Outcome {
+                        update: None,
+                        value: (),
+                    });
+                }
+                game.sealed = false;
+                let next_due = game.due_at(now_ms(), state.second_ms());
+                Ok(Outcome {
+                    update: Some(crate::store::GameUpdate::of(
+                        &game,
+                        row.version + 1,
+                        Vec::new(),
+                        next_due,
+                    )?),
+                    value: (),
+                })
+            })
+            .await?;
+    }
+    Ok(())
+}
+
 /// At a round's deadline: every person's seat of each table still playing is handed to
 /// autopilot (the tournament's bot level), which plays it out.
 async fn play_out(state: &AppState, t: &TournamentRow) -> Result<(), ApiError> {
@@ -660,6 +701,7 @@ pub async fn tournament_pass(state: &AppState) -> Result<Pass, ApiError> {
                 "open" if t.starts_at <= now => next_round(state, t.id, 0).await,
                 "running" => {
                     if round_over(state, &t).await? {
+                        unseal(state, &t).await?;
                         if t.round >= t.rounds {
                             if state.db.finish_tournament(t.id, t.round).await? {
                                 tracing::info!(tournament = %t.id, "tournament finished");

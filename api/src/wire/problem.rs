@@ -181,6 +181,8 @@ pub enum Code {
     AlreadyEntered,
     /// A tournament with as many entrants as it takes.
     TournamentFull,
+    /// A tournament table's record or spectators before every table of its round is over.
+    RoundNotOver,
     /// One player named at two seats of one game.
     PlayerSeatedTwice,
     /// A rated game with a person's seat that names no player.

@@ -14,6 +14,10 @@ use crate::helpers::{
 
 const TOURNAMENTS: &str = "/v1/tournaments";
 
+/// How far ahead the tests' tournaments start: time enough to enter a field on a loaded
+/// machine (an entry after the start is refused).
+const START_MS: i64 = 5_000;
+
 /// How long a tournament of the tests may take to move on: a bound, not a measure.
 const WITHIN: Duration = Duration::from_secs(60);
 
@@ -371,7 +375,7 @@ async fn round_of(
 /// same hands seat by seat; every seat played out at the round's deadline; the second round
 /// started when the first is over, on other deals; finished after it.
 async fn plays_a_small_event(app: &TestApp, field: usize) {
-    let t = make(app, ACME, &body(2, 1_500)).await;
+    let t = make(app, ACME, &body(2, START_MS)).await;
     let id = t["id"].as_str().expect("an id").to_owned();
     let mut entries = Vec::new();
     for n in 0..field {
@@ -641,7 +645,7 @@ async fn nine_players_play_it_with_bots_in_the_places_left_over() {
 #[actix_web::test]
 async fn entries_close_at_the_start() {
     on_studio_backends(async |app, _| {
-        let t = make(app, ACME, &body(1, 1_000)).await;
+        let t = make(app, ACME, &body(1, START_MS)).await;
         let id = t["id"].as_str().expect("an id").to_owned();
         let ann = enter(app, ACME, &id, "u-ann").await;
         enter(app, ACME, &id, "u-bob").await;
@@ -687,7 +691,7 @@ async fn two_replicas_start_a_tournament_once() {
             },
         )
         .await;
-        let t = make(&one, ACME, &body(1, 1_500)).await;
+        let t = make(&one, ACME, &body(1, START_MS)).await;
         let id = t["id"].as_str().expect("an id").to_owned();
         let mut entries = Vec::new();
         for n in 0..12 {
@@ -711,4 +715,98 @@ async fn two_replicas_start_a_tournament_once() {
         );
         one.clean_up().await;
     }
+}
+
+/// Whether any event of game `game`, read by `token`, shows a seed.
+async fn any_seed_in_events(app: &TestApp, game: &str, token: &str) -> bool {
+    let events = app
+        .get_as(&format!("/v1/games/{game}/events"), token)
+        .await
+        .json();
+    events["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .any(|e| e["event"]["seed"].is_string())
+}
+
+/// A table over while another of its round still plays the same deals: its seed (view and
+/// events), its replay and its spectators stay closed until the round is over, then open.
+#[actix_web::test]
+async fn a_finished_tables_seed_replay_and_spectators_stay_closed_until_its_round_is_over() {
+    on_studio_backends(async |app, _| {
+        let t = make(app, ACME, &body(1, START_MS)).await;
+        let id = t["id"].as_str().expect("an id").to_owned();
+        let mut entries = Vec::new();
+        for n in 0..8 {
+            entries.push(enter(app, ACME, &id, &format!("u-{n}")).await);
+        }
+        let games = round_of(app, &id, &entries, 1).await;
+        let (done, seats) = games.iter().next().expect("a table");
+        let token = &seats[0].2;
+        // The studio ends one table; the other plays on until the round's deadline.
+        let end = app
+            .post_with_key(
+                &format!("/v1/games/{done}/end"),
+                ACME,
+                &json!({"reason": "a reported cheat"}),
+                &[],
+            )
+            .await;
+        assert_eq!(end.status.as_u16(), 200, "{}", end.text());
+        let view = app.get_as(&format!("/v1/games/{done}"), token).await.json();
+        assert_eq!(view["status"], "void", "{view}");
+        assert!(view["seed"].is_null(), "no seed while the round plays: {view}");
+        assert!(
+            !any_seed_in_events(app, done, token).await,
+            "no seed in the events while the round plays"
+        );
+        app.get_as(&format!("/v1/games/{done}/replay"), token)
+            .await
+            .assert_problem(409, "round_not_over", "a replay while the round plays");
+        app.post_with_key(&format!("/v1/games/{done}/spectators"), ACME, &json!({}), &[])
+            .await
+            .assert_problem(409, "round_not_over", "a spectator while the round plays");
+        let other = games.keys().find(|g| *g != done).expect("another table");
+        let playing = app
+            .get_with_key(&format!("{TOURNAMENTS}/{id}"), ACME)
+            .await
+            .json();
+        let other_view = app
+            .get_as(&format!("/v1/games/{other}"), &games[other][0].2)
+            .await
+            .json();
+        assert_eq!(playing["status"], "running", "still running: {playing}");
+        assert_eq!(
+            other_view["status"], "playing",
+            "the other table plays: {other_view}"
+        );
+
+        // The round's deadline plays the other table out; the round is over, all opens.
+        eventually(WITHIN, "the tournament finished", async || {
+            let read = app
+                .get_with_key(&format!("{TOURNAMENTS}/{id}"), ACME)
+                .await
+                .json();
+            if read["status"] == "finished" {
+                Ok(read)
+            } else {
+                Err(read)
+            }
+        })
+        .await;
+        let view = app.get_as(&format!("/v1/games/{done}"), token).await.json();
+        assert!(
+            view["seed"].is_string(),
+            "the seed once the round is over: {view}"
+        );
+        assert!(any_seed_in_events(app, done, token).await, "and in the events");
+        let replay = app.get_as(&format!("/v1/games/{done}/replay"), token).await;
+        assert_eq!(replay.status.as_u16(), 200, "{}", replay.text());
+        let spectator = app
+            .post_with_key(&format!("/v1/games/{done}/spectators"), ACME, &json!({}), &[])
+            .await;
+        assert!(spectator.status.is_success(), "{}", spectator.text());
+    })
+    .await;
 }
