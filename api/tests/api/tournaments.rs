@@ -347,14 +347,13 @@ async fn dealt(app: &TestApp, game: &str, seat: u64, token: &str) -> (Value, Val
     (view["seed_commitment"].clone(), cards)
 }
 
+/// A round's tables as the entries show them: each game's seats, with the player there and
+/// their seat token.
+type Round = BTreeMap<String, Vec<(u64, String, String)>>;
+
 /// A round as the entries show it: each game's seats, by the players there.
-async fn round_of(
-    app: &TestApp,
-    id: &str,
-    entries: &[Value],
-    round: u64,
-) -> BTreeMap<String, Vec<(u64, String, String)>> {
-    let mut games: BTreeMap<String, Vec<(u64, String, String)>> = BTreeMap::new();
+async fn round_of(app: &TestApp, id: &str, entries: &[Value], round: u64) -> Round {
+    let mut games = Round::new();
     for e in entries {
         let read = seated_in(app, id, e, round).await;
         let table = &read["table"];
@@ -450,6 +449,15 @@ async fn plays_a_small_event(app: &TestApp, field: usize) {
             "round {round}: each seat holds the same hand at every table: {hands:?}"
         );
         commitments.extend(seen);
+        if round == 1 {
+            // One player leaves their table for good: their seat scores otherwise than the
+            // same seat at the other tables, so the matchpoints differ.
+            let (game, seats) = games.iter().next().expect("a table");
+            let left = app
+                .post_as(&format!("/v1/games/{game}/leave"), &seats[0].2, &json!({}), &[])
+                .await;
+            assert_eq!(left.status.as_u16(), 200, "{}", left.text());
+        }
         rounds.push(games);
         // Nobody moves: the round's deadline hands every seat to autopilot, which plays the
         // tables out, and the next round starts.
@@ -503,7 +511,7 @@ async fn the_standings_are_a_recount_of_the_games(
     app: &TestApp,
     id: &str,
     entries: &[Value],
-    rounds: &[BTreeMap<String, Vec<(u64, String, String)>>],
+    rounds: &[Round],
 ) {
     let mut halves: BTreeMap<String, i64> = BTreeMap::new();
     for games in rounds {
@@ -567,6 +575,10 @@ async fn the_standings_are_a_recount_of_the_games(
         .map(|s| s["score"].as_f64().expect("a score"))
         .collect();
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "best first: {scores:?}");
+    assert!(
+        scores.first() > scores.last(),
+        "the leaver stands below the others: {scores:?}"
+    );
 
     // A page of three, and the page around the last player.
     let page = app
