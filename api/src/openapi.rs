@@ -26,6 +26,7 @@ use crate::wire::CreateGameRequest;
         (name = "games", description = "Creating, joining and playing games."),
         (name = "studio", description = "A studio's back end, with a server key (X-Api-Key): its games, seat tokens reissued, spectators."),
         (name = "matchmaking", description = "Quick play: tickets matched into tables by variant, options and rating, with bots after a wait."),
+        (name = "tournaments", description = "A studio's tournaments, with a server key (X-Api-Key): rounds started by the service, tables made by a movement, entries that give each round's seat."),
         (name = "players", description = "A studio's players, with a server key (X-Api-Key): their ratings, record and games, and the leaderboards."),
         (name = "validation", description = "Stateless rules: melds, contracts, rulesets."),
         (name = "operations", description = "Health, readiness and metrics.")

@@ -225,6 +225,10 @@ fn start_background(
     });
     passes.spawn({
         let state = state.clone();
+        move || service::run_tournaments(state, backstop)
+    });
+    passes.spawn({
+        let state = state.clone();
         move || service::sweep_deadlines(state, each_second, backstop)
     });
     passes.spawn({

@@ -300,6 +300,12 @@ pub struct HostedGame {
     /// off (kept, as announced in its `called_off` event).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub called_off_standings: Option<Vec<Standing>>,
+    /// A tournament table's game whose round other tables may still be playing
+    /// (docs/tournaments.md#what-stays-secret-and-until-when): its seed, its record and its
+    /// spectators stay closed, even once it is over, until the tournament pass lifts this when
+    /// every table of the round is over.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sealed: bool,
 }
 
 /// What a request changed in the engine: its events, the steps of the game's record they
@@ -364,7 +370,7 @@ impl Applied {
     }
 
     /// Adds what `more` changed after this.
-    fn append(&mut self, more: Applied) {
+    pub fn append(&mut self, more: Applied) {
         let shift = self.events.len();
         self.events.extend(more.events);
         self.steps
@@ -439,6 +445,7 @@ impl HostedGame {
             rated: false,
             rating_changes: None,
             called_off_standings: None,
+            sealed: false,
         })
     }
 

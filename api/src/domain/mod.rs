@@ -31,5 +31,7 @@ pub use ratings::{
     bot_seeds, leaderboard_order, level_id,
 };
 pub use status::GameStatus;
-pub use tournament::{MAX_TABLE_SIZE, Movement, MovementError, Place, matchpoint_halves};
+pub use tournament::{
+    Format, MAX_TABLE_SIZE, Movement, MovementError, Place, matchpoint_halves, round_results, round_seed,
+};
 pub use webhook::WebhookError;

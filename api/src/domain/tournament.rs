@@ -144,6 +144,94 @@ pub fn matchpoint_halves(scores: &[Vec<i32>]) -> Vec<Vec<u32>> {
         .collect()
 }
 
+/// How a tournament is scored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// Every table of a round plays the same deals from the same seats; each seat's score on
+    /// a deal is compared with the same seat's at the other tables (matchpoints).
+    Duplicate,
+    /// The variant's own scores added up across rounds (lower is better); each table its own
+    /// deals.
+    Points,
+}
+
+impl Format {
+    /// The format's name as stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Duplicate => "duplicate",
+            Format::Points => "points",
+        }
+    }
+
+    /// The format named `name`.
+    pub fn named(name: &str) -> Option<Format> {
+        match name {
+            "duplicate" => Some(Format::Duplicate),
+            "points" => Some(Format::Points),
+            _ => None,
+        }
+    }
+}
+
+/// The seed of a table's game in round `round` (from 1), derived from the tournament's
+/// secret seed: in duplicate one seed for every table of the round (`table` is not used), in
+/// points one per table. A hash, so that no round's seed tells another's or the secret.
+pub fn round_seed(secret: &[u8; 32], format: Format, round: u32, table: u32) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(b"continental:tournament-round");
+    hash.update(secret);
+    hash.update(round.to_be_bytes());
+    if format == Format::Points {
+        hash.update(table.to_be_bytes());
+    }
+    hash.finalize().into()
+}
+
+/// A round's result for each seat of each table, from `scores[table][seat][deal]` (the deal's
+/// score, penalty points, `None` where the deal was not scored there): in duplicate the
+/// matchpoints in halves, each deal compared only among the tables that scored it; in points
+/// the scores added up. Bots' seats are in the comparison like any other.
+pub fn round_results(format: Format, scores: &[Vec<Vec<Option<i32>>>]) -> Vec<Vec<i64>> {
+    let mut results: Vec<Vec<i64>> = scores.iter().map(|t| vec![0; t.len()]).collect();
+    match format {
+        Format::Points => {
+            for (table, seats) in scores.iter().enumerate() {
+                for (seat, deals) in seats.iter().enumerate() {
+                    results[table][seat] = deals.iter().flatten().map(|s| i64::from(*s)).sum();
+                }
+            }
+        }
+        Format::Duplicate => {
+            let deals = scores.iter().flatten().map(Vec::len).max().unwrap_or(0);
+            for deal in 0..deals {
+                let scored: Vec<(usize, Vec<i32>)> = scores
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(table, seats)| {
+                        let dealt: Option<Vec<i32>> =
+                            seats.iter().map(|s| s.get(deal).copied().flatten()).collect();
+                        dealt.map(|d| (table, d))
+                    })
+                    .collect();
+                let seats = scored.first().map_or(0, |(_, d)| d.len());
+                if scored.iter().any(|(_, d)| d.len() != seats) {
+                    continue;
+                }
+                let of_deal: Vec<Vec<i32>> = scored.iter().map(|(_, d)| d.clone()).collect();
+                for ((table, _), halves) in scored.iter().zip(matchpoint_halves(&of_deal)) {
+                    for (seat, h) in halves.into_iter().enumerate() {
+                        results[*table][seat] += i64::from(h);
+                    }
+                }
+            }
+        }
+    }
+    results
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeSet, HashMap, HashSet};
@@ -287,5 +375,38 @@ mod tests {
     fn one_table_alone_scores_nothing() {
         assert_eq!(matchpoint_halves(&[vec![7, 0, 12]]), vec![vec![0, 0, 0]]);
         assert!(matchpoint_halves(&[]).is_empty());
+    }
+
+    #[test]
+    fn duplicate_tables_share_a_round_seed_and_points_tables_do_not() {
+        let secret = [7u8; 32];
+        let dup = |round, table| round_seed(&secret, Format::Duplicate, round, table);
+        let pts = |round, table| round_seed(&secret, Format::Points, round, table);
+        assert_eq!(dup(1, 0), dup(1, 5), "one seed for the round's tables");
+        assert_ne!(dup(1, 0), dup(2, 0), "each round its own");
+        assert_ne!(pts(1, 0), pts(1, 1), "each table its own");
+        assert_ne!(
+            round_seed(&[8u8; 32], Format::Duplicate, 1, 0),
+            dup(1, 0),
+            "each secret its own"
+        );
+    }
+
+    #[test]
+    fn a_round_adds_up_each_deal_compared_only_where_it_was_scored() {
+        // Two tables of two seats, two deals; the second table never scored deal 2.
+        let scores = vec![
+            vec![vec![Some(0), Some(10)], vec![Some(5), Some(0)]],
+            vec![vec![Some(5), None], vec![Some(5), None]],
+        ];
+        // Deal 1: seat 0 scored 0 against 5 (table 0 wins), seat 1 5 against 5 (a tie).
+        assert_eq!(
+            round_results(Format::Duplicate, &scores),
+            vec![vec![2, 1], vec![0, 1]]
+        );
+        assert_eq!(
+            round_results(Format::Points, &scores),
+            vec![vec![10, 5], vec![5, 5]]
+        );
     }
 }

@@ -34,9 +34,9 @@ pub async fn list_events(
     query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let (reader, _, _) = read_by(&state, &req, id).await?;
+    let (reader, _, table) = read_by(&state, &req, id).await?;
     let (after, limit) = query.page()?;
-    let events = service::events_for(&state, id, reader.viewer(), after, limit).await?;
+    let events = service::events_for(&state, id, reader.viewer(), table.sealed, after, limit).await?;
     let last_seq = events.last().map_or(after, |e| e.seq);
     Ok(HttpResponse::Ok().json(EventsResponse { events, last_seq }))
 }
@@ -58,7 +58,8 @@ pub async fn list_events(
         (status = 401, description = "Missing, expired, tampered or replaced token.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "A token of another game.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "A game dealt before the service kept games' records (`no_record`).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A game dealt before the service kept games' records (`no_record`); a tournament table's game while \
+            another table of its round still plays the same deals (`round_not_over`).", body = Problem, content_type = "application/problem+json"),
         (status = 500, description = "A stored game whose record does not play again into it (`corrupt_game`).", body = Problem, content_type = "application/problem+json")
     )
 )]

@@ -19,6 +19,7 @@ pub mod rate_limit;
 pub mod rules;
 pub(crate) mod seen;
 pub mod studio;
+pub mod tournaments;
 
 use std::sync::LazyLock;
 
@@ -80,7 +81,9 @@ endpoints!(
     players::leaderboard,
     players::board_token,
     players::bots,
-    matchmaking::create_ticket;
+    matchmaking::create_ticket,
+    tournaments::create_tournament,
+    tournaments::list_tournaments;
     moves;
     studio::reissue_seat_token,
     studio::spectator_token,
@@ -102,6 +105,13 @@ endpoints!(
     matchmaking::ticket_events,
     matchmaking::cancel_ticket,
     matchmaking::seat_with_bots,
+    tournaments::get_tournament,
+    tournaments::cancel_tournament,
+    tournaments::enter,
+    tournaments::get_entry,
+    tournaments::withdraw,
+    tournaments::standings,
+    tournaments::entry_deals,
 );
 
 /// What every read of a game starts with: the seat token's claims, checked against game `id`.

@@ -83,6 +83,8 @@ pub async fn reissue_seat_token(
             with every private card hidden; every action answers 403.", body = SpectatorTokenResponse),
         (status = 401, description = "No valid `X-Api-Key` (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No game of this tenant with this id (`game_not_found`: another tenant's game answers the same).",
+            body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A tournament table's game while another table of its round still plays the same deals (`round_not_over`).",
             body = Problem, content_type = "application/problem+json")
     )
 )]

@@ -20,6 +20,7 @@ pub async fn events_for(
     state: &AppState,
     id: Uuid,
     viewer: Viewer,
+    sealed: bool,
     after: i64,
     limit: i64,
 ) -> Result<Vec<LoggedEvent>, ApiError> {
@@ -31,7 +32,7 @@ pub async fn events_for(
         .map(|e| {
             Ok(LoggedEvent {
                 seq: e.seq,
-                event: redact(&e.body, viewer)?,
+                event: redact(&e.body, viewer, sealed)?,
             })
         })
         .collect()
@@ -41,9 +42,15 @@ pub async fn events_for(
 ///
 /// # Errors
 /// A logged event this release does not read.
-pub fn redact(body: &str, viewer: Viewer) -> Result<serde_json::Value, ApiError> {
+/// A `sealed` game (a tournament table whose round is not over) shows no seed in its
+/// `game_ended`.
+pub fn redact(body: &str, viewer: Viewer, sealed: bool) -> Result<serde_json::Value, ApiError> {
     let entry: Logged = serde_json::from_str(body)?;
-    Ok(serde_json::to_value(entry.redacted_for(viewer))?)
+    let mut value = serde_json::to_value(entry.redacted_for(viewer))?;
+    if sealed && (value["type"] == "game_ended" || value["type"] == "game_void") {
+        value["seed"] = serde_json::Value::Null;
+    }
+    Ok(value)
 }
 
 /// The live events of game `row` after sequence number `after`, as `viewer` may see them: the
@@ -60,6 +67,7 @@ pub fn live_events(
     viewer: Viewer,
     after: i64,
 ) -> Result<impl Stream<Item = Result<Bytes, std::convert::Infallible>> + use<>, ApiError> {
+    let sealed = HostedGame::load(row.id, &row.state)?.sealed;
     let subscription = state.live.subscribe(row.id)?;
     // Counted in `continental_open_streams` until the client goes and the body is dropped.
     let open = state.metrics.stream_opened();
@@ -71,7 +79,7 @@ pub fn live_events(
             GameStatus::Finished => HostedGame::load(row.id, &row.state)?.rematch.is_some(),
             _ => false,
         },
-        redact: move |body: &str| redact(body, viewer).ok(),
+        redact: move |body: &str| redact(body, viewer, sealed).ok(),
     };
     Ok(state
         .live

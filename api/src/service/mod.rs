@@ -18,6 +18,7 @@ mod ratings;
 mod rematch;
 mod replay;
 mod studio;
+mod tournaments;
 mod waits;
 mod webhooks;
 
@@ -38,6 +39,10 @@ pub use ratings::{needs_server_key, rate, rate_due, rate_games};
 pub use rematch::{Asker, rematch};
 pub use replay::replay;
 pub use studio::{end_game, list_games, reissue_token, seat_bot, spectator_token, webhook_status};
+pub use tournaments::{
+    cancel_tournament, create_tournament, enter, entry, entry_deals, entry_keys, run_tournaments, standings,
+    tournament, tournament_keys, tournament_pass, tournaments, withdraw,
+};
 pub use webhooks::{deliver_webhooks, sign};
 
 use uuid::Uuid;

@@ -79,7 +79,8 @@ impl Stored {
                 self.last_seq += 1;
                 let event = LoggedEvent {
                     seq: self.last_seq,
-                    event: redact(&row.body, Viewer::Seat(Seat(observer))).expect("a logged event reads"),
+                    event: redact(&row.body, Viewer::Seat(Seat(observer)), false)
+                        .expect("a logged event reads"),
                 };
                 serde_json::to_string(&event).expect("an event writes")
             })

@@ -4,6 +4,7 @@
 use engine::{Step, Viewer};
 
 use super::redact;
+use super::tournaments::round_not_over;
 use crate::domain::{HostedGame, HostedGameError};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -24,6 +25,9 @@ pub async fn replay(
     after: i64,
     limit: usize,
 ) -> Result<Vec<ReplayStep>, ApiError> {
+    if table.sealed {
+        return Err(round_not_over());
+    }
     let log = state.db.record(row.id).await?;
     let corrupt = |cause: String| HostedGameError::Corrupt { game: row.id, cause };
     let record = steps(&log).map_err(|e| corrupt(format!("a step of the record: {e}")))?;
@@ -60,7 +64,7 @@ pub async fn replay(
                 .map(|e| {
                     Ok(LoggedEvent {
                         seq: e.event.seq,
-                        event: redact(&e.event.body, viewer)?,
+                        event: redact(&e.event.body, viewer, false)?,
                     })
                 })
                 .collect::<Result<_, ApiError>>()?,

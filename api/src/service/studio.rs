@@ -140,11 +140,15 @@ pub async fn spectator_token(
     tenant: &Tenant,
     id: Uuid,
 ) -> Result<SpectatorTokenResponse, ApiError> {
-    state
+    let row = state
         .db
         .game_in(tenant.as_str(), id)
         .await?
         .ok_or(StoreError::GameNotFound(id))?;
+    // A spectator of a tournament table would see deals other tables may still be playing.
+    if HostedGame::load(row.id, &row.state)?.sealed {
+        return Err(super::tournaments::round_not_over());
+    }
     Ok(SpectatorTokenResponse {
         id,
         token: state.keys.issue_spectator(id)?,

@@ -22,6 +22,7 @@ use super::{
     BoardCursor, BoardPage, DuePool, GameListing, Live, PlayerRecord, Pool, PoolDecision, RatingDue,
     RatingWrite, Standing, TicketRow, Tickets,
 };
+use super::{Closed, Entered, EntryRow, TableRow, TournamentRow, Tournaments};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
 use crate::domain::TicketStatus;
 use crate::domain::{Participant, Rating};
@@ -456,5 +457,82 @@ impl Tickets for Database {
     }
     async fn sweep_tickets(&self, before: i64) -> Result<u64, StoreError> {
         dispatch!(self, "sweep tickets", s => s.sweep_tickets(before))
+    }
+}
+
+impl Tournaments for Database {
+    async fn create_tournament(
+        &self,
+        t: &TournamentRow,
+        key: Option<(&KeyRef, &StoredResponse)>,
+    ) -> Result<(), StoreError> {
+        dispatch!(self, s => s.create_tournament(t, key))
+    }
+    async fn tournament(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TournamentRow>, StoreError> {
+        dispatch!(self, s => s.tournament(tenant, id))
+    }
+    async fn list_tournaments(
+        &self,
+        tenant: &str,
+        limit: i64,
+        after: Option<(i64, Uuid)>,
+    ) -> Result<Vec<TournamentRow>, StoreError> {
+        dispatch!(self, s => s.list_tournaments(tenant, limit, after))
+    }
+    async fn cancel_tournament(&self, tenant: &str, id: Uuid, now: i64) -> Result<Closed, StoreError> {
+        dispatch!(self, s => s.cancel_tournament(tenant, id, now))
+    }
+    async fn enter(
+        &self,
+        tenant: &str,
+        entry: &EntryRow,
+        now: i64,
+        key: Option<(&KeyRef, &StoredResponse)>,
+    ) -> Result<Entered, StoreError> {
+        dispatch!(self, s => s.enter(tenant, entry, now, key))
+    }
+    async fn entry(&self, tournament: Uuid, id: Uuid) -> Result<Option<EntryRow>, StoreError> {
+        dispatch!(self, s => s.entry(tournament, id))
+    }
+    async fn withdraw(&self, tournament: Uuid, id: Uuid, now: i64) -> Result<Closed, StoreError> {
+        dispatch!(self, s => s.withdraw(tournament, id, now))
+    }
+    async fn tournaments_due(&self, now: i64, limit: i64) -> Result<Vec<TournamentRow>, StoreError> {
+        dispatch!(self, "tournaments due", s => s.tournaments_due(now, limit))
+    }
+    async fn next_tournament_due(&self) -> Result<Option<i64>, StoreError> {
+        dispatch!(self, "next tournament due", s => s.next_tournament_due())
+    }
+    async fn start_round<E, F>(
+        &self,
+        id: Uuid,
+        from: i64,
+        now: i64,
+        second_ms: i64,
+        plan: F,
+    ) -> Result<Option<(TournamentRow, Vec<TableRow>)>, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&TournamentRow, &[EntryRow]) -> Result<Vec<TableRow>, E>,
+    {
+        dispatch!(self, "start round", s => s.start_round(id, from, now, second_ms, plan))
+    }
+    async fn deadline_passed(&self, id: Uuid, round: i64) -> Result<(), StoreError> {
+        dispatch!(self, s => s.deadline_passed(id, round))
+    }
+    async fn finish_tournament(&self, id: Uuid, round: i64) -> Result<bool, StoreError> {
+        dispatch!(self, s => s.finish_tournament(id, round))
+    }
+    async fn round_tables(&self, tournament: Uuid, round: i64) -> Result<Vec<TableRow>, StoreError> {
+        dispatch!(self, s => s.round_tables(tournament, round))
+    }
+    async fn entrants(&self, tournament: Uuid) -> Result<Vec<EntryRow>, StoreError> {
+        dispatch!(self, s => s.entrants(tournament))
+    }
+    async fn table_made(&self, tournament: Uuid, game: Uuid) -> Result<(), StoreError> {
+        dispatch!(self, s => s.table_made(tournament, game))
+    }
+    async fn unmade_tables(&self, limit: i64) -> Result<Vec<TableRow>, StoreError> {
+        dispatch!(self, "unmade tables", s => s.unmade_tables(limit))
     }
 }

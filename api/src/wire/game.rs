@@ -156,11 +156,15 @@ impl GameView {
             turn,
             you,
             players,
-            board,
+            mut board,
         } = match &stored.game {
             Some(game) => game.view(viewer),
             None => View::before_deal(rules, stored.seats.len(), viewer, stored.seed_commitment()),
         };
+        // A tournament table's seed stays closed until every table of its round is over.
+        if stored.sealed {
+            board.seed = None;
+        }
         GameView {
             id,
             options: options_of(stored),

@@ -18,6 +18,7 @@ mod players;
 mod problem;
 mod rules;
 mod studio;
+mod tournaments;
 
 pub use crate::domain::GameStatus;
 pub use batch::{
@@ -62,6 +63,12 @@ pub use studio::{
     DEFAULT_LIMIT, EndGameRequest, EndReason, GamesPage, ListGamesQuery, ListedGame, ListedSeat, MAX_LIMIT,
     RematchResponse, SeatBotRequest, SeatTokenResponse, SpectatorTokenResponse, StudioActionResponse,
     decode_cursor, encode_cursor,
+};
+pub use tournaments::{
+    DEFAULT_AUTOPILOT_AFTER, DealResult, EntryDeals, EntryRequest, EntryState, EntryTable, EntryView,
+    StandingView, StandingsPage, StandingsQuery, TournamentRequest, TournamentResponse, TournamentSpec,
+    TournamentState, TournamentView, TournamentsPage, decode_standings_cursor, decode_tournament_cursor,
+    encode_standings_cursor, encode_tournament_cursor,
 };
 
 pub use engine::{MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};

@@ -99,6 +99,8 @@ pub enum Code {
     InvalidPlayer,
     /// A player id or a rated game asked without a server key.
     PlayerNeedsServerKey,
+    /// A tournament's `starts_at` that is not an RFC 3339 time.
+    InvalidStart,
     /// A test-mode field outside test mode.
     TestModeOnly,
     /// No endpoint at this path.
@@ -128,6 +130,10 @@ pub enum Code {
     TicketNotFound,
     /// The ticket was cancelled (410): queue a new one.
     TicketCancelled,
+    /// No such tournament (or not the key's tenant's).
+    TournamentNotFound,
+    /// No such entry of the tournament.
+    EntryNotFound,
     // The state of the game or of the request (409, 412, 422).
     /// Every seat is taken.
     NoOpenSeat,
@@ -152,8 +158,31 @@ pub enum Code {
     /// A ticket asked to sit down with bots now on a server that seats no bots at quick play,
     /// or none that plays its variant.
     NoQuickPlayBots,
-    /// A quick-play table size the variant does not seat.
+    /// A quick-play or tournament table size the variant does not seat.
     SizeNotSeated,
+    /// A tournament's `rounds` out of its range.
+    InvalidRounds,
+    /// A tournament's `deals_per_round` that is not the variant's number of deals.
+    InvalidDealsPerRound,
+    /// A tournament's `starts_at` that has passed.
+    StartInPast,
+    /// A tournament's `max_entrants` out of its range.
+    InvalidMaxEntrants,
+    /// A tournament's `turn_seconds` out of its range, or given twice.
+    InvalidTurnSeconds,
+    /// A tournament's `round_seconds` out of its range.
+    InvalidRoundSeconds,
+    /// A tournament that has started (or whose start time came): no entry, withdrawal or
+    /// cancellation.
+    TournamentStarted,
+    /// A tournament its studio cancelled.
+    TournamentCancelled,
+    /// A player who has entered the tournament already.
+    AlreadyEntered,
+    /// A tournament with as many entrants as it takes.
+    TournamentFull,
+    /// A tournament table's record or spectators before every table of its round is over.
+    RoundNotOver,
     /// One player named at two seats of one game.
     PlayerSeatedTwice,
     /// A rated game with a person's seat that names no player.

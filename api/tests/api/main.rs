@@ -39,6 +39,7 @@ mod streams;
 mod studio;
 mod studio_hands;
 mod tokens;
+mod tournaments;
 mod traces;
 mod validation;
 mod webhooks;
