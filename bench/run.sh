@@ -490,7 +490,8 @@ row "a person's moves/s, 3 hard bots vs full speed" "$(mean "${BOTS_RATE[@]}")" 
 row "actions/s, traces to a dead collector vs off" "$(mean "${DEAD_RPS[@]}")" "$(mean "${OFF_RPS[@]}")" "$(ratio "$(mean "${DEAD_RPS[@]}")" "$(mean "${OFF_RPS[@]}")")" ">= 0.95"
 row "action p99 ms, dead collector vs off" "$(mean "${DEAD_P99[@]}")" "$(mean "${OFF_P99[@]}")" "$(ratio "$(mean "${DEAD_P99[@]}")" "$(mean "${OFF_P99[@]}")")" ""
 row "spans dropped by the dead collector's run" "${DEAD_DROPPED:--}" "" "" ""
-of() { [[ -n $2 ]] && sed -E "s/.*$1=([0-9.]+).*/\1/" <<<"$2" || echo -; }
+# A field of a RESULT line by its whole name (`idle_tps` is not `streams_idle_tps`).
+of() { [[ -n $2 ]] && sed -E "s/(^|.*[^a-z_])$1=([0-9.]+).*/\2/" <<<"$2" || echo -; }
 row "idle replica tx/s, no stream (before)" "$(of idle_tps "$IDLE_LINE")" "$(of idle_tps "$OLD_IDLE_LINE")" "" "<= 2"
 row "idle replica tx/s, $STREAMS streams (before)" "$(of streams_idle_tps "$IDLE_LINE")" "$(of streams_idle_tps "$OLD_IDLE_LINE")" "" "<= 2"
 row "quick play: idle tx/s, 10,000 tickets waiting" "$(of idle_tps "$MATCH_LINE")" "$(of idle_tps "$OLD_MATCH_LINE")" "" "<= 20"
