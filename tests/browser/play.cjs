@@ -139,20 +139,31 @@ const settled = (page, before) =>
  */
 async function move(page, sel) {
   const before = await page.$eval(".game", (g) => g.dataset.version);
-  const answer = page.waitForResponse((r) => r.request().method() === "POST" && r.url().includes("/v1/games/"));
-  try {
-    await page.click(sel, { timeout: 5000 });
-  } catch (e) {
-    answer.catch(() => {});
-    if (await isEnabled(page, sel)) throw e;
-    return null;
+  for (let attempt = 1; ; attempt++) {
+    const answer = page.waitForResponse((r) => r.request().method() === "POST" && r.url().includes("/v1/games/"), { timeout: 10_000 });
+    try {
+      await page.click(sel, { timeout: 5000 });
+    } catch (e) {
+      answer.catch(() => {});
+      if (await isEnabled(page, sel)) throw e;
+      return null;
+    }
+    // A click the page took while a move of its own was on its way (a pass it sent for the
+    // person) does nothing: clicked again while the button is still offered.
+    const r = await answer.catch((e) => {
+      if (attempt >= 3) throw e;
+      return null;
+    });
+    if (!r) {
+      if (await isEnabled(page, sel)) continue;
+      return null;
+    }
+    if (r.ok()) await settled(page, before);
+    // A version that moved under the click (412, 409) is said and at once read again: another
+    // seat's turn then clears the refusal, which may come and go before it is looked for.
+    else if (r.status() !== 412 && r.status() !== 409) await page.waitForSelector("#message.problem");
+    return r;
   }
-  const r = await answer;
-  if (r.ok()) await settled(page, before);
-  // A version that moved under the click (412, 409) is said and at once read again: another
-  // seat's turn then clears the refusal, which may come and go before it is looked for.
-  else if (r.status() !== 412 && r.status() !== 409) await page.waitForSelector("#message.problem");
-  return r;
 }
 
 /**
@@ -1418,9 +1429,9 @@ async function pool(size, tasks, failed) {
     const parts = [
       { name: "claim", run: () => claimInWindow(browser) },
       { name: "whole", run: () => wholeGame(browser) },
+      { name: "quick", run: () => quickPlay(browser) },
       ...everyVariant(browser),
       { name: "rated", run: () => ratedGame(browser) },
-      { name: "quick", run: () => quickPlay(browser) },
       { name: "two", run: () => twoBrowsers(browser) },
       { name: "spectator", run: () => spectator(browser) },
       { name: "pagers", run: () => pagers(browser) },
