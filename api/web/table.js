@@ -320,27 +320,55 @@ export async function openGame(id, token, spectator) {
     render();
     awaitRating();
     passForThem();
+    arrangeAhead();
   }
 
   /** Whether the card on offer fits the hand, by the server's stateless arrangement of it
    * (`POST /v1/hands/arrange`): not down, it brings the contract nearer (`cards_short`, or
    * makes it); down, it lays off on the table. Asked once per view. @type {{key: string, fits: Promise<boolean>} | null} */
   let fitsAsked = null;
+  /** The hand's own arrangement (not down), asked ahead once per hand, so that a discard on
+   * offer waits for one answer only: the hand with the card. @type {{key: string, answer: Promise<any>} | null} */
+  let handArranged = null;
+  /** @param {string[]} cards */
+  function arrange(cards) {
+    const down = view.players.find((/** @type {any} */ p) => p.seat === view.you?.seat)?.down;
+    return call("POST", "/v1/hands/arrange", {
+      body: {
+        variant: view.variant, options: view.options, deal: view.deal, hand: cards,
+        ...(down ? { table: view.table.map((/** @type {any} */ m) => pinned(m.reading)) } : {}),
+      },
+    });
+  }
+  /** The arrangement of the hand as it is, not yet down, asked once per hand and deal. */
+  function ownArrangement() {
+    const hand = view.you?.hand || [];
+    const key = `${view.id}:${view.deal}:${hand.join()}`;
+    if (handArranged?.key !== key) {
+      const answer = arrange(hand);
+      // Unanswered: asked again with the discard.
+      answer.catch(() => { if (handArranged?.key === key) handArranged = null; });
+      handArranged = { key, answer };
+    }
+    return handArranged.answer;
+  }
+  /** Under "only when it fits", between the seat's turns: the hand's own arrangement, asked
+   * before any discard is on offer. */
+  function arrangeAhead() {
+    if (spectator || pace() !== "fits" || over() || !view.you || !view.claims || !hasClaims() || view.turn?.seat === view.you.seat) return;
+    if (view.players.find((/** @type {any} */ p) => p.seat === view.you.seat)?.down) return;
+    ownArrangement().catch(() => {});
+  }
   /** @param {string} card */
   function offerFits(card) {
     const key = `${view.version}:${card}`;
     if (fitsAsked?.key === key) return fitsAsked.fits;
     const hand = view.you?.hand || [];
     const down = view.players.find((/** @type {any} */ p) => p.seat === view.you?.seat)?.down;
-    const rules = { variant: view.variant, options: view.options, deal: view.deal };
-    /** @param {string[]} cards */
-    const arrange = (cards) => call("POST", "/v1/hands/arrange", {
-      body: { ...rules, hand: cards, ...(down ? { table: view.table.map((/** @type {any} */ m) => pinned(m.reading)) } : {}) },
-    });
     const fits = (async () => {
       try {
         if (down) return (await arrange([...hand, card])).layoffs.some((/** @type {any} */ l) => l.card === card);
-        const [without, withIt] = await Promise.all([arrange(hand), arrange([...hand, card])]);
+        const [without, withIt] = await Promise.all([ownArrangement(), arrange([...hand, card])]);
         return (withIt.makes_contract && !without.makes_contract) || withIt.cards_short < without.cards_short;
       } catch {
         // Unanswered: the person is asked, as with "always".
@@ -1221,7 +1249,9 @@ export async function openGame(id, token, spectator) {
       ? h("button", { type: "button", id: "deal-end-fold", class: "small", "aria-expanded": folded ? "false" : "true", "aria-controls": "deal-end-body",
         onclick: () => { sheetFolded = !folded; render(); } }, folded ? "Show" : "Hide")
       : "";
-    return h("section", { class: "panel deal-end" + (asSheet ? " sheet" : ""), id: "deal-end", "aria-labelledby": "deal-end-title" },
+    // It scrolls (beside the table, or as a sheet): a keyboard reaches it to scroll it, even
+    // with no button in it (the game's last deal).
+    return h("section", { class: "panel deal-end" + (asSheet ? " sheet" : ""), id: "deal-end", "aria-labelledby": "deal-end-title", tabindex: "0" },
       h("div", { class: "deal-end-head" },
         h("h2", { id: "deal-end-title" }, `Deal ${e.deal} of ${view.deals} is over`),
         h("p", { class: "went-out" }, how), next, fold),
