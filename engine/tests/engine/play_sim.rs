@@ -383,29 +383,36 @@ fn simulate(rules: Ruleset, games: u64, salt: u64) {
     }
 }
 
-const GAMES: u64 = 1000;
+/// Games each variant's simulation plays: 400 unless `CONTINENTAL_SIM_GAMES` says more, for a
+/// change to the rules or the bots (CI runs the default, within its time).
+fn games() -> u64 {
+    std::env::var("CONTINENTAL_SIM_GAMES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(400)
+}
 
 #[test]
 fn simulate_may_i() {
-    simulate(Ruleset::default_for(Variant::MayI), GAMES, 1);
+    simulate(Ruleset::default_for(Variant::MayI), games(), 1);
 }
 
 #[test]
 fn simulate_contract_7() {
-    simulate(Ruleset::default_for(Variant::Contract7), GAMES, 2);
+    simulate(Ruleset::default_for(Variant::Contract7), games(), 2);
 }
 
 #[test]
 fn simulate_continental() {
-    simulate(Ruleset::default_for(Variant::Continental), GAMES, 3);
+    simulate(Ruleset::default_for(Variant::Continental), games(), 3);
 }
 
 #[test]
 fn simulate_push() {
-    simulate(Ruleset::default_for(Variant::Push), GAMES / 2, 4);
+    simulate(Ruleset::default_for(Variant::Push), games() / 2, 4);
     let individual =
         Ruleset::new(Variant::Push, Some(serde_json::json!({"individual": true}))).expect("rules");
-    simulate(individual, GAMES / 2, 5);
+    simulate(individual, games() / 2, 5);
 }
 
 #[test]
