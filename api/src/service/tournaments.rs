@@ -744,9 +744,9 @@ pub async fn tournament_pass(state: &AppState) -> Result<Pass, ApiError> {
 }
 
 /// The tournament worker each replica runs: a pass when a tournament is made or cancelled on
-/// any replica (heard through the hub), when the soonest due time it read comes (a start, a
-/// round's deadline), and at least every `backstop`, which finds the rounds whose last table
-/// finished.
+/// any replica, or a commit ends a sealed table's game (its round may be over; both heard
+/// through the hub), when the soonest due time it read comes (a start, a round's deadline),
+/// and at least every `backstop`, which finds what an announcement missed.
 pub async fn run_tournaments(state: web::Data<AppState>, backstop: Duration) {
     let mut wakeups = state.live.follow(TOURNAMENTS_DUE);
     loop {
@@ -774,6 +774,7 @@ pub async fn run_tournaments(state: web::Data<AppState>, backstop: Duration) {
         }
         tokio::select! {
             () = tokio::time::sleep_until(until) => {}
+            () = state.live.wakes().round_heard() => {}
             heard = wakeups.recv() => {
                 if matches!(heard, Err(RecvError::Closed)) {
                     wakeups = state.live.follow(TOURNAMENTS_DUE);

@@ -292,6 +292,9 @@ pub struct GameUpdate {
     /// `HostedGame::rated_standings`): the change that ends it queues it for rating
     /// (`ratings_due`), in the same write.
     pub rated: bool,
+    /// The game is a tournament table's, sealed while its round plays: the change that ends
+    /// it announces its round may be over ([`hub::Work::round`]).
+    pub sealed: bool,
 }
 
 /// The result of a transaction: maybe an update, and what the caller wants back.

@@ -8,8 +8,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use continental::config::AsyncSettings;
+
 use crate::helpers::{
     ACME, BETA, STUDIO_KEYS, Spawn, TestApp, backends, eventually, on_studio_backends, server_backends,
+    test_async,
 };
 
 const TOURNAMENTS: &str = "/v1/tournaments";
@@ -821,4 +824,56 @@ async fn a_finished_tables_seed_replay_and_spectators_stay_closed_until_its_roun
         assert!(spectator.status.is_success(), "{}", spectator.text());
     })
     .await;
+}
+
+/// A round's end is announced by the commit that ends its last table: with the tournament
+/// pass's backstop at 15 real seconds (a test second of 1,000 ms), the next round still starts
+/// within a few seconds of three of a table's four players leaving (which ends its game void
+/// at once).
+#[actix_web::test]
+async fn the_commit_that_ends_a_rounds_last_table_starts_the_next_round() {
+    for backend in backends() {
+        let app = TestApp::spawn_with(
+            &backend,
+            Spawn {
+                test_mode: true,
+                api_keys: STUDIO_KEYS.into(),
+                asynchronous: Some(AsyncSettings {
+                    test_second_ms: Some(1_000),
+                    ..test_async()
+                }),
+                ..Spawn::default()
+            },
+        )
+        .await;
+        let mut made = body(2, START_MS);
+        made["round_seconds"] = json!(600);
+        let t = make(&app, ACME, &made).await;
+        let id = t["id"].as_str().expect("an id").to_owned();
+        let mut entries = Vec::new();
+        for n in 0..4 {
+            entries.push(enter(&app, ACME, &id, &format!("u-{n}")).await);
+        }
+        let games = round_of(&app, &id, &entries, 1).await;
+        let (game, seats) = games.iter().next().expect("one table");
+        for (_, _, token) in seats.iter().take(3) {
+            let left = app
+                .post_as(&format!("/v1/games/{game}/leave"), token, &json!({}), &[])
+                .await;
+            assert_eq!(left.status.as_u16(), 200, "{}", left.text());
+        }
+        let ended = std::time::Instant::now();
+        let view = app.get_as(&format!("/v1/games/{game}"), &seats[3].2).await.json();
+        assert_eq!(
+            view["status"], "void",
+            "one player left: the game is void: {view}"
+        );
+        seated_in(&app, &id, &entries[0], 2).await;
+        assert!(
+            ended.elapsed() < Duration::from_secs(8),
+            "round 2 started {:?} after round 1's last table ended, not at the 15 s backstop",
+            ended.elapsed()
+        );
+        app.clean_up().await;
+    }
 }
