@@ -509,6 +509,7 @@ async fn make_table(
     // Tournament games are not rated (docs/tournaments.md#scoring).
     game.rated = false;
     game.sealed = true;
+    game.tournament = Some(t.id);
     game.check_players()?;
     super::ratings::rate_seats(state, &t.tenant, &mut game).await?;
     let started = game.start_if_full(super::utc_year())?;

@@ -822,6 +822,28 @@ async fn a_finished_tables_seed_replay_and_spectators_stay_closed_until_its_roun
             .post_with_key(&format!("/v1/games/{done}/spectators"), ACME, &json!({}), &[])
             .await;
         assert!(spectator.status.is_success(), "{}", spectator.text());
+
+        // A finished table's game has no rematch, asked by a seat or by the studio: the
+        // tournament seats its players, and nothing was written.
+        let other_token = &games[other][0].2;
+        let finished = app
+            .get_as(&format!("/v1/games/{other}"), other_token)
+            .await
+            .json();
+        assert_eq!(finished["status"], "finished", "played out: {finished}");
+        let rematch = format!("/v1/games/{other}/rematch");
+        app.post_as(&rematch, other_token, &json!({}), &[])
+            .await
+            .assert_problem(409, "tournament_game", "a seat's rematch of a tournament game");
+        app.post_with_key(&rematch, ACME, &json!({}), &[])
+            .await
+            .assert_problem(409, "tournament_game", "a studio's rematch of a tournament game");
+        let after = app
+            .get_as(&format!("/v1/games/{other}"), other_token)
+            .await
+            .json();
+        assert!(after["rematch"].is_null(), "no rematch made: {after}");
+        assert_eq!(after["version"], finished["version"], "nothing written");
     })
     .await;
 }
