@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use continental::config::AsyncSettings;
 
 use crate::helpers::{
-    ACME, BETA, STUDIO_KEYS, Spawn, TestApp, backends, eventually, on_studio_backends, server_backends,
-    test_async,
+    ACME, BETA, Receiver, STUDIO_KEYS, Spawn, TestApp, backends, eventually, on_studio_backends,
+    server_backends, test_async, verified_by_the_library, verifies,
 };
 
 const TOURNAMENTS: &str = "/v1/tournaments";
@@ -898,4 +898,114 @@ async fn the_commit_that_ends_a_rounds_last_table_starts_the_next_round() {
         );
         app.clean_up().await;
     }
+}
+
+/// The tournament's own deliveries among `receiver`'s accepted ones (the tables' games send
+/// theirs to the same URL): by `tournament_id`, without a `game_id`.
+fn tournament_deliveries(receiver: &Receiver) -> Vec<crate::helpers::Received> {
+    receiver
+        .accepted()
+        .into_iter()
+        .filter(|r| {
+            let body = r.json();
+            body["tournament_id"].is_string() && body["game_id"].is_null()
+        })
+        .collect()
+}
+
+/// A tournament with a `webhook_url` sends its own events there, signed as the games' are:
+/// each round's start, each round's end with the top of its standings, and the end with the
+/// final standings, in that order, numbered from 1, each delivered once though the receiver
+/// first fails them (retried with the same id).
+#[actix_web::test]
+async fn a_tournament_webhook_hears_its_rounds_and_its_final_standings() {
+    on_studio_backends(async |app, _| {
+        let receiver = Receiver::start(500);
+        let mut made = body(2, START_MS);
+        made["webhook_url"] = json!(receiver.url);
+        let reply = app.post_with_key(TOURNAMENTS, ACME, &made, &[]).await;
+        assert_eq!(reply.status.as_u16(), 201, "{}", reply.text());
+        let secret = reply.json()["webhook_secret"]
+            .as_str()
+            .expect("a secret")
+            .to_owned();
+        let id = reply.json()["tournament"]["id"]
+            .as_str()
+            .expect("an id")
+            .to_owned();
+        let mut entries = Vec::new();
+        for n in 0..5 {
+            entries.push(enter(app, ACME, &id, &format!("u-{n}")).await);
+        }
+        seated_in(app, &id, &entries[0], 1).await;
+        // The first delivery fails, and is tried again until the receiver takes it.
+        eventually(WITHIN, "a failed attempt", async || {
+            let failed = receiver.all().iter().any(|r| {
+                r.answered == 500 && r.json()["type"] == "round_started" && r.json()["game_id"].is_null()
+            });
+            if failed { Ok(()) } else { Err(receiver.all().len()) }
+        })
+        .await;
+        receiver.answer(200);
+        let got = eventually(WITHIN, "five tournament deliveries", async || {
+            let got = tournament_deliveries(&receiver);
+            if got.len() >= 5 { Ok(got) } else { Err(got.len()) }
+        })
+        .await;
+        let bodies: Vec<Value> = got.iter().map(crate::helpers::Received::json).collect();
+        let kinds: Vec<(&str, &Value)> = bodies
+            .iter()
+            .map(|b| (b["type"].as_str().expect("a type"), &b["event"]["round"]))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                ("round_started", &json!(1)),
+                ("round_ended", &json!(1)),
+                ("round_started", &json!(2)),
+                ("round_ended", &json!(2)),
+                ("tournament_finished", &Value::Null),
+            ],
+            "in order: {bodies:?}"
+        );
+        for (n, (r, b)) in got.iter().zip(&bodies).enumerate() {
+            assert_eq!(b["seq"], json!(n + 1), "numbered from 1: {b}");
+            assert_eq!(b["tournament_id"], json!(id), "{b}");
+            assert_eq!(b["id"], json!(r.id), "the body's id is the webhook-id");
+            assert!(verifies(&secret, r), "signed with the tournament's secret: {b}");
+        }
+        if let Some(ok) = verified_by_the_library(&secret, &got[0]) {
+            assert!(ok, "the standardwebhooks library verifies the delivery");
+        }
+        // The failed first delivery was retried under its own id; each is accepted once.
+        assert!(
+            receiver.all().iter().filter(|r| r.id == got[0].id).count() >= 2,
+            "the first delivery retried under its own id"
+        );
+        let ids: BTreeSet<&str> = got.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids.len(), got.len(), "each accepted once");
+        assert_eq!(bodies[0]["event"]["tables"], 2, "five players: two tables");
+        let board = app
+            .get_with_key(&format!("{TOURNAMENTS}/{id}/standings?limit=100"), ACME)
+            .await
+            .json();
+        let last = &bodies[4]["event"];
+        assert_eq!(last["rounds"], 2, "{last}");
+        assert_eq!(last["entrants"], 5, "{last}");
+        assert_eq!(
+            last["standings"], board["standings"],
+            "the final standings: {board}"
+        );
+        assert_eq!(
+            bodies[3]["event"]["top"], board["standings"],
+            "the last round's top"
+        );
+        assert_eq!(
+            bodies[1]["event"]["top"].as_array().map(Vec::len),
+            Some(5),
+            "the first round's top: {}",
+            bodies[1]
+        );
+    })
+    .await;
 }
