@@ -31,8 +31,8 @@ use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
 use crate::store::{
-    Closed, Entered, EntryRow, KeyRef, Lock, On, Outcome, Store, StoredResponse, TOURNAMENTS_DUE, TableRow,
-    TournamentRow, Tournaments, now_ms,
+    Closed, Closing, Entered, EntryRow, KeyRef, Lock, On, Outcome, StandingRow, Store, StoredResponse,
+    TOURNAMENTS_DUE, TableRow, TournamentRow, Tournaments, now_ms,
 };
 use crate::wire::{
     Code, DealResult, EntryDeals, EntryState, EntryTable, EntryView, StandingView, StandingsPage,
@@ -559,7 +559,13 @@ async fn make_tables(state: &AppState, t: &TournamentRow, tables: &[TableRow]) -
 
 /// Starts the round after `from` of tournament `id`, if no replica did: plans it and makes
 /// its tables. Returns the tables this call made.
-async fn next_round(state: &AppState, id: Uuid, from: i64, ended: Option<String>) -> Result<usize, ApiError> {
+async fn next_round(
+    state: &AppState,
+    id: Uuid,
+    from: i64,
+    ended: Option<String>,
+    standings: &[StandingRow],
+) -> Result<usize, ApiError> {
     // The round that ended, then the one that starts (or the end of a tournament nobody
     // entered): queued in the transaction that starts it.
     let notes = |t: &TournamentRow, tables: &[TableRow]| {
@@ -572,7 +578,14 @@ async fn next_round(state: &AppState, id: Uuid, from: i64, ended: Option<String>
     };
     let started = state
         .db
-        .start_round(id, from, now_ms(), state.second_ms(), plan_round, notes)
+        .start_round(
+            id,
+            from,
+            now_ms(),
+            state.second_ms(),
+            plan_round,
+            Closing { standings, notes },
+        )
         .await?;
     let Some((t, tables)) = started else {
         return Ok(0);
@@ -710,19 +723,32 @@ pub async fn tournament_pass(state: &AppState) -> Result<Pass, ApiError> {
     for t in state.db.tournaments_due(now, DUE_PER_PASS).await? {
         let done = async {
             match t.status.as_str() {
-                "open" if t.starts_at <= now => next_round(state, t.id, 0, None).await,
+                "open" if t.starts_at <= now => next_round(state, t.id, 0, None, &[]).await,
                 "running" => {
                     if round_over(state, &t).await? {
                         unseal(state, &t).await?;
-                        let (ended, finished) = round_notes(state, &t).await?;
+                        // The standings after the round, stored by the transaction that closes it.
+                        let (rounds, standings) = standings_of(state, &t).await?;
+                        let (ended, finished) = round_notes(&t, rounds, &standings);
+                        let rows = standings
+                            .iter()
+                            .zip(0..)
+                            .map(|(s, position)| StandingRow {
+                                position,
+                                rank: i64::from(s.rank),
+                                player: s.player.clone(),
+                                name: s.name.clone(),
+                                score: s.score,
+                            })
+                            .collect::<Vec<_>>();
                         if t.round >= t.rounds {
                             let notes: Vec<String> = ended.into_iter().chain(finished).collect();
-                            if state.db.finish_tournament(t.id, t.round, &notes).await? {
+                            if state.db.finish_tournament(t.id, t.round, &notes, &rows).await? {
                                 tracing::info!(tournament = %t.id, "tournament finished");
                             }
                             Ok(0)
                         } else {
-                            next_round(state, t.id, t.round, ended).await
+                            next_round(state, t.id, t.round, ended, &rows).await
                         }
                     } else {
                         if t.round_deadline.is_some_and(|d| d <= now) && t.due_at.is_some() {
@@ -768,20 +794,20 @@ const NOTE_LEASE_MS: i64 = 30_000;
 /// The webhook events of tournament `t`'s round that is over, when it has a webhook:
 /// `round_ended` with the top of the standings, and `tournament_finished` with the final
 /// standings' top (sent only after the last round).
-async fn round_notes(
-    state: &AppState,
+fn round_notes(
     t: &TournamentRow,
-) -> Result<(Option<String>, Option<String>), ApiError> {
+    rounds: u32,
+    standings: &[StandingView],
+) -> (Option<String>, Option<String>) {
     if t.webhook_url.is_none() {
-        return Ok((None, None));
+        return (None, None);
     }
-    let (rounds, standings) = standings_of(state, t).await?;
     let top = |n: usize| &standings[..standings.len().min(n)];
     let ended = json!({"type": "round_ended", "tournament_id": t.id, "round": t.round,
         "entrants": standings.len(), "top": top(ROUND_TOP)});
     let finished = json!({"type": "tournament_finished", "tournament_id": t.id, "rounds": rounds,
         "entrants": standings.len(), "standings": top(FINAL_TOP)});
-    Ok((Some(ended.to_string()), Some(finished.to_string())))
+    (Some(ended.to_string()), Some(finished.to_string()))
 }
 
 /// Attempts the tournaments' own webhook deliveries that are due: each tournament's first
@@ -1002,6 +1028,16 @@ async fn standings_of(state: &AppState, t: &TournamentRow) -> Result<(u32, Vec<S
     ))
 }
 
+/// A stored standing as the API shows it.
+fn standing_view(s: StandingRow) -> Result<StandingView, ApiError> {
+    Ok(StandingView {
+        rank: u32::try_from(s.rank).map_err(ApiError::unexpected)?,
+        player: s.player,
+        name: s.name,
+        score: s.score,
+    })
+}
+
 /// A page of `tenant`'s tournament `id`'s standings: from `cursor`, or the page around
 /// `player`.
 ///
@@ -1022,34 +1058,63 @@ pub async fn standings(
         .tournament(Some(tenant.as_str()), id)
         .await?
         .ok_or_else(|| not_found(id))?;
-    let (rounds, all) = standings_of(state, &t).await?;
+    // The standings stored when the last round closed: a page is a range of their index, a
+    // player one row of it; no game's log is read.
+    let round = state.db.standings_round(id).await?.unwrap_or(0);
+    let rounds = u32::try_from(round).map_err(ApiError::unexpected)?;
+    let entrants = if round == 0 {
+        let placed = state
+            .db
+            .entrants(id)
+            .await?
+            .iter()
+            .filter(|e| e.place.is_some())
+            .count();
+        i64::try_from(placed).map_err(ApiError::unexpected)?
+    } else {
+        t.entrants
+    };
     let board = format!("{id}:{rounds}");
     let seal = state.keys.cursors();
-    let limit = usize::try_from(limit).map_err(ApiError::unexpected)?;
     let (from, own) = match (cursor, player) {
         (Some(c), _) => (
-            usize::try_from(decode_standings_cursor(seal, tenant.as_str(), &board, c)?)
-                .map_err(ApiError::unexpected)?,
+            i64::from(decode_standings_cursor(seal, tenant.as_str(), &board, c)?),
             None,
         ),
         (None, Some(p)) => {
-            let at = all.iter().position(|s| s.player == p.as_str()).ok_or_else(|| {
+            let own = if round == 0 {
+                None
+            } else {
+                state.db.standing_of(id, round, p.as_str()).await?
+            };
+            let own = own.ok_or_else(|| {
                 ApiError::not_found(Code::PlayerNotFound, "this player has not entered the tournament")
             })?;
-            (at.saturating_sub(limit / 2), Some(all[at].clone()))
+            (
+                own.position.saturating_sub(i64::from(limit / 2)),
+                Some(standing_view(own)?),
+            )
         }
         (None, None) => (0, None),
     };
-    let page: Vec<StandingView> = all.iter().skip(from).take(limit).cloned().collect();
-    let next = from + page.len();
-    let next_cursor = (next < all.len())
+    let page = if round == 0 {
+        Vec::new()
+    } else {
+        state.db.standings_page(id, round, from, i64::from(limit)).await?
+    };
+    let next = from + i64::try_from(page.len()).map_err(ApiError::unexpected)?;
+    let next_cursor = (next < entrants)
         .then(|| u32::try_from(next).ok())
         .flatten()
         .map(|n| encode_standings_cursor(seal, tenant.as_str(), &board, n));
+    let page = page
+        .into_iter()
+        .map(standing_view)
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(StandingsPage {
         format: Format::named(&t.format).ok_or_else(|| ApiError::unexpected("an unknown format"))?,
         rounds,
-        entrants: u32::try_from(all.len()).map_err(ApiError::unexpected)?,
+        entrants: u32::try_from(entrants).map_err(ApiError::unexpected)?,
         standings: page,
         next_cursor,
         player: own,

@@ -22,7 +22,9 @@ use super::{
     BoardCursor, BoardPage, DuePool, GameListing, Live, PlayerRecord, Pool, PoolDecision, RatingDue,
     RatingWrite, Standing, TicketRow, Tickets,
 };
-use super::{Closed, Entered, EntryRow, TableRow, TournamentDelivery, TournamentRow, Tournaments};
+use super::{
+    Closed, Closing, Entered, EntryRow, StandingRow, TableRow, TournamentDelivery, TournamentRow, Tournaments,
+};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
 use crate::domain::TicketStatus;
 use crate::domain::{Participant, Rating};
@@ -510,20 +512,46 @@ impl Tournaments for Database {
         now: i64,
         second_ms: i64,
         plan: F,
-        notes: N,
+        closing: Closing<'_, N>,
     ) -> Result<Option<(TournamentRow, Vec<TableRow>)>, E>
     where
         E: From<StoreError>,
         F: FnOnce(&TournamentRow, &[EntryRow]) -> Result<Vec<TableRow>, E>,
         N: FnOnce(&TournamentRow, &[TableRow]) -> Vec<String>,
     {
-        dispatch!(self, "start round", s => s.start_round(id, from, now, second_ms, plan, notes))
+        dispatch!(self, "start round", s => s.start_round(id, from, now, second_ms, plan, closing))
     }
     async fn deadline_passed(&self, id: Uuid, round: i64) -> Result<(), StoreError> {
         dispatch!(self, s => s.deadline_passed(id, round))
     }
-    async fn finish_tournament(&self, id: Uuid, round: i64, notes: &[String]) -> Result<bool, StoreError> {
-        dispatch!(self, s => s.finish_tournament(id, round, notes))
+    async fn finish_tournament(
+        &self,
+        id: Uuid,
+        round: i64,
+        notes: &[String],
+        standings: &[StandingRow],
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, s => s.finish_tournament(id, round, notes, standings))
+    }
+    async fn standings_round(&self, id: Uuid) -> Result<Option<i64>, StoreError> {
+        dispatch!(self, s => s.standings_round(id))
+    }
+    async fn standings_page(
+        &self,
+        id: Uuid,
+        round: i64,
+        position: i64,
+        limit: i64,
+    ) -> Result<Vec<StandingRow>, StoreError> {
+        dispatch!(self, s => s.standings_page(id, round, position, limit))
+    }
+    async fn standing_of(
+        &self,
+        id: Uuid,
+        round: i64,
+        player: &str,
+    ) -> Result<Option<StandingRow>, StoreError> {
+        dispatch!(self, s => s.standing_of(id, round, player))
     }
     async fn due_tournament_deliveries(
         &self,

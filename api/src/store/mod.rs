@@ -31,7 +31,8 @@ pub use sql::{SweepStatement, list_sql, now, now_ms, sweep_sql};
 pub use sqlite::SqliteStore;
 pub use tickets::{DuePool, POOL_BATCH, POOLS_DUE, Placement, Pool, PoolDecision, TicketRow, Tickets};
 pub use tournaments::{
-    Closed, Entered, EntryRow, TOURNAMENTS_DUE, TableRow, TournamentDelivery, TournamentRow, Tournaments,
+    Closed, Closing, Entered, EntryRow, StandingRow, TOURNAMENTS_DUE, TableRow, TournamentDelivery,
+    TournamentRow, Tournaments,
 };
 
 /// Why the store failed. It knows nothing of HTTP: `error.rs` maps it to a status.

@@ -125,6 +125,31 @@ pub struct TournamentDelivery {
     pub webhook_secret: String,
 }
 
+/// An entrant's standing after a round, as stored when the round closed.
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct StandingRow {
+    /// Its index in the standings' order, from 0.
+    pub position: i64,
+    /// Its rank (ties share one).
+    pub rank: i64,
+    /// The entrant's player.
+    pub player: String,
+    /// The entrant's name.
+    pub name: String,
+    /// Matchpoints (duplicate) or points (points).
+    pub score: f64,
+}
+
+/// What the transaction that closes a round writes besides: the standings after it, and the
+/// webhook events `notes` gives (the round that ended, the one that starts), queued when the
+/// tournament has a webhook.
+pub struct Closing<'a, N> {
+    /// The standings after the round that ended (none at the start).
+    pub standings: &'a [StandingRow],
+    /// The webhook events, from the tournament as claimed and the tables planned.
+    pub notes: N,
+}
+
 /// What an entry asked for became.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Entered {
@@ -195,9 +220,9 @@ pub trait Tournaments {
     /// Moves tournament `id` from round `from` to the next in one transaction, if it is still
     /// at `from` and open or running: the entrants placed in the field (at the start), the
     /// tables `plan` gives written, the round's deadline set `deadline_ms` from `now` per
-    /// second of `round_seconds`; finished when `plan` gives none; the webhook events `notes`
-    /// gives queued when the tournament has a webhook. `None` when another replica moved it
-    /// first.
+    /// second of `round_seconds`; finished when `plan` gives none; what `closing` holds
+    /// written (the standings after round `from`, when it is not 0; the webhook events when
+    /// the tournament has a webhook). `None` when another replica moved it first.
     async fn start_round<E, F, N>(
         &self,
         id: Uuid,
@@ -205,7 +230,7 @@ pub trait Tournaments {
         now: i64,
         second_ms: i64,
         plan: F,
-        notes: N,
+        closing: Closing<'_, N>,
     ) -> Result<Option<(TournamentRow, Vec<TableRow>)>, E>
     where
         E: From<StoreError>,
@@ -215,7 +240,30 @@ pub trait Tournaments {
     async fn deadline_passed(&self, id: Uuid, round: i64) -> Result<(), StoreError>;
     /// Marks tournament `id` finished after round `round`, if it is still there, queuing the
     /// webhook events `notes` in the same transaction when it has a webhook.
-    async fn finish_tournament(&self, id: Uuid, round: i64, notes: &[String]) -> Result<bool, StoreError>;
+    async fn finish_tournament(
+        &self,
+        id: Uuid,
+        round: i64,
+        notes: &[String],
+        standings: &[StandingRow],
+    ) -> Result<bool, StoreError>;
+    /// The last round of tournament `id` whose standings are stored, if any.
+    async fn standings_round(&self, id: Uuid) -> Result<Option<i64>, StoreError>;
+    /// Up to `limit` standings of tournament `id` after `round`, from `position` on.
+    async fn standings_page(
+        &self,
+        id: Uuid,
+        round: i64,
+        position: i64,
+        limit: i64,
+    ) -> Result<Vec<StandingRow>, StoreError>;
+    /// `player`'s standing in tournament `id` after `round`.
+    async fn standing_of(
+        &self,
+        id: Uuid,
+        round: i64,
+        player: &str,
+    ) -> Result<Option<StandingRow>, StoreError>;
     /// The first pending delivery of each tournament, when it is due by `now` (not leased,
     /// not waiting for a retry), soonest first, at most `limit`.
     async fn due_tournament_deliveries(
@@ -316,6 +364,28 @@ const HEADS: &str = "FROM tournament_deliveries d JOIN tournaments t ON t.id = d
 fn entered_twice(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(db) if db.is_unique_violation()
         && db.constraint().is_none_or(|c| c == "tournament_entries_one_per_player"))
+}
+
+/// Writes `standings`, those of tournament `id` after `round`, in transaction `tx`, in batches
+/// that stay under SQLite's limit on a statement's parameters.
+macro_rules! save_standings {
+    ($tx:expr, $id:expr, $round:expr, $standings:expr, $err:path) => {
+        for batch in $standings.chunks(1_000) {
+            let mut sql = QueryBuilder::new(
+                "INSERT INTO tournament_standings (tournament_id, round, position, rank, player, name, score) ",
+            );
+            sql.push_values(batch, |mut row, s| {
+                row.push_bind($id)
+                    .push_bind($round)
+                    .push_bind(s.position)
+                    .push_bind(s.rank)
+                    .push_bind(s.player.as_str())
+                    .push_bind(s.name.as_str())
+                    .push_bind(s.score);
+            });
+            sql.build().execute(&mut **$tx).await.map_err($err)?;
+        }
+    };
 }
 
 /// Implements [`Tournaments`] for a store: `$db` its dialect, `$lock` what a read that holds
@@ -568,7 +638,7 @@ macro_rules! tournaments_store {
                 now: i64,
                 second_ms: i64,
                 plan: F,
-                notes: N,
+                closing: Closing<'_, N>,
             ) -> Result<Option<(TournamentRow, Vec<TableRow>)>, E>
             where
                 E: From<StoreError>,
@@ -587,6 +657,9 @@ macro_rules! tournaments_store {
                     .rows_affected();
                 if claimed == 0 {
                     return Ok(None);
+                }
+                if from > 0 {
+                    save_standings!(&mut tx, id, from, closing.standings, StoreError::from);
                 }
                 if from == 0 {
                     sqlx::query(PLACE_ENTRANTS)
@@ -628,7 +701,7 @@ macro_rules! tournaments_store {
                         .map_err(StoreError::from)?;
                 }
                 if row.webhook_url.is_some() {
-                    for note in notes(&row, &tables) {
+                    for note in (closing.notes)(&row, &tables) {
                     sqlx::query(QUEUE_NOTE)
                         .bind(id)
                         .bind(format!("tmsg_{}", Uuid::new_v4().simple()))
@@ -651,7 +724,13 @@ macro_rules! tournaments_store {
                 Ok(())
             }
 
-            async fn finish_tournament(&self, id: Uuid, round: i64, notes: &[String]) -> Result<bool, StoreError> {
+            async fn finish_tournament(
+                &self,
+                id: Uuid,
+                round: i64,
+                notes: &[String],
+                standings: &[StandingRow],
+            ) -> Result<bool, StoreError> {
                 let mut tx = self.$begin().await?;
                 let done = sqlx::query(FINISH)
                     .bind(id)
@@ -660,6 +739,7 @@ macro_rules! tournaments_store {
                     .await?
                     .rows_affected();
                 if done > 0 {
+                    save_standings!(&mut tx, id, round, standings, StoreError::from);
                     let now = super::now_ms();
                     for note in notes {
                     sqlx::query(QUEUE_NOTE)
@@ -673,6 +753,44 @@ macro_rules! tournaments_store {
                 }
                 tx.commit().await?;
                 Ok(done > 0)
+            }
+
+            async fn standings_round(&self, id: Uuid) -> Result<Option<i64>, StoreError> {
+                Ok(sqlx::query_scalar("SELECT MAX(round) FROM tournament_standings WHERE tournament_id = $1")
+                    .bind(id)
+                    .fetch_one(&self.pool)
+                    .await?)
+            }
+
+            async fn standings_page(
+                &self,
+                id: Uuid,
+                round: i64,
+                position: i64,
+                limit: i64,
+            ) -> Result<Vec<StandingRow>, StoreError> {
+                Ok(sqlx::query_as::<_, StandingRow>(
+                    "SELECT position, rank, player, name, score FROM tournament_standings \
+                     WHERE tournament_id = $1 AND round = $2 AND position >= $3 ORDER BY position LIMIT $4",
+                )
+                .bind(id)
+                .bind(round)
+                .bind(position)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn standing_of(&self, id: Uuid, round: i64, player: &str) -> Result<Option<StandingRow>, StoreError> {
+                Ok(sqlx::query_as::<_, StandingRow>(
+                    "SELECT position, rank, player, name, score FROM tournament_standings \
+                     WHERE tournament_id = $1 AND round = $2 AND player = $3",
+                )
+                .bind(id)
+                .bind(round)
+                .bind(player)
+                .fetch_optional(&self.pool)
+                .await?)
             }
 
             async fn due_tournament_deliveries(

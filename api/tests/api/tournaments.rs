@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use continental::config::AsyncSettings;
 
 use crate::helpers::{
-    ACME, BETA, Receiver, STUDIO_KEYS, Spawn, TestApp, backends, eventually, on_studio_backends,
-    server_backends, test_async, verified_by_the_library, verifies,
+    ACME, BETA, Receiver, STUDIO_KEYS, Spawn, TestApp, backends, eventually, on_game_rows,
+    on_studio_backends, server_backends, test_async, verified_by_the_library, verifies,
 };
 
 const TOURNAMENTS: &str = "/v1/tournaments";
@@ -482,6 +482,32 @@ async fn plays_a_small_event(app: &TestApp, field: usize) {
     .await;
     assert_eq!(done["round"], 2, "{done}");
     the_standings_are_a_recount_of_the_games(app, &id, &entries, &rounds).await;
+    the_standings_are_stored_not_recounted(app, &id, &rounds).await;
+}
+
+/// The standings of finished tournament `id` are those stored when its rounds closed: with
+/// every `deal_ended` event of its games gone from the log, a page and a player's page read
+/// the same.
+async fn the_standings_are_stored_not_recounted(app: &TestApp, id: &str, rounds: &[Round]) {
+    let path = format!("{TOURNAMENTS}/{id}/standings?limit=3");
+    let page = app.get_with_key(&path, ACME).await.json();
+    let around = app.get_with_key(&format!("{path}&player=u-4"), ACME).await.json();
+    assert_eq!(around["player"]["player"], "u-4", "{around}");
+    for game in rounds.iter().flat_map(|r| r.keys()) {
+        on_game_rows(
+            app,
+            game,
+            "DELETE FROM events WHERE game_id = $1 AND body LIKE '%deal_ended%'",
+            None,
+        )
+        .await;
+    }
+    assert_eq!(app.get_with_key(&path, ACME).await.json(), page, "a page, stored");
+    assert_eq!(
+        app.get_with_key(&format!("{path}&player=u-4"), ACME).await.json(),
+        around,
+        "a player's page, stored"
+    );
 }
 
 /// Every `deal_ended` event's scores of game `game`, read by a seat's `token`: by deal.
