@@ -440,6 +440,7 @@ impl From<HostedGameError> for ApiError {
             HostedGameError::Setup(e) => ApiError::unprocessable(&e, e.to_string()),
             HostedGameError::Action(e) => ApiError::from(e),
             HostedGameError::NotFinished(_) => ApiError::conflict(Code::GameNotFinished, e.to_string()),
+            HostedGameError::TournamentGame => ApiError::conflict(Code::TournamentGame, e.to_string()),
             HostedGameError::NotReserved(_) => ApiError::conflict(Code::SeatNotReserved, e.to_string()),
             HostedGameError::RematchSeatReissued(_) => ApiError::Forbidden(e.to_string()),
             HostedGameError::NoRecord => ApiError::conflict(Code::NoRecord, e.to_string()),

@@ -106,6 +106,9 @@ pub enum HostedGameError {
     /// A rematch of a game that is not finished (void, or still waiting or played).
     #[error("only a finished game has a rematch; this one is {0}")]
     NotFinished(&'static str),
+    /// A rematch of a tournament table's game: the tournament seats its next round itself.
+    #[error("a tournament table's game has no rematch: the tournament seats its next round")]
+    TournamentGame,
     /// A rematch seat asked for by a seat that is no longer a player's at the new table.
     #[error("seat {0} of the rematch is no longer a player's")]
     NotReserved(u8),
@@ -306,6 +309,10 @@ pub struct HostedGame {
     /// every table of the round is over.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sealed: bool,
+    /// The tournament whose table this game is: its next game is the tournament's next round,
+    /// never a rematch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<Uuid>,
 }
 
 /// What a request changed in the engine: its events, the steps of the game's record they
@@ -446,6 +453,7 @@ impl HostedGame {
             rating_changes: None,
             called_off_standings: None,
             sealed: false,
+            tournament: None,
         })
     }
 
@@ -838,8 +846,12 @@ impl HostedGame {
     /// the rematch now (and `true` with it, for the caller to create it and log it).
     ///
     /// # Errors
+    /// [`HostedGameError::TournamentGame`] for a tournament table's game;
     /// [`HostedGameError::NotFinished`] unless the game is finished.
     pub fn rematch_id(&mut self, fresh: impl FnOnce() -> Uuid) -> Result<(Uuid, bool), HostedGameError> {
+        if self.tournament.is_some() {
+            return Err(HostedGameError::TournamentGame);
+        }
         let status = self.status();
         if status != GameStatus::Finished {
             return Err(HostedGameError::NotFinished(status.as_str()));

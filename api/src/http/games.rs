@@ -210,7 +210,8 @@ pub async fn get_game(
             body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game, or with a server key none of its tenant's (`game_not_found`).",
             body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The game is not finished: void, or not over (`game_not_finished`); or this seat of the \
+        (status = 409, description = "The game is not finished: void, or not over (`game_not_finished`); a tournament table's \
+            game, whose next game is the tournament's next round (`tournament_game`); or this seat of the \
             rematch was given to a bot (`seat_not_reserved`).", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The database is out of reach (`service_unavailable`) or the game busy (`game_busy`): nothing changed.",
             body = Problem, content_type = "application/problem+json")

@@ -150,6 +150,7 @@ impl GameUpdate {
             response: None,
             bot_tables: None,
             rated: game.rated_standings().is_some(),
+            sealed: game.sealed,
         })
     }
 

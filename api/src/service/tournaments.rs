@@ -16,6 +16,7 @@ use actix_web::web;
 use engine::bot::Level;
 use engine::{GameConfig, Ruleset, Seed, Variant};
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use sha2::{Digest, Sha256};
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use uuid::Uuid;
@@ -30,8 +31,8 @@ use crate::error::ApiError;
 use crate::server_keys::Tenant;
 use crate::state::AppState;
 use crate::store::{
-    Closed, Entered, EntryRow, KeyRef, Lock, On, Outcome, Store, StoredResponse, TOURNAMENTS_DUE, TableRow,
-    TournamentRow, Tournaments, now_ms,
+    Closed, Closing, Entered, EntryRow, KeyRef, Lock, On, Outcome, StandingRow, Store, StoredResponse,
+    TOURNAMENTS_DUE, TableRow, TournamentRow, Tournaments, now_ms,
 };
 use crate::wire::{
     Code, DealResult, EntryDeals, EntryState, EntryTable, EntryView, StandingView, StandingsPage,
@@ -509,6 +510,7 @@ async fn make_table(
     // Tournament games are not rated (docs/tournaments.md#scoring).
     game.rated = false;
     game.sealed = true;
+    game.tournament = Some(t.id);
     game.check_players()?;
     super::ratings::rate_seats(state, &t.tenant, &mut game).await?;
     let started = game.start_if_full(super::utc_year())?;
@@ -557,10 +559,33 @@ async fn make_tables(state: &AppState, t: &TournamentRow, tables: &[TableRow]) -
 
 /// Starts the round after `from` of tournament `id`, if no replica did: plans it and makes
 /// its tables. Returns the tables this call made.
-async fn next_round(state: &AppState, id: Uuid, from: i64) -> Result<usize, ApiError> {
+async fn next_round(
+    state: &AppState,
+    id: Uuid,
+    from: i64,
+    ended: Option<String>,
+    standings: &[StandingRow],
+) -> Result<usize, ApiError> {
+    // The round that ended, then the one that starts (or the end of a tournament nobody
+    // entered): queued in the transaction that starts it.
+    let notes = |t: &TournamentRow, tables: &[TableRow]| {
+        let started = if tables.is_empty() {
+            json!({"type": "tournament_finished", "tournament_id": t.id, "rounds": 0, "entrants": 0, "standings": []})
+        } else {
+            json!({"type": "round_started", "tournament_id": t.id, "round": t.round, "tables": tables.len()})
+        };
+        ended.into_iter().chain([started.to_string()]).collect()
+    };
     let started = state
         .db
-        .start_round(id, from, now_ms(), state.second_ms(), plan_round)
+        .start_round(
+            id,
+            from,
+            now_ms(),
+            state.second_ms(),
+            plan_round,
+            Closing { standings, notes },
+        )
         .await?;
     let Some((t, tables)) = started else {
         return Ok(0);
@@ -698,17 +723,32 @@ pub async fn tournament_pass(state: &AppState) -> Result<Pass, ApiError> {
     for t in state.db.tournaments_due(now, DUE_PER_PASS).await? {
         let done = async {
             match t.status.as_str() {
-                "open" if t.starts_at <= now => next_round(state, t.id, 0).await,
+                "open" if t.starts_at <= now => next_round(state, t.id, 0, None, &[]).await,
                 "running" => {
                     if round_over(state, &t).await? {
                         unseal(state, &t).await?;
+                        // The standings after the round, stored by the transaction that closes it.
+                        let (rounds, standings) = standings_of(state, &t).await?;
+                        let (ended, finished) = round_notes(&t, rounds, &standings);
+                        let rows = standings
+                            .iter()
+                            .zip(0..)
+                            .map(|(s, position)| StandingRow {
+                                position,
+                                rank: i64::from(s.rank),
+                                player: s.player.clone(),
+                                name: s.name.clone(),
+                                score: s.score,
+                            })
+                            .collect::<Vec<_>>();
                         if t.round >= t.rounds {
-                            if state.db.finish_tournament(t.id, t.round).await? {
+                            let notes: Vec<String> = ended.into_iter().chain(finished).collect();
+                            if state.db.finish_tournament(t.id, t.round, &notes, &rows).await? {
                                 tracing::info!(tournament = %t.id, "tournament finished");
                             }
                             Ok(0)
                         } else {
-                            next_round(state, t.id, t.round).await
+                            next_round(state, t.id, t.round, ended, &rows).await
                         }
                     } else {
                         if t.round_deadline.is_some_and(|d| d <= now) && t.due_at.is_some() {
@@ -743,15 +783,97 @@ pub async fn tournament_pass(state: &AppState) -> Result<Pass, ApiError> {
     Ok(pass)
 }
 
+/// How many entrants a `round_ended` webhook event lists (the top of the standings).
+const ROUND_TOP: usize = 10;
+/// How many entrants the `tournament_finished` webhook event lists: the rest are in the
+/// standings' pages, which a receiver reads with the server key.
+const FINAL_TOP: usize = 100;
+/// How long a replica holds a tournament delivery it claimed (an attempt takes at most 5 s).
+const NOTE_LEASE_MS: i64 = 30_000;
+
+/// The webhook events of tournament `t`'s round that is over, when it has a webhook:
+/// `round_ended` with the top of the standings, and `tournament_finished` with the final
+/// standings' top (sent only after the last round).
+fn round_notes(
+    t: &TournamentRow,
+    rounds: u32,
+    standings: &[StandingView],
+) -> (Option<String>, Option<String>) {
+    if t.webhook_url.is_none() {
+        return (None, None);
+    }
+    let top = |n: usize| &standings[..standings.len().min(n)];
+    let ended = json!({"type": "round_ended", "tournament_id": t.id, "round": t.round,
+        "entrants": standings.len(), "top": top(ROUND_TOP)});
+    let finished = json!({"type": "tournament_finished", "tournament_id": t.id, "rounds": rounds,
+        "entrants": standings.len(), "standings": top(FINAL_TOP)});
+    (Some(ended.to_string()), Some(finished.to_string()))
+}
+
+/// Attempts the tournaments' own webhook deliveries that are due: each tournament's first
+/// pending one, leased by a conditional update (one replica's), POSTed signed, and its outcome
+/// recorded (delivered; retried with the games' backoff; given up after the games' time). A
+/// tournament's next delivery waits for the one before it, so they arrive in order.
+async fn deliver_notes(state: &AppState, client: &reqwest::Client) -> Result<usize, ApiError> {
+    let mut sent = 0;
+    // The next of a tournament's deliveries is due once the one before it is settled.
+    for _ in 0..4 {
+        let now = now_ms();
+        let due = state.db.due_tournament_deliveries(now, DUE_PER_PASS).await?;
+        if due.is_empty() {
+            break;
+        }
+        for d in due {
+            let lease = now + NOTE_LEASE_MS;
+            if !state
+                .db
+                .lease_tournament_delivery(d.tournament_id, d.seq, now, lease)
+                .await?
+            {
+                continue;
+            }
+            let event: serde_json::Value = serde_json::from_str(&d.event)?;
+            let body = serde_json::to_vec(&json!({"id": d.id, "tournament_id": d.tournament_id,
+                "seq": d.seq, "type": event["type"], "event": event}))?;
+            let outcome =
+                super::webhooks::post_signed(state, client, &d.webhook_url, &d.id, &d.webhook_secret, body)
+                    .await;
+            let (status, next, error) = match outcome {
+                Ok(()) => ("delivered", lease, None),
+                Err(e) => match super::webhooks::retry_at(state, d.attempts, d.created_at) {
+                    Some(at) => ("pending", at, Some(e)),
+                    None => ("failed", lease, Some(e)),
+                },
+            };
+            if let Some(error) = &error {
+                tracing::info!(tournament = %d.tournament_id, seq = d.seq, %error, status, "tournament webhook failed");
+            }
+            state
+                .db
+                .settle_tournament_delivery(d.tournament_id, d.seq, lease, status, next, error.as_deref())
+                .await?;
+            sent += 1;
+        }
+    }
+    Ok(sent)
+}
+
 /// The tournament worker each replica runs: a pass when a tournament is made or cancelled on
-/// any replica (heard through the hub), when the soonest due time it read comes (a start, a
-/// round's deadline), and at least every `backstop`, which finds the rounds whose last table
-/// finished.
+/// any replica, or a commit ends a sealed table's game (its round may be over; both heard
+/// through the hub), when the soonest due time it read comes (a start, a round's deadline),
+/// and at least every `backstop`, which finds what an announcement missed.
 pub async fn run_tournaments(state: web::Data<AppState>, backstop: Duration) {
     let mut wakeups = state.live.follow(TOURNAMENTS_DUE);
+    let client = match super::webhooks::client(state.asynchronous.webhook_allow_private) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            tracing::error!(error = %e, "no webhook client: tournament webhooks stay queued");
+            None
+        }
+    };
     loop {
         let started = Instant::now();
-        let next_due = match tournament_pass(&state).await {
+        let mut next_due = match tournament_pass(&state).await {
             Ok(pass) => {
                 if let Some(took_ms) = state.slow_pass(started) {
                     tracing::warn!(games = pass.games, took_ms, "slow tournament pass");
@@ -763,6 +885,17 @@ pub async fn run_tournaments(state: web::Data<AppState>, backstop: Duration) {
                 None
             }
         };
+        if let Some(client) = &client {
+            let delivered = async {
+                deliver_notes(&state, client).await?;
+                Ok::<_, ApiError>(state.db.next_tournament_delivery().await?)
+            };
+            match delivered.await {
+                Ok(Some(at)) => next_due = Some(next_due.map_or(at, |due| due.min(at))),
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "tournament webhooks failed"),
+            }
+        }
         let mut until = tokio::time::Instant::now() + backstop;
         if let Some(due) = next_due {
             let wait = Duration::from_millis(u64::try_from(due - now_ms()).unwrap_or(0));
@@ -774,6 +907,7 @@ pub async fn run_tournaments(state: web::Data<AppState>, backstop: Duration) {
         }
         tokio::select! {
             () = tokio::time::sleep_until(until) => {}
+            () = state.live.wakes().round_heard() => {}
             heard = wakeups.recv() => {
                 if matches!(heard, Err(RecvError::Closed)) {
                     wakeups = state.live.follow(TOURNAMENTS_DUE);
@@ -894,6 +1028,16 @@ async fn standings_of(state: &AppState, t: &TournamentRow) -> Result<(u32, Vec<S
     ))
 }
 
+/// A stored standing as the API shows it.
+fn standing_view(s: StandingRow) -> Result<StandingView, ApiError> {
+    Ok(StandingView {
+        rank: u32::try_from(s.rank).map_err(ApiError::unexpected)?,
+        player: s.player,
+        name: s.name,
+        score: s.score,
+    })
+}
+
 /// A page of `tenant`'s tournament `id`'s standings: from `cursor`, or the page around
 /// `player`.
 ///
@@ -914,34 +1058,63 @@ pub async fn standings(
         .tournament(Some(tenant.as_str()), id)
         .await?
         .ok_or_else(|| not_found(id))?;
-    let (rounds, all) = standings_of(state, &t).await?;
+    // The standings stored when the last round closed: a page is a range of their index, a
+    // player one row of it; no game's log is read.
+    let round = state.db.standings_round(id).await?.unwrap_or(0);
+    let rounds = u32::try_from(round).map_err(ApiError::unexpected)?;
+    let entrants = if round == 0 {
+        let placed = state
+            .db
+            .entrants(id)
+            .await?
+            .iter()
+            .filter(|e| e.place.is_some())
+            .count();
+        i64::try_from(placed).map_err(ApiError::unexpected)?
+    } else {
+        t.entrants
+    };
     let board = format!("{id}:{rounds}");
     let seal = state.keys.cursors();
-    let limit = usize::try_from(limit).map_err(ApiError::unexpected)?;
     let (from, own) = match (cursor, player) {
         (Some(c), _) => (
-            usize::try_from(decode_standings_cursor(seal, tenant.as_str(), &board, c)?)
-                .map_err(ApiError::unexpected)?,
+            i64::from(decode_standings_cursor(seal, tenant.as_str(), &board, c)?),
             None,
         ),
         (None, Some(p)) => {
-            let at = all.iter().position(|s| s.player == p.as_str()).ok_or_else(|| {
+            let own = if round == 0 {
+                None
+            } else {
+                state.db.standing_of(id, round, p.as_str()).await?
+            };
+            let own = own.ok_or_else(|| {
                 ApiError::not_found(Code::PlayerNotFound, "this player has not entered the tournament")
             })?;
-            (at.saturating_sub(limit / 2), Some(all[at].clone()))
+            (
+                own.position.saturating_sub(i64::from(limit / 2)),
+                Some(standing_view(own)?),
+            )
         }
         (None, None) => (0, None),
     };
-    let page: Vec<StandingView> = all.iter().skip(from).take(limit).cloned().collect();
-    let next = from + page.len();
-    let next_cursor = (next < all.len())
+    let page = if round == 0 {
+        Vec::new()
+    } else {
+        state.db.standings_page(id, round, from, i64::from(limit)).await?
+    };
+    let next = from + i64::try_from(page.len()).map_err(ApiError::unexpected)?;
+    let next_cursor = (next < entrants)
         .then(|| u32::try_from(next).ok())
         .flatten()
         .map(|n| encode_standings_cursor(seal, tenant.as_str(), &board, n));
+    let page = page
+        .into_iter()
+        .map(standing_view)
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(StandingsPage {
         format: Format::named(&t.format).ok_or_else(|| ApiError::unexpected("an unknown format"))?,
         rounds,
-        entrants: u32::try_from(all.len()).map_err(ApiError::unexpected)?,
+        entrants: u32::try_from(entrants).map_err(ApiError::unexpected)?,
         standings: page,
         next_cursor,
         player: own,

@@ -248,15 +248,26 @@ async fn send(
         event: &event,
     })
     .map_err(|e| e.to_string())?;
-    let timestamp = now_ms() / 1000;
-    let signature = sign(&d.secret, &d.id, timestamp, &body).ok_or("the stored secret does not read")?;
     let mut request = client.post(url);
     for (name, value) in traces::propagation(span) {
         request = request.header(name, value);
     }
+    signed_send(request, &d.id, &d.secret, body).await
+}
+
+/// Signs `body` as delivery `id` with `secret` and sends it by `request`; the receiver's
+/// status, or why there is none.
+async fn signed_send(
+    request: reqwest::RequestBuilder,
+    id: &str,
+    secret: &str,
+    body: Vec<u8>,
+) -> Result<u16, String> {
+    let timestamp = now_ms() / 1000;
+    let signature = sign(secret, id, timestamp, &body).ok_or("the stored secret does not read")?;
     let res = request
         .header("content-type", "application/json")
-        .header("webhook-id", &d.id)
+        .header("webhook-id", id)
         .header("webhook-timestamp", timestamp.to_string())
         .header("webhook-signature", signature)
         .body(body)
@@ -270,6 +281,55 @@ async fn send(
             crate::error::chain(&e)
         })?;
     Ok(res.status().as_u16())
+}
+
+/// The client webhooks go out with: no redirects, at most [`TIMEOUT`] an attempt, every name
+/// resolved by the guard on private addresses.
+///
+/// # Errors
+/// The client cannot be built (no TLS backend).
+pub(super) fn client(allow_private: bool) -> reqwest::Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .timeout(TIMEOUT)
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!("continental/", env!("CARGO_PKG_VERSION")))
+        .dns_resolver(Arc::new(GuardedResolver { allow_private }))
+        .build()
+}
+
+/// POSTs `body` (JSON) to `url` as delivery `id`, signed with `secret` as every webhook is,
+/// under the same guard on private addresses; `Err` with a short reason unless the receiver
+/// answered 2xx. For the tournaments' own deliveries (`service/tournaments.rs`).
+pub(super) async fn post_signed(
+    state: &AppState,
+    client: &reqwest::Client,
+    url: &str,
+    id: &str,
+    secret: &str,
+    body: Vec<u8>,
+) -> Result<(), String> {
+    let allow_private = state.asynchronous.webhook_allow_private;
+    let url = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
+    if !matches!(url.host(), Some(url::Host::Domain(_))) {
+        let ips = resolve(&url).await?;
+        if ips.iter().any(|ip| !reachable(*ip, allow_private)) {
+            return Err("the webhook's address is not one a webhook may reach".to_owned());
+        }
+    }
+    match signed_send(client.post(url), id, secret, body).await? {
+        s if (200..300).contains(&s) => Ok(()),
+        s => Err(reqwest::StatusCode::from_u16(s).map_or_else(|_| s.to_string(), |s| s.to_string())),
+    }
+}
+
+/// When a delivery written at `created_at` that failed its attempt number `attempts + 1` is
+/// tried again (unix ms), by the server's retry settings; `None` once it is given up.
+pub(super) fn retry_at(state: &AppState, attempts: i64, created_at: i64) -> Option<i64> {
+    let settings = &state.asynchronous;
+    let give_up_ms = i64::try_from(settings.webhook_give_up_s.saturating_mul(1000)).unwrap_or(i64::MAX);
+    let now = now_ms();
+    (now.saturating_sub(created_at) < give_up_ms)
+        .then(|| now.saturating_add(backoff_ms(settings.webhook_retry_s, attempts)))
 }
 
 /// The worker each replica runs: claims due deliveries as it has room for them (at most
@@ -298,14 +358,7 @@ pub async fn deliver_webhooks(
             .test_webhook_lease_ms
             .map_or(LEASE_MS, |ms| i64::try_from(ms).unwrap_or(LEASE_MS)),
     };
-    let allow_private = policy.allow_private;
-    let client = match reqwest::Client::builder()
-        .timeout(TIMEOUT)
-        .redirect(reqwest::redirect::Policy::none())
-        .user_agent(concat!("continental/", env!("CARGO_PKG_VERSION")))
-        .dns_resolver(Arc::new(GuardedResolver { allow_private }))
-        .build()
-    {
+    let client = match client(policy.allow_private) {
         Ok(c) => c,
         Err(e) => {
             tracing::error!(error = %e, "no webhook client: webhooks stay in the outbox");

@@ -22,7 +22,9 @@ use super::{
     BoardCursor, BoardPage, DuePool, GameListing, Live, PlayerRecord, Pool, PoolDecision, RatingDue,
     RatingWrite, Standing, TicketRow, Tickets,
 };
-use super::{Closed, Entered, EntryRow, TableRow, TournamentRow, Tournaments};
+use super::{
+    Closed, Closing, Entered, EntryRow, StandingRow, TableRow, TournamentDelivery, TournamentRow, Tournaments,
+};
 use crate::config::{DatabaseSettings, Limits, default_db_pool};
 use crate::domain::TicketStatus;
 use crate::domain::{Participant, Rating};
@@ -503,25 +505,83 @@ impl Tournaments for Database {
     async fn next_tournament_due(&self) -> Result<Option<i64>, StoreError> {
         dispatch!(self, "next tournament due", s => s.next_tournament_due())
     }
-    async fn start_round<E, F>(
+    async fn start_round<E, F, N>(
         &self,
         id: Uuid,
         from: i64,
         now: i64,
         second_ms: i64,
         plan: F,
+        closing: Closing<'_, N>,
     ) -> Result<Option<(TournamentRow, Vec<TableRow>)>, E>
     where
         E: From<StoreError>,
         F: FnOnce(&TournamentRow, &[EntryRow]) -> Result<Vec<TableRow>, E>,
+        N: FnOnce(&TournamentRow, &[TableRow]) -> Vec<String>,
     {
-        dispatch!(self, "start round", s => s.start_round(id, from, now, second_ms, plan))
+        dispatch!(self, "start round", s => s.start_round(id, from, now, second_ms, plan, closing))
     }
     async fn deadline_passed(&self, id: Uuid, round: i64) -> Result<(), StoreError> {
         dispatch!(self, s => s.deadline_passed(id, round))
     }
-    async fn finish_tournament(&self, id: Uuid, round: i64) -> Result<bool, StoreError> {
-        dispatch!(self, s => s.finish_tournament(id, round))
+    async fn finish_tournament(
+        &self,
+        id: Uuid,
+        round: i64,
+        notes: &[String],
+        standings: &[StandingRow],
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, s => s.finish_tournament(id, round, notes, standings))
+    }
+    async fn standings_round(&self, id: Uuid) -> Result<Option<i64>, StoreError> {
+        dispatch!(self, s => s.standings_round(id))
+    }
+    async fn standings_page(
+        &self,
+        id: Uuid,
+        round: i64,
+        position: i64,
+        limit: i64,
+    ) -> Result<Vec<StandingRow>, StoreError> {
+        dispatch!(self, s => s.standings_page(id, round, position, limit))
+    }
+    async fn standing_of(
+        &self,
+        id: Uuid,
+        round: i64,
+        player: &str,
+    ) -> Result<Option<StandingRow>, StoreError> {
+        dispatch!(self, s => s.standing_of(id, round, player))
+    }
+    async fn due_tournament_deliveries(
+        &self,
+        now: i64,
+        limit: i64,
+    ) -> Result<Vec<TournamentDelivery>, StoreError> {
+        dispatch!(self, "tournament deliveries due", s => s.due_tournament_deliveries(now, limit))
+    }
+    async fn next_tournament_delivery(&self) -> Result<Option<i64>, StoreError> {
+        dispatch!(self, s => s.next_tournament_delivery())
+    }
+    async fn lease_tournament_delivery(
+        &self,
+        tournament: Uuid,
+        seq: i64,
+        now: i64,
+        until: i64,
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, s => s.lease_tournament_delivery(tournament, seq, now, until))
+    }
+    async fn settle_tournament_delivery(
+        &self,
+        tournament: Uuid,
+        seq: i64,
+        lease: i64,
+        status: &str,
+        next: i64,
+        error: Option<&str>,
+    ) -> Result<(), StoreError> {
+        dispatch!(self, s => s.settle_tournament_delivery(tournament, seq, lease, status, next, error))
     }
     async fn round_tables(&self, tournament: Uuid, round: i64) -> Result<Vec<TableRow>, StoreError> {
         dispatch!(self, s => s.round_tables(tournament, round))

@@ -61,6 +61,10 @@ pub struct Work {
     /// Webhook deliveries were queued.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub deliver: bool,
+    /// A tournament table's game ended while its round was sealed: its round may be over, for
+    /// the tournament pass to close and start the next.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub round: bool,
 }
 
 impl Work {
@@ -107,6 +111,7 @@ pub struct Wakes {
     due_heard: Notify,
     rate: Notify,
     deliver: Notify,
+    round: Notify,
 }
 
 impl Default for Wakes {
@@ -116,6 +121,7 @@ impl Default for Wakes {
             due_heard: Notify::new(),
             rate: Notify::new(),
             deliver: Notify::new(),
+            round: Notify::new(),
         }
     }
 }
@@ -133,6 +139,9 @@ impl Wakes {
         if work.deliver {
             self.deliver.notify_one();
         }
+        if work.round {
+            self.round.notify_one();
+        }
     }
 
     /// Wakes every pass at once: announcements may have been missed.
@@ -141,6 +150,7 @@ impl Wakes {
             due: Some(i64::MIN),
             rate: true,
             deliver: true,
+            round: true,
         });
     }
 
@@ -162,6 +172,12 @@ impl Wakes {
     /// Waits until webhook deliveries queued are heard of (perhaps before this call).
     pub async fn deliveries_heard(&self) {
         self.deliver.notified().await;
+    }
+
+    /// Waits until a tournament table's game is heard to have ended (perhaps before this
+    /// call).
+    pub async fn round_heard(&self) {
+        self.round.notified().await;
     }
 }
 
@@ -446,6 +462,7 @@ mod tests {
             due: Some(1_700_000_000_000),
             rate: true,
             deliver: true,
+            round: true,
         };
         let text = note(Uuid::nil(), 3, &[event(&big)], work);
         assert!(text.len() < 200, "{text}");
@@ -484,8 +501,19 @@ mod tests {
             },
         ));
         live.wakes().rate_heard().await;
+        live.hear(&note(
+            Uuid::new_v4(),
+            1,
+            &[],
+            Work {
+                round: true,
+                ..Work::default()
+            },
+        ));
+        live.wakes().round_heard().await;
         live.resync_all();
         live.wakes().deliveries_heard().await;
+        live.wakes().round_heard().await;
         assert_eq!(
             live.wakes().take_due(),
             Some(i64::MIN),

@@ -30,7 +30,10 @@ pub use ratings::{PlayerStatement, player_sql};
 pub use sql::{SweepStatement, list_sql, now, now_ms, sweep_sql};
 pub use sqlite::SqliteStore;
 pub use tickets::{DuePool, POOL_BATCH, POOLS_DUE, Placement, Pool, PoolDecision, TicketRow, Tickets};
-pub use tournaments::{Closed, Entered, EntryRow, TOURNAMENTS_DUE, TableRow, TournamentRow, Tournaments};
+pub use tournaments::{
+    Closed, Closing, Entered, EntryRow, StandingRow, TOURNAMENTS_DUE, TableRow, TournamentDelivery,
+    TournamentRow, Tournaments,
+};
 
 /// Why the store failed. It knows nothing of HTTP: `error.rs` maps it to a status.
 #[derive(Debug, thiserror::Error)]
@@ -292,6 +295,9 @@ pub struct GameUpdate {
     /// `HostedGame::rated_standings`): the change that ends it queues it for rating
     /// (`ratings_due`), in the same write.
     pub rated: bool,
+    /// The game is a tournament table's, sealed while its round plays: the change that ends
+    /// it announces its round may be over ([`hub::Work::round`]).
+    pub sealed: bool,
 }
 
 /// The result of a transaction: maybe an update, and what the caller wants back.

@@ -103,6 +103,53 @@ pub struct TableRow {
     pub made: bool,
 }
 
+/// One of a tournament's own webhook deliveries (docs/tournaments.md#webhooks), the first
+/// pending of its tournament, and where it goes.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct TournamentDelivery {
+    /// The tournament.
+    pub tournament_id: Uuid,
+    /// Its place in the tournament's deliveries, from 1.
+    pub seq: i64,
+    /// The delivery id (`webhook-id`), stable across retries.
+    pub id: String,
+    /// The event (JSON text).
+    pub event: String,
+    /// Attempts made before this one.
+    pub attempts: i64,
+    /// When it was written (unix ms).
+    pub created_at: i64,
+    /// Where to POST.
+    pub webhook_url: String,
+    /// The tournament's `whsec_` secret.
+    pub webhook_secret: String,
+}
+
+/// An entrant's standing after a round, as stored when the round closed.
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct StandingRow {
+    /// Its index in the standings' order, from 0.
+    pub position: i64,
+    /// Its rank (ties share one).
+    pub rank: i64,
+    /// The entrant's player.
+    pub player: String,
+    /// The entrant's name.
+    pub name: String,
+    /// Matchpoints (duplicate) or points (points).
+    pub score: f64,
+}
+
+/// What the transaction that closes a round writes besides: the standings after it, and the
+/// webhook events `notes` gives (the round that ended, the one that starts), queued when the
+/// tournament has a webhook.
+pub struct Closing<'a, N> {
+    /// The standings after the round that ended (none at the start).
+    pub standings: &'a [StandingRow],
+    /// The webhook events, from the tournament as claimed and the tables planned.
+    pub notes: N,
+}
+
 /// What an entry asked for became.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Entered {
@@ -173,23 +220,80 @@ pub trait Tournaments {
     /// Moves tournament `id` from round `from` to the next in one transaction, if it is still
     /// at `from` and open or running: the entrants placed in the field (at the start), the
     /// tables `plan` gives written, the round's deadline set `deadline_ms` from `now` per
-    /// second of `round_seconds`; finished when `plan` gives none. `None` when another
-    /// replica moved it first.
-    async fn start_round<E, F>(
+    /// second of `round_seconds`; finished when `plan` gives none; what `closing` holds
+    /// written (the standings after round `from`, when it is not 0; the webhook events when
+    /// the tournament has a webhook). `None` when another replica moved it first.
+    async fn start_round<E, F, N>(
         &self,
         id: Uuid,
         from: i64,
         now: i64,
         second_ms: i64,
         plan: F,
+        closing: Closing<'_, N>,
     ) -> Result<Option<(TournamentRow, Vec<TableRow>)>, E>
     where
         E: From<StoreError>,
-        F: FnOnce(&TournamentRow, &[EntryRow]) -> Result<Vec<TableRow>, E>;
+        F: FnOnce(&TournamentRow, &[EntryRow]) -> Result<Vec<TableRow>, E>,
+        N: FnOnce(&TournamentRow, &[TableRow]) -> Vec<String>;
     /// Clears the due time of tournament `id` at round `round` (its deadline was acted on).
     async fn deadline_passed(&self, id: Uuid, round: i64) -> Result<(), StoreError>;
-    /// Marks tournament `id` finished after round `round`, if it is still there.
-    async fn finish_tournament(&self, id: Uuid, round: i64) -> Result<bool, StoreError>;
+    /// Marks tournament `id` finished after round `round`, if it is still there, queuing the
+    /// webhook events `notes` in the same transaction when it has a webhook.
+    async fn finish_tournament(
+        &self,
+        id: Uuid,
+        round: i64,
+        notes: &[String],
+        standings: &[StandingRow],
+    ) -> Result<bool, StoreError>;
+    /// The last round of tournament `id` whose standings are stored, if any.
+    async fn standings_round(&self, id: Uuid) -> Result<Option<i64>, StoreError>;
+    /// Up to `limit` standings of tournament `id` after `round`, from `position` on.
+    async fn standings_page(
+        &self,
+        id: Uuid,
+        round: i64,
+        position: i64,
+        limit: i64,
+    ) -> Result<Vec<StandingRow>, StoreError>;
+    /// `player`'s standing in tournament `id` after `round`.
+    async fn standing_of(
+        &self,
+        id: Uuid,
+        round: i64,
+        player: &str,
+    ) -> Result<Option<StandingRow>, StoreError>;
+    /// The first pending delivery of each tournament, when it is due by `now` (not leased,
+    /// not waiting for a retry), soonest first, at most `limit`.
+    async fn due_tournament_deliveries(
+        &self,
+        now: i64,
+        limit: i64,
+    ) -> Result<Vec<TournamentDelivery>, StoreError>;
+    /// When the soonest first pending delivery of a tournament is due, if any is.
+    async fn next_tournament_delivery(&self) -> Result<Option<i64>, StoreError>;
+    /// Leases delivery `seq` of `tournament` until `until` if it is still pending and due at
+    /// `now`: one replica's claim.
+    async fn lease_tournament_delivery(
+        &self,
+        tournament: Uuid,
+        seq: i64,
+        now: i64,
+        until: i64,
+    ) -> Result<bool, StoreError>;
+    /// Records an attempt at delivery `seq` of `tournament`, leased until `lease`: its new
+    /// `status`, the retry's time `next` (when still pending) and the `error`; nothing when
+    /// the lease is no longer the claim's.
+    async fn settle_tournament_delivery(
+        &self,
+        tournament: Uuid,
+        seq: i64,
+        lease: i64,
+        status: &str,
+        next: i64,
+        error: Option<&str>,
+    ) -> Result<(), StoreError>;
     /// The tables of `round` of tournament `tournament`, in order.
     async fn round_tables(&self, tournament: Uuid, round: i64) -> Result<Vec<TableRow>, StoreError>;
     /// The entrants of `tournament` by place (once started).
@@ -243,10 +347,45 @@ const TABLE: &str = "SELECT tournament_id, round, table_no, game_id, seats, made
 const FINISH: &str = "UPDATE tournaments SET status = 'finished', due_at = NULL, round_deadline = NULL \
     WHERE id = $1 AND round = $2 AND status IN ('open', 'running')";
 
+/// Queues webhook event `$3` (delivery id `$2`) of tournament `$1` after its last, at `$4`,
+/// if it has a webhook. Run in the transaction that holds the tournament's row, so the
+/// numbering has one writer.
+const QUEUE_NOTE: &str = "INSERT INTO tournament_deliveries (tournament_id, seq, id, event, status, \
+    next_attempt_at, created_at) SELECT $1, COALESCE((SELECT MAX(seq) FROM tournament_deliveries \
+    WHERE tournament_id = $1), 0) + 1, $2, $3, 'pending', $4, $4 FROM tournaments \
+    WHERE id = $1 AND webhook_url IS NOT NULL AND webhook_secret IS NOT NULL";
+
+/// The first pending delivery of each tournament (its head: the ones behind wait for it).
+const HEADS: &str = "FROM tournament_deliveries d JOIN tournaments t ON t.id = d.tournament_id \
+    WHERE d.status = 'pending' AND d.seq = (SELECT MIN(p.seq) FROM tournament_deliveries p \
+    WHERE p.tournament_id = d.tournament_id AND p.status = 'pending')";
+
 /// Unique violations of the one entry per player.
 fn entered_twice(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(db) if db.is_unique_violation()
         && db.constraint().is_none_or(|c| c == "tournament_entries_one_per_player"))
+}
+
+/// Writes `standings`, those of tournament `id` after `round`, in transaction `tx`, in batches
+/// that stay under SQLite's limit on a statement's parameters.
+macro_rules! save_standings {
+    ($tx:expr, $id:expr, $round:expr, $standings:expr, $err:path) => {
+        for batch in $standings.chunks(1_000) {
+            let mut sql = QueryBuilder::new(
+                "INSERT INTO tournament_standings (tournament_id, round, position, rank, player, name, score) ",
+            );
+            sql.push_values(batch, |mut row, s| {
+                row.push_bind($id)
+                    .push_bind($round)
+                    .push_bind(s.position)
+                    .push_bind(s.rank)
+                    .push_bind(s.player.as_str())
+                    .push_bind(s.name.as_str())
+                    .push_bind(s.score);
+            });
+            sql.build().execute(&mut **$tx).await.map_err($err)?;
+        }
+    };
 }
 
 /// Implements [`Tournaments`] for a store: `$db` its dialect, `$lock` what a read that holds
@@ -492,17 +631,19 @@ macro_rules! tournaments_store {
                     .await?)
             }
 
-            async fn start_round<E, F>(
+            async fn start_round<E, F, N>(
                 &self,
                 id: Uuid,
                 from: i64,
                 now: i64,
                 second_ms: i64,
                 plan: F,
+                closing: Closing<'_, N>,
             ) -> Result<Option<(TournamentRow, Vec<TableRow>)>, E>
             where
                 E: From<StoreError>,
                 F: FnOnce(&TournamentRow, &[EntryRow]) -> Result<Vec<TableRow>, E>,
+                N: FnOnce(&TournamentRow, &[TableRow]) -> Vec<String>,
             {
                 let mut tx = self.$begin().await.map_err(E::from)?;
                 let claimed = sqlx::query(CLAIM_ROUND)
@@ -516,6 +657,9 @@ macro_rules! tournaments_store {
                     .rows_affected();
                 if claimed == 0 {
                     return Ok(None);
+                }
+                if from > 0 {
+                    save_standings!(&mut tx, id, from, closing.standings, StoreError::from);
                 }
                 if from == 0 {
                     sqlx::query(PLACE_ENTRANTS)
@@ -556,6 +700,17 @@ macro_rules! tournaments_store {
                         .await
                         .map_err(StoreError::from)?;
                 }
+                if row.webhook_url.is_some() {
+                    for note in (closing.notes)(&row, &tables) {
+                    sqlx::query(QUEUE_NOTE)
+                        .bind(id)
+                        .bind(format!("tmsg_{}", Uuid::new_v4().simple()))
+                        .bind(note.as_str())
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await.map_err(StoreError::from)?;
+                }
+                }
                 tx.commit().await.map_err(StoreError::from)?;
                 Ok(Some((row, tables)))
             }
@@ -569,14 +724,141 @@ macro_rules! tournaments_store {
                 Ok(())
             }
 
-            async fn finish_tournament(&self, id: Uuid, round: i64) -> Result<bool, StoreError> {
+            async fn finish_tournament(
+                &self,
+                id: Uuid,
+                round: i64,
+                notes: &[String],
+                standings: &[StandingRow],
+            ) -> Result<bool, StoreError> {
+                let mut tx = self.$begin().await?;
                 let done = sqlx::query(FINISH)
                     .bind(id)
                     .bind(round)
-                    .execute(&self.tournament_pool())
+                    .execute(&mut *tx)
                     .await?
                     .rows_affected();
+                if done > 0 {
+                    save_standings!(&mut tx, id, round, standings, StoreError::from);
+                    let now = super::now_ms();
+                    for note in notes {
+                    sqlx::query(QUEUE_NOTE)
+                        .bind(id)
+                        .bind(format!("tmsg_{}", Uuid::new_v4().simple()))
+                        .bind(note.as_str())
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                }
+                tx.commit().await?;
                 Ok(done > 0)
+            }
+
+            async fn standings_round(&self, id: Uuid) -> Result<Option<i64>, StoreError> {
+                Ok(sqlx::query_scalar("SELECT MAX(round) FROM tournament_standings WHERE tournament_id = $1")
+                    .bind(id)
+                    .fetch_one(&self.pool)
+                    .await?)
+            }
+
+            async fn standings_page(
+                &self,
+                id: Uuid,
+                round: i64,
+                position: i64,
+                limit: i64,
+            ) -> Result<Vec<StandingRow>, StoreError> {
+                Ok(sqlx::query_as::<_, StandingRow>(
+                    "SELECT position, rank, player, name, score FROM tournament_standings \
+                     WHERE tournament_id = $1 AND round = $2 AND position >= $3 ORDER BY position LIMIT $4",
+                )
+                .bind(id)
+                .bind(round)
+                .bind(position)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn standing_of(&self, id: Uuid, round: i64, player: &str) -> Result<Option<StandingRow>, StoreError> {
+                Ok(sqlx::query_as::<_, StandingRow>(
+                    "SELECT position, rank, player, name, score FROM tournament_standings \
+                     WHERE tournament_id = $1 AND round = $2 AND player = $3",
+                )
+                .bind(id)
+                .bind(round)
+                .bind(player)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn due_tournament_deliveries(
+                &self,
+                now: i64,
+                limit: i64,
+            ) -> Result<Vec<TournamentDelivery>, StoreError> {
+                Ok(sqlx::query_as::<_, TournamentDelivery>(AssertSqlSafe(format!(
+                    "SELECT d.tournament_id, d.seq, d.id, d.event, d.attempts, d.created_at, t.webhook_url, \
+                     t.webhook_secret {HEADS} AND d.next_attempt_at <= $1 AND t.webhook_url IS NOT NULL \
+                     AND t.webhook_secret IS NOT NULL ORDER BY d.next_attempt_at LIMIT $2"
+                )))
+                .bind(now)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn next_tournament_delivery(&self) -> Result<Option<i64>, StoreError> {
+                Ok(sqlx::query_scalar(AssertSqlSafe(format!("SELECT MIN(d.next_attempt_at) {HEADS}")))
+                    .fetch_one(&self.pool)
+                    .await?)
+            }
+
+            async fn lease_tournament_delivery(
+                &self,
+                tournament: Uuid,
+                seq: i64,
+                now: i64,
+                until: i64,
+            ) -> Result<bool, StoreError> {
+                let leased = sqlx::query(
+                    "UPDATE tournament_deliveries SET next_attempt_at = $4 WHERE tournament_id = $1 \
+                     AND seq = $2 AND status = 'pending' AND next_attempt_at <= $3",
+                )
+                .bind(tournament)
+                .bind(seq)
+                .bind(now)
+                .bind(until)
+                .execute(&self.tournament_pool())
+                .await?
+                .rows_affected();
+                Ok(leased > 0)
+            }
+
+            async fn settle_tournament_delivery(
+                &self,
+                tournament: Uuid,
+                seq: i64,
+                lease: i64,
+                status: &str,
+                next: i64,
+                error: Option<&str>,
+            ) -> Result<(), StoreError> {
+                sqlx::query(
+                    "UPDATE tournament_deliveries SET status = $4, attempts = attempts + 1, \
+                     next_attempt_at = $5, last_error = COALESCE($6, last_error) WHERE tournament_id = $1 \
+                     AND seq = $2 AND status = 'pending' AND next_attempt_at = $3",
+                )
+                .bind(tournament)
+                .bind(seq)
+                .bind(lease)
+                .bind(status)
+                .bind(next)
+                .bind(error)
+                .execute(&self.tournament_pool())
+                .await?;
+                Ok(())
             }
 
             async fn round_tables(&self, tournament: Uuid, round: i64) -> Result<Vec<TableRow>, StoreError> {

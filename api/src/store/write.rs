@@ -43,6 +43,9 @@ pub(super) struct Write<'a> {
     /// studio): the time (unix ms) its row of `ratings_due` says it is due, for the rating
     /// pass (`service/ratings.rs`) to rate it.
     pub rate: Option<i64>,
+    /// The action ends a sealed tournament table's game: its round may be over.
+    #[serde(skip)]
+    pub round: bool,
     /// The events as [`NewEvent`]s, for their announcement (`NOTIFY`, or the hub on SQLite).
     #[serde(skip)]
     pub announced: &'a [NewEvent],
@@ -181,6 +184,7 @@ impl<'a> Write<'a> {
             // Only the change that ends it: a rematch asked of the finished game, or the
             // rating pass telling it its changes, writes its row again, and queues nothing.
             rate: (update.rated && update.status.is_over() && !game.status.is_over()).then(now_ms),
+            round: update.sealed && update.status.is_over() && !game.status.is_over(),
             announced: &update.events,
         }
     }
@@ -197,6 +201,7 @@ impl<'a> Write<'a> {
             due: self.row.next_due,
             rate: self.rate.is_some(),
             deliver: !self.outbox.is_empty(),
+            round: self.round,
         }
     }
 
@@ -215,6 +220,7 @@ pub(super) fn created_work(game: &GameRow, outbox: &[DeliveryWrite<'_>]) -> hub:
         due: game.next_due,
         rate: false,
         deliver: !outbox.is_empty(),
+        round: false,
     }
 }
 

@@ -145,6 +145,8 @@ pub enum Code {
     SeatHasNoToken,
     /// A rematch asked of a game that is not finished (void, or not over).
     GameNotFinished,
+    /// A rematch asked of a tournament table's game.
+    TournamentGame,
     /// A rematch's seat that a studio gave to a bot before its player asked for it.
     SeatNotReserved,
     /// A replay of a game dealt before the service kept games' records.

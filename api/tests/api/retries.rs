@@ -383,6 +383,7 @@ async fn a_change_between_read_and_write_is_decided_again() {
                 response: None,
                 bot_tables: None,
                 rated: false,
+                sealed: false,
             }),
             value: row.version,
         })

@@ -8,8 +8,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use continental::config::AsyncSettings;
+
 use crate::helpers::{
-    ACME, BETA, STUDIO_KEYS, Spawn, TestApp, backends, eventually, on_studio_backends, server_backends,
+    ACME, BETA, Receiver, STUDIO_KEYS, Spawn, TestApp, backends, eventually, on_game_rows,
+    on_studio_backends, server_backends, test_async, verified_by_the_library, verifies,
 };
 
 const TOURNAMENTS: &str = "/v1/tournaments";
@@ -479,6 +482,32 @@ async fn plays_a_small_event(app: &TestApp, field: usize) {
     .await;
     assert_eq!(done["round"], 2, "{done}");
     the_standings_are_a_recount_of_the_games(app, &id, &entries, &rounds).await;
+    the_standings_are_stored_not_recounted(app, &id, &rounds).await;
+}
+
+/// The standings of finished tournament `id` are those stored when its rounds closed: with
+/// every `deal_ended` event of its games gone from the log, a page and a player's page read
+/// the same.
+async fn the_standings_are_stored_not_recounted(app: &TestApp, id: &str, rounds: &[Round]) {
+    let path = format!("{TOURNAMENTS}/{id}/standings?limit=3");
+    let page = app.get_with_key(&path, ACME).await.json();
+    let around = app.get_with_key(&format!("{path}&player=u-4"), ACME).await.json();
+    assert_eq!(around["player"]["player"], "u-4", "{around}");
+    for game in rounds.iter().flat_map(|r| r.keys()) {
+        on_game_rows(
+            app,
+            game,
+            "DELETE FROM events WHERE game_id = $1 AND body LIKE '%deal_ended%'",
+            None,
+        )
+        .await;
+    }
+    assert_eq!(app.get_with_key(&path, ACME).await.json(), page, "a page, stored");
+    assert_eq!(
+        app.get_with_key(&format!("{path}&player=u-4"), ACME).await.json(),
+        around,
+        "a player's page, stored"
+    );
 }
 
 /// Every `deal_ended` event's scores of game `game`, read by a seat's `token`: by deal.
@@ -819,6 +848,190 @@ async fn a_finished_tables_seed_replay_and_spectators_stay_closed_until_its_roun
             .post_with_key(&format!("/v1/games/{done}/spectators"), ACME, &json!({}), &[])
             .await;
         assert!(spectator.status.is_success(), "{}", spectator.text());
+
+        // A finished table's game has no rematch, asked by a seat or by the studio: the
+        // tournament seats its players, and nothing was written.
+        let other_token = &games[other][0].2;
+        let finished = app
+            .get_as(&format!("/v1/games/{other}"), other_token)
+            .await
+            .json();
+        assert_eq!(finished["status"], "finished", "played out: {finished}");
+        let rematch = format!("/v1/games/{other}/rematch");
+        app.post_as(&rematch, other_token, &json!({}), &[])
+            .await
+            .assert_problem(409, "tournament_game", "a seat's rematch of a tournament game");
+        app.post_with_key(&rematch, ACME, &json!({}), &[])
+            .await
+            .assert_problem(409, "tournament_game", "a studio's rematch of a tournament game");
+        let after = app
+            .get_as(&format!("/v1/games/{other}"), other_token)
+            .await
+            .json();
+        assert!(after["rematch"].is_null(), "no rematch made: {after}");
+        assert_eq!(after["version"], finished["version"], "nothing written");
+    })
+    .await;
+}
+
+/// A round's end is announced by the commit that ends its last table: with the tournament
+/// pass's backstop at 15 real seconds (a test second of 1,000 ms), the next round still starts
+/// within a few seconds of three of a table's four players leaving (which ends its game void
+/// at once).
+#[actix_web::test]
+async fn the_commit_that_ends_a_rounds_last_table_starts_the_next_round() {
+    for backend in backends() {
+        let app = TestApp::spawn_with(
+            &backend,
+            Spawn {
+                test_mode: true,
+                api_keys: STUDIO_KEYS.into(),
+                asynchronous: Some(AsyncSettings {
+                    test_second_ms: Some(1_000),
+                    ..test_async()
+                }),
+                ..Spawn::default()
+            },
+        )
+        .await;
+        let mut made = body(2, START_MS);
+        made["round_seconds"] = json!(600);
+        let t = make(&app, ACME, &made).await;
+        let id = t["id"].as_str().expect("an id").to_owned();
+        let mut entries = Vec::new();
+        for n in 0..4 {
+            entries.push(enter(&app, ACME, &id, &format!("u-{n}")).await);
+        }
+        let games = round_of(&app, &id, &entries, 1).await;
+        let (game, seats) = games.iter().next().expect("one table");
+        for (_, _, token) in seats.iter().take(3) {
+            let left = app
+                .post_as(&format!("/v1/games/{game}/leave"), token, &json!({}), &[])
+                .await;
+            assert_eq!(left.status.as_u16(), 200, "{}", left.text());
+        }
+        let ended = std::time::Instant::now();
+        let view = app.get_as(&format!("/v1/games/{game}"), &seats[3].2).await.json();
+        assert_eq!(
+            view["status"], "void",
+            "one player left: the game is void: {view}"
+        );
+        seated_in(&app, &id, &entries[0], 2).await;
+        assert!(
+            ended.elapsed() < Duration::from_secs(8),
+            "round 2 started {:?} after round 1's last table ended, not at the 15 s backstop",
+            ended.elapsed()
+        );
+        app.clean_up().await;
+    }
+}
+
+/// The tournament's own deliveries among `receiver`'s accepted ones (the tables' games send
+/// theirs to the same URL): by `tournament_id`, without a `game_id`.
+fn tournament_deliveries(receiver: &Receiver) -> Vec<crate::helpers::Received> {
+    receiver
+        .accepted()
+        .into_iter()
+        .filter(|r| {
+            let body = r.json();
+            body["tournament_id"].is_string() && body["game_id"].is_null()
+        })
+        .collect()
+}
+
+/// A tournament with a `webhook_url` sends its own events there, signed as the games' are:
+/// each round's start, each round's end with the top of its standings, and the end with the
+/// final standings, in that order, numbered from 1, each delivered once though the receiver
+/// first fails them (retried with the same id).
+#[actix_web::test]
+async fn a_tournament_webhook_hears_its_rounds_and_its_final_standings() {
+    on_studio_backends(async |app, _| {
+        let receiver = Receiver::start(500);
+        let mut made = body(2, START_MS);
+        made["webhook_url"] = json!(receiver.url);
+        let reply = app.post_with_key(TOURNAMENTS, ACME, &made, &[]).await;
+        assert_eq!(reply.status.as_u16(), 201, "{}", reply.text());
+        let secret = reply.json()["webhook_secret"]
+            .as_str()
+            .expect("a secret")
+            .to_owned();
+        let id = reply.json()["tournament"]["id"]
+            .as_str()
+            .expect("an id")
+            .to_owned();
+        let mut entries = Vec::new();
+        for n in 0..5 {
+            entries.push(enter(app, ACME, &id, &format!("u-{n}")).await);
+        }
+        seated_in(app, &id, &entries[0], 1).await;
+        // The first delivery fails, and is tried again until the receiver takes it.
+        eventually(WITHIN, "a failed attempt", async || {
+            let failed = receiver.all().iter().any(|r| {
+                r.answered == 500 && r.json()["type"] == "round_started" && r.json()["game_id"].is_null()
+            });
+            if failed { Ok(()) } else { Err(receiver.all().len()) }
+        })
+        .await;
+        receiver.answer(200);
+        let got = eventually(WITHIN, "five tournament deliveries", async || {
+            let got = tournament_deliveries(&receiver);
+            if got.len() >= 5 { Ok(got) } else { Err(got.len()) }
+        })
+        .await;
+        let bodies: Vec<Value> = got.iter().map(crate::helpers::Received::json).collect();
+        let kinds: Vec<(&str, &Value)> = bodies
+            .iter()
+            .map(|b| (b["type"].as_str().expect("a type"), &b["event"]["round"]))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                ("round_started", &json!(1)),
+                ("round_ended", &json!(1)),
+                ("round_started", &json!(2)),
+                ("round_ended", &json!(2)),
+                ("tournament_finished", &Value::Null),
+            ],
+            "in order: {bodies:?}"
+        );
+        for (n, (r, b)) in got.iter().zip(&bodies).enumerate() {
+            assert_eq!(b["seq"], json!(n + 1), "numbered from 1: {b}");
+            assert_eq!(b["tournament_id"], json!(id), "{b}");
+            assert_eq!(b["id"], json!(r.id), "the body's id is the webhook-id");
+            assert!(verifies(&secret, r), "signed with the tournament's secret: {b}");
+        }
+        if let Some(ok) = verified_by_the_library(&secret, &got[0]) {
+            assert!(ok, "the standardwebhooks library verifies the delivery");
+        }
+        // The failed first delivery was retried under its own id; each is accepted once.
+        assert!(
+            receiver.all().iter().filter(|r| r.id == got[0].id).count() >= 2,
+            "the first delivery retried under its own id"
+        );
+        let ids: BTreeSet<&str> = got.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids.len(), got.len(), "each accepted once");
+        assert_eq!(bodies[0]["event"]["tables"], 2, "five players: two tables");
+        let board = app
+            .get_with_key(&format!("{TOURNAMENTS}/{id}/standings?limit=100"), ACME)
+            .await
+            .json();
+        let last = &bodies[4]["event"];
+        assert_eq!(last["rounds"], 2, "{last}");
+        assert_eq!(last["entrants"], 5, "{last}");
+        assert_eq!(
+            last["standings"], board["standings"],
+            "the final standings: {board}"
+        );
+        assert_eq!(
+            bodies[3]["event"]["top"], board["standings"],
+            "the last round's top"
+        );
+        assert_eq!(
+            bodies[1]["event"]["top"].as_array().map(Vec::len),
+            Some(5),
+            "the first round's top: {}",
+            bodies[1]
+        );
     })
     .await;
 }
