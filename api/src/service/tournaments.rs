@@ -201,6 +201,34 @@ fn not_found(id: Uuid) -> ApiError {
     ApiError::not_found(Code::TournamentNotFound, format!("no tournament {id}"))
 }
 
+fn entry_not_found(id: Uuid, entry: Uuid) -> ApiError {
+    ApiError::not_found(
+        Code::EntryNotFound,
+        format!("no entry {entry} of tournament {id}"),
+    )
+}
+
+/// Tournament `id` (of `tenant`, with a server key) and its entry `entry`, as an entry's
+/// holder reads them.
+async fn tournament_and_entry(
+    state: &AppState,
+    tenant: Option<&Tenant>,
+    id: Uuid,
+    entry: Uuid,
+) -> Result<(TournamentRow, EntryRow), ApiError> {
+    let t = state
+        .db
+        .tournament(tenant.map(Tenant::as_str), id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    let row = state
+        .db
+        .entry(id, entry)
+        .await?
+        .ok_or_else(|| entry_not_found(id, entry))?;
+    Ok((t, row))
+}
+
 fn started() -> ApiError {
     ApiError::conflict(
         Code::TournamentStarted,
@@ -294,17 +322,7 @@ pub async fn entry(
     id: Uuid,
     entry: Uuid,
 ) -> Result<EntryView, ApiError> {
-    let t = state
-        .db
-        .tournament(tenant.map(Tenant::as_str), id)
-        .await?
-        .ok_or_else(|| not_found(id))?;
-    let row = state.db.entry(id, entry).await?.ok_or_else(|| {
-        ApiError::not_found(
-            Code::EntryNotFound,
-            format!("no entry {entry} of tournament {id}"),
-        )
-    })?;
+    let (t, row) = tournament_and_entry(state, tenant, id, entry).await?;
     let table = match (row.place, row.status.as_str(), t.round) {
         (Some(place), "entered", round) if round > 0 => seat_of(state, &t, place).await?,
         _ => None,
@@ -377,10 +395,7 @@ pub async fn withdraw(
         .ok_or_else(|| not_found(id))?;
     match state.db.withdraw(id, entry, now_ms()).await? {
         Closed::Done => Ok(()),
-        Closed::NotFound => Err(ApiError::not_found(
-            Code::EntryNotFound,
-            format!("no entry {entry} of tournament {id}"),
-        )),
+        Closed::NotFound => Err(entry_not_found(id, entry)),
         Closed::Started => Err(started()),
     }
 }
@@ -1132,17 +1147,7 @@ pub async fn entry_deals(
     id: Uuid,
     entry: Uuid,
 ) -> Result<EntryDeals, ApiError> {
-    let t = state
-        .db
-        .tournament(tenant.map(Tenant::as_str), id)
-        .await?
-        .ok_or_else(|| not_found(id))?;
-    let row = state.db.entry(id, entry).await?.ok_or_else(|| {
-        ApiError::not_found(
-            Code::EntryNotFound,
-            format!("no entry {entry} of tournament {id}"),
-        )
-    })?;
+    let (t, row) = tournament_and_entry(state, tenant, id, entry).await?;
     let duplicate = t.format == Format::Duplicate.as_str();
     let mut deals = Vec::new();
     let Some(place) = row.place else {
