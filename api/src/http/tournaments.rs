@@ -114,6 +114,9 @@ pub async fn list_tournaments(
 }
 
 /// A tournament of the key's tenant.
+///
+/// Its settings, its status (`open`, `running`, `finished` or `cancelled`), the round being
+/// played and how many have entered; another tenant's tournament is not found.
 #[utoipa::path(
     get, path = "/v1/tournaments/{id}", tag = "tournaments",
     params(("id" = Uuid, Path, description = "Tournament id.")),

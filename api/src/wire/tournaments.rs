@@ -32,7 +32,12 @@ pub const DEFAULT_AUTOPILOT_AFTER: u32 = 2;
     "turn_seconds": 30, "bot_level": "normal"}))]
 pub struct TournamentRequest {
     /// The tournament's name: 1 to 40 characters, not all spaces, no control character.
-    #[schema(example = "Friday cup", min_length = 1, max_length = 40)]
+    #[schema(
+        example = "Friday cup",
+        min_length = 1,
+        max_length = 40,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\x00-\x20\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+    )]
     pub name: String,
     /// `may_i`, `contract_7`, `continental` or `push`.
     #[schema(example = "may_i")]
@@ -55,7 +60,7 @@ pub struct TournamentRequest {
     #[schema(example = 7, minimum = 1)]
     pub deals_per_round: u32,
     /// When the first round starts (RFC 3339), in the future.
-    #[schema(example = "2026-12-04T19:00:00Z")]
+    #[schema(example = "2026-12-04T19:00:00Z", format = DateTime)]
     pub starts_at: String,
     /// Most entrants, 2 to 10,000.
     #[schema(example = 64, minimum = 2, maximum = 10000)]
@@ -303,10 +308,20 @@ pub fn decode_tournament_cursor(seal: &CursorSeal, tenant: &str, text: &str) -> 
 #[schema(example = json!({"player": "u-123", "name": "Ann"}))]
 pub struct EntryRequest {
     /// The studio's id of the player: 1 to 128 characters, no control character.
-    #[schema(example = "u-123", min_length = 1, max_length = 128)]
+    #[schema(
+        example = "u-123",
+        min_length = 1,
+        max_length = 128,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*$"
+    )]
     pub player: String,
     /// The name the tables show: 1 to 40 characters, not all spaces, no control character.
-    #[schema(example = "Ann", min_length = 1, max_length = 40)]
+    #[schema(
+        example = "Ann",
+        min_length = 1,
+        max_length = 40,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\x00-\x20\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+    )]
     pub name: String,
 }
 
@@ -383,7 +398,12 @@ pub struct StandingsQuery {
     /// The `next_cursor` of the page before.
     pub cursor: Option<String>,
     /// A player: the page where they stand, with their entry as `player`.
-    #[param(example = "u-123", min_length = 1, max_length = 128)]
+    #[param(
+        example = "u-123",
+        min_length = 1,
+        max_length = 128,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*$"
+    )]
     pub player: Option<String>,
 }
 
