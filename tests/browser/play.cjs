@@ -368,13 +368,32 @@ async function meldByHand(page, stats, plan, label) {
     assert.ok(at >= 0, `${label}: the stacked hand holds ${wanted.join(" ")} for the meld by hand: ${hand.join(" ")}`);
     have.splice(at, 1);
   }
-  for (const cards of plan.groups) {
-    await selectCards(page, cards);
-    await page.click("#act-group");
+  const groupAll = async () => {
+    for (const cards of plan.groups) {
+      await selectCards(page, cards);
+      await page.click("#act-group");
+    }
+  };
+  // The page's reading of the staged melds, once its check has answered for them.
+  const readWhy = async () => {
+    await page.waitForSelector('.game[data-checked="true"]', { timeout: 10_000 });
+    await page.waitForSelector("#meld-why");
+    await page
+      .waitForFunction(() => /reads 2 ways/.test(document.querySelector("#meld-why")?.textContent ?? ""), null, { timeout: 5_000 })
+      .catch(() => {});
+    return page.textContent("#meld-why");
+  };
+  await groupAll();
+  let why = await readWhy();
+  if (!/reads 2 ways/.test(why)) {
+    // Seen once in CI on a loaded machine ("meld 1 is no meld"): grouped again from a clear
+    // hand, and said, so that a page that loses a selection shows in the log.
+    step(`${label}: grouped again after "${why.trim()}"`);
+    await page.click("#act-clear");
+    await groupAll();
+    why = await readWhy();
   }
-  await page.waitForSelector('.game[data-checked="true"]', { timeout: 10_000 });
-  await page.waitForSelector("#meld-why");
-  assert.match(await page.textContent("#meld-why"), /reads 2 ways/, `${label}: the page says the run reads two ways`);
+  assert.match(why, /reads 2 ways/, `${label}: the page says the run reads two ways`);
   assert.ok(await isEnabled(page, "#act-meld"), `${label}: Meld is offered for melds that read two ways`);
   await page.click("#act-meld");
   await page.waitForSelector("#choices");
