@@ -528,6 +528,9 @@ async function spectator(browser) {
   await sitDown(ann, studio, "bot", key);
   const annHand = await ann.$$eval(".hand button.card", (cs) => cs.map((c) => c.dataset.card));
   assert.ok(annHand.length > 0, "the player sees her hand");
+  // Ann's game by its id: the other parts running at once make games of the same studio.
+  const annGame = new URL(ann.url()).hash.split("/")[2];
+  const annLink = `a[data-game="${annGame}"]`;
 
   const watcher = await (await contextFor(browser, studio, DESKTOP)).newPage();
   const answers = [];
@@ -538,15 +541,17 @@ async function spectator(browser) {
   });
   await watcher.goto(studio + "/play#/watch");
   await watcher.fill("#watch-key", key);
+  // Games in play only: the pagers, at once, fill the first page with waiting ones.
+  await watcher.selectOption("#watch-status", "playing");
   await watcher.click("#list");
-  await watcher.waitForSelector("a[data-game]");
+  await watcher.waitForSelector(annLink);
   await accessible(watcher, "the watch list");
   await watcher.setViewportSize(PHONE);
   const overflow = await watcher.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the watch list fits a phone's width (${overflow} px over)`);
   await watcher.screenshot({ path: path.join(shots, "phone-watch.png"), fullPage: true });
   await watcher.setViewportSize(DESKTOP);
-  await watcher.click("a[data-game]");
+  await watcher.click(annLink);
   await watcher.waitForSelector("#spectating");
   // Ann moves; the spectator sees it live.
   if (await isEnabled(ann, "#act-draw-stock")) {
