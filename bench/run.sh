@@ -46,16 +46,24 @@
 #      the lateness of another table's 5 s turn clock (a person's table whose every turn times
 #      out: from each deadline to its `timed_out` event), ABANDONED_ROUNDS (2) rounds; with
 #      BEFORE_BIN, the build before in the same rounds, each on a database of its own.
+#   t. (PHASES with t) a tournament (bench/tournament.py), on PostgreSQL: ENTRANTS (10,000)
+#      players entered in a duplicate `may_i` tournament of tables of four; from its start, the
+#      time until every table of round 1 is made and every entrant's seat token has been read
+#      through HTTP; another studio's action p99 alone and while the round starts; then round
+#      1's standings (made by SQL) at the database (EXPLAIN ANALYZE, median of 5) and through
+#      HTTP (median of 20): the first page, a deep page, a player's rank with the page around.
 # With BEFORE_BIN naming another build of the service (say, of an older commit, built with
 # `cargo build --release` in a worktree of its own), parts 1 and 2 measure it too, in the same
 # rounds and against the same references, its turn alternating with this build's; parts 0, 3's
 # idle replica, 8, 9 and a too. With SERVICE_BIN naming a build of the service (a debug one, say,
-# to try a part quickly), parts 0 and a measure it instead of building the release one.
+# to try a part quickly), parts 0, a and t measure it instead of building the release one (part
+# t then needs BENCH_BIN, a build of continental-bench).
 # Usage: bench/run.sh   (env: PGURL=postgres://postgres@127.0.0.1:5432, STREAMS=1000, ROUNDS=2,
 #                       PHASES=123 to choose the parts, CITUS_DB for part 4, BEFORE_BIN for
-#                       parts 1, 2, 3 (the idle replica), 0, 8, 9 and a, SERVICE_BIN for parts 0
-#                       and a, GAMES for part 7, BOARD_PLAYERS and DEEP for part 8,
-#                       ABANDONED_TABLES and ABANDONED_ROUNDS for part a,
+#                       parts 1, 2, 3 (the idle replica), 0, 8, 9 and a, SERVICE_BIN for parts 0,
+#                       a and t, BENCH_BIN for part t, GAMES for part 7, BOARD_PLAYERS and DEEP
+#                       for part 8, ABANDONED_TABLES and ABANDONED_ROUNDS for part a, ENTRANTS
+#                       (and bench/tournament.py's variables) for part t,
 #                       RUST_LOG for the servers' log level)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -80,7 +88,7 @@ need taskset util-linux
 PHASES=${PHASES:-123}
 if [[ -n ${SERVICE_BIN:-} ]]; then
     cp "$SERVICE_BIN" "$WORK/continental"
-elif [[ $PHASES == *[0-689a]* ]]; then
+elif [[ $PHASES == *[0-689at]* ]]; then
 echo "== building (release)"
 cargo build --release -q -p continental -p continental-bench
 # Copies: another build may replace the shared binaries while this runs.
@@ -416,6 +424,51 @@ for r in $(seq "${ABANDONED_ROUNDS:-2}"); do
     fi
 done
 fi
+TOURNAMENT_LINE=; STANDINGS_ROW=
+if [[ $PHASES == *t* ]]; then
+need jq jq
+echo "== t. a tournament of ${ENTRANTS:-10000} players: round 1's tables and seat tokens from the start, another studio's moves meanwhile, the standings"
+psql_admin "DROP DATABASE IF EXISTS continental_cup WITH (FORCE)"
+psql_admin "CREATE DATABASE continental_cup"
+CONTINENTAL_BIND=127.0.0.1:28095 DATABASE_URL="$PGURL/continental_cup" \
+    CONTINENTAL_API_KEYS=studio:studio-secret-00000001,other:other-secret-000000001 \
+    "$WORK/continental" >"$WORK/cup.log" 2>&1 & PIDS+=($!)
+wait_port 28095
+python3 bench/tournament.py http://127.0.0.1:28095 "$PGURL/continental_cup" "${BENCH_BIN:-$WORK/continental-bench}" | tee "$WORK/cup.out"
+TOURNAMENT_LINE=$(grep '^RESULT' "$WORK/cup.out" || true)
+echo "   [$(load)]"
+cup=$(sed -n 's/^TOURNAMENT //p' "$WORK/cup.out")
+if [[ -n $cup ]]; then
+    # The standings of round 1 as the round's close writes them, made by SQL (playing 2,500
+    # tables out would take hours): every entrant once, in a shuffled order of players.
+    n=${ENTRANTS:-10000}
+    psql "$PGURL/continental_cup" -q -c "INSERT INTO tournament_standings (tournament_id, round, position, rank, player, name, score)
+        SELECT '$cup', 1, i, i + 1, 'p' || ((i * 7919) % $n), 'Player', $n - i FROM generate_series(0, $n - 1) i;
+        ANALYZE tournament_standings;" >/dev/null
+    cup_ms() { # statement -> median of 5 execution times, ms
+        for _ in 1 2 3 4 5; do
+            psql "$PGURL/continental_cup" -qAt -c "EXPLAIN (ANALYZE, FORMAT JSON) $1" | jq '.[0]."Execution Time"'
+        done | sort -g | sed -n 3p
+    }
+    cup_http_ms() { # path -> median of 20 GETs with the studio's key, ms
+        for _ in $(seq 20); do
+            curl -s -o /dev/null -w '%{time_total}\n' -H "X-Api-Key: studio-secret-00000001" "http://127.0.0.1:28095$1"
+        done | sort -g | sed -n 10p | awk '{ printf "%.2f", $1 * 1000 }'
+    }
+    # The statements of store/tournaments.rs: a page from a position; a player's row.
+    page="SELECT position, rank, player, name, score FROM tournament_standings WHERE tournament_id = '$cup' AND round = 1 AND position >="
+    deep=$((n * 9 / 10))
+    own="SELECT position, rank, player, name, score FROM tournament_standings WHERE tournament_id = '$cup' AND round = 1 AND player = 'p5000'"
+    own_at=$(psql "$PGURL/continental_cup" -qAt -c "SELECT position FROM tournament_standings WHERE tournament_id = '$cup' AND round = 1 AND player = 'p5000'")
+    around=$(awk -v a="$(cup_ms "$own")" -v b="$(cup_ms "$page $((own_at - 25)) ORDER BY position LIMIT 50")" 'BEGIN { printf "%.3f", a + b }')
+    deep_cursor=$(curl -s -H "X-Api-Key: studio-secret-00000001" "http://127.0.0.1:28095/v1/tournaments/$cup/standings?limit=50" | jq -r .next_cursor)
+    STANDINGS_ROW="$(cup_ms "$page 0 ORDER BY position LIMIT 50")|$(cup_ms "$page $deep ORDER BY position LIMIT 50")|$around|$(cup_http_ms "/v1/tournaments/$cup/standings?limit=50")|$(cup_http_ms "/v1/tournaments/$cup/standings?limit=50&cursor=$deep_cursor")|$(cup_http_ms "/v1/tournaments/$cup/standings?player=p5000&limit=50")"
+    echo "   standings ms: database first page, page at $deep, a player's rank and the page around; HTTP first page, second page, a player's: ${STANDINGS_ROW//|/ }"
+fi
+kill "${PIDS[@]}"; wait "${PIDS[@]}" 2>/dev/null || true; PIDS=()
+echo "   slow passes logged: $(grep -c 'slow pass' "$WORK/cup.log" || true)"
+psql_admin "DROP DATABASE IF EXISTS continental_cup WITH (FORCE)"
+fi
 psql_admin "DROP DATABASE IF EXISTS continental_bench WITH (FORCE)"
 psql_admin "DROP DATABASE IF EXISTS continental_ref WITH (FORCE)"
 if [[ $PHASES == *8* ]]; then
@@ -517,6 +570,14 @@ worst() { local f=$1; shift; for l in "$@"; do of "$f" "$l"; done | sort -g | ta
 if [[ ${#ABANDONED_LINES[@]} -gt 0 ]]; then
     row "abandoned tables: server CPU s in 70 s (before)" "$(worst cpu_s "${ABANDONED_LINES[@]}")" "$(worst cpu_s "${ABANDONED_BEFORE_LINES[@]}")" "" "<= 10"
     row "another table's clock late, max ms (before)" "$(worst clock_late_max_ms "${ABANDONED_LINES[@]}")" "$(worst clock_late_max_ms "${ABANDONED_BEFORE_LINES[@]}")" "" "<= 1500"
+fi
+if [[ -n $TOURNAMENT_LINE ]]; then
+    row "tournament: round 1's tables made, s from start" "$(of tables_made_s "$TOURNAMENT_LINE")" "" "" "<= 30 (10)"
+    row "tournament: every seat token read, s from start" "$(of tokens_s "$TOURNAMENT_LINE")" "" "" "<= 30 (10)"
+    row "another studio's action p99 ms, herd (alone)" "$(of herd_p99_ms "$TOURNAMENT_LINE")" "$(of baseline_p99_ms "$TOURNAMENT_LINE")" "" "< 100"
+    IFS='|' read -r a b c d e f <<<"$STANDINGS_ROW"
+    row "standings db ms: first, deep, rank and around" "$a $b" "$c" "" "< 10"
+    row "standings http ms: first, next, a player's" "$d $e" "$f" "" ""
 fi
 if [[ -n ${RATING_LINES:-} ]]; then
     echo "   rating a finished game (part 7):"

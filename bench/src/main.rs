@@ -8,7 +8,8 @@
 //!   of a person's draw or discard at a table of hard bots, to set beside the same with four
 //!   people. With `paced=MS`, each client waits MS ms (unmeasured) after each of its actions:
 //!   people who play at the pace the hard bots allow, so that both are measured under the
-//!   same rate of requests.
+//!   same rate of requests. With `BENCH_API_KEY` set (a server key's secret), the tables are made with
+//!   that server key.
 //! - `streams URL_A URL_B PID_A DATABASE STREAMS`: STREAMS streams open on replica A (games
 //!   made on B); prints the database's transactions/s while they idle, A's memory, the delay
 //!   from a move sent to B to its first event on A (p99), and how long A takes to exit on
@@ -224,7 +225,12 @@ async fn until_my_turn(client: &Client, url: &str, table: &Table, news: &Notify)
 }
 
 async fn games(url: String, clients: usize, seconds: u64, hard_bots: bool, pace: Duration) {
-    let client = Client::builder().timeout(Duration::from_secs(30)).finish();
+    let mut client = Client::builder().timeout(Duration::from_secs(30));
+    // On a server with server keys, the tables are made with one.
+    if let Ok(key) = std::env::var("BENCH_API_KEY") {
+        client = client.add_default_header(("x-api-key", key));
+    }
+    let client = client.finish();
     // The streams stay open for as long as their games: no timeout on them.
     let streamer = Client::builder()
         .connector(awc::Connector::new().limit(0))

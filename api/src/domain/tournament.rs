@@ -86,7 +86,7 @@ impl Movement {
     }
 
     /// Where the home place `place` (an index of the grid) sits in `round`: its table and seat.
-    fn seat_of(&self, place: usize, round: usize) -> (usize, usize) {
+    pub fn seat_of(&self, place: usize, round: usize) -> (usize, usize) {
         let (home_table, home_seat) = (place / self.table_size, place % self.table_size);
         let shift = (round % self.tables) * home_seat % self.tables;
         (

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use actix_web::web;
 use engine::bot::Level;
 use engine::{GameConfig, Ruleset, Seed, Variant};
+use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -348,33 +349,42 @@ pub async fn entry(
 }
 
 /// The table and seat of the entrant at `place` in tournament `t`'s round being played, with
-/// the seat's token while the seat is in its first generation.
+/// the seat's token while the seat is in its first generation. The movement says which table
+/// holds the place, so one table is read, whatever the size of the field.
 async fn seat_of(state: &AppState, t: &TournamentRow, place: i64) -> Result<Option<EntryTable>, ApiError> {
-    for table in state.db.round_tables(t.id, t.round).await? {
-        let seats: Vec<Option<i64>> = serde_json::from_str(&table.seats)?;
-        let Some(seat) = seats.iter().position(|s| *s == Some(place)) else {
-            continue;
-        };
-        let seat = u8::try_from(seat).map_err(ApiError::unexpected)?;
-        if !table.made {
-            return Ok(None);
-        }
-        let generation = match state.db.game(table.game_id).await? {
-            Some(g) => HostedGame::load(g.id, &g.state)?.ticket_generation(seat),
-            None => return Ok(None),
-        };
-        return Ok(Some(EntryTable {
-            round: u32::try_from(table.round).map_err(ApiError::unexpected)?,
-            table: u32::try_from(table.table_no).map_err(ApiError::unexpected)?,
-            game_id: table.game_id,
-            seat,
-            token: generation
-                .map(|g| state.keys.issue(table.game_id, seat, g))
-                .transpose()?,
-            token_replaced: generation.is_none(),
-        }));
+    let size = usize::try_from(t.table_size).map_err(ApiError::unexpected)?;
+    let field = usize::try_from(t.entrants).map_err(ApiError::unexpected)?;
+    let movement = Movement::new(field, size).map_err(ApiError::unexpected)?;
+    let (table_no, _) = movement.seat_of(
+        usize::try_from(place).map_err(ApiError::unexpected)?,
+        usize::try_from(t.round - 1).map_err(ApiError::unexpected)?,
+    );
+    let table_no = i64::try_from(table_no).map_err(ApiError::unexpected)?;
+    let Some(table) = state.db.round_table(t.id, t.round, table_no).await? else {
+        return Ok(None);
+    };
+    let seats: Vec<Option<i64>> = serde_json::from_str(&table.seats)?;
+    let seat = seats.iter().position(|s| *s == Some(place)).ok_or_else(|| {
+        ApiError::unexpected(format!("place {place} is not at the table the movement gives it"))
+    })?;
+    let seat = u8::try_from(seat).map_err(ApiError::unexpected)?;
+    if !table.made {
+        return Ok(None);
     }
-    Ok(None)
+    let generation = match state.db.game(table.game_id).await? {
+        Some(g) => HostedGame::load(g.id, &g.state)?.ticket_generation(seat),
+        None => return Ok(None),
+    };
+    Ok(Some(EntryTable {
+        round: u32::try_from(table.round).map_err(ApiError::unexpected)?,
+        table: u32::try_from(table.table_no).map_err(ApiError::unexpected)?,
+        game_id: table.game_id,
+        seat,
+        token: generation
+            .map(|g| state.keys.issue(table.game_id, seat, g))
+            .transpose()?,
+        token_replaced: generation.is_none(),
+    }))
 }
 
 /// Withdraws entry `entry` of tournament `id` before its start: done also when withdrawn
@@ -478,18 +488,15 @@ fn plan_round(t: &TournamentRow, entrants: &[EntryRow]) -> Result<Vec<TableRow>,
         .collect()
 }
 
-/// Makes the game of `table` of tournament `t` unless it exists (another replica made it),
-/// then marks the table made. Returns whether this call made it.
+/// Makes the game of `table` of tournament `t` unless it exists (another replica made it: the
+/// insert of its id does nothing), then marks the table made. Returns whether this call made
+/// it.
 async fn make_table(
     state: &AppState,
     t: &TournamentRow,
-    entrants: &[EntryRow],
+    entrants: &BTreeMap<i64, &EntryRow>,
     table: &TableRow,
 ) -> Result<bool, ApiError> {
-    if state.db.game(table.game_id).await?.is_some() {
-        state.db.table_made(t.id, table.game_id).await?;
-        return Ok(false);
-    }
     let rules: StoredRules = serde_json::from_str(&t.rules)?;
     let level = bot_level(t)?;
     let places: Vec<Option<i64>> = serde_json::from_str(&table.seats)?;
@@ -498,8 +505,7 @@ async fn make_table(
         let record = match place {
             Some(place) => {
                 let e = entrants
-                    .iter()
-                    .find(|e| e.place == Some(place))
+                    .get(&place)
                     .ok_or_else(|| ApiError::unexpected(format!("no entrant at place {place}")))?;
                 let player = PlayerId::try_from(e.player.clone()).map_err(ApiError::unexpected)?;
                 SeatRecord::taken(SeatKind::Player, Some(e.name.clone()), None, Some(player))
@@ -557,18 +563,30 @@ async fn make_table(
     Ok(created)
 }
 
-/// Makes every table of a round just planned.
+/// How many tables of a round one replica makes at once: a round of thousands of tables is
+/// made by several connections, and the pool keeps room for the players' own requests.
+const TABLES_AT_ONCE: usize = 4;
+
+/// Makes every table of a round just planned, [`TABLES_AT_ONCE`] at a time.
 async fn make_tables(state: &AppState, t: &TournamentRow, tables: &[TableRow]) -> Result<usize, ApiError> {
     let entrants = state.db.entrants(t.id).await?;
-    let mut made = 0;
-    for table in tables {
-        match make_table(state, t, &entrants, table).await {
-            Ok(created) => made += usize::from(created),
-            Err(e) => {
-                tracing::warn!(tournament = %t.id, game = %table.game_id, error = %e, "a tournament table's game could not be made; trying again next pass");
+    let by_place: BTreeMap<i64, &EntryRow> = entrants.iter().filter_map(|e| Some((e.place?, e))).collect();
+    let made = futures_util::stream::iter(tables)
+        .map(|table| {
+            let by_place = &by_place;
+            async move {
+                match make_table(state, t, by_place, table).await {
+                    Ok(created) => usize::from(created),
+                    Err(e) => {
+                        tracing::warn!(tournament = %t.id, game = %table.game_id, error = %e, "a tournament table's game could not be made; trying again next pass");
+                        0
+                    }
+                }
             }
-        }
-    }
+        })
+        .buffer_unordered(TABLES_AT_ONCE)
+        .fold(0, |made, one| async move { made + one })
+        .await;
     Ok(made)
 }
 
@@ -613,24 +631,16 @@ async fn next_round(
     make_tables(state, &t, &tables).await
 }
 
-/// Whether every table of tournament `t`'s round being played is over (finished or void).
+/// Whether every table of tournament `t`'s round being played is over (finished or void):
+/// its tables read once and their games counted in one statement, not read one by one, since
+/// every game that ends asks again.
 async fn round_over(state: &AppState, t: &TournamentRow) -> Result<bool, ApiError> {
     let tables = state.db.round_tables(t.id, t.round).await?;
-    for table in &tables {
-        if !table.made {
-            return Ok(false);
-        }
-        let Some(game) = state.db.game(table.game_id).await? else {
-            return Ok(false);
-        };
-        if !matches!(
-            game.status,
-            crate::domain::GameStatus::Finished | crate::domain::GameStatus::Void
-        ) {
-            return Ok(false);
-        }
+    if tables.iter().any(|table| !table.made) {
+        return Ok(false);
     }
-    Ok(true)
+    let games: Vec<Uuid> = tables.iter().map(|table| table.game_id).collect();
+    Ok(state.db.games_over(&games).await? == games.len())
 }
 
 /// Opens the games of tournament `t`'s round that is over: each one's seed, record and

@@ -586,6 +586,17 @@ impl Tournaments for Database {
     async fn round_tables(&self, tournament: Uuid, round: i64) -> Result<Vec<TableRow>, StoreError> {
         dispatch!(self, s => s.round_tables(tournament, round))
     }
+    async fn games_over(&self, games: &[Uuid]) -> Result<usize, StoreError> {
+        dispatch!(self, s => s.games_over(games))
+    }
+    async fn round_table(
+        &self,
+        tournament: Uuid,
+        round: i64,
+        table_no: i64,
+    ) -> Result<Option<TableRow>, StoreError> {
+        dispatch!(self, s => s.round_table(tournament, round, table_no))
+    }
     async fn entrants(&self, tournament: Uuid) -> Result<Vec<EntryRow>, StoreError> {
         dispatch!(self, s => s.entrants(tournament))
     }

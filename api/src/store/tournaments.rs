@@ -296,6 +296,15 @@ pub trait Tournaments {
     ) -> Result<(), StoreError>;
     /// The tables of `round` of tournament `tournament`, in order.
     async fn round_tables(&self, tournament: Uuid, round: i64) -> Result<Vec<TableRow>, StoreError>;
+    /// How many of `games` are over (finished or void): one statement for a round's tables.
+    async fn games_over(&self, games: &[Uuid]) -> Result<usize, StoreError>;
+    /// Table `table_no` of `tournament`'s round `round`.
+    async fn round_table(
+        &self,
+        tournament: Uuid,
+        round: i64,
+        table_no: i64,
+    ) -> Result<Option<TableRow>, StoreError>;
     /// The entrants of `tournament` by place (once started).
     async fn entrants(&self, tournament: Uuid) -> Result<Vec<EntryRow>, StoreError>;
     /// Marks the table of game `game` made.
@@ -304,12 +313,12 @@ pub trait Tournaments {
     async fn unmade_tables(&self, limit: i64) -> Result<Vec<TableRow>, StoreError>;
 }
 
-/// A tournament's columns, with its count of entrants.
+/// A tournament's columns, with its count of entrants (kept by [`Tournaments::enter`] and
+/// [`Tournaments::withdraw`]).
 const TOURNAMENT: &str = "SELECT t.id, t.tenant, t.name, t.variant, t.rules, t.table_size, t.format, \
     t.rounds, t.deals_per_round, t.starts_at, t.max_entrants, t.bot_level, t.round_seconds, \
     t.webhook_url, t.webhook_secret, t.secret, t.status, t.round, t.round_deadline, t.due_at, \
-    t.created_at, (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id \
-    AND e.status = 'entered') AS entrants FROM tournaments t";
+    t.created_at, t.entrants FROM tournaments t";
 
 const INSERT_TOURNAMENT: &str = "INSERT INTO tournaments (id, tenant, name, variant, rules, table_size, \
     format, rounds, deals_per_round, starts_at, max_entrants, bot_level, round_seconds, webhook_url, \
@@ -319,11 +328,18 @@ const INSERT_TOURNAMENT: &str = "INSERT INTO tournaments (id, tenant, name, vari
 const CANCEL: &str = "UPDATE tournaments SET status = 'cancelled', due_at = NULL \
     WHERE id = $1 AND tenant = $2 AND status = 'open' AND starts_at > $3";
 
+/// The most game ids one statement of [`Tournaments::games_over`] asks about.
+const GAMES_PER_STATEMENT: usize = 1_000;
+
 const ENTRY: &str =
     "SELECT tournament_id, id, player, name, status, place, created_at FROM tournament_entries";
 
 const INSERT_ENTRY: &str = "INSERT INTO tournament_entries (tournament_id, id, player, name, status, \
     created_at) VALUES ($1, $2, $3, $4, 'entered', $5)";
+
+/// Adds `$2` to tournament `$1`'s count of entrants, in the transaction that enters or
+/// withdraws one.
+const COUNT_ENTRANTS: &str = "UPDATE tournaments SET entrants = entrants + $2 WHERE id = $1";
 
 const WITHDRAW: &str = "UPDATE tournament_entries SET status = 'withdrawn' \
     WHERE tournament_id = $1 AND id = $2 AND status = 'entered'";
@@ -511,15 +527,15 @@ macro_rules! tournaments_store {
                 key: Option<(&KeyRef, &StoredResponse)>,
             ) -> Result<Entered, StoreError> {
                 let mut tx = self.$begin().await?;
-                let held: Option<(String, i64, i64)> = sqlx::query_as(AssertSqlSafe(format!(
-                    "SELECT status, starts_at, max_entrants FROM tournaments WHERE id = $1 AND tenant = $2{}",
+                let held: Option<(String, i64, i64, i64)> = sqlx::query_as(AssertSqlSafe(format!(
+                    "SELECT status, starts_at, max_entrants, entrants FROM tournaments WHERE id = $1 AND tenant = $2{}",
                     $lock
                 )))
                 .bind(entry.tournament_id)
                 .bind(tenant)
                 .fetch_optional(&mut *tx)
                 .await?;
-                let Some((status, starts_at, max_entrants)) = held else {
+                let Some((status, starts_at, max_entrants, count)) = held else {
                     return Ok(Entered::NotFound);
                 };
                 match status.as_str() {
@@ -537,12 +553,6 @@ macro_rules! tournaments_store {
                 if twice.is_some() {
                     return Ok(Entered::Twice);
                 }
-                let count: i64 = sqlx::query_scalar(
-                    "SELECT COUNT(*) FROM tournament_entries WHERE tournament_id = $1 AND status = 'entered'",
-                )
-                .bind(entry.tournament_id)
-                .fetch_one(&mut *tx)
-                .await?;
                 if count >= max_entrants {
                     return Ok(Entered::Full);
                 }
@@ -560,6 +570,11 @@ macro_rules! tournaments_store {
                         other?;
                     }
                 }
+                sqlx::query(COUNT_ENTRANTS)
+                    .bind(entry.tournament_id)
+                    .bind(1_i64)
+                    .execute(&mut *tx)
+                    .await?;
                 if let Some((key, response)) = key {
                     let kept = write::kept(key, response, now);
                     let mut insert = QueryBuilder::<$db>::new(key_insert(kept.table));
@@ -603,7 +618,14 @@ macro_rules! tournaments_store {
                     (None, _) | (_, None) => Closed::NotFound,
                     (Some((status, starts_at)), Some(_)) => {
                         if (status == "open" && starts_at > now) || status == "cancelled" {
-                            sqlx::query(WITHDRAW).bind(tournament).bind(id).execute(&mut *tx).await?;
+                            let withdrawn = sqlx::query(WITHDRAW).bind(tournament).bind(id).execute(&mut *tx).await?;
+                            if withdrawn.rows_affected() > 0 {
+                                sqlx::query(COUNT_ENTRANTS)
+                                    .bind(tournament)
+                                    .bind(-1_i64)
+                                    .execute(&mut *tx)
+                                    .await?;
+                            }
                             Closed::Done
                         } else {
                             Closed::Started
@@ -868,6 +890,35 @@ macro_rules! tournaments_store {
                 .bind(tournament)
                 .bind(round)
                 .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn games_over(&self, games: &[Uuid]) -> Result<usize, StoreError> {
+                let mut over = 0;
+                // Within both databases' limits on a statement's parameters.
+                for some in games.chunks(GAMES_PER_STATEMENT) {
+                    let mut query = sqlx::QueryBuilder::<$db>::new(
+                        "SELECT COUNT(*) FROM games WHERE status IN ('finished', 'void') AND id IN (",
+                    );
+                    let mut ids = query.separated(", ");
+                    for id in some {
+                        ids.push_bind(*id);
+                    }
+                    query.push(")");
+                    let count: i64 = query.build_query_scalar().fetch_one(&self.pool).await?;
+                    over += usize::try_from(count).unwrap_or_default();
+                }
+                Ok(over)
+            }
+
+            async fn round_table(&self, tournament: Uuid, round: i64, table_no: i64) -> Result<Option<TableRow>, StoreError> {
+                Ok(sqlx::query_as::<_, TableRow>(AssertSqlSafe(format!(
+                    "{TABLE} WHERE tournament_id = $1 AND round = $2 AND table_no = $3"
+                )))
+                .bind(tournament)
+                .bind(round)
+                .bind(table_no)
+                .fetch_optional(&self.pool)
                 .await?)
             }
 
