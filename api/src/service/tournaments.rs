@@ -368,9 +368,7 @@ async fn seat_of(state: &AppState, t: &TournamentRow, place: i64) -> Result<Opti
         ApiError::unexpected(format!("place {place} is not at the table the movement gives it"))
     })?;
     let seat = u8::try_from(seat).map_err(ApiError::unexpected)?;
-    if !table.made {
-        return Ok(None);
-    }
+    // Not `made` alone: a table is marked with others after its game exists.
     let generation = match state.db.game(table.game_id).await? {
         Some(g) => HostedGame::load(g.id, &g.state)?.ticket_generation(seat),
         None => return Ok(None),
@@ -489,8 +487,7 @@ fn plan_round(t: &TournamentRow, entrants: &[EntryRow]) -> Result<Vec<TableRow>,
 }
 
 /// Makes the game of `table` of tournament `t` unless it exists (another replica made it: the
-/// insert of its id does nothing), then marks the table made. Returns whether this call made
-/// it.
+/// insert of its id does nothing). Returns whether this call made it.
 async fn make_table(
     state: &AppState,
     t: &TournamentRow,
@@ -551,7 +548,6 @@ async fn make_table(
         next_due,
     )?;
     let created = state.db.create_game(&new, None).await?;
-    state.db.table_made(t.id, table.game_id).await?;
     if created {
         state.metrics.game_created(&new.game.variant);
         state.outbox.notify_one();
@@ -566,27 +562,38 @@ async fn make_table(
 /// How many tables of a round one replica makes at once: a round of thousands of tables is
 /// made by several connections, and the pool keeps room for the players' own requests.
 const TABLES_AT_ONCE: usize = 4;
+/// How many tables made are marked so in one statement.
+const MARKED_AT_ONCE: usize = 100;
 
-/// Makes every table of a round just planned, [`TABLES_AT_ONCE`] at a time.
+/// Makes every table of a round just planned, [`TABLES_AT_ONCE`] at a time, and marks those
+/// whose game exists made, [`MARKED_AT_ONCE`] at a time. An entrant's seat shows as soon as
+/// its game exists; a table not marked is made again (idempotently) by the next pass.
 async fn make_tables(state: &AppState, t: &TournamentRow, tables: &[TableRow]) -> Result<usize, ApiError> {
     let entrants = state.db.entrants(t.id).await?;
     let by_place: BTreeMap<i64, &EntryRow> = entrants.iter().filter_map(|e| Some((e.place?, e))).collect();
-    let made = futures_util::stream::iter(tables)
-        .map(|table| {
-            let by_place = &by_place;
-            async move {
-                match make_table(state, t, by_place, table).await {
-                    Ok(created) => usize::from(created),
-                    Err(e) => {
-                        tracing::warn!(tournament = %t.id, game = %table.game_id, error = %e, "a tournament table's game could not be made; trying again next pass");
-                        0
+    let mut batches = std::pin::pin!(
+        futures_util::stream::iter(tables)
+            .map(|table| {
+                let by_place = &by_place;
+                async move {
+                    match make_table(state, t, by_place, table).await {
+                        Ok(created) => Some((table.game_id, created)),
+                        Err(e) => {
+                            tracing::warn!(tournament = %t.id, game = %table.game_id, error = %e, "a tournament table's game could not be made; trying again next pass");
+                            None
+                        }
                     }
                 }
-            }
-        })
-        .buffer_unordered(TABLES_AT_ONCE)
-        .fold(0, |made, one| async move { made + one })
-        .await;
+            })
+            .buffer_unordered(TABLES_AT_ONCE)
+            .ready_chunks(MARKED_AT_ONCE)
+    );
+    let mut made = 0;
+    while let Some(batch) = batches.next().await {
+        let games: Vec<Uuid> = batch.iter().flatten().map(|(game, _)| *game).collect();
+        made += batch.iter().flatten().filter(|(_, created)| *created).count();
+        state.db.tables_made(t.id, &games).await?;
+    }
     Ok(made)
 }
 

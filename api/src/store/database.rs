@@ -600,8 +600,8 @@ impl Tournaments for Database {
     async fn entrants(&self, tournament: Uuid) -> Result<Vec<EntryRow>, StoreError> {
         dispatch!(self, s => s.entrants(tournament))
     }
-    async fn table_made(&self, tournament: Uuid, game: Uuid) -> Result<(), StoreError> {
-        dispatch!(self, s => s.table_made(tournament, game))
+    async fn tables_made(&self, tournament: Uuid, games: &[Uuid]) -> Result<(), StoreError> {
+        dispatch!(self, s => s.tables_made(tournament, games))
     }
     async fn unmade_tables(&self, limit: i64) -> Result<Vec<TableRow>, StoreError> {
         dispatch!(self, "unmade tables", s => s.unmade_tables(limit))

@@ -307,8 +307,9 @@ pub trait Tournaments {
     ) -> Result<Option<TableRow>, StoreError>;
     /// The entrants of `tournament` by place (once started).
     async fn entrants(&self, tournament: Uuid) -> Result<Vec<EntryRow>, StoreError>;
-    /// Marks the table of game `game` made.
-    async fn table_made(&self, tournament: Uuid, game: Uuid) -> Result<(), StoreError>;
+    /// Marks the tables of `games` made: one statement for many tables, each game's insert
+    /// being a commit of its own already.
+    async fn tables_made(&self, tournament: Uuid, games: &[Uuid]) -> Result<(), StoreError>;
     /// Tables whose game is not made yet, at most `limit`.
     async fn unmade_tables(&self, limit: i64) -> Result<Vec<TableRow>, StoreError>;
 }
@@ -328,7 +329,8 @@ const INSERT_TOURNAMENT: &str = "INSERT INTO tournaments (id, tenant, name, vari
 const CANCEL: &str = "UPDATE tournaments SET status = 'cancelled', due_at = NULL \
     WHERE id = $1 AND tenant = $2 AND status = 'open' AND starts_at > $3";
 
-/// The most game ids one statement of [`Tournaments::games_over`] asks about.
+/// The most game ids one statement of [`Tournaments::games_over`] or
+/// [`Tournaments::tables_made`] names.
 const GAMES_PER_STATEMENT: usize = 1_000;
 
 const ENTRY: &str =
@@ -931,12 +933,19 @@ macro_rules! tournaments_store {
                 .await?)
             }
 
-            async fn table_made(&self, tournament: Uuid, game: Uuid) -> Result<(), StoreError> {
-                sqlx::query("UPDATE tournament_tables SET made = TRUE WHERE tournament_id = $1 AND game_id = $2")
-                    .bind(tournament)
-                    .bind(game)
-                    .execute(&self.tournament_pool())
-                    .await?;
+            async fn tables_made(&self, tournament: Uuid, games: &[Uuid]) -> Result<(), StoreError> {
+                for some in games.chunks(GAMES_PER_STATEMENT) {
+                    let mut query = sqlx::QueryBuilder::<$db>::new(
+                        "UPDATE tournament_tables SET made = TRUE WHERE tournament_id = ",
+                    );
+                    query.push_bind(tournament).push(" AND game_id IN (");
+                    let mut ids = query.separated(", ");
+                    for id in some {
+                        ids.push_bind(*id);
+                    }
+                    query.push(")");
+                    query.build().execute(&self.tournament_pool()).await?;
+                }
                 Ok(())
             }
 
