@@ -348,6 +348,7 @@ fn entry_view(
         },
         tournament_status: status,
         tournament_name: t.name.clone(),
+        variant: t.variant.parse::<Variant>().map_err(ApiError::unexpected)?,
         starts_at: rfc3339_us(t.starts_at.saturating_mul(1000)).unwrap_or_default(),
         rounds: number(t.rounds)?,
         round: number(t.round)?,

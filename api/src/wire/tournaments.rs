@@ -383,6 +383,9 @@ pub struct EntryView {
     pub tournament_status: TournamentState,
     /// The tournament's name.
     pub tournament_name: String,
+    /// The variant every table plays.
+    #[schema(value_type = String, example = "may_i")]
+    pub variant: Variant,
     /// When the tournament's first round starts (RFC 3339).
     pub starts_at: String,
     /// How many rounds the tournament has.
