@@ -212,8 +212,11 @@ export async function openEntry(tournament, entryId) {
   const withdraw = h("button", { type: "button", class: "danger", id: "withdraw", hidden: true, onclick: withdrawEntry }, "Withdraw");
   const standings = h("section", { class: "panel event-standings", id: "event-standings", "aria-labelledby": "standings-title", hidden: true });
   const deals = h("section", { class: "panel event-deals", id: "event-deals", "aria-labelledby": "deals-title", hidden: true });
+  // The address is the entry: the way back to it from another browser too.
+  const keep = h("p", { class: "hint", id: "event-keep" },
+    "This page's address is your entry: keep it to come back from any browser. Whoever holds it sees your seat, so share it with no one.");
   main.append(h("section", { class: "lobby event", "aria-labelledby": "event-title" },
-    title, about, status, clock, table, problem, h("div", { class: "row" }, withdraw)), standings, deals);
+    title, about, status, clock, table, problem, h("div", { class: "row" }, withdraw), keep), standings, deals);
 
   /** @param {string} text */
   function say(text) {
