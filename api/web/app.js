@@ -11,6 +11,7 @@ import { openWatch, openSpectator, serverKey, setServerKey } from "./watch.js";
 import { openReplay } from "./replay.js";
 import { openLeaderboard, openPlayer } from "./board.js";
 import { openBoardByToken } from "./results.js";
+import { openEvents, openEntry } from "./tournaments.js";
 import { quickPlay, openWait, waiting, tableSizes, sizesWords, levelWithRating } from "./quick.js";
 
 /** What is on screen now; closed (its stream, its timers) before the next thing opens. */
@@ -31,6 +32,8 @@ async function route() {
     else if (what === "board" && id) current = await openBoardByToken(id);
     else if (what === "player" && id) current = await openPlayer(decodeURIComponent(id));
     else if (what === "wait") current = await openWait();
+    else if (what === "events") current = await openEvents();
+    else if (what === "event" && id && extra) current = await openEntry(id, extra);
     else await openLobby();
   } catch (e) {
     const main = mainArea();

@@ -20,6 +20,23 @@ export function keepSeatToken(id, token) {
   sessionStorage.setItem(SEAT_KEY + id, token);
 }
 
+const BACK_KEY = "continental.back.";
+
+/** Where a game's end leads back to instead of "Play again" (a tournament's table: the
+ * tournament seats the next round). @param {string} id @param {string} href @param {string} name */
+export function keepWayBack(id, href, name) {
+  sessionStorage.setItem(BACK_KEY + id, JSON.stringify({ href, name }));
+}
+
+/** @param {string} id @returns {{href: string, name: string} | null} */
+function wayBack(id) {
+  try {
+    return JSON.parse(sessionStorage.getItem(BACK_KEY + id) || "null");
+  } catch {
+    return null;
+  }
+}
+
 const ABOUT_KEY = "continental.about.";
 
 /** What this tab knows of a game it sits at, for the lobby's list: its variant, who plays and
@@ -1306,8 +1323,10 @@ export async function openGame(id, token, spectator) {
     const mine = standings.find((/** @type {any} */ x) => x.seat === view.you?.seat);
     const title = view.status === "void" ? "The game was void: nobody is placed"
       : mine ? `You finished ${ordinal(mine.place)} of ${standings.length}` : "The game is over";
+    const back = spectator ? null : wayBack(view.id);
     const actions = h("p", { class: "row" },
-      view.status === "finished" && !spectator ? button("act-rematch", view.rematch ? "Join the rematch" : "Play again", false, playAgain, "primary") : "",
+      back ? h("a", { href: back.href, id: "way-back", class: "button primary" }, `Back to ${back.name}`)
+        : view.status === "finished" && !spectator ? button("act-rematch", view.rematch ? "Join the rematch" : "Play again", false, playAgain, "primary") : "",
       view.seed ? h("a", { href: `#/replay/${view.id}`, id: "replay-link", class: "button" }, "Replay this game") : "");
     if (!overSaid) {
       overSaid = true;

@@ -1445,6 +1445,171 @@ async function pagers(browser) {
   await page.context().close();
 }
 
+/** The studio's API with its server key: `[status, body]`. */
+async function studioCall(method, p, body) {
+  const res = await fetch(`${studio}${p}`, {
+    method,
+    headers: { "content-type": "application/json", "x-api-key": key },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return [res.status, text ? JSON.parse(text) : null];
+}
+
+/** The entrants the test entered through the API play round `round` on autopilot, each as
+ * their entry gives them their table (the person's table waits for no one). */
+async function fillsOnAutopilot(event, fills, round) {
+  for (const fill of fills) {
+    let table = null;
+    for (let i = 0; i < 300 && !table; i++) {
+      const read = await (await fetch(`${studio}/v1/tournaments/${event}/entries/${fill.id}`)).json();
+      if (read.table?.round === round && read.table.token) table = read.table;
+      else await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(table, `${fill.name} is seated in round ${round}`);
+    const res = await fetch(`${studio}/v1/games/${table.game_id}/autopilot`, {
+      method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${table.token}` }, body: '{"level": "easy"}',
+    });
+    assert.ok(res.ok || res.status === 409, `${fill.name}'s seat goes on autopilot: ${res.status} ${await res.text()}`);
+  }
+}
+
+/** A screen of the events at both sizes: a screenshot each, axe-core on each. */
+async function eventScreen(page, name, what) {
+  await page.waitForTimeout(100);
+  await page.screenshot({ path: path.join(shots, `desktop-${name}.png`), fullPage: true });
+  await accessible(page, `${what} at desktop size`);
+  await page.setViewportSize(PHONE);
+  await page.waitForTimeout(100);
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(wide <= PHONE_WIDTH, `${what} on a phone: nothing runs off the screen (${wide} px wide)`);
+  await page.screenshot({ path: path.join(shots, `phone-${name}.png`), fullPage: true });
+  await accessible(page, `${what} at phone size`);
+  await page.setViewportSize(DESKTOP);
+}
+const PHONE_WIDTH = PHONE.width;
+
+/** A round at the person's table from the event's screen: "Go to your table", a turn by hand
+ * in round 1, "Autopilot" for the rest; at the game's end "Back to" the event (no "Play
+ * again": the tournament seats the next round). */
+async function eventRound(page, round, byHand) {
+  await page.waitForSelector("#go-table", { timeout: 60_000 });
+  assert.match(await page.textContent("#go-table"), new RegExp(`round ${round}$`), `the event leads to round ${round}'s table`);
+  await page.click("#go-table");
+  await page.waitForSelector(".hand-panel");
+  const begun = Date.now();
+  let played = !byHand;
+  while (!(await page.$("#game-over"))) {
+    if (!played && (await isEnabled(page, "#act-draw-stock"))) {
+      assert.ok((await move(page, "#act-draw-stock"))?.ok(), "the person draws at the event's table");
+      const card = await discardOne(page);
+      step(`event round ${round}: the person drew and discarded ${card} by hand`);
+      played = true;
+    } else if (played && (await isEnabled(page, "#act-autopilot")) && /Autopilot/.test(await page.textContent("#act-autopilot"))) {
+      if ((await move(page, "#act-autopilot"))?.ok()) step(`event round ${round}: "Autopilot" plays the rest`);
+    } else {
+      await page.waitForTimeout(100);
+    }
+    assert.ok(Date.now() - begun < 90_000, `round ${round}'s game ends in time`);
+  }
+  assert.equal(await page.$("#act-rematch"), null, "a tournament's table offers no rematch");
+  assert.match(await page.textContent("#way-back"), /^Back to Browser cup/, "the game's end leads back to the event");
+  await page.click("#way-back");
+  await page.waitForSelector("#event-status");
+}
+
+/**
+ * A studio's event through the page: the events lobby lists it with the server key and
+ * registers a person, whose entry then counts down to the start with its id alone (a reload
+ * forgets the key); each round "Go to your table", a game played (a turn by hand, then
+ * autopilot), back to the event; the standings after round 1 with each deal beside the other
+ * tables' while round 2 is played; the final standings as the studio's; the entry kept in the
+ * browser. The lobby, the countdown, a round's standings and the final at both sizes, with
+ * axe-core.
+ */
+async function tournaments(browser) {
+  step("a studio's event: the lobby, registration, the countdown, two rounds and the standings");
+  const startsIn = 20_000;
+  const [made, t] = await studioCall("POST", "/v1/tournaments", {
+    name: "Browser cup", variant: "may_i", options: { bot_pace_ms: 0, claim_window_seconds: 0 }, table_size: 2, format: "duplicate",
+    rounds: 2, deals_per_round: 7, starts_at: new Date(Date.now() + startsIn).toISOString(), max_entrants: 8,
+    turn_seconds: 30, round_seconds: 120, bot_level: "easy",
+  });
+  assert.equal(made, 201, `the studio makes an event: ${JSON.stringify(t)}`);
+  const event = t.tournament.id;
+  const page = await (await contextFor(browser, studio, DESKTOP)).newPage();
+  const keyed = [];
+  page.on("request", (r) => { if (r.headers()["x-api-key"]) keyed.push(r.url()); });
+  await page.goto(`${studio}/play#/events`);
+  await page.fill("#events-key", key);
+  await page.click("#events-list");
+  const row = `#events tr[data-tournament="${event}"]`;
+  await page.waitForSelector(row);
+  const listed = await page.$eval(row, (r) => r.innerText.replace(/\s+/g, " "));
+  assert.match(listed, /Browser cup May I\?, 2 rounds at tables of 2 Starts .*\(in \d+ s\) 0 of 8 entered/, `the lobby lists the event: ${listed}`);
+  await eventScreen(page, "events-lobby", "the events lobby");
+
+  const short = event.slice(0, 8);
+  await page.fill(`#reg-player-${short}`, "browser-eve");
+  await page.fill(`#reg-name-${short}`, "Eve");
+  await page.click(`${row} button.register`);
+  await page.waitForSelector("#countdown:not([hidden])");
+  const [, entryId] = /^#\/event\/[0-9a-f-]+\/([0-9a-f-]+)$/.exec(new URL(page.url()).hash) || [];
+  assert.ok(entryId, `the address holds the entry: ${page.url()}`);
+  // The entry's id alone from here: a reload forgets the server key.
+  keyed.length = 0;
+  await page.reload();
+  await page.waitForSelector("#countdown:not([hidden])");
+  assert.match(await page.textContent("#countdown"), /^Starts in (\d+ min )?\d+ s$/, "the countdown to the start");
+  assert.match(await page.textContent("#event-status"), /registered/, "the entry says it is registered");
+  assert.deepEqual(await page.evaluate(() => JSON.parse(localStorage.getItem("continental.entries")).map((e) => e.entry)), [entryId],
+    "the browser keeps the entry");
+  await eventScreen(page, "event-countdown", "an entry before the start");
+  step(`Eve registered through the page: ${await page.textContent("#countdown")}`);
+
+  // Two more entrants by the API: two tables of two, the last place a bot's.
+  const fills = [];
+  for (const name of ["Fay", "Gus"]) {
+    const [status, entry] = await studioCall("POST", `/v1/tournaments/${event}/entries`, { player: `browser-${name.toLowerCase()}`, name });
+    assert.equal(status, 201, `${name} enters: ${JSON.stringify(entry)}`);
+    fills.push(entry);
+  }
+  for (const round of [1, 2]) {
+    const fillsPlay = fillsOnAutopilot(event, fills, round);
+    await eventRound(page, round, round === 1);
+    await fillsPlay;
+    if (round === 1) {
+      // Round 2's table comes with round 1's standings: the round is over at every table.
+      await page.waitForFunction(() => /^Standings after round 1 of 2$/.test(document.querySelector("#standings-title")?.textContent || ""),
+        null, { timeout: 60_000 });
+      await page.waitForSelector("#go-table");
+      assert.match(await page.textContent("#event-place"), /^You are (1st|2nd|3rd) of 3 with [\d½]+ matchpoints?\.$/, "Eve's place after round 1");
+      const deal = await page.textContent(".deal-list li");
+      assert.match(deal, /^Deal 1 \(table \d, seat \d\): you (went out|scored \d+ points?)At the other table this hand (did not go out|went out once): /,
+        `the deal beside the other table: ${deal}`);
+      await eventScreen(page, "event-round", "the standings between rounds");
+      step(`after round 1: ${await page.textContent("#event-place")} ${deal}`);
+    }
+  }
+  await page.waitForFunction(() => document.querySelector("#standings-title")?.textContent === "Final standings", null, { timeout: 60_000 });
+  const place = await page.textContent("#event-place");
+  assert.match(place, /^You finished (1st|2nd|3rd) of 3 with [\d½]+ matchpoints?\.$/, `Eve's final place: ${place}`);
+  const [, board] = await studioCall("GET", `/v1/tournaments/${event}/standings?limit=10`);
+  const shownRows = await page.$$eval("#standings-table tbody tr", (rs) => rs.map((r) => r.innerText.replace(/\s+/g, " ").trim()));
+  const score = (n) => (Number.isInteger(n) ? String(n) : `${Math.floor(n) || ""}½`);
+  assert.deepEqual(shownRows, board.standings.map((s) => `${s.rank} ${s.player === "browser-eve" ? "Eve (you)" : s.name} ${score(s.score)}`),
+    "the final standings are the studio's");
+  const rounds = await page.$$eval("#event-deals h3", (hs) => hs.map((x) => `${x.textContent}: ${x.nextElementSibling.children.length} deals`));
+  assert.deepEqual(rounds, ["Round 2: 7 deals", "Round 1: 7 deals"], "each deal of the two rounds beside the other table, the last round first");
+  await eventScreen(page, "event-final", "the final standings");
+  assert.deepEqual(keyed, [], "the player's screens ask with the entry's id alone, no server key");
+  // Back to the events: the entry is there to return to.
+  await page.goto(`${studio}/play#/events`);
+  await page.waitForSelector(`#held-entries a[href="#/event/${event}/${entryId}"]`);
+  step(`the event's end: ${place} ${shownRows.join("; ")}`);
+  await page.context().close();
+}
+
 /**
  * Runs `tasks` at most `size` at a time, each as soon as one ends (separate contexts of one
  * browser): most of each part's time is the bots' pace, not the machine's. The first failure
@@ -1493,6 +1658,7 @@ async function pool(size, tasks, failed) {
       { name: "two", run: () => twoBrowsers(browser) },
       { name: "spectator", run: () => spectator(browser) },
       { name: "pagers", run: () => pagers(browser) },
+      { name: "tournaments", run: () => tournaments(browser) },
     ];
     const only = process.env.BROWSER_ONLY;
     const chosen = only ? parts.filter((p) => only.split(",").some((o) => p.name === o || p.name.startsWith(`${o}:`))) : parts;
@@ -1515,7 +1681,8 @@ async function pool(size, tasks, failed) {
     const screens = ["the lobby", "a table in play", "a deal's end", "a replay", "the quick play wait", "a rated game's end",
       "a game's end", "a claim's outcome", "the leaderboard", "a player's page", "the watch list", "a spectator's table",
       "a phone's table", "a quick play table", "the page's own board", "a studio's board read by its token",
-      "a meld's readings to choose from", "a group that is no meld"];
+      "a meld's readings to choose from", "a group that is no meld", "the events lobby", "an entry before the start",
+      "the standings between rounds", "the final standings"];
     // And in each variant's game at each size, every screen it visits.
     for (const variant of ["contract_7", "may_i", "push", "continental"]) {
       for (const size of ["desktop", "phone"]) {

@@ -112,6 +112,7 @@ endpoints!(
     tournaments::withdraw,
     tournaments::standings,
     tournaments::entry_deals,
+    tournaments::entry_standings,
 );
 
 /// What every read of a game starts with: the seat token's claims, checked against game `id`.

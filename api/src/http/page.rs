@@ -35,7 +35,7 @@ macro_rules! asset {
 const JS: &str = "text/javascript; charset=utf-8";
 
 /// Every file of the page.
-const ASSETS: [Asset; 13] = [
+const ASSETS: [Asset; 14] = [
     asset!("/play", "index.html", "text/html; charset=utf-8"),
     asset!("/play/style.css", "style.css", "text/css; charset=utf-8"),
     asset!("/play/icon.svg", "icon.svg", "image/svg+xml"),
@@ -49,6 +49,7 @@ const ASSETS: [Asset; 13] = [
     asset!("/play/quick.js", "quick.js", JS),
     asset!("/play/board.js", "board.js", JS),
     asset!("/play/results.js", "results.js", JS),
+    asset!("/play/tournaments.js", "tournaments.js", JS),
 ];
 
 /// Each asset's strong `ETag`: a digest of its bytes, so a new binary with a changed file is

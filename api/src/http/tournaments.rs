@@ -13,9 +13,9 @@ use crate::service;
 use crate::state::AppState;
 use crate::store::{KeyScope, now_ms};
 use crate::wire::{
-    EntryDeals, EntryRequest, EntryView, PageQuery, Problem, StandingsPage, StandingsQuery,
-    TournamentRequest, TournamentResponse, TournamentView, TournamentsPage, decode_tournament_cursor,
-    player_id,
+    EntryDeals, EntryRequest, EntryStandingsQuery, EntryView, PageQuery, Problem, StandingsPage,
+    StandingsQuery, TournamentRequest, TournamentResponse, TournamentView, TournamentsPage,
+    decode_tournament_cursor, player_id,
 };
 
 /// `response` with a `Location` of `path` when it is a 201.
@@ -321,6 +321,43 @@ pub async fn standings(
         player.as_ref(),
     )
     .await?;
+    Ok(HttpResponse::Ok().json(page))
+}
+
+/// The standings, as an entrant reads them.
+///
+/// The tournament's standings after its rounds that are over, as `GET
+/// /v1/tournaments/{id}/standings` gives them to the studio, with the entrant's own standing as
+/// `player` once a round is counted. Whoever holds the entry's id reads them; with
+/// `X-Api-Key`, only an entry of the key's tenant. Pass `next_cursor` as `cursor` for the next
+/// page.
+#[utoipa::path(
+    get, path = "/v1/tournaments/{id}/entries/{entry}/standings", tag = "tournaments",
+    params(("id" = Uuid, Path, description = "Tournament id."), ("entry" = Uuid, Path, description = "Entry id."), EntryStandingsQuery),
+    security((), ("api_key" = [])),
+    responses(
+        (status = 200, description = "A page of the standings, with the entrant's own.", body = StandingsPage),
+        (status = 400, description = "A `limit` outside 1 to 200 (`invalid_limit`), a `cursor` not given for these standings \
+            (`invalid_cursor`: another tournament's, or given before a round ended), a bad query string (`invalid_query`).",
+            body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "An `X-Api-Key` that is not valid (`unauthorized`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament (with a server key, none of its tenant: `tournament_not_found`) or no such \
+            entry of it (`entry_not_found`).", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[get("/v1/tournaments/{id}/entries/{entry}/standings")]
+#[tracing::instrument(skip_all)]
+pub async fn entry_standings(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    path: web::Path<(Uuid, Uuid)>,
+    query: web::Query<EntryStandingsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let tenant = reader(&state, &req)?;
+    let (id, entry) = path.into_inner();
+    let limit = query.limit()?;
+    let page =
+        service::entry_standings(&state, tenant.as_ref(), id, entry, limit, query.cursor.as_deref()).await?;
     Ok(HttpResponse::Ok().json(page))
 }
 

@@ -40,8 +40,8 @@ pub use rematch::{Asker, rematch};
 pub use replay::replay;
 pub use studio::{end_game, list_games, reissue_token, seat_bot, spectator_token, webhook_status};
 pub use tournaments::{
-    cancel_tournament, create_tournament, enter, entry, entry_deals, entry_keys, run_tournaments, standings,
-    tournament, tournament_keys, tournament_pass, tournaments, withdraw,
+    cancel_tournament, create_tournament, enter, entry, entry_deals, entry_keys, entry_standings,
+    run_tournaments, standings, tournament, tournament_keys, tournament_pass, tournaments, withdraw,
 };
 pub use webhooks::{deliver_webhooks, sign};
 

@@ -252,6 +252,13 @@ pub async fn enter(
     key: Option<&KeyRef>,
 ) -> Result<StoredResponse, ApiError> {
     keyed(state)?;
+    // What the entry shows of its tournament is settled when it is made: its name, start and
+    // rounds (its status and round are read again by the store's checks below).
+    let t = state
+        .db
+        .tournament(Some(tenant.as_str()), id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
     let now = now_ms();
     let entry = EntryRow {
         tournament_id: id,
@@ -265,16 +272,7 @@ pub async fn enter(
     let response = StoredResponse {
         status: 201,
         etag: None,
-        body: serde_json::to_vec(&EntryView {
-            id: entry.id,
-            tournament_id: id,
-            player: entry.player.clone(),
-            name: entry.name.clone(),
-            status: EntryState::Entered,
-            tournament_status: TournamentState::Open,
-            place: None,
-            table: None,
-        })?,
+        body: serde_json::to_vec(&entry_view(&t, TournamentState::Open, entry.clone(), None)?)?,
     };
     match state
         .db
@@ -328,9 +326,20 @@ pub async fn entry(
         (Some(place), "entered", round) if round > 0 => seat_of(state, &t, place).await?,
         _ => None,
     };
+    entry_view(&t, status_of(&t.status)?, row, table)
+}
+
+/// Entry `row` of tournament `t` (whose status is `status`) as its holder reads it.
+fn entry_view(
+    t: &TournamentRow,
+    status: TournamentState,
+    row: EntryRow,
+    table: Option<EntryTable>,
+) -> Result<EntryView, ApiError> {
+    let number = |n: i64| u32::try_from(n).map_err(ApiError::unexpected);
     Ok(EntryView {
         id: row.id,
-        tournament_id: id,
+        tournament_id: t.id,
         player: row.player,
         name: row.name,
         status: if row.status == "entered" {
@@ -338,12 +347,13 @@ pub async fn entry(
         } else {
             EntryState::Withdrawn
         },
-        tournament_status: status_of(&t.status)?,
-        place: row
-            .place
-            .map(u32::try_from)
-            .transpose()
-            .map_err(ApiError::unexpected)?,
+        tournament_status: status,
+        tournament_name: t.name.clone(),
+        variant: t.variant.parse::<Variant>().map_err(ApiError::unexpected)?,
+        starts_at: rfc3339_us(t.starts_at.saturating_mul(1000)).unwrap_or_default(),
+        rounds: number(t.rounds)?,
+        round: number(t.round)?,
+        place: row.place.map(number).transpose()?,
         table,
     })
 }
@@ -1090,6 +1100,46 @@ pub async fn standings(
         .tournament(Some(tenant.as_str()), id)
         .await?
         .ok_or_else(|| not_found(id))?;
+    standings_page(state, &t, limit, cursor, player).await
+}
+
+/// A page of tournament `id`'s standings as the holder of its entry `entry` reads them (of
+/// `tenant`'s tournament, with a server key): from `cursor` or the top, with the entrant's own
+/// standing as `player` once a round is counted.
+///
+/// # Errors
+/// `tournament_not_found`; `entry_not_found`; `invalid_cursor`; the store's failure.
+pub async fn entry_standings(
+    state: &AppState,
+    tenant: Option<&Tenant>,
+    id: Uuid,
+    entry: Uuid,
+    limit: u32,
+    cursor: Option<&str>,
+) -> Result<StandingsPage, ApiError> {
+    let (t, row) = tournament_and_entry(state, tenant, id, entry).await?;
+    let mut page = standings_page(state, &t, limit, cursor, None).await?;
+    if page.rounds > 0 {
+        page.player = state
+            .db
+            .standing_of(id, i64::from(page.rounds), &row.player)
+            .await?
+            .map(standing_view)
+            .transpose()?;
+    }
+    Ok(page)
+}
+
+/// A page of tournament `t`'s standings stored when its last round closed: from `cursor`, or
+/// the page around `player`. Its cursors are bound to the tournament's tenant, whoever reads.
+async fn standings_page(
+    state: &AppState,
+    t: &TournamentRow,
+    limit: u32,
+    cursor: Option<&str>,
+    player: Option<&PlayerId>,
+) -> Result<StandingsPage, ApiError> {
+    let id = t.id;
     // The standings stored when the last round closed: a page is a range of their index, a
     // player one row of it; no game's log is read.
     let round = state.db.standings_round(id).await?.unwrap_or(0);
@@ -1110,7 +1160,7 @@ pub async fn standings(
     let seal = state.keys.cursors();
     let (from, own) = match (cursor, player) {
         (Some(c), _) => (
-            i64::from(decode_standings_cursor(seal, tenant.as_str(), &board, c)?),
+            i64::from(decode_standings_cursor(seal, &t.tenant, &board, c)?),
             None,
         ),
         (None, Some(p)) => {
@@ -1138,7 +1188,7 @@ pub async fn standings(
     let next_cursor = (next < entrants)
         .then(|| u32::try_from(next).ok())
         .flatten()
-        .map(|n| encode_standings_cursor(seal, tenant.as_str(), &board, n));
+        .map(|n| encode_standings_cursor(seal, &t.tenant, &board, n));
     let page = page
         .into_iter()
         .map(standing_view)

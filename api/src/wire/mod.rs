@@ -65,10 +65,10 @@ pub use studio::{
     decode_cursor, encode_cursor,
 };
 pub use tournaments::{
-    DEFAULT_AUTOPILOT_AFTER, DealResult, EntryDeals, EntryRequest, EntryState, EntryTable, EntryView,
-    StandingView, StandingsPage, StandingsQuery, TournamentRequest, TournamentResponse, TournamentSpec,
-    TournamentState, TournamentView, TournamentsPage, decode_standings_cursor, decode_tournament_cursor,
-    encode_standings_cursor, encode_tournament_cursor,
+    DEFAULT_AUTOPILOT_AFTER, DealResult, EntryDeals, EntryRequest, EntryStandingsQuery, EntryState,
+    EntryTable, EntryView, StandingView, StandingsPage, StandingsQuery, TournamentRequest,
+    TournamentResponse, TournamentSpec, TournamentState, TournamentView, TournamentsPage,
+    decode_standings_cursor, decode_tournament_cursor, encode_standings_cursor, encode_tournament_cursor,
 };
 
 pub use engine::{MAX_CARDS, MAX_MELDS, MAX_WILDS, at_most};

@@ -381,6 +381,17 @@ pub struct EntryView {
     pub status: EntryState,
     /// Where the tournament is.
     pub tournament_status: TournamentState,
+    /// The tournament's name.
+    pub tournament_name: String,
+    /// The variant every table plays.
+    #[schema(value_type = String, example = "may_i")]
+    pub variant: Variant,
+    /// When the tournament's first round starts (RFC 3339).
+    pub starts_at: String,
+    /// How many rounds the tournament has.
+    pub rounds: u32,
+    /// The round being played (0 before the start; the last once the tournament is over).
+    pub round: u32,
     /// The entrant's place in the field (from 0, in the order of entry), once started.
     pub place: Option<u32>,
     /// The entrant's table in the round being played, once its game is made.
@@ -408,6 +419,33 @@ pub struct StandingsQuery {
 }
 
 impl StandingsQuery {
+    /// The page's size.
+    ///
+    /// # Errors
+    /// `invalid_limit` outside 1 to 200.
+    pub fn limit(&self) -> Result<u32, Invalid> {
+        super::PageQuery {
+            limit: self.limit,
+            cursor: None,
+        }
+        .limit()
+    }
+}
+
+/// `GET /v1/tournaments/{id}/entries/{entry}/standings` query: the standings' pages, the
+/// entrant's own standing always given.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct EntryStandingsQuery {
+    /// Entrants per page, 1 to 200 (default 50).
+    #[param(example = 50, minimum = 1, maximum = 200)]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the page before.
+    pub cursor: Option<String>,
+}
+
+impl EntryStandingsQuery {
     /// The page's size.
     ///
     /// # Errors

@@ -43,6 +43,11 @@ async fn the_page_and_its_files_are_served_with_their_types_and_a_strict_policy(
             "text/javascript; charset=utf-8",
             "/v1/matchmaking/tickets",
         ),
+        (
+            "/play/tournaments.js",
+            "text/javascript; charset=utf-8",
+            "/v1/tournaments",
+        ),
         ("/play/icon.svg", "image/svg+xml", "<svg"),
     ];
     for (path, content_type, contains) in cases {

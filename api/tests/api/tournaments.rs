@@ -716,6 +716,116 @@ async fn entries_close_at_the_start() {
     .await;
 }
 
+/// An entry's holder reads the standings without a key, with their own standing: nothing
+/// before a round is counted, then the studio's standings; the entry of another tournament, an
+/// entry that does not exist and another tenant's key read nothing.
+#[actix_web::test]
+async fn an_entrys_holder_reads_the_standings_without_a_key() {
+    on_studio_backends(async |app, _| {
+        let t = make(app, ACME, &body(1, START_MS)).await;
+        let id = t["id"].as_str().expect("an id").to_owned();
+        let other = make(app, ACME, &body(1, START_MS)).await;
+        let other_id = other["id"].as_str().expect("an id").to_owned();
+        let entries = [
+            enter(app, ACME, &id, "u-ann").await,
+            enter(app, ACME, &id, "u-bob").await,
+            enter(app, ACME, &id, "u-cat").await,
+        ];
+        let stranger = enter(app, ACME, &other_id, "u-dan").await;
+        let ann = entries[0]["id"].as_str().expect("an id");
+        assert_eq!(
+            (&entries[0]["tournament_name"], &entries[0]["variant"]),
+            (&json!("Friday cup"), &json!("may_i")),
+            "{}",
+            entries[0]
+        );
+        assert_eq!(entries[0]["starts_at"], t["starts_at"], "{}", entries[0]);
+        assert_eq!(
+            (&entries[0]["rounds"], &entries[0]["round"]),
+            (&json!(1), &json!(0)),
+            "{}",
+            entries[0]
+        );
+        let path = format!("{TOURNAMENTS}/{id}/entries/{ann}/standings");
+        let before = app.get(&path).await;
+        assert_eq!(before.status.as_u16(), 200, "{}", before.text());
+        let before = before.json();
+        assert_eq!(
+            (&before["rounds"], &before["standings"], &before["player"]),
+            (&json!(0), &json!([]), &Value::Null),
+            "nothing counted before a round ends: {before}"
+        );
+        let done = eventually(WITHIN, "the tournament finished", async || {
+            let read = app
+                .get_with_key(&format!("{TOURNAMENTS}/{id}"), ACME)
+                .await
+                .json();
+            if read["status"] == "finished" {
+                Ok(read)
+            } else {
+                Err(read)
+            }
+        })
+        .await;
+        assert_eq!(done["round"], 1, "{done}");
+        let studio = app
+            .get_with_key(&format!("{TOURNAMENTS}/{id}/standings?limit=2"), ACME)
+            .await
+            .json();
+        let page = app.get(&format!("{path}?limit=2")).await.json();
+        assert_eq!(page["rounds"], 1, "{page}");
+        assert_eq!(
+            page["standings"], studio["standings"],
+            "the studio's standings: {page}"
+        );
+        let own = app
+            .get_with_key(&format!("{TOURNAMENTS}/{id}/standings?player=u-ann"), ACME)
+            .await
+            .json();
+        assert_eq!(
+            page["player"], own["player"],
+            "the entrant's own standing: {page}"
+        );
+        assert_eq!(page["player"]["player"], "u-ann", "{page}");
+        let cursor = page["next_cursor"]
+            .as_str()
+            .expect("a second page of three entrants");
+        let next = app.get(&format!("{path}?limit=2&cursor={cursor}")).await.json();
+        assert_eq!(next["standings"].as_array().map(Vec::len), Some(1), "{next}");
+        let read = app.get(&format!("{TOURNAMENTS}/{id}/entries/{ann}")).await.json();
+        assert_eq!(
+            (&read["round"], &read["tournament_status"]),
+            (&json!(1), &json!("finished")),
+            "{read}"
+        );
+
+        let theirs = stranger["id"].as_str().expect("an id");
+        app.get(&format!("{TOURNAMENTS}/{id}/entries/{theirs}/standings"))
+            .await
+            .assert_problem(404, "entry_not_found", "another tournament's entry");
+        app.get(&format!(
+            "{TOURNAMENTS}/{id}/entries/{}/standings",
+            uuid::Uuid::new_v4()
+        ))
+        .await
+        .assert_problem(404, "entry_not_found", "an entry that does not exist");
+        app.get(&format!("{TOURNAMENTS}/{other_id}/entries/{ann}/standings"))
+            .await
+            .assert_problem(404, "entry_not_found", "the entry, under another tournament");
+        app.get_with_key(&path, BETA).await.assert_problem(
+            404,
+            "tournament_not_found",
+            "another tenant's key",
+        );
+        app.get(&format!("{path}?cursor=nonsense")).await.assert_problem(
+            400,
+            "invalid_cursor",
+            "a made-up cursor",
+        );
+    })
+    .await;
+}
+
 /// Two replicas on one database: the start is claimed once, so there are as many games as
 /// tables, and each player sits at one.
 #[actix_web::test]
