@@ -191,10 +191,11 @@ pub fn round_seed(secret: &[u8; 32], format: Format, round: u32, table: u32) -> 
 }
 
 /// A round's result for each seat of each table, from `scores[table][seat][deal]` (the deal's
-/// score, penalty points, `None` where the deal was not scored there): in duplicate the
-/// matchpoints in halves, each deal compared only among the tables that scored it; in points
-/// the scores added up. Bots' seats are in the comparison like any other.
-pub fn round_results(format: Format, scores: &[Vec<Vec<Option<i32>>>]) -> Vec<Vec<i64>> {
+/// score as the variant keeps it, `None` where the deal was not scored there): in duplicate the
+/// matchpoints in halves, each deal compared only among the tables that scored it, a lower
+/// score the better one unless `highest_wins` (the variant's own rule: `continental` pays the
+/// winner); in points the scores added up. Bots' seats are in the comparison like any other.
+pub fn round_results(format: Format, highest_wins: bool, scores: &[Vec<Vec<Option<i32>>>]) -> Vec<Vec<i64>> {
     let mut results: Vec<Vec<i64>> = scores.iter().map(|t| vec![0; t.len()]).collect();
     match format {
         Format::Points => {
@@ -220,7 +221,11 @@ pub fn round_results(format: Format, scores: &[Vec<Vec<Option<i32>>>]) -> Vec<Ve
                 if scored.iter().any(|(_, d)| d.len() != seats) {
                     continue;
                 }
-                let of_deal: Vec<Vec<i32>> = scored.iter().map(|(_, d)| d.clone()).collect();
+                // Matchpoints go to the lower score: where the higher wins, its opposite.
+                let of_deal: Vec<Vec<i32>> = scored
+                    .iter()
+                    .map(|(_, d)| d.iter().map(|&x| if highest_wins { -x } else { x }).collect())
+                    .collect();
                 for ((table, _), halves) in scored.iter().zip(matchpoint_halves(&of_deal)) {
                     for (seat, h) in halves.into_iter().enumerate() {
                         results[*table][seat] += i64::from(h);
@@ -401,12 +406,33 @@ mod tests {
         ];
         // Deal 1: seat 0 scored 0 against 5 (table 0 wins), seat 1 5 against 5 (a tie).
         assert_eq!(
-            round_results(Format::Duplicate, &scores),
+            round_results(Format::Duplicate, false, &scores),
             vec![vec![2, 1], vec![0, 1]]
         );
         assert_eq!(
-            round_results(Format::Points, &scores),
+            round_results(Format::Points, false, &scores),
             vec![vec![10, 5], vec![5, 5]]
+        );
+    }
+
+    #[test]
+    fn where_the_highest_total_wins_the_higher_score_takes_the_matchpoints() {
+        // `continental`'s payments: the table whose seat 0 was paid 12 beats the one paid 3.
+        let scores = vec![
+            vec![vec![Some(12)], vec![Some(-12)]],
+            vec![vec![Some(3)], vec![Some(-3)]],
+        ];
+        assert_eq!(
+            round_results(Format::Duplicate, true, &scores),
+            vec![vec![2, 0], vec![0, 2]]
+        );
+        assert_eq!(
+            round_results(Format::Duplicate, false, &scores),
+            vec![vec![0, 2], vec![2, 0]]
+        );
+        assert_eq!(
+            round_results(Format::Points, true, &scores),
+            vec![vec![12, -12], vec![3, -3]]
         );
     }
 }

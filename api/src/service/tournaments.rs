@@ -1019,10 +1019,13 @@ async fn rounds_over(state: &AppState, t: &TournamentRow) -> Result<Vec<RoundOve
 async fn standings_of(state: &AppState, t: &TournamentRow) -> Result<(u32, Vec<StandingView>), ApiError> {
     let format = Format::named(&t.format).ok_or_else(|| ApiError::unexpected("an unknown format"))?;
     let entrants = state.db.entrants(t.id).await?;
+    let highest_wins = serde_json::from_str::<StoredRules>(&t.rules)?
+        .ruleset
+        .highest_total_wins();
     let rounds = rounds_over(state, t).await?;
     let mut totals: BTreeMap<i64, i64> = BTreeMap::new();
     for round in &rounds {
-        let results = round_results(format, &round.scores);
+        let results = round_results(format, highest_wins, &round.scores);
         for ((_, places), seats) in round.tables.iter().zip(results) {
             for (place, result) in places.iter().zip(seats) {
                 if let Some(place) = place {
@@ -1035,10 +1038,11 @@ async fn standings_of(state: &AppState, t: &TournamentRow) -> Result<(u32, Vec<S
         .iter()
         .filter_map(|e| Some((totals.get(&e.place?).copied().unwrap_or(0), e)))
         .collect();
-    // Duplicate: more matchpoints first; points: fewer points first; then by place.
+    // Duplicate: more matchpoints first; points: the variant's better total first (fewer
+    // penalty points, or in `continental` more paid); then by place.
     rows.sort_by_key(|(total, e)| {
         (
-            if format == Format::Duplicate {
+            if format == Format::Duplicate || highest_wins {
                 -total
             } else {
                 *total
