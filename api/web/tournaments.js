@@ -319,6 +319,8 @@ export async function openEntry(tournament, entryId) {
     const duplicate = page.format === "duplicate";
     // The deals come with the standings they count, on screen at once.
     const list = await dealsList(duplicate);
+    // Penalty points (fewer is better), or in `continental` payments (more is better).
+    const penalty = await penaltyPoints(entry.variant);
     const unit = (/** @type {number} */ n) => (duplicate ? (n === 1 ? "matchpoint" : "matchpoints") : n === 1 ? "point" : "points");
     const me = page.player;
     const heading = final ? "Final standings" : `Standings after round ${page.rounds} of ${entry.rounds}`;
@@ -331,8 +333,8 @@ export async function openEntry(tournament, entryId) {
       h("h2", { id: "standings-title" }, heading),
       h("p", { class: "event-place", id: "event-place" }, place),
       h("p", { class: "hint" }, duplicate
-        ? "Every table of a round holds the same cards: each deal is scored against the same seat at the other tables, 1 matchpoint for each that scored more penalty points, ½ for each that scored the same. More is better."
-        : "The penalty points of every deal added up: fewer is better."),
+        ? `Every table of a round holds the same cards: each deal is scored against the same seat at the other tables, 1 matchpoint for each that ${penalty ? "scored more penalty points" : "was paid less"}, ½ for each that scored the same. More is better.`
+        : penalty ? "The penalty points of every deal added up: fewer is better." : "What every deal paid added up: more is better."),
       h("table", { class: "games standings-table", id: "standings-table" },
         h("caption", { class: "visually-hidden" }, heading),
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Place"), h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, duplicate ? "Matchpoints" : "Points"))),
