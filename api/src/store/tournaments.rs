@@ -11,6 +11,8 @@
 use sqlx::{AssertSqlSafe, FromRow, QueryBuilder};
 use uuid::Uuid;
 
+use crate::store::sql::Dialect as _;
+
 use super::sql::{key_insert, key_taken, now, push_key_values};
 use super::{KeyRef, PgStore, SqliteStore, StoreError, StoredResponse, write};
 
@@ -931,7 +933,10 @@ impl PgStore {
 
 impl SqliteStore {
     async fn begin_tournament(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
-        Ok(self.writer().begin_with("BEGIN IMMEDIATE").await?)
+        Ok(self
+            .writer()
+            .begin_with(crate::store::sql::BEGIN_IMMEDIATE)
+            .await?)
     }
 
     fn tournament_pool(&self) -> sqlx::SqlitePool {

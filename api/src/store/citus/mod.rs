@@ -11,6 +11,9 @@ use std::sync::PoisonError;
 
 use uuid::Uuid;
 
+use crate::store::run::SqlPasses as _;
+
+use super::ratings::SqlRatings;
 use super::sql::{Candidate, Purge, SWEEP_BATCH, delivery_candidates_sql, due_sql};
 use super::write::Write;
 use super::{DueGame, PgStore, StoreError};
@@ -24,7 +27,7 @@ struct Expired<V> {
 }
 
 /// A value written into a command run on a shard (which takes no parameters).
-pub(super) trait Literal {
+pub(in crate::store) trait Literal {
     /// The value as an SQL literal.
     fn literal(&self) -> String;
 }
@@ -112,7 +115,7 @@ struct ShardAnswer {
 impl PgStore {
     /// [`Store::due_games`]: on a cluster, read shard by shard, so that the games of the
     /// workers that answer are found while another one is away.
-    pub(super) async fn due_candidates(
+    pub(super) async fn due_by_shard(
         &self,
         now: i64,
         after: Option<DueGame>,
@@ -151,28 +154,6 @@ impl PgStore {
             })
             .await?;
         let mut candidates: Vec<Candidate> = self.read_answers(answers, "webhook deliveries");
-        candidates.sort_by_key(|c| c.due_at);
-        candidates.truncate(usize::try_from(limit).unwrap_or(0));
-        Ok(candidates)
-    }
-
-    /// The candidates of [`Store::claim_ratings`]: on a cluster, read shard by shard (the
-    /// outbox lives with its games), so that a worker away holds up only its own games.
-    pub(super) async fn rating_candidates(
-        &self,
-        now: i64,
-        limit: i64,
-    ) -> Result<Vec<super::ratings::RatingCandidate>, StoreError> {
-        if !self.cluster {
-            return self.rating_candidates_in_one(now, limit).await;
-        }
-        let answers = self
-            .on_each_shard(&["ratings_due"], |names| {
-                super::ratings::rating_candidates_sql(&names[0], &now.to_string(), &limit.to_string())
-            })
-            .await?;
-        let mut candidates: Vec<super::ratings::RatingCandidate> =
-            self.read_answers(answers, "games to rate");
         candidates.sort_by_key(|c| c.due_at);
         candidates.truncate(usize::try_from(limit).unwrap_or(0));
         Ok(candidates)
@@ -227,7 +208,7 @@ impl PgStore {
     /// Sweeps the expired rows of `purge` (see `purge`); on a cluster, each shard's candidates
     /// read from that shard alone, with a cursor of its own, so that the rows of the workers
     /// that answer are swept while another one is away.
-    pub(super) async fn purge_table<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
+    pub(super) async fn purge_by_shard<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
     where
         V: for<'r> sqlx::Decode<'r, sqlx::Postgres>
             + for<'q> sqlx::Encode<'q, sqlx::Postgres>
@@ -446,4 +427,28 @@ pub(super) async fn cluster_write(
             _ => StoreError::from(e),
         })?;
     Ok(written)
+}
+
+impl SqlRatings for PgStore {
+    /// The candidates of [`Store::claim_ratings`]: on a cluster, read shard by shard (the
+    /// outbox lives with its games), so that a worker away holds up only its own games.
+    async fn rating_candidates(
+        &self,
+        now: i64,
+        limit: i64,
+    ) -> Result<Vec<super::ratings::RatingCandidate>, StoreError> {
+        if !self.cluster {
+            return self.rating_candidates_in_one(now, limit).await;
+        }
+        let answers = self
+            .on_each_shard(&["ratings_due"], |names| {
+                super::ratings::rating_candidates_sql(&names[0], &now.to_string(), &limit.to_string())
+            })
+            .await?;
+        let mut candidates: Vec<super::ratings::RatingCandidate> =
+            self.read_answers(answers, "games to rate");
+        candidates.sort_by_key(|c| c.due_at);
+        candidates.truncate(usize::try_from(limit).unwrap_or(0));
+        Ok(candidates)
+    }
 }

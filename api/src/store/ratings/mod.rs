@@ -4,8 +4,9 @@
 //! its own file (`postgres.rs`, `sqlite.rs`), as methods its [`Store`](super::Store) methods
 //! call, beginning its transactions and holding rows in its own way.
 
-mod postgres;
-mod sqlite;
+mod run;
+
+pub(super) use run::SqlRatings;
 
 use std::collections::HashMap;
 

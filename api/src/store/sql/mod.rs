@@ -6,6 +6,7 @@
 //! (`writes.rs`), the outbox (`outbox.rs`), the sweep (`sweep.rs`), and below, the limit on
 //! tables of bots alone, the due games, the clock, a game row's columns and a listing page.
 
+mod dialect;
 mod games;
 mod outbox;
 mod sweep;
@@ -17,6 +18,7 @@ use uuid::Uuid;
 use super::{DueGame, EventRow, GameListing, GameRow, StoreError};
 use crate::domain::GameStatus;
 
+pub(super) use dialect::{BEGIN_IMMEDIATE, Dialect, RowsAffected};
 pub(super) use games::{
     DELIVERIES_BY_STATUS, DUE_GAMES, EVENTS_AFTER, GAME_INSERT, GameRead, JWT_SECRET, JWT_SECRET_INSERT,
     KeyRow, LAST_DELIVERY_ERROR, LEASE, ORIGIN, OriginRow, PENDING_DELIVERIES, READY, RECORD, SEAT_INSERT,

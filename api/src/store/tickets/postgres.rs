@@ -4,6 +4,8 @@
 use sqlx::{AssertSqlSafe, PgConnection, Postgres, QueryBuilder, Row, Transaction};
 use uuid::Uuid;
 
+use crate::store::sql::Dialect as _;
+
 use super::super::hub::{CHANNEL, Work, note};
 use super::super::sql::{PG_SKIP_LOCKED, key_insert, key_taken, now, push_key_values};
 use super::super::write;

@@ -5,6 +5,8 @@
 use sqlx::{AssertSqlSafe, QueryBuilder, Row, Sqlite, SqliteConnection, Transaction};
 use uuid::Uuid;
 
+use crate::store::sql::Dialect as _;
+
 use super::super::hub::Signal;
 use super::super::sql::{SQLITE_SKIP_LOCKED, key_insert, key_taken, now, push_key_values};
 use super::super::write;
