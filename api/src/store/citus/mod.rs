@@ -15,6 +15,7 @@ use crate::store::run::SqlPasses as _;
 
 use super::ratings::SqlRatings;
 use super::sql::{Candidate, Purge, SWEEP_BATCH, delivery_candidates_sql, due_sql};
+use super::tickets::SqlTickets as _;
 use super::write::Write;
 use super::{DueGame, PgStore, StoreError};
 
@@ -162,7 +163,7 @@ impl PgStore {
     /// The pools of [`Tickets::due_pools`](super::Tickets::due_pools): on a cluster, read
     /// shard by shard (a tenant's pools are on one shard, so each shard ranks its own tenants'),
     /// so that a worker away holds up only the tenants it holds.
-    pub(super) async fn due_pool_rows(
+    pub(super) async fn due_pools_by_shard(
         &self,
         until: i64,
         per_tenant: i64,
@@ -182,7 +183,7 @@ impl PgStore {
     /// The tenants with tickets where `condition` holds, to be read one by one (each is one
     /// shard's query on a cluster, found shard by shard, so that a worker away holds up only
     /// the tenants it holds); on one server, `[None]`: every tenant in one query.
-    pub(super) async fn ticket_tenants(&self, condition: &str) -> Result<Vec<Option<String>>, StoreError> {
+    pub(super) async fn tenants_by_shard(&self, condition: &str) -> Result<Vec<Option<String>>, StoreError> {
         if !self.cluster {
             return Ok(vec![None]);
         }

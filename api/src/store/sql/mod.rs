@@ -29,10 +29,7 @@ pub(super) use outbox::{
     Candidate, Claimed, FIRST_PENDING, HEAD_LEASE, HEAD_RECHECK, HEAD_RELEASE, HEAD_UPSERT, OUTBOX_INSERT,
     PG_SETTLE, SQLITE_SETTLE_DELIVERY, SQLITE_SETTLE_HEAD, delivery_candidates_sql, push_outbox_values,
 };
-pub(super) use sweep::{
-    CREATION_KEYS, GAMES_OVER, IDEMPOTENCY_KEYS, PG_SKIP_LOCKED, Purge, SQLITE_SKIP_LOCKED, SWEEP_BATCH,
-    batch_of, swept,
-};
+pub(super) use sweep::{CREATION_KEYS, GAMES_OVER, IDEMPOTENCY_KEYS, Purge, SWEEP_BATCH, batch_of, swept};
 pub use sweep::{SweepStatement, sweep_sql};
 pub(super) use writes::{
     EVENT_INSERT, RATING_DUE_INSERT, key_insert, key_taken, push_event_values, push_key_values,

@@ -21,7 +21,10 @@
 //! instead of skipping, so that a ticket is seated by one of them only.
 
 mod postgres;
+mod run;
 mod sqlite;
+
+pub(super) use run::SqlTickets;
 
 use sqlx::{Database, Encode, QueryBuilder, Row, Type};
 use uuid::Uuid;
