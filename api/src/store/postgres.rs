@@ -142,7 +142,9 @@ fn write_statement<'w>(write: &'w Write<'w>) -> QueryBuilder<sqlx::Postgres> {
     }
     sql.push(" SELECT version");
     if let Some(note) = write.note() {
-        sql.push(", pg_notify('continental_events', ")
+        sql.push(", pg_notify('")
+            .push(CHANNEL)
+            .push("', ")
             .push_bind(note)
             .push(")");
     }

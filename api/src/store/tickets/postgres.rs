@@ -1,7 +1,7 @@
 //! Quick play's tickets on PostgreSQL (one server or a Citus cluster): what changed is
 //! announced by `NOTIFY` in the writing transaction, so that only a commit is heard.
 
-use sqlx::PgConnection;
+use sqlx::{AssertSqlSafe, PgConnection};
 use uuid::Uuid;
 
 use super::super::hub::{CHANNEL, Work, note};
@@ -23,7 +23,8 @@ impl SqlTickets for PgStore {
             return Ok(());
         }
         let notes: Vec<String> = ids.iter().map(|id| note(*id, 0, &[], Work::default())).collect();
-        sqlx::query("SELECT pg_notify('continental_events', n) FROM unnest($1::text[]) AS n")
+        let sql = format!("SELECT pg_notify('{CHANNEL}', n) FROM unnest($1::text[]) AS n");
+        sqlx::query(AssertSqlSafe(sql))
             .bind(notes)
             .execute(&mut *tx)
             .await?;
