@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::citus::nodes::{GameShards, Nodes};
 use super::citus::{Literal, cluster_write};
 use super::hub::{CHANNEL, Work, note};
-use super::run::{SqlPasses as _, SqlStore};
+use super::run::SqlStore;
 use super::sql::*;
 use super::write::{self, DeliveryWrite, Write};
 use super::{

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::citus::Literal;
 use super::hub::{Live, Signal, Work};
-use super::run::{SqlPasses as _, SqlStore};
+use super::run::SqlStore;
 use super::sql::*;
 use super::write::{RowWrite, Write};
 use super::{

@@ -14,6 +14,7 @@ use sqlx::{
 };
 use uuid::Uuid;
 
+use super::hub::{CHANNEL, Signal, Work, note};
 use super::run::Conn;
 use super::sql::{Dialect, RowsAffected as _, key_insert, key_taken, now, push_key_values};
 use super::{KeyRef, PgStore, SqliteStore, StoreError, StoredResponse, write};
@@ -977,13 +978,8 @@ where
 impl SqlTournaments for PgStore {
     async fn wake_tournaments(&self, tx: &mut sqlx::PgConnection) -> Result<(), StoreError> {
         sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(super::hub::CHANNEL)
-            .bind(super::hub::note(
-                TOURNAMENTS_DUE,
-                0,
-                &[],
-                super::hub::Work::default(),
-            ))
+            .bind(CHANNEL)
+            .bind(note(TOURNAMENTS_DUE, 0, &[], Work::default()))
             .execute(&mut *tx)
             .await?;
         Ok(())
@@ -1000,6 +996,6 @@ impl SqlTournaments for SqliteStore {
     }
 
     fn woken(&self) {
-        self.live.publish(TOURNAMENTS_DUE, super::hub::Signal::Resync);
+        self.live.publish(TOURNAMENTS_DUE, Signal::Resync);
     }
 }

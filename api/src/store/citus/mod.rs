@@ -11,7 +11,7 @@ use std::sync::PoisonError;
 
 use uuid::Uuid;
 
-use crate::store::run::SqlPasses as _;
+use crate::store::run::SqlStore as _;
 
 use super::ratings::SqlRatings;
 use super::sql::{Candidate, Purge, SWEEP_BATCH, delivery_candidates_sql, due_sql};

@@ -4,7 +4,7 @@
 use sqlx::{AssertSqlSafe, ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Type};
 use uuid::Uuid;
 
-use super::{Conn, SqlPasses, SqlStore};
+use super::{Conn, SqlStore};
 use crate::domain::{GameStatus, Participant, PlayerId, Rating};
 use crate::store::ratings::SqlRatings;
 use crate::store::sql::{
@@ -23,7 +23,7 @@ use crate::store::{
 
 impl<S> Store for S
 where
-    S: SqlStore + SqlPasses + SqlRatings,
+    S: SqlStore + SqlRatings,
     for<'c> &'c mut Conn<S>: Executor<'c, Database = S::Db>,
     <S::Db as Database>::Arguments: Default + IntoArguments<S::Db>,
     for<'a> &'a str: ColumnIndex<<S::Db as Database>::Row>,

@@ -6,14 +6,9 @@
 //! body, each store's own.
 
 mod games;
-mod passes;
 mod store;
 
-pub(super) use passes::SqlPasses;
 pub(super) use store::SqlStore;
 
 /// A connection of store `S`'s database.
 pub(super) type Conn<S> = <<S as super::sql::Dialect>::Db as sqlx::Database>::Connection;
-
-impl SqlPasses for super::PgStore {}
-impl SqlPasses for super::SqliteStore {}

@@ -1,8 +1,10 @@
 //! An action's transaction when it holds its game (the one way `Lock::Row` and `Lock::Due` act,
 //! and SQLite's under every lock), the read of its game, the limit on tables of bots alone and
-//! the rows a creation adds, run once for both stores ([`SqlStore`]); and what each store does
-//! in its own way around them: how a write is admitted and rendered, and how its commit is
-//! announced.
+//! the rows a creation adds; background work's statements (the games due, the webhook heads to
+//! claim and give back, the sweep's batches and deletes, which a Citus cluster uses where it
+//! does not read shard by shard); all run once for both stores ([`SqlStore`]), and what each
+//! store does in its own way around them: how a write is admitted and rendered, how its commit
+//! is announced, where background work reads on a cluster.
 
 use sqlx::{
     AssertSqlSafe, ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, QueryBuilder, Type,
@@ -19,6 +21,10 @@ use crate::store::sql::{
     OUTBOX_INSERT, Purge, key_insert, key_taken, push_event_values, push_key_values, push_outbox_values,
     read_row,
 };
+use crate::store::sql::{
+    Candidate, FIRST_PENDING, HEAD_LEASE, HEAD_RECHECK, HEAD_RELEASE, RowsAffected as _, SWEEP_BATCH,
+    batch_of, delivery_candidates_sql, due_game, due_sql, swept,
+};
 use crate::store::write::{DeliveryWrite, EventWrite, KeyWrite};
 use crate::store::{
     BotTableLimit, Delivery, DueGame, GameRow, GameUpdate, KeyRef, KeyScope, Lock, NewEvent, On, Outcome,
@@ -26,8 +32,12 @@ use crate::store::{
 };
 use crate::telemetry::traces::Statement as _;
 
-/// A SQL store's [`Store`](crate::store::Store), run once for both: its own ways are the
-/// methods without a body.
+/// Holds game `$1`'s head while it is leased until `$2`, until the transaction ends: its
+/// dialect's hold follows.
+const HEAD_HOLD: &str = "SELECT game_id FROM webhook_heads WHERE game_id = $1 AND due_at = $2";
+
+/// A SQL store's [`Store`](crate::store::Store), background work's statements with it, run once
+/// for both: its own ways are the methods without a body.
 pub(in crate::store) trait SqlStore: Dialect
 where
     for<'c> &'c mut Conn<Self>: Executor<'c, Database = Self::Db>,
@@ -307,5 +317,159 @@ where
                 .map_err(|e| key_taken(e, None))?;
         }
         Ok(())
+    }
+
+    /// [`Store::due_games`](crate::store::Store::due_games), by one query of the whole table.
+    async fn due_in_one(
+        &self,
+        now: i64,
+        after: Option<DueGame>,
+        limit: i64,
+    ) -> Result<Vec<DueGame>, StoreError> {
+        let sql = due_sql("games", "$1", after.is_some().then_some(("$3", "$4")), "$2");
+        let mut query = sqlx::query(AssertSqlSafe(sql)).bind(now).bind(limit);
+        if let Some(after) = after {
+            query = query.bind(after.next_due).bind(after.id);
+        }
+        let rows = query.fetch_all(self.pool()).await?;
+        rows.iter().map(due_game).collect()
+    }
+
+    /// The candidates of [`Store::claim_deliveries`](crate::store::Store::claim_deliveries), by
+    /// one query of the whole table.
+    async fn delivery_candidates_in_one(&self, now: i64, limit: i64) -> Result<Vec<Candidate>, StoreError> {
+        let sql = delivery_candidates_sql("webhook_heads", "$1", "$2");
+        let candidates = sqlx::query_as(AssertSqlSafe(sql))
+            .bind(now)
+            .bind(limit)
+            .fetch_all(self.pool())
+            .await?;
+        Ok(candidates)
+    }
+
+    /// Claims the heads of `candidates` one by one, each by a conditional statement on its
+    /// game's row ([`HEAD_LEASE`]), and reads each one's first pending delivery: a head another
+    /// replica leased meanwhile is not taken.
+    async fn claim_each(
+        &self,
+        candidates: Vec<Candidate>,
+        now: i64,
+        lease_until: i64,
+    ) -> Result<Vec<Claimed>, StoreError> {
+        let mut out = Vec::with_capacity(candidates.len());
+        for Candidate { game_id, .. } in candidates {
+            let pool = self.writer_of(game_id).await;
+            let leased = sqlx::query(HEAD_LEASE)
+                .bind(game_id)
+                .bind(now)
+                .bind(lease_until)
+                .execute(pool)
+                .await;
+            // A game whose worker was lost since it was read waits for the next pass.
+            match leased {
+                Ok(done) if done.rows_affected() > 0 => {}
+                Ok(_) => continue,
+                Err(e) => {
+                    tracing::warn!(game = %game_id, error = %e, "a webhook delivery could not be claimed; trying again next pass");
+                    continue;
+                }
+            }
+            let first = sqlx::query(FIRST_PENDING)
+                .bind(game_id)
+                .fetch_optional(pool)
+                .await?;
+            out.push(Claimed::of(game_id, lease_until, now, first.as_ref())?);
+        }
+        Ok(out)
+    }
+
+    /// Gives back game `game`'s head, leased until `lease_until` and found with nothing to
+    /// deliver now: due `at` its first pending delivery's time ([`HEAD_RELEASE`]), or, with
+    /// none read, as [`SqlStore::recheck_head`] finds it.
+    async fn give_back(
+        &self,
+        game: Uuid,
+        lease_until: i64,
+        at: Option<i64>,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let Some(at) = at else {
+            return self.recheck_head(game, lease_until, now).await;
+        };
+        sqlx::query(HEAD_RELEASE)
+            .bind(game)
+            .bind(lease_until)
+            .bind(at)
+            .execute(self.writer_of(game).await)
+            .await?;
+        Ok(())
+    }
+
+    /// Game `game`'s head, leased until `lease_until` and found with nothing pending: its row
+    /// locked, then read again by a statement of its own ([`HEAD_RECHECK`]), so that a write
+    /// that queued deliveries meanwhile is seen (it holds the row until it commits), and one
+    /// that comes after finds the head idle and makes it due.
+    async fn recheck_head(&self, game: Uuid, lease_until: i64, now: i64) -> Result<(), StoreError> {
+        let mut tx = Self::begin(self.writer_of(game).await).await?;
+        sqlx::query(AssertSqlSafe(format!("{HEAD_HOLD}{}", Self::FOR_UPDATE)))
+            .bind(game)
+            .bind(lease_until)
+            .fetch_optional(&mut *tx)
+            .await?;
+        sqlx::query(HEAD_RECHECK)
+            .bind(game)
+            .bind(lease_until)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Deletes the rows of `purge` whose value of the column the table is spread by is one of
+    /// `values` and that expired before `before`, one statement per value (one game, or one
+    /// key), skipping rows another replica or a request holds. Returns how many went.
+    async fn delete_expired<V>(&self, purge: &Purge, values: Vec<V>, before: i64) -> Result<u64, StoreError>
+    where
+        V: for<'q> sqlx::Encode<'q, Self::Db> + sqlx::Type<Self::Db> + Send + 'static,
+    {
+        let delete = purge.delete(Self::SKIP_LOCKED);
+        let mut deleted = 0;
+        for value in values {
+            let done = sqlx::query(AssertSqlSafe(delete.as_str()))
+                .bind(value)
+                .bind(before)
+                .execute(self.writer())
+                .await;
+            deleted += swept(purge, done.map(|done| done.rows_affected()))?;
+        }
+        Ok(deleted)
+    }
+
+    /// Deletes the rows of `purge` older than `before`, in bounded batches read in the order of
+    /// its `(time, route)` index without a lock; each batch's rows are then deleted by one
+    /// statement per value of the column the table is spread by (one game, or one key), which
+    /// skips rows another replica or a request holds. Returns how many went.
+    async fn purge<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
+    where
+        V: for<'r> sqlx::Decode<'r, Self::Db> + for<'q> sqlx::Encode<'q, Self::Db> + sqlx::Type<Self::Db>,
+        V: Clone + PartialEq + Send + Sync + Unpin + 'static,
+    {
+        let mut deleted = 0;
+        let mut after: Option<(i64, V)> = None;
+        loop {
+            let mut candidates =
+                sqlx::query_as(AssertSqlSafe(purge.candidates(after.is_some()))).bind(before);
+            if let Some((at, route)) = &after {
+                candidates = candidates.bind(*at).bind(route.clone());
+            }
+            let rows: Vec<(i64, V)> = candidates.fetch_all(self.pool()).await?;
+            let (batch, last) = batch_of(&rows);
+            after = last.or(after);
+            deleted += self.delete_expired(purge, batch, before).await?;
+            if (rows.len() as i64) < SWEEP_BATCH {
+                return Ok(deleted);
+            }
+        }
     }
 }
