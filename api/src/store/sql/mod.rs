@@ -1,7 +1,7 @@
 //! What the SQL stores share: the statements both dialects take (PostgreSQL, on one server or a
 //! Citus cluster, and SQLite), written once as constants or small functions that render them,
-//! and the mapping of their rows to the store's types. Each store runs them in its own plain
-//! `impl` blocks (`postgres/`, `citus/`, `sqlite/`), and says there what its dialect says
+//! and the mapping of their rows to the store's types. The code that runs them is written once
+//! too (`run/`), over the [`Dialect`] (`dialect.rs`), which names what each database says
 //! differently. Here: the games' reads and writes (`games.rs`), the rows a write adds
 //! (`writes.rs`), the outbox (`outbox.rs`), the sweep (`sweep.rs`), and below, the limit on
 //! tables of bots alone, the due games, the clock, a game row's columns and a listing page.
