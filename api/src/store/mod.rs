@@ -12,6 +12,7 @@ mod database;
 mod hub;
 mod postgres;
 mod ratings;
+mod run;
 mod sql;
 mod sqlite;
 mod status;

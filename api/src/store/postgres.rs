@@ -1,12 +1,8 @@
 //! PostgreSQL: the store on one server (and, with `citus/`, on a Citus cluster). An action reads
 //! without a lock and writes by one statement on the condition that the row is unchanged
-//! (`PgStore::transact_optimistic`); every statement both dialects take comes from `sql/`.
-//! [`Store`] is implemented in `postgres/games.rs`, an action that holds its row in
-//! `postgres/actions.rs`, background work in `postgres/passes.rs`.
-
-mod actions;
-mod games;
-mod passes;
+//! (`PgStore::transact_optimistic`); every statement both dialects take comes from `sql/`, and
+//! the code that runs them from `run/`: here is what PostgreSQL does its own way
+//! ([`SqlStore`]'s methods without a body).
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -15,13 +11,17 @@ use std::time::Duration;
 use sqlx::{PgPool, QueryBuilder, Row};
 use uuid::Uuid;
 
-use super::citus::cluster_write;
 use super::citus::nodes::{GameShards, Nodes};
+use super::citus::{Literal, cluster_write};
+use super::hub::{CHANNEL, Work, note};
+use super::run::SqlStore;
 use super::sql::*;
 use super::write::{self, DeliveryWrite, Write};
-use super::{BotTableLimit, Delivery, GameRow, GameUpdate, KeyRef, Outcome, Settled, StoreError};
+use super::{
+    BotTableLimit, Delivery, DueGame, GameRow, GameUpdate, KeyRef, NewEvent, Outcome, Settled, StoreError,
+};
 use super::{Lock, On};
-use crate::telemetry::traces::{POSTGRESQL, Statement as _};
+use crate::telemetry::traces::Statement as _;
 
 /// PostgreSQL storage: events are announced by `NOTIFY` in the action's transaction.
 #[derive(Clone, Debug)]
@@ -50,47 +50,10 @@ pub struct PgStore {
 pub(super) const ADMISSION_CONNECTIONS: u32 = 2;
 
 impl PgStore {
-    /// Its `db.system.name` in traces.
-    const SYSTEM: &str = POSTGRESQL;
-
-    /// Admits a write of game `id` that leaves its table to bots alone, under `limit`: the
-    /// limit's lock, then the count, in the write's own transaction `tx`, so that the lock is
-    /// held until the write commits and the next writer counts it. On a cluster the write's
-    /// transaction stays on its one game's shards: the lock (a row of a reference table, the
-    /// same on every node) and the count (a distributed query, as a listing's) are taken in a
-    /// transaction of their own on the service's node, returned to be ended once the write
-    /// has committed. Its connection comes from [`PgStore::admission`], never from the pool
-    /// `tx` came from: a caller holding the last connection of a pool and waiting for another
-    /// of it would wait for itself.
-    async fn admit(
-        &self,
-        tx: &mut sqlx::PgConnection,
-        id: Uuid,
-        limit: &BotTableLimit,
-    ) -> Result<Option<sqlx::Transaction<'static, sqlx::Postgres>>, StoreError> {
-        if let Some(admission) = &self.admission {
-            let mut guard = admission.begin().await?;
-            Self::count_bot_tables(&mut guard, id, limit).await?;
-            return Ok(Some(guard));
-        }
-        Self::count_bot_tables(tx, id, limit).await?;
-        Ok(None)
-    }
-
     /// The pool for game `id`'s statements: on a cluster, that of the node holding it when
     /// known; the service's own otherwise.
-    async fn pool_of(&self, id: Uuid) -> &PgPool {
+    pub(super) async fn pool_of(&self, id: Uuid) -> &PgPool {
         self.placed(id).await.0
-    }
-
-    /// The pool a transaction begins on: the service's own.
-    pub(super) fn writer(&self) -> &PgPool {
-        &self.pool
-    }
-
-    /// The pool a transaction of game `id` begins on: its node's, as for its reads.
-    pub(super) async fn writer_of(&self, id: Uuid) -> &PgPool {
-        self.pool_of(id).await
     }
 
     /// [`PgStore::pool_of`], and on a cluster the game's shards on that node, when known.
@@ -104,97 +67,6 @@ impl PgStore {
 }
 
 impl PgStore {
-    /// [`Store::transact`](super::Store::transact) under [`Lock::Optimistic`]: the game is read
-    /// without a lock, `act` decides, and one statement that commits by itself writes the change if
-    /// the row is still the one read (its `xmin`, which every write of the row changes). Two
-    /// statements where a transaction holding the row takes four (docs/performance.md#design). When
-    /// another replica wrote in between, `act` runs once more on the new state under [`Lock::Row`],
-    /// in a transaction that holds the row and so cannot lose again; so does a change that leaves a
-    /// table to bots alone.
-    async fn transact_optimistic<T, E, F>(&self, on: On<'_>, mut act: F) -> Result<Option<T>, E>
-    where
-        E: From<StoreError>,
-        F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
-    {
-        let id = on.id;
-        let (pool, shards) = self.placed(id).await;
-        let mut conn = pool.acquire().await.map_err(StoreError::from)?;
-        let columns = ("xmin::text AS xmin, ", "");
-        // On a cluster, from the game's own shards: a plain statement where Citus would plan
-        // and run one of its own (docs/performance.md#scaling-out); through Citus once they
-        // are not on that node.
-        let on_shards = match &shards {
-            Some(shards) => match Self::read_game(&mut conn, on, None, columns, Some(shards)).await {
-                Ok(None) => None,
-                // The shard moved away and its copy here was dropped.
-                Err(StoreError::Database(sqlx::Error::Database(e)))
-                    if e.code().as_deref() == Some("42P01") =>
-                {
-                    None
-                }
-                read => Some(read?),
-            },
-            None => None,
-        };
-        let read = match on_shards {
-            Some(read) => read,
-            None => {
-                let read = Self::read_game(&mut conn, on, None, columns, None).await?;
-                // Found through Citus where its shard was not: the shard moved. Its next
-                // actions go to its new node (a game that does not exist reads no placements).
-                if let (Some(nodes), Some(seen)) = (&self.nodes, &shards) {
-                    nodes.moved(id, seen, &mut conn).await;
-                }
-                read
-            }
-        };
-        let Some((game, taken, row)) = read else {
-            return Ok(None);
-        };
-        // A retry after the first request committed finds its key here; a copy racing it
-        // is refused by the key's unique index when it writes.
-        if taken {
-            return Err(StoreError::KeyTaken.into());
-        }
-        let read: String = row.try_get("xmin").map_err(StoreError::from)?;
-        let Outcome { update, value } = act(&game)?;
-        let Some(update) = update else {
-            return Ok(Some(value));
-        };
-        if update.bot_tables.is_some() {
-            // A change that leaves the table to bots alone is admitted under the limit's lock,
-            // which only a transaction can hold until its write commits: decided again there.
-            drop(conn);
-            return Box::pin(self.transact_held(on, Lock::Row, act)).await;
-        }
-        // One statement that commits by itself, outside a transaction block (on a cluster, so
-        // that Citus hands the call to the game's worker whole).
-        let written = self
-            .write_row(&mut conn, &Write::of(&game, Some(&read), on.key, &update))
-            .await?;
-        if written.is_some() {
-            return Ok(Some(value));
-        }
-        drop(conn);
-        tracing::debug!(game = %id, "the game changed since it was read: deciding again, holding its row");
-        // Boxed: the rare path's future would otherwise make every move's future larger.
-        Box::pin(self.transact_held(on, Lock::Row, act)).await
-    }
-
-    /// Writes an accepted action in a transaction that holds the game's row: its
-    /// [`PgStore::write_row`] with no condition. Returns the new last seq.
-    async fn write_update(
-        &self,
-        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
-        game: &GameRow,
-        key: Option<&KeyRef>,
-        update: &GameUpdate,
-    ) -> Result<i64, StoreError> {
-        self.write_row(tx, &Write::of(game, None, key, update))
-            .await?
-            .ok_or(StoreError::GameNotFound(game.id))
-    }
-
     /// Writes what an action writes (`write`), on the condition that the game's row is still
     /// the one read when `write.read` says so. Returns the new last seq, or `None` when the row
     /// had changed and nothing was written.
@@ -270,7 +142,9 @@ fn write_statement<'w>(write: &'w Write<'w>) -> QueryBuilder<sqlx::Postgres> {
     }
     sql.push(" SELECT version");
     if let Some(note) = write.note() {
-        sql.push(", pg_notify('continental_events', ")
+        sql.push(", pg_notify('")
+            .push(CHANNEL)
+            .push("', ")
             .push_bind(note)
             .push(")");
     }
@@ -359,7 +233,164 @@ const CLAIM_HEADS: &str = "WITH due AS (SELECT game_id FROM webhook_heads \
         FROM webhook_deliveries e WHERE e.game_id = l.game_id AND e.status = 'pending' ORDER BY e.seq LIMIT 1) d ON true \
     LEFT JOIN LATERAL (SELECT webhook_url, webhook_secret FROM games WHERE id = l.game_id) g ON true";
 
-impl PgStore {
+impl SqlStore for PgStore {
+    /// On a cluster, the transaction on the service's node that holds the limit's lock.
+    type Guard = Option<sqlx::Transaction<'static, sqlx::Postgres>>;
+
+    /// Admits a write of game `id` that leaves its table to bots alone, under `limit`: the
+    /// limit's lock, then the count, in the write's own transaction `tx`, so that the lock is
+    /// held until the write commits and the next writer counts it. On a cluster the write's
+    /// transaction stays on its one game's shards: the lock (a row of a reference table, the
+    /// same on every node) and the count (a distributed query, as a listing's) are taken in a
+    /// transaction of their own on the service's node, returned to be ended once the write
+    /// has committed. Its connection comes from [`PgStore::admission`], never from the pool
+    /// `tx` came from: a caller holding the last connection of a pool and waiting for another
+    /// of it would wait for itself.
+    async fn admit(
+        &self,
+        tx: &mut sqlx::PgConnection,
+        id: Uuid,
+        limit: &BotTableLimit,
+    ) -> Result<Self::Guard, StoreError> {
+        if let Some(admission) = &self.admission {
+            let mut guard = admission.begin().await?;
+            Self::count_bot_tables(&mut guard, id, limit).await?;
+            return Ok(Some(guard));
+        }
+        Self::count_bot_tables(tx, id, limit).await?;
+        Ok(None)
+    }
+
+    /// Ends the transaction that held the limit's lock apart from the write, on a cluster (see
+    /// `PgStore::admit`), once the write it admitted has committed.
+    async fn release(guard: Self::Guard) {
+        if let Some(guard) = guard
+            && let Err(e) = guard.commit().await
+        {
+            // The lock ends with the connection anyway; the write stands.
+            tracing::debug!(error = %e, "the lock on tables of bots alone ended with its connection");
+        }
+    }
+
+    /// Its [`PgStore::write_row`] with no condition, which announces its events by `NOTIFY`.
+    async fn write_update(
+        &self,
+        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
+        game: &GameRow,
+        key: Option<&KeyRef>,
+        update: &GameUpdate,
+    ) -> Result<(i64, Work), StoreError> {
+        let write = Write::of(game, None, key, update);
+        let last = self.write_row(tx, &write).await?;
+        Ok((last.ok_or(StoreError::GameNotFound(game.id))?, write.work()))
+    }
+
+    /// Heard on commit by every replica's passes, this one's too.
+    async fn notify_created(
+        &self,
+        tx: &mut sqlx::PgConnection,
+        id: Uuid,
+        work: Work,
+    ) -> Result<(), StoreError> {
+        if !work.is_none() {
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(CHANNEL)
+                .bind(note(id, 0, &[], work))
+                .execute(&mut *tx)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Nothing more: `NOTIFY` in the transaction announced it on commit.
+    fn committed(&self, _id: Uuid, _last: i64, _events: &[NewEvent], _work: Work) {}
+
+    /// [`Store::transact`](super::Store::transact) under [`Lock::Optimistic`]: the game is read
+    /// without a lock, `act` decides, and one statement that commits by itself writes the change if
+    /// the row is still the one read (its `xmin`, which every write of the row changes). Two
+    /// statements where a transaction holding the row takes four (docs/performance.md#design). When
+    /// another replica wrote in between, `act` runs once more on the new state under [`Lock::Row`],
+    /// in a transaction that holds the row and so cannot lose again; so does a change that leaves a
+    /// table to bots alone.
+    async fn transact_optimistic<T, E, F>(&self, on: On<'_>, mut act: F) -> Result<Option<T>, E>
+    where
+        E: From<StoreError>,
+        F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
+    {
+        let id = on.id;
+        let (pool, shards) = self.placed(id).await;
+        let mut conn = pool.acquire().await.map_err(StoreError::from)?;
+        let columns = ("xmin::text AS xmin, ", "");
+        // On a cluster, from the game's own shards: a plain statement where Citus would plan
+        // and run one of its own (docs/performance.md#scaling-out); through Citus once they
+        // are not on that node.
+        let on_shards = match &shards {
+            Some(shards) => match Self::read_game(&mut conn, on, None, columns, Some(shards)).await {
+                Ok(None) => None,
+                // The shard moved away and its copy here was dropped.
+                Err(StoreError::Database(sqlx::Error::Database(e)))
+                    if e.code().as_deref() == Some("42P01") =>
+                {
+                    None
+                }
+                read => Some(read?),
+            },
+            None => None,
+        };
+        let read = match on_shards {
+            Some(read) => read,
+            None => {
+                let read = Self::read_game(&mut conn, on, None, columns, None).await?;
+                // Found through Citus where its shard was not: the shard moved. Its next
+                // actions go to its new node (a game that does not exist reads no placements).
+                if let (Some(nodes), Some(seen)) = (&self.nodes, &shards) {
+                    nodes.moved(id, seen, &mut conn).await;
+                }
+                read
+            }
+        };
+        let Some((game, taken, row)) = read else {
+            return Ok(None);
+        };
+        // A retry after the first request committed finds its key here; a copy racing it
+        // is refused by the key's unique index when it writes.
+        if taken {
+            return Err(StoreError::KeyTaken.into());
+        }
+        let read: String = row.try_get("xmin").map_err(StoreError::from)?;
+        let Outcome { update, value } = act(&game)?;
+        let Some(update) = update else {
+            return Ok(Some(value));
+        };
+        if update.bot_tables.is_some() {
+            // A change that leaves the table to bots alone is admitted under the limit's lock,
+            // which only a transaction can hold until its write commits: decided again there.
+            drop(conn);
+            return Box::pin(self.transact_held(on, Lock::Row, act)).await;
+        }
+        // One statement that commits by itself, outside a transaction block (on a cluster, so
+        // that Citus hands the call to the game's worker whole).
+        let written = self
+            .write_row(&mut conn, &Write::of(&game, Some(&read), on.key, &update))
+            .await?;
+        if written.is_some() {
+            return Ok(Some(value));
+        }
+        drop(conn);
+        tracing::debug!(game = %id, "the game changed since it was read: deciding again, holding its row");
+        // Boxed: the rare path's future would otherwise make every move's future larger.
+        Box::pin(self.transact_held(on, Lock::Row, act)).await
+    }
+
+    async fn due_candidates(
+        &self,
+        now: i64,
+        after: Option<DueGame>,
+        limit: i64,
+    ) -> Result<Vec<DueGame>, StoreError> {
+        self.due_by_shard(now, after, limit).await
+    }
+
     /// The claim of [`Store::claim_deliveries`](super::Store::claim_deliveries): on one server,
     /// [`CLAIM_HEADS`]; on a cluster, the due heads read shard by shard, then each leased on its
     /// game's worker.
@@ -405,5 +436,20 @@ impl PgStore {
             Some(_) => Settled::Recorded,
             None => Settled::Late,
         })
+    }
+
+    async fn purge_table<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
+    where
+        V: for<'r> sqlx::Decode<'r, sqlx::Postgres>
+            + for<'q> sqlx::Encode<'q, sqlx::Postgres>
+            + sqlx::Type<sqlx::Postgres>,
+        V: Clone + PartialEq + Send + Sync + Unpin + 'static,
+        V: Literal + serde::de::DeserializeOwned,
+    {
+        self.purge_by_shard::<V>(purge, before).await
+    }
+
+    async fn reader_of(&self, id: Uuid) -> &PgPool {
+        self.pool_of(id).await
     }
 }

@@ -1,23 +1,24 @@
 //! SQLite: the store of one process. `BEGIN IMMEDIATE` holds the database from an action's read
 //! to its commit; committed events are announced to this process's hub. Every statement both
-//! dialects take comes from `sql/`. [`Store`] is implemented in `sqlite/games.rs`, an action's
-//! transaction in `sqlite/actions.rs`, background work in `sqlite/passes.rs`.
-
-mod actions;
-mod games;
-mod passes;
+//! dialects take comes from `sql/`, and the code that runs them from `run/`: here is what
+//! SQLite does its own way ([`SqlStore`]'s methods without a body).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::SqlitePool;
+use sqlx::{Sqlite, SqliteConnection, SqlitePool};
 use uuid::Uuid;
 
+use super::citus::Literal;
 use super::hub::{Live, Signal, Work};
+use super::run::SqlStore;
 use super::sql::*;
 use super::write::{RowWrite, Write};
-use super::{Delivery, EventRow, GameRow, GameUpdate, KeyRef, NewEvent, Settled, StoreError};
-use crate::telemetry::traces::{SQLITE, Statement as _};
+use super::{
+    BotTableLimit, Delivery, DueGame, EventRow, GameRow, GameUpdate, KeyRef, Lock, NewEvent, On, Outcome,
+    Settled, StoreError,
+};
+use crate::telemetry::traces::Statement as _;
 
 /// SQLite storage: events are announced to this process's [`Live`] hub after the commit.
 #[derive(Clone, Debug)]
@@ -34,19 +35,6 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
-    /// Its `db.system.name` in traces.
-    const SYSTEM: &str = SQLITE;
-
-    /// The pool a transaction begins on: the writer's.
-    pub(super) fn writer(&self) -> &SqlitePool {
-        &self.writer
-    }
-
-    /// The pool a transaction of game `id` begins on: the writer's.
-    pub(super) async fn writer_of(&self, _id: Uuid) -> &SqlitePool {
-        &self.writer
-    }
-
     /// Announces committed events to this process's streams.
     fn announce(&self, game: Uuid, last: i64, events: &[NewEvent]) {
         let rows: Arc<[EventRow]> = events
@@ -67,50 +55,33 @@ impl SqliteStore {
     }
 }
 
-impl SqliteStore {
-    /// The record of [`Store::settle_delivery`](super::Store::settle_delivery): the delivery
-    /// ([`SQLITE_SETTLE_DELIVERY`]), then its game's head ([`SQLITE_SETTLE_HEAD`]), in one
-    /// transaction that holds the database.
-    async fn settle(
+impl super::ratings::SqlRatings for SqliteStore {
+    /// In one query: one file.
+    async fn rating_candidates(
         &self,
-        d: &Delivery,
-        status: &str,
-        next: i64,
-        error: Option<&str>,
         now: i64,
-    ) -> Result<Settled, StoreError> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        let seq: Option<i64> = sqlx::query_scalar(SQLITE_SETTLE_DELIVERY)
-            .bind(d.game_id)
-            .bind(&d.id)
-            .bind(status)
-            .bind(next)
-            .bind(error)
-            .bind(d.lease)
-            .fetch_optional(&mut *tx)
-            .await?;
-        let Some(seq) = seq else {
-            return Ok(Settled::Late);
-        };
-        sqlx::query(SQLITE_SETTLE_HEAD)
-            .bind(d.game_id)
-            .bind(&d.id)
-            .bind(status)
-            .bind(next)
-            .bind(error)
-            .bind(d.lease)
-            .bind(now)
-            .bind(seq)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(Settled::Recorded)
+        limit: i64,
+    ) -> Result<Vec<super::ratings::RatingCandidate>, StoreError> {
+        self.rating_candidates_in_one(now, limit).await
     }
 }
 
-impl SqliteStore {
-    /// Writes an accepted action ([`Write`]) in the transaction that holds the database since
-    /// its read: the game row, the events, the changed seats, the webhook deliveries and the key,
+impl SqlStore for SqliteStore {
+    /// Nothing: `BEGIN IMMEDIATE` holds the database, the limit's count with it.
+    type Guard = ();
+
+    async fn admit(
+        &self,
+        tx: &mut SqliteConnection,
+        id: Uuid,
+        limit: &BotTableLimit,
+    ) -> Result<(), StoreError> {
+        Self::count_bot_tables(tx, id, limit).await
+    }
+
+    async fn release((): ()) {}
+
+    /// In the transaction that holds the database since its read: the game row, the events, the changed seats, the webhook deliveries and the key,
     /// one statement each. Returns the new last seq.
     async fn write_update(
         &self,
@@ -163,5 +134,99 @@ impl SqliteStore {
         }
         Self::insert_rows(tx, write.game, &write.events, &write.outbox, write.key.as_ref()).await?;
         Ok((write.last_seq(), write.work()))
+    }
+
+    /// Nothing in the transaction: this process is told after the commit ([`Self::committed`]).
+    async fn notify_created(
+        &self,
+        _tx: &mut SqliteConnection,
+        _id: Uuid,
+        _work: Work,
+    ) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn committed(&self, id: Uuid, last: i64, events: &[NewEvent], work: Work) {
+        if !events.is_empty() {
+            self.announce(id, last, events);
+        }
+        self.live.wake(work);
+    }
+
+    /// As under `Lock::Row`: one process owns the file, so there is no one to race, and
+    /// `BEGIN IMMEDIATE` holds the database from the read on.
+    async fn transact_optimistic<T, E, F>(&self, on: On<'_>, act: F) -> Result<Option<T>, E>
+    where
+        E: From<StoreError>,
+        F: FnMut(&GameRow) -> Result<Outcome<T>, E>,
+    {
+        self.transact_held(on, Lock::Optimistic, act).await
+    }
+
+    async fn due_candidates(
+        &self,
+        now: i64,
+        after: Option<DueGame>,
+        limit: i64,
+    ) -> Result<Vec<DueGame>, StoreError> {
+        self.due_in_one(now, after, limit).await
+    }
+
+    /// One writer: no other to race between the read and each lease.
+    async fn claim_heads(&self, now: i64, lease_until: i64, limit: i64) -> Result<Vec<Claimed>, StoreError> {
+        let candidates = self.delivery_candidates_in_one(now, limit).await?;
+        self.claim_each(candidates, now, lease_until).await
+    }
+
+    /// The record of [`Store::settle_delivery`](super::Store::settle_delivery): the delivery
+    /// ([`SQLITE_SETTLE_DELIVERY`]), then its game's head ([`SQLITE_SETTLE_HEAD`]), in one
+    /// transaction that holds the database.
+    async fn settle(
+        &self,
+        d: &Delivery,
+        status: &str,
+        next: i64,
+        error: Option<&str>,
+        now: i64,
+    ) -> Result<Settled, StoreError> {
+        let mut tx = self.writer.begin_with(crate::store::sql::BEGIN_IMMEDIATE).await?;
+        let seq: Option<i64> = sqlx::query_scalar(SQLITE_SETTLE_DELIVERY)
+            .bind(d.game_id)
+            .bind(&d.id)
+            .bind(status)
+            .bind(next)
+            .bind(error)
+            .bind(d.lease)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(seq) = seq else {
+            return Ok(Settled::Late);
+        };
+        sqlx::query(SQLITE_SETTLE_HEAD)
+            .bind(d.game_id)
+            .bind(&d.id)
+            .bind(status)
+            .bind(next)
+            .bind(error)
+            .bind(d.lease)
+            .bind(now)
+            .bind(seq)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(Settled::Recorded)
+    }
+
+    async fn purge_table<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
+    where
+        V: for<'r> sqlx::Decode<'r, Sqlite> + for<'q> sqlx::Encode<'q, Sqlite> + sqlx::Type<Sqlite>,
+        V: Clone + PartialEq + Send + Sync + Unpin + 'static,
+        V: Literal + serde::de::DeserializeOwned,
+    {
+        self.purge::<V>(purge, before).await
+    }
+
+    async fn reader_of(&self, _id: Uuid) -> &SqlitePool {
+        &self.pool
     }
 }

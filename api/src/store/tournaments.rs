@@ -1,6 +1,6 @@
 //! A studio's tournaments in the store ([`Tournaments`]): the tournament, its entries and the
 //! tables of its rounds. The statements are written once for both dialects, and so is the
-//! code that runs them ([`tournaments_store!`] implements the trait for each store), since
+//! code that runs them (one `impl` of the trait for every [`SqlTournaments`] store), since
 //! neither store announces anything of a tournament but the wake of the tournament pass.
 //!
 //! A tournament is claimed by a conditional update of its own row (`round = $expected`), so
@@ -8,11 +8,17 @@
 //! to do. The round's tables are written in that transaction with the ids their games will
 //! have; the games are made after it, each idempotently, and marked `made`.
 
-use sqlx::{AssertSqlSafe, FromRow, QueryBuilder};
+use sqlx::{
+    AssertSqlSafe, ColumnIndex, Database, Decode, Encode, Executor, FromRow, IntoArguments, QueryBuilder,
+    Type,
+};
 use uuid::Uuid;
 
-use super::sql::{key_insert, key_taken, now, push_key_values};
+use super::hub::{CHANNEL, Signal, Work, note};
+use super::run::Conn;
+use super::sql::{Dialect, RowsAffected as _, key_insert, key_taken, now, push_key_values};
 use super::{KeyRef, PgStore, SqliteStore, StoreError, StoredResponse, write};
+use crate::domain::GameStatus;
 
 /// The hub's feed that wakes every replica's tournament pass: a tournament was created,
 /// cancelled or changed its due time. No ticket or game has this id.
@@ -299,12 +305,7 @@ pub trait Tournaments {
     /// How many of `games` are over (finished or void): one statement for a round's tables.
     async fn games_over(&self, games: &[Uuid]) -> Result<usize, StoreError>;
     /// Table `table_no` of `tournament`'s round `round`.
-    async fn round_table(
-        &self,
-        tournament: Uuid,
-        round: i64,
-        table_no: i64,
-    ) -> Result<Option<TableRow>, StoreError>;
+    async fn round_table(&self, tournament: Uuid, round: i64, table_no: i64) -> Result<Option<TableRow>, StoreError>;
     /// The entrants of `tournament` by place (once started).
     async fn entrants(&self, tournament: Uuid) -> Result<Vec<EntryRow>, StoreError>;
     /// Marks the tables of `games` made: one statement for many tables, each game's insert
@@ -329,10 +330,6 @@ const INSERT_TOURNAMENT: &str = "INSERT INTO tournaments (id, tenant, name, vari
 const CANCEL: &str = "UPDATE tournaments SET status = 'cancelled', due_at = NULL \
     WHERE id = $1 AND tenant = $2 AND status = 'open' AND starts_at > $3";
 
-/// The most game ids one statement of [`Tournaments::games_over`] or
-/// [`Tournaments::tables_made`] names.
-const GAMES_PER_STATEMENT: usize = 1_000;
-
 const ENTRY: &str =
     "SELECT tournament_id, id, player, name, status, place, created_at FROM tournament_entries";
 
@@ -342,6 +339,10 @@ const INSERT_ENTRY: &str = "INSERT INTO tournament_entries (tournament_id, id, p
 /// Adds `$2` to tournament `$1`'s count of entrants, in the transaction that enters or
 /// withdraws one.
 const COUNT_ENTRANTS: &str = "UPDATE tournaments SET entrants = entrants + $2 WHERE id = $1";
+
+/// The most game ids one statement of [`Tournaments::games_over`] or
+/// [`Tournaments::tables_made`] names.
+const GAMES_PER_STATEMENT: usize = 1_000;
 
 const WITHDRAW: &str = "UPDATE tournament_entries SET status = 'withdrawn' \
     WHERE tournament_id = $1 AND id = $2 AND status = 'entered'";
@@ -406,580 +407,632 @@ macro_rules! save_standings {
     };
 }
 
-/// Implements [`Tournaments`] for a store: `$db` its dialect, `$lock` what a read that holds
-/// a tournament's row adds (nothing on SQLite, whose writer holds the database), `$begin` how
-/// a writing transaction begins, `$wake` what announces the tournaments' due times in it.
-macro_rules! tournaments_store {
-    ($store:ty, $db:ty, $lock:literal, $begin:ident, $wake:ident) => {
-        impl Tournaments for $store {
-            async fn create_tournament(
-                &self,
-                t: &TournamentRow,
-                key: Option<(&KeyRef, &StoredResponse)>,
-            ) -> Result<(), StoreError> {
-                let mut tx = self.$begin().await?;
-                sqlx::query(INSERT_TOURNAMENT)
-                    .bind(t.id)
-                    .bind(&t.tenant)
-                    .bind(&t.name)
-                    .bind(&t.variant)
-                    .bind(&t.rules)
-                    .bind(t.table_size)
-                    .bind(&t.format)
-                    .bind(t.rounds)
-                    .bind(t.deals_per_round)
-                    .bind(t.starts_at)
-                    .bind(t.max_entrants)
-                    .bind(&t.bot_level)
-                    .bind(t.round_seconds)
-                    .bind(&t.webhook_url)
-                    .bind(&t.webhook_secret)
-                    .bind(&t.secret)
-                    .bind(t.created_at)
-                    .execute(&mut *tx)
-                    .await?;
-                if let Some((key, response)) = key {
-                    let kept = write::kept(key, response, now());
-                    let mut insert = QueryBuilder::<$db>::new(key_insert(kept.table));
-                    push_key_values(&mut insert, &kept);
-                    insert
-                        .build()
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(|e| key_taken(e, None))?;
-                }
-                self.$wake(&mut tx).await?;
-                tx.commit().await?;
-                self.woken();
-                Ok(())
-            }
+/// A SQL store's tournaments: its own ways are the methods without a body.
+pub(in crate::store) trait SqlTournaments: Dialect
+where
+    for<'c> &'c mut Conn<Self>: Executor<'c, Database = Self::Db>,
+    <Self::Db as Database>::Arguments: Default + IntoArguments<Self::Db>,
+    for<'a> &'a str: ColumnIndex<<Self::Db as Database>::Row>,
+    usize: ColumnIndex<<Self::Db as Database>::Row>,
+    for<'a, 't> &'a str: Encode<'t, Self::Db> + Type<Self::Db>,
+    for<'a> &'a [u8]: Encode<'a, Self::Db> + Type<Self::Db>,
+    for<'a> Option<&'a str>: Encode<'a, Self::Db> + Type<Self::Db>,
+    Option<String>: for<'t> Encode<'t, Self::Db> + Type<Self::Db>,
+    Option<i64>: for<'t> Encode<'t, Self::Db> + Type<Self::Db>,
+    i32: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+    i64: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+    f64: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+    bool: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+    String: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+    Vec<u8>: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+    Uuid: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+    GameStatus: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+{
+    /// Announces in `tx` (heard only if it commits) that the tournaments' due times changed.
+    async fn wake_tournaments(&self, tx: &mut Conn<Self>) -> Result<(), StoreError>;
 
-            async fn tournament(
-                &self,
-                tenant: Option<&str>,
-                id: Uuid,
-            ) -> Result<Option<TournamentRow>, StoreError> {
-                let sql = match tenant {
-                    Some(_) => format!("{TOURNAMENT} WHERE t.id = $1 AND t.tenant = $2"),
-                    None => format!("{TOURNAMENT} WHERE t.id = $1"),
-                };
-                let mut query = sqlx::query_as::<_, TournamentRow>(AssertSqlSafe(sql)).bind(id);
-                if let Some(tenant) = tenant {
-                    query = query.bind(tenant);
-                }
-                Ok(query.fetch_optional(&self.pool).await?)
-            }
+    /// Tells, after the commit, where nothing in the transaction did, that the tournaments'
+    /// due times changed.
+    fn woken(&self);
 
-            async fn list_tournaments(
-                &self,
-                tenant: &str,
-                limit: i64,
-                after: Option<(i64, Uuid)>,
-            ) -> Result<Vec<TournamentRow>, StoreError> {
-                let page = match after {
-                    Some(_) => " AND (t.created_at < $3 OR (t.created_at = $3 AND t.id < $4))",
-                    None => "",
-                };
-                let sql = format!(
-                    "{TOURNAMENT} WHERE t.tenant = $1{page} ORDER BY t.created_at DESC, t.id DESC LIMIT $2"
-                );
-                let mut query = sqlx::query_as::<_, TournamentRow>(AssertSqlSafe(sql))
-                    .bind(tenant)
-                    .bind(limit + 1);
-                if let Some((created_at, id)) = after {
-                    query = query.bind(created_at).bind(id);
-                }
-                Ok(query.fetch_all(&self.pool).await?)
-            }
+    /// Writes round `row.round` of tournament `row` in `tx`, which claimed it: its `tables`
+    /// (none: the tournament is over), and its webhook `notes` queued at `now`.
+    async fn write_round(
+        tx: &mut Conn<Self>,
+        row: &TournamentRow,
+        tables: &[TableRow],
+        notes: &[String],
+        now: i64,
+    ) -> Result<(), StoreError> {
+        for t in tables {
+            sqlx::query(INSERT_TABLE)
+                .bind(t.tournament_id)
+                .bind(t.round)
+                .bind(t.table_no)
+                .bind(t.game_id)
+                .bind(&t.seats)
+                .execute(&mut *tx)
+                .await?;
+        }
+        if tables.is_empty() {
+            sqlx::query(FINISH)
+                .bind(row.id)
+                .bind(row.round)
+                .execute(&mut *tx)
+                .await?;
+        }
+        for note in notes {
+            sqlx::query(QUEUE_NOTE)
+                .bind(row.id)
+                .bind(format!("tmsg_{}", Uuid::new_v4().simple()))
+                .bind(note.as_str())
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+        }
+        Ok(())
+    }
+}
 
-            async fn cancel_tournament(&self, tenant: &str, id: Uuid, now: i64) -> Result<Closed, StoreError> {
-                let mut tx = self.$begin().await?;
-                let done = sqlx::query(CANCEL)
-                    .bind(id)
-                    .bind(tenant)
-                    .bind(now)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                let status: Option<String> =
-                    sqlx::query_scalar("SELECT status FROM tournaments WHERE id = $1 AND tenant = $2")
-                        .bind(id)
-                        .bind(tenant)
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                if done > 0 {
-                    self.$wake(&mut tx).await?;
-                }
-                tx.commit().await?;
-                if done > 0 {
-                    self.woken();
-                }
-                Ok(match status.as_deref() {
-                    None => Closed::NotFound,
-                    Some("cancelled") => Closed::Done,
-                    Some(_) => Closed::Started,
-                })
-            }
+/// [`Tournaments`] for both SQL stores: what a read that holds a tournament's row adds is the
+/// dialect's `FOR_UPDATE` (nothing on SQLite, whose writer holds the database).
+impl<S> Tournaments for S
+where
+    S: SqlTournaments,
+    for<'c> &'c mut Conn<S>: Executor<'c, Database = S::Db>,
+    <S::Db as Database>::Arguments: Default + IntoArguments<S::Db>,
+    for<'a> &'a str: ColumnIndex<<S::Db as Database>::Row>,
+    usize: ColumnIndex<<S::Db as Database>::Row>,
+    for<'a, 't> &'a str: Encode<'t, S::Db> + Type<S::Db>,
+    for<'a> &'a [u8]: Encode<'a, S::Db> + Type<S::Db>,
+    for<'a> Option<&'a str>: Encode<'a, S::Db> + Type<S::Db>,
+    Option<String>: for<'t> Encode<'t, S::Db> + Type<S::Db>,
+    Option<i64>: for<'t> Encode<'t, S::Db> + Type<S::Db>,
+    i32: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+    i64: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+    f64: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+    bool: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+    String: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+    Vec<u8>: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+    Uuid: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+    GameStatus: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+{
+    async fn create_tournament(
+        &self,
+        t: &TournamentRow,
+        key: Option<(&KeyRef, &StoredResponse)>,
+    ) -> Result<(), StoreError> {
+        let mut tx = S::begin(self.writer()).await?;
+        sqlx::query(INSERT_TOURNAMENT)
+            .bind(t.id)
+            .bind(&t.tenant)
+            .bind(&t.name)
+            .bind(&t.variant)
+            .bind(&t.rules)
+            .bind(t.table_size)
+            .bind(&t.format)
+            .bind(t.rounds)
+            .bind(t.deals_per_round)
+            .bind(t.starts_at)
+            .bind(t.max_entrants)
+            .bind(&t.bot_level)
+            .bind(t.round_seconds)
+            .bind(&t.webhook_url)
+            .bind(&t.webhook_secret)
+            .bind(&t.secret)
+            .bind(t.created_at)
+            .execute(&mut *tx)
+            .await?;
+        if let Some((key, response)) = key {
+            let kept = write::kept(key, response, now());
+            let mut insert = QueryBuilder::<S::Db>::new(key_insert(kept.table));
+            push_key_values(&mut insert, &kept);
+            insert
+                .build()
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| key_taken(e, None))?;
+        }
+        self.wake_tournaments(&mut tx).await?;
+        tx.commit().await?;
+        self.woken();
+        Ok(())
+    }
 
-            async fn enter(
-                &self,
-                tenant: &str,
-                entry: &EntryRow,
-                now: i64,
-                key: Option<(&KeyRef, &StoredResponse)>,
-            ) -> Result<Entered, StoreError> {
-                let mut tx = self.$begin().await?;
-                let held: Option<(String, i64, i64, i64)> = sqlx::query_as(AssertSqlSafe(format!(
-                    "SELECT status, starts_at, max_entrants, entrants FROM tournaments WHERE id = $1 AND tenant = $2{}",
-                    $lock
-                )))
-                .bind(entry.tournament_id)
+    async fn tournament(&self, tenant: Option<&str>, id: Uuid) -> Result<Option<TournamentRow>, StoreError> {
+        let sql = match tenant {
+            Some(_) => format!("{TOURNAMENT} WHERE t.id = $1 AND t.tenant = $2"),
+            None => format!("{TOURNAMENT} WHERE t.id = $1"),
+        };
+        let mut query = sqlx::query_as::<_, TournamentRow>(AssertSqlSafe(sql)).bind(id);
+        if let Some(tenant) = tenant {
+            query = query.bind(tenant);
+        }
+        Ok(query.fetch_optional(self.pool()).await?)
+    }
+
+    async fn list_tournaments(
+        &self,
+        tenant: &str,
+        limit: i64,
+        after: Option<(i64, Uuid)>,
+    ) -> Result<Vec<TournamentRow>, StoreError> {
+        let page = match after {
+            Some(_) => " AND (t.created_at < $3 OR (t.created_at = $3 AND t.id < $4))",
+            None => "",
+        };
+        let sql =
+            format!("{TOURNAMENT} WHERE t.tenant = $1{page} ORDER BY t.created_at DESC, t.id DESC LIMIT $2");
+        let mut query = sqlx::query_as::<_, TournamentRow>(AssertSqlSafe(sql))
+            .bind(tenant)
+            .bind(limit + 1);
+        if let Some((created_at, id)) = after {
+            query = query.bind(created_at).bind(id);
+        }
+        Ok(query.fetch_all(self.pool()).await?)
+    }
+
+    async fn cancel_tournament(&self, tenant: &str, id: Uuid, now: i64) -> Result<Closed, StoreError> {
+        let mut tx = S::begin(self.writer()).await?;
+        let done = sqlx::query(CANCEL)
+            .bind(id)
+            .bind(tenant)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        let status: Option<String> =
+            sqlx::query_scalar("SELECT status FROM tournaments WHERE id = $1 AND tenant = $2")
+                .bind(id)
                 .bind(tenant)
                 .fetch_optional(&mut *tx)
                 .await?;
-                let Some((status, starts_at, max_entrants, count)) = held else {
-                    return Ok(Entered::NotFound);
-                };
-                match status.as_str() {
-                    "open" if starts_at > now => {}
-                    "open" | "running" | "finished" => return Ok(Entered::Started),
-                    _ => return Ok(Entered::NotOpen("cancelled")),
-                }
-                let twice: Option<i64> = sqlx::query_scalar(
-                    "SELECT created_at FROM tournament_entries WHERE tournament_id = $1 AND player = $2 AND status = 'entered'",
-                )
-                .bind(entry.tournament_id)
-                .bind(&entry.player)
-                .fetch_optional(&mut *tx)
-                .await?;
-                if twice.is_some() {
-                    return Ok(Entered::Twice);
-                }
-                if count >= max_entrants {
-                    return Ok(Entered::Full);
-                }
-                let inserted = sqlx::query(INSERT_ENTRY)
-                    .bind(entry.tournament_id)
-                    .bind(entry.id)
-                    .bind(&entry.player)
-                    .bind(&entry.name)
-                    .bind(entry.created_at)
-                    .execute(&mut *tx)
-                    .await;
-                match inserted {
-                    Err(e) if entered_twice(&e) => return Ok(Entered::Twice),
-                    other => {
-                        other?;
-                    }
-                }
-                sqlx::query(COUNT_ENTRANTS)
-                    .bind(entry.tournament_id)
-                    .bind(1_i64)
-                    .execute(&mut *tx)
-                    .await?;
-                if let Some((key, response)) = key {
-                    let kept = write::kept(key, response, now);
-                    let mut insert = QueryBuilder::<$db>::new(key_insert(kept.table));
-                    push_key_values(&mut insert, &kept);
-                    insert
-                        .build()
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(|e| key_taken(e, None))?;
-                }
-                tx.commit().await?;
-                Ok(Entered::Done)
-            }
+        if done > 0 {
+            self.wake_tournaments(&mut tx).await?;
+        }
+        tx.commit().await?;
+        if done > 0 {
+            self.woken();
+        }
+        Ok(match status.as_deref() {
+            None => Closed::NotFound,
+            Some("cancelled") => Closed::Done,
+            Some(_) => Closed::Started,
+        })
+    }
 
-            async fn entry(&self, tournament: Uuid, id: Uuid) -> Result<Option<EntryRow>, StoreError> {
-                Ok(sqlx::query_as::<_, EntryRow>(AssertSqlSafe(format!(
-                    "{ENTRY} WHERE tournament_id = $1 AND id = $2"
-                )))
-                .bind(tournament)
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?)
-            }
-
-            async fn withdraw(&self, tournament: Uuid, id: Uuid, now: i64) -> Result<Closed, StoreError> {
-                let mut tx = self.$begin().await?;
-                let held: Option<(String, i64)> = sqlx::query_as(AssertSqlSafe(format!(
-                    "SELECT status, starts_at FROM tournaments WHERE id = $1{}",
-                    $lock
-                )))
-                .bind(tournament)
-                .fetch_optional(&mut *tx)
-                .await?;
-                let exists: Option<i64> =
-                    sqlx::query_scalar("SELECT created_at FROM tournament_entries WHERE tournament_id = $1 AND id = $2")
-                        .bind(tournament)
-                        .bind(id)
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                let closed = match (held, exists) {
-                    (None, _) | (_, None) => Closed::NotFound,
-                    (Some((status, starts_at)), Some(_)) => {
-                        if (status == "open" && starts_at > now) || status == "cancelled" {
-                            let withdrawn = sqlx::query(WITHDRAW).bind(tournament).bind(id).execute(&mut *tx).await?;
-                            if withdrawn.rows_affected() > 0 {
-                                sqlx::query(COUNT_ENTRANTS)
-                                    .bind(tournament)
-                                    .bind(-1_i64)
-                                    .execute(&mut *tx)
-                                    .await?;
-                            }
-                            Closed::Done
-                        } else {
-                            Closed::Started
-                        }
-                    }
-                };
-                tx.commit().await?;
-                Ok(closed)
-            }
-
-            async fn tournaments_due(&self, now: i64, limit: i64) -> Result<Vec<TournamentRow>, StoreError> {
-                Ok(sqlx::query_as::<_, TournamentRow>(AssertSqlSafe(format!(
-                    "{TOURNAMENT} WHERE (t.due_at IS NOT NULL AND t.due_at <= $1) OR t.status = 'running' \
-                     ORDER BY t.due_at LIMIT $2"
-                )))
-                .bind(now)
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?)
-            }
-
-            async fn next_tournament_due(&self) -> Result<Option<i64>, StoreError> {
-                Ok(sqlx::query_scalar("SELECT MIN(due_at) FROM tournaments WHERE due_at IS NOT NULL")
-                    .fetch_one(&self.pool)
-                    .await?)
-            }
-
-            async fn start_round<E, F, N>(
-                &self,
-                id: Uuid,
-                from: i64,
-                now: i64,
-                second_ms: i64,
-                plan: F,
-                closing: Closing<'_, N>,
-            ) -> Result<Option<(TournamentRow, Vec<TableRow>)>, E>
-            where
-                E: From<StoreError>,
-                F: FnOnce(&TournamentRow, &[EntryRow]) -> Result<Vec<TableRow>, E>,
-                N: FnOnce(&TournamentRow, &[TableRow]) -> Vec<String>,
-            {
-                let mut tx = self.$begin().await.map_err(E::from)?;
-                let claimed = sqlx::query(CLAIM_ROUND)
-                    .bind(id)
-                    .bind(from)
-                    .bind(now)
-                    .bind(second_ms)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(StoreError::from)?
-                    .rows_affected();
-                if claimed == 0 {
-                    return Ok(None);
-                }
-                if from > 0 {
-                    save_standings!(&mut tx, id, from, closing.standings, StoreError::from);
-                }
-                if from == 0 {
-                    sqlx::query(PLACE_ENTRANTS)
-                        .bind(id)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(StoreError::from)?;
-                }
-                let row = sqlx::query_as::<_, TournamentRow>(AssertSqlSafe(format!("{TOURNAMENT} WHERE t.id = $1")))
-                    .bind(id)
-                    .fetch_one(&mut *tx)
-                    .await
-                    .map_err(StoreError::from)?;
-                let entrants = sqlx::query_as::<_, EntryRow>(AssertSqlSafe(format!(
-                    "{ENTRY} WHERE tournament_id = $1 AND status = 'entered' ORDER BY place"
-                )))
-                .bind(id)
-                .fetch_all(&mut *tx)
-                .await
-                .map_err(StoreError::from)?;
-                let tables = plan(&row, &entrants)?;
-                for t in &tables {
-                    sqlx::query(INSERT_TABLE)
-                        .bind(t.tournament_id)
-                        .bind(t.round)
-                        .bind(t.table_no)
-                        .bind(t.game_id)
-                        .bind(&t.seats)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(StoreError::from)?;
-                }
-                if tables.is_empty() {
-                    sqlx::query(FINISH)
-                        .bind(id)
-                        .bind(row.round)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(StoreError::from)?;
-                }
-                if row.webhook_url.is_some() {
-                    for note in (closing.notes)(&row, &tables) {
-                    sqlx::query(QUEUE_NOTE)
-                        .bind(id)
-                        .bind(format!("tmsg_{}", Uuid::new_v4().simple()))
-                        .bind(note.as_str())
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await.map_err(StoreError::from)?;
-                }
-                }
-                tx.commit().await.map_err(StoreError::from)?;
-                Ok(Some((row, tables)))
-            }
-
-            async fn deadline_passed(&self, id: Uuid, round: i64) -> Result<(), StoreError> {
-                sqlx::query("UPDATE tournaments SET due_at = NULL WHERE id = $1 AND round = $2")
-                    .bind(id)
-                    .bind(round)
-                    .execute(&self.tournament_pool())
-                    .await?;
-                Ok(())
-            }
-
-            async fn finish_tournament(
-                &self,
-                id: Uuid,
-                round: i64,
-                notes: &[String],
-                standings: &[StandingRow],
-            ) -> Result<bool, StoreError> {
-                let mut tx = self.$begin().await?;
-                let done = sqlx::query(FINISH)
-                    .bind(id)
-                    .bind(round)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                if done > 0 {
-                    save_standings!(&mut tx, id, round, standings, StoreError::from);
-                    let now = super::now_ms();
-                    for note in notes {
-                    sqlx::query(QUEUE_NOTE)
-                        .bind(id)
-                        .bind(format!("tmsg_{}", Uuid::new_v4().simple()))
-                        .bind(note.as_str())
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-                }
-                tx.commit().await?;
-                Ok(done > 0)
-            }
-
-            async fn standings_round(&self, id: Uuid) -> Result<Option<i64>, StoreError> {
-                Ok(sqlx::query_scalar("SELECT MAX(round) FROM tournament_standings WHERE tournament_id = $1")
-                    .bind(id)
-                    .fetch_one(&self.pool)
-                    .await?)
-            }
-
-            async fn standings_page(
-                &self,
-                id: Uuid,
-                round: i64,
-                position: i64,
-                limit: i64,
-            ) -> Result<Vec<StandingRow>, StoreError> {
-                Ok(sqlx::query_as::<_, StandingRow>(
-                    "SELECT position, rank, player, name, score FROM tournament_standings \
-                     WHERE tournament_id = $1 AND round = $2 AND position >= $3 ORDER BY position LIMIT $4",
-                )
-                .bind(id)
-                .bind(round)
-                .bind(position)
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?)
-            }
-
-            async fn standing_of(&self, id: Uuid, round: i64, player: &str) -> Result<Option<StandingRow>, StoreError> {
-                Ok(sqlx::query_as::<_, StandingRow>(
-                    "SELECT position, rank, player, name, score FROM tournament_standings \
-                     WHERE tournament_id = $1 AND round = $2 AND player = $3",
-                )
-                .bind(id)
-                .bind(round)
-                .bind(player)
-                .fetch_optional(&self.pool)
-                .await?)
-            }
-
-            async fn due_tournament_deliveries(
-                &self,
-                now: i64,
-                limit: i64,
-            ) -> Result<Vec<TournamentDelivery>, StoreError> {
-                Ok(sqlx::query_as::<_, TournamentDelivery>(AssertSqlSafe(format!(
-                    "SELECT d.tournament_id, d.seq, d.id, d.event, d.attempts, d.created_at, t.webhook_url, \
-                     t.webhook_secret {HEADS} AND d.next_attempt_at <= $1 AND t.webhook_url IS NOT NULL \
-                     AND t.webhook_secret IS NOT NULL ORDER BY d.next_attempt_at LIMIT $2"
-                )))
-                .bind(now)
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?)
-            }
-
-            async fn next_tournament_delivery(&self) -> Result<Option<i64>, StoreError> {
-                Ok(sqlx::query_scalar(AssertSqlSafe(format!("SELECT MIN(d.next_attempt_at) {HEADS}")))
-                    .fetch_one(&self.pool)
-                    .await?)
-            }
-
-            async fn lease_tournament_delivery(
-                &self,
-                tournament: Uuid,
-                seq: i64,
-                now: i64,
-                until: i64,
-            ) -> Result<bool, StoreError> {
-                let leased = sqlx::query(
-                    "UPDATE tournament_deliveries SET next_attempt_at = $4 WHERE tournament_id = $1 \
-                     AND seq = $2 AND status = 'pending' AND next_attempt_at <= $3",
-                )
-                .bind(tournament)
-                .bind(seq)
-                .bind(now)
-                .bind(until)
-                .execute(&self.tournament_pool())
-                .await?
-                .rows_affected();
-                Ok(leased > 0)
-            }
-
-            async fn settle_tournament_delivery(
-                &self,
-                tournament: Uuid,
-                seq: i64,
-                lease: i64,
-                status: &str,
-                next: i64,
-                error: Option<&str>,
-            ) -> Result<(), StoreError> {
-                sqlx::query(
-                    "UPDATE tournament_deliveries SET status = $4, attempts = attempts + 1, \
-                     next_attempt_at = $5, last_error = COALESCE($6, last_error) WHERE tournament_id = $1 \
-                     AND seq = $2 AND status = 'pending' AND next_attempt_at = $3",
-                )
-                .bind(tournament)
-                .bind(seq)
-                .bind(lease)
-                .bind(status)
-                .bind(next)
-                .bind(error)
-                .execute(&self.tournament_pool())
-                .await?;
-                Ok(())
-            }
-
-            async fn round_tables(&self, tournament: Uuid, round: i64) -> Result<Vec<TableRow>, StoreError> {
-                Ok(sqlx::query_as::<_, TableRow>(AssertSqlSafe(format!(
-                    "{TABLE} WHERE tournament_id = $1 AND round = $2 ORDER BY table_no"
-                )))
-                .bind(tournament)
-                .bind(round)
-                .fetch_all(&self.pool)
-                .await?)
-            }
-
-            async fn games_over(&self, games: &[Uuid]) -> Result<usize, StoreError> {
-                let mut over = 0;
-                // Within both databases' limits on a statement's parameters.
-                for some in games.chunks(GAMES_PER_STATEMENT) {
-                    let mut query = sqlx::QueryBuilder::<$db>::new(
-                        "SELECT COUNT(*) FROM games WHERE status IN ('finished', 'void') AND id IN (",
-                    );
-                    let mut ids = query.separated(", ");
-                    for id in some {
-                        ids.push_bind(*id);
-                    }
-                    query.push(")");
-                    let count: i64 = query.build_query_scalar().fetch_one(&self.pool).await?;
-                    over += usize::try_from(count).unwrap_or_default();
-                }
-                Ok(over)
-            }
-
-            async fn round_table(&self, tournament: Uuid, round: i64, table_no: i64) -> Result<Option<TableRow>, StoreError> {
-                Ok(sqlx::query_as::<_, TableRow>(AssertSqlSafe(format!(
-                    "{TABLE} WHERE tournament_id = $1 AND round = $2 AND table_no = $3"
-                )))
-                .bind(tournament)
-                .bind(round)
-                .bind(table_no)
-                .fetch_optional(&self.pool)
-                .await?)
-            }
-
-            async fn entrants(&self, tournament: Uuid) -> Result<Vec<EntryRow>, StoreError> {
-                Ok(sqlx::query_as::<_, EntryRow>(AssertSqlSafe(format!(
-                    "{ENTRY} WHERE tournament_id = $1 AND status = 'entered' ORDER BY place, created_at, id"
-                )))
-                .bind(tournament)
-                .fetch_all(&self.pool)
-                .await?)
-            }
-
-            async fn tables_made(&self, tournament: Uuid, games: &[Uuid]) -> Result<(), StoreError> {
-                for some in games.chunks(GAMES_PER_STATEMENT) {
-                    let mut query = sqlx::QueryBuilder::<$db>::new(
-                        "UPDATE tournament_tables SET made = TRUE WHERE tournament_id = ",
-                    );
-                    query.push_bind(tournament).push(" AND game_id IN (");
-                    let mut ids = query.separated(", ");
-                    for id in some {
-                        ids.push_bind(*id);
-                    }
-                    query.push(")");
-                    query.build().execute(&self.tournament_pool()).await?;
-                }
-                Ok(())
-            }
-
-            async fn unmade_tables(&self, limit: i64) -> Result<Vec<TableRow>, StoreError> {
-                Ok(sqlx::query_as::<_, TableRow>(AssertSqlSafe(format!(
-                    "{TABLE} WHERE NOT made ORDER BY tournament_id, round, table_no LIMIT $1"
-                )))
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?)
+    async fn enter(
+        &self,
+        tenant: &str,
+        entry: &EntryRow,
+        now: i64,
+        key: Option<(&KeyRef, &StoredResponse)>,
+    ) -> Result<Entered, StoreError> {
+        let mut tx = S::begin(self.writer()).await?;
+        let held: Option<(String, i64, i64, i64)> = sqlx::query_as(AssertSqlSafe(format!(
+            "SELECT status, starts_at, max_entrants, entrants FROM tournaments WHERE id = $1 AND tenant = $2{}",
+            S::FOR_UPDATE
+        )))
+        .bind(entry.tournament_id)
+        .bind(tenant)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some((status, starts_at, max_entrants, count)) = held else {
+            return Ok(Entered::NotFound);
+        };
+        match status.as_str() {
+            "open" if starts_at > now => {}
+            "open" | "running" | "finished" => return Ok(Entered::Started),
+            _ => return Ok(Entered::NotOpen("cancelled")),
+        }
+        let twice: Option<i64> = sqlx::query_scalar(
+            "SELECT created_at FROM tournament_entries WHERE tournament_id = $1 AND player = $2 AND status = 'entered'",
+        )
+        .bind(entry.tournament_id)
+        .bind(&entry.player)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if twice.is_some() {
+            return Ok(Entered::Twice);
+        }
+        if count >= max_entrants {
+            return Ok(Entered::Full);
+        }
+        let inserted = sqlx::query(INSERT_ENTRY)
+            .bind(entry.tournament_id)
+            .bind(entry.id)
+            .bind(&entry.player)
+            .bind(&entry.name)
+            .bind(entry.created_at)
+            .execute(&mut *tx)
+            .await;
+        match inserted {
+            Err(e) if entered_twice(&e) => return Ok(Entered::Twice),
+            other => {
+                other?;
             }
         }
-    };
+        sqlx::query(COUNT_ENTRANTS)
+            .bind(entry.tournament_id)
+            .bind(1_i64)
+            .execute(&mut *tx)
+            .await?;
+        if let Some((key, response)) = key {
+            let kept = write::kept(key, response, now);
+            let mut insert = QueryBuilder::<S::Db>::new(key_insert(kept.table));
+            push_key_values(&mut insert, &kept);
+            insert
+                .build()
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| key_taken(e, None))?;
+        }
+        tx.commit().await?;
+        Ok(Entered::Done)
+    }
+
+    async fn entry(&self, tournament: Uuid, id: Uuid) -> Result<Option<EntryRow>, StoreError> {
+        Ok(sqlx::query_as::<_, EntryRow>(AssertSqlSafe(format!(
+            "{ENTRY} WHERE tournament_id = $1 AND id = $2"
+        )))
+        .bind(tournament)
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?)
+    }
+
+    async fn withdraw(&self, tournament: Uuid, id: Uuid, now: i64) -> Result<Closed, StoreError> {
+        let mut tx = S::begin(self.writer()).await?;
+        let held: Option<(String, i64)> = sqlx::query_as(AssertSqlSafe(format!(
+            "SELECT status, starts_at FROM tournaments WHERE id = $1{}",
+            S::FOR_UPDATE
+        )))
+        .bind(tournament)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let exists: Option<i64> = sqlx::query_scalar(
+            "SELECT created_at FROM tournament_entries WHERE tournament_id = $1 AND id = $2",
+        )
+        .bind(tournament)
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let closed = match (held, exists) {
+            (None, _) | (_, None) => Closed::NotFound,
+            (Some((status, starts_at)), Some(_)) => {
+                if (status == "open" && starts_at > now) || status == "cancelled" {
+                    let withdrawn = sqlx::query(WITHDRAW)
+                        .bind(tournament)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?;
+                    if withdrawn.rows_affected() > 0 {
+                        sqlx::query(COUNT_ENTRANTS)
+                            .bind(tournament)
+                            .bind(-1_i64)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                    Closed::Done
+                } else {
+                    Closed::Started
+                }
+            }
+        };
+        tx.commit().await?;
+        Ok(closed)
+    }
+
+    async fn tournaments_due(&self, now: i64, limit: i64) -> Result<Vec<TournamentRow>, StoreError> {
+        Ok(sqlx::query_as::<_, TournamentRow>(AssertSqlSafe(format!(
+            "{TOURNAMENT} WHERE (t.due_at IS NOT NULL AND t.due_at <= $1) OR t.status = 'running' \
+             ORDER BY t.due_at LIMIT $2"
+        )))
+        .bind(now)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    async fn next_tournament_due(&self) -> Result<Option<i64>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT MIN(due_at) FROM tournaments WHERE due_at IS NOT NULL")
+                .fetch_one(self.pool())
+                .await?,
+        )
+    }
+
+    async fn start_round<E, F, N>(
+        &self,
+        id: Uuid,
+        from: i64,
+        now: i64,
+        second_ms: i64,
+        plan: F,
+        closing: Closing<'_, N>,
+    ) -> Result<Option<(TournamentRow, Vec<TableRow>)>, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&TournamentRow, &[EntryRow]) -> Result<Vec<TableRow>, E>,
+        N: FnOnce(&TournamentRow, &[TableRow]) -> Vec<String>,
+    {
+        let mut tx = S::begin(self.writer()).await.map_err(StoreError::from)?;
+        let claimed = sqlx::query(CLAIM_ROUND)
+            .bind(id)
+            .bind(from)
+            .bind(now)
+            .bind(second_ms)
+            .execute(&mut *tx)
+            .await
+            .map_err(StoreError::from)?
+            .rows_affected();
+        if claimed == 0 {
+            return Ok(None);
+        }
+        if from > 0 {
+            save_standings!(&mut tx, id, from, closing.standings, StoreError::from);
+        }
+        if from == 0 {
+            sqlx::query(PLACE_ENTRANTS)
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(StoreError::from)?;
+        }
+        let row = sqlx::query_as::<_, TournamentRow>(AssertSqlSafe(format!("{TOURNAMENT} WHERE t.id = $1")))
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(StoreError::from)?;
+        let entrants = sqlx::query_as::<_, EntryRow>(AssertSqlSafe(format!(
+            "{ENTRY} WHERE tournament_id = $1 AND status = 'entered' ORDER BY place"
+        )))
+        .bind(id)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(StoreError::from)?;
+        let tables = plan(&row, &entrants)?;
+        let notes = match row.webhook_url {
+            Some(_) => (closing.notes)(&row, &tables),
+            None => Vec::new(),
+        };
+        S::write_round(&mut tx, &row, &tables, &notes, now).await?;
+        tx.commit().await.map_err(StoreError::from)?;
+        Ok(Some((row, tables)))
+    }
+
+    async fn deadline_passed(&self, id: Uuid, round: i64) -> Result<(), StoreError> {
+        sqlx::query("UPDATE tournaments SET due_at = NULL WHERE id = $1 AND round = $2")
+            .bind(id)
+            .bind(round)
+            .execute(self.writer())
+            .await?;
+        Ok(())
+    }
+
+    async fn finish_tournament(
+        &self,
+        id: Uuid,
+        round: i64,
+        notes: &[String],
+        standings: &[StandingRow],
+    ) -> Result<bool, StoreError> {
+        let mut tx = S::begin(self.writer()).await?;
+        let done = sqlx::query(FINISH)
+            .bind(id)
+            .bind(round)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if done > 0 {
+            save_standings!(&mut tx, id, round, standings, StoreError::from);
+            let now = super::now_ms();
+            for note in notes {
+                sqlx::query(QUEUE_NOTE)
+                    .bind(id)
+                    .bind(format!("tmsg_{}", Uuid::new_v4().simple()))
+                    .bind(note.as_str())
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(done > 0)
+    }
+
+    async fn standings_round(&self, id: Uuid) -> Result<Option<i64>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT MAX(round) FROM tournament_standings WHERE tournament_id = $1")
+                .bind(id)
+                .fetch_one(self.pool())
+                .await?,
+        )
+    }
+
+    async fn standings_page(
+        &self,
+        id: Uuid,
+        round: i64,
+        position: i64,
+        limit: i64,
+    ) -> Result<Vec<StandingRow>, StoreError> {
+        Ok(sqlx::query_as::<_, StandingRow>(
+            "SELECT position, rank, player, name, score FROM tournament_standings \
+             WHERE tournament_id = $1 AND round = $2 AND position >= $3 ORDER BY position LIMIT $4",
+        )
+        .bind(id)
+        .bind(round)
+        .bind(position)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    async fn standing_of(
+        &self,
+        id: Uuid,
+        round: i64,
+        player: &str,
+    ) -> Result<Option<StandingRow>, StoreError> {
+        Ok(sqlx::query_as::<_, StandingRow>(
+            "SELECT position, rank, player, name, score FROM tournament_standings \
+             WHERE tournament_id = $1 AND round = $2 AND player = $3",
+        )
+        .bind(id)
+        .bind(round)
+        .bind(player)
+        .fetch_optional(self.pool())
+        .await?)
+    }
+
+    async fn due_tournament_deliveries(
+        &self,
+        now: i64,
+        limit: i64,
+    ) -> Result<Vec<TournamentDelivery>, StoreError> {
+        Ok(sqlx::query_as::<_, TournamentDelivery>(AssertSqlSafe(format!(
+            "SELECT d.tournament_id, d.seq, d.id, d.event, d.attempts, d.created_at, t.webhook_url, \
+             t.webhook_secret {HEADS} AND d.next_attempt_at <= $1 AND t.webhook_url IS NOT NULL \
+             AND t.webhook_secret IS NOT NULL ORDER BY d.next_attempt_at LIMIT $2"
+        )))
+        .bind(now)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    async fn next_tournament_delivery(&self) -> Result<Option<i64>, StoreError> {
+        Ok(
+            sqlx::query_scalar(AssertSqlSafe(format!("SELECT MIN(d.next_attempt_at) {HEADS}")))
+                .fetch_one(self.pool())
+                .await?,
+        )
+    }
+
+    async fn lease_tournament_delivery(
+        &self,
+        tournament: Uuid,
+        seq: i64,
+        now: i64,
+        until: i64,
+    ) -> Result<bool, StoreError> {
+        let leased = sqlx::query(
+            "UPDATE tournament_deliveries SET next_attempt_at = $4 WHERE tournament_id = $1 \
+             AND seq = $2 AND status = 'pending' AND next_attempt_at <= $3",
+        )
+        .bind(tournament)
+        .bind(seq)
+        .bind(now)
+        .bind(until)
+        .execute(self.writer())
+        .await?
+        .rows_affected();
+        Ok(leased > 0)
+    }
+
+    async fn settle_tournament_delivery(
+        &self,
+        tournament: Uuid,
+        seq: i64,
+        lease: i64,
+        status: &str,
+        next: i64,
+        error: Option<&str>,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE tournament_deliveries SET status = $4, attempts = attempts + 1, \
+             next_attempt_at = $5, last_error = COALESCE($6, last_error) WHERE tournament_id = $1 \
+             AND seq = $2 AND status = 'pending' AND next_attempt_at = $3",
+        )
+        .bind(tournament)
+        .bind(seq)
+        .bind(lease)
+        .bind(status)
+        .bind(next)
+        .bind(error)
+        .execute(self.writer())
+        .await?;
+        Ok(())
+    }
+
+    async fn round_tables(&self, tournament: Uuid, round: i64) -> Result<Vec<TableRow>, StoreError> {
+        Ok(sqlx::query_as::<_, TableRow>(AssertSqlSafe(format!(
+            "{TABLE} WHERE tournament_id = $1 AND round = $2 ORDER BY table_no"
+        )))
+        .bind(tournament)
+        .bind(round)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    async fn games_over(&self, games: &[Uuid]) -> Result<usize, StoreError> {
+        let mut over = 0;
+        for some in games.chunks(GAMES_PER_STATEMENT) {
+            let mut query = QueryBuilder::<S::Db>::new(
+                "SELECT COUNT(*) FROM games WHERE status IN ('finished', 'void') AND id IN (",
+            );
+            let mut ids = query.separated(", ");
+            for id in some {
+                ids.push_bind(*id);
+            }
+            query.push(")");
+            let count: i64 = query.build_query_scalar().fetch_one(self.pool()).await?;
+            over += usize::try_from(count).unwrap_or_default();
+        }
+        Ok(over)
+    }
+
+    async fn round_table(&self, tournament: Uuid, round: i64, table_no: i64) -> Result<Option<TableRow>, StoreError> {
+        Ok(sqlx::query_as::<_, TableRow>(AssertSqlSafe(format!(
+            "{TABLE} WHERE tournament_id = $1 AND round = $2 AND table_no = $3"
+        )))
+        .bind(tournament)
+        .bind(round)
+        .bind(table_no)
+        .fetch_optional(self.pool())
+        .await?)
+    }
+
+    async fn entrants(&self, tournament: Uuid) -> Result<Vec<EntryRow>, StoreError> {
+        Ok(sqlx::query_as::<_, EntryRow>(AssertSqlSafe(format!(
+            "{ENTRY} WHERE tournament_id = $1 AND status = 'entered' ORDER BY place, created_at, id"
+        )))
+        .bind(tournament)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    async fn tables_made(&self, tournament: Uuid, games: &[Uuid]) -> Result<(), StoreError> {
+        for some in games.chunks(GAMES_PER_STATEMENT) {
+            let mut query =
+                QueryBuilder::<S::Db>::new("UPDATE tournament_tables SET made = TRUE WHERE tournament_id = ");
+            query.push_bind(tournament).push(" AND game_id IN (");
+            let mut ids = query.separated(", ");
+            for id in some {
+                ids.push_bind(*id);
+            }
+            query.push(")");
+            query.build().execute(self.writer()).await?;
+        }
+        Ok(())
+    }
+
+    async fn unmade_tables(&self, limit: i64) -> Result<Vec<TableRow>, StoreError> {
+        Ok(sqlx::query_as::<_, TableRow>(AssertSqlSafe(format!(
+            "{TABLE} WHERE NOT made ORDER BY tournament_id, round, table_no LIMIT $1"
+        )))
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
 }
 
-impl PgStore {
-    async fn begin_tournament(&self) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, StoreError> {
-        Ok(self.writer().begin().await?)
-    }
-
-    fn tournament_pool(&self) -> sqlx::PgPool {
-        self.writer().clone()
-    }
-
-    /// Announces in `tx` (heard only if it commits) that the tournaments' due times changed.
+impl SqlTournaments for PgStore {
     async fn wake_tournaments(&self, tx: &mut sqlx::PgConnection) -> Result<(), StoreError> {
         sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(super::hub::CHANNEL)
-            .bind(super::hub::note(
-                TOURNAMENTS_DUE,
-                0,
-                &[],
-                super::hub::Work::default(),
-            ))
+            .bind(CHANNEL)
+            .bind(note(TOURNAMENTS_DUE, 0, &[], Work::default()))
             .execute(&mut *tx)
             .await?;
         Ok(())
@@ -989,32 +1042,13 @@ impl PgStore {
     fn woken(&self) {}
 }
 
-impl SqliteStore {
-    async fn begin_tournament(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
-        Ok(self.writer().begin_with("BEGIN IMMEDIATE").await?)
-    }
-
-    fn tournament_pool(&self) -> sqlx::SqlitePool {
-        self.writer().clone()
-    }
-
+impl SqlTournaments for SqliteStore {
     /// Nothing in the transaction: this process is told after the commit ([`Self::woken`]).
-    #[expect(clippy::unused_async, reason = "the same call as PostgreSQL's, which writes")]
     async fn wake_tournaments(&self, _tx: &mut sqlx::SqliteConnection) -> Result<(), StoreError> {
         Ok(())
     }
 
-    /// Tells this process's tournament pass that due times changed.
     fn woken(&self) {
-        self.live.publish(TOURNAMENTS_DUE, super::hub::Signal::Resync);
+        self.live.publish(TOURNAMENTS_DUE, Signal::Resync);
     }
 }
-
-tournaments_store!(
-    PgStore,
-    sqlx::Postgres,
-    " FOR UPDATE",
-    begin_tournament,
-    wake_tournaments
-);
-tournaments_store!(SqliteStore, sqlx::Sqlite, "", begin_tournament, wake_tournaments);

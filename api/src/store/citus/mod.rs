@@ -11,7 +11,11 @@ use std::sync::PoisonError;
 
 use uuid::Uuid;
 
+use crate::store::run::SqlStore as _;
+
+use super::ratings::SqlRatings;
 use super::sql::{Candidate, Purge, SWEEP_BATCH, delivery_candidates_sql, due_sql};
+use super::tickets::SqlTickets as _;
 use super::write::Write;
 use super::{DueGame, PgStore, StoreError};
 
@@ -24,7 +28,7 @@ struct Expired<V> {
 }
 
 /// A value written into a command run on a shard (which takes no parameters).
-pub(super) trait Literal {
+pub(in crate::store) trait Literal {
     /// The value as an SQL literal.
     fn literal(&self) -> String;
 }
@@ -112,7 +116,7 @@ struct ShardAnswer {
 impl PgStore {
     /// [`Store::due_games`]: on a cluster, read shard by shard, so that the games of the
     /// workers that answer are found while another one is away.
-    pub(super) async fn due_candidates(
+    pub(super) async fn due_by_shard(
         &self,
         now: i64,
         after: Option<DueGame>,
@@ -156,32 +160,10 @@ impl PgStore {
         Ok(candidates)
     }
 
-    /// The candidates of [`Store::claim_ratings`]: on a cluster, read shard by shard (the
-    /// outbox lives with its games), so that a worker away holds up only its own games.
-    pub(super) async fn rating_candidates(
-        &self,
-        now: i64,
-        limit: i64,
-    ) -> Result<Vec<super::ratings::RatingCandidate>, StoreError> {
-        if !self.cluster {
-            return self.rating_candidates_in_one(now, limit).await;
-        }
-        let answers = self
-            .on_each_shard(&["ratings_due"], |names| {
-                super::ratings::rating_candidates_sql(&names[0], &now.to_string(), &limit.to_string())
-            })
-            .await?;
-        let mut candidates: Vec<super::ratings::RatingCandidate> =
-            self.read_answers(answers, "games to rate");
-        candidates.sort_by_key(|c| c.due_at);
-        candidates.truncate(usize::try_from(limit).unwrap_or(0));
-        Ok(candidates)
-    }
-
     /// The pools of [`Tickets::due_pools`](super::Tickets::due_pools): on a cluster, read
     /// shard by shard (a tenant's pools are on one shard, so each shard ranks its own tenants'),
     /// so that a worker away holds up only the tenants it holds.
-    pub(super) async fn due_pool_rows(
+    pub(super) async fn due_pools_by_shard(
         &self,
         until: i64,
         per_tenant: i64,
@@ -201,7 +183,7 @@ impl PgStore {
     /// The tenants with tickets where `condition` holds, to be read one by one (each is one
     /// shard's query on a cluster, found shard by shard, so that a worker away holds up only
     /// the tenants it holds); on one server, `[None]`: every tenant in one query.
-    pub(super) async fn ticket_tenants(&self, condition: &str) -> Result<Vec<Option<String>>, StoreError> {
+    pub(super) async fn tenants_by_shard(&self, condition: &str) -> Result<Vec<Option<String>>, StoreError> {
         if !self.cluster {
             return Ok(vec![None]);
         }
@@ -227,7 +209,7 @@ impl PgStore {
     /// Sweeps the expired rows of `purge` (see `purge`); on a cluster, each shard's candidates
     /// read from that shard alone, with a cursor of its own, so that the rows of the workers
     /// that answer are swept while another one is away.
-    pub(super) async fn purge_table<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
+    pub(super) async fn purge_by_shard<V>(&self, purge: &Purge, before: i64) -> Result<u64, StoreError>
     where
         V: for<'r> sqlx::Decode<'r, sqlx::Postgres>
             + for<'q> sqlx::Encode<'q, sqlx::Postgres>
@@ -446,4 +428,28 @@ pub(super) async fn cluster_write(
             _ => StoreError::from(e),
         })?;
     Ok(written)
+}
+
+impl SqlRatings for PgStore {
+    /// The candidates of [`Store::claim_ratings`]: on a cluster, read shard by shard (the
+    /// outbox lives with its games), so that a worker away holds up only its own games.
+    async fn rating_candidates(
+        &self,
+        now: i64,
+        limit: i64,
+    ) -> Result<Vec<super::ratings::RatingCandidate>, StoreError> {
+        if !self.cluster {
+            return self.rating_candidates_in_one(now, limit).await;
+        }
+        let answers = self
+            .on_each_shard(&["ratings_due"], |names| {
+                super::ratings::rating_candidates_sql(&names[0], &now.to_string(), &limit.to_string())
+            })
+            .await?;
+        let mut candidates: Vec<super::ratings::RatingCandidate> =
+            self.read_answers(answers, "games to rate");
+        candidates.sort_by_key(|c| c.due_at);
+        candidates.truncate(usize::try_from(limit).unwrap_or(0));
+        Ok(candidates)
+    }
 }

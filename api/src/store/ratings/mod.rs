@@ -1,11 +1,12 @@
 //! The statements of ratings, players and leaderboards (docs/ratings.md): their text, written
 //! once for PostgreSQL (one server or a Citus cluster, where `ratings` and `rated_games` are
-//! distributed by tenant) and SQLite, and the reading of their rows. Each store runs them in
-//! its own file (`postgres.rs`, `sqlite.rs`), as methods its [`Store`](super::Store) methods
-//! call, beginning its transactions and holding rows in its own way.
+//! distributed by tenant) and SQLite, and the reading of their rows. Both stores run them by
+//! the same code (`run.rs`), which the [`Store`](super::Store) methods call, beginning
+//! transactions and holding rows as each store's dialect says.
 
-mod postgres;
-mod sqlite;
+mod run;
+
+pub(super) use run::SqlRatings;
 
 use std::collections::HashMap;
 

@@ -1,11 +1,12 @@
 //! What the SQL stores share: the statements both dialects take (PostgreSQL, on one server or a
 //! Citus cluster, and SQLite), written once as constants or small functions that render them,
-//! and the mapping of their rows to the store's types. Each store runs them in its own plain
-//! `impl` blocks (`postgres/`, `citus/`, `sqlite/`), and says there what its dialect says
+//! and the mapping of their rows to the store's types. The code that runs them is written once
+//! too (`run/`), over the [`Dialect`] (`dialect.rs`), which names what each database says
 //! differently. Here: the games' reads and writes (`games.rs`), the rows a write adds
 //! (`writes.rs`), the outbox (`outbox.rs`), the sweep (`sweep.rs`), and below, the limit on
 //! tables of bots alone, the due games, the clock, a game row's columns and a listing page.
 
+mod dialect;
 mod games;
 mod outbox;
 mod sweep;
@@ -17,6 +18,7 @@ use uuid::Uuid;
 use super::{DueGame, EventRow, GameListing, GameRow, StoreError};
 use crate::domain::GameStatus;
 
+pub(super) use dialect::{BEGIN_IMMEDIATE, Dialect, RowsAffected};
 pub(super) use games::{
     DELIVERIES_BY_STATUS, DUE_GAMES, EVENTS_AFTER, GAME_INSERT, GameRead, JWT_SECRET, JWT_SECRET_INSERT,
     KeyRow, LAST_DELIVERY_ERROR, LEASE, ORIGIN, OriginRow, PENDING_DELIVERIES, READY, RECORD, SEAT_INSERT,
@@ -27,10 +29,7 @@ pub(super) use outbox::{
     Candidate, Claimed, FIRST_PENDING, HEAD_LEASE, HEAD_RECHECK, HEAD_RELEASE, HEAD_UPSERT, OUTBOX_INSERT,
     PG_SETTLE, SQLITE_SETTLE_DELIVERY, SQLITE_SETTLE_HEAD, delivery_candidates_sql, push_outbox_values,
 };
-pub(super) use sweep::{
-    CREATION_KEYS, GAMES_OVER, IDEMPOTENCY_KEYS, PG_SKIP_LOCKED, Purge, SQLITE_SKIP_LOCKED, SWEEP_BATCH,
-    batch_of, swept,
-};
+pub(super) use sweep::{CREATION_KEYS, GAMES_OVER, IDEMPOTENCY_KEYS, Purge, SWEEP_BATCH, batch_of, swept};
 pub use sweep::{SweepStatement, sweep_sql};
 pub(super) use writes::{
     EVENT_INSERT, RATING_DUE_INSERT, key_insert, key_taken, push_event_values, push_key_values,

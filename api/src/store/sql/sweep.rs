@@ -108,9 +108,9 @@ pub struct SweepStatement {
 /// plans: of each table, the first batch of candidates, a later one, and the delete.
 pub fn sweep_sql(postgres: bool) -> Vec<SweepStatement> {
     let skip_locked = if postgres {
-        PG_SKIP_LOCKED
+        <super::super::PgStore as super::Dialect>::SKIP_LOCKED
     } else {
-        SQLITE_SKIP_LOCKED
+        <super::super::SqliteStore as super::Dialect>::SKIP_LOCKED
     };
     [IDEMPOTENCY_KEYS, CREATION_KEYS, GAMES_OVER]
         .iter()
@@ -132,11 +132,6 @@ pub fn sweep_sql(postgres: bool) -> Vec<SweepStatement> {
         })
         .collect()
 }
-
-/// How a PostgreSQL claim skips rows that another transaction holds.
-pub(in crate::store) const PG_SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
-/// SQLite has one writer at a time: no row is held by another transaction to skip.
-pub(in crate::store) const SQLITE_SKIP_LOCKED: &str = "";
 
 /// A batch of candidates (`rows` of [`Purge::candidates`], each its time and its value of the
 /// column the table is spread by): the values to delete, each once, in order; and the last row,

@@ -1,7 +1,7 @@
 //! Quick play's tickets in the store ([`Tickets`]): the statements' text, written once for
 //! PostgreSQL (one server or a Citus cluster, where `tickets` is distributed by tenant) and
-//! SQLite, and the reading of their rows; each store runs them in its own file (`postgres.rs`,
-//! `sqlite.rs`), beginning its transactions and announcing what changed in its own way.
+//! SQLite, and the reading of their rows; both stores run them by the same code (`run.rs`),
+//! each announcing what changed in its own way (`postgres.rs`, `sqlite.rs`).
 //!
 //! A pool (a tenant's waiting tickets of equal rules and asynchrony) has a row of its own in
 //! `ticket_pools`, with the time it must next be matched (`due_at`): now when a ticket arrives
@@ -21,7 +21,10 @@
 //! instead of skipping, so that a ticket is seated by one of them only.
 
 mod postgres;
+mod run;
 mod sqlite;
+
+pub(super) use run::SqlTickets;
 
 use sqlx::{Database, Encode, QueryBuilder, Row, Type};
 use uuid::Uuid;

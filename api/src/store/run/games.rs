@@ -1,29 +1,49 @@
-//! [`Store`] for [`PgStore`]: each method its statements, from `sql/` where SQLite takes the
-//! same text; an action's transaction is in `actions.rs`, background work's in `passes.rs`.
+//! [`Store`] for both SQL stores, each method its statements (from `sql/`), run once: where a
+//! store goes its own way, [`SqlStore`]'s methods without a body say it.
 
-use sqlx::AssertSqlSafe;
+use sqlx::{AssertSqlSafe, ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Type};
 use uuid::Uuid;
 
-use super::PgStore;
-use crate::domain::{Participant, PlayerId, Rating};
-use crate::store::hub::{self, CHANNEL};
+use super::{Conn, SqlStore};
+use crate::domain::{GameStatus, Participant, PlayerId, Rating};
+use crate::store::ratings::SqlRatings;
 use crate::store::sql::{
     CREATION_KEYS, Claimed, DELIVERIES_BY_STATUS, DUE_GAMES, EVENTS_AFTER, GAME_INSERT, GAMES_OVER,
     IDEMPOTENCY_KEYS, JWT_SECRET, JWT_SECRET_INSERT, KeyRow, LAST_DELIVERY_ERROR, LEASE, ORIGIN, OriginRow,
-    PENDING_DELIVERIES, READY, RECORD, SEAT_INSERT, SET_ASIDE, StatusCount, WAITING_TICKETS, event_row,
-    game_in_sql, game_row, game_sql, key_sql, list_sql, listed_row, now_ms, now_us, recorded_event,
-    webhook_counts,
+    PENDING_DELIVERIES, READY, RECORD, RowsAffected as _, SEAT_INSERT, SET_ASIDE, StatusCount,
+    WAITING_TICKETS, event_row, game_in_sql, game_row, game_sql, key_sql, list_sql, listed_row, now_ms,
+    now_us, recorded_event, webhook_counts,
 };
 use crate::store::write::{self, created_work};
 use crate::store::{
     Attempt, Backlog, BoardCursor, BoardPage, Delivery, DueGame, EventRow, GameListing, GameRow, KeyClaim,
-    KeyRef, KeyScope, ListedRow, Lock, NewGame, On, Origin, Outcome, PlayerRecord, RatingDue, RatingWrite,
+    KeyRef, ListedRow, Lock, NewGame, On, Origin, Outcome, PlayerRecord, RatingDue, RatingWrite,
     RecordedEvent, Settled, Standing, Store, StoreError, StoredResponse, Swept, WebhookCounts,
 };
 
-impl Store for PgStore {
+impl<S> Store for S
+where
+    S: SqlStore + SqlRatings,
+    for<'c> &'c mut Conn<S>: Executor<'c, Database = S::Db>,
+    <S::Db as Database>::Arguments: Default + IntoArguments<S::Db>,
+    for<'a> &'a str: ColumnIndex<<S::Db as Database>::Row>,
+    usize: ColumnIndex<<S::Db as Database>::Row>,
+    for<'a, 't> &'a str: Encode<'t, S::Db> + Type<S::Db>,
+    for<'a> &'a [u8]: Encode<'a, S::Db> + Type<S::Db>,
+    for<'a> Option<&'a str>: Encode<'a, S::Db> + Type<S::Db>,
+    Option<String>: for<'t> Encode<'t, S::Db> + Type<S::Db>,
+    Option<i64>: for<'t> Encode<'t, S::Db> + Type<S::Db>,
+    i32: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+    i64: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+    f64: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+    bool: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+    String: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+    Vec<u8>: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+    Uuid: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+    GameStatus: for<'t> Encode<'t, S::Db> + for<'r> Decode<'r, S::Db> + Type<S::Db>,
+{
     async fn ready(&self) -> Result<(), StoreError> {
-        sqlx::query(READY).execute(&self.pool).await?;
+        sqlx::query(READY).execute(self.pool()).await?;
         Ok(())
     }
 
@@ -32,7 +52,7 @@ impl Store for PgStore {
             .bind(generated)
             .execute(self.writer())
             .await?;
-        Ok(sqlx::query_scalar(JWT_SECRET).fetch_one(&self.pool).await?)
+        Ok(sqlx::query_scalar(JWT_SECRET).fetch_one(self.pool()).await?)
     }
 
     async fn create_game(
@@ -40,14 +60,14 @@ impl Store for PgStore {
         new: &NewGame,
         key: Option<(&KeyRef, &StoredResponse)>,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = Self::begin(self.writer()).await?;
         let g = &new.game;
         let at_us = now_us();
         let at = at_us / 1_000_000;
         let (webhook_url, webhook_secret) = new.webhook.clone().unzip();
         let guard = match &new.bot_tables {
             Some(limit) => self.admit(&mut tx, g.id, limit).await?,
-            None => None,
+            None => S::Guard::default(),
         };
         let inserted = sqlx::query(GAME_INSERT)
             .bind(g.id)
@@ -86,23 +106,17 @@ impl Store for PgStore {
         let kept = key.map(|(key, response)| write::kept(key, response, at));
         Self::insert_rows(&mut tx, g.id, &events, &outbox, kept.as_ref()).await?;
         let work = created_work(g, &outbox);
-        if !work.is_none() {
-            // Heard on commit by every replica's passes, this one's too.
-            sqlx::query("SELECT pg_notify($1, $2)")
-                .bind(CHANNEL)
-                .bind(hub::note(g.id, 0, &[], work))
-                .execute(&mut *tx)
-                .await?;
-        }
+        self.notify_created(&mut tx, g.id, work).await?;
         tx.commit().await?;
         Self::release(guard).await;
+        self.committed(g.id, 0, &[], work);
         Ok(true)
     }
 
     async fn origin(&self, id: Uuid) -> Result<Option<Origin>, StoreError> {
         let row = sqlx::query_as::<_, OriginRow>(ORIGIN)
             .bind(id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(self.pool())
             .await?;
         Ok(row.map(Origin::from))
     }
@@ -110,7 +124,7 @@ impl Store for PgStore {
     async fn game(&self, id: Uuid) -> Result<Option<GameRow>, StoreError> {
         let row = sqlx::query(AssertSqlSafe(game_sql()))
             .bind(id)
-            .fetch_optional(self.pool_of(id).await)
+            .fetch_optional(self.reader_of(id).await)
             .await?;
         row.map(|r| game_row(&r)).transpose()
     }
@@ -119,7 +133,7 @@ impl Store for PgStore {
         let row = sqlx::query(AssertSqlSafe(game_in_sql()))
             .bind(id)
             .bind(tenant)
-            .fetch_optional(self.pool_of(id).await)
+            .fetch_optional(self.reader_of(id).await)
             .await?;
         row.map(|r| game_row(&r)).transpose()
     }
@@ -137,7 +151,7 @@ impl Store for PgStore {
         }
         let rows = query
             .bind(i64::from(listing.limit) + 1)
-            .fetch_all(&self.pool)
+            .fetch_all(self.pool())
             .await?;
         rows.iter().map(listed_row).collect()
     }
@@ -147,7 +161,7 @@ impl Store for PgStore {
             .bind(id)
             .bind(after)
             .bind(limit)
-            .fetch_all(self.pool_of(id).await)
+            .fetch_all(self.reader_of(id).await)
             .await?;
         rows.iter().map(event_row).collect()
     }
@@ -155,16 +169,13 @@ impl Store for PgStore {
     async fn record(&self, id: Uuid) -> Result<Vec<RecordedEvent>, StoreError> {
         let rows = sqlx::query(RECORD)
             .bind(id)
-            .fetch_all(self.pool_of(id).await)
+            .fetch_all(self.reader_of(id).await)
             .await?;
         rows.iter().map(recorded_event).collect()
     }
 
     async fn find_key(&self, key: &KeyRef) -> Result<Option<KeyClaim>, StoreError> {
-        let pool = match key.scope {
-            KeyScope::Game => self.pool_of(key.game).await,
-            KeyScope::Creation => &self.pool,
-        };
+        let pool = self.key_reader(key).await;
         let row = sqlx::query_as::<_, KeyRow>(AssertSqlSafe(key_sql(key.table())))
             .bind(key.game)
             .bind(key.seat)
@@ -250,19 +261,19 @@ impl Store for PgStore {
     }
 
     async fn backlog(&self, now: i64) -> Result<Backlog, StoreError> {
-        let count = |sql: &'static str| sqlx::query_scalar::<_, i64>(sql).fetch_one(&self.pool);
+        let count = |sql: &'static str| sqlx::query_scalar::<_, i64>(sql).fetch_one(self.pool());
         Ok(Backlog {
             webhooks: count(PENDING_DELIVERIES).await?,
             due: sqlx::query_scalar(DUE_GAMES)
                 .bind(now)
-                .fetch_one(&self.pool)
+                .fetch_one(self.pool())
                 .await?,
             tickets: count(WAITING_TICKETS).await?,
         })
     }
 
     async fn webhook_counts(&self, id: Uuid) -> Result<WebhookCounts, StoreError> {
-        let pool = self.pool_of(id).await;
+        let pool = self.reader_of(id).await;
         let rows = sqlx::query_as::<_, StatusCount>(DELIVERIES_BY_STATUS)
             .bind(id)
             .fetch_all(pool)

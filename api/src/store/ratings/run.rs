@@ -1,15 +1,16 @@
-//! Ratings, players and leaderboards on SQLite: a transaction that writes begins `IMMEDIATE`,
-//! holding the database to its commit (so rows need no lock of their own); keys compare by
-//! their bytes as SQLite compares text (`BINARY`).
+//! Ratings, players and leaderboards run once for both stores ([`SqlRatings`]): each store's
+//! dialect holds its rows (`FOR UPDATE` on PostgreSQL, the database's write lock on SQLite) and
+//! compares keys by their bytes (`COLLATE "C"`, SQLite's own `BINARY`).
 
 use std::collections::HashMap;
 
-use sqlx::{AssertSqlSafe, Row, Sqlite, SqliteConnection};
+use sqlx::{AssertSqlSafe, ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, Type};
 use uuid::Uuid;
 
+use super::super::run::Conn;
+use super::super::sql::{Dialect, RowsAffected as _};
 use super::super::{
-    BoardCursor, BoardPage, PlayerRecord, RatedRow, RatingDue, RatingWrite, SqliteStore, Standing,
-    StoreError, now,
+    BoardCursor, BoardPage, PlayerRecord, RatedRow, RatingDue, RatingWrite, Standing, StoreError, now,
 };
 use super::{
     CLAIM_RATING, MARK_RATED, OWN_RATING, PLAYER_GAMES, PLAYER_RATINGS, RATED_CHANGES, RATING_DONE,
@@ -18,23 +19,35 @@ use super::{
     player_rating, rating_candidates_sql, rating_of, ratings_by_key, rows_of, standing_of, standing_sql,
     starts,
 };
-use crate::domain::{Participant, PlayerId, Rating};
+use crate::domain::{GameStatus, Participant, PlayerId, Rating};
 
-/// How a statement orders and compares text by its bytes, as [`PlayerId`]s compare: SQLite's
-/// own way.
-const BYTE_ORDER: &str = "";
+/// The ratings' statements, run by each SQL store: all but where the rating pass finds its
+/// candidates ([`SqlRatings::rating_candidates`]: shard by shard on a Citus cluster).
+pub(in crate::store) trait SqlRatings: Dialect
+where
+    for<'c> &'c mut Conn<Self>: Executor<'c, Database = Self::Db>,
+    <Self::Db as Database>::Arguments: Default + IntoArguments<Self::Db>,
+    for<'a> &'a str: ColumnIndex<<Self::Db as Database>::Row>,
+    usize: ColumnIndex<<Self::Db as Database>::Row>,
+    for<'a, 't> &'a str: Encode<'t, Self::Db> + Type<Self::Db>,
+    for<'a> &'a [u8]: Encode<'a, Self::Db> + Type<Self::Db>,
+    for<'a> Option<&'a str>: Encode<'a, Self::Db> + Type<Self::Db>,
+    Option<String>: for<'t> Encode<'t, Self::Db> + Type<Self::Db>,
+    Option<i64>: for<'t> Encode<'t, Self::Db> + Type<Self::Db>,
+    i32: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+    i64: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+    f64: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+    bool: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+    String: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+    Vec<u8>: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+    Uuid: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+    GameStatus: for<'t> Encode<'t, Self::Db> + for<'r> Decode<'r, Self::Db> + Type<Self::Db>,
+{
+    /// The candidates of [`Store::claim_ratings`](super::super::Store::claim_ratings).
+    async fn rating_candidates(&self, now: i64, limit: i64) -> Result<Vec<RatingCandidate>, StoreError>;
 
-/// How a rating's rows are read in its transaction: in the keys' order, held by the
-/// database's write lock.
-const HOLD: &str = " ORDER BY participant";
-
-/// How a transaction that writes begins: SQLite's write lock taken at once, so that two
-/// writers queue instead of both reading and one failing at commit.
-const BEGIN: &str = "BEGIN IMMEDIATE";
-
-impl SqliteStore {
     /// [`Store::ratings`](super::super::Store::ratings): one read of the tenant's rows.
-    pub(in crate::store) async fn ratings_of(
+    async fn ratings_of(
         &self,
         tenant: &str,
         variant: engine::Variant,
@@ -44,23 +57,19 @@ impl SqliteStore {
             return Ok(Vec::new());
         }
         let keys = keys(participants);
-        let rows = rows_of::<Sqlite>(tenant, variant, &keys, None)
+        let rows = rows_of::<Self::Db>(tenant, variant, &keys, None)
             .build()
-            .fetch_all(&self.pool)
+            .fetch_all(self.pool())
             .await?;
         let stored = ratings_by_key(&rows)?;
         Ok(keys.iter().map(|key| stored.get(key).copied()).collect())
     }
 
-    /// [`Store::claim_ratings`](super::super::Store::claim_ratings): candidates read in one
-    /// query, each claimed by a conditional update of its own row.
-    pub(in crate::store) async fn claim_ratings_in(
-        &self,
-        now: i64,
-        lease: i64,
-        limit: i64,
-    ) -> Result<Vec<RatingDue>, StoreError> {
-        let candidates = self.rating_candidates_in_one(now, limit).await?;
+    /// [`Store::claim_ratings`](super::super::Store::claim_ratings): candidates read without a
+    /// lock, each claimed by a conditional update of its own row (its game's shard, on a
+    /// cluster).
+    async fn claim_ratings_in(&self, now: i64, lease: i64, limit: i64) -> Result<Vec<RatingDue>, StoreError> {
+        let candidates = self.rating_candidates(now, limit).await?;
         let mut claimed = Vec::with_capacity(candidates.len());
         for candidate in candidates {
             let game = candidate.game_id;
@@ -81,7 +90,7 @@ impl SqliteStore {
     }
 
     /// The candidates of [`Store::claim_ratings`](super::super::Store::claim_ratings) in one
-    /// query.
+    /// query (one server).
     async fn rating_candidates_in_one(
         &self,
         now: i64,
@@ -90,13 +99,13 @@ impl SqliteStore {
         let rows = sqlx::query(AssertSqlSafe(rating_candidates_sql("ratings_due", "$1", "$2")))
             .bind(now)
             .bind(limit)
-            .fetch_all(&self.pool)
+            .fetch_all(self.pool())
             .await?;
         rows.iter().map(candidate_row).collect()
     }
 
     /// [`Store::rating_done`](super::super::Store::rating_done).
-    pub(in crate::store) async fn rating_done_in(&self, game: Uuid) -> Result<(), StoreError> {
+    async fn rating_done_in(&self, game: Uuid) -> Result<(), StoreError> {
         sqlx::query(RATING_DONE)
             .bind(game)
             .execute(self.writer_of(game).await)
@@ -110,7 +119,7 @@ impl SqliteStore {
     /// the order of their keys (so that two games rated at once wait for each other, never
     /// deadlock); then the marker inserted (nothing else written if another rating of the game
     /// won the race), the new ratings and the leaderboard's counts.
-    pub(in crate::store) async fn rate_game_in<E, F>(
+    async fn rate_game_in<E, F>(
         &self,
         tenant: &str,
         game: Uuid,
@@ -122,7 +131,7 @@ impl SqliteStore {
         E: From<StoreError>,
         F: FnOnce(&[(Participant, Rating)]) -> Result<RatingWrite, E>,
     {
-        let mut tx = self.writer().begin_with(BEGIN).await.map_err(StoreError::from)?;
+        let mut tx = Self::begin(self.writer()).await.map_err(StoreError::from)?;
         if let Some(changes) = Self::rated_changes(&mut tx, tenant, game).await? {
             return Ok(changes);
         }
@@ -139,7 +148,7 @@ impl SqliteStore {
         if !Self::mark_rated(&mut tx, tenant, game, variant, &write.changes, at).await? {
             // Rated by another pass since the marker was read: its changes stand.
             drop(tx);
-            let mut conn = self.pool.acquire().await.map_err(StoreError::from)?;
+            let mut conn = self.pool().acquire().await.map_err(StoreError::from)?;
             return Ok(Self::rated_changes(&mut conn, tenant, game)
                 .await?
                 .unwrap_or(write.changes));
@@ -159,7 +168,7 @@ impl SqliteStore {
 
     /// The changes kept with game `game` of `tenant` once it was rated.
     async fn rated_changes(
-        conn: &mut SqliteConnection,
+        conn: &mut Conn<Self>,
         tenant: &str,
         game: Uuid,
     ) -> Result<Option<String>, StoreError> {
@@ -173,13 +182,13 @@ impl SqliteStore {
 
     /// Makes the rows of `starts` that `tenant` has not in `variant`: the keys of the rows made.
     async fn insert_missing(
-        conn: &mut SqliteConnection,
+        conn: &mut Conn<Self>,
         tenant: &str,
         variant: engine::Variant,
         starts: &[(String, Rating)],
         at: i64,
     ) -> Result<Vec<String>, StoreError> {
-        let mut insert = insert_missing_statement::<Sqlite>(tenant, variant, starts, at);
+        let mut insert = insert_missing_statement::<Self::Db>(tenant, variant, starts, at);
         let rows = insert.build().fetch_all(&mut *conn).await?;
         Ok(rows
             .iter()
@@ -189,12 +198,14 @@ impl SqliteStore {
 
     /// The rows of `keys` (sorted) read and held until the commit, in the keys' order.
     async fn hold_ratings(
-        conn: &mut SqliteConnection,
+        conn: &mut Conn<Self>,
         tenant: &str,
         variant: engine::Variant,
         keys: &[String],
     ) -> Result<HashMap<String, Rating>, StoreError> {
-        let mut held = rows_of::<Sqlite>(tenant, variant, keys, Some(HOLD));
+        // In the keys' order, held until the commit.
+        let order = format!(" ORDER BY participant{}", Self::FOR_UPDATE);
+        let mut held = rows_of::<Self::Db>(tenant, variant, keys, Some(&order));
         let rows = held.build().fetch_all(&mut *conn).await?;
         ratings_by_key(&rows)
     }
@@ -202,7 +213,7 @@ impl SqliteStore {
     /// Inserts the marker that game `game` is rated, with its `changes`; `false` when another
     /// rating of it came first (then nothing is to be written).
     async fn mark_rated(
-        conn: &mut SqliteConnection,
+        conn: &mut Conn<Self>,
         tenant: &str,
         game: Uuid,
         variant: engine::Variant,
@@ -222,7 +233,7 @@ impl SqliteStore {
 
     /// Writes each of `rows`' new rating, one game more and, for a winner, one won.
     async fn write_ratings(
-        conn: &mut SqliteConnection,
+        conn: &mut Conn<Self>,
         tenant: &str,
         variant: engine::Variant,
         rows: &[RatedRow],
@@ -245,7 +256,7 @@ impl SqliteStore {
 
     /// Adds `changes` (per bucket, players in or out) to the leaderboard's counts.
     async fn move_board_counts(
-        conn: &mut SqliteConnection,
+        conn: &mut Conn<Self>,
         tenant: &str,
         variant: engine::Variant,
         changes: &[(i64, i64)],
@@ -253,29 +264,25 @@ impl SqliteStore {
         if changes.is_empty() {
             return Ok(());
         }
-        let mut counts = board_counts_statement::<Sqlite>(tenant, variant, changes);
+        let mut counts = board_counts_statement::<Self::Db>(tenant, variant, changes);
         counts.build().execute(&mut *conn).await?;
         Ok(())
     }
 
     /// [`Store::player`](super::super::Store::player): the player's rows of `ratings`, then
     /// their games counted.
-    pub(in crate::store) async fn player_in(
-        &self,
-        tenant: &str,
-        player: &PlayerId,
-    ) -> Result<PlayerRecord, StoreError> {
+    async fn player_in(&self, tenant: &str, player: &PlayerId) -> Result<PlayerRecord, StoreError> {
         let key = Participant::Player(player.clone()).key();
         let rows = sqlx::query(PLAYER_RATINGS)
             .bind(tenant)
             .bind(&key)
-            .fetch_all(&self.pool)
+            .fetch_all(self.pool())
             .await?;
         let ratings = rows.iter().map(player_rating).collect::<Result<_, _>>()?;
         let counted = sqlx::query(PLAYER_GAMES)
             .bind(tenant)
             .bind(player.as_str())
-            .fetch_one(&self.pool)
+            .fetch_one(self.pool())
             .await?;
         Ok(PlayerRecord {
             ratings,
@@ -288,22 +295,22 @@ impl SqliteStore {
     /// players in `variant` by keyset on the index `ratings_keyset`, the conservative value as
     /// the database computes it (which the cursor keeps): a range of the index, however deep
     /// the page.
-    pub(in crate::store) async fn leaderboard_in(
+    async fn leaderboard_in(
         &self,
         tenant: &str,
         variant: engine::Variant,
         limit: u32,
         after: Option<&BoardCursor>,
     ) -> Result<BoardPage, StoreError> {
-        let mut query = leaderboard_statement::<Sqlite>(BYTE_ORDER, tenant, variant, limit, after);
-        let rows = query.build().fetch_all(&self.pool).await?;
+        let mut query = leaderboard_statement::<Self::Db>(Self::BYTE_ORDER, tenant, variant, limit, after);
+        let rows = query.build().fetch_all(self.pool()).await?;
         board_page(&rows)
     }
 
     /// [`Store::standing`](super::super::Store::standing): the player's row read, then, in one
     /// statement (one snapshot), their row again with the players ahead and on the board and
     /// the rows just above and just below; read again if their rating moved in between.
-    pub(in crate::store) async fn standing_in(
+    async fn standing_in(
         &self,
         tenant: &str,
         variant: engine::Variant,
@@ -341,7 +348,7 @@ impl SqliteStore {
             .bind(tenant)
             .bind(variant.id())
             .bind(participant)
-            .fetch_optional(&self.pool)
+            .fetch_optional(self.pool())
             .await?;
         own.as_ref().map(rating_of).transpose()
     }
@@ -358,7 +365,7 @@ impl SqliteStore {
         below: u32,
     ) -> Result<Option<Standing>, StoreError> {
         let bucket = bucket(rating.conservative());
-        let rows = sqlx::query(AssertSqlSafe(standing_sql(BYTE_ORDER)))
+        let rows = sqlx::query(AssertSqlSafe(standing_sql(Self::BYTE_ORDER)))
             .bind(tenant)
             .bind(variant.id())
             .bind(participant)
@@ -367,7 +374,7 @@ impl SqliteStore {
             .bind(-bucket_end(bucket))
             .bind(i64::from(above))
             .bind(i64::from(below) + 1)
-            .fetch_all(&self.pool)
+            .fetch_all(self.pool())
             .await?;
         standing_of(&rows)
     }
