@@ -305,7 +305,12 @@ pub trait Tournaments {
     /// How many of `games` are over (finished or void): one statement for a round's tables.
     async fn games_over(&self, games: &[Uuid]) -> Result<usize, StoreError>;
     /// Table `table_no` of `tournament`'s round `round`.
-    async fn round_table(&self, tournament: Uuid, round: i64, table_no: i64) -> Result<Option<TableRow>, StoreError>;
+    async fn round_table(
+        &self,
+        tournament: Uuid,
+        round: i64,
+        table_no: i64,
+    ) -> Result<Option<TableRow>, StoreError>;
     /// The entrants of `tournament` by place (once started).
     async fn entrants(&self, tournament: Uuid) -> Result<Vec<EntryRow>, StoreError>;
     /// Marks the tables of `games` made: one statement for many tables, each game's insert
@@ -983,7 +988,12 @@ where
         Ok(over)
     }
 
-    async fn round_table(&self, tournament: Uuid, round: i64, table_no: i64) -> Result<Option<TableRow>, StoreError> {
+    async fn round_table(
+        &self,
+        tournament: Uuid,
+        round: i64,
+        table_no: i64,
+    ) -> Result<Option<TableRow>, StoreError> {
         Ok(sqlx::query_as::<_, TableRow>(AssertSqlSafe(format!(
             "{TABLE} WHERE tournament_id = $1 AND round = $2 AND table_no = $3"
         )))
